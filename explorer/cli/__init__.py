@@ -1,0 +1,1 @@
+"""Subcommands of the trace-explorer command line."""

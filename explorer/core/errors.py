@@ -1,0 +1,37 @@
+"""Errors the core raises; each names the file and, where known, the line and field."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class TraceExplorerError(Exception):
+    """Base class of every error the core raises on purpose."""
+
+
+class InputError(TraceExplorerError):
+    """An input file cannot be read (or one of its records cannot be used).
+
+    Attributes: path (str), line (1-based line number or None), field (str or None).
+    str(err) reads "FILE:LINE: field 'F': message" with the parts that are known.
+    """
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None,
+                 field: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        where = self.path + (f":{line}" if line is not None else "")
+        what = f"field '{field}': " if field else ""
+        super().__init__(f"{where}: {what}{message}")
+
+
+class UnknownFormat(InputError):
+    """No registered format recognised the file's content."""
+
+
+class NoData(TraceExplorerError):
+    """An analysis has nothing to work on (e.g. a cohort without bound requests).
+
+    The message says why, in words fit for the user.
+    """

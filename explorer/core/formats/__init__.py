@@ -1,0 +1,79 @@
+"""Input formats, one module each, found automatically.
+
+A format module defines:
+
+    NAME: str                         # e.g. "llmperf"
+    KIND: str                         # "trace" | "eval" | "stats"
+    def detect(sniff: Sniff) -> float # confidence 0..1 from the content (not only the name)
+    def load(path: Path, store: Store, report: LoadReport) -> None
+        # inserts rows with store.append(...), registers runs / evals, fills report
+        # (rows_loaded, skip(...), columns, run_ids, eval_ids); raises InputError for a file
+        # it cannot use at all. Runs inside a transaction the store rolls back on error.
+    CLAIMS_FOLDER = True              # optional: detect() also judges folders (HELM runs)
+
+Modules whose name starts with "_" or is "base" are helpers, not formats.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+from ..errors import InputError, UnknownFormat
+from .base import Sniff
+
+MIN_CONFIDENCE = 0.3
+
+
+@lru_cache(maxsize=1)
+def all_formats() -> tuple[ModuleType, ...]:
+    """Every format module in this package, imported once."""
+    mods = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name == "base":
+            continue
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(mod, "detect") and hasattr(mod, "load"):
+            mods.append(mod)
+    return tuple(sorted(mods, key=lambda m: m.NAME))
+
+
+def get_format(name: str) -> ModuleType:
+    """The format module called `name`. Raises KeyError listing the known names."""
+    for m in all_formats():
+        if m.NAME == name:
+            return m
+    raise KeyError(f"unknown format {name!r}; known: {', '.join(m.NAME for m in all_formats())}")
+
+
+def rank_formats(path: str | Path) -> list[tuple[float, str]]:
+    """(confidence, format name) for every format, best first (for `inspect` and tests)."""
+    sniff = Sniff.of(Path(path))
+    scores = []
+    for m in all_formats():
+        if sniff.is_dir and not getattr(m, "CLAIMS_FOLDER", False):
+            continue
+        try:
+            scores.append((float(m.detect(sniff)), m.NAME))
+        except Exception:  # a detector must never break detection of the others
+            scores.append((0.0, m.NAME))
+    return sorted(scores, reverse=True)
+
+
+def detect_format(path: str | Path) -> ModuleType:
+    """The format module most confident about `path`. Raises UnknownFormat (names the file)."""
+    p = Path(path)
+    ranked = rank_formats(p)
+    if not ranked or ranked[0][0] < MIN_CONFIDENCE:
+        sniff = Sniff.of(p)
+        why = "binary content" if sniff.is_binary else "no known trace or eval format matches its content"
+        raise UnknownFormat(p, f"unrecognised file: {why}")
+    return get_format(ranked[0][1])
+
+
+def claims_folder(path: str | Path) -> bool:
+    """True when some folder format (e.g. a HELM run directory) recognises this folder."""
+    ranked = rank_formats(path)
+    return bool(ranked) and ranked[0][0] >= MIN_CONFIDENCE

@@ -1,0 +1,84 @@
+"""The store's canonical schema (../shared/DESIGN.md "The store"), as DuckDB DDL.
+
+Every time column names its unit. Missing in the source means NULL, never 0. Tables beyond the
+contract (evals, inputs, cluster_names, settings) are marked "extra".
+"""
+
+TABLES: dict[str, str] = {
+    "runs": """
+        run_id VARCHAR PRIMARY KEY, source_path VARCHAR, source_sha256 VARCHAR, format VARCHAR,
+        engine VARCHAR, engine_version VARCHAR, model VARCHAR, label VARCHAR, benchmark VARCHAR,
+        started_at TIMESTAMP, config JSON,
+        simulated BOOLEAN DEFAULT false  -- extra: the run was produced by a simulation
+    """,
+    "requests": """
+        run_id VARCHAR NOT NULL, request_id VARCHAR NOT NULL, arrival_s DOUBLE,
+        prompt_tokens INTEGER, completion_tokens INTEGER, cached_prompt_tokens INTEGER,
+        kv_cache_hit_rate DOUBLE, ttft_ms DOUBLE, tpot_ms DOUBLE, e2e_ms DOUBLE, queue_ms DOUBLE,
+        prefill_ms DOUBLE, decode_ms DOUBLE, num_preemptions INTEGER, batch_size DOUBLE,
+        finish_reason VARCHAR, error VARCHAR, prompt_hash VARCHAR, extra JSON,
+        tenant VARCHAR  -- extra: user / tenant id where the trace has one (SLA breakdown)
+    """,
+    "token_latencies": """
+        run_id VARCHAR NOT NULL, request_id VARCHAR NOT NULL, token_index INTEGER, itl_ms DOUBLE
+    """,
+    "request_events": """
+        run_id VARCHAR NOT NULL, request_id VARCHAR NOT NULL, ts_s DOUBLE, kind VARCHAR,
+        detail VARCHAR
+    """,
+    "engine_stats": """
+        run_id VARCHAR NOT NULL, ts_s DOUBLE, running DOUBLE, waiting DOUBLE, swapped DOUBLE,
+        kv_usage_gpu DOUBLE, kv_usage_cpu DOUBLE, prompt_tps DOUBLE, gen_tps DOUBLE,
+        prefix_cache_hit_rate DOUBLE, num_preemptions DOUBLE
+    """,
+    # extra: one row per eval (a file can hold several, e.g. GSM8K with four models)
+    "evals": """
+        eval_id VARCHAR PRIMARY KEY, source_path VARCHAR, source_sha256 VARCHAR, format VARCHAR,
+        model VARCHAR, benchmark VARCHAR, simulated BOOLEAN DEFAULT false
+    """,
+    "cases": """
+        case_id VARCHAR PRIMARY KEY, eval_id VARCHAR, model VARCHAR, benchmark VARCHAR,
+        category VARCHAR, prompt VARCHAR, prompt_hash VARCHAR, reference VARCHAR,
+        prediction VARCHAR, correct BOOLEAN, cluster VARCHAR, request_id VARCHAR,
+        timestamp_s DOUBLE, prompt_tokens INTEGER, completion_tokens INTEGER, extra JSON
+    """,
+    "case_links": """
+        case_id VARCHAR NOT NULL, run_id VARCHAR, request_id VARCHAR, level INTEGER, score DOUBLE
+    """,
+    # extra: provenance, one row per input file or folder the user loaded
+    "inputs": """
+        input_id INTEGER PRIMARY KEY, path VARCHAR, sha256 VARCHAR, format VARCHAR, kind VARCHAR,
+        rows_loaded BIGINT, rows_skipped BIGINT, skipped_reasons JSON, columns JSON,
+        run_ids JSON, eval_ids JSON, error VARCHAR, loaded_at TIMESTAMP
+    """,
+    # extra: user renames of badcase clusters, kept with the session
+    "cluster_names": "cluster VARCHAR PRIMARY KEY, display_name VARCHAR",
+    # extra: session state (edited causal graph, association tolerances, ...), JSON values
+    "settings": "key VARCHAR PRIMARY KEY, value JSON",
+}
+
+# Canonical engine metrics of a request, with the unit shown to the user.
+REQUEST_METRICS: dict[str, str] = {
+    "kv_cache_hit_rate": "",
+    "num_preemptions": "",
+    "tpot_ms": "ms/token",
+    "batch_size": "requests",
+    "ttft_ms": "ms",
+    "queue_ms": "ms",
+    "e2e_ms": "ms",
+    "prefill_ms": "ms",
+    "decode_ms": "ms",
+    "prompt_tokens": "tokens",
+    "completion_tokens": "tokens",
+    "cached_prompt_tokens": "tokens",
+}
+
+
+def columns(table: str) -> list[str]:
+    """Column names of a canonical table, in DDL order."""
+    out = []
+    for line in TABLES[table].split(","):
+        line = line.split("--")[0].strip()
+        if line:
+            out.append(line.split()[0])
+    return out

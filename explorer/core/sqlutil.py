@@ -1,0 +1,25 @@
+"""SQL helpers: quoting identifiers and loading the documented queries in queries/.
+
+Values always travel as parameters ($name with a dict, or ? with a list); identifiers that come
+from files or users go through quote_ident, never pasted raw.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+
+def quote_ident(name: str) -> str:
+    """Quote an SQL identifier for DuckDB: wrap in double quotes, double any inner quote.
+
+    Raises ValueError for an empty name or one holding a NUL character.
+    """
+    if not name or "\x00" in name:
+        raise ValueError(f"not a usable identifier: {name!r}")
+    return '"' + name.replace('"', '""') + '"'
+
+
+@lru_cache(maxsize=None)
+def load_query(name: str) -> str:
+    """Text of queries/<name>.sql (header comment included). Raises FileNotFoundError."""
+    return resources.files("queries").joinpath(f"{name}.sql").read_text(encoding="utf-8")

@@ -1,0 +1,300 @@
+"""The session's embedded DuckDB store: schema, file loading with provenance, save / reopen.
+
+One Store per session: in memory by default, a .duckdb file when the user saves the session.
+A DuckDB connection must not be shared between threads: workers call `Store.cursor()` to get
+their own connection to the same database.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import duckdb
+import pandas as pd
+
+from . import schema
+from .errors import InputError, UnknownFormat
+from .sqlutil import load_query, quote_ident
+
+
+@dataclass
+class LoadReport:
+    """What loading one input file (or folder) did.
+
+    rows_loaded / rows_skipped count records of the source (requests, cases, stat lines);
+    skipped_reasons holds the first reasons ("line 12: field 'ttft': not a number");
+    columns maps source field -> canonical column (with any unit conversion, e.g.
+    "ttft_s -> ttft_ms (x1000)"); error is set when the whole file failed (nothing loaded).
+    """
+    path: str
+    format: str | None = None
+    kind: str | None = None  # "trace" | "eval" | "stats"
+    sha256: str | None = None
+    run_ids: list[str] = field(default_factory=list)
+    eval_ids: list[str] = field(default_factory=list)
+    rows_loaded: int = 0
+    rows_skipped: int = 0
+    skipped_reasons: list[str] = field(default_factory=list)
+    columns: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+    MAX_REASONS = 20
+
+    def skip(self, reason: str, line: int | None = None, field_name: str | None = None) -> None:
+        """Count one skipped record and keep its reason (the first MAX_REASONS only)."""
+        self.rows_skipped += 1
+        if len(self.skipped_reasons) < self.MAX_REASONS:
+            where = f"line {line}: " if line is not None else ""
+            what = f"field '{field_name}': " if field_name else ""
+            self.skipped_reasons.append(f"{where}{what}{reason}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def sha256_of(path: str | Path) -> str:
+    """Hex SHA-256 of a file's bytes; of a folder, of its files' relative paths and hashes."""
+    p = Path(path)
+    h = hashlib.sha256()
+    if p.is_dir():
+        for f in sorted(x for x in p.rglob("*") if x.is_file()):
+            h.update(str(f.relative_to(p)).encode() + b"\0" + sha256_of(f).encode())
+        return h.hexdigest()
+    with open(p, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class Store:
+    """DuckDB database holding the canonical tables (see explorer.core.schema).
+
+    Store() is in memory; Store(path) opens or creates a .duckdb file. Raises
+    duckdb.Error when the file is not a DuckDB database.
+    """
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = str(path) if path else None
+        self.con = duckdb.connect(self.path or ":memory:")
+        self._lock = threading.RLock()
+        self.create_schema()
+
+    # -- schema and plain access ------------------------------------------------------------
+    def create_schema(self) -> None:
+        """Create every canonical table that does not exist yet (idempotent)."""
+        for name, ddl in schema.TABLES.items():
+            self.con.execute(f"CREATE TABLE IF NOT EXISTS {quote_ident(name)} ({ddl}\n)")
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new connection to the same database, for use in one worker thread."""
+        return self.con.cursor()
+
+    def execute(self, sql: str, params: Sequence | dict | None = None):
+        """Run one statement with parameters on the main connection; returns the relation."""
+        return self.con.execute(sql, params or [])
+
+    def df(self, sql: str, params: Sequence | dict | None = None) -> pd.DataFrame:
+        """Run a query with parameters and return a pandas DataFrame."""
+        return self.con.execute(sql, params or []).df()
+
+    def query(self, name: str, params: dict | None = None, con=None) -> pd.DataFrame:
+        """Run queries/<name>.sql with named parameters ($name) and return a DataFrame."""
+        return (con or self.con).execute(load_query(name), params or {}).df()
+
+    def count(self, table: str) -> int:
+        return self.con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0]
+
+    def append(self, table: str, data: pd.DataFrame | Any, con=None) -> int:
+        """Insert the rows of a DataFrame (or Arrow table) into a canonical table by column
+        name; columns the table lacks raise duckdb.BinderException, missing ones become NULL.
+        Returns the number of rows inserted."""
+        con = con or self.con
+        n = len(data)
+        if n == 0:
+            return 0
+        name = f"_append_{threading.get_ident()}"
+        con.register(name, data)
+        try:
+            con.execute(f"INSERT INTO {quote_ident(table)} BY NAME SELECT * FROM {quote_ident(name)}")
+        finally:
+            con.unregister(name)
+        return n
+
+    def new_id(self, table: str, column: str, base: str) -> str:
+        """A value of `column` not yet used in `table`: base, else base#2, base#3, ..."""
+        taken = {r[0] for r in self.con.execute(
+            f"SELECT {quote_ident(column)} FROM {quote_ident(table)} "
+            f"WHERE {quote_ident(column)} = ? OR {quote_ident(column)} LIKE ?",
+            [base, base + "#%"]).fetchall()}
+        if base not in taken:
+            return base
+        i = 2
+        while f"{base}#{i}" in taken:
+            i += 1
+        return f"{base}#{i}"
+
+    def add_run(self, run_id: str, **fields: Any) -> None:
+        """Insert one row into runs; `config` may be a dict (stored as JSON)."""
+        if isinstance(fields.get("config"), (dict, list)):
+            fields["config"] = json.dumps(fields["config"])
+        self.append("runs", pd.DataFrame([{"run_id": run_id, **fields}]))
+
+    def add_eval(self, eval_id: str, **fields: Any) -> None:
+        """Insert one row into evals."""
+        self.append("evals", pd.DataFrame([{"eval_id": eval_id, **fields}]))
+
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        row = self.con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_setting(self, key: str, value: Any) -> None:
+        self.con.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, json.dumps(value)])
+
+    # -- loading ----------------------------------------------------------------------------
+    def load_file(self, path: str | Path, format: str | None = None) -> LoadReport:
+        """Detect the format of one file or folder by content and load it in one transaction.
+
+        Never raises for a bad file: the returned LoadReport carries `error` (naming the file,
+        line and field where known) and nothing of that file stays in the store. The input file
+        is only read. The report is also recorded in the `inputs` table.
+        """
+        from .formats import detect_format, get_format
+
+        report = LoadReport(path=str(path))
+        with self._lock:
+            try:
+                p = Path(path)
+                if not p.exists():
+                    raise InputError(p, "no such file or folder")
+                if p.is_file() and p.stat().st_size == 0:
+                    raise InputError(p, "the file is empty")
+                fmt = get_format(format) if format else detect_format(p)
+                report.format, report.kind = fmt.NAME, fmt.KIND
+                report.sha256 = sha256_of(p)
+                self.con.execute("BEGIN TRANSACTION")
+                try:
+                    fmt.load(p, self, report)
+                    self.con.execute("COMMIT")
+                except BaseException:
+                    self.con.execute("ROLLBACK")
+                    raise
+            except InputError as e:
+                report.error = str(e)
+            except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
+                report.error = f"{path}: cannot be read as {report.format or 'a known format'}: {e}"
+            if report.error:
+                report.run_ids, report.eval_ids, report.rows_loaded = [], [], 0
+            self._record_input(report)
+        return report
+
+    def load_paths(self, paths: Iterable[str | Path], progress=None,
+                   cancelled=lambda: False) -> list[LoadReport]:
+        """Load files and folders. A folder that a format claims as a whole (a HELM run) loads
+        as one input; any other folder loads every file in it that some format recognises
+        (unrecognised files are listed as errors only when named explicitly).
+        progress(i, n, path) is called before each file; cancelled() stops between files."""
+        from .formats import claims_folder
+
+        todo: list[tuple[Path, bool]] = []
+        for raw in paths:
+            p = Path(raw)
+            if p.is_dir() and not claims_folder(p):
+                todo += [(f, False) for f in sorted(p.rglob("*"))
+                         if f.is_file() and not f.name.startswith(".")
+                         and not f.name.upper().startswith("LICENSE")]
+            else:
+                todo.append((p, True))
+        out = []
+        for i, (p, explicit) in enumerate(todo):
+            if cancelled():
+                break
+            if progress:
+                progress(i, len(todo), str(p))
+            if not explicit:
+                from .formats import detect_format
+                try:
+                    detect_format(p)
+                except InputError:
+                    continue
+            out.append(self.load_file(p))
+        return out
+
+    def _record_input(self, r: LoadReport) -> None:
+        next_id = self.con.execute("SELECT coalesce(max(input_id), 0) + 1 FROM inputs").fetchone()[0]
+        self.con.execute(
+            "INSERT INTO inputs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
+            [next_id, r.path, r.sha256, r.format, r.kind, r.rows_loaded, r.rows_skipped,
+             json.dumps(r.skipped_reasons), json.dumps(r.columns), json.dumps(r.run_ids),
+             json.dumps(r.eval_ids), r.error])
+
+    def input_reports(self) -> list[LoadReport]:
+        """Every LoadReport recorded in this store, in load order."""
+        rows = self.con.execute("SELECT path, format, kind, sha256, run_ids, eval_ids, rows_loaded,"
+                                " rows_skipped, skipped_reasons, columns, error FROM inputs"
+                                " ORDER BY input_id").fetchall()
+        return [LoadReport(path=r[0], format=r[1], kind=r[2], sha256=r[3],
+                           run_ids=json.loads(r[4] or "[]"), eval_ids=json.loads(r[5] or "[]"),
+                           rows_loaded=r[6] or 0, rows_skipped=r[7] or 0,
+                           skipped_reasons=json.loads(r[8] or "[]"),
+                           columns=json.loads(r[9] or "{}"), error=r[10]) for r in rows]
+
+    # -- sessions ---------------------------------------------------------------------------
+    def save_as(self, path: str | Path) -> None:
+        """Write the whole database to a .duckdb file (replacing it atomically)."""
+        path = Path(path)
+        with self._lock:
+            fd, tmp = tempfile.mkstemp(suffix=".duckdb", dir=path.parent)
+            os.close(fd)
+            os.unlink(tmp)
+            self.con.execute(f"ATTACH {_sql_str(tmp)} AS _save")
+            try:
+                self.con.execute("COPY FROM DATABASE memory TO _save" if self.path is None else
+                                 f"COPY FROM DATABASE {quote_ident(self._dbname())} TO _save")
+            finally:
+                self.con.execute("DETACH _save")
+            shutil.move(tmp, path)
+
+    def _dbname(self) -> str:
+        return self.con.execute("SELECT current_database()").fetchone()[0]
+
+    @classmethod
+    def open(cls, path: str | Path) -> "Store":
+        """Reopen a saved session (read into memory so the file is never changed by accident).
+        Raises InputError when the file is not a Trace Explorer session."""
+        store = cls()
+        try:
+            store.con.execute(f"ATTACH {_sql_str(str(path))} AS _src (READ_ONLY)")
+        except duckdb.Error as e:
+            raise InputError(path, f"not a DuckDB session file ({e})") from None
+        try:
+            have = {r[0] for r in store.con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_catalog = '_src'"
+            ).fetchall()}
+            if "requests" not in have or "cases" not in have:
+                raise InputError(path, "not a Trace Explorer session (no requests / cases table)")
+            for t in schema.TABLES:
+                if t in have:
+                    cols = [c for c in schema.columns(t) if c in {r[0] for r in store.con.execute(
+                        "SELECT column_name FROM information_schema.columns"
+                        " WHERE table_catalog = '_src' AND table_name = ?", [t]).fetchall()}]
+                    sel = ", ".join(quote_ident(c) for c in cols)
+                    store.con.execute(f"INSERT INTO {quote_ident(t)} ({sel}) "
+                                      f"SELECT {sel} FROM _src.{quote_ident(t)}")
+        finally:
+            store.con.execute("DETACH _src")
+        return store
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _sql_str(s: str) -> str:
+    """A single-quoted SQL string literal (for ATTACH, which takes no parameters)."""
+    return "'" + s.replace("'", "''") + "'"

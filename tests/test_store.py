@@ -1,0 +1,79 @@
+"""The store: schema, append by name, provenance of failed loads, save and reopen."""
+import json
+
+import pandas as pd
+import pytest
+
+from explorer.core import schema
+from explorer.core.store import Store
+from explorer.core.sqlutil import quote_ident
+
+
+def test_schema_has_every_contract_column(store):
+    for table in schema.TABLES:
+        got = [r[0] for r in store.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "ORDER BY ordinal_position", [table]).fetchall()]
+        assert got == schema.columns(table)
+    # the DESIGN.md contract, spelled out independently of schema.py
+    req = set(schema.columns("requests"))
+    for c in ("run_id request_id arrival_s prompt_tokens completion_tokens cached_prompt_tokens "
+              "kv_cache_hit_rate ttft_ms tpot_ms e2e_ms queue_ms prefill_ms decode_ms "
+              "num_preemptions batch_size finish_reason error prompt_hash extra").split():
+        assert c in req
+
+
+def test_append_by_name_leaves_missing_as_null(store):
+    store.add_run("r1", format="test")
+    n = store.append("requests", pd.DataFrame({"run_id": ["r1"], "request_id": ["a"], "ttft_ms": [12.5]}))
+    assert n == 1
+    row = store.execute("SELECT ttft_ms, tpot_ms FROM requests").fetchone()
+    assert row == (12.5, None)
+
+
+def test_quote_ident_survives_hostile_names(store):
+    name = 'x"; DROP TABLE requests; --'
+    store.execute(f"CREATE TABLE t ({quote_ident(name)} INTEGER)")
+    assert store.count("requests") == 0
+    with pytest.raises(ValueError):
+        quote_ident("")
+
+
+def test_missing_and_empty_files_are_reported_not_raised(store, tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    r1 = store.load_file(empty)
+    r2 = store.load_file(tmp_path / "nope.json")
+    assert "empty.json" in r1.error and "empty" in r1.error
+    assert "nope.json" in r2.error
+    assert [r.error is not None for r in store.input_reports()] == [True, True]
+
+
+def test_binary_file_names_the_file(store, tmp_path):
+    f = tmp_path / "blob.json"
+    f.write_bytes(bytes(range(256)) * 64)
+    r = store.load_file(f)
+    assert r.error and "blob.json" in r.error
+    assert f.read_bytes() == bytes(range(256)) * 64  # input unchanged
+
+
+def test_save_and_reopen_session(store, tmp_path):
+    store.add_run("r1", format="test", config={"a": 1})
+    store.append("requests", pd.DataFrame({"run_id": ["r1"] * 3, "request_id": list("abc"),
+                                           "tpot_ms": [1.0, 2.0, None]}))
+    store.set_setting("graph", {"edges": [["a", "b"]]})
+    path = tmp_path / "s.duckdb"
+    store.save_as(path)
+    again = Store.open(path)
+    assert again.count("requests") == 3
+    assert again.execute("SELECT sum(tpot_ms) FROM requests").fetchone()[0] == 3.0
+    assert again.get_setting("graph") == {"edges": [["a", "b"]]}
+    assert json.loads(again.execute("SELECT config FROM runs").fetchone()[0]) == {"a": 1}
+
+
+def test_open_rejects_non_session(tmp_path):
+    from explorer.core.errors import InputError
+    f = tmp_path / "x.duckdb"
+    f.write_text("hello")
+    with pytest.raises(InputError, match="x.duckdb"):
+        Store.open(f)
