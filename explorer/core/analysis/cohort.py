@@ -1,0 +1,170 @@
+"""The cohort: one cluster's badcases against a control group, one row per case.
+
+Control groups:
+- "same-category" (default): the correct cases whose category is one of the badcases'
+  categories (a badcase without a category is matched by correct cases without one);
+- "all-correct": every correct case in the store.
+
+Engine metrics come from the request each case is bound to (case_links, best level first);
+prompt_tokens / completion_tokens are the bound request's counts, else the case's own, so an
+eval loaded without any trace still has case-level features to compare.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..errors import NoData
+from ..selection import Predicate, named_params
+from ..sqlutil import load_query
+from .results import CohortSummary
+
+CONTROLS = ("same-category", "all-correct")
+
+# Engine metrics of the bound request (NULL when the case is not bound).
+ENGINE_METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
+                  "queue_ms", "e2e_ms")
+# Case-level features, present without any trace when the eval has them.
+CASE_METRICS = ("prompt_tokens", "completion_tokens")
+# Fallback case-level features (characters of prompt / prediction text).
+TEXT_METRICS = ("prompt_chars", "prediction_chars")
+EXTRA_METRICS = ("prefill_ms", "decode_ms", "cached_prompt_tokens", "arrival_s")
+
+FRAME_COLUMNS = (("case_id", "grp", "badcase", "category", "cluster", "run_id", "request_id",
+                  "level") + ENGINE_METRICS + CASE_METRICS + EXTRA_METRICS + TEXT_METRICS
+                 + ("finish_reason", "error", "tenant", "engine_version", "eval_id", "correct"))
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """What to analyse. cluster: a badcase cluster name (None = every badcase); control:
+    "same-category" or "all-correct"; selection: a predicate over the case view
+    (explorer.core.selection) that narrows both groups (None = no narrowing).
+    Raises ValueError for an unknown control."""
+    cluster: str | None = None
+    control: str = "same-category"
+    selection: Predicate | None = None
+
+    def __post_init__(self):
+        if self.control not in CONTROLS:
+            raise ValueError(f"control must be one of {', '.join(CONTROLS)}, not {self.control!r}")
+
+    def to_dict(self) -> dict:
+        return {"cluster": self.cluster, "control": self.control,
+                "selection": self.selection.to_dict() if self.selection is not None else None}
+
+
+def cohort_sql(cohort: Cohort) -> tuple[str, dict]:
+    """The cohort query (case view + queries/analysis_cohort.sql + selection) and its named
+    parameters."""
+    sql = f"WITH cv AS (\n{load_query('analysis_case_view')}\n)\n{load_query('analysis_cohort')}"
+    params = {"cluster": cohort.cluster, "control": cohort.control}
+    sql = f"SELECT * FROM (\n{sql}\n) AS cohort"
+    if cohort.selection is not None:
+        frag, pl = cohort.selection.to_sql()
+        frag, named = named_params(frag, pl, "sel")
+        sql += f"\nWHERE {frag}"
+        params.update(named)
+    return sql, params
+
+
+def cohort_frame(store, cohort: Cohort, con=None) -> pd.DataFrame:
+    """One row per case of the cohort, badcases first then control, each sorted by case_id.
+
+    Columns: case_id, grp ('bad' | 'control'), badcase (int 0/1), category, cluster, run_id,
+    request_id, level (NaN when unbound), the engine metrics (float, NaN when unbound or not
+    recorded: kv_cache_hit_rate in [0, 1], num_preemptions, tpot_ms ms/token, batch_size,
+    ttft_ms, queue_ms, e2e_ms, prefill_ms, decode_ms, cached_prompt_tokens, arrival_s seconds),
+    prompt_tokens / completion_tokens (request's counts, else the case's own), prompt_chars /
+    prediction_chars, finish_reason, error, tenant, engine_version, eval_id, correct.
+    An empty cohort gives an empty frame with these columns (no error)."""
+    sql, params = cohort_sql(cohort)
+    cols = []
+    for c in FRAME_COLUMNS:
+        if c in ENGINE_METRICS + CASE_METRICS + EXTRA_METRICS + TEXT_METRICS + ("level",):
+            cols.append(f"CAST({c} AS DOUBLE) AS {c}")
+        elif c == "badcase":
+            cols.append("CAST(badcase AS INTEGER) AS badcase")
+        else:
+            cols.append(c)
+    full = f"SELECT {', '.join(cols)} FROM (\n{sql}\n) AS f ORDER BY badcase DESC, case_id"
+    df = (con or store.con).execute(full, params).df()
+    df["badcase"] = df["badcase"].astype(int)
+    return df
+
+
+def scalar(con, sql: str, params=None):
+    """First value of a one-row query, fetching the whole result (DuckDB 2 keeps a connection
+    busy until its result is fully fetched)."""
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0][0] if rows else None
+
+
+def bound_mask(frame: pd.DataFrame) -> pd.Series:
+    """Rows bound to a request."""
+    return frame["request_id"].notna()
+
+
+def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
+                     con=None) -> CohortSummary:
+    """DESIGN `cohort` section. Raises NoData when the store holds no case, or the cluster has
+    no badcase (the message lists the clusters there are)."""
+    con = con or store.con
+    total_cases = scalar(con, "SELECT count(*) FROM cases")
+    if total_cases == 0:
+        raise NoData("no eval cases are loaded: load an eval file (lm-eval samples, MMLU-Pro "
+                     "outputs, a CSV with a correctness column, ...) to form a cohort")
+    if frame is None:
+        frame = cohort_frame(store, cohort, con)
+    bad = frame[frame["badcase"] == 1]
+    ctrl = frame[frame["badcase"] == 0]
+    if len(bad) == 0:
+        names = [r[0] for r in con.execute(
+            "SELECT cluster FROM cases WHERE correct = false AND cluster IS NOT NULL "
+            "GROUP BY cluster ORDER BY count(*) DESC, cluster LIMIT 12").fetchall()]
+        if cohort.cluster is not None:
+            raise NoData(f"cluster {cohort.cluster!r} has no badcase"
+                         + (f" (clusters: {', '.join(names)})" if names else ""))
+        raise NoData("the loaded evals have no badcase (every case is correct)"
+                     if cohort.selection is None else "the selection holds no badcase")
+    all_bad = scalar(con, "SELECT count(*) FROM cases WHERE correct = false")
+    cats = sorted({c for c in bad["category"].dropna().unique()})
+    category = cats[0] if len(cats) == 1 else (cats or None)
+    nb = int(bound_mask(bad).sum())
+    levels = frame.loc[bound_mask(frame), "level"].dropna().astype(int).value_counts()
+    link_levels = {str(k): int(levels.get(k, 0)) for k in (1, 2, 3)}
+    note = None
+    if int(bound_mask(frame).sum()) == 0:
+        n_req = scalar(con, "SELECT count(*) FROM requests")
+        note = ("no trace is bound to these cases: "
+                + ("no trace is loaded" if n_req == 0 else
+                   f"{n_req} requests are loaded but none matched a case")
+                + "; only case-level features (prompt / completion length) are compared")
+    return CohortSummary(
+        cluster=cohort.cluster, category=category, badcases=len(bad),
+        share_of_badcases=len(bad) / all_bad if all_bad else None, bound=nb,
+        binding_rate=nb / len(bad), control=cohort.control, control_cases=len(ctrl),
+        control_bound=int(bound_mask(ctrl).sum()), link_levels=link_levels,
+        selection=cohort.selection.to_dict() if cohort.selection is not None else None,
+        note=note)
+
+
+def cluster_table(store, con=None) -> list[dict]:
+    """Every badcase cluster: {cluster, badcases, share (0..1 of all badcases), bound,
+    binding_rate, categories}, largest first (queries/analysis_clusters.sql)."""
+    df = store.query("analysis_clusters", {}, con=con)
+    out = []
+    for r in df.itertuples(index=False):
+        out.append({"cluster": r.cluster, "badcases": int(r.badcases),
+                    "share": float(r.share) if r.share == r.share else None,
+                    "bound": int(r.bound), "binding_rate": float(r.bound) / int(r.badcases),
+                    "categories": [c for c in (list(r.categories) if r.categories is not None
+                                               else []) if c is not None]})
+    return out
+
+
+def default_cluster(store, con=None) -> str | None:
+    """The largest badcase cluster (ties by name), None when no badcase has a cluster."""
+    rows = cluster_table(store, con)
+    return rows[0]["cluster"] if rows else None
