@@ -1,0 +1,242 @@
+"""Binding eval cases to the inference requests that produced them (the `case_links` table).
+
+Three levels (../shared/DESIGN.md "The store"):
+
+1. **exact id**: cases.request_id equals a request's id, as stored or in the x-request-id /
+   `gen_ai.request.id` forms trace formats keep in requests.extra, or after normalisation
+   (lower case, no leading ``chatcmpl-`` / ``cmpl-`` / ``req-`` / ``request-``, no trailing
+   per-prompt ``-0`` on long ids). An exact string match beats a normalised one. A HELM run's
+   instance id is its request id.
+2. **multi-condition fuzzy**: at least two of: same prompt hash (see `prompt_hash`), prompt
+   tokens within `Tolerances.prompt_tokens`, case timestamp within `Tolerances.window_s` of the
+   request's [arrival, arrival + E2E].
+3. **single condition** (flagged weak): the prompt hash alone, or the time alone (tokens alone
+   are never enough).
+
+Safety rules (never bind to a wrong request): a candidate is dropped when a known fact
+contradicts it (another model where both name one; tokens or time outside tolerance; hashes
+that differ where the eval and run hash the same text; another run than the case's
+``extra.run_id``; a case whose request id is not found in a run whose ids the eval shares).
+Where several candidates are equally good (same level-1 id in two runs, or the same number of
+fuzzy conditions met), or two cases pick the same request at level 2/3, the case stays unbound
+and is listed in `AssociationResult.ambiguous`. Requests bound at level 1 are not offered to
+the fuzzy levels. Everything runs inside DuckDB (queries/assoc_*.sql) with equi-joins on
+prompt hash and on (time bucket, prompt tokens): no Python loop over rows.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .sqlutil import load_query, quote_ident
+
+SETTING_KEY = "association.tolerances"
+AMBIGUOUS_KEY = "association.ambiguous"
+_TEMP_TABLES = ("_assoc_cases", "_assoc_requests", "_assoc_keys", "_assoc_pairs", "_assoc_l1",
+                "_assoc_fuzzy")
+
+
+def normalise_prompt(text: Any) -> str:
+    """The prompt text as hashed: lower-cased, every run of whitespace (any Unicode space,
+    newline or tab) collapsed to one space, leading / trailing space removed.
+
+    A chat prompt given as a list of messages ({"role", "content"} dicts or strings) is the
+    contents joined by newlines; a content given as a list of parts uses their "text" fields.
+    """
+    if text is None:
+        return ""
+    if isinstance(text, (list, tuple)):
+        parts = []
+        for m in text:
+            c = m.get("content", m.get("text", "")) if isinstance(m, dict) else m
+            if isinstance(c, (list, tuple)):
+                c = "\n".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in c)
+            parts.append("" if c is None else str(c))
+        text = "\n".join(parts)
+    return " ".join(str(text).lower().split())
+
+
+def prompt_hash(text: Any) -> str | None:
+    """SHA-256 (hex, 64 characters) of the UTF-8 bytes of `normalise_prompt(text)`.
+
+    The same function fills cases.prompt_hash and requests.prompt_hash, so a prompt that was
+    re-whitespaced or re-cased on one side still matches. None for a missing or blank prompt.
+    """
+    norm = normalise_prompt(text)
+    if not norm:
+        return None
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """How loose the fuzzy levels may be. Defaults are chosen for one eval run replayed
+    against one server's trace:
+
+    prompt_tokens (tokens, default 2): |case prompt tokens - request prompt tokens| allowed;
+        covers BOS / chat-template tokens counted on one side only.
+    window_s (seconds, default 5.0): the case timestamp may lie this far before the request's
+        arrival or after its end (arrival + E2E); covers clock skew between the eval host and
+        the server and logging delay.
+    time_base_margin_s (seconds, default 3600): an eval and a run are compared on time only
+        when their time ranges overlap once widened by this much (otherwise they use different
+        clocks / epochs, and time is treated as unknown rather than as a contradiction).
+    level3_hash / level3_time (default True): which single condition may bind at level 3.
+    """
+    prompt_tokens: int = 2
+    window_s: float = 5.0
+    time_base_margin_s: float = 3600.0
+    level3_hash: bool = True
+    level3_time: bool = True
+
+    def __post_init__(self):
+        if self.prompt_tokens < 0 or self.window_s < 0 or self.time_base_margin_s < 0:
+            raise ValueError("association tolerances must not be negative")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> "Tolerances":
+        """Tolerances from a dict (unknown keys ignored, missing ones default)."""
+        names = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in (d or {}).items() if k in names})
+
+
+def binding_label(bound: int, total: int) -> str:
+    """The binding rate as shown to the user: "21/23 (91%)"; "0/0" when there is nothing."""
+    if not total:
+        return f"{bound}/{total}"
+    return f"{bound}/{total} ({100.0 * bound / total:.0f}%)"
+
+
+@dataclass(frozen=True)
+class BindingRate:
+    """How many of a group of cases are bound. per_level maps 1, 2, 3 -> cases bound there."""
+    bound: int
+    total: int
+    per_level: dict[int, int] = field(default_factory=lambda: {1: 0, 2: 0, 3: 0})
+
+    @property
+    def rate(self) -> float | None:
+        """bound / total in [0, 1], None when total is 0."""
+        return self.bound / self.total if self.total else None
+
+    def label(self) -> str:
+        """ "21/23 (91%)" (see binding_label)."""
+        return binding_label(self.bound, self.total)
+
+    def to_dict(self) -> dict:
+        return {"bound": self.bound, "total": self.total, "rate": self.rate,
+                "per_level": {str(k): v for k, v in self.per_level.items()}}
+
+
+@dataclass(frozen=True)
+class AssociationResult:
+    """Outcome of bind_cases over all cases of the store.
+
+    bound / total / rate: all cases (badcases and correct ones); per_level: {1: n, 2: n, 3: n};
+    ambiguous: case_ids left unbound because several requests fit equally well;
+    per_cluster: badcase cluster name -> BindingRate of its badcases;
+    tolerances: the Tolerances used.
+    """
+    bound: int
+    total: int
+    rate: float | None
+    per_level: dict[int, int]
+    ambiguous: list[str]
+    per_cluster: dict[str, BindingRate] = field(default_factory=dict)
+    tolerances: Tolerances = field(default_factory=Tolerances)
+
+    def label(self) -> str:
+        return binding_label(self.bound, self.total)
+
+    def to_dict(self) -> dict:
+        return {"bound": self.bound, "total": self.total, "rate": self.rate,
+                "per_level": {str(k): v for k, v in self.per_level.items()},
+                "ambiguous": list(self.ambiguous),
+                "per_cluster": {k: v.to_dict() for k, v in self.per_cluster.items()},
+                "tolerances": self.tolerances.to_dict()}
+
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _run(con, name: str, params: dict | None = None):
+    """Execute queries/<name>.sql passing only the $parameters the query uses."""
+    sql = load_query(name)
+    body = "\n".join(ln.split("--")[0] for ln in sql.splitlines())
+    used = set(_PARAM.findall(body))
+    return con.execute(sql, {k: v for k, v in (params or {}).items() if k in used})
+
+
+def stored_tolerances(store) -> Tolerances:
+    """The tolerances saved with the session (Tolerances() when none were saved)."""
+    return Tolerances.from_dict(store.get_setting(SETTING_KEY))
+
+
+def binding_rates(store, badcases_only: bool = True, con=None) -> dict[str | None, BindingRate]:
+    """cluster -> BindingRate from the current case_links (queries/assoc_binding_rate.sql).
+    With badcases_only (default) only cases with correct = false count."""
+    df = _run(con or store.con, "assoc_binding_rate", {"badcases_only": badcases_only}).df()
+    out = {}
+    for r in df.itertuples(index=False):
+        out[r.cluster] = BindingRate(int(r.bound), int(r.total),
+                                     {1: int(r.level1), 2: int(r.level2), 3: int(r.level3)})
+    return out
+
+
+def overall_rate(store, badcases_only: bool = False, con=None) -> BindingRate:
+    """One BindingRate over all cases (or all badcases)."""
+    rates = binding_rates(store, badcases_only, con)
+    lv = {k: sum(r.per_level[k] for r in rates.values()) for k in (1, 2, 3)}
+    return BindingRate(sum(r.bound for r in rates.values()),
+                       sum(r.total for r in rates.values()), lv)
+
+
+def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
+    """Bind every case of the store to at most one request; rewrites case_links.
+
+    tol: Tolerances (default: the ones saved with the session, else the documented defaults);
+    the ones used are saved with the session. Idempotent: running it twice gives the same
+    links. The list of ambiguous case_ids is also saved (setting "association.ambiguous").
+    Runs on its own cursor; the temp tables it stages are dropped before it returns.
+    """
+    tol = tol or stored_tolerances(store)
+    params = {"tokens_tol": int(tol.prompt_tokens), "window_s": float(tol.window_s),
+              "bucket_s": max(2.0 * float(tol.window_s), 1.0),
+              "margin_s": float(tol.time_base_margin_s),
+              "l3_hash": bool(tol.level3_hash), "l3_time": bool(tol.level3_time)}
+    con = store.cursor()
+    try:
+        for name in ("assoc_cases", "assoc_requests", "assoc_request_keys", "assoc_pairs",
+                     "assoc_level1", "assoc_fuzzy"):
+            _run(con, name, params)
+        ambiguous = _run(con, "assoc_ambiguous").df()
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("DELETE FROM case_links")
+            _run(con, "assoc_write_links")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        amb = sorted(set(ambiguous["case_id"].tolist()))
+        total = overall_rate(store, badcases_only=False, con=con)
+        per_cluster = {k: v for k, v in binding_rates(store, True, con).items() if k is not None}
+    finally:
+        for t in _TEMP_TABLES:
+            con.execute(f"DROP TABLE IF EXISTS {quote_ident(t)}")
+        con.close()
+    store.set_setting(SETTING_KEY, tol.to_dict())
+    store.set_setting(AMBIGUOUS_KEY, amb)
+    return AssociationResult(bound=total.bound, total=total.total, rate=total.rate,
+                             per_level=dict(total.per_level), ambiguous=amb,
+                             per_cluster=per_cluster, tolerances=tol)
+
+
+def ambiguous_cases(store) -> list[str]:
+    """The case_ids the last bind_cases left ambiguous (saved with the session)."""
+    return list(store.get_setting(AMBIGUOUS_KEY, []) or [])
