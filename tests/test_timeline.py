@@ -168,3 +168,13 @@ def test_typical_control_and_worst_badcase(store):
         tl.worst_badcase(frame[frame["grp"] == "control"])
     with pytest.raises(NoData):
         tl.typical_control_request(store, frame[frame["grp"] == "bad"])
+
+
+def test_indexes_only_on_big_tables_and_lookups_still_agree(preempted_store):
+    store, _ = preempted_store
+    before = tl.request_timeline(store, RUN, "r")
+    assert tl.ensure_indexes(store) == []  # small tables stay unindexed
+    assert sorted(tl.ensure_indexes(store, min_rows=1)) == ["request_events", "requests",
+                                                            "token_latencies"]
+    assert store.df("SELECT count(*) AS n FROM duckdb_indexes()")["n"][0] == 3
+    assert tl.request_timeline(store, RUN, "r") == before

@@ -12,10 +12,10 @@ first scheduled); prefill = scheduled -> first token; decode = first token -> fi
 gap between consecutive output tokens; a preemption is the engine evicting a running request
 (vLLM: KV-cache blocks exhausted) until it is resumed (rescheduled).
 
-Performance: per-request lookups go through ART indexes on request_id that ensure_indexes()
-creates once per store (queries/timeline_indexes.sql); the run-wide p99 ITL and longest request
-are computed once per run and cached for the store's lifetime (a run's rows are written once,
-when it is loaded). See bench/timeline.py.
+Performance: in big stores per-request lookups go through ART indexes on request_id that
+ensure_indexes() creates once (queries/timeline_indexes.sql); the run-wide p99 ITL and longest
+request are computed once per run and cached for the store's lifetime (a run's rows are written
+once, when it is loaded). See bench/timeline.py.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import NoData
-from .sqlutil import load_query
+from .sqlutil import load_query, quote_ident
 
 PHASES = ("queued", "prefill", "decode", "preempted")
 # event kinds that bound phases; any other kind is shown as a plain marker
@@ -143,29 +143,40 @@ def _cache(store) -> dict:
         return {}
 
 
-def ensure_indexes(store, con=None) -> bool:
-    """Create the timeline's request_id indexes once per store (queries/timeline_indexes.sql).
-    Returns True when they exist. A failure (e.g. a concurrent write) is not an error: the
-    lookups then scan, only slower; it is retried on the next call."""
-    c = _cache(store)
-    if c.get("indexed"):
-        return True
+INDEX_MIN_ROWS = 2_000_000
+
+
+def ensure_indexes(store, con=None, min_rows: int = INDEX_MIN_ROWS) -> list[str]:
+    """Create the timeline's request_id ART indexes (queries/timeline_indexes.sql) on the tables
+    that hold at least min_rows rows; smaller tables scan in a few ms and stay unindexed (an
+    index costs memory, slows later inserts and blocks ALTER TABLE). Called when a run is first
+    opened. Returns the tables now indexed. A failure (e.g. a concurrent write) is not an error:
+    lookups then scan, only slower."""
     con = con or store.con
-    try:
-        for stmt in load_query("timeline_indexes").split(";"):
-            body = "\n".join(ln for ln in stmt.splitlines() if not ln.strip().startswith("--"))
-            if body.strip():
-                con.execute(body)
-    except duckdb.Error:
-        return False
-    c["indexed"] = True
-    return True
+    have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_indexes()").fetchall()}
+    sql = "\n".join(ln.split("--")[0] for ln in load_query("timeline_indexes").splitlines())
+    done = []
+    for stmt in (x.strip() for x in sql.split(";")):
+        if not stmt:
+            continue
+        table = stmt.split(" ON ")[1].split()[0]
+        if table in have:
+            done.append(table)
+            continue
+        try:
+            if con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0] >= min_rows:
+                con.execute(stmt)
+                done.append(table)
+        except duckdb.Error:
+            continue
+    return done
 
 
 def _run_stats(store, run_id: str, con) -> dict[str, float | None]:
     """{'p99_itl_ms', 'itl_n', 'max_duration_s'} for a run, cached per store and run."""
     c = _cache(store).setdefault("runs", {})
     if run_id not in c:
+        ensure_indexes(store, con)
         p = store.query("timeline_run_itl_p99", {"run_id": run_id}, con=con).iloc[0]
         s = store.query("timeline_run_span", {"run_id": run_id}, con=con).iloc[0]
         c[run_id] = {"p99_itl_ms": _num(p["p99_itl_ms"]), "itl_n": int(p["n"]),
@@ -187,7 +198,7 @@ def request_timeline(store, run_id: str, request_id: str, con=None) -> Timeline:
     arrival_s (request_events.ts_s and requests.arrival_s share the run's clock); without
     arrival_s, relative to its earliest event."""
     con = con or store.con
-    ensure_indexes(store, con)
+    _run_stats(store, run_id, con)  # first use of a run: indexes (big stores) + run stats
     params = {"run_id": run_id, "request_id": request_id}
     row_df = store.query("timeline_request", params, con=con)
     if row_df.empty:
@@ -394,7 +405,7 @@ def neighbours(store, run_id: str, request_id: str, window_s: float = 30.0,
     counted among the window's requests). Empty (same columns) when the request has no
     arrival_s. Raises NoData when the run has no such request."""
     con = con or store.con
-    ensure_indexes(store, con)
+    _run_stats(store, run_id, con)
     row = store.query("timeline_request", {"run_id": run_id, "request_id": request_id}, con=con)
     if row.empty:
         raise NoData(f"request {request_id!r} is not in run {run_id!r}")
