@@ -1,0 +1,182 @@
+"""Heatmap (DESIGN `heatmap`): TPOT x batch-size entropy, each cell the mean scheduling delay.
+
+Level "window" (default): the requests of each run are grouped in windows of `window_s`
+seconds (10) on arrival_s (queries/analysis_heatmap_windows.sql, aggregated in DuckDB). Per
+window: the Shannon entropy H = -sum p_i log2 p_i (bits) of its batch_size distribution
+(batch_size rounded to whole requests; p_i = share of the window's requests with batch size
+i), and the mean of every engine metric. Windows are then binned on equal-width edges between
+the smallest and largest window value of x_metric and y_metric (last bin closed), and each cell
+shows the mean value_metric of its windows.
+Level "request": any two request metrics against a third, each request a point (binned in
+DuckDB, queries/analysis_heatmap_bins.sql).
+Axes may name batch_size_entropy or n_requests (window level only) or any numeric request
+metric. values[y][x] is None for an empty cell.
+Runs: those holding the cohort's bound requests, else every run (param `runs` overrides).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import NoData
+from ..selection import And, InSet, Or, Predicate, Range
+from ..sqlutil import load_query, quote_ident
+from .cohort import Cohort
+from .results import HeatmapResult
+
+WINDOW_METRICS = ("batch_size_entropy", "n_requests", "kv_cache_hit_rate", "num_preemptions",
+                  "tpot_ms", "batch_size", "ttft_ms", "queue_ms", "e2e_ms", "prefill_ms",
+                  "decode_ms", "prompt_tokens", "completion_tokens")
+REQUEST_AXES = ("arrival_s", "kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size",
+                "ttft_ms", "queue_ms", "e2e_ms", "prefill_ms", "decode_ms", "prompt_tokens",
+                "completion_tokens", "cached_prompt_tokens")
+DEFAULTS = {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metric": "queue_ms",
+            "window_s": 10.0, "bins_x": 8, "bins_y": 8, "level": "window", "runs": None}
+
+
+def _edges(lo: float, hi: float, nb: int) -> np.ndarray:
+    if hi <= lo:  # a single value: one bin around it
+        return np.array([lo - 0.5, lo + 0.5])
+    return np.linspace(lo, hi, nb + 1)
+
+
+def _index(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    nb = len(edges) - 1
+    return np.clip(np.floor((x - edges[0]) / (edges[1] - edges[0])), 0, nb - 1).astype(int)
+
+
+def _cohort_runs(store, cohort: Cohort, frame: pd.DataFrame | None) -> list[str] | None:
+    if frame is not None:
+        runs = sorted(frame["run_id"].dropna().unique().tolist())
+    else:
+        from .cohort import cohort_sql
+        sql, params = cohort_sql(cohort)
+        runs = [r[0] for r in store.con.execute(
+            f"SELECT DISTINCT run_id FROM ({sql}) WHERE run_id IS NOT NULL ORDER BY 1",
+            params).fetchall()]
+    return runs or None
+
+
+def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
+                    frame: pd.DataFrame | None = None) -> HeatmapResult:
+    """Binned heatmap (see the module doc). params: x_metric ("tpot_ms"), y_metric
+    ("batch_size_entropy"), value_metric ("queue_ms"), window_s (10), bins_x (8), bins_y (8),
+    level ("window" | "request"), runs (list of run_id or None).
+    Raises ValueError for an unknown metric or level, NoData when no window / request has both
+    axes."""
+    p = {**DEFAULTS, **(params or {})}
+    runs = p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
+    xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
+    if p["level"] == "window":
+        for m in (xm, ym, vm):
+            if m not in WINDOW_METRICS:
+                raise ValueError(f"unknown window metric {m!r}; choose from {', '.join(WINDOW_METRICS)}")
+        if not p["window_s"] or p["window_s"] <= 0:
+            raise ValueError("window_s must be > 0 seconds")
+        return _window_heatmap(store, p, runs)
+    if p["level"] == "request":
+        for m in (xm, ym, vm):
+            if m not in REQUEST_AXES:
+                raise ValueError(f"unknown request metric {m!r}; choose from {', '.join(REQUEST_AXES)}")
+        return _request_heatmap(store, p, runs)
+    raise ValueError(f"level must be 'window' or 'request', not {p['level']!r}")
+
+
+def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
+    w = store.query("analysis_heatmap_windows", {"window_s": float(p["window_s"]), "runs": runs})
+    xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
+    if w.empty:
+        raise NoData("no request has an arrival time (arrival_s), so there are no time windows")
+    x = w[xm].to_numpy(dtype=float)
+    y = w[ym].to_numpy(dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.any():
+        missing = [m for m, a in ((xm, x), (ym, y)) if not np.isfinite(a).any()]
+        raise NoData(f"no time window has {' and '.join(missing) or f'both {xm} and {ym}'}"
+                     " (the traces do not record it)")
+    w, x, y = w[ok], x[ok], y[ok]
+    v = w[vm].to_numpy(dtype=float)
+    xe = _edges(x.min(), x.max(), int(p["bins_x"]))
+    ye = _edges(y.min(), y.max(), int(p["bins_y"]))
+    ix, iy = _index(x, xe), _index(y, ye)
+    nx, ny = len(xe) - 1, len(ye) - 1
+    sums = np.zeros((ny, nx))
+    nv = np.zeros((ny, nx), dtype=int)
+    counts = np.zeros((ny, nx), dtype=int)
+    np.add.at(counts, (iy, ix), 1)
+    fv = np.isfinite(v)
+    np.add.at(sums, (iy[fv], ix[fv]), v[fv])
+    np.add.at(nv, (iy[fv], ix[fv]), 1)
+    values = tuple(tuple(float(sums[j, i] / nv[j, i]) if nv[j, i] else None for i in range(nx))
+                   for j in range(ny))
+    cells: dict = {}
+    for run, win, a, b in zip(w["run_id"], w["w"], ix, iy):
+        cells.setdefault((int(a), int(b)), []).append((run, int(win)))
+    return HeatmapResult(x_metric=xm, y_metric=ym, value_metric=vm, x_edges=tuple(map(float, xe)),
+                         y_edges=tuple(map(float, ye)), values=values,
+                         counts=tuple(tuple(int(c) for c in row) for row in counts),
+                         level="window", window_s=float(p["window_s"]), n_items=int(len(w)),
+                         runs=tuple(sorted(set(w["run_id"]))),
+                         cell_windows={k: tuple(v) for k, v in cells.items()})
+
+
+def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
+    xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
+    qx, qy, qv = quote_ident(xm), quote_ident(ym), quote_ident(vm)
+    pts = (f"WITH pts AS (SELECT CAST({qx} AS DOUBLE) AS x, CAST({qy} AS DOUBLE) AS y, "
+           f"CAST({qv} AS DOUBLE) AS v FROM requests "
+           "WHERE ($runs IS NULL OR list_contains($runs, run_id)))\n")
+    lo = store.con.execute(pts + "SELECT min(x), max(x), min(y), max(y), count(*) FROM pts "
+                           "WHERE x IS NOT NULL AND y IS NOT NULL AND isfinite(x) AND isfinite(y)",
+                           {"runs": runs}).fetchall()[0]
+    if not lo[4]:
+        raise NoData(f"no request has both {xm} and {ym}")
+    xe = _edges(lo[0], lo[1], int(p["bins_x"]))
+    ye = _edges(lo[2], lo[3], int(p["bins_y"]))
+    cells = store.con.execute(pts + load_query("analysis_heatmap_bins"), {
+        "runs": runs, "x0": float(xe[0]), "dx": float(xe[1] - xe[0]), "nx": len(xe) - 1,
+        "y0": float(ye[0]), "dy": float(ye[1] - ye[0]), "ny": len(ye) - 1}).fetchall()
+    nx, ny = len(xe) - 1, len(ye) - 1
+    values = [[None] * nx for _ in range(ny)]
+    counts = [[0] * nx for _ in range(ny)]
+    for ix, iy, n, val in cells:
+        counts[iy][ix] = int(n)
+        values[iy][ix] = None if val is None else float(val)
+    return HeatmapResult(x_metric=xm, y_metric=ym, value_metric=vm, x_edges=tuple(map(float, xe)),
+                         y_edges=tuple(map(float, ye)), values=tuple(map(tuple, values)),
+                         counts=tuple(map(tuple, counts)), level="request", window_s=None,
+                         n_items=int(lo[4]), runs=tuple(runs or ()))
+
+
+def heatmap_cell_predicate(result: HeatmapResult, ix: int, iy: int) -> Predicate:
+    """The requests of cell (ix, iy), for select_requests (or, through the bound requests,
+    select_cases). Window level: the cell's windows as run_id + arrival_s ranges (adjacent
+    windows merged); request level: the x / y ranges (last bin closed), within the runs.
+    An empty cell selects nothing. Raises IndexError outside the grid."""
+    nx, ny = len(result.x_edges) - 1, len(result.y_edges) - 1
+    if not (0 <= ix < nx and 0 <= iy < ny):
+        raise IndexError(f"cell ({ix}, {iy}) is outside the {nx} x {ny} grid")
+    if result.level == "request":
+        parts = [Range(result.x_metric, result.x_edges[ix], result.x_edges[ix + 1],
+                       closed_hi=ix == nx - 1),
+                 Range(result.y_metric, result.y_edges[iy], result.y_edges[iy + 1],
+                       closed_hi=iy == ny - 1)]
+        if result.runs:
+            parts.insert(0, InSet("run_id", tuple(result.runs)))
+        return And(*parts)
+    ws = result.window_s
+    by_run: dict[str, list[int]] = {}
+    for run, win in result.cell_windows.get((ix, iy), ()):
+        by_run.setdefault(run, []).append(win)
+    parts = []
+    for run in sorted(by_run):
+        wins = sorted(by_run[run])
+        start = prev = wins[0]
+        for k in wins[1:] + [None]:
+            if k is not None and k == prev + 1:
+                prev = k
+                continue
+            parts.append(And(InSet("run_id", (run,)), Range("arrival_s", start * ws, (prev + 1) * ws)))
+            if k is not None:
+                start = prev = k
+    return Or(*parts)

@@ -1,0 +1,35 @@
+-- Purpose: requests grouped in time windows of $window_s seconds on arrival_s, per run; per
+--          window the Shannon entropy (bits) of its batch_size distribution (batch_size
+--          rounded to whole requests) and the mean of every engine metric.
+-- Params:  $window_s DOUBLE (> 0), $runs VARCHAR[] (NULL = every run)
+-- Returns: run_id, w (window index: floor(arrival_s / $window_s)), n_requests,
+--          batch_size_entropy (bits; NULL when no request of the window has a batch_size),
+--          kv_cache_hit_rate, num_preemptions, tpot_ms, batch_size, ttft_ms, queue_ms, e2e_ms,
+--          prefill_ms, decode_ms, prompt_tokens, completion_tokens (window means)
+WITH r AS (
+    SELECT *, CAST(floor(arrival_s / $window_s) AS BIGINT) AS w
+    FROM requests
+    WHERE arrival_s IS NOT NULL AND ($runs IS NULL OR list_contains($runs, run_id))
+),
+bs AS (
+    SELECT run_id, w, round(batch_size) AS b, count(*) AS k
+    FROM r WHERE batch_size IS NOT NULL
+    GROUP BY run_id, w, round(batch_size)
+),
+ent AS (
+    SELECT run_id, w, -sum((k / tot) * log2(k / tot)) AS batch_size_entropy
+    FROM (SELECT *, sum(k) OVER (PARTITION BY run_id, w) AS tot FROM bs)
+    GROUP BY run_id, w
+),
+m AS (
+    SELECT run_id, w, count(*) AS n_requests,
+           avg(kv_cache_hit_rate) AS kv_cache_hit_rate, avg(num_preemptions) AS num_preemptions,
+           avg(tpot_ms) AS tpot_ms, avg(batch_size) AS batch_size, avg(ttft_ms) AS ttft_ms,
+           avg(queue_ms) AS queue_ms, avg(e2e_ms) AS e2e_ms, avg(prefill_ms) AS prefill_ms,
+           avg(decode_ms) AS decode_ms, avg(prompt_tokens) AS prompt_tokens,
+           avg(completion_tokens) AS completion_tokens
+    FROM r GROUP BY run_id, w
+)
+SELECT m.*, ent.batch_size_entropy
+FROM m LEFT JOIN ent ON ent.run_id = m.run_id AND ent.w = m.w
+ORDER BY m.run_id, m.w
