@@ -1,0 +1,183 @@
+"""Helpers shared by the trace format modules: typed field reading with skip reasons, run
+registration and request insertion.
+
+A record-level problem (a field of the wrong type) raises RowError inside a loader's loop; the
+loader turns it into report.skip(reason, line, field) and goes on, so one bad row never sinks
+the file. A file that yields no usable row at all raises InputError naming the first reason.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from ..errors import InputError
+
+REQUEST_COLUMNS = (
+    "request_id", "arrival_s", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
+    "kv_cache_hit_rate", "ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "prefill_ms", "decode_ms",
+    "num_preemptions", "batch_size", "finish_reason", "error", "prompt_hash", "extra", "tenant",
+)
+INT_COLUMNS = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preemptions")
+
+
+class RowError(ValueError):
+    """One record cannot be used: `field` holds a value of the wrong type (or is missing)."""
+
+    def __init__(self, field: str | None, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"field '{field}': {reason}" if field else reason)
+
+
+def num(value: Any, field: str, scale: float = 1.0, required: bool = False) -> float | None:
+    """`value` as a float times `scale`; None for missing / null / empty / NaN.
+
+    Raises RowError when the value is a bool, a list, a dict or text that is not a number, or
+    when `required` and the value is missing."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise RowError(field, "missing")
+        return None
+    if isinstance(value, bool) or isinstance(value, (list, dict)):
+        raise RowError(field, f"not a number: {json.dumps(value)[:40]}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise RowError(field, f"not a number: {str(value)[:40]!r}") from None
+    if math.isnan(x):
+        if required:
+            raise RowError(field, "missing")
+        return None
+    if math.isinf(x):
+        raise RowError(field, "infinite value")
+    return x * scale
+
+
+def integer(value: Any, field: str) -> int | None:
+    """`value` as an int (a float must be whole); None when missing. Raises RowError."""
+    x = num(value, field)
+    if x is None:
+        return None
+    if x != int(x):
+        raise RowError(field, f"not a whole number: {value!r}")
+    return int(x)
+
+
+def text(value: Any) -> str | None:
+    """`value` as a non-empty string, or None."""
+    if value is None:
+        return None
+    s = str(value).strip()
+    return s or None
+
+
+def register_run(store, report, path: Path, fmt: str, base: str, *, engine: str | None = None,
+                 engine_version: str | None = None, model: str | None = None,
+                 label: str | None = None, benchmark: str | None = None, started_at=None,
+                 config: dict | None = None) -> str:
+    """Insert one `runs` row for a file and return its unique run_id (base, base#2, ...)."""
+    run_id = store.new_id("runs", "run_id", base)
+    store.add_run(run_id, source_path=str(path), source_sha256=report.sha256, format=fmt,
+                  engine=engine, engine_version=engine_version, model=model,
+                  label=label or Path(path).stem, benchmark=benchmark, started_at=started_at,
+                  config=config)
+    report.run_ids.append(run_id)
+    return run_id
+
+
+def requests_frame(rows: list[dict], run_id: str) -> pd.DataFrame:
+    """DataFrame of canonical request rows (dicts with a subset of REQUEST_COLUMNS) with typed
+    columns; `extra` dicts become JSON text. Integer columns use the nullable Int64 dtype."""
+    df = pd.DataFrame(rows)
+    df.insert(0, "run_id", run_id)
+    if "extra" in df:
+        df["extra"] = [None if x is None else json.dumps(x, default=str) for x in df["extra"]]
+    for c in INT_COLUMNS:
+        if c in df:
+            df[c] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v))
+                              else int(v) for v in df[c]], dtype="Int64")
+    for c in ("arrival_s", "kv_cache_hit_rate", "ttft_ms", "tpot_ms", "e2e_ms", "queue_ms",
+              "prefill_ms", "decode_ms", "batch_size"):
+        if c in df:
+            df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+    for c in ("request_id", "finish_reason", "error", "prompt_hash", "tenant"):
+        if c in df:
+            df[c] = df[c].astype(object).where(df[c].notna(), None)
+    return df
+
+
+def insert_requests(store, report, run_id: str, rows: list[dict]) -> int:
+    """Append request rows for `run_id`; counts them in report.rows_loaded. Returns the count."""
+    if not rows:
+        return 0
+    n = store.append("requests", requests_frame(rows, run_id))
+    report.rows_loaded += n
+    return n
+
+
+def insert_token_latencies(store, run_id: str, itls: dict[str, Iterable[float]]) -> int:
+    """Append token_latencies rows: itls maps request_id -> ITL values in ms (token_index
+    starts at 1: the gap between output token 0 and 1 is index 1)."""
+    rid, idx, val = [], [], []
+    for r, values in itls.items():
+        for i, v in enumerate(values, 1):
+            rid.append(r)
+            idx.append(i)
+            val.append(v)
+    if not rid:
+        return 0
+    return store.append("token_latencies", pd.DataFrame(
+        {"run_id": run_id, "request_id": rid, "token_index": pd.array(idx, dtype="Int32"),
+         "itl_ms": pd.array(val, dtype="float64")}))
+
+
+def insert_events(store, run_id: str, events: list[tuple[str, float, str, str | None]]) -> int:
+    """Append request_events rows from (request_id, ts_s, kind, detail) tuples."""
+    if not events:
+        return 0
+    df = pd.DataFrame(events, columns=["request_id", "ts_s", "kind", "detail"])
+    df.insert(0, "run_id", run_id)
+    df["ts_s"] = df["ts_s"].astype("float64")
+    return store.append("request_events", df)
+
+
+def no_rows(path: Path, report, what: str = "request") -> InputError:
+    """The InputError for a file that yielded no usable record (names the first skip reason)."""
+    first = f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""
+    return InputError(path, f"no usable {what} rows{first}")
+
+
+def mean(values: list[float]) -> float | None:
+    """Arithmetic mean, or None for an empty list."""
+    return sum(values) / len(values) if values else None
+
+
+def version_from_path(path: Path) -> str | None:
+    """A release string such as '0.3.0' from a folder name like ps_experiment_v0.3.0_20250519."""
+    for part in reversed(Path(path).resolve().parts[:-1]):
+        m = re.search(r"(?:^|[_\-])v(\d+\.\d+(?:\.\d+)?(?:[.\-]?(?:post|rc|dev)\d*)?)(?:$|[_\-])",
+                      part)
+        if m:
+            return m.group(1)
+    return None
+
+
+def prompt_hash(prompt: Any) -> str | None:
+    """Hash of a prompt for matching cases to requests: SHA-256 (first 16 hex digits) of the
+    text with runs of whitespace collapsed and ends stripped. A chat prompt (list of
+    {role, content} messages) is hashed as its contents joined by newlines."""
+    if prompt is None:
+        return None
+    if isinstance(prompt, list):
+        prompt = "\n".join(str(m.get("content", "")) if isinstance(m, dict) else str(m)
+                           for m in prompt)
+    norm = " ".join(str(prompt).split())
+    if not norm:
+        return None
+    import hashlib
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,113 @@
+"""aibrix per-request benchmark CSV (vllm-project/aibrix, benchmarks/scenarios/ps-experiment).
+
+Source format: columns prompt_tokens, generation_tokens, ttft (s), generation_time (s),
+user_id, question_id, launch_time, finish_time (unix s). The file name is
+`<config>_output_<qps>.csv` (configuration and request rate); the parent folder names the
+release (ps_experiment_v0.3.0_20250519 -> engine_version "0.3.0").
+Mapping: ttft_ms = ttft x 1000; tpot_ms = generation_time / (generation_tokens - 1) x 1000
+(NULL for a single output token); decode_ms = generation_time x 1000; e2e_ms = (finish_time -
+launch_time) x 1000; arrival_s = launch_time (unix s); tenant = user_id; request_id =
+"u<user_id>-q<question_id>". benchmark = "<experiment>/<config>/<qps>" so that one
+configuration at one rate compares across releases.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from .base import Sniff
+from ._common import no_rows, register_run, version_from_path
+
+NAME = "aibrix"
+KIND = "trace"
+_COLS = ("prompt_tokens", "generation_tokens", "ttft", "generation_time")
+_NUMERIC = ("prompt_tokens", "generation_tokens", "ttft", "generation_time", "launch_time",
+            "finish_time")
+
+
+def detect(sniff: Sniff) -> float:
+    """High when the CSV header has aibrix's prompt_tokens, generation_tokens, ttft,
+    generation_time columns."""
+    lines = sniff.first_lines(1)
+    if not lines or lines[0].lstrip().startswith(("{", "[")):
+        return 0.0
+    cols = {c.strip().strip('"') for c in lines[0].split(",")}
+    if all(c in cols for c in _COLS):
+        return 0.95 if "launch_time" in cols else 0.8
+    return 0.0
+
+
+def parse_name(path: Path) -> tuple[str, float | None]:
+    """(config, request rate in req/s) from `<config>_output_<qps>.csv`; (stem, None) else."""
+    m = re.match(r"^(?P<cfg>.+?)_output_(?P<qps>\d+(?:\.\d+)?)$", path.stem)
+    if not m:
+        return path.stem, None
+    return m.group("cfg"), float(m.group("qps"))
+
+
+def load(path: Path, store, report) -> None:
+    """Load one aibrix per-request CSV as one run (engine "aibrix")."""
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise InputError(path, f"not a readable CSV ({e})") from None
+    missing = [c for c in _COLS if c not in df.columns]
+    if missing:
+        raise InputError(path, f"missing column(s) {', '.join(missing)}")
+    vals = {}
+    bad = pd.Series(False, index=df.index)
+    for c in _NUMERIC:
+        if c not in df:
+            vals[c] = pd.Series(float("nan"), index=df.index)
+            continue
+        raw = df[c].str.strip()
+        v = pd.to_numeric(raw, errors="coerce")
+        wrong = v.isna() & (raw != "")
+        for i in wrong[wrong & ~bad].index:
+            report.skip(f"not a number: {df[c][i]!r}", line=int(i) + 2, field_name=c)
+        bad |= wrong
+        vals[c] = v
+    ok = ~bad
+    if not ok.any():
+        raise no_rows(path, report)
+    v = {c: s[ok] for c, s in vals.items()}
+    gen = v["generation_tokens"]
+    uid = df.get("user_id", pd.Series("", index=df.index))[ok]
+    qid = df.get("question_id", pd.Series("", index=df.index))[ok]
+    rid = ("u" + uid + "-q" + qid) if "user_id" in df and "question_id" in df else \
+        (df.index[ok] + 1).astype(str).to_series(index=df.index[ok])
+    rows = pd.DataFrame({
+        "request_id": rid.astype(str),
+        "arrival_s": v["launch_time"],
+        "prompt_tokens": v["prompt_tokens"].round().astype("Int64"),
+        "completion_tokens": gen.round().astype("Int64"),
+        "ttft_ms": v["ttft"] * 1000.0,
+        "tpot_ms": (v["generation_time"] / (gen - 1)).where(gen > 1) * 1000.0,
+        "decode_ms": v["generation_time"] * 1000.0,
+        "e2e_ms": (v["finish_time"] - v["launch_time"]) * 1000.0,
+        "tenant": uid.where(uid != "", None) if "user_id" in df else None,
+    })
+    config, qps = parse_name(path)
+    version = version_from_path(path)
+    exp = re.sub(r"_v\d+(\.\d+)*.*$", "", path.parent.name) or "aibrix"
+    run_id = register_run(store, report, path, NAME,
+                          f"aibrix:{version + ':' if version else ''}{path.stem}",
+                          engine="aibrix", engine_version=version, label=path.stem,
+                          benchmark=f"{exp}/{config}/{qps:g}" if qps is not None else f"{exp}/{config}",
+                          config={"config": config, "request_rate_qps": qps})
+    rows.insert(0, "run_id", run_id)
+    report.rows_loaded += store.append("requests", rows)
+    report.columns.update({
+        "ttft": "ttft_ms (x1000)",
+        "generation_time, generation_tokens": "tpot_ms = generation_time / (generation_tokens - 1) (x1000)",
+        "generation_time": "decode_ms (x1000)",
+        "finish_time - launch_time": "e2e_ms (x1000)",
+        "launch_time": "arrival_s (unix s)",
+        "prompt_tokens": "prompt_tokens", "generation_tokens": "completion_tokens",
+        "user_id": "tenant", "user_id, question_id": "request_id",
+        "(file name)": "runs.config: config, request_rate_qps",
+        "(parent folder)": "runs.engine_version",
+    })

@@ -1,0 +1,65 @@
+"""Azure LLM inference trace CSV (Azure/AzurePublicDataset, AzureLLMInferenceTrace_*.csv).
+
+Source format: `TIMESTAMP` (wall clock "2023-11-16 18:17:03.9799600", 7 decimals, no zone),
+`ContextTokens`, `GeneratedTokens`. Arrivals and sizes only: arrival_s = seconds since the
+first row's TIMESTAMP (runs.started_at keeps the wall clock of that first row),
+prompt_tokens = ContextTokens, completion_tokens = GeneratedTokens.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from .base import Sniff
+from ._common import no_rows, register_run
+
+NAME = "azure"
+KIND = "trace"
+_HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
+
+
+def detect(sniff: Sniff) -> float:
+    """High when the header line is Azure's TIMESTAMP,ContextTokens,GeneratedTokens."""
+    lines = sniff.first_lines(1)
+    if not lines:
+        return 0.0
+    cols = [c.strip().strip('"') for c in lines[0].split(",")]
+    return 0.95 if all(c in cols for c in _HEADER) else 0.0
+
+
+def load(path: Path, store, report) -> None:
+    """Load an Azure trace as one run (request_id = data row number, from 1)."""
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise InputError(path, f"not a readable CSV ({e})") from None
+    missing = [c for c in _HEADER if c not in df.columns]
+    if missing:
+        raise InputError(path, f"missing column(s) {', '.join(missing)}")
+    ts = pd.to_datetime(df["TIMESTAMP"], errors="coerce", format="mixed")
+    ctx = pd.to_numeric(df["ContextTokens"], errors="coerce")
+    gen = pd.to_numeric(df["GeneratedTokens"], errors="coerce")
+    bad = ts.isna() | ctx.isna() | gen.isna()
+    for i in bad[bad].index[:report.MAX_REASONS]:
+        field = "TIMESTAMP" if pd.isna(ts[i]) else "ContextTokens" if pd.isna(ctx[i]) else "GeneratedTokens"
+        report.skip(f"not a {'timestamp' if field == 'TIMESTAMP' else 'number'}: {df[field][i]!r}",
+                    line=int(i) + 2, field_name=field)
+    report.rows_skipped += max(0, int(bad.sum()) - min(int(bad.sum()), report.MAX_REASONS))
+    ok = ~bad
+    if not ok.any():
+        raise no_rows(path, report)
+    t0 = ts[ok].min()
+    rows = pd.DataFrame({"request_id": (df.index[ok] + 1).astype(str),
+                         "arrival_s": (ts[ok] - t0).dt.total_seconds(),
+                         "prompt_tokens": ctx[ok].astype("int64"),
+                         "completion_tokens": gen[ok].astype("int64")})
+    run_id = register_run(store, report, path, NAME, f"azure:{path.stem}", engine="azure",
+                          benchmark=path.stem, started_at=t0.to_pydatetime())
+    rows.insert(0, "run_id", run_id)
+    report.rows_loaded += store.append("requests", rows)
+    report.columns.update({"TIMESTAMP": "arrival_s (seconds since the first row; started_at)",
+                           "ContextTokens": "prompt_tokens",
+                           "GeneratedTokens": "completion_tokens",
+                           "(row number)": "request_id"})

@@ -1,0 +1,255 @@
+"""Generic request tables: CSV / TSV, Parquet or JSONL whose columns map onto the canonical
+`requests` columns through the alias table in _aliases (ttft, ttft_s, time_to_first_token,
+latency_ms, input_tokens, ...; units by suffix).
+
+CSV and Parquet load straight through DuckDB (read_csv / read_parquet + one SELECT that renames
+and scales into `INSERT INTO requests BY NAME`), so a 10M-row file never passes through Python.
+JSONL is read record by record (bad lines are skipped with their line number) and then goes
+through the same SELECT. A value of the wrong type (text in a numeric column) skips its row with
+"line N: field 'F': not a number". Columns that map to nothing are kept in `extra` (JSON).
+A single distinct value of a model / engine / engine_version / benchmark column fills the run.
+A table with a correctness column (correct, is_correct, acc, exact_match) is an eval file and is
+left to the eval formats (detect returns 0.1).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from ..errors import InputError
+from ..sqlutil import quote_ident
+from .base import Sniff, iter_jsonl
+from . import _aliases
+from ._common import register_run
+
+NAME = "generic_table"
+KIND = "trace"
+
+_INT = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preemptions")
+_TEXT = ("request_id", "finish_reason", "error", "prompt_hash", "tenant")
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                  "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
+
+
+def _kind(sniff: Sniff) -> str | None:
+    if sniff.head.startswith("PAR1") or sniff.suffix == ".parquet":
+        return "parquet"
+    if sniff.is_binary:
+        return None
+    if sniff.first_json_line() is not None:
+        return "jsonl"
+    lines = sniff.first_lines(2)
+    if lines and not lines[0].lstrip().startswith(("{", "[", "<", "#")) and \
+            any(d in lines[0] for d in (",", "\t", ";", "|")):
+        return "csv"
+    return None
+
+
+def _header(sniff: Sniff, kind: str) -> list[str]:
+    if kind == "jsonl":
+        return list(sniff.first_json_line() or {})
+    if kind == "csv":
+        line = sniff.first_lines(1)[0]
+        delim = max((",", "\t", ";", "|"), key=line.count)
+        return [c.strip().strip('"') for c in line.split(delim)]
+    try:
+        import pyarrow.parquet as pq
+        return list(pq.read_schema(sniff.path).names)
+    except Exception:
+        return []
+
+
+def detect(sniff: Sniff) -> float:
+    """0.6 for a table with two or more columns the alias table maps to request metrics, 0.4
+    with one; 0.1 when a correctness column makes it an eval file; 0.3 (just enough to be
+    picked when nothing else matches, so the user reads "no usable column" rather than
+    "unrecognised file") for any other .csv / .tsv / .parquet / .jsonl table with a header
+    row; 0 for non-tables."""
+    kind = _kind(sniff)
+    if not kind:
+        return 0.0
+    cols = _header(sniff, kind)
+    if any(_aliases.is_correctness(c) for c in cols):
+        return 0.1
+    mapped = {m[0] for c in cols if (m := _aliases.match(c))}
+    metrics = mapped - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
+    if len(metrics) >= 2:
+        return 0.6
+    if metrics:
+        return 0.4
+    named_table = sniff.suffix in (".csv", ".tsv", ".parquet", ".jsonl", ".ndjson")
+    return 0.3 if named_table and len(cols) >= 2 else 0.0
+
+
+def _source(path: Path, kind: str, con, report) -> tuple[str, dict, object]:
+    """SQL table expression for the file and its parameters (JSONL: a registered DataFrame)."""
+    if kind == "parquet":
+        return "read_parquet($path)", {"path": str(path)}, None
+    if kind == "csv":
+        return ("read_csv($path, header = true, auto_detect = true, sample_size = 20480)",
+                {"path": str(path)}, None)
+    recs = []
+    for _, rec in iter_jsonl(path, report):
+        recs.append({k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in rec.items()})
+    if not recs:
+        raise InputError(path, "no JSON object lines" + (f"; first problem: {report.skipped_reasons[0]}"
+                                                        if report.skipped_reasons else ""))
+    df = pd.DataFrame(recs)
+    for c in df.columns:
+        if df[c].dtype == object:
+            vals = df[c].dropna()
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+                df[c] = df[c].map(lambda v: None if v is None or (isinstance(v, float) and pd.isna(v))
+                                  else str(v)).astype(object)
+    name = f"_generic_{id(df)}"
+    con.register(name, df)
+    return quote_ident(name), {}, name
+
+
+def load(path: Path, store, report) -> None:
+    """Load one generic request table as one run. Raises InputError when no column maps to a
+    request metric (the message lists what the columns were and the alias names expected)."""
+    sniff = Sniff.of(path)
+    kind = _kind(sniff)
+    if kind is None:
+        raise InputError(path, "not a CSV, Parquet or JSONL table")
+    con = store.con
+    src, params, registered = _source(path, kind, con, report)
+    try:
+        _load_table(path, store, report, con, src, params, kind)
+    except duckdb.Error as e:
+        msg = str(e).split("\n")[0]
+        raise InputError(path, f"cannot read as {kind}: {msg}") from None
+    finally:
+        if registered:
+            con.unregister(registered)
+
+
+def _load_table(path, store, report, con, src, params, kind) -> None:
+    described = con.execute(f"DESCRIBE SELECT * FROM {src}", params).fetchall()
+    types = {r[0]: r[1].upper() for r in described}
+    if any(_aliases.is_correctness(c) for c in types):
+        raise InputError(path, "this table has a correctness column: it is an eval file, "
+                               "not a trace (load it as an eval)")
+    mapping: dict[str, tuple[str, float | None, str]] = {}
+    run_cols: dict[str, str] = {}
+    for c in types:
+        m = _aliases.match(c)
+        if m and m[0] not in mapping:
+            mapping[m[0]] = (c, m[1], m[2])
+        elif not m and (f := _aliases.run_field(c)) and f not in run_cols:
+            run_cols[f] = c
+    metrics = set(mapping) - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
+    if not metrics:
+        raise InputError(path, "no usable column: none of " + ", ".join(list(types)[:12])
+                         + " maps to a request metric (expected names such as ttft_ms, ttft_s, "
+                           "time_to_first_token, e2e_latency, input_tokens; see the alias table)")
+
+    exprs: dict[str, str] = {}
+    bad: list[tuple[str, str]] = []  # (source column, SQL predicate true when the value is bad)
+    guesses: dict[str, str] = {}
+    for canon, (col, scale, unit) in mapping.items():
+        q = quote_ident(col)
+        t = types[col]
+        numeric = t.startswith(_NUMERIC_TYPES)
+        if canon in _TEXT:
+            exprs[canon] = f"CAST({q} AS VARCHAR)"
+            continue
+        if t.startswith(("TIMESTAMP", "DATE")) and canon == "arrival_s":
+            exprs[canon] = f"epoch({q})"
+            report.columns[col] = "arrival_s (timestamp -> unix s)"
+            continue
+        if t == "BOOLEAN":
+            raise InputError(path, f"expected numbers, found true/false", field=col)
+        val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
+        if not numeric:
+            bad.append((col, f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
+                             f"AND TRY_CAST({q} AS DOUBLE) IS NULL)"))
+        if scale is None:
+            scale, note = _guess_scale(con, src, params, canon, val)
+            guesses[col] = note
+        if canon in _INT:
+            exprs[canon] = f"TRY_CAST(round({val}) AS INTEGER)" if not t.endswith("INT") \
+                else f"TRY_CAST({q} AS INTEGER)"
+        else:
+            exprs[canon] = val if scale == 1.0 else f"{val} * {float(scale)!r}"
+        conv = "" if scale == 1.0 else f" (x{scale:g})"
+        report.columns[col] = f"{canon}{conv}" + (f" ({guesses[col]})" if col in guesses else "")
+    if "kv_cache_hit_rate" not in exprs and {"cached_prompt_tokens", "prompt_tokens"} <= set(exprs):
+        exprs["kv_cache_hit_rate"] = (f"CAST({exprs['cached_prompt_tokens']} AS DOUBLE) / "
+                                      f"nullif({exprs['prompt_tokens']}, 0)")
+        report.columns["cached_prompt_tokens / prompt_tokens"] = "kv_cache_hit_rate"
+    for canon, (col, _, _) in mapping.items():
+        if canon in _TEXT:
+            report.columns[col] = canon
+
+    used = {v[0] for v in mapping.values()} | set(run_cols.values())
+    rest = [c for c in types if c not in used]
+    if rest:
+        exprs["extra"] = "to_json(struct_pack(" + ", ".join(
+            f"{quote_ident(c)} := {quote_ident(c)}" for c in rest) + "))"
+        report.columns[", ".join(rest[:6]) + (", ..." if len(rest) > 6 else "")] = "extra"
+
+    # rows with a value of the wrong type: skipped, first reasons with their line numbers
+    where = ""
+    if bad:
+        any_bad = " OR ".join(p for _, p in bad)
+        first_line = 2 if kind == "csv" else 1
+        n_bad = con.execute(f"SELECT count(*) FROM {src} WHERE {any_bad}", params).fetchone()[0]
+        if n_bad:
+            cases = " ".join(f"WHEN {p} THEN {_sql_lit(c)}" for c, p in bad)
+            vals = " ".join(f"WHEN {p} THEN CAST({quote_ident(c)} AS VARCHAR)" for c, p in bad)
+            sample = con.execute(
+                f"SELECT n, f, v FROM (SELECT row_number() OVER () - 1 AS n, CASE {cases} END AS f, "
+                f"CASE {vals} END AS v FROM {src}) WHERE f IS NOT NULL ORDER BY n LIMIT "
+                f"{report.MAX_REASONS}", params).fetchall()
+            for n, f, v in sample:
+                report.skip(f"not a number: {v[:40]!r}", line=int(n) + first_line, field_name=f)
+            report.rows_skipped += n_bad - len(sample)
+            where = f" WHERE NOT ({any_bad})"
+    if "request_id" not in exprs:  # the source row number (1-based), counted before skipping
+        exprs["request_id"] = "CAST(__row AS VARCHAR)"
+        src = f"(SELECT *, row_number() OVER () AS __row FROM {src})"
+        report.columns["(row number)"] = "request_id"
+
+    fields = {}
+    if run_cols:
+        sel = ", ".join(f"min(CAST({quote_ident(c)} AS VARCHAR)), count(DISTINCT {quote_ident(c)})"
+                        for c in run_cols.values())
+        got = con.execute(f"SELECT {sel} FROM {src}", params).fetchone()
+        for i, f in enumerate(run_cols):
+            if got[2 * i + 1] == 1:
+                fields[f] = got[2 * i]
+                report.columns[run_cols[f]] = f"runs.{f}"
+    run_id = register_run(store, report, path, NAME, f"table:{path.stem}", **fields)
+    select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
+    n = con.execute(f"INSERT INTO requests BY NAME SELECT $run_id AS run_id, {select} "
+                    f"FROM {src}{where}", {**params, "run_id": run_id}).fetchone()[0]
+    if n == 0:
+        raise InputError(path, "no usable request rows" + (
+            f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
+    report.rows_loaded += n
+
+
+def _guess_scale(con, src, params, canon, val) -> tuple[float, str]:
+    """Scale for a time column without a unit suffix, guessed from its median (documented in
+    _aliases.BARE_TIME_SECONDS_BELOW; arrival: by magnitude, ns / us / ms / s since epoch)."""
+    med = con.execute(f"SELECT median({val}) FROM {src}", params).fetchone()[0]
+    if med is None:
+        return 1.0, "no values; unit taken as ms"
+    if canon == "arrival_s":
+        for lim, scale, unit in ((1e17, 1e-9, "ns"), (1e14, 1e-6, "us"), (1e11, 1e-3, "ms")):
+            if abs(med) > lim:
+                return scale, f"no unit suffix; {unit} guessed from magnitude"
+        return 1.0, "no unit suffix; s assumed"
+    lim = _aliases.BARE_TIME_SECONDS_BELOW.get(canon, _aliases.BARE_TIME_SECONDS_BELOW["default"])
+    if med < lim:
+        return 1000.0, f"no unit suffix; seconds guessed from median {med:.4g}"
+    return 1.0, f"no unit suffix; ms guessed from median {med:.4g}"
+
+
+def _sql_lit(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
