@@ -1,0 +1,300 @@
+"""Generic eval results: a CSV / TSV / JSONL file with one case a row and a correctness column.
+
+Recognised columns (first match wins, names compared case-insensitively; see the tuples below):
+correctness (required: CORRECTNESS_COLUMNS, e.g. `correct`, `is_correct`, `acc`,
+`exact_match`), and optionally case id, cluster, category, request_id (also `x_request_id`,
+`x-request-id`, `gen_ai.request.id`), timestamp, prompt, prediction, reference, model,
+prompt_tokens, completion_tokens. Other columns are kept in cases.extra.
+
+Correctness values: true/false, yes/no, correct/wrong/incorrect, pass/fail, 1/0, and numbers
+in [0, 1] (a per-sample score: correct when >= 0.5). Timestamps: unix seconds, or ms / us / ns
+recognised by magnitude (> 1e11 ms, > 1e14 us, > 1e17 ns), or ISO-8601 text (UTC unless it
+says otherwise); stored as unix seconds. prompt_hash = association.prompt_hash(prompt).
+
+The module also holds the helpers every eval format uses (register_eval, insert_cases,
+parse_correct). The generic *trace* format gives way when a correctness column exists (it
+then answers with a low confidence; this one answers 0.7).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..association import prompt_hash
+from ..errors import InputError
+from .base import Sniff, iter_jsonl
+
+NAME = "generic_eval"
+KIND = "eval"
+
+CORRECTNESS_COLUMNS = ("correct", "is_correct", "iscorrect", "acc", "accuracy", "exact_match",
+                       "em", "is_right", "passed", "pass", "success", "is_pass")
+CASE_ID_COLUMNS = ("case_id", "id", "question_id", "doc_id", "sample_id", "idx", "index")
+CLUSTER_COLUMNS = ("cluster", "badcase_cluster", "error_cluster", "error_type", "failure_mode")
+CATEGORY_COLUMNS = ("category", "subject", "src", "task", "subset", "type")
+REQUEST_ID_COLUMNS = ("request_id", "x_request_id", "x-request-id", "gen_ai.request.id",
+                      "req_id", "requestid")
+TIMESTAMP_COLUMNS = ("timestamp_s", "timestamp", "ts", "time", "created_at", "created",
+                     "start_time", "request_time")
+PROMPT_COLUMNS = ("prompt", "origin_prompt", "question", "input", "query", "problem")
+PREDICTION_COLUMNS = ("prediction", "pred", "response", "output", "completion",
+                      "generated_text", "model_output", "answer_pred")
+REFERENCE_COLUMNS = ("reference", "gold", "target", "answer", "ground_truth", "label")
+MODEL_COLUMNS = ("model", "model_name")
+PROMPT_TOKENS_COLUMNS = ("prompt_tokens", "input_tokens", "num_prompt_tokens", "prompt_len",
+                         "input_len")
+COMPLETION_TOKENS_COLUMNS = ("completion_tokens", "output_tokens", "num_completion_tokens",
+                             "output_len")
+
+_TRUE = {"true", "t", "yes", "y", "correct", "right", "pass", "passed", "ok", "1", "1.0"}
+_FALSE = {"false", "f", "no", "n", "wrong", "incorrect", "fail", "failed", "0", "0.0"}
+
+
+# -- helpers shared by the eval formats ---------------------------------------------------------
+def parse_correct(value: Any) -> bool | None:
+    """A correctness value as a bool; None when missing. Raises ValueError when unreadable.
+
+    bools as such; numbers in [0, 1] are scores (correct when >= 0.5); text true/false,
+    yes/no, correct/wrong, pass/fail, 1/0."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        if 0 <= value <= 1:
+            return value >= 0.5
+        raise ValueError(f"score {value!r} outside [0, 1]")
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        return parse_correct(value[0])
+    s = str(value).strip().lower()
+    if not s or s in ("nan", "none", "null"):
+        return None
+    if s in _TRUE:
+        return True
+    if s in _FALSE:
+        return False
+    try:
+        return parse_correct(float(s))
+    except ValueError:
+        raise ValueError(f"not a correctness value: {str(value)[:40]!r}") from None
+
+
+def parse_timestamp(value: Any) -> float | None:
+    """Unix seconds from a number (s, or ms / us / ns by magnitude) or ISO-8601 text.
+    None when missing. Raises ValueError when unreadable."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        s = value.strip()
+        if not s:
+            return None
+        try:
+            value = float(s)
+        except ValueError:
+            try:
+                dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"not a timestamp: {s[:40]!r}") from None
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=timezone.utc)
+            return dt.timestamp()
+    x = float(value)
+    if math.isnan(x):
+        return None
+    a = abs(x)
+    return x / 1e9 if a > 1e17 else x / 1e6 if a > 1e14 else x / 1e3 if a > 1e11 else x
+
+
+def register_eval(store, report, path: Path, fmt: str, base: str, *, model: str | None = None,
+                  benchmark: str | None = None, simulated: bool = False) -> str:
+    """Insert one `evals` row and return its unique eval_id (base, base#2, ...)."""
+    eval_id = store.new_id("evals", "eval_id", base)
+    store.add_eval(eval_id, source_path=str(path), source_sha256=report.sha256, format=fmt,
+                   model=model, benchmark=benchmark, simulated=simulated)
+    report.eval_ids.append(eval_id)
+    return eval_id
+
+
+_CASE_TEXT = ("model", "benchmark", "category", "prompt", "prompt_hash", "reference",
+              "prediction", "cluster", "request_id")
+
+
+def insert_cases(store, report, eval_id: str, rows: list[dict]) -> int:
+    """Append cases for `eval_id` from dicts with a `local_id` and any canonical case column.
+
+    case_id = "<eval_id>:<local_id>" (a repeated local id is skipped with a reason);
+    prompt_hash is computed from `prompt` when not given; `extra` dicts become JSON.
+    Counts the rows in report.rows_loaded. Returns the number inserted."""
+    seen, out = set(), []
+    for r in rows:
+        lid = str(r.pop("local_id"))
+        if lid in seen:
+            report.skip(f"repeated case id {lid!r}", line=r.pop("_line", None))
+            continue
+        seen.add(lid)
+        r.pop("_line", None)
+        r["case_id"] = f"{eval_id}:{lid}"
+        r["eval_id"] = eval_id
+        if r.get("prompt_hash") is None and r.get("prompt") is not None:
+            r["prompt_hash"] = prompt_hash(r["prompt"])
+        if isinstance(r.get("extra"), (dict, list)):
+            r["extra"] = json.dumps(r["extra"], default=str, ensure_ascii=False)
+        out.append(r)
+    if not out:
+        return 0
+    df = pd.DataFrame(out)
+    df["correct"] = pd.array([None if v is None else bool(v) for v in df["correct"]],
+                             dtype="boolean")
+    for c in ("prompt_tokens", "completion_tokens"):
+        if c in df:
+            df[c] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v))
+                              else int(v) for v in df[c]], dtype="Int64")
+    if "timestamp_s" in df:
+        df["timestamp_s"] = pd.to_numeric(df["timestamp_s"], errors="coerce").astype("float64")
+    for c in _CASE_TEXT + ("extra",):
+        if c in df:
+            df[c] = [None if v is None or (isinstance(v, float) and math.isnan(v)) else
+                     (v if c == "extra" else str(v)) for v in df[c]]
+    n = store.append("cases", df)
+    report.rows_loaded += n
+    return n
+
+
+def pick(columns, names) -> str | None:
+    """The first of `names` found among `columns` (case-insensitive); the actual column name."""
+    low = {str(c).strip().lower(): c for c in columns}
+    for n in names:
+        if n in low:
+            return low[n]
+    return None
+
+
+# -- the generic format ------------------------------------------------------------------------
+def _header(sniff: Sniff) -> list[str] | None:
+    """Column names from the head: the first JSON line's keys, or the CSV / TSV header."""
+    obj = sniff.first_json_line()
+    if obj is not None:
+        return list(obj.keys())
+    lines = sniff.first_lines(2)
+    if not lines or lines[0].lstrip().startswith(("{", "[")):
+        return None
+    first = lines[0].lstrip("\ufeff")
+    delim = "\t" if first.count("\t") > first.count(",") else ","
+    try:
+        row = next(csv.reader(io.StringIO(first), delimiter=delim))
+    except (csv.Error, StopIteration):
+        return None
+    return row if len(row) >= 2 else None
+
+
+def detect(sniff: Sniff) -> float:
+    """0.7 for a CSV / TSV / JSONL file with a correctness column (CORRECTNESS_COLUMNS);
+    0 otherwise."""
+    if sniff.is_dir or sniff.is_binary:
+        return 0.0
+    cols = _header(sniff)
+    if not cols or pick(cols, CORRECTNESS_COLUMNS) is None:
+        return 0.0
+    return 0.7
+
+
+def _read(path: Path, report) -> list[tuple[int, dict]]:
+    """(line, record) pairs from a JSONL or CSV / TSV file."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        head = fh.read(4096)
+    if head.lstrip().startswith("{"):
+        return list(iter_jsonl(path, report))
+    first = head.splitlines()[0] if head else ""
+    delim = "\t" if first.count("\t") > first.count(",") else ","
+    try:
+        df = pd.read_csv(path, sep=delim, dtype=str, keep_default_na=False,
+                         encoding="utf-8-sig")
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise InputError(path, f"not a readable CSV ({str(e).splitlines()[0][:120]})") from None
+    return [(i + 2, rec) for i, rec in enumerate(df.to_dict("records"))]
+
+
+def _text(v: Any) -> str | None:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False)
+    s = str(v)
+    return s if s.strip() else None
+
+
+def _int(v: Any, name: str) -> int | None:
+    s = _text(v)
+    if s is None:
+        return None
+    x = float(s)
+    if x != int(x):
+        raise ValueError(f"not a whole number: {s[:20]!r}")
+    return int(x)
+
+
+def load(path: Path, store, report) -> None:
+    """Load the file as one eval (eval_id = the file's stem); one case a row. Rows whose
+    correctness is missing or unreadable are skipped with their line and field."""
+    records = _read(path, report)
+    if not records:
+        raise InputError(path, "no rows")
+    cols = list(dict.fromkeys(k for _, r in records[:50] for k in r))
+    m = {k: pick(cols, names) for k, names in (
+        ("correct", CORRECTNESS_COLUMNS), ("local_id", CASE_ID_COLUMNS),
+        ("cluster", CLUSTER_COLUMNS), ("category", CATEGORY_COLUMNS),
+        ("request_id", REQUEST_ID_COLUMNS), ("timestamp_s", TIMESTAMP_COLUMNS),
+        ("prompt", PROMPT_COLUMNS), ("prediction", PREDICTION_COLUMNS),
+        ("reference", REFERENCE_COLUMNS), ("model", MODEL_COLUMNS),
+        ("prompt_tokens", PROMPT_TOKENS_COLUMNS),
+        ("completion_tokens", COMPLETION_TOKENS_COLUMNS))}
+    if m["correct"] is None:
+        raise InputError(path, "no correctness column (one of: " + ", ".join(CORRECTNESS_COLUMNS)
+                         + ")")
+    report.columns = {src: ("case_id" if dst == "local_id" else dst)
+                      for dst, src in m.items() if src is not None}
+    used = {v for v in m.values() if v is not None}
+    rows, models = [], set()
+    for line, rec in records:
+        field = m["correct"]
+        try:
+            correct = parse_correct(rec.get(field))
+            if correct is None:
+                raise ValueError("missing")
+            field = m["timestamp_s"]
+            ts = parse_timestamp(_text(rec.get(field))) if field else None
+            field = m["prompt_tokens"]
+            pt = _int(rec.get(field), field) if field else None
+            field = m["completion_tokens"]
+            ct = _int(rec.get(field), field) if field else None
+        except (ValueError, TypeError, OverflowError) as e:
+            report.skip(str(e), line=line, field_name=field)
+            continue
+        get = {k: (_text(rec.get(c)) if c else None) for k, c in m.items()}
+        model = get["model"]
+        if model:
+            models.add(model)
+        extra = {k: v for k, v in rec.items() if k not in used and _text(v) is not None}
+        rows.append({"local_id": get["local_id"] if get["local_id"] is not None else line,
+                     "_line": line, "correct": correct, "cluster": get["cluster"],
+                     "category": get["category"], "request_id": get["request_id"],
+                     "timestamp_s": ts, "prompt": get["prompt"],
+                     "prediction": get["prediction"], "reference": get["reference"],
+                     "model": model, "prompt_tokens": pt, "completion_tokens": ct,
+                     "extra": extra or None})
+    if not rows:
+        first = f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""
+        raise InputError(path, f"no usable case rows{first}")
+    eval_id = register_eval(store, report, path, NAME, re.sub(r"\s+", "_", path.stem),
+                            model=models.pop() if len(models) == 1 else None)
+    insert_cases(store, report, eval_id, rows)

@@ -1,0 +1,13 @@
+"""What runs after every load: default clusters, then binding cases to requests."""
+from __future__ import annotations
+
+from .association import AssociationResult, Tolerances, bind_cases
+from .clusters import assign_default_clusters
+
+
+def prepare(store, tol: Tolerances | None = None) -> AssociationResult:
+    """Fill missing badcase clusters (category, renames re-applied) and rebind every case
+    (case_links rewritten). tol = None uses the tolerances saved with the session (else the
+    defaults). Idempotent: call it after every load."""
+    assign_default_clusters(store)
+    return bind_cases(store, tol)
