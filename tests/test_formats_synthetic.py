@@ -1,0 +1,210 @@
+"""Formats without a real public sample in ../shared/data/real, written here in tmp_path from
+the field names of the tools' own source (vllm/benchmarks/serve.py, sglang/bench_serving.py,
+vllm/tracing.py + OTLP/JSON, Prometheus text format 0.0.4), and the generic alias table."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer.core.formats import detect_format, rank_formats
+from explorer.core.store import Store
+
+RNG = np.random.default_rng(7)
+
+
+def vllm_result(n=6, detailed=True):
+    ttfts = RNG.uniform(0.05, 0.4, n).tolist()
+    itls = [RNG.uniform(0.005, 0.03, int(k)).tolist() for k in RNG.integers(2, 9, n)]
+    errors = [""] * n
+    ttfts[2], itls[2], errors[2] = 0.0, [], "Bad Request"
+    d = {"date": "20250101-120000", "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B",
+         "tokenizer_id": "meta-llama/Llama-3.1-8B", "num_prompts": n, "request_rate": "inf",
+         "duration": 3.2, "completed": n - 1, "total_input_tokens": 600,
+         "total_output_tokens": 40, "request_throughput": 1.9, "output_throughput": 12.5,
+         "mean_ttft_ms": 120.0, "median_ttft_ms": 110.0, "p99_ttft_ms": 300.0,
+         "mean_tpot_ms": 15.0, "mean_itl_ms": 15.0, "mean_e2el_ms": 200.0}
+    if detailed:
+        d.update({"input_lens": [100] * n, "output_lens": [len(x) + 1 for x in itls],
+                  "ttfts": ttfts, "itls": itls, "generated_texts": ["x"] * n, "errors": errors})
+    return d
+
+
+def test_vllm_bench_detailed(store, tmp_path):
+    d = vllm_result()
+    f = tmp_path / "vllm-result.json"
+    f.write_text(json.dumps(d))
+    r = store.load_file(f)
+    assert r.format == "vllm_bench" and r.error is None and r.rows_loaded == 6
+    df = store.df("SELECT * FROM requests ORDER BY CAST(request_id AS INT)")
+    ok = [e == "" for e in d["errors"]]
+    np.testing.assert_allclose(df["ttft_ms"][ok], np.array(d["ttfts"])[ok] * 1000)
+    np.testing.assert_allclose(df["tpot_ms"][ok], [np.mean(x) * 1000 for x, k in zip(d["itls"], ok) if k])
+    assert df["error"][2] == "Bad Request" and pd.isna(df["ttft_ms"][2])
+    itl = store.df("SELECT itl_ms FROM token_latencies WHERE request_id = '0' ORDER BY token_index")
+    np.testing.assert_allclose(itl["itl_ms"], np.array(d["itls"][0]) * 1000)
+    run = store.df("SELECT engine, model FROM runs").iloc[0]
+    assert run["engine"] == "vllm" and run["model"] == "meta-llama/Llama-3.1-8B"
+    assert r.columns["ttfts"] == "ttft_ms (x1000)"
+
+
+def test_vllm_bench_aggregates_only(store, tmp_path):
+    f = tmp_path / "agg.json"
+    f.write_text(json.dumps(vllm_result(detailed=False), indent=2))
+    r = store.load_file(f)
+    assert r.format == "vllm_bench" and r.error is None and r.rows_loaded == 0
+    cfg = json.loads(store.df("SELECT config FROM runs")["config"][0])
+    assert cfg["mean_ttft_ms"] == 120.0 and cfg["completed"] == 5
+
+
+def test_sglang_bench_serving_jsonl_one_run_per_line(store, tmp_path):
+    a, b = vllm_result(4), vllm_result(3)
+    for d in (a, b):
+        d["backend"] = "sglang"
+        d["mean_e2e_latency_ms"] = 200.0
+    f = tmp_path / "sglang_serving.jsonl"
+    f.write_text(json.dumps(a) + "\n" + json.dumps(b) + "\n")
+    r = store.load_file(f)
+    assert r.format == "sglang" and r.error is None and len(r.run_ids) == 2
+    assert r.rows_loaded == 7
+    assert store.df("SELECT DISTINCT engine FROM runs")["engine"].tolist() == ["sglang"]
+
+
+def otlp_doc():
+    def attr(k, v):
+        key = "doubleValue" if isinstance(v, float) else "intValue" if isinstance(v, int) else "stringValue"
+        return {"key": k, "value": {key: str(v) if key == "intValue" else v}}
+    spans = []
+    for i in range(3):
+        t0 = 1_700_000_000_000_000_000 + i * 10**9
+        a = {"gen_ai.request.id": f"cmpl-{i}", "gen_ai.response.model": "Qwen/Qwen2.5-7B",
+             "gen_ai.usage.prompt_tokens": 200, "gen_ai.usage.completion_tokens": 11,
+             "gen_ai.usage.cache_read.input_tokens": 50 * i,
+             "gen_ai.latency.time_in_queue": 0.01 * (i + 1),
+             "gen_ai.latency.time_to_first_token": 0.1 + i / 10, "gen_ai.latency.e2e": 0.6 + i / 10,
+             "gen_ai.latency.time_in_model_prefill": 0.05, "gen_ai.latency.time_in_model_decode": 0.4}
+        spans.append({"traceId": f"t{i}", "spanId": f"s{i}", "name": "llm_request",
+                      "startTimeUnixNano": str(t0), "endTimeUnixNano": str(t0 + 6 * 10**8),
+                      "attributes": [attr(k, v) for k, v in a.items()],
+                      "events": [{"timeUnixNano": str(t0 + 2 * 10**7), "name": "scheduled"}]})
+    spans.append({"traceId": "x", "spanId": "y", "name": "http_get", "attributes": []})
+    return {"resourceSpans": [{"resource": {"attributes": [attr("service.name", "vllm")]},
+                               "scopeSpans": [{"scope": {"name": "vllm"}, "spans": spans}]}]}
+
+
+def test_otlp_llm_request_spans(store, tmp_path):
+    f = tmp_path / "spans.json"
+    f.write_text(json.dumps(otlp_doc()))
+    r = store.load_file(f)
+    assert r.format == "otlp" and r.error is None and r.rows_loaded == 3
+    assert r.rows_skipped == 1 and "http_get" in r.skipped_reasons[0]
+    df = store.df("SELECT * FROM requests ORDER BY request_id")
+    assert df["request_id"].tolist() == ["cmpl-0", "cmpl-1", "cmpl-2"]
+    np.testing.assert_allclose(df["ttft_ms"], [100, 200, 300])
+    np.testing.assert_allclose(df["queue_ms"], [10, 20, 30])
+    np.testing.assert_allclose(df["kv_cache_hit_rate"], [0, 0.25, 0.5])
+    np.testing.assert_allclose(df["tpot_ms"], [40, 40, 40])  # 400 ms decode / (11 - 1)
+    assert store.df("SELECT model FROM runs")["model"][0] == "Qwen/Qwen2.5-7B"
+    kinds = store.df("SELECT kind FROM request_events WHERE request_id = 'cmpl-1' ORDER BY ts_s")
+    assert kinds["kind"].tolist() == ["arrived", "scheduled", "first_token", "finished"]
+
+
+PROM = """# HELP vllm:num_requests_running Number of requests currently running.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{{engine="0",model_name="m"}} {run}
+vllm:num_requests_waiting{{engine="0",model_name="m"}} {wait}
+vllm:gpu_cache_usage_perc{{engine="0",model_name="m"}} {kv}
+vllm:num_preemptions_total{{engine="0",model_name="m"}} {pre}
+vllm:prefix_cache_hits_total{{engine="0",model_name="m"}} {hits}
+vllm:prefix_cache_queries_total{{engine="0",model_name="m"}} 1000.0
+vllm:time_to_first_token_seconds_sum{{engine="0",model_name="m"}} 12.0
+vllm:time_to_first_token_seconds_count{{engine="0",model_name="m"}} 48.0
+"""
+
+
+def test_prometheus_scrapes_to_engine_stats(store, tmp_path):
+    f = tmp_path / "metrics.txt"
+    f.write_text(PROM.format(run=3, wait=1, kv=0.25, pre=0, hits=100.0)
+                 + PROM.format(run=7, wait=4, kv=0.5, pre=2, hits=400.0))
+    r = store.load_file(f)
+    assert r.format == "prometheus" and r.kind == "stats" and r.rows_loaded == 2
+    s = store.df("SELECT * FROM engine_stats")
+    assert s["running"].tolist() == [3, 7] and s["waiting"].tolist() == [1, 4]
+    np.testing.assert_allclose(s["kv_usage_gpu"], [0.25, 0.5])
+    np.testing.assert_allclose(s["prefix_cache_hit_rate"], [0.1, 0.4])
+    assert s["num_preemptions"].tolist() == [0, 2]
+    cfg = json.loads(store.df("SELECT config FROM runs")["config"][0])
+    assert cfg["vllm:time_to_first_token_seconds_mean"] == 0.25
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "jsonl"])
+def test_generic_table_aliases_and_units(tmp_path, kind):
+    n = 50
+    df = pd.DataFrame({"req_id": [f"r{i}" for i in range(n)],
+                       "time_to_first_token_s": RNG.uniform(0.1, 0.5, n),
+                       "itl_us": RNG.uniform(8000, 20000, n),
+                       "e2e_latency": RNG.uniform(1.0, 3.0, n),  # no unit: seconds by median
+                       "input_tokens": RNG.integers(10, 900, n),
+                       "cached_tokens": RNG.integers(0, 10, n),
+                       "model": "m-7b", "gpu": "H100"})
+    f = tmp_path / f"t.{kind}"
+    if kind == "csv":
+        df.to_csv(f, index=False)
+    elif kind == "parquet":
+        df.to_parquet(f)
+    else:
+        df.to_json(f, orient="records", lines=True)
+    store = Store()
+    r = store.load_file(f)
+    assert r.format == "generic_table" and r.error is None and r.rows_loaded == n
+    got = store.df("SELECT * FROM requests ORDER BY CAST(substr(request_id, 2) AS INT)")
+    np.testing.assert_allclose(got["ttft_ms"], df["time_to_first_token_s"] * 1000)
+    np.testing.assert_allclose(got["tpot_ms"], df["itl_us"] / 1000)
+    np.testing.assert_allclose(got["e2e_ms"], df["e2e_latency"] * 1000)
+    np.testing.assert_allclose(got["kv_cache_hit_rate"], df["cached_tokens"] / df["input_tokens"])
+    assert json.loads(got["extra"][0]) == {"gpu": "H100"}
+    assert store.df("SELECT model FROM runs")["model"][0] == "m-7b"
+    assert r.columns["time_to_first_token_s"] == "ttft_ms (x1000)"
+    assert "seconds guessed" in r.columns["e2e_latency"]
+    store.close()
+
+
+def test_generic_eval_table_is_left_to_eval_formats(tmp_path):
+    f = tmp_path / "results.csv"
+    f.write_text("request_id,ttft_ms,e2e_ms,correct\na,1,2,true\n")
+    assert dict((n, c) for c, n in rank_formats(f))["generic_table"] <= 0.1
+    g = tmp_path / "results.jsonl"
+    g.write_text('{"id": 1, "latency_ms": 3, "tpot_ms": 2, "exact_match": 0}\n')
+    assert dict((n, c) for c, n in rank_formats(g))["generic_table"] <= 0.1
+
+
+def test_vllm_log_v1_lines(store, tmp_path):
+    f = tmp_path / "serve.log"
+    f.write_text(
+        "INFO 05-08 10:31:12 [loggers.py:111] Engine 000: Avg prompt throughput: 100.0 tokens/s, "
+        "Avg generation throughput: 50.0 tokens/s, Running: 2 reqs, Waiting: 1 reqs, "
+        "GPU KV cache usage: 12.5%, Prefix cache hit rate: 40.0%\n"
+        "INFO 05-08 10:31:13 [api_server.py:1] some other line\n"
+        "INFO 05-08 10:31:22 [loggers.py:111] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+        "Avg generation throughput: 80.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, "
+        "GPU KV cache usage: 20.0%, Prefix cache hit rate: 45.0%\n")
+    r = store.load_file(f)
+    assert r.format == "vllm_log" and r.rows_loaded == 2
+    s = store.df("SELECT * FROM engine_stats ORDER BY ts_s")
+    assert s["ts_s"].tolist() == [0, 10] and s["waiting"].tolist() == [1, 0]
+    np.testing.assert_allclose(s["prefix_cache_hit_rate"], [0.4, 0.45])
+
+
+def test_bad_rows_are_skipped_with_line_and_field(store, tmp_path):
+    f = tmp_path / "mc.jsonl"
+    f.write_text('{"timestamp": 0, "input_length": 5, "output_length": 2, "hash_ids": [1]}\n'
+                 '{"timestamp": 10, "input_length": "many", "output_length": 2, "hash_ids": [1]}\n'
+                 '{"timestamp": 20, "input_length": 7, "output_length": 2, "hash_ids": "x"}\n'
+                 '{"timestamp": 30, "input_length": 8, "outp')
+    r = store.load_file(f)
+    assert detect_format(f).NAME == "mooncake" and r.rows_loaded == 1 and r.rows_skipped == 3
+    assert r.skipped_reasons[0].startswith("line 2: field 'input_length': not a number")
+    assert r.skipped_reasons[1].startswith("line 3: field 'hash_ids'")
+    assert r.skipped_reasons[2].startswith("line 4: not a JSON object")

@@ -1,0 +1,127 @@
+"""`trace-explorer inspect`: the published aggregates of LLMPerf and AIPerf are reproduced, bad
+input gives clear messages naming the file / line / field, good files still report, exit codes,
+no traceback, inputs unchanged."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.__main__ import main
+from explorer.core.store import sha256_of
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    code = main(["inspect", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def llmperf_doc(real):
+    """One `inspect --json` over every LLMPerf individual file (module scoped: it runs once)."""
+    import contextlib
+    import io
+    files = sorted((real / "llmperf_leaderboard" / "individual").glob("*.json"))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(["inspect", "--json", *map(str, files)])
+    return code, files, json.loads(buf.getvalue())
+
+
+def test_llmperf_ttft_mean_equals_published_summary(llmperf_doc, real):
+    code, files, doc = llmperf_doc
+    assert code == 0 and len(doc["files"]) == len(files) == 19
+    for f, entry in zip(files, doc["files"]):
+        summary = json.loads((real / "llmperf_leaderboard" / "summary" / f.name).read_text())
+        assert entry["path"] == str(f) and entry["format"] == "llmperf"
+        ttft = entry["metrics"]["ttft_ms"]
+        assert abs(ttft["mean"] / (1000 * summary["results_ttft_s_mean"]) - 1) < 1e-6, f.name
+        assert ttft["n"] == summary["results_num_completed_requests"], f.name
+        e2e = entry["metrics"]["e2e_ms"]
+        assert abs(e2e["mean"] / (1000 * summary["results_end_to_end_latency_s_mean"]) - 1) < 1e-6
+
+
+def test_llmperf_json_document_shape(llmperf_doc):
+    _, _, doc = llmperf_doc
+    entry = doc["files"][0]
+    for key in ("path", "format", "runs", "rows_loaded", "rows_skipped", "skipped_reasons",
+                "columns", "metrics"):
+        assert key in entry
+    assert entry["columns"]["ttft_s"] == "ttft_ms (x1000)"
+    assert set(entry["metrics"]["ttft_ms"]) == {"n", "mean", "p50", "p90", "p99"}
+
+
+def test_aiperf_means_equal_profile_export_aiperf_json(real, capsys):
+    code, out, _ = run_cli(capsys, "--json", real / "aiperf_example/profile_export.jsonl")
+    assert code == 0
+    m = json.loads(out)["files"][0]["metrics"]
+    ref = json.loads((real / "aiperf_example/profile_export_aiperf.json").read_text())["records"]
+    for ours, theirs in (("ttft_ms", "ttft"), ("tpot_ms", "inter_token_latency"),
+                         ("e2e_ms", "request_latency")):
+        assert ref[theirs]["unit"] == "ms"
+        assert m[ours]["mean"] == pytest.approx(ref[theirs]["avg"], rel=1e-9), ours
+        assert m[ours]["n"] == ref[theirs]["count"]
+        for p in ("p50", "p90", "p99"):
+            assert m[ours][p] == pytest.approx(ref[theirs][p], rel=1e-9), (ours, p)
+
+
+@pytest.fixture
+def bad_inputs(tmp_path):
+    files = {
+        "empty.json": b"",
+        "truncated.json": b'[{"ttft_s": 0.5, "end_to_end_latency_s": 1.2, "number_input_tokens": 5,'
+                          b' "number_output_tokens": 3, "error_code": null},\n {"ttft_s": 0.',
+        "binary.bin": bytes(range(256)) * 32,
+        "nocols.csv": b"colour,shape\nred,round\nblue,square\n",
+        "wrongtypes.csv": b"request_id,ttft_ms,e2e_ms\na,12.5,100\nb,fast,200\nc,13.0,\n",
+        "allwrong.jsonl": b'{"timestamp": "soon", "input_length": 5, "output_length": 2, "hash_ids": [1]}\n',
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path, files
+
+
+def test_bad_inputs_give_clear_messages(bad_inputs, capsys):
+    d, files = bad_inputs
+    before = {n: sha256_of(d / n) for n in files}
+    code, out, err = run_cli(capsys, "--json", *(d / n for n in files))
+    assert code == 1
+    assert "Traceback" not in out + err
+    entries = {Path(e["path"]).name: e for e in json.loads(out)["files"]}
+    msg = {n: entries[n]["error"] or "" for n in files}
+    assert "empty.json" in msg["empty.json"] and "empty" in msg["empty.json"].split(":", 1)[1]
+    assert "truncated.json:2" in msg["truncated.json"] and "invalid JSON" in msg["truncated.json"]
+    assert "binary.bin" in msg["binary.bin"] and "binary" in msg["binary.bin"]
+    assert "nocols.csv" in msg["nocols.csv"] and "no usable column" in msg["nocols.csv"]
+    assert "allwrong.jsonl" in msg["allwrong.jsonl"] and "line 1" in msg["allwrong.jsonl"] \
+        and "timestamp" in msg["allwrong.jsonl"]
+    # wrong types in some rows: the file loads, the bad row is skipped with line and field
+    w = entries["wrongtypes.csv"]
+    assert w["error"] is None and w["rows_loaded"] == 2 and w["rows_skipped"] == 1
+    assert w["skipped_reasons"] == ["line 3: field 'ttft_ms': not a number: 'fast'"]
+    assert {n: sha256_of(d / n) for n in files} == before  # inputs unchanged
+
+
+def test_good_file_still_reported_next_to_a_bad_one(real, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"ttfts": [0.1, 0.2], "itls": [[0.01]], ')
+    good = real / "llmperf_leaderboard/individual/groq_70b.json"
+    code, out, err = run_cli(capsys, good, bad)
+    assert code == 1 and "Traceback" not in out + err
+    assert str(good) in out and "llmperf" in out and "ttft_ms" in out
+    assert "FAILED" in out and str(bad) in err and "1 failed" in out
+
+
+def test_text_output_lists_mapping_and_skips(real, capsys):
+    code, out, _ = run_cli(capsys, real / "sglang_bench_one_batch/result_bs1_128.jsonl")
+    assert code == 0
+    assert "format: sglang" in out and "32 loaded, 2 skipped" in out
+    assert "line 1: text line 'torch:'" in out
+    assert "median_decode_latency -> tpot_ms (x1000)" in out
+
+
+def test_missing_file_exit_code(tmp_path, capsys):
+    code, out, err = run_cli(capsys, tmp_path / "nope.jsonl")
+    assert code == 1 and "nope.jsonl" in err and "no such file" in err
