@@ -1,0 +1,779 @@
+"""An event-driven model of a vLLM v1 engine: paged KV cache with prefix caching, continuous
+batching with chunked prefill, recompute preemption. `simulate()` replays an arrival trace.
+
+Semantics (the references are vLLM's docs/design/prefix_caching.md, vllm/v1/core/block_pool.py,
+vllm/v1/core/kv_cache_manager.py and vllm/v1/core/sched/scheduler.py):
+
+* Blocks and hashes. A request's tokens fill blocks of `block_size` tokens. A block's key
+  chains its parent's key with its own content (prefix_caching.md: "hash of the tokens in the
+  block and the prefix before it"), so a block can only be hit after the whole prefix before
+  it. Only full blocks are cached. The trace gives content at a coarser grain: each hash id
+  stands for `hash_block_tokens` (512 in Mooncake) tokens, i.e. hash_block_tokens / block_size
+  engine blocks; engine block j of hash block h has key (chain key of hash blocks 0..h, j).
+  Prompt blocks the trace's hash ids do not cover, and every block holding generated tokens,
+  get keys private to the request (only the request itself can hit them, after a preemption).
+* Prefix hit. On every scheduling attempt of a waiting request the cache is asked for the
+  longest cached prefix (counted as a query of ceil(num_tokens / block_size) blocks and its hit
+  blocks, as vLLM's prefix-cache metrics count every attempt); the hit is capped at
+  num_tokens - 1 tokens rounded down to whole blocks (kv_cache_manager.get_computed_blocks: the
+  last token is always recomputed to get logits).
+* Pool. Blocks in use by a running request are never evicted. When a request finishes or is
+  preempted its full blocks are cached and released in reverse order (block_pool.free_blocks
+  with the request's blocks reversed), so under LRU its last block is evicted first and
+  a block hit again leaves the free queue ("touch"). New blocks come from the free blocks,
+  then by evicting cached ones in the order of the eviction policy (policies.py; LRU is
+  vLLM's). Simplification: free blocks without a hash are used before any cached block is
+  evicted (vLLM keeps both in one queue); eviction works on the last cached blocks of a
+  hash-block unit, a unit's cached blocks are a prefix of it, and two requests computing the
+  same block at once share one copy once it is cached (vLLM may briefly hold duplicates).
+* Scheduler (FCFS, one engine step per iteration). Token budget max_num_batched_tokens.
+  Running requests first: each decoding request gets one token, each request still in
+  prefill gets min(remaining, budget) tokens (chunked prefill; decodes are served before
+  prefills, vLLM interleaves them in running order). When blocks run out, the most recently
+  admitted running request is preempted (scheduler.py: `self.running.pop()`): its blocks are
+  freed (and stay cached, so its prefix can be hit again), its computed tokens are dropped
+  (recompute; output tokens generated so far are kept and re-prefilled) and it goes to the
+  front of the waiting queue. Waiting requests are admitted in order while no preemption
+  happened in this step, fewer than max_num_seqs run and budget is left; the first one that
+  does not fit in the blocks stops admission.
+* Time. Each step lasts step_base_ms + step_per_decode_seq_ms * decoding requests +
+  step_per_prefill_token_ms * prefill tokens (+ step_prefill_base_ms when it prefills); a
+  request finishing its prefill in a step emits its first token at the step's end. A request
+  is visible to the scheduler from the first step starting at or after its arrival.
+* Speed. Decoding requests are not touched one by one: their block needs are counted by the
+  residue of their length modulo block_size, their ends kept in a heap, and stretches of
+  decode-only steps with nothing arriving, finishing or preempted are advanced in one jump.
+
+Requests whose prompt + output needs more blocks than the whole cache are rejected at arrival
+(finish_reason "error"), as vLLM rejects requests that can never fit.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections import deque
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .model import EVENT_KINDS, Cancelled, EngineConfig, ReplayResult, TraceRequest
+from .policies import make_policy
+
+_EV = {k: i for i, k in enumerate(EVENT_KINDS)}
+_ARRIVED, _QUEUED, _SCHEDULED, _FIRST, _PREEMPTED, _RESUMED, _FINISHED, _ERROR = (
+    _EV[k] for k in EVENT_KINDS)
+
+INF_BLOCKS = 1 << 62
+
+# request states
+_PENDING, _WAITING, _PREFILL, _DECODE, _DONE = range(5)
+
+
+class _Req:
+    """Mutable per-request state while the request is live."""
+    __slots__ = ("i", "prompt", "target", "hashes", "hbt", "out", "computed", "tokens",
+                 "held", "shared", "units", "ucov", "nref", "reg", "ru", "rpos",
+                 "state", "admit_no", "g0", "c0", "rho", "first_admitted", "chunk")
+
+    def __init__(self, i, prompt, target, hashes, hbt):
+        self.i = i
+        self.prompt = prompt
+        self.target = target
+        self.hashes = hashes
+        self.hbt = hbt
+        self.out = 0          # output tokens generated so far
+        self.computed = 0     # tokens whose KV is computed (prefill phase)
+        self.tokens = prompt  # tokens to prefill on (re)admission: prompt + out
+        self.held = 0         # blocks held (shared + private), prefill phase
+        self.shared = 0       # blocks of `held` that live in cache entries
+        self.units = None     # [(key, blocks)] lazily built
+        self.ucov = 0         # blocks covered by `units`
+        self.nref = 0         # leading units whose entries this request references
+        self.reg = 0          # leading blocks already registered / looked at
+        self.ru = 0           # unit index containing block `reg`
+        self.rpos = 0         # first block of unit `ru`
+        self.state = _PENDING
+        self.admit_no = -1
+        self.g0 = 0           # decode: step after which decoding started
+        self.c0 = 0           # decode: computed tokens at g0
+        self.rho = 0          # decode: needs a new block at steps g with g % bs == rho
+        self.first_admitted = False
+        self.chunk = 0        # prefill tokens scheduled in the current step
+
+
+class _Engine:
+    def __init__(self, reqs: Sequence[TraceRequest], cfg: EngineConfig, record_events: bool,
+                 record_itl: bool):
+        cfg.validate()
+        self.cfg = cfg
+        self.bs = cfg.block_size
+        self.N = INF_BLOCKS if cfg.num_gpu_blocks is None else int(cfg.num_gpu_blocks)
+        self.free = self.N
+        self.evictable = 0
+        self.entries: dict = {}   # key -> [size_blocks, ref]
+        ent = self.entries
+        self.policy = make_policy(cfg.eviction, cfg.num_gpu_blocks,
+                                  lambda k: ent[k][0] if k in ent else 0,
+                                  lambda k: k in ent and ent[k][1] == 0 and ent[k][0] > 0)
+        order = sorted(range(len(reqs)), key=lambda j: reqs[j].arrival_s)
+        self.src = [reqs[j] for j in order]
+        n = len(self.src)
+        self.n = n
+        self.arr = [float(r.arrival_s) for r in self.src]
+        self.record_events = record_events
+        self.record_itl = record_itl
+        # results
+        self.t_sched = np.full(n, np.nan)
+        self.t_first = np.full(n, np.nan)
+        self.t_fin = np.full(n, np.nan)
+        self.cached = np.zeros(n, dtype=np.int64)
+        self.npre = np.zeros(n, dtype=np.int64)
+        self.batch = np.full(n, np.nan)
+        self.outn = np.zeros(n, dtype=np.int64)
+        self.error = [None] * n
+        self.qblocks_first = np.zeros(n, dtype=np.int64)
+        self.hblocks_first = np.zeros(n, dtype=np.int64)
+        self.cb_first = np.zeros(n)
+        self.g_first = np.zeros(n, dtype=np.int64)
+        self.ev_i: list = []
+        self.ev_t: list = []
+        self.ev_k: list = []
+        self.ev_d: list = []
+        # itl: per request the step ranges in which it produced tokens
+        self.itl_segs: dict = {} if record_itl else None
+        self.seg_g: list = []     # step timeline: segments (g_first, t_start, dt, k)
+        # counters
+        self.q_blocks = 0
+        self.h_blocks = 0
+        self.evicted = 0
+        self.preemptions = 0
+        self.steps = 0
+
+    # -- events -------------------------------------------------------------------------------
+    def ev(self, i, t, k, d=None):
+        if self.record_events:
+            self.ev_i.append(i)
+            self.ev_t.append(t)
+            self.ev_k.append(k)
+            self.ev_d.append(d)
+
+    # -- units and the cache -------------------------------------------------------------------
+    def _build_units(self, r: _Req):
+        """Prompt units from the trace's hash ids (key chain), then private units."""
+        bs, hbt, n = self.bs, r.hbt, r.prompt
+        units = []
+        cov = 0
+        parent = 0
+        hs = r.hashes
+        if hs:
+            if hbt % bs == 0:
+                S = hbt // bs
+                for h, hid in enumerate(hs):
+                    start = h * hbt
+                    if start >= n:
+                        break
+                    parent = hash((parent, hid))
+                    b = min(S, (n - start) // bs)
+                    if b <= 0:
+                        break
+                    units.append((parent, b))
+                    cov += b
+                    if b < S:
+                        break
+            elif bs % hbt == 0:
+                m = bs // hbt
+                for j in range(min(n // bs, len(hs) // m)):
+                    for hid in hs[j * m:(j + 1) * m]:
+                        parent = hash((parent, hid))
+                    units.append((parent, 1))
+                    cov += 1
+            else:
+                raise ValueError(f"block_size {bs} and the trace's hash block of {hbt} tokens: "
+                                 "one must divide the other")
+        r.units = units
+        r.ucov = cov
+
+    def _ensure_units(self, r: _Req, nblocks: int):
+        if r.units is None:
+            self._build_units(r)
+        S = max(1, r.hbt // self.bs)
+        units = r.units
+        m = len(units)
+        while r.ucov < nblocks:
+            units.append(((r.i, m), S))
+            m += 1
+            r.ucov += S
+
+    def _lookup(self, r: _Req, ntok: int):
+        """Longest cached prefix of r's first ntok tokens: (hit blocks, hit unit count)."""
+        bs = self.bs
+        cap = (ntok - 1) // bs
+        self._ensure_units(r, ntok // bs)
+        ent = self.entries
+        hit = 0
+        nu = 0
+        for key, b in r.units:
+            if hit >= cap:
+                break
+            e = ent.get(key)
+            if e is None or e[0] == 0:
+                break
+            h = e[0] if e[0] < b else b
+            if hit + h > cap:
+                h = cap - hit
+            hit += h
+            nu += 1
+            if h < b:
+                break
+        return hit, nu
+
+    def _acquire(self, key, e):
+        if e[1] == 0:
+            self.evictable -= e[0]
+            self.policy.on_acquire(key)
+        e[1] += 1
+
+    def _register(self, r: _Req, full: int):
+        """Cache r's first `full` blocks (computed): create or grow entries, reference them."""
+        if full <= r.reg:
+            return
+        self._ensure_units(r, full)
+        ent = self.entries
+        units = r.units
+        u, pos, reg = r.ru, r.rpos, r.reg
+        pol = self.policy
+        while pos + 0 < full:
+            key, b = units[u]
+            c = min(b, full - pos)
+            p = reg - pos if reg > pos else 0
+            if c > p:
+                e = ent.get(key)
+                if u >= r.nref:
+                    if e is None:
+                        e = ent[key] = [0, 1]
+                        pol.on_insert(key)
+                    else:
+                        self._acquire(key, e)
+                    r.nref = u + 1
+                base = e[0] if e[0] > p else p
+                if c > base:
+                    e[0] += c - base
+                    r.shared += c - base
+            reg = pos + c
+            if c < b:
+                break
+            u += 1
+            pos += b
+        r.ru, r.rpos, r.reg = u, pos, reg
+
+    def _release(self, r: _Req, held: int, computed: int):
+        """Free r's blocks: cache its full computed blocks, release its entries last first."""
+        self._register(r, computed // self.bs)
+        ent = self.entries
+        pol = self.policy
+        units = r.units
+        for u in range(r.nref - 1, -1, -1):
+            key = units[u][0]
+            e = ent[key]
+            e[1] -= 1
+            if e[1] == 0:
+                self.evictable += e[0]
+                pol.on_release(key)
+        self.free += held - r.shared
+        r.held = r.shared = r.nref = r.reg = r.ru = r.rpos = 0
+        r.computed = 0
+
+    def _alloc(self, k: int):
+        """Take k blocks: free ones first, then evict (caller checked free + evictable >= k)."""
+        if k <= 0:
+            return
+        if k > self.free:
+            need = k - self.free
+            ent = self.entries
+            pol = self.policy
+            while need > 0:
+                key = pol.victim()
+                e = ent[key]
+                take = e[0] if e[0] < need else need
+                e[0] -= take
+                need -= take
+                self.evictable -= take
+                self.free += take
+                self.evicted += take
+                if e[0] == 0:
+                    del ent[key]
+                    pol.on_evict(key)
+        self.free -= k
+
+    # -- the loop -------------------------------------------------------------------------------
+    def run(self, progress, cancelled):
+        cfg = self.cfg
+        bs = self.bs
+        M = cfg.max_num_batched_tokens
+        max_seqs = cfg.max_num_seqs
+        base, per_seq = cfg.step_base_ms / 1000.0, cfg.step_per_decode_seq_ms / 1000.0
+        per_tok, pre_base = cfg.step_per_prefill_token_ms / 1000.0, cfg.step_prefill_base_ms / 1000.0
+        n = self.n
+        arr = self.arr
+        src = self.src
+        waiting: deque = deque()
+        prefills: list = []          # running requests in prefill, admission order
+        order: list = []             # (admit_no, req) of running requests, admission order
+        reqs: dict = {}              # i -> _Req for live requests
+        cnt = [0] * bs               # decoding requests by the residue of their block need
+        fin_heap: list = []          # (g_fin, admit_no, req)
+        D = 0                        # decoding requests
+        nrun = 0
+        admit_no = 0
+        G = 0                        # steps done
+        cum_batch = 0.0              # sum over steps of scheduled requests
+        t = arr[0] if n else 0.0
+        ai = 0
+        done = 0
+        head_blocked = False         # the waiting head failed for blocks in the last step
+        last_attempt = (0, 0)
+        loops = 0
+        last_progress = time.monotonic()
+        N = self.N
+        record = self.record_events
+        segs = self.seg_g
+        itl = self.itl_segs
+        dec_alloc = [0]               # the step whose decode blocks are already taken
+
+        def finish(r: _Req, tend: float, held: int, computed: int):
+            nonlocal done, nrun
+            i = r.i
+            self._release(r, held, computed)
+            r.state = _DONE
+            r.units = None
+            nrun -= 1
+            done += 1
+            self.t_fin[i] = tend
+            self.outn[i] = r.out
+            steps = G - self.g_first[i]
+            if steps > 0:
+                self.batch[i] = (cum_batch - self.cb_first[i]) / steps
+            if record:
+                self.ev(i, tend, _FINISHED, "length")
+            if itl is not None:
+                itl[i].append(G)
+            del reqs[i]
+
+        def enter_decode(r: _Req):
+            nonlocal D
+            r.state = _DECODE
+            r.g0 = G
+            r.c0 = r.computed
+            r.rho = (G + 1 - r.c0) % bs
+            cnt[r.rho] += 1
+            D += 1
+            heapq.heappush(fin_heap, (G + r.target - r.out, r.admit_no, r))
+
+        def preempt_one(tnow: float):
+            """Preempt the most recently admitted running request; returns it."""
+            nonlocal D, nrun
+            while True:
+                no, v = order.pop()
+                if v.admit_no == no and v.state in (_PREFILL, _DECODE):
+                    break
+            if v.state == _DECODE:
+                cnt[v.rho] -= 1
+                D -= 1
+                computed = v.c0 + (G - v.g0)
+                v.out += G - v.g0
+                held = -(-computed // bs)
+                if dec_alloc[0] == G + 1 and v.rho == (G + 1) % bs and N < INF_BLOCKS:
+                    held += 1  # its block for this step was already taken
+                if itl is not None:
+                    itl[v.i].append(G)
+            else:
+                prefills.remove(v)
+                computed, held = v.computed, v.held
+            self._release(v, held, computed)
+            v.state = _WAITING
+            v.admit_no = -1
+            v.tokens = v.prompt + v.out
+            nrun -= 1
+            self.npre[v.i] += 1
+            self.preemptions += 1
+            waiting.appendleft(v)
+            if record:
+                self.ev(v.i, tnow, _PREEMPTED, f"preemption {self.npre[v.i]}")
+            return v
+
+        while done < n:
+            loops += 1
+            if (loops & 1023) == 0:
+                if cancelled is not None and cancelled():
+                    raise Cancelled("replay cancelled")
+                if progress is not None and time.monotonic() - last_progress > 0.2:
+                    last_progress = time.monotonic()
+                    progress(done, n)
+            # arrivals visible at t
+            while ai < n and arr[ai] <= t:
+                tr = src[ai]
+                r = _Req(ai, int(tr.prompt_tokens), max(1, int(tr.output_tokens)),
+                         tr.hash_ids, int(tr.hash_block_tokens or 512))
+                if record:
+                    self.ev(ai, arr[ai], _ARRIVED)
+                if -(-(r.prompt + r.target) // bs) > N:
+                    self.error[ai] = (f"needs {-(-(r.prompt + r.target) // bs)} KV blocks, "
+                                      f"the cache holds {N}")
+                    if record:
+                        self.ev(ai, arr[ai], _ERROR, self.error[ai])
+                    r.state = _DONE
+                    done += 1
+                else:
+                    r.state = _WAITING
+                    reqs[ai] = r
+                    waiting.append(r)
+                    if record:
+                        self.ev(ai, arr[ai], _QUEUED)
+                ai += 1
+            if nrun == 0 and not waiting:
+                if ai < n:
+                    t = max(t, arr[ai])
+                    continue
+                break
+
+            # ---- fast path: a stretch of decode-only steps -------------------------------
+            if not prefills and D > 0:
+                admission_off = bool(waiting) and (nrun >= max_seqs or D >= M or head_blocked)
+                if admission_off or not waiting:
+                    dt = base + per_seq * D
+                    k = INF_BLOCKS
+                    while fin_heap and fin_heap[0][2].admit_no != fin_heap[0][1]:
+                        heapq.heappop(fin_heap)
+                    if fin_heap:
+                        k = fin_heap[0][0] - G - 1
+                    if not admission_off and ai < n:
+                        k = min(k, max(0, math.ceil((arr[ai] - t) / dt)))
+                    if k > 1 and N < INF_BLOCKS:
+                        avail = self.free + self.evictable
+                        rolled = [cnt[(G + 1 + j) % bs] for j in range(bs)]
+                        cums = [0] * (bs + 1)
+                        for j in range(bs):
+                            cums[j + 1] = cums[j] + rolled[j]
+                        q = avail // D
+                        r_ = 0
+                        for j in range(bs - 1, -1, -1):
+                            if q * D + cums[j] <= avail:
+                                r_ = j
+                                break
+                        k = min(k, q * bs + r_)
+                    if k > 1:
+                        need = (k // bs) * D
+                        if N < INF_BLOCKS:
+                            kk = k % bs
+                            for j in range(kk):
+                                need += cnt[(G + 1 + j) % bs]
+                            self._alloc(need)
+                        if admission_off and head_blocked and not (nrun >= max_seqs or D >= M):
+                            self.q_blocks += k * last_attempt[0]
+                            self.h_blocks += k * last_attempt[1]
+                        if itl is not None:
+                            segs.append((G + 1, t, dt, k))
+                        t += k * dt
+                        G += k
+                        self.steps += k
+                        cum_batch += k * D
+                        continue
+
+            # ---- one engine step ---------------------------------------------------------
+            g = G + 1
+            budget = M
+            preempted = False
+            # decodes: one token each, a new block for those whose length crosses a boundary
+            need_dec = cnt[g % bs] if N < INF_BLOCKS else 0
+            while need_dec > self.free + self.evictable:
+                preempt_one(t)
+                preempted = True
+                need_dec = cnt[g % bs]
+            self._alloc(need_dec)
+            dec_alloc[0] = g
+            budget -= D
+            # running prefills (chunked)
+            P = 0
+            for r in list(prefills):
+                if r.state != _PREFILL:
+                    continue
+                tok = min(r.tokens - r.computed, budget)
+                r.chunk = 0
+                if tok <= 0:
+                    continue
+                nb = -(-(r.computed + tok) // bs) - r.held
+                ok = True
+                while nb > self.free + self.evictable:
+                    v = preempt_one(t)
+                    preempted = True
+                    if v is r:
+                        ok = False
+                        break
+                if not ok:
+                    continue
+                self._alloc(nb)
+                r.held += nb
+                r.chunk = tok
+                budget -= tok
+                P += tok
+            # admissions
+            head_blocked = False
+            if not preempted:
+                while waiting and budget > 0 and nrun < max_seqs:
+                    r = waiting[0]
+                    ntok = r.tokens
+                    qb = -(-ntok // bs)
+                    hit, nu = self._lookup(r, ntok)
+                    self.q_blocks += qb
+                    self.h_blocks += hit
+                    last_attempt = (qb, hit)
+                    tok = min(ntok - hit * bs, budget)
+                    nb = -(-(hit * bs + tok) // bs) - hit
+                    avail = self.free + self.evictable
+                    units = r.units
+                    ent = self.entries
+                    for u in range(nu):
+                        e = ent[units[u][0]]
+                        if e[1] == 0:
+                            avail -= e[0]
+                    if nb > avail:
+                        head_blocked = True
+                        break
+                    waiting.popleft()
+                    pol = self.policy
+                    for u in range(nu):
+                        key = units[u][0]
+                        e = ent[key]
+                        self._acquire(key, e)
+                        pol.on_hit(key)
+                    r.nref = nu
+                    r.shared = hit
+                    r.reg = hit
+                    pos = 0
+                    u = 0
+                    while u < len(units) and pos + units[u][1] <= hit:
+                        pos += units[u][1]
+                        u += 1
+                    r.ru, r.rpos = u, pos
+                    self._alloc(nb)
+                    r.held = hit + nb
+                    r.computed = hit * bs
+                    r.chunk = tok
+                    budget -= tok
+                    P += tok
+                    r.state = _PREFILL
+                    r.admit_no = admit_no
+                    order.append((admit_no, r))
+                    admit_no += 1
+                    prefills.append(r)
+                    nrun += 1
+                    i = r.i
+                    if not r.first_admitted:
+                        r.first_admitted = True
+                        self.t_sched[i] = t
+                        self.cached[i] = min(hit * bs, r.prompt)
+                        self.qblocks_first[i] = qb
+                        self.hblocks_first[i] = hit
+                        if record:
+                            self.ev(i, t, _SCHEDULED, f"cached {hit * bs} tokens")
+                    elif record:
+                        self.ev(i, t, _RESUMED, f"cached {hit * bs} tokens")
+                    if len(order) > 4 * nrun + 64:
+                        order[:] = [(no, x) for no, x in order
+                                    if x.admit_no == no and x.state in (_PREFILL, _DECODE)]
+            # step time and effects
+            nsched = D + sum(1 for r in prefills if r.chunk > 0)
+            dt = base + per_seq * D + (per_tok * P + pre_base if P > 0 else 0.0)
+            tend = t + dt
+            if itl is not None:
+                segs.append((g, t, dt, 1))
+            G = g
+            self.steps += 1
+            cum_batch += nsched
+            # prefills progress
+            still = []
+            for r in prefills:
+                if r.state != _PREFILL:
+                    continue
+                if r.chunk > 0:
+                    r.computed += r.chunk
+                    r.chunk = 0
+                    self._register(r, r.computed // bs)
+                    if r.computed >= r.tokens:
+                        r.out += 1
+                        i = r.i
+                        if np.isnan(self.t_first[i]):
+                            self.t_first[i] = tend
+                            self.cb_first[i] = cum_batch
+                            self.g_first[i] = G
+                            if record:
+                                self.ev(i, tend, _FIRST)
+                        if itl is not None:
+                            itl.setdefault(i, []).append(G)
+                        if r.out >= r.target:
+                            finish(r, tend, r.held, r.computed)
+                        else:
+                            enter_decode(r)
+                        continue
+                still.append(r)
+            prefills[:] = still
+            # decodes finishing at this step
+            while fin_heap:
+                gf, no, r = fin_heap[0]
+                if r.admit_no != no or r.state != _DECODE:
+                    heapq.heappop(fin_heap)
+                    continue
+                if gf != G:
+                    break
+                heapq.heappop(fin_heap)
+                cnt[r.rho] -= 1
+                D -= 1
+                computed = r.c0 + (G - r.g0)
+                r.out = r.target
+                finish(r, tend, -(-computed // bs), computed)
+            t = tend
+
+        if progress is not None:
+            progress(done, n)
+        self.G = G
+
+    # -- output -------------------------------------------------------------------------------
+    def result(self) -> ReplayResult:
+        n = self.n
+        src = self.src
+        rid = [r.request_id for r in src]
+        arr = np.array(self.arr)
+        prompt = np.array([int(r.prompt_tokens) for r in src], dtype=np.int64)
+        err = np.array([e is not None for e in self.error], dtype=bool)
+        ttft = (self.t_first - arr) * 1000.0
+        e2e = (self.t_fin - arr) * 1000.0
+        outn = self.outn
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tpot = np.where(outn > 1, (self.t_fin - self.t_first) * 1000.0 / (outn - 1), np.nan)
+            hit_rate = np.where(prompt > 0, self.cached / np.maximum(prompt, 1), np.nan)
+        cached = self.cached.astype(float)
+        cached[err] = np.nan
+        hit_rate[err] = np.nan
+        df = pd.DataFrame({
+            "request_id": rid,
+            "arrival_s": arr,
+            "prompt_tokens": prompt,
+            "completion_tokens": np.where(err, 0, outn),
+            "cached_prompt_tokens": pd.array(np.where(err, None, self.cached), dtype="Int64"),
+            "kv_cache_hit_rate": hit_rate,
+            "ttft_ms": ttft,
+            "tpot_ms": tpot,
+            "e2e_ms": e2e,
+            "queue_ms": (self.t_sched - arr) * 1000.0,
+            "prefill_ms": (self.t_first - self.t_sched) * 1000.0,
+            "decode_ms": (self.t_fin - self.t_first) * 1000.0,
+            "num_preemptions": self.npre,
+            "batch_size": self.batch,
+            "finish_reason": np.where(err, "error", "length"),
+            "error": self.error,
+        })
+        if self.record_events:
+            ev_i = np.asarray(self.ev_i, dtype=np.int64)
+            events = pd.DataFrame({
+                "request_id": np.asarray(rid, dtype=object)[ev_i] if len(ev_i) else [],
+                "ts_s": np.asarray(self.ev_t, dtype=float),
+                "kind": pd.Categorical.from_codes(np.asarray(self.ev_k, dtype=np.int8),
+                                                  categories=list(EVENT_KINDS)).astype(str)
+                if len(ev_i) else np.array([], dtype=object),
+                "detail": self.ev_d,
+            })
+        else:
+            events = pd.DataFrame({"request_id": [], "ts_s": [], "kind": [], "detail": []})
+        itl_df = self._itl_frame(rid) if self.itl_segs is not None else None
+        ok = ~err
+        qf = self.qblocks_first[ok]
+        hf = self.hblocks_first[ok]
+        summary = {
+            "requests": int(n),
+            "finished": int(ok.sum()),
+            "rejected": int(err.sum()),
+            "hit_rate_blocks": float(self.h_blocks / self.q_blocks) if self.q_blocks else None,
+            "hit_rate_per_request": float(np.mean(hf / np.maximum(qf, 1))) if ok.any() else None,
+            "hit_rate_tokens": float(np.nansum(cached) / prompt[ok].sum()) if prompt[ok].sum() else None,
+            "cache_query_blocks": int(self.q_blocks),
+            "cache_hit_blocks": int(self.h_blocks),
+            "evicted_blocks": int(self.evicted),
+            "preemptions": int(self.preemptions),
+            "ttft_ms_mean": _mean(ttft[ok]),
+            "tpot_ms_mean": _mean(tpot[ok]),
+            "queue_ms_mean": _mean(((self.t_sched - arr) * 1000.0)[ok]),
+            "e2e_ms_mean": _mean(e2e[ok]),
+            "steps": int(self.steps),
+            "makespan_s": float(np.nanmax(self.t_fin) - arr.min()) if ok.any() else None,
+        }
+        return ReplayResult(requests=df, events=events, token_latencies=itl_df, summary=summary,
+                            config=self.cfg)
+
+    def _itl_frame(self, rid):
+        """ITL of each output token after the first: the time between the ends of the steps
+        in which the request produced consecutive tokens."""
+        segs = self.seg_g
+        g0 = np.array([s[0] for s in segs], dtype=np.int64)
+        t0 = np.array([s[1] for s in segs])
+        dts = np.array([s[2] for s in segs])
+
+        def step_end(g):
+            j = np.searchsorted(g0, g, side="right") - 1
+            return t0[j] + (g - g0[j] + 1) * dts[j]
+
+        out_r, out_i, out_v = [], [], []
+        for i, marks in self.itl_segs.items():
+            # marks: alternately the step of a token-producing (re)start and the last step
+            gs = []
+            for a, b in zip(marks[0::2], marks[1::2] + [None] * (len(marks) % 2)):
+                gs.append(np.arange(a, (b if b is not None else a) + 1))
+            if not gs:
+                continue
+            steps = np.concatenate(gs)
+            ends = step_end(steps)
+            if len(ends) < 2:
+                continue
+            d = np.diff(ends) * 1000.0
+            out_r.append(np.full(len(d), i))
+            out_i.append(np.arange(1, len(d) + 1))
+            out_v.append(d)
+        if not out_r:
+            return pd.DataFrame({"request_id": [], "token_index": [], "itl_ms": []})
+        ri = np.concatenate(out_r)
+        return pd.DataFrame({"request_id": np.asarray(rid, dtype=object)[ri],
+                             "token_index": np.concatenate(out_i),
+                             "itl_ms": np.concatenate(out_v)})
+
+
+def _mean(a) -> float | None:
+    a = np.asarray(a, dtype=float)
+    a = a[~np.isnan(a)]
+    return float(a.mean()) if len(a) else None
+
+
+def simulate(requests: Sequence[TraceRequest], config: EngineConfig | None = None,
+             progress: Callable[[int, int], None] | None = None,
+             cancelled: Callable[[], bool] | None = None, *, record_events: bool = True,
+             record_itl: bool = False) -> ReplayResult:
+    """Replay `requests` (any order; sorted by arrival_s, stable) through the engine model.
+
+    config: EngineConfig (default: infinite cache, block 16, 256 seqs, 8192 batched tokens,
+    LRU, SGLang-calibrated timing). progress(done, total) is called now and then with the
+    finished request count; cancelled() is polled and raises Cancelled when it returns True.
+    record_events: fill ReplayResult.events (arrived, queued, scheduled, first_token,
+    preempted, resumed, finished, error); record_itl: fill token_latencies.
+
+    summary keys: requests, finished, rejected, hit_rate_blocks (hit / queried prompt blocks
+    over every scheduling attempt, a query being ceil(num_tokens / block_size) blocks),
+    hit_rate_per_request (mean over requests of hit / queried blocks at first admission),
+    hit_rate_tokens (cached prompt tokens / prompt tokens, at first admission), cache_query_blocks,
+    cache_hit_blocks, evicted_blocks, preemptions, ttft_ms_mean, tpot_ms_mean, queue_ms_mean,
+    e2e_ms_mean, steps, makespan_s.
+    Raises ValueError on impossible settings (EngineConfig.validate) or when block_size and
+    a request's hash_block_tokens do not divide one another.
+    """
+    eng = _Engine(requests, config or EngineConfig(), record_events, record_itl)
+    eng.run(progress, cancelled)
+    return eng.result()
