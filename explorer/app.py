@@ -1,0 +1,134 @@
+"""The desktop application: QApplication set-up (fonts with CJK fallback, style sheet, crash
+guard), the main window (widgets/mainwindow.py), and `--screenshot` (load, wait for every
+panel's result, render, save, exit).
+
+    run_app(args) -> int     args: files (list), demo (bool), session (path|None),
+                             screenshot (PNG path|None)
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import traceback
+from importlib import resources as importlib_resources
+
+from PySide6.QtCore import QCoreApplication, QSettings, QTimer
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+log = logging.getLogger("explorer")
+
+CJK_FAMILIES = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC",
+                "Droid Sans Fallback", "Microsoft YaHei", "PingFang SC")
+LATIN_FAMILIES = ("Noto Sans", "DejaVu Sans", "Liberation Sans", "Segoe UI", "Helvetica")
+SCREENSHOT_TIMEOUT_S = 300
+
+
+def app_font(point_size: float = 9.5) -> QFont:
+    """The UI font: an installed Latin family, then a CJK-capable fallback so Chinese cluster
+    names render as glyphs (QFont.setFamilies gives per-glyph fallback in that order)."""
+    have = set(QFontDatabase.families())
+    fams = [f for f in LATIN_FAMILIES if f in have][:1] + [f for f in CJK_FAMILIES if f in have]
+    font = QFont()
+    if fams:
+        font.setFamilies(fams)
+    font.setPointSizeF(point_size)
+    return font
+
+
+def make_app(argv: list[str] | None = None) -> QApplication:
+    """The QApplication (reused when one exists) with names for QSettings, the font, the style
+    sheet and pyqtgraph's options."""
+    QCoreApplication.setOrganizationName("TraceExplorer")
+    QCoreApplication.setApplicationName("Trace Explorer")
+    app = QApplication.instance() or QApplication(argv or [sys.argv[0]])
+    app.setFont(app_font())
+    app.setStyleSheet(style_sheet())
+    import pyqtgraph as pg
+    pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
+    return app
+
+
+def style_sheet() -> str:
+    try:
+        return importlib_resources.files("resources").joinpath("style.qss").read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        return ""
+
+
+def install_excepthook(window=None, interactive: bool = True) -> None:
+    """Log every uncaught exception (slots included) and, when interactive, show it in a dialog;
+    the app keeps running."""
+    def hook(etype, value, tb):
+        text = "".join(traceback.format_exception(etype, value, tb))
+        log.error("uncaught exception:\n%s", text)
+        if interactive and window is not None and QApplication.instance() is not None:
+            box = QMessageBox(QMessageBox.Icon.Warning, window.tr("Unexpected error"),
+                              window.tr("Something went wrong; the window keeps running.\n\n%1")
+                              .replace("%1", str(value)), parent=window)
+            box.setDetailedText(text)
+            box.setModal(False)
+            box.show()
+    sys.excepthook = hook
+
+
+def run_app(args) -> int:
+    """Open the window, load args.files / --demo / --session, and run the event loop (or, with
+    --screenshot, save the window to PNG once every panel has its result and exit 0)."""
+    logging.basicConfig(level=os.environ.get("TRACE_EXPLORER_LOG", "WARNING"),
+                        format="%(levelname)s %(name)s: %(message)s")
+    app = make_app()
+    from explorer.session import Session
+    from widgets.mainwindow import MainWindow
+
+    shot = getattr(args, "screenshot", None)
+    settings = QSettings()
+    if shot:  # a screenshot is always the default layout, not the user's last one
+        settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    session = Session()
+    window = MainWindow(session, settings)
+    install_excepthook(window, interactive=not shot)
+    window.show()
+
+    def start():
+        if getattr(args, "session", None):
+            session.open_session(args.session)
+        files = list(getattr(args, "files", []) or [])
+        if files:
+            window.load(files)
+        if getattr(args, "demo", False) and not session.load_demo():
+            window.statusBar().showMessage(window.tr("Demo workload not available yet."))
+    if not shot:
+        QTimer.singleShot(0, start)
+        return app.exec()
+    return _screenshot(app, window, session, shot, start)
+
+
+def _screenshot(app, window, session, path: str, start) -> int:
+    state = {"rc": 0}
+
+    def save():
+        timer.stop()
+        app.processEvents()
+        img = window.grab()
+        if not img.save(path):
+            print(f"trace-explorer: cannot write {path}", file=sys.stderr)
+            state["rc"] = 1
+        else:
+            print(f"trace-explorer: saved {path} ({img.width()}x{img.height()})")
+        window.close()
+        app.quit()
+
+    def check():
+        if session.runner.pending() == 0:
+            QTimer.singleShot(300, save)  # let the last repaint land
+            timer.stop()
+    timer = QTimer()
+    timer.setInterval(100)
+    timer.timeout.connect(check)
+    QTimer.singleShot(0, start)
+    QTimer.singleShot(200, timer.start)
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_S * 1000, save)
+    app.exec()
+    return state["rc"]

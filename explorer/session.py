@@ -1,0 +1,406 @@
+"""The Qt-side holder of one analysis session: the Store, the cohort, the selection, and signals.
+
+Widgets never touch the store: they ask the Session (set_cluster, set_selection, load_paths,
+...) and paint what it sends them. Every store access runs in a worker (explorer.workers), one
+at a time; a result that arrives after the cohort or the selection changed is dropped.
+
+What the session sends (Session.resultsChanged(dict), partial updates, key -> value):
+    "inputs"    list[LoadReport]                   (Inputs panel)
+    "clusters"  list[dict]: name, badcases, share (0..1), bound, binding_rate, categories
+                (clusters.cluster_summary, else analysis.cluster_table)
+    "meta"      dict: simulated (bool), demo_note (str|None), cases, requests, runs (ints)
+    "frame"     pandas.DataFrame from analysis.cohort_frame (one row per cohort case)
+    "cases"     pandas.DataFrame(case_id, prompt, prediction, correct, cluster, category,
+                run_id, request_id, level) of the cohort, or of the selection when one is set
+    "cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion", ...:
+                the result's .to_dict() (../shared/DESIGN.md report JSON), or a Failure
+An analysis that raised arrives as Failure(message, nodata) so the panel can say why in place.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import logging
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import pandas as pd
+from PySide6.QtCore import QObject, Signal
+
+from explorer.core.store import Store
+from explorer.workers import JobContext, Runner
+
+log = logging.getLogger(__name__)
+
+ANALYSIS_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion")
+CASE_LIMIT = 5000  # rows fetched for the case table
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An analysis (or load) that did not produce a result. nodata=True when the reason is
+    missing data (core.errors.NoData) rather than a fault; message is for the user."""
+    message: str
+    nodata: bool = False
+
+
+def optional_module(name: str):
+    """Import a module of another part of the project, or None while it does not exist yet."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name and (name == e.name or name.startswith(e.name + ".")):
+            return None
+        log.warning("cannot import %s: %s", name, e)
+        return None
+    except ImportError as e:  # a part still being written must not take the window down
+        log.warning("cannot import %s: %s", name, e)
+        return None
+
+
+def to_payload(value: Any) -> Any:
+    """A result object -> its JSON-able dict; an exception -> Failure."""
+    if isinstance(value, BaseException):
+        from explorer.core.errors import NoData
+        return Failure(str(value) or type(value).__name__, isinstance(value, NoData))
+    if hasattr(value, "reason") and hasattr(value, "section") and hasattr(value, "kind"):
+        return Failure(str(value.reason), value.kind != "error")  # analysis.SectionError
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    return value
+
+
+# -- Qt-free data fetches (run in workers) ------------------------------------------------------
+
+def fetch_meta(store: Store) -> dict:
+    """Counts and the simulated flag of what is loaded."""
+    con = store.con
+    sim = con.execute("SELECT coalesce(bool_or(simulated), false) FROM runs").fetchone()[0] or \
+        con.execute("SELECT coalesce(bool_or(simulated), false) FROM evals").fetchone()[0]
+    note = None
+    if sim:
+        demo = optional_module("explorer.demo")
+        note = getattr(demo, "DEMO_NOTE", None) if demo else None
+    return {"simulated": bool(sim), "demo_note": note,
+            "cases": store.count("cases"), "requests": store.count("requests"),
+            "runs": store.count("runs")}
+
+
+def fetch_clusters(store: Store) -> list[dict]:
+    """Badcase clusters (explorer.core.clusters.cluster_summary) as dicts, largest first."""
+    clusters = optional_module("explorer.core.clusters")
+    if clusters is not None and hasattr(clusters, "cluster_summary"):
+        rows = [dataclasses.asdict(c) if dataclasses.is_dataclass(c) else dict(c)
+                for c in clusters.cluster_summary(store)]
+    else:
+        analysis = optional_module("explorer.core.analysis")
+        if analysis is None or not hasattr(analysis, "cluster_table"):
+            return []
+        rows = analysis.cluster_table(store)
+    for r in rows:
+        r.setdefault("name", r.get("cluster"))
+    return rows
+
+
+def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFrame | None = None,
+                limit: int = CASE_LIMIT) -> pd.DataFrame:
+    """Case rows for the case table: case_id, prompt, prediction, correct, cluster, category,
+    run_id, request_id, level (the strongest link). case_ids None -> no rows."""
+    cols = ["case_id", "prompt", "prediction", "correct", "cluster", "category", "run_id",
+            "request_id", "level"]
+    ids = list(case_ids or [])[:limit]
+    if not ids:
+        return pd.DataFrame(columns=cols)
+    df = store.df(
+        "SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
+        " l.run_id, l.request_id, l.level"
+        " FROM cases c LEFT JOIN (SELECT case_id, arg_min(run_id, level) AS run_id,"
+        "   arg_min(request_id, level) AS request_id, min(level) AS level"
+        "   FROM case_links GROUP BY case_id) l USING (case_id)"
+        " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
+        " ORDER BY c.correct, c.case_id", [ids])
+    return df[cols]
+
+
+class Session(QObject):
+    """Store + cohort (cluster, control) + selection predicate with history + analysis params.
+
+    Signals: storeChanged(), cohortChanged(), selectionChanged(), resultsChanged(dict) (see the
+    module doc), selectedCasesChanged(object: frozenset of case_id or None), message(str).
+    """
+
+    storeChanged = Signal()
+    cohortChanged = Signal()
+    selectionChanged = Signal()
+    resultsChanged = Signal(dict)
+    selectedCasesChanged = Signal(object)
+    metricChanged = Signal(str)
+    message = Signal(str)
+
+    def __init__(self, store: Store | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.store = store or Store()
+        self.runner = Runner(self)
+        self.cluster: str | None = None
+        self.control = "same-category"
+        self.params: dict[str, dict] = {}
+        self.selection = None
+        self.selection_label = ""
+        self.selected_cases: frozenset | None = None
+        self.selected_requests: int | None = None
+        self.history: list[tuple[Any, str]] = [(None, "")]
+        self.hist_index = 0
+        self.data: dict[str, Any] = {}        # last payload per key
+        self.objects: dict[str, Any] = {}     # last result objects (for predicates)
+        self.metric: str | None = None        # the metric the distributions show
+        self._loads = 0
+
+    # -- loading ----------------------------------------------------------------------------
+    def load_paths(self, paths: list[str]) -> None:
+        """Load files/folders in a worker, then bind cases (pipeline.prepare) and refresh."""
+        paths = [str(p) for p in paths]
+        self._loads += 1
+
+        def job(ctx: JobContext):
+            reports = self.store.load_paths(
+                paths, progress=lambda i, n, p: ctx.progress(i, n, self.tr("Loading %1").replace("%1", p)),
+                cancelled=ctx.cancelled)
+            return self._after_load(ctx, reports)
+        self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
+                           label=self.tr("Loading %n file(s)", "", len(paths)))
+
+    def load_demo(self) -> bool:
+        """Load the simulated demo workload (explorer.demo.load_demo); False when unavailable."""
+        demo = optional_module("explorer.demo")
+        if demo is None or not hasattr(demo, "load_demo"):
+            self.message.emit(self.tr("The demo workload is not available in this build yet."))
+            return False
+        self._loads += 1
+
+        def job(ctx: JobContext):
+            reports = demo.load_demo(self.store, progress=lambda d, n, what="": ctx.progress(
+                d, n, self.tr("Demo: %1").replace("%1", str(what))))
+            return self._after_load(ctx, list(reports or []), prepare=False)  # load_demo prepares
+        self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
+                           label=self.tr("Loading the demo workload"))
+        return True
+
+    def open_session(self, path: str) -> None:
+        """Replace the store by a saved session (Store.open) and refresh everything."""
+        self.runner.cancel()
+
+        def job(ctx: JobContext):
+            new = Store.open(path)
+            old, self.store = self.store, new
+            old.close()
+            return self._after_load(ctx, [], prepare=False)
+        self.runner.submit("open", job, self._loaded, self._failed, label=self.tr("Opening session"))
+
+    def save_session(self, path: str, on_done=None) -> None:
+        """Write the store to a .duckdb file (Store.save_as) in a worker."""
+        self.runner.submit("save", lambda ctx: self.store.save_as(path),
+                           lambda _r: (self.message.emit(self.tr("Session saved to %1").replace("%1", path)),
+                                       on_done and on_done()),
+                           self._failed, label=self.tr("Saving session"))
+
+    def _after_load(self, ctx: JobContext, reports: list, prepare: bool = True) -> dict:
+        if prepare and any(not r.error for r in reports):
+            pipeline = optional_module("explorer.core.pipeline")
+            if pipeline is not None:
+                ctx.progress(0, 0, self.tr("Binding cases to requests"))
+                pipeline.prepare(self.store)
+        return {"inputs": self.store.input_reports(), "clusters": fetch_clusters(self.store),
+                "meta": fetch_meta(self.store)}
+
+    def _loaded(self, payload: dict) -> None:
+        self._publish(payload)
+        self.storeChanged.emit()
+        names = [c["name"] for c in payload["clusters"]]
+        if self.cluster not in names:
+            self.cluster = names[0] if names else None
+        self.selection, self.selection_label, self.selected_cases = None, "", None
+        self.history, self.hist_index = [(None, "")], 0
+        self.selectionChanged.emit()
+        self.selectedCasesChanged.emit(None)
+        self.cohortChanged.emit()
+        self.refresh()
+
+    def _failed(self, err: BaseException) -> None:
+        self.message.emit(self.tr("Error: %1").replace("%1", str(err)))
+
+    def _publish(self, payload: dict) -> None:
+        self.data.update(payload)
+        self.resultsChanged.emit(payload)
+
+    # -- cohort and analyses ----------------------------------------------------------------
+    def set_cluster(self, name: str | None) -> None:
+        """Make `name` the badcase cluster of the cohort and rerun every analysis."""
+        if name == self.cluster:
+            return
+        self.cluster = name
+        self.cohortChanged.emit()
+        self.clear_selection(record=False)
+        self.refresh()
+
+    def set_control(self, control: str) -> None:
+        """'same-category' (default) or 'all-correct'."""
+        if control != self.control:
+            self.control = control
+            self.cohortChanged.emit()
+            self.refresh()
+
+    def set_params(self, section: str, **values) -> None:
+        """Analysis parameters, e.g. set_params('tree', max_depth=4); reruns the analyses."""
+        self.params.setdefault(section, {}).update(values)
+        self.refresh()
+
+    def cohort(self):
+        """The analysis Cohort of the current cluster and control (None before analysis exists)."""
+        analysis = optional_module("explorer.core.analysis")
+        if analysis is None or not hasattr(analysis, "Cohort"):
+            return None
+        return analysis.Cohort(cluster=self.cluster, control=self.control, selection=None)
+
+    def refresh(self) -> None:
+        """Recompute every analysis of the current cohort in a worker (older runs are dropped)."""
+        cohort = self.cohort()
+        params = {k: dict(v) for k, v in self.params.items()}
+        if cohort is None:
+            msg = Failure(self.tr("The analysis core is not available in this build yet."), True)
+            self._publish({k: msg for k in ANALYSIS_KEYS})
+            return
+
+        def job(ctx: JobContext):
+            analysis = importlib.import_module("explorer.core.analysis")
+            out: dict[str, Any] = {}
+            try:
+                frame = analysis.cohort_frame(self.store, cohort)
+            except Exception as e:  # noqa: BLE001 - shown in the panels
+                frame = None
+                out["frame"] = to_payload(e)
+            else:
+                out["frame"] = frame
+            ctx.check()
+            results = analysis.run_all(self.store, cohort, params or None,
+                                       progress=lambda d, n, *a: ctx.progress(d, n, self.tr("Analysing")),
+                                       cancelled=ctx.cancelled)
+            ctx.check()
+            objects = {k: v for k, v in results.items() if not isinstance(v, BaseException)}
+            out.update({k: to_payload(v) for k, v in results.items()})
+            ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
+            out["cases"] = fetch_cases(self.store, ids)
+            return out, objects
+        self.runner.submit("analysis", job, self._analysed, self._analysis_failed,
+                           label=self.tr("Analysing cohort"))
+
+    def _analysed(self, result) -> None:
+        payload, objects = result
+        self.objects = objects
+        self._publish(payload)
+
+    def _analysis_failed(self, err: BaseException) -> None:
+        self._publish({k: to_payload(err) for k in ANALYSIS_KEYS + ("frame",)})
+
+    def rename_cluster(self, old: str, new: str) -> None:
+        """Rename a badcase cluster (clusters.rename_cluster) and refresh the list."""
+        clusters = optional_module("explorer.core.clusters")
+        if clusters is None or not new or new == old:
+            return
+
+        def job(ctx):
+            clusters.rename_cluster(self.store, old, new)
+            return {"clusters": fetch_clusters(self.store)}
+
+        def done(payload):
+            if self.cluster == old:
+                self.cluster = new
+            self._publish(payload)
+            self.cohortChanged.emit()
+            self.refresh()
+        self.runner.submit("rename", job, done, self._failed, label=self.tr("Renaming cluster"))
+
+    def set_metric(self, metric: str) -> None:
+        """Focus one metric (a comparison row click shows its distribution)."""
+        if metric and metric != self.metric:
+            self.metric = metric
+            self.metricChanged.emit(metric)
+
+    # -- selection --------------------------------------------------------------------------
+    def set_selection(self, predicate, label: str = "", record: bool = True) -> None:
+        """Select the cases/requests matching `predicate` (explorer.core.selection), or None
+        to clear; recorded in the Back/Forward history unless record=False."""
+        if record:
+            del self.history[self.hist_index + 1:]
+            self.history.append((predicate, label))
+            self.hist_index = len(self.history) - 1
+        self.selection, self.selection_label = predicate, label
+        self.selectionChanged.emit()
+        if predicate is None:
+            self.runner.cancel("selection")
+            self.selected_cases, self.selected_requests = None, None
+            self.selectedCasesChanged.emit(None)
+            frame = self.data.get("frame")
+            ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
+            self.runner.submit("cases", lambda ctx: {"cases": fetch_cases(self.store, ids)},
+                               self._publish, self._failed, label=self.tr("Listing cases"))
+            return
+
+        def job(ctx: JobContext):
+            sel = importlib.import_module("explorer.core.selection")
+            ids = frozenset(sel.select_cases(self.store, predicate))
+            ctx.check()
+            try:
+                nreq = len(sel.select_requests(self.store, predicate))
+            except Exception:  # noqa: BLE001 - a case-only predicate has no request form
+                nreq = None
+            return ids, nreq, fetch_cases(self.store, sorted(ids))
+        self.runner.submit("selection", job, self._selected, self._failed,
+                           label=self.tr("Selecting"))
+
+    def _selected(self, result) -> None:
+        ids, nreq, cases = result
+        self.selected_cases, self.selected_requests = ids, nreq
+        self.selectedCasesChanged.emit(ids)
+        self._publish({"cases": cases})
+
+    def clear_selection(self, record: bool = True) -> None:
+        if self.selection is not None:
+            self.set_selection(None, "", record=record)
+
+    def can_back(self) -> bool:
+        return self.hist_index > 0
+
+    def can_forward(self) -> bool:
+        return self.hist_index < len(self.history) - 1
+
+    def back(self) -> None:
+        if self.can_back():
+            self.hist_index -= 1
+            self.set_selection(*self.history[self.hist_index], record=False)
+
+    def forward(self) -> None:
+        if self.can_forward():
+            self.hist_index += 1
+            self.set_selection(*self.history[self.hist_index], record=False)
+
+    def select_tree_node(self, node_id: int) -> None:
+        """Select the cases of one decision-tree node (analysis.tree_node_predicate)."""
+        analysis = importlib.import_module("explorer.core.analysis")
+        tree = self.objects.get("tree")
+        if tree is None:
+            return
+        self.set_selection(analysis.tree_node_predicate(tree, node_id),
+                           self.tr("tree node %1").replace("%1", str(node_id)))
+
+    def select_heatmap_cell(self, ix: int, iy: int) -> None:
+        """Select the requests of one heatmap cell (analysis.heatmap_cell_predicate)."""
+        analysis = importlib.import_module("explorer.core.analysis")
+        hm = self.objects.get("heatmap")
+        if hm is None:
+            return
+        self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
+                           self.tr("heatmap cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)))
+
+    def cancel(self) -> None:
+        """Cancel every running or queued job (the status bar's Cancel)."""
+        self.runner.cancel()

@@ -1,0 +1,148 @@
+"""Background work for the window: QThreadPool jobs with progress, cancel and stale-result dropping.
+
+Every load and analysis runs in a `Job` on `Runner`'s pool, never on the UI thread. Jobs carry a
+*key* ("load", "analysis", "selection", ...); submitting a new job under a key makes every older
+job of that key stale: a stale job is asked to stop (its `cancelled()` returns True), and if it
+still finishes, its result is dropped instead of delivered. So a result that arrives after the
+user changed the cluster or the selection never repaints anything.
+
+Store access is serialised: the default pool has one thread, because one DuckDB connection must
+not be used by two threads at once (explorer.core.store). Jobs queue behind each other; a job
+that became stale while waiting is skipped without running.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+log = logging.getLogger(__name__)
+
+
+class Cancelled(Exception):
+    """Raised inside a job (by `JobContext.check`) when the job was cancelled or became stale."""
+
+
+class JobContext:
+    """Handed to the job function: `progress(done, total, text)`, `cancelled() -> bool`,
+    `check()` (raises Cancelled when cancelled)."""
+
+    def __init__(self, job: "Job"):
+        self._job = job
+
+    def progress(self, done: int, total: int, text: str = "") -> None:
+        if not self.cancelled():
+            self._job.signals.progress.emit(self._job.key, int(done), int(total), str(text))
+
+    def cancelled(self) -> bool:
+        return self._job.runner.is_stale(self._job)
+
+    def check(self) -> None:
+        if self.cancelled():
+            raise Cancelled()
+
+
+class _JobSignals(QObject):
+    progress = Signal(str, int, int, str)   # key, done, total, text
+    done = Signal(object, object, object)   # job, result, error text (None on success)
+
+
+class Job(QRunnable):
+    """One unit of work: fn(ctx) -> result. Created by Runner.submit."""
+
+    def __init__(self, runner: "Runner", key: str, gen: int, fn: Callable[[JobContext], Any],
+                 label: str):
+        super().__init__()
+        self.setAutoDelete(False)  # the Runner keeps it until its result is handled
+        self.runner, self.key, self.gen, self.fn, self.label = runner, key, gen, fn, label
+        self.signals = _JobSignals()
+
+    def run(self) -> None:  # worker thread
+        ctx = JobContext(self)
+        if ctx.cancelled():
+            self.signals.done.emit(self, None, Cancelled())
+            return
+        try:
+            result = self.fn(ctx)
+            self.signals.done.emit(self, result, None)
+        except Cancelled as e:
+            self.signals.done.emit(self, None, e)
+        except BaseException as e:  # noqa: BLE001 - a job must never take the app down
+            log.warning("job %s failed:\n%s", self.label, traceback.format_exc())
+            self.signals.done.emit(self, None, e)
+
+
+class Runner(QObject):
+    """Runs jobs off the UI thread and delivers only fresh results, on the UI thread.
+
+    submit(key, fn, on_result, on_error=None, label="") -> Job
+        fn(ctx) runs in the pool; on_result(result) / on_error(exception) run on the UI thread,
+        only if no newer job of the same key was submitted and cancel(key) was not called.
+    Signals: busy(str label, int done, int total) for the status bar (total 0 = unknown),
+             idle() when nothing is queued or running, dropped(str key) when a stale result
+             was thrown away (tests watch it).
+    """
+
+    busy = Signal(str, int, int)
+    idle = Signal()
+    dropped = Signal(str)
+
+    def __init__(self, parent: QObject | None = None, threads: int = 1):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(threads)
+        self._gen: dict[str, int] = {}
+        self._counter = itertools.count(1)
+        self._live: dict[int, tuple[Job, Callable, Callable | None]] = {}
+
+    def submit(self, key: str, fn: Callable[[JobContext], Any], on_result: Callable[[Any], None],
+               on_error: Callable[[BaseException], None] | None = None, label: str = "") -> Job:
+        gen = next(self._counter)
+        self._gen[key] = gen
+        job = Job(self, key, gen, fn, label or key)
+        job.signals.done.connect(self._finished)
+        job.signals.progress.connect(self._progress)
+        self._live[id(job)] = (job, on_result, on_error)
+        self.busy.emit(job.label, 0, 0)
+        self.pool.start(job)
+        return job
+
+    def is_stale(self, job: Job) -> bool:
+        """True when a newer job of the same key exists or the key was cancelled (thread-safe:
+        reads one dict entry)."""
+        return self._gen.get(job.key) != job.gen
+
+    def cancel(self, key: str | None = None) -> None:
+        """Make the running/queued jobs of `key` (all keys when None) stale."""
+        for k in ([key] if key else list(self._gen)):
+            self._gen[k] = next(self._counter)
+
+    def pending(self) -> int:
+        return len(self._live)
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until the pool is empty (for shutdown and tests only)."""
+        return self.pool.waitForDone(msecs)
+
+    def _progress(self, key: str, done: int, total: int, text: str) -> None:
+        self.busy.emit(text or key, done, total)
+
+    def _finished(self, job: Job, result: Any, error: BaseException | None) -> None:
+        _, on_result, on_error = self._live.pop(id(job), (job, None, None))
+        job.signals.deleteLater()
+        try:
+            if self.is_stale(job) or isinstance(error, Cancelled):
+                self.dropped.emit(job.key)
+            elif error is not None:
+                if on_error:
+                    on_error(error)
+                else:
+                    log.error("job %s failed: %s", job.label, error)
+            elif on_result:
+                on_result(result)
+        finally:
+            if not self._live:
+                self.idle.emit()

@@ -1,0 +1,84 @@
+"""Every panel accepts an empty and an all-NaN input without error (Orange3's habit): the panel
+either paints or says why not, and never shows "Could not draw" (a painting exception)."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from explorer.core.store import LoadReport
+from explorer.session import Failure
+
+NAN = math.nan
+FRAME_COLS = ["case_id", "grp", "badcase", "category", "cluster", "run_id", "request_id", "level",
+              "kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
+              "queue_ms", "e2e_ms", "prompt_tokens", "completion_tokens", "correct"]
+CASE_COLS = ["case_id", "prompt", "prediction", "correct", "cluster", "category", "run_id",
+             "request_id", "level"]
+
+
+def _nan_frame(cols):
+    return pd.DataFrame([{c: NAN for c in cols} | {"case_id": "e:1", "grp": "bad"},
+                         {c: NAN for c in cols} | {"case_id": "e:2", "grp": "control"}])
+
+
+SAMPLES = {
+    "cohort": ({}, {"cluster": None, "category": None, "badcases": NAN, "share_of_badcases": NAN,
+                    "bound": NAN, "binding_rate": NAN, "control": None, "link_levels": {"1": NAN}}),
+    "inputs": ([], [LoadReport(path="x.json", rows_loaded=NAN, rows_skipped=NAN)]),
+    "clusters": ([], [{"name": "x", "badcases": NAN, "share": NAN, "bound": NAN}]),
+    "comparison": ([], [{"metric": "tpot_ms", "bad_mean": NAN, "control_mean": NAN, "diff_pct": NAN,
+                         "p_value": NAN, "p_adjusted": NAN, "cohens_d": NAN, "n_bad": NAN,
+                         "n_control": NAN}]),
+    "frame": (pd.DataFrame(columns=FRAME_COLS), _nan_frame(FRAME_COLS)),
+    "tree": ({"nodes": []}, {"max_depth": 3, "baseline_error_rate": NAN, "nodes": [
+        {"id": 0, "parent": None, "feature": "tpot_ms", "threshold": NAN, "side": None, "n": NAN,
+         "error_rate": NAN, "is_leaf": False},
+        {"id": 1, "parent": 0, "feature": None, "threshold": NAN, "side": "le", "n": NAN,
+         "error_rate": NAN, "is_leaf": True}]}),
+    "heatmap": ({}, {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metric": "queue_ms",
+                     "x_edges": [0, 1, 2], "y_edges": [0, 1], "values": [[NAN, NAN]]}),
+    "versions": ({"values": [], "changes": []},
+                 {"values": [{"engine_version": "a", "metric": "tpot_ms", "value": NAN, "n": NAN}],
+                  "changes": [{"metric": "tpot_ms", "from_version": "a", "to_version": "b",
+                               "from_value": NAN, "to_value": NAN, "change_pct": NAN,
+                               "p_value": NAN, "regression": False}]}),
+    "sla": ({}, {"thresholds": {"ttft_ms": NAN}, "attainment": {"share": NAN, "n": NAN},
+                 "by": {"version": [{"key": "a", "share": NAN, "n": NAN}]}}),
+    "conclusion": ({}, {"modules": [], "narrative": None, "suggestions": [
+        {"priority": NAN, "text": None, "flags": []}]}),
+    "cases": (pd.DataFrame(columns=CASE_COLS), _nan_frame(CASE_COLS)[CASE_COLS]),
+}
+
+
+def _panel_classes():
+    from widgets.base import Panel
+    from widgets.mainwindow import PANELS, _resolve
+    out = []
+    for name, spec, _ in PANELS:
+        cls = _resolve(spec)
+        if cls is not None and issubclass(cls, Panel):
+            out.append(pytest.param(cls, id=name))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["empty", "all-nan", "failure"])
+@pytest.mark.parametrize("cls", _panel_classes())
+def test_panel_accepts_empty_and_nan(cls, kind, session, qtbot):
+    panel = cls(session)
+    qtbot.addWidget(panel)
+    panel.resize(600, 400)
+    panel.show()
+    assert cls.key in SAMPLES, f"no sample input for {cls.__name__} ({cls.key})"
+    empty, nan = SAMPLES[cls.key]
+    value = {"empty": empty, "all-nan": nan,
+             "failure": Failure("no case of the cohort is bound", nodata=True)}[kind]
+    panel.show_result(value)
+    panel.repaint()
+    msg = panel.message()
+    assert msg is None or not msg.startswith("Could not draw"), msg
+    if kind == "failure":
+        assert msg == "no case of the cohort is bound"
+    if kind == "empty" and cls.key not in ("cohort", "conclusion"):
+        assert msg, f"{cls.__name__} shows an empty panel without saying why"

@@ -1,0 +1,108 @@
+"""Base of every panel: subscribes to the Session, shows either its content or a plain message
+saying why there is nothing to show (nothing loaded, no data for this analysis, an error), and
+never lets an exception in painting escape (it is shown inside the panel instead)."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import (QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget)
+
+from explorer.session import Failure
+
+log = logging.getLogger(__name__)
+
+
+class Panel(QWidget):
+    """A dockable view of one payload key of the Session (see explorer.session).
+
+    Subclasses set `key`, `title` and implement paint(value) -> None | str (a str is a message
+    shown instead of the content, e.g. "no value of TPOT in this cohort")."""
+
+    key = ""
+    title = "Panel"
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.value: Any = None
+        self._stack = QStackedWidget(self)
+        self.body = QWidget()
+        self._msg = QLabel(self.tr("Nothing loaded yet.\nDrop eval and trace files or folders on the "
+                                   "window, or use File > Open files… (Ctrl+O)."))
+        self._msg.setObjectName("panelMessage")
+        self._msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._msg.setWordWrap(True)
+        self._msg.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._stack.addWidget(self._msg)
+        self._stack.addWidget(self.body)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self._stack)
+        for text, slot in ((self.tr("Copy as image"), self.copy_image),
+                           (self.tr("Save image…"), self.save_image)):
+            a = QAction(text, self)
+            a.triggered.connect(slot)
+            self.addAction(a)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        session.resultsChanged.connect(self.on_results)
+
+    # -- data in ----------------------------------------------------------------------------
+    def on_results(self, update: dict) -> None:
+        if self.key in update:
+            self.show_result(update[self.key])
+
+    def show_result(self, value: Any) -> None:
+        """Paint `value` (a report-JSON section, a Failure, or None) or say why not."""
+        self.value = value
+        if value is None:
+            self.show_message(self._msg.text() if self._stack.currentIndex() == 0 else
+                              self.tr("Nothing to show yet."))
+            return
+        if isinstance(value, Failure):
+            self.show_message(value.message, error=not value.nodata)
+            return
+        if isinstance(value, dict) and value.get("status") in ("no_data", "error", "cancelled") \
+                and "reason" in value:
+            self.show_message(str(value["reason"]), error=value["status"] == "error")
+            return
+        try:
+            msg = self.paint(value)
+        except Exception as e:  # noqa: BLE001 - shown in place, never crashes the window
+            log.exception("painting %s failed", self.title)
+            self.show_message(self.tr("Could not draw this panel: %1").replace("%1", str(e)), error=True)
+            return
+        if msg:
+            self.show_message(msg)
+        else:
+            self._stack.setCurrentIndex(1)
+
+    def paint(self, value: Any) -> str | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        self._msg.setText(text)
+        self._msg.setProperty("error", error)
+        self._msg.style().unpolish(self._msg)
+        self._msg.style().polish(self._msg)
+        self._stack.setCurrentIndex(0)
+
+    def message(self) -> str | None:
+        """The message shown instead of the content, or None when the content is shown."""
+        return self._msg.text() if self._stack.currentIndex() == 0 else None
+
+    # -- data out ---------------------------------------------------------------------------
+    def copy_text(self) -> str:
+        """What Edit > Copy puts on the clipboard when this panel has focus."""
+        return self.message() or ""
+
+    def copy_image(self) -> None:
+        QGuiApplication.clipboard().setPixmap(self.grab())
+
+    def save_image(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save image"), f"{self.key or 'panel'}.png",
+                                              self.tr("PNG image (*.png)"))
+        if path:
+            self.grab().save(path)

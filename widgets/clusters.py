@@ -1,0 +1,111 @@
+"""Cluster list: badcase clusters (name, badcases, share of all badcases, bound to a trace),
+sortable; choosing one sets the cohort of every panel; rename from the context menu."""
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView,
+                               QInputDialog, QLabel, QMenu, QTableView, QVBoxLayout)
+
+from widgets.base import Panel
+from widgets.painters.common import is_missing, ratio, share
+from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+
+ALL = "\x00all"  # row key of "every badcase"
+
+
+class ClustersPanel(Panel):
+    key = "clusters"
+    title = "Clusters"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.model = RowsModel([self.tr("Cluster"), self.tr("Badcases"), self.tr("Share"),
+                                self.tr("Bound")], self)
+        self.proxy = sortable(self.model, self)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.verticalHeader().hide()
+        self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for c in (1, 2, 3):
+            self.view.horizontalHeader().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._menu)
+        self.view.selectionModel().currentRowChanged.connect(self._chosen)
+        self.control = QComboBox()
+        self.control.addItem(self.tr("correct cases, same category"), "same-category")
+        self.control.addItem(self.tr("all correct cases"), "all-correct")
+        self.control.currentIndexChanged.connect(
+            lambda _i: session.set_control(self.control.currentData()))
+        row = QHBoxLayout()
+        row.addWidget(QLabel(self.tr("Control:")))
+        row.addWidget(self.control, 1)
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(row)
+        lay.addWidget(self.view)
+        self._painting = False
+
+    def paint(self, clusters) -> str | None:
+        if not clusters:
+            return self.tr("No badcase cluster: load an eval with wrong answers (the cluster is "
+                           "taken from the file, else from the category).")
+        rows, sort, keys, tips = [], [], [], []
+        tot_bad = sum(int(c.get("badcases") or 0) for c in clusters if not is_missing(c.get("badcases")))
+        tot_bound = sum(int(c.get("bound") or 0) for c in clusters if not is_missing(c.get("bound")))
+        rows.append([self.tr("(all badcases)"), str(tot_bad), "100%", ratio(tot_bound, tot_bad)])
+        sort.append(["", float("inf"), 2.0, float("inf")])
+        keys.append(ALL)
+        tips.append(self.tr("Every badcase against the control group"))
+        for c in clusters:
+            bad = c.get("badcases")
+            rows.append([str(c.get("name")), "–" if is_missing(bad) else str(int(bad)),
+                         share(c.get("share")), ratio(c.get("bound"), bad)])
+            sort.append([str(c.get("name")), -1 if is_missing(bad) else float(bad),
+                         -1 if is_missing(c.get("share")) else float(c["share"]),
+                         -1 if is_missing(c.get("bound")) else float(c["bound"])])
+            keys.append(c.get("name"))
+            cats = c.get("categories") or []
+            tips.append(self.tr("categories: %1").replace("%1", ", ".join(map(str, cats))) if cats else None)
+        self._painting = True
+        try:
+            self.model.set_rows(rows, sort, keys, tips=tips)
+            self.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+            self.select(self.session.cluster)
+        finally:
+            self._painting = False
+        return None
+
+    def select(self, name) -> None:
+        """Highlight the row of cluster `name` (None = all badcases) without re-running."""
+        want = ALL if name is None else name
+        for r in range(self.proxy.rowCount()):
+            if self.proxy.index(r, 0).data(KEY_ROLE) == want:
+                self.view.selectionModel().setCurrentIndex(
+                    self.proxy.index(r, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows)
+                return
+
+    def _chosen(self, current, _previous) -> None:
+        if self._painting or not current.isValid():
+            return
+        key = current.data(KEY_ROLE)
+        self.session.set_cluster(None if key == ALL else key)
+
+    def _menu(self, pos) -> None:
+        idx = self.view.indexAt(pos)
+        key = idx.data(KEY_ROLE) if idx.isValid() else None
+        if key in (None, ALL):
+            return
+        menu = QMenu(self)
+        act = menu.addAction(self.tr("Rename cluster…"))
+        if menu.exec(self.view.viewport().mapToGlobal(pos)) is act:
+            new, ok = QInputDialog.getText(self, self.tr("Rename cluster"),
+                                           self.tr("New name for “%1”:").replace("%1", str(key)), text=str(key))
+            if ok and new.strip():
+                self.session.rename_cluster(str(key), new.strip())
+
+    def copy_text(self) -> str:
+        return "\n".join("\t".join(r) for r in [self.model.headers] + self.model.rows)

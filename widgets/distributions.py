@@ -1,0 +1,109 @@
+"""Distributions: one metric, badcases vs control overlaid (histogram or ECDF), means and the
+Mann-Whitney U p in the legend, the selected cases drawn as a rug."""
+from __future__ import annotations
+
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout
+
+from widgets.base import Panel
+from widgets.painters.common import label
+from widgets.painters.distributions import paint_distribution
+
+# Metrics offered, in order; only those with at least one value in the cohort are listed.
+METRICS = ("tpot_ms", "ttft_ms", "queue_ms", "e2e_ms", "kv_cache_hit_rate", "num_preemptions",
+           "batch_size", "prefill_ms", "decode_ms", "prompt_tokens", "completion_tokens",
+           "cached_prompt_tokens", "prompt_chars", "prediction_chars")
+
+
+class DistributionsPanel(Panel):
+    key = "frame"
+    title = "Distributions"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.comparison: list = []
+        self.metric_box = QComboBox()
+        self.metric_box.currentIndexChanged.connect(self._redraw)
+        self.hist, self.ecdf = QRadioButton(self.tr("Histogram")), QRadioButton(self.tr("ECDF"))
+        self.hist.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.hist)
+        group.addButton(self.ecdf)
+        self.hist.toggled.connect(self._redraw)
+        top = QHBoxLayout()
+        top.addWidget(QLabel(self.tr("Metric:")))
+        top.addWidget(self.metric_box, 1)
+        top.addWidget(self.hist)
+        top.addWidget(self.ecdf)
+        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.addLegend(offset=(-10, 10), labelTextSize="9pt")
+        self.note = QLabel()
+        self.note.setObjectName("muted")
+        self.note.hide()
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(top)
+        lay.addWidget(self.plot_widget, 1)
+        lay.addWidget(self.note)
+        session.selectedCasesChanged.connect(self._redraw)
+        session.metricChanged.connect(self._focus)
+
+    def on_results(self, update: dict) -> None:
+        if "comparison" in update:
+            c = update["comparison"]
+            self.comparison = c if isinstance(c, list) else []
+            if "frame" not in update and isinstance(self.value, pd.DataFrame):
+                self._redraw()
+        super().on_results(update)
+
+    def paint(self, frame) -> str | None:
+        if not isinstance(frame, pd.DataFrame) or frame.empty:
+            return self.tr("The cohort has no case: choose a cluster with badcases.")
+        have = [m for m in METRICS if m in frame.columns
+                and pd.to_numeric(frame[m], errors="coerce").notna().any()]
+        if not have:
+            return self.tr("No metric has a value in this cohort: the cases are not bound to "
+                           "trace requests and the eval records no token counts.")
+        current = self.metric_box.currentData() or self.session.metric
+        self.metric_box.blockSignals(True)
+        self.metric_box.clear()
+        for m in have:
+            self.metric_box.addItem(label(m), m)
+        if current in have:
+            self.metric_box.setCurrentIndex(have.index(current))
+        else:
+            ranked = [r.get("metric") for r in sorted(
+                self.comparison, key=lambda r: (r.get("p_adjusted") is None, r.get("p_adjusted") or 1))]
+            best = next((m for m in ranked if m in have), have[0])
+            self.metric_box.setCurrentIndex(have.index(best))
+        self.metric_box.blockSignals(False)
+        return self._draw(frame)
+
+    def _focus(self, metric: str) -> None:
+        i = self.metric_box.findData(metric)
+        if i >= 0:
+            self.metric_box.setCurrentIndex(i)
+
+    def _redraw(self, *_):
+        if isinstance(self.value, pd.DataFrame) and not self.value.empty and self.metric_box.count():
+            msg = self._draw(self.value)
+            if msg:
+                self.show_message(msg)
+            else:
+                self._stack.setCurrentIndex(1)
+
+    def _draw(self, frame: pd.DataFrame) -> str | None:
+        m = self.metric_box.currentData()
+        vals = pd.to_numeric(frame[m], errors="coerce")
+        bad, ctl = vals[frame["grp"] == "bad"], vals[frame["grp"] == "control"]
+        sel = self.session.selected_cases
+        hi = vals[frame["case_id"].isin(sel)] if sel else None
+        stats = next((r for r in self.comparison if r.get("metric") == m), None)
+        self.note.setVisible(bool(sel))
+        if sel:
+            self.note.setText(self.tr("▲ %1 selected case(s) with a value, in the selection colour")
+                              .replace("%1", str(int(hi.notna().sum()))))
+        return paint_distribution(self.plot, bad, ctl, m, "ecdf" if self.ecdf.isChecked() else "hist",
+                                  stats, hi)

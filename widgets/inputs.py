@@ -1,0 +1,77 @@
+"""Inputs panel: every file or folder loaded, its format, rows loaded, rows skipped and why, and
+the error of a file that could not be read."""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout
+
+from widgets import palette
+from widgets.base import Panel
+from widgets.painters.common import is_missing
+
+
+def _n(v) -> int:
+    return 0 if is_missing(v) else int(v)
+
+
+class InputsPanel(Panel):
+    key = "inputs"
+    title = "Inputs"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels([self.tr("File"), self.tr("Format"), self.tr("Rows"),
+                                   self.tr("Skipped"), self.tr("Status")])
+        self.tree.setRootIsDecorated(True)
+        self.tree.setAlternatingRowColors(True)
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.tree)
+
+    def paint(self, reports) -> str | None:
+        self.tree.clear()
+        if not reports:
+            return self.tr("No input loaded yet. Drop eval results (lm-eval samples, MMLU-Pro "
+                           "outputs, HELM runs, CSV/JSONL) and traces (vLLM/SGLang bench, AIPerf, "
+                           "LLMPerf, OTLP, aibrix CSV) here, or use File > Open files… (Ctrl+O).")
+        bad = QBrush(QColor(palette.BAD))
+        for r in reports:
+            name = os.path.basename(str(r.path).rstrip("/")) or str(r.path)
+            loaded, skipped = _n(r.rows_loaded), _n(r.rows_skipped)
+            status = self.tr("error") if r.error else (self.tr("ok, %n skipped", "", skipped)
+                                                       if skipped else self.tr("ok"))
+            it = QTreeWidgetItem([name, r.format or "?", f"{loaded:,}", f"{skipped:,}", status])
+            it.setToolTip(0, f"{r.path}\nsha256 {r.sha256 or '–'}\nkind {r.kind or '–'}")
+            if r.error:
+                for c in range(5):
+                    it.setForeground(c, bad)
+                err = QTreeWidgetItem([r.error])
+                err.setForeground(0, bad)
+                err.setToolTip(0, r.error)
+                it.addChild(err)
+                it.setFirstColumnSpanned(False)
+            for reason in r.skipped_reasons:
+                ch = QTreeWidgetItem([self.tr("skipped: %1").replace("%1", reason)])
+                ch.setToolTip(0, reason)
+                it.addChild(ch)
+            if r.columns:
+                cols = QTreeWidgetItem([self.tr("columns: %1").replace(
+                    "%1", "; ".join(f"{k} → {v}" for k, v in list(r.columns.items())[:12]))])
+                it.addChild(cols)
+            self.tree.addTopLevelItem(it)
+            if r.error:
+                it.setExpanded(True)
+                err.setFirstColumnSpanned(True)
+        for c in range(1, 5):
+            self.tree.resizeColumnToContents(c)
+        self.tree.setColumnWidth(0, max(160, min(320, self.tree.sizeHintForColumn(0))))
+        return None
+
+    def copy_text(self) -> str:
+        lines = ["file\tformat\trows\tskipped\terror"]
+        for r in self.value or []:
+            lines.append(f"{r.path}\t{r.format}\t{r.rows_loaded}\t{r.rows_skipped}\t{r.error or ''}")
+        return "\n".join(lines)

@@ -1,0 +1,373 @@
+"""The main window: docks for every panel, menus, shortcuts, drag-and-drop, status bar with
+progress and Cancel, and QSettings for geometry, layout and recent files."""
+from __future__ import annotations
+
+import importlib
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
+                               QMessageBox, QProgressBar, QPushButton, QWidget)
+
+from widgets.cases import CasesPanel
+from widgets.clusters import ClustersPanel
+from widgets.comparison import ComparisonPanel
+from widgets.conclusion import ConclusionPanel
+from widgets.distributions import DistributionsPanel
+from widgets.header import HeaderPanel
+from widgets.heatmap import HeatmapPanel
+from widgets.inputs import InputsPanel
+from widgets.sla import SlaPanel
+from widgets.tree import TreePanel
+from widgets.versions import VersionsPanel
+
+log = logging.getLogger(__name__)
+
+# The one list of panels: (object name, class or "module:Class" of another engineer, area).
+# Areas: top, left, centre, right, bottom. Centre panels are tabbed, first one in front.
+PANELS = [
+    ("header", HeaderPanel, "top"),
+    ("clusters", ClustersPanel, "left"),
+    ("inputs", InputsPanel, "left"),
+    ("comparison", ComparisonPanel, "centre"),
+    ("distributions", DistributionsPanel, "centre"),
+    ("tree", TreePanel, "centre"),
+    ("heatmap", HeatmapPanel, "centre"),
+    ("versions", VersionsPanel, "centre"),
+    ("sla", SlaPanel, "centre"),
+    ("whatif", "widgets.whatif:WhatIfPanel", "centre"),
+    ("conclusion", ConclusionPanel, "right"),
+    ("cases", CasesPanel, "bottom"),
+    ("timeline", "widgets.timeline:TimelinePanel", "bottom"),
+    ("replay", "widgets.replay:ReplayPanel", "bottom"),
+]
+TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
+          "comparison": "Metric comparison", "distributions": "Distributions",
+          "tree": "Decision tree", "heatmap": "Heatmap", "versions": "Versions", "sla": "SLA",
+          "whatif": "What-if", "conclusion": "Conclusion", "cases": "Cases",
+          "timeline": "Timeline", "replay": "Replay"}
+MAX_RECENT = 10
+LAYOUT_VERSION = 1
+
+
+def _resolve(spec):
+    """A panel class, or None when another engineer's module is not there (yet)."""
+    if not isinstance(spec, str):
+        return spec
+    mod, _, cls = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(mod), cls)
+    except Exception as e:  # noqa: BLE001 - a missing or broken optional panel is left out
+        log.info("panel %s not available: %s", spec, e)
+        return None
+
+
+class MainWindow(QMainWindow):
+    """MainWindow(session, settings=None). panels: {name: widget}; docks: {name: QDockWidget}."""
+
+    def __init__(self, session, settings: QSettings | None = None):
+        super().__init__()
+        self.session = session
+        self.settings = settings or QSettings()
+        self.setWindowTitle(self.tr("Trace Explorer"))
+        self.setObjectName("MainWindow")
+        self.setDockNestingEnabled(True)
+        self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks | QMainWindow.DockOption.AllowNestedDocks
+                            | QMainWindow.DockOption.AnimatedDocks)
+        self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, self.tabPosition(Qt.DockWidgetArea.TopDockWidgetArea).North)
+        self.resize(1600, 1000)
+        self.panels: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self._build_docks()
+        self._build_status()
+        self._build_menus()
+        self._default_state = self.saveState(LAYOUT_VERSION)
+        self._restore_settings()
+        self.setAcceptDrops(True)
+        QApplication.instance().installEventFilter(self)
+        session.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        session.storeChanged.connect(self._update_actions)
+        session.selectionChanged.connect(self._update_actions)
+
+    # -- docks ------------------------------------------------------------------------------
+    def _build_docks(self) -> None:
+        centre, bottom = [], []
+        for name, spec, area in PANELS:
+            cls = _resolve(spec)
+            if cls is None:
+                continue
+            try:
+                panel = cls(self.session)
+            except Exception as e:  # noqa: BLE001
+                log.warning("panel %s failed to start: %s", name, e)
+                panel = QLabel(self.tr("This panel could not start: %1").replace("%1", str(e)))
+                panel.setWordWrap(True)
+            dock = QDockWidget(self.tr(TITLES.get(name, name)), self)
+            dock.setObjectName(f"dock_{name}")
+            dock.setWidget(panel)
+            self.panels[name], self.docks[name] = panel, dock
+            if area == "top":
+                dock.setTitleBarWidget(QWidget())
+                dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+                self.addDockWidget(Qt.DockWidgetArea.TopDockWidgetArea, dock)
+            elif area == "bottom":
+                self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+                bottom.append(dock)
+            else:
+                self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+                if area == "centre":
+                    centre.append(dock)
+        d = self.docks
+        if "clusters" in d and centre:
+            self.splitDockWidget(d["clusters"], centre[0], Qt.Orientation.Horizontal)
+        if centre and "conclusion" in d:
+            self.splitDockWidget(centre[0], d["conclusion"], Qt.Orientation.Horizontal)
+        if "clusters" in d and "inputs" in d:
+            self.splitDockWidget(d["clusters"], d["inputs"], Qt.Orientation.Vertical)
+        for other in centre[1:]:
+            self.tabifyDockWidget(centre[0], other)
+        for other in bottom[1:]:
+            self.tabifyDockWidget(bottom[0], other)
+        if centre:
+            centre[0].raise_()
+        if bottom:
+            bottom[0].raise_()
+        left = [d[n] for n in ("clusters", "conclusion") if n in d] + centre[:1]
+        self.resizeDocks(left, [330, 380, 880], Qt.Orientation.Horizontal)
+        vert = [d[n] for n in ("clusters", "inputs") if n in d]
+        self.resizeDocks(vert, [420, 260], Qt.Orientation.Vertical)
+        if bottom and centre:
+            self.resizeDocks([centre[0], bottom[0]], [640, 260], Qt.Orientation.Vertical)
+
+    # -- status bar -------------------------------------------------------------------------
+    def _build_status(self) -> None:
+        sb = self.statusBar()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setToolTip(self.tr("Stop the running load or analysis"))
+        self.cancel_button.clicked.connect(self.session.cancel)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.cancel_button)
+        self._set_busy(False)
+        r = self.session.runner
+        r.busy.connect(self._on_busy)
+        r.idle.connect(lambda: self._set_busy(False))
+
+    def _on_busy(self, text: str, done: int, total: int) -> None:
+        self._set_busy(True)
+        self.progress.setRange(0, total if total > 0 else 0)
+        if total > 0:
+            self.progress.setValue(done)
+        self.progress.setFormat(f"{text[:40]} %p%" if total > 0 else text[:40])
+        self._busy_text = text
+        self.statusBar().showMessage(text)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        if not busy and self.statusBar().currentMessage() in ("", getattr(self, "_busy_text", "")):
+            self.statusBar().showMessage(self.tr("Ready"), 3000)
+
+    # -- menus ------------------------------------------------------------------------------
+    def _act(self, menu, text, slot, shortcut=None, tip=None) -> QAction:
+        a = QAction(text, self)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setToolTip(tip)
+            a.setStatusTip(tip)
+        a.triggered.connect(slot)
+        menu.addAction(a)
+        return a
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu(self.tr("&File"))
+        self._act(f, self.tr("&Open files…"), self.open_files, QKeySequence.StandardKey.Open)
+        self._act(f, self.tr("Open &folder…"), self.open_folder, "Ctrl+Shift+O")
+        self.recent_menu = f.addMenu(self.tr("Open &Recent"))
+        self._act(f, self.tr("Load &demo workload"), self.session.load_demo, "Ctrl+D",
+                  self.tr("Load the simulated demo (two engine versions, Chinese cluster names)"))
+        f.addSeparator()
+        self._act(f, self.tr("Open &Session…"), self.open_session, "Ctrl+Shift+L")
+        self.save_action = self._act(f, self.tr("&Save Session As…"), self.save_session,
+                                     QKeySequence.StandardKey.Save)
+        f.addSeparator()
+        self.export_action = self._act(f, self.tr("&Export Report…"), self.export_report, "Ctrl+E")
+        f.addSeparator()
+        self._act(f, self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
+        e = mb.addMenu(self.tr("&Edit"))
+        self._act(e, self.tr("&Copy"), self.copy, QKeySequence.StandardKey.Copy)
+        self.clear_action = self._act(e, self.tr("C&lear selection"), self.session.clear_selection, "Esc")
+        self.back_action = self._act(e, self.tr("&Back"), self.session.back, QKeySequence.StandardKey.Back)
+        self.fwd_action = self._act(e, self.tr("&Forward"), self.session.forward, QKeySequence.StandardKey.Forward)
+        self._act(e, self.tr("&Re-run analyses"), self.session.refresh, QKeySequence.StandardKey.Refresh)
+        v = mb.addMenu(self.tr("&View"))
+        for name, dock in self.docks.items():
+            a = dock.toggleViewAction()
+            a.setText(self.tr(TITLES.get(name, name)))
+            v.addAction(a)
+        v.addSeparator()
+        self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
+        h = mb.addMenu(self.tr("&Help"))
+        self._act(h, self.tr("&About Trace Explorer"), self.about)
+        self._update_recent()
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        s = self.session
+        self.back_action.setEnabled(s.can_back())
+        self.fwd_action.setEnabled(s.can_forward())
+        writer = _report_writer()
+        self.export_action.setEnabled(writer is not None)
+        self.export_action.setToolTip(self.tr("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)")
+                                      if writer else self.tr("The report writer is not available in this build."))
+
+    # -- file actions -----------------------------------------------------------------------
+    def load(self, paths: list[str]) -> None:
+        """Load files/folders (menus, drag-and-drop, command line) and remember them."""
+        paths = [str(p) for p in paths if p]
+        if not paths:
+            return
+        recent = [p for p in self._recent() if p not in paths]
+        self.settings.setValue("recent", (paths + recent)[:MAX_RECENT])
+        self._update_recent()
+        self.session.load_paths(paths)
+
+    def open_files(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Open eval results and traces"),
+                                                self.settings.value("lastdir", ""),
+                                                self.tr("Supported files (*.json *.jsonl *.csv *.parquet *.txt *.log);;All files (*)"))
+        if paths:
+            self.settings.setValue("lastdir", str(Path(paths[0]).parent))
+            self.load(paths)
+
+    def open_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, self.tr("Open a folder"), self.settings.value("lastdir", ""))
+        if path:
+            self.settings.setValue("lastdir", path)
+            self.load([path])
+
+    def _recent(self) -> list[str]:
+        v = self.settings.value("recent", [])
+        return [v] if isinstance(v, str) else list(v or [])
+
+    def _update_recent(self) -> None:
+        self.recent_menu.clear()
+        for p in self._recent():
+            a = self.recent_menu.addAction(p)
+            a.triggered.connect(lambda _=False, p=p: self.load([p]))
+        self.recent_menu.setEnabled(bool(self._recent()))
+
+    def open_session(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open session"), "",
+                                              self.tr("Trace Explorer session (*.duckdb)"))
+        if path:
+            self.session.open_session(path)
+
+    def save_session(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save session"), "session.duckdb",
+                                              self.tr("Trace Explorer session (*.duckdb)"))
+        if path:
+            self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
+
+    def export_report(self) -> None:
+        writer = _report_writer()
+        out = QFileDialog.getExistingDirectory(self, self.tr("Export report to folder"))
+        if not out or writer is None:
+            return
+        s = self.session
+        cohort = s.cohort()
+        s.runner.submit("export", lambda ctx: writer(s.store, cohort, out),
+                        lambda _r: (s.message.emit(self.tr("Report written to %1").replace("%1", out)),
+                                    QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
+                        lambda e: QMessageBox.warning(self, self.tr("Export failed"), str(e)),
+                        label=self.tr("Writing report"))
+
+    def copy(self) -> None:
+        """Copy the focused panel's content (text/TSV/Markdown) to the clipboard."""
+        w = QApplication.focusWidget()
+        while w is not None and not hasattr(w, "copy_text"):
+            w = w.parentWidget()
+        text = w.copy_text() if w is not None else self.panels["header"].copy_text()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+
+    def reset_layout(self) -> None:
+        self.restoreState(self._default_state, LAYOUT_VERSION)
+        for d in self.docks.values():
+            d.show()
+
+    def about(self) -> None:
+        QMessageBox.about(self, self.tr("About Trace Explorer"), about_html(self.session))
+
+    # -- drag and drop ----------------------------------------------------------------------
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
+        t = ev.type()
+        if t in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop) \
+                and isinstance(obj, QWidget) and obj.window() is self:
+            paths = _local_paths(ev.mimeData())
+            if paths:
+                ev.acceptProposedAction()
+                if t == QEvent.Type.Drop:
+                    self.load(paths)
+                return True
+        return False
+
+    # -- settings ---------------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        geo = self.settings.value("geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        st = self.settings.value("windowState")
+        if st is not None:
+            self.restoreState(st, LAYOUT_VERSION)
+
+    def closeEvent(self, ev) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState(LAYOUT_VERSION))
+        self.settings.sync()
+        self.session.cancel()
+        QApplication.instance().removeEventFilter(self)
+        super().closeEvent(ev)
+
+
+def _local_paths(mime) -> list[str]:
+    if mime is None or not mime.hasUrls():
+        return []
+    return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and u.toLocalFile()]
+
+
+def _report_writer():
+    """write(store, cohort, out_dir) of the report module, or None while it is not there."""
+    for mod, fn in (("explorer.core.report", "write_bundle"), ("explorer.cli.report", "write_bundle")):
+        try:
+            f = getattr(importlib.import_module(mod), fn, None)
+        except Exception:  # noqa: BLE001
+            f = None
+        if f is not None:
+            return f
+    return None
+
+
+def about_html(session) -> str:
+    """About text with the provenance of the loaded data (files, formats, sha256, simulated)."""
+    import html
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        v = version("trace-explorer")
+    except PackageNotFoundError:
+        v = "dev"
+    meta = session.data.get("meta") or {}
+    rows = "".join(f"<tr><td>{html.escape(Path(r.path).name)}</td><td>{html.escape(r.format or '?')}</td>"
+                   f"<td>{r.rows_loaded:,}</td><td><code>{(r.sha256 or '–')[:12]}</code></td></tr>"
+                   for r in session.data.get("inputs") or [])
+    sim = "<p><b>Simulated data:</b> " + html.escape(meta.get("demo_note") or "the loaded runs are simulated.") + \
+        "</p>" if meta.get("simulated") else ""
+    return (f"<h3>Trace Explorer {html.escape(v)}</h3><p>Binds LLM eval badcases to inference-engine "
+            f"trace requests and explains them.</p>{sim}<p><b>Inputs</b></p>"
+            f"<table>{rows or '<tr><td>nothing loaded</td></tr>'}</table>")

@@ -1,0 +1,111 @@
+"""Number formatting and metric labels shared by every painter (app and reports).
+
+Numbers carry their unit ("18.3 ms/token"); p-values print as "< 0.001" below that.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from explorer.core.schema import REQUEST_METRICS
+
+LABELS = {
+    "kv_cache_hit_rate": "KV-cache hit rate",
+    "num_preemptions": "preemptions",
+    "tpot_ms": "TPOT",
+    "batch_size": "batch size",
+    "ttft_ms": "TTFT",
+    "queue_ms": "scheduling delay",
+    "e2e_ms": "E2E latency",
+    "prefill_ms": "prefill",
+    "decode_ms": "decode",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "output tokens",
+    "cached_prompt_tokens": "cached prompt tokens",
+    "batch_entropy": "batch-size entropy",
+    "batch_size_entropy": "batch-size entropy",
+    "itl_ms": "ITL",
+}
+
+
+def is_missing(v: Any) -> bool:
+    """None, NaN or something that is not a number."""
+    if v is None:
+        return True
+    try:
+        return math.isnan(float(v))
+    except (TypeError, ValueError):
+        return True
+
+
+def unit(metric: str) -> str:
+    """The unit of a metric ("ms", "ms/token", "" for ratios and counts)."""
+    if metric in REQUEST_METRICS:
+        return REQUEST_METRICS[metric]
+    if metric.endswith("_ms"):
+        return "ms"
+    if metric.endswith("_s"):
+        return "s"
+    return ""
+
+
+def label(metric: str, with_unit: bool = True) -> str:
+    """Readable name of a metric, with its unit in brackets: "TPOT (ms/token)"."""
+    name = LABELS.get(metric, metric.replace("_", " "))
+    u = unit(metric)
+    return f"{name} ({u})" if with_unit and u else name
+
+
+def num(v: Any, metric: str | None = None, digits: int = 3) -> str:
+    """A value with `digits` significant digits and the metric's unit; "–" when missing."""
+    if is_missing(v):
+        return "–"
+    x = float(v)
+    if metric == "kv_cache_hit_rate" or (metric or "").endswith("_rate"):
+        s = f"{x:.2f}"
+    elif x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-3):
+        s = f"{x:.{digits - 1}e}"
+    elif abs(x) >= 100:
+        s = f"{x:,.0f}"
+    else:
+        s = f"{x:.{digits}g}"
+    u = unit(metric) if metric else ""
+    return f"{s} {u}" if u else s
+
+
+def pct(v: Any, signed: bool = True, digits: int = 1) -> str:
+    """A percentage: pct(-56.94) -> "-56.9%" (the input is already in percent)."""
+    if is_missing(v):
+        return "–"
+    return f"{float(v):+.{digits}f}%" if signed else f"{float(v):.{digits}f}%"
+
+
+def share(v: Any) -> str:
+    """A fraction in [0, 1] as a percentage: share(0.913) -> "91%"."""
+    if is_missing(v):
+        return "–"
+    return f"{100 * float(v):.0f}%"
+
+
+def pval(p: Any) -> str:
+    """p-value text: "< 0.001" below 0.001, else 3 decimals."""
+    if is_missing(p):
+        return "–"
+    p = float(p)
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def ratio(k: Any, n: Any) -> str:
+    """'21/23 (91%)'."""
+    if is_missing(k) or is_missing(n):
+        return "–"
+    k, n = int(k), int(n)
+    return f"{k}/{n} ({100 * k / n:.0f}%)" if n else f"{k}/{n}"
+
+
+def significant(row: dict, alpha: float = 0.05) -> bool:
+    """A comparison row is significant when its BH-adjusted p (else raw p) is below alpha."""
+    p = row.get("p_adjusted")
+    if is_missing(p):
+        p = row.get("p_value")
+    return not is_missing(p) and float(p) < alpha

@@ -1,0 +1,66 @@
+"""Metric comparison table: badcase vs control means, diff %, Mann-Whitney U p, BH-adjusted p,
+Cohen's d, n per group (report JSON `comparison`: list of rows)."""
+from __future__ import annotations
+
+import html
+
+from .common import is_missing, label, num, pct, pval, significant
+
+HEADERS = ["Metric", "Badcase mean", "Control mean", "Diff %", "p (MWU)", "p adj. (BH)",
+           "Cohen's d", "n bad", "n control"]
+
+
+def sort_key(row: dict, col: int):
+    """Sort value of one cell (numbers sort numerically, missing last)."""
+    keys = [None, "bad_mean", "control_mean", "diff_pct", "p_value", "p_adjusted", "cohens_d",
+            "n_bad", "n_control"]
+    if col == 0:
+        return (0, label(row.get("metric", ""), False))
+    v = row.get(keys[col])
+    return (1, 0.0) if is_missing(v) else (0, float(v))
+
+
+def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
+    """Formatted cells per row, in HEADERS order; a significant row's metric gets a leading '★'."""
+    out = []
+    for r in rows or []:
+        m = str(r.get("metric", "?"))
+        d = r.get("cohens_d")
+        out.append([("★ " if significant(r) else "") + label(m),
+                    num(r.get("bad_mean"), m), num(r.get("control_mean"), m),
+                    pct(r.get("diff_pct")), pval(r.get("p_value")), pval(r.get("p_adjusted")),
+                    "–" if is_missing(d) else f"{float(d):+.2f}",
+                    "–" if is_missing(r.get("n_bad")) else str(int(r["n_bad"])),
+                    "–" if is_missing(r.get("n_control")) else str(int(r["n_control"]))])
+    return out
+
+
+def to_markdown(rows: list[dict] | None) -> str:
+    """GitHub Markdown table; significant rows (BH-adjusted p < 0.05) marked with ★."""
+    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    for cells in comparison_rows(rows):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    lines.append("")
+    lines.append("★ Benjamini-Hochberg adjusted p < 0.05")
+    return "\n".join(lines)
+
+
+def to_tsv(rows: list[dict] | None) -> str:
+    """Tab-separated, raw numbers (for spreadsheets): metric and the JSON fields."""
+    keys = ["metric", "bad_mean", "control_mean", "diff_pct", "p_value", "p_adjusted",
+            "cohens_d", "n_bad", "n_control"]
+    lines = ["\t".join(keys)]
+    for r in rows or []:
+        lines.append("\t".join("" if is_missing(r.get(k)) and k != "metric" else str(r.get(k, ""))
+                               for k in keys))
+    return "\n".join(lines)
+
+
+def comparison_html(rows: list[dict] | None) -> str:
+    """HTML table (reports); significant rows get class 'sig'."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
+    body = []
+    for r, cells in zip(rows or [], comparison_rows(rows)):
+        cls = " class='sig'" if significant(r) else ""
+        body.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    return f"<table class='comparison'><tr>{head}</tr>{''.join(body)}</table>"

@@ -1,0 +1,104 @@
+"""Heatmap (report JSON `heatmap`: x_edges, y_edges, values[y][x], null for empty cells) drawn
+onto a pyqtgraph PlotItem as an ImageItem in data coordinates, with a colour bar and axis labels
+in units."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from widgets import palette
+
+from .common import label, num
+
+
+def grid(heatmap: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x_edges, y_edges, values as float array [y, x] with NaN for empty cells)."""
+    xe = np.asarray(heatmap.get("x_edges") or [], dtype=float)
+    ye = np.asarray(heatmap.get("y_edges") or [], dtype=float)
+    raw = heatmap.get("values") or []
+    v = np.array([[np.nan if c is None else c for c in row] for row in raw], dtype=float) \
+        if raw else np.zeros((0, 0))
+    return xe, ye, v
+
+
+def counts(heatmap: dict) -> np.ndarray | None:
+    """Cell counts [y, x] when the result carries them ('counts' or 'n'), else None."""
+    c = heatmap.get("counts", heatmap.get("n"))
+    if not c:
+        return None
+    return np.array([[0 if x is None else x for x in row] for row in c], dtype=float)
+
+
+def cell_at(heatmap: dict, x: float, y: float) -> tuple[int, int] | None:
+    """(ix, iy) of the cell holding the data point (x, y), or None outside the grid."""
+    xe, ye, v = grid(heatmap)
+    if len(xe) < 2 or len(ye) < 2:
+        return None
+    ix = int(np.searchsorted(xe, x, side="right") - 1)
+    iy = int(np.searchsorted(ye, y, side="right") - 1)
+    if 0 <= ix < len(xe) - 1 and 0 <= iy < len(ye) - 1:
+        return ix, iy
+    return None
+
+
+def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
+    """Draw the heatmap onto `plot` (cleared first). Non-uniform bins are drawn cell by cell
+    positions-true via a rect per image (the image spans [x0, xN] x [y0, yN]; cells are
+    resampled onto the finest uniform grid when edges are uneven). Returns a message instead of
+    drawing when there is nothing to show."""
+    plot.clear()
+    for item in list(getattr(plot, "_te_colorbars", [])):
+        item.scene() and item.scene().removeItem(item)
+    plot._te_colorbars = []
+    heatmap = heatmap or {}
+    xe, ye, v = grid(heatmap)
+    if v.size == 0 or len(xe) < 2 or len(ye) < 2 or not np.isfinite(v).any():
+        return "No cell of the heatmap has a value (the cohort's requests lack these metrics)."
+    img = _uniform(xe, ye, v)
+    finite = v[np.isfinite(v)]
+    lo, hi = float(finite.min()), float(finite.max())
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    image = pg.ImageItem(img.T)  # ImageItem wants [x, y]
+    image.setRect(float(xe[0]), float(ye[0]), float(xe[-1] - xe[0]), float(ye[-1] - ye[0]))
+    cmap = pg.colormap.get(palette.HEATMAP_COLORMAP)
+    image.setLookupTable(cmap.getLookupTable(nPts=256))
+    image.setLevels((lo, hi))
+    plot.addItem(image)
+    xm, ym, vm = heatmap.get("x_metric", "x"), heatmap.get("y_metric", "y"), heatmap.get("value_metric", "value")
+    plot.setLabel("bottom", label(xm))
+    plot.setLabel("left", label(ym))
+    plot.setTitle(f"mean {label(vm)} per cell", size="10pt")
+    bar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, label=label(vm), interactive=False, width=14)
+    bar.setImageItem(image, insert_in=plot)
+    plot._te_colorbars = [bar]
+    plot.getViewBox().setLimits()
+    plot.getViewBox().autoRange(padding=0.02)
+    return None
+
+
+def _uniform(xe: np.ndarray, ye: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Resample values on uneven edges onto a uniform grid so the image matches the axes."""
+    def even(e):
+        d = np.diff(e)
+        return np.allclose(d, d[0], rtol=1e-6)
+    if even(xe) and even(ye):
+        return v
+    nx = min(max(len(xe) - 1, int((xe[-1] - xe[0]) / max(np.diff(xe).min(), 1e-12))), 400)
+    ny = min(max(len(ye) - 1, int((ye[-1] - ye[0]) / max(np.diff(ye).min(), 1e-12))), 400)
+    xc = xe[0] + (np.arange(nx) + 0.5) * (xe[-1] - xe[0]) / nx
+    yc = ye[0] + (np.arange(ny) + 0.5) * (ye[-1] - ye[0]) / ny
+    ix = np.clip(np.searchsorted(xe, xc, side="right") - 1, 0, len(xe) - 2)
+    iy = np.clip(np.searchsorted(ye, yc, side="right") - 1, 0, len(ye) - 2)
+    return v[np.ix_(iy, ix)]
+
+
+def cell_text(heatmap: dict, ix: int, iy: int) -> str:
+    """Tooltip text of one cell: its ranges, mean value and n."""
+    xe, ye, v = grid(heatmap)
+    xm, ym, vm = heatmap.get("x_metric", "x"), heatmap.get("y_metric", "y"), heatmap.get("value_metric", "value")
+    c = counts(heatmap)
+    n = "–" if c is None else str(int(c[iy, ix]))
+    return (f"{label(xm, False)} {num(xe[ix], xm)} – {num(xe[ix + 1], xm)}\n"
+            f"{label(ym, False)} {num(ye[iy], ym)} – {num(ye[iy + 1], ym)}\n"
+            f"mean {label(vm, False)} = {num(v[iy, ix], vm)}\nn = {n}")

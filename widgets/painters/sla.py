@@ -1,0 +1,78 @@
+"""SLA attainment (report JSON `sla`: thresholds {metric: max}, attainment {share, n, n_met,
+n_unjudged, goodput_rps, goodput_tps}, by {run|version|category|tenant: [{key, share, ...}]}):
+a summary line and horizontal bars of attainment per group."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+
+from widgets import palette
+
+from .common import is_missing, label, num, share
+
+GROUP_ORDER = ("version", "run", "category", "tenant")
+
+
+def summary(sla: dict | None) -> str:
+    """'SLA TTFT ≤ 500 ms, TPOT ≤ 50 ms/token: 91% of 1,024 requests met (goodput 3.2 req/s)'."""
+    sla = sla or {}
+    th = sla.get("thresholds") or {}
+    att = sla.get("attainment") or {}
+    conds = ", ".join(f"{label(m, False)} ≤ {num(v, m)}" for m, v in th.items()) or "no threshold"
+    n = att.get("n")
+    parts = [f"SLA {conds}: {share(att.get('share'))} of "
+             f"{'–' if is_missing(n) else f'{int(n):,}'} requests met"]
+    if not is_missing(att.get("n_unjudged")) and att.get("n_unjudged"):
+        parts.append(f"{int(att['n_unjudged']):,} not judged (metric missing)")
+    if not is_missing(att.get("goodput_rps")):
+        parts.append(f"goodput {float(att['goodput_rps']):.2f} req/s")
+    if not is_missing(att.get("goodput_tps")):
+        parts.append(f"{float(att['goodput_tps']):,.0f} tokens/s")
+    return "; ".join(parts)
+
+
+def group_rows(sla: dict | None) -> list[tuple[str, str, float | None, int | None]]:
+    """(grouping, key, share, n) for every group of every grouping, in GROUP_ORDER."""
+    by = (sla or {}).get("by") or {}
+    order = [g for g in GROUP_ORDER if g in by] + [g for g in by if g not in GROUP_ORDER]
+    out = []
+    for g in order:
+        for r in by.get(g) or []:
+            s = r.get("share")
+            out.append((g, str(r.get("key")), None if is_missing(s) else float(s),
+                        None if is_missing(r.get("n")) else int(r["n"])))
+    return out
+
+
+def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
+    """Horizontal bars of attainment (0-100 %) per group. Returns a message instead of drawing
+    when no request could be judged."""
+    plot.clear()
+    rows = [r for r in group_rows(sla) if r[2] is not None]
+    att = (sla or {}).get("attainment") or {}
+    if not rows and is_missing(att.get("share")):
+        return "No request could be judged against the SLA (TTFT / TPOT missing in the traces)."
+    if not rows:
+        rows = [("all", "all requests", float(att["share"]), att.get("n"))]
+    y = np.arange(len(rows))
+    vals = np.array([100 * r[2] for r in rows])
+    plot.addItem(pg.BarGraphItem(x0=np.zeros(len(rows)), y=y, width=vals, height=0.6,
+                                 brush=pg.mkBrush(palette.ACCENT), pen=pg.mkPen(None)))
+    plot.addItem(pg.BarGraphItem(x0=vals, y=y, width=100 - vals, height=0.6,
+                                 brush=pg.mkBrush(palette.qcolor(palette.BAD, 90)), pen=pg.mkPen(None)))
+    plot.getAxis("left").setTicks([[(i, f"{g}: {k}" + ("" if n is None else f" (n={n})"))
+                                    for i, (g, k, _, n) in enumerate(rows)]])
+    plot.setLabel("bottom", "requests meeting the SLA (%)")
+    plot.setXRange(0, 100, padding=0.02)
+    plot.invertY(True)
+    plot.showGrid(x=True, alpha=0.25)
+    return None
+
+
+def sla_html(sla: dict | None) -> str:
+    rows = "".join(f"<tr><td>{html.escape(g)}</td><td>{html.escape(k)}</td><td>{share(s)}</td>"
+                   f"<td>{'–' if n is None else n}</td></tr>" for g, k, s, n in group_rows(sla))
+    return (f"<p>{html.escape(summary(sla))}</p><table class='sla'><tr><th>By</th><th>Group</th>"
+            f"<th>Attained</th><th>n</th></tr>{rows}</table>")

@@ -1,0 +1,313 @@
+"""Painters of a request's timeline (explorer.core.timeline), shared by the Timeline panel and
+the report (issue 7): the same functions draw the app's panel and the report's image.
+
+Inputs are plain data: `tl` is Timeline.to_dict(), `nb` is the neighbours() DataFrame.
+
+    build_figure(layout, tl, nb=None, control=None) -> dict of PlotItems
+        fills a pg.GraphicsLayout with: "timeline" (phases + events, ms from arrival; the
+        control request on a second row in compare mode), "itl" (inter-token gaps against token
+        time, gaps above the run's p99 marked, preempted gaps shaded; x-linked to the timeline),
+        "swimlane" (neighbours in flight, s from arrival) and "concurrency" (requests in flight)
+    paint_phases / paint_events / paint_itl / paint_swimlane / paint_concurrency: the pieces
+    pack_lanes(starts, ends) -> lane per interval;  hit_* -> the thing under the mouse
+    describe_phase / describe_event / describe_token / describe_neighbour -> hover text
+    render_png(path, tl, nb=None, control=None, size=(1400, 900)) -> path (needs a QApplication)
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt
+
+# Okabe & Ito colour-blind safe palette, the same hexes as widgets/palette.py
+BAD, CONTROL, SELECTED, NEUTRAL = "#D55E00", "#0072B2", "#CC79A7", "#999999"
+PHASE_COLOURS = {"queued": "#E69F00", "prefill": "#56B4E9", "decode": "#009E73",
+                 "preempted": "#D55E00"}
+EVENT_SYMBOLS = {"arrived": "t1", "queued": "s", "scheduled": "d", "first_token": "star",
+                 "preempted": "x", "resumed": "+", "finished": "t", "error": "o"}
+BAR_H = 0.6
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("TimelinePainter", text)
+
+
+def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    x = float(v)
+    s = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{digits}g}"
+    return f"{s} {unit}".strip()
+
+
+# -- hover text ----------------------------------------------------------------------------------
+def describe_phase(p: dict) -> str:
+    s = tr("%1: %2 → %3 (%4)").replace("%1", tr(p["kind"])).replace(
+        "%2", _fmt(p["start_ms"])).replace("%3", _fmt(p["end_ms"])).replace(
+        "%4", _fmt(p["end_ms"] - p["start_ms"]))
+    return s + (f" — {p['note']}" if p.get("note") else "")
+
+
+def describe_event(e: dict) -> str:
+    s = f"{tr(e['kind'])} @ {_fmt(e['t_ms'])}"
+    if e.get("detail"):
+        s += f" — {e['detail']}"
+    return s + (" " + tr("(derived)") if e.get("derived") else "")
+
+
+def describe_token(tl: dict, i: int) -> str:
+    it = tl["itl"]
+    s = tr("token %1: ITL %2 at %3").replace("%1", str(it["token_index"][i])).replace(
+        "%2", _fmt(it["itl_ms"][i])).replace("%3", _fmt(it["t_ms"][i]))
+    if it["above_p99"][i]:
+        s += " — " + tr("above the run's p99 (%1)").replace("%1", _fmt(tl["run_p99_itl_ms"]))
+    return s
+
+
+def describe_neighbour(r: dict) -> str:
+    bad = r.get("is_badcase")
+    tag = tr("badcase") if bad is True else tr("bound, correct") if bad is False else tr("unbound")
+    parts = [f"{r['request_id']} ({tag})",
+             tr("%1 s → %2 s").replace("%1", f"{r['start_s']:+.3f}").replace("%2", f"{r['end_s']:+.3f}"),
+             tr("in flight at its start: %1").replace("%1", str(r.get("concurrency")))]
+    for col, unit, name in (("e2e_ms", "ms", "E2E"), ("tpot_ms", "ms/token", "TPOT"),
+                            ("prompt_tokens", "tokens", tr("prompt")),
+                            ("completion_tokens", "tokens", tr("output")),
+                            ("batch_size", "requests", tr("batch")),
+                            ("num_preemptions", "", tr("preemptions")),
+                            ("kv_cache_hit_rate", "", tr("KV-cache hit rate"))):
+        v = r.get(col)
+        if v is not None and not (isinstance(v, float) and math.isnan(v)) and v is not pd.NA:
+            parts.append(f"{name} {_fmt(v, unit)}")
+    return " · ".join(parts)
+
+
+# -- geometry -------------------------------------------------------------------------------------
+def pack_lanes(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Greedy interval-graph colouring: each interval (sorted by start) takes the lowest lane
+    free at its start. Returns one lane number (0-based) per interval, in input order."""
+    order = np.argsort(starts, kind="stable")
+    lane_end: list[float] = []
+    lanes = np.zeros(len(starts), dtype=int)
+    for i in order:
+        for k, e in enumerate(lane_end):
+            if e < starts[i]:
+                lanes[i], lane_end[k] = k, ends[i]
+                break
+        else:
+            lanes[i] = len(lane_end)
+            lane_end.append(ends[i])
+    return lanes
+
+
+def hit_phase(tl: dict, x_ms: float, y: float, row: float = 0.0) -> dict | None:
+    if abs(y - row) > BAR_H / 2:
+        return None
+    for p in tl["phases"]:
+        if p["start_ms"] <= x_ms <= p["end_ms"]:
+            return p
+    return None
+
+
+def hit_event(tl: dict, x_ms: float, tol_ms: float) -> dict | None:
+    best = min(tl["events"], key=lambda e: abs(e["t_ms"] - x_ms), default=None)
+    return best if best is not None and abs(best["t_ms"] - x_ms) <= tol_ms else None
+
+
+def hit_token(tl: dict, x_ms: float, tol_ms: float) -> int | None:
+    t = np.asarray(tl["itl"]["t_ms"])
+    if not len(t):
+        return None
+    i = int(np.argmin(np.abs(t - x_ms)))
+    return i if abs(t[i] - x_ms) <= tol_ms else None
+
+
+def hit_neighbour(nb: pd.DataFrame, lanes: np.ndarray, x_s: float, y: float) -> int | None:
+    """Row position of the neighbour drawn under (x_s, y) in the swimlane, or None."""
+    if nb is None or not len(nb):
+        return None
+    lane = round(y) - 1  # lane 0 of the neighbours is drawn at y = 1 (the request is at y = 0)
+    m = np.flatnonzero((lanes == lane) & (nb["start_s"].to_numpy() <= x_s)
+                       & (nb["end_s"].to_numpy() >= x_s) & (abs(y - round(y)) <= BAR_H / 2))
+    return int(m[0]) if len(m) else None
+
+
+# -- painting -------------------------------------------------------------------------------------
+def paint_phases(plot: pg.PlotItem, tl: dict, row: float = 0.0) -> pg.BarGraphItem | None:
+    """Phases as coloured horizontal bars on `row` (x = ms from arrival)."""
+    ph = tl["phases"]
+    if not ph:
+        return None
+    item = pg.BarGraphItem(x0=[p["start_ms"] for p in ph], width=[p["end_ms"] - p["start_ms"] for p in ph],
+                           y=[row] * len(ph), height=BAR_H,
+                           brushes=[pg.mkBrush(PHASE_COLOURS.get(p["kind"], NEUTRAL)) for p in ph],
+                           pens=[pg.mkPen("#FFFFFF", width=1)] * len(ph))
+    plot.addItem(item)
+    return item
+
+
+def paint_events(plot: pg.PlotItem, tl: dict, row: float = 0.0) -> pg.ScatterPlotItem:
+    """Events as markers above the phase bar (hollow when derived from the requests row)."""
+    ev = tl["events"]
+    sc = pg.ScatterPlotItem(
+        x=[e["t_ms"] for e in ev], y=[row + BAR_H / 2 + 0.12] * len(ev),
+        symbol=[EVENT_SYMBOLS.get(e["kind"], "h") for e in ev], size=11,
+        brush=[pg.mkBrush("#FFFFFF" if e["derived"] else "#222222") for e in ev],
+        pen=pg.mkPen("#222222", width=1.2), data=list(range(len(ev))))
+    plot.addItem(sc)
+    return sc
+
+
+def paint_itl(plot: pg.PlotItem, tl: dict, colour: str = CONTROL,
+              shade_preemptions: bool = True) -> list:
+    """ITL (ms) against token time (ms from arrival): a line with dots, gaps above the run's
+    p99 as large vermillion dots, the p99 as a dashed line, preempted gaps shaded."""
+    items: list = []
+    it = tl["itl"]
+    x, y = np.asarray(it["t_ms"], float), np.asarray(it["itl_ms"], float)
+    if shade_preemptions:
+        for p in tl["preemptions"]:
+            reg = pg.LinearRegionItem((p["start_ms"], max(p["end_ms"], p["start_ms"] + 1e-3)),
+                                      movable=False, brush=pg.mkBrush(213, 94, 0, 50),
+                                      pen=pg.mkPen(BAD, width=1))
+            plot.addItem(reg)
+            items.append(reg)
+    if len(x):
+        line = plot.plot(x, y, pen=pg.mkPen(colour, width=1), symbol="o", symbolSize=3,
+                         symbolBrush=colour, symbolPen=None)
+        items.append(line)
+        hi = np.asarray(it["above_p99"], bool)
+        if hi.any():
+            sc = pg.ScatterPlotItem(x=x[hi], y=y[hi], size=9, brush=pg.mkBrush(BAD),
+                                    pen=pg.mkPen("#222222"), symbol="o")
+            plot.addItem(sc)
+            items.append(sc)
+    p99 = tl.get("run_p99_itl_ms")
+    if p99 is not None:
+        ln = pg.InfiniteLine(pos=p99, angle=0, pen=pg.mkPen(BAD, style=Qt.PenStyle.DashLine),
+                             label=tr("run p99 %1").replace("%1", _fmt(p99)),
+                             labelOpts={"position": 0.02, "color": BAD, "anchors": [(0, 1), (0, 1)]})
+        plot.addItem(ln)
+        items.append(ln)
+    return items
+
+
+def paint_swimlane(plot: pg.PlotItem, nb: pd.DataFrame | None, tl: dict) -> np.ndarray:
+    """The request (y = 0, purple) and its neighbours packed in lanes (y >= 1), x in s from the
+    request's arrival; badcases vermillion, bound correct blue, unbound grey. Returns lanes."""
+    end_s = (tl["end_ms"] or 0.0) / 1000.0
+    plot.addItem(pg.BarGraphItem(x0=[0.0], width=[max(end_s, 1e-3)], y=[0], height=BAR_H,
+                                 brush=pg.mkBrush(SELECTED), pen=pg.mkPen("#222222")))
+    if nb is None or not len(nb):
+        return np.zeros(0, dtype=int)
+    s, e = nb["start_s"].to_numpy(float), nb["end_s"].to_numpy(float)
+    lanes = pack_lanes(s, e)
+    bad = nb["is_badcase"]
+    colours = [BAD if b is True else CONTROL if b is False else NEUTRAL
+               for b in (None if pd.isna(v) else bool(v) for v in bad)]
+    plot.addItem(pg.BarGraphItem(x0=s, width=np.maximum(e - s, 1e-3), y=lanes + 1, height=BAR_H,
+                                 brushes=[pg.mkBrush(c) for c in colours], pen=pg.mkPen(None)))
+    return lanes
+
+
+def concurrency_steps(nb: pd.DataFrame | None, tl: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(t_s, in_flight) step series over the window: requests in flight (the selected one
+    included) after each start / end, t in s from the request's arrival."""
+    s = [0.0] + ([] if nb is None else list(nb["start_s"]))
+    e = [(tl["end_ms"] or 0.0) / 1000.0] + ([] if nb is None else list(nb["end_s"]))
+    t = np.r_[s, e]
+    d = np.r_[np.ones(len(s)), -np.ones(len(e))]
+    order = np.lexsort((-d, t))  # a start before an end at the same instant
+    return t[order], np.cumsum(d[order])
+
+
+def paint_concurrency(plot: pg.PlotItem, nb: pd.DataFrame | None, tl: dict):
+    t, n = concurrency_steps(nb, tl)
+    if not len(t):
+        return None
+    return plot.plot(np.r_[t, t[-1]], n, stepMode="center", pen=pg.mkPen("#444444"),
+                     fillLevel=0, brush=pg.mkBrush(68, 68, 68, 40))
+
+
+def _title(tl: dict, who: str) -> str:
+    m = tl.get("metrics", {})
+    bits = [f"{who} {tl['request_id']}", tr("run %1").replace("%1", tl["run_id"]),
+            tr("source: %1").replace("%1", tr(tl["source"]))]
+    for k, unit, name in (("ttft_ms", "ms", "TTFT"), ("tpot_ms", "ms/token", "TPOT"),
+                          ("e2e_ms", "ms", "E2E"), ("num_preemptions", "", tr("preemptions"))):
+        if m.get(k) is not None:
+            bits.append(f"{name} {_fmt(m[k], unit)}")
+    return " · ".join(bits)
+
+
+def build_figure(layout: pg.GraphicsLayout, tl: dict, nb: pd.DataFrame | None = None,
+                 control: dict | None = None) -> dict[str, Any]:
+    """Fill `layout` (cleared first) with the four plots; returns {"timeline", "itl",
+    "swimlane", "concurrency": PlotItem, "lanes": ndarray, "events": ScatterPlotItem}."""
+    layout.clear()
+    pg.setConfigOptions(antialias=True)
+    who = tr("badcase request") if control is not None else tr("request")
+    layout.addLabel(_title(tl, who), row=0, col=0, size="9pt")
+    top = layout.addPlot(row=1, col=0)
+    top.setLabel("bottom", tr("time from arrival (ms)"))
+    top.showGrid(x=True, alpha=0.2)
+    paint_phases(top, tl, 0.0)
+    ev = paint_events(top, tl, 0.0)
+    ticks = [(0.0, tr("this request"))]
+    if control is not None:
+        paint_phases(top, control, 1.0)
+        paint_events(top, control, 1.0)
+        ticks.append((1.0, tr("typical control")))
+        layout.addLabel(_title(control, tr("typical control")), row=2, col=0, size="9pt")
+    top.getAxis("left").setTicks([ticks])
+    top.setYRange(-0.6, len(ticks) - 0.1 + 0.3, padding=0)
+    top.setMouseEnabled(y=False)
+    legend = top.addLegend(offset=(-10, 5), colCount=4, labelTextSize="8pt")
+    for kind, col in PHASE_COLOURS.items():
+        legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=0, brush=col), tr(kind))
+    itl = layout.addPlot(row=3, col=0)
+    itl.setLabel("left", tr("ITL (ms)"))
+    itl.setLabel("bottom", tr("token time from arrival (ms)"))
+    itl.setXLink(top)
+    itl.showGrid(x=True, y=True, alpha=0.2)
+    paint_itl(itl, tl, colour=BAD if control is not None else CONTROL)
+    if control is not None:
+        paint_itl(itl, {**control, "run_p99_itl_ms": None}, colour=CONTROL, shade_preemptions=False)
+    if not tl["itl"]["t_ms"]:
+        itl.addItem(pg.TextItem(tr("no per-token latencies in this trace"), color="#666666"))
+    lanes_plot = layout.addPlot(row=4, col=0)
+    lanes_plot.setLabel("left", tr("requests in flight"))
+    lanes_plot.setLabel("bottom", tr("time from this request's arrival (s)"))
+    lanes = paint_swimlane(lanes_plot, nb, tl)
+    lanes_plot.getAxis("left").setTicks([[(0, tr("this"))]])
+    lanes_plot.invertY(True)
+    lanes_plot.setMouseEnabled(y=False)
+    conc = layout.addPlot(row=5, col=0)
+    conc.setLabel("left", tr("concurrency"))
+    conc.setXLink(lanes_plot)
+    paint_concurrency(conc, nb, tl)
+    conc.setMouseEnabled(y=False)
+    ci = layout.layout
+    for r, f in ((1, 2), (3, 3), (4, 4), (5, 1)):
+        ci.setRowStretchFactor(r, f)
+    for p in (top, itl, lanes_plot, conc):
+        p.getAxis("left").setWidth(90)
+    return {"timeline": top, "itl": itl, "swimlane": lanes_plot, "concurrency": conc,
+            "lanes": lanes, "events": ev}
+
+
+def render_png(path: str, tl: dict, nb: pd.DataFrame | None = None, control: dict | None = None,
+               size: tuple[int, int] = (1400, 900)) -> str:
+    """Draw the figure offscreen and save it as PNG (for the report bundle). Needs a
+    QApplication (QT_QPA_PLATFORM=offscreen works)."""
+    w = pg.GraphicsLayoutWidget()
+    w.setBackground("w")
+    w.resize(*size)
+    build_figure(w.ci, tl, nb, control)
+    w.grab().save(str(path))
+    w.deleteLater()
+    return str(path)
