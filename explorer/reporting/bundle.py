@@ -1,0 +1,162 @@
+"""The report bundle: panel PNG/SVG, dashboard.png, report.html, report.pdf (plus the JSON and
+Markdown of explorer.core.report when asked through write_bundle)."""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+from PySide6.QtCore import QSize
+
+from .images import ensure_app, save_png, save_svg, settle
+
+log = logging.getLogger(__name__)
+
+ALL_FORMATS = ("json", "md", "png", "svg", "html", "pdf")
+QT_FORMATS = {"png", "svg", "html", "pdf"}
+
+# panel name -> (payload key it paints, logical size in px)
+PANEL_SIZES: dict[str, QSize] = {
+    "header": QSize(1400, 86), "comparison": QSize(1100, 420), "distributions": QSize(760, 400),
+    "tree": QSize(1100, 520), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
+    "sla": QSize(820, 400), "whatif": QSize(1100, 640), "conclusion": QSize(720, 520),
+    "timeline": QSize(1100, 560),
+}
+SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion")
+
+
+def telling_metrics(comparison: Any, k: int = 2) -> list[str]:
+    """The k numeric metrics with the smallest adjusted p (then the largest |Cohen's d|)."""
+    rows = [r for r in comparison if isinstance(r, dict) and r.get("kind", "numeric") == "numeric"] \
+        if isinstance(comparison, list) else []
+    rows.sort(key=lambda r: (r.get("p_adjusted") is None, r.get("p_adjusted") or 1.0,
+                             -abs(r.get("cohens_d") or 0.0)))
+    return [r["metric"] for r in rows[:k]]
+
+
+def _panel_classes() -> dict[str, type]:
+    from widgets.mainwindow import PANELS, _resolve
+    return {name: cls for name, spec, _ in PANELS if (cls := _resolve(spec)) is not None}
+
+
+def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: bool,
+                  timeline: tuple[str, str] | None = None) -> dict[str, Path]:
+    """Render every panel that has a section in `doc` to out_dir/<panel>.png (2x) and .svg.
+
+    The panels are the app's own (widgets.mainwindow.PANELS) fed the same dicts through a
+    Session, so the pictures match the window. Returns panel name -> PNG path (distributions
+    once per telling metric: distributions_<metric>.png; the first is also distributions.png)."""
+    from explorer.core.store import Store
+    from explorer.session import Session
+
+    ensure_app()
+    session = Session(Store())
+    classes = _panel_classes()
+    wanted = ["header", "comparison", "distributions", "tree", "heatmap", "versions", "sla",
+              "whatif", "conclusion", "timeline"]
+    panels = {n: classes[n](session) for n in wanted if n in classes}
+    payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
+    payload["meta"] = doc.get("meta") or {}
+    if frame is not None:
+        payload["frame"] = frame
+    session.data.update(payload)
+    session.resultsChanged.emit(payload)
+    out: dict[str, Path] = {}
+
+    def shoot(name: str, widget, stem: str) -> None:
+        settle(widget, PANEL_SIZES.get(name, QSize(900, 500)))
+        out[stem] = save_png(widget, out_dir / f"{stem}.png")
+        if svg:
+            save_svg(widget, out_dir / f"{stem}.svg", title=stem)
+
+    for name, panel in panels.items():
+        try:
+            if name == "distributions":
+                if frame is None:
+                    continue
+                for i, m in enumerate(telling_metrics(doc.get("comparison")) or [None]):
+                    if m:
+                        session.set_metric(m)
+                    shoot(name, panel, "distributions" if i == 0 else f"distributions_{m}")
+                    if i == 0 and m:
+                        out[f"distributions_{m}"] = out["distributions"]
+            elif name == "timeline":
+                if timeline is None or not hasattr(panel, "show_request"):
+                    continue
+                panel.show_request(*timeline)
+                shoot(name, panel, name)
+            elif name != "header" and name not in doc:
+                continue  # a section the report did not compute gets no picture
+            else:
+                shoot(name, panel, name)
+        except Exception:  # noqa: BLE001 - one panel failing must not lose the others
+            log.exception("rendering panel %s failed", name)
+    for p in panels.values():
+        p.close()
+        p.deleteLater()
+    return out
+
+
+def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
+           frame: pd.DataFrame | None = None, cases: pd.DataFrame | None = None,
+           timeline: tuple[str, str] | None = None,
+           progress: Callable[[str], None] | None = None) -> list[Path]:
+    """Write the Qt-rendered parts of the bundle for a report JSON `doc`.
+
+    formats: any of png, svg, html, pdf (others are ignored here). frame: the cohort frame
+    (analysis.cohort_frame) for the distributions; cases: badcases listed (escaped) in the
+    HTML/PDF; timeline: (run_id, request_id) of the request whose timeline is included.
+    Returns the files written. Raises OSError when out_dir cannot be written."""
+    from .dashboard import save_dashboard
+    from .html import build_html
+    from .pdf import save_pdf
+
+    formats = set(formats) & QT_FORMATS
+    if not formats:
+        return []
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doc = dict(doc)
+    meta = dict(doc.get("meta") or {})
+    meta.setdefault("generated_at", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    meta.setdefault("app_version", _version())
+    doc["meta"] = meta
+    written: list[Path] = []
+    step = progress or (lambda _s: None)
+    step("panels")
+    images = render_panels(doc, out_dir, frame, "svg" in formats, timeline)
+    step("dashboard")
+    images["dashboard"] = save_dashboard(doc, images, out_dir / "dashboard.png")
+    if "png" in formats or "svg" in formats:
+        written += sorted(out_dir.glob("*.png")) + sorted(out_dir.glob("*.svg"))
+    if "html" in formats:
+        step("html")
+        path = out_dir / "report.html"
+        path.write_text(build_html(doc, images, cases=cases), encoding="utf-8")
+        written.append(path)
+    if "pdf" in formats:
+        step("pdf")
+        written.append(save_pdf(doc, images, out_dir / "report.pdf", cases=cases))
+    if "png" not in formats:  # the images were only needed to build html / pdf
+        for p in images.values():
+            if p.exists() and p not in written:
+                p.unlink()
+        for p in out_dir.glob("*.svg"):
+            if "svg" not in formats:
+                p.unlink()
+    return written
+
+
+def write_bundle(store, cohort, out_dir: str | Path, formats=ALL_FORMATS, **report_args) -> list[Path]:
+    """Build the report for `cohort` from `store` and write every format asked for (the app's
+    File > Export Report and `trace-explorer report` write the same bundle)."""
+    from explorer.core import report as core_report
+
+    return core_report.write_report(store, cohort, out_dir, formats=list(formats), **report_args)
+
+
+def _version() -> str:
+    from explorer import __version__
+    return __version__

@@ -1,0 +1,97 @@
+"""dashboard.png: the whole analysis on one page, laid out like a brief: title with cohort and
+date, the header figures, the comparison table beside the tree, the two most telling
+distributions, the conclusion beside the version trend, and a provenance footer. Composed from
+the panel images the bundle already rendered (the same pictures as the app)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+
+from widgets import palette
+
+from .html import title_of
+from .images import CJK_FAMILIES
+
+WIDTH, DPR, PAD = 1600, 2.0, 16
+
+
+def _font(size: int, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setFamilies(CJK_FAMILIES)
+    f.setPixelSize(size)
+    f.setBold(bold)
+    return f
+
+
+def _place(p: QPainter, img_path: Path | None, rect: QRectF, caption: str) -> None:
+    p.setPen(QPen(QColor(palette.GRID)))
+    p.drawRect(rect)
+    p.setFont(_font(13, True))
+    p.setPen(QColor(palette.TEXT))
+    p.drawText(rect.adjusted(8, 4, -8, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, caption)
+    inner = rect.adjusted(6, 24, -6, -6)
+    img = QImage(str(img_path)) if img_path and Path(img_path).exists() else QImage()
+    if img.isNull():
+        p.setFont(_font(12))
+        p.setPen(QColor(palette.MUTED))
+        p.drawText(inner, Qt.AlignmentFlag.AlignCenter, "no data for this section")
+        return
+    scale = min(inner.width() / (img.width() / DPR), inner.height() / (img.height() / DPR), 1.0)
+    w, h = img.width() / DPR * scale, img.height() / DPR * scale
+    p.drawImage(QRectF(inner.x() + (inner.width() - w) / 2, inner.y(), w, h), img)
+
+
+def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
+    """Compose the one-page brief at 2x into `path` (PNG). Raises OSError when it cannot write."""
+    meta = doc.get("meta") or {}
+    dists = [k for k in images if k.startswith("distributions_")][:2] or \
+        (["distributions"] if "distributions" in images else [])
+    rows = [  # (height, [(image key, caption, width share)])
+        (110, [("header", "Cohort", 1.0)]),
+        (430, [("comparison", "Metric comparison (Mann-Whitney U, BH-adjusted)", 0.58),
+               ("tree", "Decision tree: where the error rate jumps", 0.42)]),
+        (360, [(d, "Distribution: " + d.removeprefix("distributions_").removeprefix("distributions"), 0.5)
+               for d in dists] or [("distributions", "Distributions", 1.0)]),
+        (420, [("conclusion", "Conclusion and suggestions", 0.5), ("versions", "Engine versions", 0.5)]),
+    ]
+    top = 70 + (28 if meta.get("simulated") else 0)
+    height = top + sum(h + PAD for h, _ in rows) + 40
+    img = QImage(int(WIDTH * DPR), int(height * DPR), QImage.Format.Format_ARGB32)
+    img.setDevicePixelRatio(DPR)
+    img.fill(QColor(palette.BACKGROUND))
+    p = QPainter(img)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+    p.setPen(QColor(palette.TEXT))
+    p.setFont(_font(24, True))
+    p.drawText(QRectF(PAD, 10, WIDTH - 2 * PAD, 34), Qt.AlignmentFlag.AlignLeft, title_of(doc))
+    p.setFont(_font(13))
+    p.setPen(QColor(palette.MUTED))
+    p.drawText(QRectF(PAD, 44, WIDTH - 2 * PAD, 20), Qt.AlignmentFlag.AlignLeft,
+               f"{meta.get('generated_at', '')} · Trace Explorer {meta.get('app_version', '')}")
+    if meta.get("simulated"):
+        p.fillRect(QRectF(PAD, 68, WIDTH - 2 * PAD, 24), QColor(palette.WARN))
+        p.setPen(QColor("black"))
+        p.setFont(_font(13, True))
+        p.drawText(QRectF(PAD + 8, 68, WIDTH - 2 * PAD, 24), Qt.AlignmentFlag.AlignVCenter,
+                   meta.get("demo_note") or "Simulated data")
+    y = top
+    for h, cells in rows:
+        x = PAD
+        for key, caption, share in cells:
+            w = (WIDTH - 2 * PAD - PAD * (len(cells) - 1)) * share
+            _place(p, images.get(key), QRectF(x, y, w, h), caption)
+            x += w + PAD
+        y += h + PAD
+    p.setFont(_font(11))
+    p.setPen(QColor(palette.MUTED))
+    files = ", ".join(f"{Path(str(f.get('path', ''))).name} ({(f.get('sha256') or '')[:8]})"
+                      for f in (doc.get("inputs") or [])[:6])
+    p.drawText(QRectF(PAD, y, WIDTH - 2 * PAD, 30), Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
+               f"Inputs: {files or '–'}" + ("  ·  SIMULATED" if meta.get("simulated") else ""))
+    p.end()
+    if not img.save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+    return path

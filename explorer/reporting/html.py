@@ -1,0 +1,140 @@
+"""report.html (and the HTML that the PDF is typeset from): one self-contained document built
+from the report JSON (../shared/DESIGN.md), the panel images and the painters' HTML tables.
+
+Every piece of input text (cluster names, prompts, predictions, file names) is escaped with
+html.escape; images are embedded (data: URIs for the HTML file, resource URLs for the PDF).
+"""
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from typing import Callable
+
+from widgets import palette
+from widgets.painters.comparison import comparison_html
+from widgets.painters.conclusion import conclusion_html
+from widgets.painters.header import header_html
+from widgets.painters.sla import sla_html
+from widgets.painters.versions import versions_html
+
+esc = html.escape
+
+CSS = f"""
+body {{ font-family: 'DejaVu Sans', 'WenQuanYi Micro Hei', sans-serif; color: {palette.TEXT};
+       max-width: 1100px; margin: 24px auto; font-size: 10pt; }}
+h1 {{ font-size: 17pt; margin-bottom: 2px; }} h2 {{ font-size: 13pt; margin-top: 22px;
+       border-bottom: 1px solid {palette.GRID}; }}
+.sub {{ color: {palette.MUTED}; }} .why {{ color: {palette.MUTED}; font-style: italic; }}
+.sim {{ background: {palette.WARN}; color: black; padding: 6px 10px; font-weight: bold; }}
+table {{ border-collapse: collapse; margin: 6px 0; }}
+td, th {{ border: 1px solid {palette.GRID}; padding: 3px 6px; text-align: left; vertical-align: top; }}
+th {{ background: #F4F4F4; }} tr.sig td {{ font-weight: bold; }}
+table.header td {{ border: none; padding-right: 18px; }} .t {{ color: {palette.MUTED}; font-size: 8pt; }}
+.v {{ font-size: 12pt; font-weight: bold; }}
+img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.MUTED}; font-size: 8pt; }}
+"""
+
+# Section order of the document: (key of the report JSON, title, image name, table painter)
+SECTIONS = [
+    ("comparison", "Metric comparison", "comparison", lambda v: comparison_html(v)),
+    ("distributions", "Distributions", "distributions", None),
+    ("tree", "Decision tree", "tree", None),
+    ("heatmap", "Heatmap: TPOT x batch-size entropy", "heatmap", None),
+    ("versions", "Engine versions", "versions", lambda v: versions_html(v)),
+    ("sla", "SLA attainment", "sla", lambda v: sla_html(v)),
+    ("whatif", "Counterfactual what-if", "whatif", None),
+    ("timeline", "Timeline of the worst badcase", "timeline", None),
+    ("conclusion", "Conclusion", "conclusion", lambda v: conclusion_html(v)),
+]
+
+
+def data_uri(path: Path) -> str:
+    """A PNG/SVG file as a data: URI (the HTML stays one self-contained file)."""
+    mime = "image/svg+xml" if path.suffix == ".svg" else "image/png"
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def missing_reason(value) -> str | None:
+    """Why a section has no content (its own reason, or 'not computed'), else None."""
+    if value is None:
+        return "This section was not computed for this report."
+    if isinstance(value, dict) and value.get("status") in ("no_data", "error", "cancelled"):
+        return str(value.get("reason") or value["status"])
+    if isinstance(value, list) and not value:
+        return "No rows."
+    return None
+
+
+def title_of(doc: dict) -> str:
+    cohort = doc.get("cohort") or {}
+    cluster = cohort.get("cluster") if isinstance(cohort, dict) else None
+    return f"Trace Explorer postmortem: {cluster or 'all badcases'}"
+
+
+def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Path], str] | None = None,
+               cases=None, for_pdf: bool = False) -> str:
+    """The whole report as one HTML string.
+
+    doc: the report JSON dict; images: panel name -> PNG path; image_src(name, path) gives the
+    <img src> (default: a data: URI); cases: optional DataFrame of the cohort's badcases
+    (prompt, prediction, ...) listed at the end, escaped."""
+    src = image_src or (lambda _n, p: data_uri(p))
+    meta = doc.get("meta") or {}
+    out = [f"<html><head><meta charset='utf-8'><title>{esc(title_of(doc))}</title>"
+           f"<style>{CSS}</style></head><body>",
+           f"<h1>{esc(title_of(doc))}</h1>",
+           f"<p class='sub'>{esc(str(meta.get('generated_at', '')))} · Trace Explorer "
+           f"{esc(str(meta.get('app_version', '')))}</p>"]
+    if meta.get("simulated"):
+        out.append(f"<p class='sim'>{esc(meta.get('demo_note') or 'Simulated data.')}</p>")
+    cohort = doc.get("cohort")
+    if isinstance(cohort, dict) and "status" not in cohort:
+        out.append(header_html(cohort, meta))
+    if "dashboard" in images and not for_pdf:
+        out.append(f"<h2>Dashboard</h2><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'>")
+    for key, title, img, table in SECTIONS:
+        if key not in doc and img not in images:
+            continue
+        out.append(f"<h2>{esc(title)}</h2>")
+        value = doc.get(key)
+        why = None if key in ("distributions", "timeline") else missing_reason(value)
+        if why:
+            out.append(f"<p class='why'>{esc(why)}</p>")
+            continue
+        if img in images:
+            width = " width='640'" if for_pdf else ""
+            out.append(f"<img src='{src(img, images[img])}'{width} alt='{esc(title)}'>")
+        if table is not None:
+            out.append(table(value))
+    if cases is not None and len(cases):
+        out.append("<h2>Badcases of the cohort</h2><table><tr><th>case</th><th>prompt</th>"
+                   "<th>prediction</th><th>request</th><th>link</th></tr>")
+        for r in cases.head(30).itertuples(index=False):
+            out.append("<tr>" + "".join(f"<td>{esc(_short(getattr(r, c, '')))}</td>" for c in
+                                        ("case_id", "prompt", "prediction", "request_id", "level")) + "</tr>")
+        out.append("</table>")
+    out.append(provenance_html(doc))
+    out.append("</body></html>")
+    return "".join(out)
+
+
+def provenance_html(doc: dict) -> str:
+    """The footer: input files with format, sha256 and rows; the app version; simulated flag."""
+    meta = doc.get("meta") or {}
+    rows = []
+    for f in doc.get("inputs") or []:
+        rows.append("<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
+            Path(str(f.get("path", ""))).name, f.get("format") or "–", (f.get("sha256") or "–")[:16],
+            f.get("rows_loaded", 0), f.get("rows_skipped", 0), f.get("error") or "")) + "</tr>")
+    table = ("<table class='foot'><tr><th>input</th><th>format</th><th>sha256</th><th>rows</th>"
+             "<th>skipped</th><th>error</th></tr>" + "".join(rows) + "</table>") if rows else ""
+    sim = " Data: SIMULATED." if meta.get("simulated") else ""
+    return (f"<h2>Provenance</h2>{table}<p class='foot'>Trace Explorer "
+            f"{esc(str(meta.get('app_version', '')))}, generated {esc(str(meta.get('generated_at', '')))}."
+            f"{esc(sim)}</p>")
+
+
+def _short(v, n: int = 160) -> str:
+    s = "" if v is None else str(v)
+    return s if len(s) <= n else s[: n - 1] + "…"
