@@ -211,18 +211,20 @@ class VersionsResult:
     """DESIGN `versions`: values = [{benchmark, engine_version, metric, value (mean), n}],
     changes = [{benchmark, metric, from_version, to_version, from_value, to_value, change_pct,
     p_value, direction, regression, reason}], accuracy = [{benchmark, engine_version, accuracy,
-    n_cases}] (cases bound to the version's requests)."""
+    n_cases}] (cases bound to the version's requests); versions: every version, oldest first;
+    pooled: True when benchmarks were pooled (no benchmark ran on two versions)."""
     values: tuple
     changes: tuple
     accuracy: tuple
     versions: tuple
     alpha: float
     min_change_pct: float
+    pooled: bool = False
 
     def to_dict(self) -> dict:
         return {"values": [dict(v) for v in self.values], "changes": [dict(c) for c in self.changes],
                 "accuracy": [dict(a) for a in self.accuracy], "versions": list(self.versions),
-                "alpha": self.alpha, "min_change_pct": self.min_change_pct}
+                "alpha": self.alpha, "min_change_pct": self.min_change_pct, "pooled": self.pooled}
 
 
 # ---- SLA ------------------------------------------------------------------------------------

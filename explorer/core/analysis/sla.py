@@ -1,0 +1,79 @@
+"""SLA attainment and goodput (DESIGN `sla`), over every loaded request.
+
+Thresholds are upper bounds per request metric; the documented defaults are TTFT <= 500 ms and
+TPOT <= 50 ms (DEFAULT_THRESHOLDS, editable through params["thresholds"]). A request meets the
+SLA when it did not error and every thresholded metric is within its bound; an errored request
+(error not empty) fails; a request missing a thresholded metric without an error is not judged
+(counted in n_unjudged, left out of the share). Attainment = met / judged. Goodput (DistServe,
+Zhong et al. 2024): met requests per second (goodput_rps) and their completion tokens per second
+(goodput_tps) over the wall time of the runs (first arrival to last completion). Broken down by
+run, engine version, eval category (through the cases bound to the requests) and tenant
+(requests.tenant, where the trace has a user / tenant id). Aggregated in DuckDB
+(queries/analysis_sla.sql).
+"""
+from __future__ import annotations
+
+from ..errors import NoData
+from ..schema import REQUEST_METRICS
+from ..sqlutil import load_query, quote_ident
+from .results import SlaResult, num
+
+DEFAULT_THRESHOLDS = {"ttft_ms": 500.0, "tpot_ms": 50.0}
+BREAKDOWNS = {"run": "j.run_id", "version": "j.engine_version", "category": "j.category",
+              "tenant": "j.tenant"}
+
+
+def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
+    """Attainment and goodput overall and by run / version / category / tenant.
+
+    params: thresholds {metric: max value} (default DEFAULT_THRESHOLDS; metrics must be numeric
+    request columns). `cohort` is not used (the SLA is about every request served).
+    Raises ValueError for an unknown metric or a non-numeric threshold, NoData when no request
+    is loaded or none can be judged."""
+    p = params or {}
+    thr = dict(p.get("thresholds") or DEFAULT_THRESHOLDS)
+    if not thr:
+        raise ValueError("at least one SLA threshold is needed")
+    params_sql = {}
+    conds, present = [], []
+    for i, (m, t) in enumerate(sorted(thr.items())):
+        if m not in REQUEST_METRICS:
+            raise ValueError(f"unknown SLA metric {m!r}; choose from {', '.join(REQUEST_METRICS)}")
+        try:
+            params_sql[f"t{i}"] = float(t)
+        except (TypeError, ValueError):
+            raise ValueError(f"SLA threshold for {m} must be a number, not {t!r}") from None
+        conds.append(f"{quote_ident(m)} <= $t{i}")
+        present.append(f"{quote_ident(m)} IS NOT NULL")
+    total = store.con.execute("SELECT count(*) FROM requests").fetchall()[0][0]
+    if not total:
+        raise NoData("no trace is loaded, so there is no request to hold to an SLA")
+    errored = "(r.error IS NOT NULL AND trim(r.error) <> '')"
+    judged = f"({errored} OR ({' AND '.join('r.' + c for c in present)}))"
+    met = f"(NOT {errored} AND {' AND '.join('r.' + c for c in conds)})"
+    base = load_query("analysis_sla").replace("__JUDGED__", judged).replace("__MET__", met)
+
+    def run(key_expr: str) -> list[dict]:
+        df = store.con.execute(base.replace("__KEY__", key_expr), params_sql).df()
+        out = []
+        for r in df.to_dict("records"):
+            out.append({"key": r["key"], "n": int(r["n"]), "n_met": int(r["n_met"]),
+                        "n_unjudged": int(r["n_unjudged"]), "share": num(r["share"]),
+                        "goodput_rps": num(r["goodput_rps"]), "goodput_tps": num(r["goodput_tps"]),
+                        "span_s": num(r["span_s"])})
+        return out
+
+    overall = run("'all'")[0]
+    if overall["n"] == 0:
+        missing = [m for m in thr if not store.con.execute(
+            f"SELECT count({quote_ident(m)}) FROM requests").fetchall()[0][0]]
+        raise NoData("no request can be judged against the SLA"
+                     + (f": the traces do not record {', '.join(missing)}" if missing else ""))
+    overall.pop("key")
+    by = {}
+    for name, expr in BREAKDOWNS.items():
+        rows = run(expr)
+        if name in ("category", "tenant"):
+            rows = [r for r in rows if r["key"] is not None]
+        by[name] = rows
+    return SlaResult(thresholds={m: float(t) for m, t in thr.items()}, attainment=overall, by=by)

@@ -1,0 +1,124 @@
+"""Engine versions compared on the same benchmark (DESIGN `versions`).
+
+Runs are grouped by (benchmark, engine_version) (queries/analysis_versions.sql); when no
+benchmark is run on two versions, every benchmark is pooled per version instead. Versions are
+ordered by their numeric parts ("v0.2.1" < "v0.3.0" < "0.10.0"). For each pair of consecutive
+versions and each metric: change_pct = (new - old) / |old| x 100, a two-sided Mann-Whitney U p
+between the two versions' requests (on a deterministic hash sample of at most `sample_max`
+requests per version, queries/analysis_versions_sample.sql, so that 1M requests stay fast),
+p_adjusted (Benjamini-Hochberg over every change tested) and `regression` = p_adjusted < alpha,
+|change_pct| >= min_change_pct and the change goes the bad way (the `better` direction of the
+metric in resources/knowledge_base.toml). Accuracy per version: the cases bound to the
+version's requests (queries/analysis_versions_accuracy.sql).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import NoData
+from .results import VersionsResult, num
+
+METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
+           "queue_ms", "e2e_ms", "prompt_tokens", "completion_tokens")
+DEFAULTS = {"metrics": METRICS, "alpha": 0.05, "min_change_pct": 5.0, "sample_max": 20000}
+
+
+def version_key(v: str) -> tuple:
+    """Sort key of a version string: numeric parts as numbers ("0.10" after "0.9")."""
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t.lower())
+                 for t in re.findall(r"\d+|[A-Za-z]+", str(v))) or ((2, 0, str(v)),)
+
+
+def compare_versions(store, cohort=None, params: dict | None = None) -> VersionsResult:
+    """Per-version metric values, changes between consecutive versions with Mann-Whitney p and
+    the regression flag, and accuracy per version (see the module doc).
+
+    params: metrics, alpha (0.05), min_change_pct (5.0), sample_max (20000), kb (a loaded
+    knowledge base; default resources/knowledge_base.toml). `cohort` is not used (versions
+    compare whole runs). Raises NoData when no run names an engine version."""
+    from scipy import stats
+
+    from .conclusion import load_knowledge_base
+
+    p = {**DEFAULTS, **(params or {})}
+    kb = p.get("kb") or load_knowledge_base()
+    by_bench = True
+    agg = store.query("analysis_versions", {"by_benchmark": True})
+    if agg.empty:
+        raise NoData("no loaded run names an engine version (engine_version), so there is "
+                     "nothing to compare across versions")
+
+    def multi(df):
+        return df.groupby(df["benchmark"].fillna("\0"))["engine_version"].nunique().max() >= 2
+
+    if not multi(agg) and agg["engine_version"].nunique() >= 2:
+        by_bench = False
+        agg = store.query("analysis_versions", {"by_benchmark": False})
+    values, changes, order = [], [], []
+    groups = {}
+    for r in agg.to_dict("records"):
+        groups.setdefault(r["benchmark"], []).append(r)
+    for bench in groups:
+        groups[bench].sort(key=lambda r: version_key(r["engine_version"]))
+    order = sorted(agg["engine_version"].unique().tolist(), key=version_key)
+    samples: dict = {}
+    if any(len(g) >= 2 for g in groups.values()):
+        sample = store.query("analysis_versions_sample", {"max_n": int(p["sample_max"]),
+                                                          "by_benchmark": by_bench})
+        keys = sample["benchmark"].astype(object).where(sample["benchmark"].notna(), None)
+        for (b, v), g in sample.groupby([keys.fillna("\0"), sample["engine_version"]], sort=False):
+            samples[(None if b == "\0" else b, v)] = {
+                m: g[m].dropna().to_numpy(dtype=float) for m in p["metrics"]}
+    for bench in sorted(groups, key=lambda b: (b is None, str(b))):
+        rows = groups[bench]
+        for r in rows:
+            for m in p["metrics"]:
+                if r.get(f"n_{m}"):
+                    values.append({"benchmark": bench, "engine_version": r["engine_version"],
+                                   "metric": m, "value": num(r[m]), "n": int(r[f"n_{m}"]),
+                                   "runs": int(r["runs"])})
+        for old, new in zip(rows, rows[1:]):
+            for m in p["metrics"]:
+                if not (old.get(f"n_{m}") and new.get(f"n_{m}")):
+                    continue
+                a, b = num(old[m]), num(new[m])
+                better = kb.get("metrics", {}).get(m, {}).get("better")
+                ch = {"benchmark": bench, "metric": m, "from_version": old["engine_version"],
+                      "to_version": new["engine_version"], "from_value": a, "to_value": b,
+                      "change_pct": (b - a) / abs(a) * 100 if a else None,
+                      "n_from": int(old[f"n_{m}"]), "n_to": int(new[f"n_{m}"]),
+                      "p_value": None, "p_adjusted": None, "better": better,
+                      "regression": False, "reason": None}
+                empty = np.empty(0)
+                x = samples.get((bench, old["engine_version"]), {}).get(m, empty)
+                y = samples.get((bench, new["engine_version"]), {}).get(m, empty)
+                if len(x) < 2 or len(y) < 2:
+                    ch["reason"] = f"too few values (n={len(x)} and {len(y)})"
+                elif np.ptp(np.concatenate([x, y])) == 0:
+                    ch["reason"] = "no variation (every value is equal)"
+                else:
+                    ch["p_value"] = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
+                    if len(x) < ch["n_from"] or len(y) < ch["n_to"]:
+                        ch["reason"] = f"p from a hash sample of {len(x)} and {len(y)} requests"
+                if a == 0 and b != 0:
+                    ch["reason"] = "; ".join(filter(None, [ch["reason"], "old value is 0"]))
+                changes.append(ch)
+    tested = [c for c in changes if c["p_value"] is not None]
+    if tested:
+        adj = stats.false_discovery_control([c["p_value"] for c in tested], method="bh")
+        for c, q in zip(tested, adj):
+            c["p_adjusted"] = float(q)
+            worse = (c["better"] == "higher" and c["to_value"] < c["from_value"]) or \
+                    (c["better"] == "lower" and c["to_value"] > c["from_value"])
+            big = c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]
+            c["regression"] = bool(q < p["alpha"] and worse and big)
+    acc = store.query("analysis_versions_accuracy", {"by_benchmark": by_bench})
+    accuracy = [{"benchmark": r["benchmark"], "engine_version": r["engine_version"],
+                 "accuracy": num(r["accuracy"]), "n_cases": int(r["n_cases"])}
+                for r in sorted(acc.to_dict("records"),
+                                key=lambda r: (str(r["benchmark"]), version_key(r["engine_version"])))]
+    return VersionsResult(values=tuple(values), changes=tuple(changes), accuracy=tuple(accuracy),
+                          versions=tuple(order), alpha=p["alpha"],
+                          min_change_pct=p["min_change_pct"], pooled=not by_bench)
