@@ -434,6 +434,12 @@ def neighbours(store, run_id: str, request_id: str, window_s: float = 30.0,
     return df[NEIGHBOUR_COLUMNS]
 
 
+def case_request(store, case_id: str, con=None) -> tuple[str, str] | None:
+    """(run_id, request_id) a case is bound to (its strongest link), or None when unbound."""
+    df = store.query("timeline_case_request", {"case_id": case_id}, con=con)
+    return None if df.empty else (str(df["run_id"][0]), str(df["request_id"][0]))
+
+
 # -- picking requests for compare and the report ------------------------------------------------
 def _bound(frame: pd.DataFrame, grp: str) -> pd.DataFrame:
     need = {"grp", "run_id", "request_id"}

@@ -1,0 +1,151 @@
+"""Timeline panel (pytest-qt, no sleeps): show_request paints a real AIPerf request, clicking a
+neighbour in the swimlane opens it, hovering reads exact values, a selected case opens its bound
+request, compare mode draws the typical control, and empty / all-NaN inputs say why."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+
+from widgets.timeline import TimelinePanel
+
+TIMEOUT = 20000
+
+
+@pytest.fixture
+def loaded(session, real):
+    rep = session.store.load_file(real / "aiperf_example" / "profile_export.jsonl")
+    if rep.error:
+        pytest.skip(f"the AIPerf loader (engineer T's) failed: {rep.error}")
+    recs = [json.loads(x) for x in (real / "aiperf_example" / "profile_export.jsonl").read_text().splitlines()]
+    ok = [r for r in recs if not r.get("error")]
+    return session, rep.run_ids[0], ok
+
+
+@pytest.fixture
+def panel(loaded, qtbot):
+    session, run, ok = loaded
+    p = TimelinePanel(session)
+    qtbot.addWidget(p)
+    p.resize(1200, 800)
+    p.show()
+    qtbot.waitExposed(p)
+    return p
+
+
+def _laid_out(panel) -> bool:
+    rects = [panel.figure[k].sceneBoundingRect() for k in ("timeline", "itl", "swimlane")]
+    return all(a.bottom() <= b.top() for a, b in zip(rects, rects[1:]))
+
+
+def _open(qtbot, panel, run, rid):
+    with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+        panel.show_request(run, rid)
+    qtbot.waitUntil(lambda: _laid_out(panel), timeout=TIMEOUT)
+    panel.view.grab()  # paints once: the view boxes settle their auto ranges
+    return sig.args
+
+
+def test_show_request_paints_phases_itl_and_swimlane(loaded, panel, qtbot):
+    _session, run, ok = loaded
+    r = ok[5]
+    rid = r["metadata"]["x_request_id"]
+    assert _open(qtbot, panel, run, rid) == [run, rid]
+    assert panel.stack.currentIndex() == 1
+    tl = panel.view_data["tl"]
+    assert tl["request_id"] == rid and tl["source"] == "events"
+    n_icl = len(r["metrics"]["inter_chunk_latency"]["value"])
+    assert len(tl["itl"]["itl_ms"]) == n_icl
+    # the ITL curve drawn holds every token gap, at the token times
+    curves = [i for i in panel.figure["itl"].listDataItems()
+              if isinstance(i, pg.PlotDataItem) and len(i.xData) == n_icl]
+    assert curves and np.allclose(curves[0].yData, r["metrics"]["inter_chunk_latency"]["value"])
+    assert panel.figure["itl"].getViewBox().state["linkedViews"][0] is not None  # x-linked
+    assert str(len(panel.view_data["nb"])) in panel.readout.text()
+
+
+def test_hover_gives_exact_values(loaded, panel, qtbot):
+    _session, run, ok = loaded
+    r = ok[0]
+    _open(qtbot, panel, run, r["metadata"]["x_request_id"])
+    ttft = r["metrics"]["ttft"]["value"]
+    plot = panel.figure["timeline"]
+    scene = plot.vb.mapViewToScene(QPointF(ttft / 2, 0.0))
+    panel._hover(scene)
+    assert panel.readout.text().startswith("prefill: 0 ms")
+    assert f"{ttft:,.0f} ms" in panel.readout.text()
+    icl = r["metrics"]["inter_chunk_latency"]["value"]
+    x = ttft + sum(icl[:3])  # the third token gap
+    panel._hover(panel.figure["itl"].vb.mapViewToScene(QPointF(x, icl[2])))
+    assert panel.readout.text().startswith("token 3: ITL")
+    assert f"{icl[2]:.4g} ms" in panel.readout.text()
+
+
+def test_clicking_a_neighbour_opens_it(loaded, panel, qtbot):
+    _session, run, ok = loaded
+    first = ok[20]["metadata"]["x_request_id"]
+    _open(qtbot, panel, run, first)
+    nb, lanes = panel.view_data["nb"], panel.figure["lanes"]
+    i = int(np.argmax(nb["end_s"] - nb["start_s"]))  # a long bar, easy to hit
+    target = nb["request_id"].iloc[i]
+    x = (nb["start_s"].iloc[i] + nb["end_s"].iloc[i]) / 2
+    plot = panel.figure["swimlane"]
+    scene = plot.vb.mapViewToScene(QPointF(x, lanes[i] + 1))
+    pos = panel.view.mapFromScene(scene)
+    with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+        qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert sig.args == [run, target]
+    assert panel.back.isEnabled()
+    with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+        panel.back.click()
+    assert sig.args == [run, first]
+
+
+def test_selected_case_opens_its_bound_request(loaded, panel, qtbot):
+    session, run, ok = loaded
+    rid = ok[3]["metadata"]["x_request_id"]
+    st = session.store
+    st.append("cases", pd.DataFrame({"case_id": ["t:1"], "correct": [False]}))
+    st.append("case_links", pd.DataFrame({"case_id": ["t:1"], "run_id": [run], "request_id": [rid],
+                                          "level": [1], "score": [1.0]}))
+    with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+        session.selectedCasesChanged.emit(frozenset({"t:1"}))
+    assert sig.args == [run, rid]
+
+
+def test_compare_draws_the_typical_control_on_the_same_axis(loaded, panel, qtbot):
+    _session, run, ok = loaded
+    tpot = {r["metadata"]["x_request_id"]: r["metrics"]["inter_token_latency"]["value"] for r in ok}
+    ids = list(tpot)
+    frame = pd.DataFrame({"case_id": [f"c{i}" for i in range(12)],
+                          "grp": ["bad"] * 2 + ["control"] * 10, "run_id": run,
+                          "request_id": ids[:12], "tpot_ms": [tpot[i] for i in ids[:12]]})
+    ctl = np.array([tpot[i] for i in ids[2:12]])
+    expect = ids[2:12][int(np.argmin(np.abs(ctl - np.median(ctl))))]
+    panel.set_cohort_frame(frame)
+    _open(qtbot, panel, run, ids[0])
+    with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT):
+        panel.compare.setChecked(True)
+    control = panel.view_data["control"]
+    assert control is not None and control["request_id"] == expect
+    ticks = panel.figure["timeline"].getAxis("left")._tickLevels[0]
+    assert [t[1] for t in ticks] == ["this request", "typical control"]
+
+
+def test_empty_nan_and_unknown_inputs_say_why(loaded, panel, qtbot):
+    session, run, _ok = loaded
+    session.resultsChanged.emit({"frame": pd.DataFrame(columns=["case_id", "grp", "run_id", "request_id"])})
+    session.resultsChanged.emit({"frame": pd.DataFrame([{"case_id": "e:1", "grp": "bad", "run_id": math.nan,
+                                                         "request_id": math.nan, "tpot_ms": math.nan}])})
+    assert panel.stack.currentIndex() == 0 and "Select a case" in panel.msg.text()
+    with qtbot.waitSignal(panel.failed, timeout=TIMEOUT) as sig:
+        panel.show_request(run, "no-such-request")
+    assert "not in run" in sig.args[0] and panel.msg.text() == sig.args[0]
+    session.store.append("requests", pd.DataFrame([{"run_id": run, "request_id": "bare"}]))
+    _open(qtbot, panel, run, "bare")  # a row with every metric NULL still paints
+    assert "no timing columns recorded" in panel.readout.text()
