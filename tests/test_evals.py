@@ -17,9 +17,12 @@ HELM = "every_eval_ever/helm_mmlu_philosophy_gpt2"
 
 @pytest.fixture(scope="module")
 def loaded(real):
-    """The whole real folder loaded as a user would drop it, then prepared."""
+    """The real folders that hold evals, loaded as a user would drop them, then prepared
+    (the trace folders are left out to keep the suite fast; detection against every format
+    is checked in test_detection_prefers_the_eval_formats)."""
     s = Store()
-    reports = s.load_paths([real])
+    reports = s.load_paths([real / "mmlu_pro_outputs", real / "gsm8k_model_solutions",
+                            real / "every_eval_ever"])
     result = prepare(s)
     yield s, reports, result
     s.close()
