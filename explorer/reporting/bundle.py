@@ -42,21 +42,23 @@ def _panel_classes() -> dict[str, type]:
 
 
 def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: bool,
-                  timeline: tuple[str, str] | None = None) -> dict[str, Path]:
+                  timeline: tuple[str, str] | None = None, store=None) -> dict[str, Path]:
     """Render every panel that has a section in `doc` to out_dir/<panel>.png (2x) and .svg.
 
     The panels are the app's own (widgets.mainwindow.PANELS) fed the same dicts through a
     Session, so the pictures match the window. Returns panel name -> PNG path (distributions
-    once per telling metric: distributions_<metric>.png; the first is also distributions.png)."""
+    once per telling metric: distributions_<metric>.png; the first is also distributions.png).
+    store: the session's store, needed only by the timeline panel (it queries the request)."""
     from explorer.core.store import Store
     from explorer.session import Session
 
     ensure_app()
-    session = Session(Store())
+    session = Session(store if store is not None else Store())
     classes = _panel_classes()
     wanted = ["header", "comparison", "distributions", "tree", "heatmap", "versions", "sla",
               "whatif", "conclusion", "timeline"]
-    panels = {n: classes[n](session) for n in wanted if n in classes}
+    # the timeline panel gets no session: without one it queries and paints synchronously
+    panels = {n: classes[n](None if n == "timeline" else session) for n in wanted if n in classes}
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
     if frame is not None:
@@ -83,8 +85,10 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
                     if i == 0 and m:
                         out[f"distributions_{m}"] = out["distributions"]
             elif name == "timeline":
-                if timeline is None or not hasattr(panel, "show_request"):
+                if timeline is None or store is None or not hasattr(panel, "show_request"):
                     continue
+                panel.set_store(store)
+                panel.set_cohort_frame(frame)
                 panel.show_request(*timeline)
                 shoot(name, panel, name)
             elif name != "header" and name not in doc:
@@ -101,13 +105,14 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
 
 def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
            frame: pd.DataFrame | None = None, cases: pd.DataFrame | None = None,
-           timeline: tuple[str, str] | None = None,
+           timeline: tuple[str, str] | None = None, store=None,
            progress: Callable[[str], None] | None = None) -> list[Path]:
     """Write the Qt-rendered parts of the bundle for a report JSON `doc`.
 
     formats: any of png, svg, html, pdf (others are ignored here). frame: the cohort frame
     (analysis.cohort_frame) for the distributions; cases: badcases listed (escaped) in the
-    HTML/PDF; timeline: (run_id, request_id) of the request whose timeline is included.
+    HTML/PDF; timeline: (run_id, request_id) of the request whose timeline is included (needs
+    `store`, the store holding that request).
     Returns the files written. Raises OSError when out_dir cannot be written."""
     from .dashboard import save_dashboard
     from .html import build_html
@@ -126,7 +131,7 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     written: list[Path] = []
     step = progress or (lambda _s: None)
     step("panels")
-    images = render_panels(doc, out_dir, frame, "svg" in formats, timeline)
+    images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store)
     step("dashboard")
     images["dashboard"] = save_dashboard(doc, images, out_dir / "dashboard.png")
     if "png" in formats or "svg" in formats:
