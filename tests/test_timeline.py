@@ -153,17 +153,20 @@ def test_typical_control_and_worst_badcase(store):
     store.append("requests", pd.DataFrame({"run_id": RUN, "request_id": ["c1", "c2", "c3", "c4"],
                                            "tpot_ms": [10.0, 30.0, 20.0, 50.0]}))
     frame = pd.DataFrame({
-        "case_id": ["b1", "b2", "b3", "k1", "k2", "k3", "k4", "k5"],
-        "grp": ["bad"] * 3 + ["control"] * 5,
-        "run_id": [RUN, RUN, None, RUN, RUN, RUN, RUN, None],
-        "request_id": ["x1", "x2", None, "c1", "c2", "c3", "c4", None],
-        "tpot_ms": [40.0, 40.0, None, 10.0, None, 20.0, 50.0, None],  # c2's TPOT from the store
-        "num_preemptions": [0, 3, None, 0, 0, 0, 0, None],
-        "e2e_ms": [100.0, 90.0, None, 1, 1, 1, 1, None]})
+        "case_id": ["b1", "b2", "b3", "b4", "k1", "k2", "k3", "k4", "k5"],
+        "grp": ["bad"] * 4 + ["control"] * 5,
+        "run_id": [RUN, RUN, None, RUN, RUN, RUN, RUN, RUN, None],
+        "request_id": ["x1", "x2", None, "x4", "c1", "c2", "c3", "c4", None],
+        "tpot_ms": [90.0, 40.0, None, 500.0, 10.0, None, 20.0, 50.0, None],  # c2's from the store
+        "completion_tokens": [50, 20, None, 2, 9, 9, 9, 9, None],
+        "num_preemptions": [0, 3, None, 3, 0, 0, 0, 0, None],
+        "e2e_ms": [100.0, 90.0, None, 80.0, 1, 1, 1, 1, None]})
     med = np.median([10.0, 30.0, 20.0, 50.0])  # 25 -> c2 (30) and c3 (20) tie; c2 < c3
     assert med == 25.0
     assert tl.typical_control_request(store, frame) == (RUN, "c2")
-    assert tl.worst_badcase(frame) == (RUN, "x2")  # same TPOT, more preemptions
+    # most preemptions first (x2, x4); x4's TPOT over 2 tokens does not count -> x2
+    assert tl.worst_badcase(frame) == (RUN, "x2")
+    assert tl.worst_badcase(frame.assign(num_preemptions=0)) == (RUN, "x1")
     with pytest.raises(NoData):
         tl.worst_badcase(frame[frame["grp"] == "control"])
     with pytest.raises(NoData):

@@ -186,6 +186,7 @@ class TimelinePanel(QWidget):
         self.view_data = data
         self.figure = painter.build_figure(self.view.ci, tl, data["nb"], data["control"])
         notes = list(tl["notes"]) + ([data["note"]] if data["note"] else [])
+        notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = data["nb"]
         self.readout.setText(self.tr("%1 neighbours in flight within ± %2 s. ")
                              .replace("%1", str(len(nb))).replace("%2", f"{self.window.value():g}")

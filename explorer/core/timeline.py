@@ -239,7 +239,7 @@ def request_timeline(store, run_id: str, request_id: str, con=None) -> Timeline:
 def _from_events(ev: pd.DataFrame, row: dict, arrival_s: float | None, notes: list[str]):
     ts = ev["ts_s"].to_numpy(dtype=float)
     ref = arrival_s if arrival_s is not None else float(ts.min())
-    events = [Event(str(k), (t - ref) * 1000.0, _py(d))
+    events = [Event(str(k), float((t - ref) * 1000.0), _py(d))
               for t, k, d in zip(ts, ev["kind"], ev["detail"])]
     first = {}
     for e in events:
@@ -285,7 +285,8 @@ def _preemptions(events: list[Event], end: float | None) -> list[Phase]:
                 break
         if stop is None:
             stop, note = (end if end is not None else e.t_ms), "never resumed"
-        out.append(Phase("preempted", e.t_ms, max(stop, e.t_ms), note or (e.detail or "")))
+        out.append(Phase("preempted", float(e.t_ms), float(max(stop, e.t_ms)),
+                         note or (e.detail or "")))
     return out
 
 
@@ -322,7 +323,7 @@ def _cut(phases: list[Phase], gaps: list[Phase]) -> list[Phase]:
                 if g.end_ms < b:
                     nxt.append((g.end_ms, b))
             pieces = nxt
-        out += [Phase(p.kind, a, b, p.note) for a, b in pieces if b > a]
+        out += [Phase(p.kind, float(a), float(b), p.note) for a, b in pieces if b > a]
     out += [g for g in gaps if g.end_ms > g.start_ms]
     return sorted(out, key=lambda p: (p.start_ms, PHASES.index(p.kind)))
 
@@ -465,24 +466,32 @@ def typical_control_request(store, cohort_frame: pd.DataFrame) -> tuple[str, str
     return str(best["run_id"]), str(best["request_id"])
 
 
+MIN_TOKENS_FOR_TPOT = 8  # TPOT over fewer output tokens is dominated by one or two gaps
+
+
 def worst_badcase(cohort_frame: pd.DataFrame) -> tuple[str, str]:
-    """(run_id, request_id) of the cohort's worst bound badcase: the highest TPOT, ties broken
-    by more preemptions then longer E2E; without TPOT, the longest E2E, then TTFT.
-    Raises NoData when no badcase is bound to a request with one of those metrics."""
-    bad = _bound(cohort_frame, "bad")
-    for key in ("tpot_ms", "e2e_ms", "ttft_ms"):
-        if key in bad.columns and bad[key].notna().any():
-            b = bad[bad[key].notna()].copy()
-            cols, asc = [key], [False]
-            for extra in ("num_preemptions", "e2e_ms"):
-                if extra in b.columns and extra != key:
-                    b[extra] = pd.to_numeric(b[extra], errors="coerce").fillna(-1)
-                    cols.append(extra)
-                    asc.append(False)
-            best = b.sort_values(cols + ["run_id", "request_id"],
-                                 ascending=asc + [True, True]).iloc[0]
-            return str(best["run_id"]), str(best["request_id"])
-    raise NoData("no badcase of this cohort is bound to a request with TPOT, E2E or TTFT")
+    """(run_id, request_id) of the cohort's worst bound badcase, ranked by (1) most preemptions,
+    (2) highest TPOT among requests with at least MIN_TOKENS_FOR_TPOT output tokens (a TPOT
+    over one or two gaps is not comparable; unknown token counts are kept), (3) longest E2E,
+    (4) longest TTFT; missing values rank last, ties by run_id, request_id.
+    Raises NoData when no badcase is bound to a request with any of those metrics."""
+    b = _bound(cohort_frame, "bad").copy()
+    keys = []
+    for col in ("num_preemptions", "tpot_ms", "e2e_ms", "ttft_ms"):
+        if col not in b.columns:
+            continue
+        v = pd.to_numeric(b[col], errors="coerce")
+        if col == "tpot_ms" and "completion_tokens" in b.columns:
+            n = pd.to_numeric(b["completion_tokens"], errors="coerce")
+            v = v.where(n.isna() | (n >= MIN_TOKENS_FOR_TPOT))
+        b[f"_{col}"] = v
+        keys.append(f"_{col}")
+    if not keys or b[keys].isna().all(axis=None):
+        raise NoData("no badcase of this cohort is bound to a request with preemptions, TPOT, "
+                     "E2E or TTFT")
+    best = b.sort_values(keys + ["run_id", "request_id"], ascending=[False] * len(keys) + [True, True],
+                         na_position="last").iloc[0]
+    return str(best["run_id"]), str(best["request_id"])
 
 
 def _with_metric(store, f: pd.DataFrame, col: str) -> pd.DataFrame:

@@ -134,7 +134,7 @@ def test_compare_draws_the_typical_control_on_the_same_axis(loaded, panel, qtbot
     control = panel.view_data["control"]
     assert control is not None and control["request_id"] == expect
     ticks = panel.figure["timeline"].getAxis("left")._tickLevels[0]
-    assert [t[1] for t in ticks] == ["this request", "typical control"]
+    assert [t[1] for t in ticks] == ["badcase", "typical control"]
 
 
 def test_empty_nan_and_unknown_inputs_say_why(loaded, panel, qtbot):

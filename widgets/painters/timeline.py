@@ -244,32 +244,44 @@ def _title(tl: dict, who: str) -> str:
     return " · ".join(bits)
 
 
+def _legend(plot: pg.PlotItem, entries: list[tuple[Any, str]], cols: int) -> None:
+    legend = plot.addLegend(offset=(-5, 2), colCount=cols, labelTextSize="8pt",
+                            brush=pg.mkBrush(255, 255, 255, 220))
+    for item, text in entries:
+        legend.addItem(item, text)
+
+
 def build_figure(layout: pg.GraphicsLayout, tl: dict, nb: pd.DataFrame | None = None,
                  control: dict | None = None) -> dict[str, Any]:
     """Fill `layout` (cleared first) with the four plots; returns {"timeline", "itl",
     "swimlane", "concurrency": PlotItem, "lanes": ndarray, "events": ScatterPlotItem}."""
     layout.clear()
     pg.setConfigOptions(antialias=True)
-    who = tr("badcase request") if control is not None else tr("request")
-    layout.addLabel(_title(tl, who), row=0, col=0, size="9pt")
+    who = tr("badcase") if control is not None else tr("request")
+    title = _title(tl, who)
+    if control is not None:
+        title += "<br>" + _title(control, tr("typical control"))
+    layout.addLabel(title, row=0, col=0, size="9pt")
     top = layout.addPlot(row=1, col=0)
     top.setLabel("bottom", tr("time from arrival (ms)"))
     top.showGrid(x=True, alpha=0.2)
     paint_phases(top, tl, 0.0)
     ev = paint_events(top, tl, 0.0)
-    ticks = [(0.0, tr("this request"))]
+    ticks = [(0.0, tr("badcase") if control is not None else tr("this request"))]
     if control is not None:
         paint_phases(top, control, 1.0)
         paint_events(top, control, 1.0)
         ticks.append((1.0, tr("typical control")))
-        layout.addLabel(_title(control, tr("typical control")), row=2, col=0, size="9pt")
     top.getAxis("left").setTicks([ticks])
-    top.setYRange(-0.6, len(ticks) - 0.1 + 0.3, padding=0)
+    top.setYRange(-0.5, len(ticks) - 1 + 1.3, padding=0)  # headroom for markers and legend
+    top.invertY(False)
     top.setMouseEnabled(y=False)
-    legend = top.addLegend(offset=(-10, 5), colCount=4, labelTextSize="8pt")
-    for kind, col in PHASE_COLOURS.items():
-        legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=0, brush=col), tr(kind))
-    itl = layout.addPlot(row=3, col=0)
+    kinds = [k for k in EVENT_SYMBOLS if any(e["kind"] == k for e in tl["events"])]
+    _legend(top, [(pg.BarGraphItem(x=[0], height=[0], width=0, brush=c), tr(k))
+                  for k, c in PHASE_COLOURS.items()]
+            + [(pg.ScatterPlotItem(symbol=EVENT_SYMBOLS[k], brush="#222222", size=9), tr(k))
+               for k in kinds], cols=len(PHASE_COLOURS) + len(kinds))
+    itl = layout.addPlot(row=2, col=0)
     itl.setLabel("left", tr("ITL (ms)"))
     itl.setLabel("bottom", tr("token time from arrival (ms)"))
     itl.setXLink(top)
@@ -277,25 +289,36 @@ def build_figure(layout: pg.GraphicsLayout, tl: dict, nb: pd.DataFrame | None = 
     paint_itl(itl, tl, colour=BAD if control is not None else CONTROL)
     if control is not None:
         paint_itl(itl, {**control, "run_p99_itl_ms": None}, colour=CONTROL, shade_preemptions=False)
-    if not tl["itl"]["t_ms"]:
-        itl.addItem(pg.TextItem(tr("no per-token latencies in this trace"), color="#666666"))
-    lanes_plot = layout.addPlot(row=4, col=0)
+    has_itl = bool(tl["itl"]["t_ms"]) or bool(control and control["itl"]["t_ms"])
+    if not has_itl:
+        itl.setYRange(0, 1, padding=0)
+        itl.getAxis("left").setTicks([[]])
+        msg = pg.TextItem(tr("no per-token latencies in this trace") + (
+            "; " + tr("preempted gaps shaded") if tl["preemptions"] else ""), color="#666666",
+            anchor=(0, 0.5))
+        msg.setPos(0, 0.5)
+        itl.addItem(msg)
+    lanes_plot = layout.addPlot(row=3, col=0)
     lanes_plot.setLabel("left", tr("requests in flight"))
     lanes_plot.setLabel("bottom", tr("time from this request's arrival (s)"))
     lanes = paint_swimlane(lanes_plot, nb, tl)
     lanes_plot.getAxis("left").setTicks([[(0, tr("this"))]])
     lanes_plot.invertY(True)
     lanes_plot.setMouseEnabled(y=False)
-    conc = layout.addPlot(row=5, col=0)
+    lanes_plot.setTitle("  ".join(f'<span style="color:{c}">&#9632;</span> {t}' for c, t in
+                                  ((SELECTED, tr("this request")), (BAD, tr("badcase")),
+                                   (CONTROL, tr("bound, correct")), (NEUTRAL, tr("unbound")))),
+                        size="8pt", color="#444444")
+    conc = layout.addPlot(row=4, col=0)
     conc.setLabel("left", tr("concurrency"))
     conc.setXLink(lanes_plot)
     paint_concurrency(conc, nb, tl)
     conc.setMouseEnabled(y=False)
     ci = layout.layout
-    for r, f in ((1, 2), (3, 3), (4, 4), (5, 1)):
+    for r, f in ((1, 3 if control is not None else 2), (2, 3 if has_itl else 1), (3, 4), (4, 1)):
         ci.setRowStretchFactor(r, f)
     for p in (top, itl, lanes_plot, conc):
-        p.getAxis("left").setWidth(90)
+        p.getAxis("left").setWidth(95)
     return {"timeline": top, "itl": itl, "swimlane": lanes_plot, "concurrency": conc,
             "lanes": lanes, "events": ev}
 
