@@ -1,8 +1,9 @@
 -- Purpose: stage the cases to bind (temp table _assoc_cases), with normalised keys.
---          norm_id: lower-cased request id without a leading chatcmpl-/cmpl-/req-/request-
---          and, for long ids, without vLLM's trailing per-prompt "-0"; model_key: the model name
---          after its last '/', lower-cased, letters and digits only; run_hint: cases.extra->>'run_id' (a case that knows
---          which run served it only binds inside that run).
+--          norm_id: the request id trimmed, lower-cased, without a leading chatcmpl-,
+--          cmpl-, req- or request- (separator - _ or :) and, for ids of 18+ characters,
+--          without vLLM's trailing per-prompt "-0"; model_key: the model name after its
+--          last '/', lower-cased, letters and digits only; run_hint: cases.extra->>'run_id'
+--          (a case that knows which run served it only binds inside that run).
 -- Params:  none
 -- Returns: (creates) _assoc_cases(ck BIGINT, case_id, eval_id, request_id, norm_id,
 --          prompt_hash, prompt_tokens, timestamp_s, model_key, run_hint)
@@ -17,7 +18,7 @@ WITH c AS (
                 THEN json_extract_string(c.extra, '$.run_id') END AS run_hint
     FROM cases c LEFT JOIN evals e USING (eval_id)
 ), n AS (
-    SELECT *, lower(regexp_replace(request_id, '^(chatcmpl|cmpl|req|request)[-_:]', '', 'i')) AS n0
+    SELECT *, regexp_replace(lower(request_id), '^(chatcmpl|cmpl|req|request)[-_:]', '') AS n0
     FROM c
 )
 SELECT row_number() OVER (ORDER BY case_id) AS ck, case_id, eval_id, request_id,

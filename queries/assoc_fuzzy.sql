@@ -52,8 +52,8 @@ WITH todo AS (
            coalesce(p.time_comparable, false) AND c.timestamp_s IS NOT NULL
                AND r.arrival_s IS NOT NULL AS time_known,
            greatest(r.arrival_s - c.timestamp_s, c.timestamp_s - r.end_s, 0) AS dt,
-           coalesce(NOT (contains(c.model_key, r.model_key)
-                         OR contains(r.model_key, c.model_key)), false) AS model_clash,
+           coalesce(NOT (contains(c.model_key, u.model_key)
+                         OR contains(u.model_key, c.model_key)), false) AS model_clash,
            (c.run_hint IS NOT NULL AND c.run_hint <> r.run_id)
                OR (c.request_id IS NOT NULL AND EXISTS (
                    SELECT 1 FROM _assoc_l1 l
@@ -62,6 +62,7 @@ WITH todo AS (
     FROM cand x
     JOIN _assoc_cases c ON c.ck = x.ck
     JOIN _assoc_requests r ON r.rk = x.rk
+    LEFT JOIN _assoc_runs u ON u.run_id = r.run_id
     LEFT JOIN _assoc_pairs p ON p.eval_id IS NOT DISTINCT FROM c.eval_id AND p.run_id = r.run_id
 ), sc AS (
     SELECT *,

@@ -1,7 +1,8 @@
 -- Purpose: level 1 (exact id) candidates per case (temp table _assoc_l1). A case's
 --          request_id matches a request's id as stored or in its x-request-id /
 --          gen_ai.request.id forms (_assoc_keys); an exact string match beats a match after
---          normalisation. Candidates that contradict the case are dropped: another run than
+--          normalisation (the case's norm_id against any key, normalised or already
+--          normal). Candidates that contradict the case are dropped: another run than
 --          the case's run_hint, another model (where both are known; one name containing the
 --          other counts as the same), another prompt hash (where the pair compares hashes).
 --          n_cand > 1 means the id is ambiguous (e.g. the same id in two runs).
@@ -13,7 +14,7 @@ WITH m0 AS (
     FROM _assoc_cases c JOIN _assoc_keys k ON k.exact AND k.key = c.request_id
     UNION ALL
     SELECT c.ck, k.rk, false AS exact
-    FROM _assoc_cases c JOIN _assoc_keys k ON NOT k.exact AND k.key = c.norm_id
+    FROM _assoc_cases c JOIN _assoc_keys k ON k.key = c.norm_id
 ), m AS (
     SELECT ck, rk, bool_or(exact) AS exact FROM m0 GROUP BY ck, rk
 ), f AS (
@@ -21,10 +22,11 @@ WITH m0 AS (
     FROM m
     JOIN _assoc_cases c USING (ck)
     JOIN _assoc_requests r USING (rk)
+    LEFT JOIN _assoc_runs u ON u.run_id = r.run_id
     LEFT JOIN _assoc_pairs p ON p.eval_id IS NOT DISTINCT FROM c.eval_id AND p.run_id = r.run_id
     WHERE (c.run_hint IS NULL OR c.run_hint = r.run_id)
-      AND NOT coalesce(NOT (contains(c.model_key, r.model_key)
-                            OR contains(r.model_key, c.model_key)), false)
+      AND NOT coalesce(NOT (contains(c.model_key, u.model_key)
+                            OR contains(u.model_key, c.model_key)), false)
       AND NOT coalesce(p.hash_comparable AND c.prompt_hash <> r.prompt_hash, false)
 ), best AS (
     SELECT ck, bool_or(exact) AS bx FROM f GROUP BY ck

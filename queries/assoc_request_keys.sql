@@ -1,28 +1,36 @@
 -- Purpose: every id under which a staged request can be found (temp table _assoc_keys):
---          its request_id as stored (exact = true), the same normalised like
---          _assoc_cases.norm_id, and the x-request-id / gen_ai.request.id forms that trace
---          formats keep in requests.extra (keys x_request_id, x-request-id,
---          gen_ai.request.id, request_id), normalised.
+--          its request_id and its x-request-id / gen_ai.request.id forms (alt_ids) as
+--          stored (exact = true), plus each of them normalised like _assoc_cases.norm_id
+--          where normalising changes it (exact = false).
 -- Params:  none
 -- Returns: (creates) _assoc_keys(rk BIGINT, key VARCHAR, exact BOOLEAN)
 CREATE OR REPLACE TEMP TABLE _assoc_keys AS
 WITH raw AS (
-    SELECT rk, request_id AS id, true AS exact FROM _assoc_requests
+    SELECT rk, request_id AS id FROM _assoc_requests
     UNION ALL
-    SELECT rk, unnest([json_extract_string(extra, '$.x_request_id'),
-                       json_extract_string(extra, '$."x-request-id"'),
-                       json_extract_string(extra, '$."gen_ai.request.id"'),
-                       json_extract_string(extra, '$.request_id')]) AS id, false AS exact
-    FROM _assoc_requests
-    WHERE extra IS NOT NULL AND (extra LIKE '%request_id%' OR extra LIKE '%request.id%'
-                                 OR extra LIKE '%request-id%')
+    SELECT rk, unnest(alt_ids) AS id FROM _assoc_requests WHERE alt_ids IS NOT NULL
+), l AS (
+    SELECT rk, id, lower(trim(id)) AS n0 FROM raw
+), p AS (
+    SELECT rk, id,
+           -- the same as regexp_replace(n0, '^(chatcmpl|cmpl|req|request)[-_:]', ''),
+           -- written with prefixes because it runs on every request
+           CASE WHEN starts_with(n0, 'chatcmpl') AND substr(n0, 9, 1) IN ('-', '_', ':')
+                     THEN substr(n0, 10)
+                WHEN starts_with(n0, 'request') AND substr(n0, 8, 1) IN ('-', '_', ':')
+                     THEN substr(n0, 9)
+                WHEN starts_with(n0, 'cmpl') AND substr(n0, 5, 1) IN ('-', '_', ':')
+                     THEN substr(n0, 6)
+                WHEN starts_with(n0, 'req') AND substr(n0, 4, 1) IN ('-', '_', ':')
+                     THEN substr(n0, 5)
+                ELSE n0 END AS n1
+    FROM l
 ), n AS (
-    SELECT rk, exact, id,
-           lower(regexp_replace(trim(id), '^(chatcmpl|cmpl|req|request)[-_:]', '', 'i')) AS n0
-    FROM raw WHERE id IS NOT NULL AND trim(id) <> ''
+    SELECT rk, id,
+           CASE WHEN length(n1) >= 18 AND n1 LIKE '%-0' THEN left(n1, length(n1) - 2)
+                ELSE n1 END AS norm
+    FROM p
 )
-SELECT DISTINCT rk, id AS key, true AS exact FROM n
-UNION
-SELECT DISTINCT rk, CASE WHEN length(n0) >= 18 AND n0 LIKE '%-0' THEN left(n0, length(n0) - 2) ELSE n0 END,
-       false
-FROM n
+SELECT rk, id AS key, true AS exact FROM n
+UNION ALL
+SELECT rk, norm AS key, false AS exact FROM n WHERE norm <> id

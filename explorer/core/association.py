@@ -34,7 +34,7 @@ from .sqlutil import load_query, quote_ident
 
 SETTING_KEY = "association.tolerances"
 AMBIGUOUS_KEY = "association.ambiguous"
-_TEMP_TABLES = ("_assoc_cases", "_assoc_requests", "_assoc_keys", "_assoc_pairs", "_assoc_l1",
+_TEMP_TABLES = ("_assoc_cases", "_assoc_runs", "_assoc_requests", "_assoc_keys", "_assoc_pairs", "_assoc_l1",
                 "_assoc_fuzzy")
 
 
@@ -211,7 +211,7 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
               "l3_hash": bool(tol.level3_hash), "l3_time": bool(tol.level3_time)}
     con = store.cursor()
     try:
-        for name in ("assoc_cases", "assoc_requests", "assoc_request_keys", "assoc_pairs",
+        for name in ("assoc_cases", "assoc_runs", "assoc_requests", "assoc_request_keys", "assoc_pairs",
                      "assoc_level1", "assoc_fuzzy"):
             _run(con, name, params)
         ambiguous = _run(con, "assoc_ambiguous").df()
