@@ -30,7 +30,7 @@ from .cohort import CASE_METRICS, ENGINE_METRICS, TEXT_METRICS, Cohort, cohort_f
 from .results import Comparison, MetricRow
 
 DEFAULT_METRICS = ENGINE_METRICS + CASE_METRICS
-DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "n_boot": 1000, "boot_max_n": 2000,
+DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "n_boot": 1000, "boot_max_n": 1000,
             "seed": 0, "categorical": True}
 
 # signal name -> (description, function(frame) -> (has_signal bool array, judged bool array))
@@ -59,7 +59,7 @@ def _signal(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bootstrap_mean_diff_ci(bad: np.ndarray, control: np.ndarray, n_boot: int = 1000,
-                           seed: int = 0, max_n: int = 2000,
+                           seed: int = 0, max_n: int = 1000,
                            level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap CI of mean(bad) - mean(control); see the module doc for the
     m-out-of-n rescaling of groups larger than max_n. Needs >= 2 values per group."""
@@ -73,7 +73,7 @@ def bootstrap_mean_diff_ci(bad: np.ndarray, control: np.ndarray, n_boot: int = 1
         step = max(1, 2_000_000 // m)
         for i in range(0, n_boot, step):
             k = min(step, n_boot - i)
-            idx = rng.integers(0, n, size=(k, m))
+            idx = rng.integers(0, n, size=(k, m), dtype=np.int64)
             out[i:i + k] = x[idx].mean(axis=1)
         boots.append(mu + (out - mu) * np.sqrt(m / n))
     diff = boots[0] - boots[1]
@@ -151,7 +151,7 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
     """Badcase vs control per metric (see the module doc for every formula).
 
     params: metrics (sequence of cohort_frame columns; default the 7 engine metrics + prompt /
-    completion tokens), alpha (0.05), n_boot (1000), boot_max_n (2000), seed (0),
+    completion tokens), alpha (0.05), n_boot (1000), boot_max_n (1000), seed (0),
     categorical (True: add the finish_reason / error / preemption rows).
     Metrics without any value in either group are left out; when prompt / completion tokens are
     missing everywhere, prompt / prediction length in characters stand in.

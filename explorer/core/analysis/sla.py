@@ -57,7 +57,10 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
         df = store.con.execute(base.replace("__KEY__", key_expr), params_sql).df()
         out = []
         for r in df.to_dict("records"):
-            out.append({"key": r["key"], "n": int(r["n"]), "n_met": int(r["n_met"]),
+            key = r["key"]
+            if key is not None and not isinstance(key, str) and key != key:  # NaN from pandas
+                key = None
+            out.append({"key": key, "n": int(r["n"]), "n_met": int(r["n_met"]),
                         "n_unjudged": int(r["n_unjudged"]), "share": num(r["share"]),
                         "goodput_rps": num(r["goodput_rps"]), "goodput_tps": num(r["goodput_tps"]),
                         "span_s": num(r["span_s"])})

@@ -26,7 +26,9 @@ DEFAULTS = {"metrics": METRICS, "alpha": 0.05, "min_change_pct": 5.0, "sample_ma
 
 
 def version_key(v: str) -> tuple:
-    """Sort key of a version string: numeric parts as numbers ("0.10" after "0.9")."""
+    """Sort key of a version string: numeric parts as numbers ("0.10" after "0.9"), a leading
+    "v" ignored ("v0.2.1" == "0.2.1")."""
+    v = re.sub(r"^[vV](?=\d)", "", str(v))
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t.lower())
                  for t in re.findall(r"\d+|[A-Za-z]+", str(v))) or ((2, 0, str(v)),)
 

@@ -1,0 +1,166 @@
+"""Write the analysis report (report.json, report.md, ...) of eval and trace files, no display.
+
+    trace-explorer report (FILE ... | --demo) [--cluster NAME] [--control same-category|all-correct]
+                          [--out DIR] [--format json,md,html,pdf,png,svg]
+                          [--treatment M --outcome M --set M=V --graph FILE]
+
+Exit status: 0 when the report is written and every input loaded; 1 when some input failed to
+load (the report is still written from the others) or nothing could be loaded; 2 for a usage
+error (unknown cluster, format not available, bad --set / --graph).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", help="trace and eval files or folders to load")
+    parser.add_argument("--demo", action="store_true", help="use the bundled simulated demo workload")
+    parser.add_argument("--cluster", metavar="NAME",
+                        help="badcase cluster to explain (default: the largest cluster)")
+    parser.add_argument("--control", choices=("same-category", "all-correct"),
+                        default="same-category",
+                        help="control group: correct cases of the same category (default) or all")
+    parser.add_argument("--out", metavar="DIR", default="report", help="output folder (default ./report)")
+    parser.add_argument("--format", default="json,md",
+                        help="comma-separated formats: json, md, html, pdf, png, svg (default json,md)")
+    parser.add_argument("--treatment", metavar="M", help="what-if treatment metric (default kv_cache_hit_rate)")
+    parser.add_argument("--outcome", metavar="M", help="what-if outcome (default badcase)")
+    parser.add_argument("--set", metavar="M=V", dest="set_value",
+                        help="what-if scenario: set metric M to value V for the badcases")
+    parser.add_argument("--graph", metavar="FILE", help="causal graph (DOT or GML) for the what-if")
+    parser.add_argument("--sla", metavar="M=V", action="append", default=None,
+                        help="SLA threshold, repeatable (default ttft_ms=500 and tpot_ms=50)")
+    parser.add_argument("--max-depth", type=int, default=3, help="decision tree depth (default 3)")
+    parser.add_argument("--min-samples-leaf", type=int, default=None,
+                        help="decision tree: minimum cases per leaf (default max(5, 1%% of cases))")
+    parser.add_argument("--no-whatif", action="store_true", help="skip the causal what-if section")
+
+
+def _err(msg: str) -> None:
+    print(f"trace-explorer report: {msg}", file=sys.stderr)
+
+
+def _pair(text: str, what: str) -> tuple[str, float]:
+    if "=" not in text:
+        raise ValueError(f"{what} must look like METRIC=VALUE, not {text!r}")
+    k, v = text.split("=", 1)
+    try:
+        return k.strip(), float(v)
+    except ValueError:
+        raise ValueError(f"{what} {text!r}: {v!r} is not a number") from None
+
+
+def _whatif_args(args) -> dict | bool:
+    if args.no_whatif:
+        return False
+    out: dict = {}
+    if args.treatment:
+        out["treatment"] = args.treatment
+    if args.outcome:
+        out["outcome"] = args.outcome
+    if args.set_value:
+        m, v = _pair(args.set_value, "--set")
+        if args.treatment and m != args.treatment:
+            raise ValueError(f"--set names {m} but --treatment is {args.treatment}")
+        out["treatment"] = m
+        out["set_value"] = v
+    if args.graph:
+        try:
+            out["graph_text"] = Path(args.graph).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ValueError(f"{args.graph}: cannot read the causal graph ({e})") from None
+    return out
+
+
+def _resolve_cluster(store, name: str | None) -> str | None:
+    from explorer.core.analysis import default_cluster
+
+    if name is None:
+        return default_cluster(store)
+    rows = store.con.execute("SELECT DISTINCT cluster FROM cases WHERE cluster IS NOT NULL").fetchall()
+    names = {r[0] for r in rows}
+    if name in names:
+        return name
+    hit = store.con.execute("SELECT cluster FROM cluster_names WHERE display_name = ?", [name]).fetchall()
+    if hit and hit[0][0] in names:
+        return hit[0][0]
+    listed = ", ".join(sorted(names)[:20]) or "none (no badcase has a cluster)"
+    raise ValueError(f"no badcase cluster named {name!r}; clusters: {listed}")
+
+
+def _load(store, args) -> tuple[int, int]:
+    """Load inputs; returns (loaded, failed) counts. Prints one line per input to stderr."""
+    loaded = failed = 0
+    if args.demo:
+        try:
+            demo = importlib.import_module("explorer.demo")
+        except ImportError:
+            raise ValueError("the demo workload is not part of this build (explorer.demo)") from None
+        reports = demo.load_demo(store)
+    else:
+        reports = []
+    if args.files:
+        reports = list(reports) + list(store.load_paths(args.files))
+        try:
+            pipeline = importlib.import_module("explorer.core.pipeline")
+        except ImportError:
+            pipeline = None
+        if pipeline is not None:
+            res = pipeline.prepare(store)
+            rate = getattr(res, "rate", None)
+            if getattr(res, "total", 0):
+                print(f"bound {res.bound} of {res.total} cases to trace requests"
+                      + (f" ({rate:.0%})" if rate is not None else ""), file=sys.stderr)
+    for r in reports:
+        if r.error:
+            failed += 1
+            _err(f"failed: {r.error}")
+        else:
+            loaded += 1
+            print(f"loaded {r.path}: {r.format}, {r.rows_loaded} rows"
+                  + (f", {r.rows_skipped} skipped" if r.rows_skipped else ""), file=sys.stderr)
+    return loaded, failed
+
+
+def run(args) -> int:
+    from explorer.core.analysis import Cohort
+    from explorer.core.report import FormatUnavailable, check_formats, write_report
+    from explorer.core.store import Store
+
+    if not args.files and not args.demo:
+        _err("give eval / trace files to analyse, or --demo")
+        return 2
+    try:
+        formats = check_formats(args.format.split(","))
+        whatif = _whatif_args(args)
+        params: dict = {"tree": {"max_depth": args.max_depth,
+                                 "min_samples_leaf": args.min_samples_leaf}}
+        if args.sla:
+            params["sla"] = {"thresholds": dict(_pair(s, "--sla") for s in args.sla)}
+    except (ValueError, FormatUnavailable) as e:
+        _err(str(e))
+        return 2
+    store = Store()
+    try:
+        loaded, failed = _load(store, args)
+        if loaded == 0:
+            _err("nothing could be loaded")
+            return 1
+        cluster = _resolve_cluster(store, args.cluster)
+        cohort = Cohort(cluster, args.control)
+        written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif)
+    except (ValueError, FormatUnavailable) as e:
+        _err(str(e))
+        return 2
+    except OSError as e:
+        _err(f"{args.out}: cannot write the report ({e})")
+        return 1
+    finally:
+        store.close()
+    for p in written:
+        print(p)
+    return 1 if failed else 0

@@ -1,0 +1,482 @@
+"""The report document, assembled from the analysis results (no Qt), and its JSON / Markdown.
+
+    build = build_report(store, cohort)            # ReportBuild(doc, results, frame)
+    write_report(store, cohort, "out", ["json", "md"])
+
+doc keys: the DESIGN.md "Report JSON" sections (cohort, comparison, tree, heatmap, versions, sla,
+whatif, conclusion, inputs) plus clusters (every badcase cluster) and meta (generated_at,
+app_version, cohort parameters, simulated, demo_note). A section that could not be computed is
+{"status": "no_data" | "error", "reason": "..."}: the report always has every key.
+
+Formats: json and md are written here. Other formats (png, svg, html, pdf) come from a renderer
+plug-in: the first importable module of RENDERER_MODULES providing
+`render(doc, out_dir, formats, frame=None, cases=None, progress=None) -> list[Path]` and the
+set of formats it writes (QT_FORMATS or ALL_FORMATS). The plug-in is looked up by name at call
+time, so this module never imports Qt; without it those formats raise FormatUnavailable.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import pandas as pd
+
+from .analysis import Cohort, SectionError, cluster_table, cohort_frame, run_all
+from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
+from .errors import NoData, TraceExplorerError
+
+log = logging.getLogger(__name__)
+
+REPORT_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif",
+               "conclusion", "inputs")
+RENDERER_MODULES = ("explorer.reporting",)
+OWN_FORMATS = ("json", "md")
+KNOWN_FORMATS = ("json", "md", "html", "pdf", "png", "svg")
+
+
+class FormatUnavailable(TraceExplorerError):
+    """A report format whose writer is not part of this build (message names the format)."""
+
+
+@dataclass
+class ReportBuild:
+    """doc: the report dict (JSON-ready); results: section -> result | SectionError;
+    frame: the cohort frame (None when it could not be built)."""
+    doc: dict
+    results: dict = field(default_factory=dict)
+    frame: pd.DataFrame | None = None
+
+
+# ---- building -------------------------------------------------------------------------------
+def _inputs(store) -> list[dict]:
+    out = []
+    for r in store.input_reports():
+        out.append({"path": r.path, "format": r.format, "kind": r.kind, "sha256": r.sha256,
+                    "rows_loaded": r.rows_loaded, "rows_skipped": r.rows_skipped,
+                    "skipped_reasons": r.skipped_reasons[:5], "error": r.error})
+    return out
+
+
+def _simulated(store) -> bool:
+    rows = store.con.execute(
+        "SELECT (SELECT count(*) FROM runs WHERE simulated) + "
+        "(SELECT count(*) FROM evals WHERE simulated)").fetchall()
+    return bool(rows[0][0])
+
+
+def _app_version() -> str:
+    try:
+        from explorer import __version__
+        return str(__version__)
+    except Exception:  # noqa: BLE001
+        return "dev"
+
+
+def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
+    """The what-if result (engineer C's analysis.whatif.run_whatif) or a SectionError.
+    args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword)."""
+    try:
+        whatif = importlib.import_module("explorer.core.analysis.whatif")
+    except ImportError:
+        return SectionError("whatif", "the what-if analysis is not part of this build", "no_data")
+    if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
+        return SectionError("whatif", "no case of the cohort is bound to a trace request, so "
+                            "there is no engine metric to intervene on", "no_data")
+    try:
+        return whatif.run_whatif(frame, **(args or {}))
+    except NoData as e:
+        return SectionError("whatif", str(e), "no_data")
+    except (TraceExplorerError, ValueError, KeyError) as e:
+        return SectionError("whatif", str(e), "error")
+    except Exception as e:  # noqa: BLE001 - one section must not sink the report
+        return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
+
+
+def build_report(store, cohort: Cohort, params: dict | None = None,
+                 whatif: dict | bool | None = None,
+                 progress: Callable[[int, int, str], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> ReportBuild:
+    """Run every analysis for `cohort` and assemble the report document (see the module doc).
+
+    params: run_all params; whatif: keyword arguments for run_whatif (None = its defaults,
+    False = skip the section, which then says so). Raises analysis.Cancelled when cancelled."""
+    results = run_all(store, cohort, params, progress, cancelled)
+    try:
+        frame = cohort_frame(store, cohort)
+    except TraceExplorerError:
+        frame = None
+    if whatif is False:
+        results["whatif"] = SectionError("whatif", "not requested", "no_data")
+    else:
+        results["whatif"] = run_whatif_section(frame, whatif if isinstance(whatif, dict) else None)
+    doc: dict[str, Any] = {}
+    for key in REPORT_KEYS:
+        if key == "inputs":
+            doc[key] = _inputs(store)
+        elif key in results:
+            doc[key] = results[key].to_dict()
+        else:
+            doc[key] = {"status": "no_data", "reason": "not computed"}
+    doc["clusters"] = cluster_table(store)
+    sim = _simulated(store)
+    note = None
+    if sim:
+        try:
+            note = importlib.import_module("explorer.demo").DEMO_NOTE
+        except (ImportError, AttributeError):
+            note = "Some loaded runs or evals are simulated."
+    doc["meta"] = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                   "app_version": _app_version(), "cohort": cohort.to_dict(),
+                   "simulated": sim, "demo_note": note,
+                   "sections_without_data": [k for k, v in results.items()
+                                             if isinstance(v, SectionError)]}
+    return ReportBuild(doc=doc, results=results, frame=frame)
+
+
+# ---- writing --------------------------------------------------------------------------------
+def _renderer():
+    for name in RENDERER_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        fmts = set(getattr(mod, "QT_FORMATS", None) or getattr(mod, "ALL_FORMATS", ()))
+        if hasattr(mod, "render") and fmts:
+            return mod, fmts - set(OWN_FORMATS)
+    return None, set()
+
+
+def available_formats() -> list[str]:
+    """Formats this build can write: json, md, and those of the renderer plug-in if present."""
+    _, extra = _renderer()
+    return [f for f in KNOWN_FORMATS if f in set(OWN_FORMATS) | extra]
+
+
+def check_formats(formats: Sequence[str]) -> list[str]:
+    """Normalise and check a list of formats. Raises ValueError for an unknown one and
+    FormatUnavailable ("format png not available yet ...") for one this build cannot write."""
+    out = []
+    for f in formats:
+        f = f.strip().lower()
+        if not f:
+            continue
+        if f not in KNOWN_FORMATS:
+            raise ValueError(f"unknown report format {f!r}; known: {', '.join(KNOWN_FORMATS)}")
+        out.append(f)
+    if not out:
+        raise ValueError("no report format given")
+    have = set(available_formats())
+    missing = [f for f in out if f not in have]
+    if missing:
+        raise FormatUnavailable(f"format {', '.join(missing)} not available yet (this build "
+                                f"writes {', '.join(sorted(have))})")
+    return list(dict.fromkeys(out))
+
+
+def _badcase_texts(store, cohort: Cohort, limit: int = 200) -> pd.DataFrame:
+    """The cohort's badcases with their text, for the HTML / PDF listing."""
+    try:
+        from .analysis.cohort import cohort_sql
+        sql, params = cohort_sql(cohort)
+        return store.con.execute(
+            f"SELECT k.case_id, k.category, k.cluster, c.prompt, c.prediction, c.reference "
+            f"FROM ({sql}) k JOIN cases c ON c.case_id = k.case_id WHERE k.badcase = 1 "
+            f"ORDER BY k.case_id LIMIT {int(limit)}", params).df()
+    except Exception:  # noqa: BLE001 - a listing is optional
+        return pd.DataFrame()
+
+
+def write_report(store, cohort: Cohort, out_dir: str | Path,
+                 formats: Sequence[str] = OWN_FORMATS, params: dict | None = None,
+                 whatif: dict | bool | None = None,
+                 progress: Callable[[int, int, str], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> list[Path]:
+    """Build the report and write it in each format to out_dir (created): report.json,
+    report.md, and the renderer plug-in's files. Returns the paths written.
+    Raises ValueError / FormatUnavailable (checked before any work), OSError when out_dir
+    cannot be written."""
+    formats = check_formats(formats)
+    build = build_report(store, cohort, params, whatif, progress, cancelled)
+    return write_build(build, out_dir, formats, store=store, cohort=cohort)
+
+
+def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str], store=None,
+                cohort: Cohort | None = None) -> list[Path]:
+    """Write an already built report in the given formats (see write_report)."""
+    formats = check_formats(formats)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for f in formats:
+        if f in WRITERS:
+            written.append(WRITERS[f](build.doc, out))
+    extra = [f for f in formats if f not in WRITERS]
+    if extra:
+        mod, _ = _renderer()
+        cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
+        written += list(mod.render(build.doc, out, extra, frame=build.frame, cases=cases))
+    return written
+
+
+def write_bundle(store, cohort: Cohort, out_dir: str | Path,
+                 formats: Sequence[str] | None = None, **kw) -> list[Path]:
+    """The app's File > Export Report: every available format (or `formats`)."""
+    return write_report(store, cohort, out_dir, formats or available_formats(), **kw)
+
+
+def _write_json(doc: dict, out: Path) -> Path:
+    path = out / "report.json"
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str),
+                    encoding="utf-8")
+    return path
+
+
+def _write_md(doc: dict, out: Path) -> Path:
+    path = out / "report.md"
+    path.write_text(render_markdown(doc), encoding="utf-8")
+    return path
+
+
+# format -> writer(doc, out_dir) -> Path; add a format here (or in a renderer plug-in)
+WRITERS: dict[str, Callable[[dict, Path], Path]] = {"json": _write_json, "md": _write_md}
+
+
+# ---- Markdown -------------------------------------------------------------------------------
+def _cell(x: Any) -> str:
+    s = "" if x is None else str(x)
+    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(_cell(h) for h in headers) + " |",
+             "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _missing(sec: Any) -> str | None:
+    if isinstance(sec, dict) and sec.get("status") in ("no_data", "error", "cancelled"):
+        what = "No data" if sec["status"] == "no_data" else "Not computed"
+        return f"_{what}: {sec.get('reason')}_"
+    return None
+
+
+def _md_cohort(c: dict) -> str:
+    cat = c.get("category")
+    cat = ", ".join(cat) if isinstance(cat, list) else (cat or "n/a")
+    lv = c.get("link_levels") or {}
+    rows = [("Cluster", c.get("cluster") or "every badcase"), ("Category", cat),
+            ("Badcases", c.get("badcases")),
+            ("Share of all badcases", fmt_share(c.get("share_of_badcases"))),
+            ("Bound to a trace request", f"{c.get('bound')} ({fmt_share(c.get('binding_rate'))})"),
+            ("Control group", f"{c.get('control')}: {c.get('control_cases')} cases, "
+                              f"{c.get('control_bound')} bound"),
+            ("Links by level", f"exact id {lv.get('1', 0)}, fuzzy {lv.get('2', 0)}, "
+                               f"weak {lv.get('3', 0)}")]
+    out = _table(("", ""), rows)
+    if c.get("note"):
+        out += f"\n\n> {c['note']}"
+    return out
+
+
+def _md_comparison(rows: list) -> str:
+    body, notes = [], []
+    for r in rows:
+        unit = r.get("unit") or ""
+        share = r.get("kind") == "categorical"
+        f = fmt_share if share else (lambda v: fmt_num(v))
+        ci = "n/a" if r.get("ci_low") is None else f"[{fmt_num(r['ci_low'])}, {fmt_num(r['ci_high'])}]"
+        eff = (f"OR {fmt_num(r.get('odds_ratio'))}" if share else fmt_num(r.get("cohens_d")))
+        body.append((r["metric"] + (f" ({unit})" if unit and not share else ""),
+                     f(r.get("bad_mean")), f(r.get("control_mean")), fmt_pct(r.get("diff_pct")),
+                     fmt_p(r.get("p_value")), fmt_p(r.get("p_adjusted")), eff, ci,
+                     f"{r.get('n_bad')} / {r.get('n_control')}"))
+        if r.get("reason"):
+            notes.append(f"- {r['metric']}: {r['reason']}")
+    out = _table(("Metric", "Badcase mean", "Control mean", "Diff", "p (Mann-Whitney / Fisher)",
+                  "p adjusted (BH)", "Cohen's d / odds ratio", "95% CI of the difference",
+                  "n bad / control"), body)
+    if notes:
+        out += "\n\n" + "\n".join(notes)
+    return out
+
+
+def _md_tree(t: dict) -> str:
+    lines = [f"Baseline error rate: {fmt_share(t.get('baseline_error_rate'))} over {t.get('n')} "
+             f"bound cases (max depth {t.get('max_depth')}, min {t.get('min_samples_leaf')} "
+             f"per leaf; {t.get('dropped_rows')} dropped for missing values).", "",
+             f"**Riskiest path:** {t.get('sentence')}", ""]
+    risky = set(t.get("riskiest_path") or ())
+    for n in t.get("nodes") or ():
+        cond = n.get("condition") or "all cases"
+        mark = " ←" if n["id"] in risky and n.get("is_leaf") else ""
+        lines.append(f"{'  ' * n.get('depth', 0)}- [{n['id']}] {cond}: error rate "
+                     f"{fmt_share(n.get('error_rate'))} (n={n.get('n')}){mark}")
+    return "\n".join(lines)
+
+
+def _md_heatmap(h: dict) -> str:
+    xe, ye = h.get("x_edges") or [], h.get("y_edges") or []
+    head = [f"{h.get('y_metric')} ↓ / {h.get('x_metric')} →"] + [
+        f"{fmt_num(xe[i])}–{fmt_num(xe[i + 1])}" for i in range(len(xe) - 1)]
+    rows = []
+    for j in reversed(range(len(ye) - 1)):
+        vals = h["values"][j]
+        rows.append([f"{fmt_num(ye[j])}–{fmt_num(ye[j + 1])}"] +
+                    ["" if v is None else fmt_num(v) for v in vals])
+    level = (f"time windows of {fmt_num(h.get('window_s'))} s" if h.get("level") == "window"
+             else "requests")
+    return (f"Mean {h.get('value_metric')} per cell; {h.get('n_items')} {level}.\n\n"
+            + _table(head, rows))
+
+
+def _md_versions(v: dict) -> str:
+    parts = []
+    vals = v.get("values") or []
+    versions = v.get("versions") or []
+    if vals:
+        benches = list(dict.fromkeys(r.get("benchmark") for r in vals))
+        for b in benches:
+            metrics = list(dict.fromkeys(r["metric"] for r in vals if r.get("benchmark") == b))
+            cell = {(r["metric"], r["engine_version"]): r for r in vals if r.get("benchmark") == b}
+            vs = [x for x in versions if any(k[1] == x for k in cell)]
+            rows = [[m] + [("" if (m, x) not in cell else
+                            f"{fmt_num(cell[(m, x)]['value'])} (n={cell[(m, x)]['n']})") for x in vs]
+                    for m in metrics]
+            title = f"**{b}**\n\n" if b else ("**every benchmark pooled**\n\n" if v.get("pooled") else "")
+            parts.append(title + _table(["Metric"] + vs, rows))
+    ch = v.get("changes") or []
+    if ch:
+        rows = [(c.get("benchmark") or "", c["metric"], f"{c['from_version']} → {c['to_version']}",
+                 fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
+                 fmt_p(c.get("p_value")), fmt_p(c.get("p_adjusted")),
+                 "**REGRESSION**" if c.get("regression") else "") for c in ch]
+        parts.append("Changes between consecutive versions:\n\n" + _table(
+            ("Benchmark", "Metric", "Versions", "Old", "New", "Change", "p (Mann-Whitney)",
+             "p adjusted", "Flag"), rows))
+    acc = v.get("accuracy") or []
+    if acc:
+        parts.append("Accuracy of the bound eval cases:\n\n" + _table(
+            ("Benchmark", "Version", "Accuracy", "Cases"),
+            [(a.get("benchmark") or "", a["engine_version"], fmt_share(a.get("accuracy")),
+              a.get("n_cases")) for a in acc]))
+    else:
+        parts.append("_No eval case is bound to these runs: no accuracy per version._")
+    return "\n\n".join(parts)
+
+
+def _md_sla(s: dict) -> str:
+    thr = ", ".join(f"{m} <= {fmt_num(t)}" for m, t in (s.get("thresholds") or {}).items())
+    a = s.get("attainment") or {}
+    out = [f"Thresholds: {thr}. Attainment {fmt_share(a.get('share'))} ({a.get('n_met')} of "
+           f"{a.get('n')} judged requests; {a.get('n_unjudged')} lacked a metric); goodput "
+           f"{fmt_num(a.get('goodput_rps'))} req/s, {fmt_num(a.get('goodput_tps'))} tokens/s."]
+    for name, rows in (s.get("by") or {}).items():
+        if not rows:
+            continue
+        top = sorted(rows, key=lambda r: -r["n"])[:12]
+        more = f" (12 largest of {len(rows)})" if len(rows) > 12 else ""
+        out.append(f"By {name}{more}:\n\n" + _table(
+            (name, "Attainment", "Met / judged", "Goodput (req/s)", "Goodput (tokens/s)"),
+            [(r["key"], fmt_share(r.get("share")), f"{r['n_met']} / {r['n']}",
+              fmt_num(r.get("goodput_rps")), fmt_num(r.get("goodput_tps"))) for r in top]))
+    return "\n\n".join(out)
+
+
+def _md_whatif(w: dict) -> str:
+    out = [f"Effect on {w.get('outcome')} of moving {w.get('treatment')} to the scenario value: "
+           f"{fmt_num(w.get('estimate'))} (95% CI [{fmt_num(w.get('ci_low'))}, "
+           f"{fmt_num(w.get('ci_high'))}]); adjusted for "
+           f"{', '.join(w.get('common_causes') or []) or 'no common cause'}"
+           + (f"; {w.get('method')}" if w.get("method") else "") + "."]
+    sc = w.get("scenario") or {}
+    if sc:
+        what = ", ".join(f"{k} = {fmt_num(v)}" for k, v in (sc.get("set") or {}).items())
+        obs = w.get("observed_outcome")
+        out.append(f"What if {what}: predicted {w.get('outcome')} {fmt_num(sc.get('predicted_outcome'))} "
+                   f"(95% CI [{fmt_num(sc.get('ci_low'))}, {fmt_num(sc.get('ci_high'))}])"
+                   + (f", observed {fmt_num(obs)}" if obs is not None else "") + ".")
+    refs = [r for r in (w.get("refutations") or []) if isinstance(r, dict)]
+    if refs:
+        out.append(_table(("Refutation", "New effect", "p", "Verdict"), [
+            (r.get("label") or r.get("name"), fmt_num(r.get("new_effect")), fmt_p(r.get("p_value")),
+             r.get("verdict")) for r in refs]))
+    for warn in w.get("warnings") or []:
+        out.append(f"> {warn}")
+    return "\n\n".join(out)
+
+
+def _md_conclusion(c: dict) -> str:
+    out = []
+    if c.get("modules"):
+        out.append("**Modules:** " + ", ".join(c["modules"]))
+    out.append(c.get("narrative") or "")
+    sg = c.get("suggestions") or []
+    if sg:
+        out.append(_table(("Priority", "Suggestion", "Flags to try", "Module"), [
+            (s["priority"], s["text"], " ".join(f"`{f}`" for f in s.get("flags") or []) or "–",
+             s.get("module")) for s in sg]))
+    return "\n\n".join(out)
+
+
+def _md_inputs(rows: list) -> str:
+    if not rows:
+        return "_No input file was loaded._"
+    return _table(("File", "Format", "Rows loaded", "Skipped", "SHA-256", "Error"), [
+        (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
+         (r.get("sha256") or "")[:16], r.get("error") or "") for r in rows])
+
+
+def _md_clusters(rows: list) -> str:
+    if not rows:
+        return "_No badcase cluster._"
+    return _table(("Cluster", "Badcases", "Share", "Bound", "Categories"), [
+        (r["cluster"], r["badcases"], fmt_share(r.get("share")),
+         f"{r['bound']} ({fmt_share(r.get('binding_rate'))})", ", ".join(r.get("categories") or []))
+        for r in rows])
+
+
+SECTIONS_MD = (
+    ("clusters", "Badcase clusters", _md_clusters),
+    ("cohort", "Cohort", _md_cohort),
+    ("comparison", "Metric comparison (badcases vs control)", _md_comparison),
+    ("tree", "Decision tree", _md_tree),
+    ("heatmap", "Heatmap", _md_heatmap),
+    ("versions", "Engine versions", _md_versions),
+    ("sla", "SLA attainment", _md_sla),
+    ("whatif", "What-if", _md_whatif),
+    ("conclusion", "Conclusion", _md_conclusion),
+    ("inputs", "Inputs", _md_inputs),
+)
+
+
+def render_markdown(doc: dict) -> str:
+    """The report as postmortem-ready Markdown: one section per report key, tables for the
+    numbers, p-values as "< 0.001", a section without data saying why."""
+    meta = doc.get("meta") or {}
+    coh = (doc.get("cohort") or {}) if not _missing(doc.get("cohort")) else {}
+    title = coh.get("cluster") or (meta.get("cohort") or {}).get("cluster") or "every badcase"
+    out = [f"# Trace Explorer report: {title}", "",
+           f"Generated {meta.get('generated_at', '')} by Trace Explorer {meta.get('app_version', '')}."]
+    if meta.get("simulated"):
+        out += ["", f"> **Simulated data.** {meta.get('demo_note') or ''}".rstrip()]
+    for key, heading, fn in SECTIONS_MD:
+        if key not in doc:
+            continue
+        sec = doc[key]
+        out += ["", f"## {heading}", ""]
+        miss = _missing(sec)
+        if miss:
+            out.append(miss)
+            continue
+        try:
+            out.append(fn(sec))
+        except Exception as e:  # noqa: BLE001 - a malformed section must not lose the report
+            log.exception("markdown of %s failed", key)
+            out.append(f"_Could not render this section: {type(e).__name__}: {e}_")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,153 @@
+"""`trace-explorer report`: JSON keys of the DESIGN contract, Markdown, format dispatch, and the
+real-file stories (aibrix releases compared; MMLU-Pro 8B alone with no trace bound)."""
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from explorer.__main__ import main
+from explorer.core import report as core_report
+from explorer.core.analysis import Cohort
+
+DESIGN_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif",
+               "conclusion", "inputs")
+
+
+@pytest.fixture
+def planted(store):
+    rng = np.random.default_rng(1)
+    n = 200
+    bad = rng.random(n) < 0.25
+    ids = [f"q{i}" for i in range(n)]
+    store.add_run("r", engine_version="1.0", benchmark="b")
+    store.append("requests", pd.DataFrame({
+        "run_id": "r", "request_id": ids, "kv_cache_hit_rate": np.where(bad, 0.2, 0.7) + rng.normal(0, .1, n),
+        "num_preemptions": rng.poisson(np.where(bad, 2, .2)), "ttft_ms": rng.exponential(300, n),
+        "tpot_ms": rng.normal(30, 5, n), "arrival_s": np.arange(n) * 0.3}))
+    store.append("cases", pd.DataFrame({"case_id": ids, "category": "alg", "correct": ~bad,
+                                        "cluster": np.where(bad, "sign | errors", None)}))
+    store.append("case_links", pd.DataFrame({"case_id": ids, "run_id": "r", "request_id": ids, "level": 1}))
+    return store
+
+
+def test_report_has_every_design_key_and_no_nan(planted, tmp_path):
+    paths = core_report.write_report(planted, Cohort("sign | errors"), tmp_path, ["json", "md"],
+                                     whatif=False)
+    assert [p.name for p in paths] == ["report.json", "report.md"]
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    for k in DESIGN_KEYS:
+        assert k in doc
+    assert set(doc["cohort"]) >= {"cluster", "category", "badcases", "share_of_badcases", "bound",
+                                  "binding_rate", "control", "link_levels"}
+    for row in doc["comparison"]:
+        assert set(row) >= {"metric", "bad_mean", "control_mean", "diff_pct", "p_value",
+                            "p_adjusted", "cohens_d", "n_bad", "n_control"}
+    assert set(doc["tree"]) >= {"max_depth", "baseline_error_rate", "nodes"}
+    assert set(doc["tree"]["nodes"][0]) >= {"id", "parent", "feature", "threshold", "side", "n",
+                                            "error_rate", "is_leaf"}
+    assert set(doc["sla"]) >= {"thresholds", "attainment", "by"}
+    assert set(doc["conclusion"]) >= {"modules", "narrative", "suggestions"}
+    # no batch_size in this trace: the heatmap says why; what-if was not asked for
+    assert doc["heatmap"]["status"] == "no_data" and "batch_size" in doc["heatmap"]["reason"]
+    assert doc["whatif"]["status"] == "no_data"
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    for h in ("## Cohort", "## Metric comparison", "## Decision tree", "## Engine versions",
+              "## SLA attainment", "## Conclusion", "## Inputs"):
+        assert h in md
+    assert "sign \\| errors" in md  # table cells escape the pipe
+    assert "_No data:" in md and "batch_size" in md
+
+
+def test_format_dispatch(monkeypatch, tmp_path, capsys):
+    with pytest.raises(ValueError, match="unknown report format 'docx'"):
+        core_report.check_formats(["json", "docx"])
+    monkeypatch.setattr(core_report, "RENDERER_MODULES", ("explorer._no_such_renderer",))
+    assert core_report.available_formats() == ["json", "md"]
+    with pytest.raises(core_report.FormatUnavailable, match="format pdf not available yet"):
+        core_report.check_formats(["json", "pdf"])
+    rc = main(["report", "--demo", "--out", str(tmp_path), "--format", "json,png"])
+    assert rc == 2 and "format png not available yet" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # checked before any work
+
+
+def test_bad_input_names_the_file(tmp_path, capsys):
+    bad = tmp_path / "broken.json"
+    bad.write_text("{ not json")
+    rc = main(["report", str(bad), "--out", str(tmp_path / "out")])
+    assert rc == 1 and "broken.json" in capsys.readouterr().err
+    rc = main(["report", "--out", str(tmp_path / "out")])
+    assert rc == 2
+
+
+def _aibrix_raw(real):
+    rows = []
+    for f in sorted(real.glob("aibrix/ps_experiment_v0.*/naive_output_*.csv")):
+        version = re.search(r"_v(\d+\.\d+\.\d+)_", f.parent.name).group(1)
+        qps = f.stem.split("_")[-1]
+        df = pd.read_csv(f)
+        rows.append(pd.DataFrame({"version": version, "qps": float(qps), "ttft_ms": df["ttft"] * 1000}))
+    return pd.concat(rows)
+
+
+def test_aibrix_releases_compared(real, tmp_path):
+    files = sorted(str(p) for p in real.glob("aibrix/ps_experiment_v0.*/naive_output_*.csv"))
+    assert len(files) == 22
+    rc = main(["report", *files, "--out", str(tmp_path), "--format", "json,md", "--no-whatif"])
+    assert rc == 0
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert doc["versions"]["versions"] == ["0.2.1", "0.3.0"]
+    raw = _aibrix_raw(real)
+    ttft = [c for c in doc["versions"]["changes"] if c["metric"] == "ttft_ms"]
+    assert len(ttft) == 11  # one per request rate, the same benchmark on both releases
+    for c in ttft:
+        qps = float(c["benchmark"].rsplit("/", 1)[1])
+        old = raw[(raw.version == "0.2.1") & (raw.qps == qps)].ttft_ms.dropna().to_numpy()
+        new = raw[(raw.version == "0.3.0") & (raw.qps == qps)].ttft_ms.dropna().to_numpy()
+        assert (c["from_version"], c["to_version"]) == ("0.2.1", "0.3.0")
+        assert c["from_value"] == pytest.approx(old.mean()) and c["to_value"] == pytest.approx(new.mean())
+        assert c["change_pct"] == pytest.approx((new.mean() - old.mean()) / old.mean() * 100)
+        assert c["p_value"] == pytest.approx(stats.mannwhitneyu(old, new).pvalue, rel=1e-6)
+        assert c["regression"] == (c["p_adjusted"] < 0.05 and c["change_pct"] >= 5)
+    assert any(c["regression"] for c in ttft)
+    # traces only: the cohort says why, the SLA is computed per release and per tenant
+    assert doc["cohort"]["status"] == "no_data" and "no eval cases" in doc["cohort"]["reason"]
+    assert [r["key"] for r in doc["sla"]["by"]["version"]] == ["0.2.1", "0.3.0"]
+    assert len(doc["sla"]["by"]["tenant"]) > 10
+    assert len(doc["inputs"]) == 22 and all(i["sha256"] for i in doc["inputs"])
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "0.2.1 → 0.3.0" in md and "**REGRESSION**" in md
+
+
+def test_mmlu_pro_alone_compares_cases_and_says_no_trace(real, tmp_path):
+    f = real / "mmlu_pro_outputs" / "Meta-Llama-3_1-8B-Instruct_mmlu_hs_college_math.json"
+    rc = main(["report", str(f), "--out", str(tmp_path), "--format", "json,md"])
+    assert rc == 0
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    raw = pd.DataFrame(json.loads(f.read_text(encoding="utf-8")))
+    raw["wrong"] = raw["pred"] != raw["answer"]
+    by_cat = raw[raw.wrong].groupby("src").size().sort_values(ascending=False)
+    assert [(c["cluster"], c["badcases"]) for c in doc["clusters"]] == list(by_cat.items())
+    top = by_cat.index[0]
+    coh = doc["cohort"]
+    assert coh["cluster"] == top and coh["badcases"] == by_cat.iloc[0]
+    assert coh["bound"] == 0 and "no trace" in coh["note"]
+    rows = {r["metric"]: r for r in doc["comparison"]}
+    bad = raw[raw.wrong & (raw.src == top)]
+    ctrl = raw[~raw.wrong & (raw.src == top)]
+    for metric, col in (("prompt_chars", "question"), ("prediction_chars", "generated_text")):
+        b = bad[col].str.len().to_numpy(float)
+        c = ctrl[col].str.len().to_numpy(float)
+        r = rows[metric]
+        assert (r["n_bad"], r["n_control"]) == (len(b), len(c))
+        assert r["bad_mean"] == pytest.approx(b.mean()) and r["control_mean"] == pytest.approx(c.mean())
+        assert r["p_value"] == pytest.approx(stats.mannwhitneyu(b, c).pvalue)
+    assert "kv_cache_hit_rate" not in rows
+    for sec in ("tree", "versions", "sla", "whatif"):
+        assert doc[sec]["status"] == "no_data", sec
+    assert "no trace" in doc["conclusion"]["narrative"]
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "no trace is bound" in md
