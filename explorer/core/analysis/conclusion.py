@@ -23,6 +23,7 @@ from importlib import resources
 from .fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .results import Comparison, Conclusion, SectionError, Suggestion, TreeResult, VersionsResult
 
+MAX_SENTENCES = 8
 EVIDENCE = ("comparison", "categorical", "tree_split", "version_regression")
 
 
@@ -161,7 +162,11 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         names = modules[:3]
         joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         sentences.append(f"The evidence points to {joined}.")
-        sentences += [t for _, t, _ in fired]  # knowledge-base order: primary evidence first
+        # knowledge-base order (primary evidence first), at most MAX_SENTENCES; all in evidence
+        sentences += [t for _, t, _ in fired][:MAX_SENTENCES]
+        if len(fired) > MAX_SENTENCES:
+            sentences.append(f"({len(fired) - MAX_SENTENCES} more findings are listed with the "
+                             "evidence.)")
     else:
         sentences.append(_no_evidence(results))
     seen = set()
