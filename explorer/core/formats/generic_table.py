@@ -13,11 +13,15 @@ left to the eval formats (detect returns 0.1).
 """
 from __future__ import annotations
 
+import itertools
 import json
+import re
+import threading
 from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow.parquet as pq  # imported with the module: detection of a Parquet file reads its footer
 
 from ..errors import InputError
 from ..sqlutil import quote_ident
@@ -30,6 +34,8 @@ KIND = "trace"
 
 _INT = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preemptions")
 _TEXT = ("request_id", "finish_reason", "error", "prompt_hash", "tenant")
+_COUNTER = itertools.count()
+_CSV_SAMPLE = 2048  # rows DuckDB's CSV sniffer reads for the dialect and the column names
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                   "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
 
@@ -55,10 +61,9 @@ def _header(sniff: Sniff, kind: str) -> list[str]:
         line = sniff.first_lines(1)[0]
         delim = max((",", "\t", ";", "|"), key=line.count)
         return [c.strip().strip('"') for c in line.split(delim)]
-    try:
-        import pyarrow.parquet as pq
+    try:  # the footer only
         return list(pq.read_schema(sniff.path).names)
-    except Exception:
+    except Exception:  # not a readable Parquet file: no header to judge
         return []
 
 
@@ -89,8 +94,7 @@ def _source(path: Path, kind: str, con, report) -> tuple[str, dict, object]:
     if kind == "parquet":
         return "read_parquet($path)", {"path": str(path)}, None
     if kind == "csv":
-        return ("read_csv($path, header = true, auto_detect = true, sample_size = 20480)",
-                {"path": str(path)}, None)
+        return f"read_csv($path, header = true, sample_size = {_CSV_SAMPLE})", {"path": str(path)}, None
     recs = []
     for _, rec in iter_jsonl(path, report):
         recs.append({k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in rec.items()})
@@ -148,6 +152,10 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
                          + " maps to a request metric (expected names such as ttft_ms, ttft_s, "
                            "time_to_first_token, e2e_latency, input_tokens; see the alias table)")
 
+    rejects = None
+    pre = src  # the source of the preparatory passes (unit guesses, run fields)
+    if kind == "csv":
+        src, pre, types, rejects = _typed_csv(con, params, types, mapping)
     exprs: dict[str, str] = {}
     bad: list[tuple[str, str]] = []  # (source column, SQL predicate true when the value is bad)
     guesses: dict[str, str] = {}
@@ -169,11 +177,13 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
             bad.append((col, f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
                              f"AND TRY_CAST({q} AS DOUBLE) IS NULL)"))
         if scale is None:
-            scale, note = _guess_scale(con, src, params, canon, val)
+            scale, note = _guess_scale(con, pre, params, canon, val)
             guesses[col] = note
         if canon in _INT:
-            exprs[canon] = f"TRY_CAST(round({val}) AS INTEGER)" if not t.endswith("INT") \
-                else f"TRY_CAST({q} AS INTEGER)"
+            integral = t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
+                             "UINTEGER")
+            exprs[canon] = f"TRY_CAST({q} AS INTEGER)" if integral and scale == 1.0 \
+                else f"TRY_CAST(round({val}) AS INTEGER)"
         else:
             exprs[canon] = val if scale == 1.0 else f"{val} * {float(scale)!r}"
         conv = "" if scale == 1.0 else f" (x{scale:g})"
@@ -219,7 +229,7 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
     if run_cols:
         sel = ", ".join(f"min(CAST({quote_ident(c)} AS VARCHAR)), count(DISTINCT {quote_ident(c)})"
                         for c in run_cols.values())
-        got = con.execute(f"SELECT {sel} FROM {src}", params).fetchone()
+        got = con.execute(f"SELECT {sel} FROM {pre}", params).fetchone()
         for i, f in enumerate(run_cols):
             if got[2 * i + 1] == 1:
                 fields[f] = got[2 * i]
@@ -228,10 +238,55 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
     select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
     n = con.execute(f"INSERT INTO requests BY NAME SELECT $run_id AS run_id, {select} "
                     f"FROM {src}{where}", {**params, "run_id": run_id}).fetchone()[0]
+    if rejects:
+        _report_rejects(con, rejects, report)
     if n == 0:
         raise InputError(path, "no usable request rows" + (
             f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
     report.rows_loaded += n
+
+
+def _typed_csv(con, params, types, mapping):
+    """(insert source, preparatory-pass source, types, reject tables): the CSV read with every
+    column's type fixed (mapped numeric columns DOUBLE, timestamps as
+    sniffed, all others VARCHAR) and rows that do not convert rejected into a temp table
+    (DuckDB store_rejects) instead of failing the load: one pass, no second type sniff."""
+    text_cols = {m[0] for canon, m in mapping.items() if canon in _TEXT}
+    mapped = {m[0] for m in mapping.values()}
+    forced = {}
+    for c, t in types.items():
+        if c in mapped and c not in text_cols:
+            forced[c] = t if t.startswith(("TIMESTAMP", "DATE")) else "DOUBLE"
+        else:
+            forced[c] = "VARCHAR"
+    tag = f"{threading.get_ident()}_{next(_COUNTER)}"
+    rejects = (f"_rejects_{tag}", f"_rejects_scan_{tag}")
+    base = f"read_csv($path, header = true, sample_size = {_CSV_SAMPLE}, types = $types"
+    src = (f"{base}, store_rejects = true, rejects_table = {_sql_lit(rejects[0])}, "
+           f"rejects_scan = {_sql_lit(rejects[1])})")
+    params["types"] = forced
+    return src, f"{base}, ignore_errors = true)", forced, rejects
+
+
+def _report_rejects(con, rejects, report) -> None:
+    """Turn DuckDB's CSV reject rows into skip reasons (line, field, value); drop the tables."""
+    table, scan = rejects
+    try:
+        n = con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0]
+        rows = con.execute(f"SELECT line, column_name, error_type, error_message FROM "
+                           f"{quote_ident(table)} ORDER BY line LIMIT {report.MAX_REASONS}").fetchall()
+        for line, col, etype, msg in rows:
+            m = re.search(r'string "(.*?)" to', msg or "")
+            if etype == "CAST" and m:
+                why = f"not a number: {m.group(1)[:40]!r}"
+            else:
+                why = str(etype).lower().replace("_", " ")
+            report.skip(why, line=int(line) if line is not None else None,
+                        field_name=col if etype == "CAST" else None)
+        report.rows_skipped += max(0, n - len(rows))
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
+        con.execute(f"DROP TABLE IF EXISTS {quote_ident(scan)}")
 
 
 def _guess_scale(con, src, params, canon, val) -> tuple[float, str]:

@@ -1,0 +1,147 @@
+"""Ingest benchmark (run on demand, not a test): the Store loader against bare DuckDB.
+
+    .venv/bin/python bench/ingest.py [--rows 1000000,10000000] [--repeat 3] [--keep DIR]
+
+For each size it generates a synthetic request table (canonical column names: request_id,
+arrival_s, prompt_tokens, completion_tokens, cached_prompt_tokens, ttft_ms, tpot_ms, e2e_ms,
+queue_ms, num_preemptions, batch_size, finish_reason) as Parquet and CSV in a temp dir (deleted
+afterwards), then measures, each in a fresh subprocess:
+  - store: explorer.core.store.Store().load_file(path)  (detection, sha256 provenance, the
+    generic_table SELECT that renames / scales into INSERT INTO requests BY NAME, inputs row)
+  - bare:  duckdb.connect().execute("CREATE TABLE t AS SELECT * FROM read_parquet(path)")
+           (read_csv for CSV)
+Time is the wall time of the load call alone (imports excluded; best of --repeat). Memory is the
+peak resident set (resource.getrusage ru_maxrss) minus the peak before the load, compared with
+the Arrow size of the table (pyarrow Table.nbytes). Targets: store/bare time <= 1.3, store peak
+<= 2 x Arrow size.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+mode, path, kind = sys.argv[1:4]
+import duckdb
+from explorer.core.store import Store
+import explorer.core.formats as F
+F.all_formats()
+def rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+before = rss_mb()
+t0 = time.perf_counter()
+if mode == "store":
+    s = Store()
+    r = s.load_file(path)
+    assert r.error is None, r.error
+    n = s.count("requests")
+else:
+    con = duckdb.connect()
+    fn = "read_parquet" if kind == "parquet" else "read_csv"
+    con.execute(f"CREATE TABLE t AS SELECT * FROM {{fn}}(?)", [path])
+    n = con.execute("SELECT count(*) FROM t").fetchone()[0]
+dt = time.perf_counter() - t0
+print(json.dumps({{"seconds": dt, "rows": n, "peak_mb": rss_mb(), "before_mb": before}}))
+"""
+
+
+def generate(dirpath: Path, rows: int) -> dict[str, Path]:
+    """Write rows synthetic requests as Parquet and CSV with DuckDB (no Python loop)."""
+    import duckdb
+    con = duckdb.connect()
+    con.execute("SELECT setseed(0.42)")
+    sel = f"""
+        SELECT 'req-' || i AS request_id,
+               i * 0.01 + random() * 0.01 AS arrival_s,
+               CAST(16 + floor(random() * 4000) AS INTEGER) AS prompt_tokens,
+               CAST(1 + floor(random() * 800) AS INTEGER) AS completion_tokens,
+               CAST(floor(random() * 2000) AS INTEGER) AS cached_prompt_tokens,
+               20 + random() * 500 AS ttft_ms,
+               5 + random() * 40 AS tpot_ms,
+               200 + random() * 20000 AS e2e_ms,
+               random() * 100 AS queue_ms,
+               CAST(floor(random() * random() * 3) AS INTEGER) AS num_preemptions,
+               1 + random() * 255 AS batch_size,
+               CASE WHEN random() < 0.9 THEN 'stop' ELSE 'length' END AS finish_reason
+        FROM range({int(rows)}) t(i)"""
+    out = {"parquet": dirpath / f"req_{rows}.parquet", "csv": dirpath / f"req_{rows}.csv"}
+    con.execute(f"COPY ({sel}) TO '{out['parquet']}' (FORMAT parquet)")
+    con.execute(f"COPY (SELECT * FROM read_parquet('{out['parquet']}')) TO '{out['csv']}' "
+                "(FORMAT csv, HEADER)")
+    con.close()
+    return out
+
+
+def arrow_mb(parquet: Path) -> float:
+    import pyarrow.parquet as pq
+    t = pq.read_table(parquet)
+    mb = t.nbytes / 2**20
+    del t
+    return mb
+
+
+def measure(mode: str, path: Path, kind: str) -> dict:
+    code = CHILD.format(root=str(ROOT))
+    p = subprocess.run([sys.executable, "-c", code, mode, str(path), kind],
+                       capture_output=True, text=True, check=False)
+    if p.returncode != 0:
+        raise RuntimeError(f"{mode} {path.name}: {p.stderr.strip()[-800:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", default="1000000,10000000")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", help="keep the generated files in this folder")
+    args = ap.parse_args(argv)
+    tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="te_ingest_"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    results = []
+    try:
+        for rows in (int(x) for x in args.rows.split(",")):
+            files = generate(tmp, rows)
+            amb = arrow_mb(files["parquet"])
+            for kind, path in files.items():
+                best = {}
+                for mode in ("bare", "store"):
+                    runs = [measure(mode, path, kind) for _ in range(args.repeat)]
+                    assert all(r["rows"] == rows for r in runs), runs
+                    best[mode] = {"seconds": min(r["seconds"] for r in runs),
+                                  "peak_mb": min(r["peak_mb"] for r in runs),
+                                  "load_mb": min(r["peak_mb"] - r["before_mb"] for r in runs)}
+                res = {"rows": rows, "format": kind, "file_mb": path.stat().st_size / 2**20,
+                       "arrow_mb": amb, "bare": best["bare"], "store": best["store"],
+                       "time_ratio": best["store"]["seconds"] / best["bare"]["seconds"],
+                       "store_load_mb_over_arrow": best["store"]["load_mb"] / amb,
+                       "store_peak_mb_over_arrow": best["store"]["peak_mb"] / amb,
+                       "bare_load_mb_over_arrow": best["bare"]["load_mb"] / amb}
+                results.append(res)
+                print(f"{rows:>9,d} {kind:8s} file {res['file_mb']:7.1f} MB  arrow {amb:7.1f} MB | "
+                      f"bare {best['bare']['seconds']:6.2f} s {best['bare']['load_mb']:7.0f} MB | "
+                      f"store {best['store']['seconds']:6.2f} s {best['store']['load_mb']:7.0f} MB | "
+                      f"time x{res['time_ratio']:.2f} (target <= 1.3), "
+                      f"store memory {res['store_load_mb_over_arrow']:.2f} x arrow (target <= 2)",
+                      flush=True)
+            if not args.keep:
+                for p in files.values():
+                    p.unlink()
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
