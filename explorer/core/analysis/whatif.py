@@ -15,8 +15,9 @@ in `n_dropped`).
    latent are unobserved) and identify_effect(): a backdoor adjustment set W. When no observed
    set blocks every backdoor path, `WhatIfError` says which unobserved causes are to blame.
 2. Outcome model m(t, W). A DoWhy RegressionEstimator subclass fitted on all usable rows:
-   logistic (maximum likelihood) for a 0/1 outcome, OLS otherwise; features: a cubic B-spline
-   of t (knots at quantiles, linear beyond them) and of each adjustment variable (see _basis).
+   logistic (maximum likelihood) for a 0/1 outcome, OLS otherwise; features: a cubic
+   regression spline of t (3 interior knots at quartiles, linear beyond the data's range) and of
+   each adjustment variable (2 interior knots), see _basis.
 3. Scenario for the selected rows (default: the bad group): each case moves from its own
    observed t_i (control value "observed") to the set value v (treatment value).
    Continuous outcome (additive noise): y_i' = y_i + m(v, W_i) - m(t_i, W_i).
@@ -243,7 +244,12 @@ def _scenario_estimator_class():
                 self._sc = self._scales(data)
                 X = self._build_features(data)
                 y = data[self._target_estimand.outcome_variable[0]].to_numpy(dtype=float)
-                return X, (_fit_logistic(X, y) if self.binary else _fit_ols(X, y))
+                if not self.binary:
+                    return X, _fit_ols(X, y)
+                prev = self.model   # refuters deep-copy a fitted estimator: warm start from it
+                start = (prev.params if prev is not None and len(prev.params) == X.shape[1]
+                         else None)
+                return X, _fit_logistic(X, y, start=start)
 
             def predict_fn(self, data, model, features):
                 return model.predict(features)
@@ -348,12 +354,16 @@ def _fit_ols(X: np.ndarray, y: np.ndarray) -> _Fit:
     return _Fit(beta, s2 * _solve_spd(XtX, np.eye(X.shape[1])), logistic=False)
 
 
-def _fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float = 1e-8) -> _Fit:
+def _fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float = 1e-8,
+                  start: np.ndarray | None = None) -> _Fit:
     """Logistic regression by Newton-Raphson with step halving (the maximum-likelihood fit that
-    statsmodels' GLM Binomial gives); covariance = inverse Fisher information (X'WX)^-1."""
+    statsmodels' GLM Binomial gives); covariance = inverse Fisher information (X'WX)^-1.
+    start: initial coefficients (default: intercept at the logit of the mean outcome)."""
     beta = np.zeros(X.shape[1])
     p0 = min(max(float(np.mean(y)), 1e-6), 1 - 1e-6)
     beta[0] = math.log(p0 / (1 - p0))            # X[:, 0] is the intercept
+    if start is not None and len(start) == X.shape[1]:
+        beta = np.array(start, dtype=float)
 
     def loglik(b):
         eta = np.clip(X @ b, -35, 35)
@@ -383,22 +393,37 @@ def _fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float =
     return _Fit(beta, cov, logistic=True, iterations=it, converged=converged)
 
 
+def _cubic_spline(z: np.ndarray, k: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Cubic regression spline basis of z (truncated power form: z, z^2, z^3, (z - k_j)_+^3 for
+    the interior knots k; Hastie, Tibshirani & Friedman, ESL 2nd ed., s. 5.2), continued
+    linearly outside [lo, hi] (the data's range): B(z) = B(c) + B'(c) (z - c), c = clip(z)."""
+    c = np.clip(z, lo, hi)
+    cols = [c, c * c, c ** 3] + [np.maximum(c - kj, 0.0) ** 3 for kj in k]
+    if lo <= float(np.min(z, initial=lo)) and float(np.max(z, initial=hi)) <= hi:
+        return np.column_stack(cols)
+    der = [np.ones_like(c), 2 * c, 3 * c * c] + [3 * np.maximum(c - kj, 0.0) ** 2 for kj in k]
+    dz = z - c
+    return np.column_stack([b + d * dz for b, d in zip(cols, der)])
+
+
 def _basis(x: np.ndarray, n_knots: int) -> Callable[[np.ndarray], np.ndarray]:
-    """Feature map of one variable, fitted on x: a cubic B-spline with knots at the quantiles
-    of x and linear extrapolation beyond them (sklearn SplineTransformer, without the column
-    that duplicates the intercept) when x has enough distinct values; standardised x and x^2
-    with 3-5 distinct values; standardised x for a 0/1 variable."""
+    """Feature map of one variable, fitted on x (standardised first): with more than 5 distinct
+    values a cubic regression spline with n_knots knots at quantiles linspace(0, 1, n_knots)
+    (the outer two are the data's range, the inner ones interior knots), linear beyond the
+    range, so a scenario value outside the data extrapolates linearly; x and x^2 with 3-5
+    distinct values; x alone for a 0/1 variable."""
     xs = x[:: max(1, len(x) // 50_000)]
     mu, sd = float(np.mean(xs)), float(np.std(xs)) or 1.0
     uniq = np.unique(xs)
-    knots = np.unique(np.quantile(xs, np.linspace(0, 1, n_knots)))
-    if len(uniq) > 5 and len(knots) >= 3:
-        from sklearn.preprocessing import SplineTransformer
-        st = SplineTransformer(knots=knots[:, None], degree=3, extrapolation="linear",
-                               include_bias=False).fit(knots[:, None])
-        return lambda v: st.transform(np.asarray(v, dtype=float)[:, None])
+    if len(uniq) > 5:
+        q = (np.quantile(xs, np.linspace(0, 1, n_knots)) - mu) / sd
+        inner = np.unique(q[1:-1])
+        lo, hi = float(q[0]), float(q[-1])
+        inner = inner[(inner > lo) & (inner < hi)]
+        return lambda v: _cubic_spline((np.asarray(v, dtype=float) - mu) / sd, inner, lo, hi)
     if len(uniq) > 2:
-        return lambda v: np.column_stack([(np.asarray(v) - mu) / sd, ((np.asarray(v) - mu) / sd) ** 2])
+        return lambda v: np.column_stack([(np.asarray(v, dtype=float) - mu) / sd,
+                                          ((np.asarray(v, dtype=float) - mu) / sd) ** 2])
     return lambda v: ((np.asarray(v, dtype=float) - mu) / sd)[:, None]
 
 
@@ -481,6 +506,14 @@ def _verdict(kind: str, treatment: str, est: float, half: float, new: float | No
     return ("passes" if ok else "raises doubt"), why
 
 
+def _one_blas_thread():
+    """Context limiting BLAS to one thread: the Gram matrices here are tiny (p ~ 20) and a
+    multi-threaded OpenBLAS on a loaded machine made each one 200x slower (0.8 s vs 3.5 ms for
+    50k x 17, measured)."""
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def run_whatif(frame: pd.DataFrame, treatment: str = "kv_cache_hit_rate",
                outcome: str = "badcase", set_value: float | None = None,
                graph_text: str | None = None, selected: pd.Series | None = None,
@@ -501,6 +534,13 @@ def run_whatif(frame: pd.DataFrame, treatment: str = "kv_cache_hit_rate",
     outcome unknown or not in the graph, effect not identifiable), NoData (too few usable rows,
     constant treatment, no selected row), Cancelled.
     """
+    with _one_blas_thread():
+        return _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refute,
+                           seed, progress, cancelled, thresholds, num_simulations)
+
+
+def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refute, seed,
+                progress, cancelled, thresholds, num_simulations) -> WhatIfResult:
     _check(cancelled, progress, 0)
     if outcome == "sla_met" and "sla_met" not in frame.columns:
         frame = add_sla_met(frame, thresholds)
@@ -729,6 +769,13 @@ def whatif_scale(frame: pd.DataFrame, metric: str, factor: float,
     (N_DRAWS draws, seeded). selected: bool mask (default every row).
     Raises InputError (bad graph), WhatIfError (metric unknown), NoData (no usable row).
     """
+    with _one_blas_thread():
+        return _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
+                             progress, cancelled)
+
+
+def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed, progress,
+                  cancelled) -> ScaleResult:
     th = {k: float(v) for k, v in (thresholds or DEFAULT_SLA).items() if k in frame.columns}
     if not th:
         raise WhatIfError("SLA attainment needs one of "
