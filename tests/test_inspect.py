@@ -125,3 +125,30 @@ def test_text_output_lists_mapping_and_skips(real, capsys):
 def test_missing_file_exit_code(tmp_path, capsys):
     code, out, err = run_cli(capsys, tmp_path / "nope.jsonl")
     assert code == 1 and "nope.jsonl" in err and "no such file" in err
+
+
+def test_eval_files_list_evals_with_clusters_and_bound_counts(tmp_path, capsys):
+    """An eval file next to its trace: the eval entry counts cases, correct answers and, per
+    badcase cluster, how many badcases were bound to a request of the trace."""
+    trace = tmp_path / "trace.csv"
+    trace.write_text("request_id,ttft_ms,e2e_ms\n" +
+                     "".join(f"req-{i},{10 + i},{100 + i}\n" for i in range(6)))
+    rows = [("c1", "req-0", "true", ""), ("c2", "req-1", "false", "cache"),
+            ("c3", "req-2", "false", "cache"), ("c4", "gone-9", "false", "cache"),
+            ("c5", "req-4", "false", "sched"), ("c6", "", "true", "")]
+    ev = tmp_path / "eval.csv"
+    ev.write_text("case_id,request_id,correct,cluster\n" +
+                  "".join(",".join(r) + "\n" for r in rows))
+    code, out, _ = run_cli(capsys, "--json", trace, ev)
+    assert code == 0
+    entry = next(f for f in json.loads(out)["files"] if f["path"] == str(ev))
+    [e] = entry["evals"]
+    assert e["cases"] == 6 and e["correct"] == 2
+    clusters = {c["name"]: (c["badcases"], c["bound"]) for c in e["clusters"]}
+    trace_ids = {f"req-{i}" for i in range(6)}
+    expect = {}
+    for _, rid, ok, cl in rows:
+        if ok == "false":
+            b, n = expect.get(cl, (0, 0))
+            expect[cl] = (b + 1, n + (rid in trace_ids))
+    assert clusters == expect == {"cache": (3, 2), "sched": (1, 1)}

@@ -167,17 +167,10 @@ def version_from_path(path: Path) -> str | None:
     return None
 
 
+
 def prompt_hash(prompt: Any) -> str | None:
-    """Hash of a prompt for matching cases to requests: SHA-256 (first 16 hex digits) of the
-    text with runs of whitespace collapsed and ends stripped. A chat prompt (list of
-    {role, content} messages) is hashed as its contents joined by newlines."""
-    if prompt is None:
-        return None
-    if isinstance(prompt, list):
-        prompt = "\n".join(str(m.get("content", "")) if isinstance(m, dict) else str(m)
-                           for m in prompt)
-    norm = " ".join(str(prompt).split())
-    if not norm:
-        return None
-    import hashlib
-    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]
+    """The store's prompt hash (explorer.core.association.prompt_hash: SHA-256 of the
+    normalised text; chat message lists hashed as their joined contents), so requests and
+    eval cases hash the same prompt alike."""
+    from ..association import prompt_hash as _hash
+    return _hash(prompt)

@@ -4,11 +4,10 @@ Source format: one object a line: `timestamp` (ms from the trace start), `input_
 `output_length` (tokens), `hash_ids` (ids of 512-token prompt blocks; equal ids = shared prefix
 blocks). Only arrivals and sizes are recorded (no latencies): arrival_s = timestamp / 1000,
 prompt_tokens, completion_tokens; hash_ids are kept in extra.hash_ids (the replay engine reads
-them) and prompt_hash is the hash of the block-id list (equal prompts share it).
+them). prompt_hash stays NULL: block ids are not prompt text.
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from .base import Sniff, iter_jsonl
@@ -40,8 +39,6 @@ def load(path: Path, store, report) -> None:
                    "prompt_tokens": integer(rec.get("input_length"), "input_length"),
                    "completion_tokens": integer(rec.get("output_length"), "output_length"),
                    "extra": {"hash_ids": hids} if hids is not None else None}
-            if hids:
-                row["prompt_hash"] = hashlib.sha1(",".join(map(str, hids)).encode()).hexdigest()[:16]
         except RowError as e:
             report.skip(e.reason, line=line, field_name=e.field)
             continue
@@ -53,5 +50,5 @@ def load(path: Path, store, report) -> None:
     insert_requests(store, report, run_id, rows)
     report.columns.update({"timestamp": "arrival_s (/1000)", "input_length": "prompt_tokens",
                            "output_length": "completion_tokens",
-                           "hash_ids": "extra.hash_ids; prompt_hash = hash of the list",
+                           "hash_ids": "extra.hash_ids",
                            "(line number)": "request_id"})

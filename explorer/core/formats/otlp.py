@@ -38,8 +38,6 @@ _LAT = {"gen_ai.latency.time_to_first_token": "ttft_ms", "gen_ai.latency.e2e": "
 _PROMPT = ("gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens")
 _COMPLETION = ("gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens")
 _CACHED = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
-_EVENT_KINDS = {"arrived", "queued", "scheduled", "first_token", "preempted", "resumed",
-                "finished", "error"}
 
 
 def detect(sniff: Sniff) -> float:
@@ -86,7 +84,7 @@ def _documents(path: Path) -> list[tuple[int | None, dict]]:
     return [(None, read_json(path))]
 
 
-def _first(attrs: dict, keys, field_scale=None):
+def _first(attrs: dict, keys):
     for k in keys:
         if attrs.get(k) is not None:
             return k, attrs[k]

@@ -82,9 +82,11 @@ def load(path: Path, store, report) -> None:
                           benchmark=None, config={"first_stat_line_time": first_stamp})
     df.insert(0, "run_id", run_id)
     report.rows_loaded += store.append("engine_stats", df)
-    report.columns.update({
-        "MM-DD HH:MM:SS": "ts_s (seconds since the first stat line)",
-        "Avg prompt throughput": "prompt_tps", "Avg generation throughput": "gen_tps",
-        "Running": "running", "Swapped": "swapped", "Pending / Waiting": "waiting",
-        "GPU KV cache usage %": "kv_usage_gpu (/100)", "CPU KV cache usage %": "kv_usage_cpu (/100)",
-        "Prefix cache hit rate %": "prefix_cache_hit_rate (/100)"})
+    names = {"prompt_tps": "Avg prompt throughput", "gen_tps": "Avg generation throughput",
+             "running": "Running", "swapped": "Swapped", "waiting": "Pending / Waiting",
+             "kv_usage_gpu": "GPU KV cache usage %", "kv_usage_cpu": "CPU KV cache usage %",
+             "prefix_cache_hit_rate": "Prefix cache hit rate %"}
+    report.columns["MM-DD HH:MM:SS"] = "ts_s (seconds since the first stat line)"
+    for col, src in names.items():
+        if df[col].notna().any():
+            report.columns[src] = col + (" (/100)" if src.endswith("%") else "")
