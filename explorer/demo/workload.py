@@ -1,0 +1,308 @@
+"""Build the demo workload (trace -> engine replay for two versions -> eval cases) and load it.
+
+`build_demo` is pure and deterministic in its seed (and the trace file's bytes when one is
+given); its frames are cached on disk under $TRACE_EXPLORER_CACHE (default
+~/.cache/trace-explorer)/demo/<key>/ where the key hashes the seed, the request count, the
+trace's bytes and the source of explorer/demo and explorer/core/replay, so a changed generator
+or engine never serves stale data. `load_demo` appends the frames to a store.
+
+Two engine versions replay the same trace; they differ in the KV-cache settings (see
+VERSIONS): "0.6.1" evicts prefix-cache blocks first-in-first-out and has fewer GPU blocks (a
+larger activation reserve), so it keeps fewer shared prefixes and preempts more than "0.5.2"
+(LRU). The eval side is explorer.demo.cases (the planted effect is stated there).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..core.store import LoadReport, Store
+from . import cases as casegen
+from .trace import GENERATOR_VERSION, read_mooncake_trace, synthesize_trace
+
+SEED = 7
+N_REQUESTS = 2500
+ENGINE = "vllm-sim"
+MODEL = "Llama-3.1-8B-Instruct"
+BENCHMARK = "demo-maths"
+OLD, NEW = "0.5.2", "0.6.1"
+# Engine settings per version (vLLM-like names; the timing defaults are the engine model's).
+VERSIONS: dict[str, dict] = {
+    OLD: {"num_gpu_blocks": 250_000, "eviction": "lru"},
+    NEW: {"num_gpu_blocks": 10_000, "eviction": "fifo"},
+}
+# The eval ran against each version on a different day: wall clock of the trace's t = 0.
+STARTED_AT = {OLD: datetime(2026, 1, 12, 9, 0, tzinfo=timezone.utc),
+              NEW: datetime(2026, 1, 19, 9, 0, tzinfo=timezone.utc)}
+OLD_CASE_SHARE = 0.35   # the older version's eval covers about a third of its requests
+ID_SHARE = 0.9          # share of cases that carry their request id (the rest: fuzzy join)
+CLOCK_SKEW_S = 0.35     # eval host clock ahead of the server's
+TABLES = ("runs", "requests", "request_events", "evals", "cases")
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class DemoData:
+    """The demo's frames, ids not yet assigned to a store: runs / evals keyed by `version`;
+    requests / request_events / cases carry a `version` column (run / eval they belong to)."""
+    runs: pd.DataFrame
+    requests: pd.DataFrame
+    request_events: pd.DataFrame
+    evals: pd.DataFrame
+    cases: pd.DataFrame
+    label: str
+    sha256: str
+
+
+def cache_dir() -> Path:
+    """$TRACE_EXPLORER_CACHE, else ~/.cache/trace-explorer."""
+    env = os.environ.get("TRACE_EXPLORER_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "trace-explorer"
+
+
+def _sources_digest() -> str:
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for d in (here, here.parent / "core" / "replay"):
+        for f in sorted(d.glob("*.py")):
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _trace_sha(trace: pd.DataFrame) -> str:
+    h = hashlib.sha256()
+    for ts, n_in, n_out, ids in zip(trace["timestamp"], trace["input_length"],
+                                    trace["output_length"], trace["hash_ids"]):
+        h.update(json.dumps([int(ts), int(n_in), int(n_out), [int(x) for x in ids]]).encode())
+    return h.hexdigest()
+
+
+def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str | Path | None = None,
+               progress: Progress | None = None) -> DemoData:
+    """Synthesise (or read) the trace, replay it for both versions and draw the eval cases.
+
+    trace_path: a Mooncake-format JSONL to use instead of the synthetic trace (all of it is
+    replayed; n_requests is then ignored). Raises InputError for an unreadable trace.
+    progress(done, total, what) is called between stages and during the replays.
+    """
+    from ..core.association import prompt_hash
+    from ..core.replay import EngineConfig, TraceRequest, simulate
+
+    def tick(done, what):
+        if progress:
+            progress(done, 100, what)
+
+    tick(0, "generating the trace")
+    if trace_path is not None:
+        trace = read_mooncake_trace(trace_path)
+        label = f"demo workload (simulated, seed {seed}, trace {Path(trace_path).name})"
+    else:
+        trace = synthesize_trace(n_requests, seed)
+        label = f"demo workload (simulated, seed {seed})"
+    sha = _trace_sha(trace)
+    n = len(trace)
+    questions = casegen.make_questions(n, seed)
+    prompts = [q.prompt for q in questions]
+    hashes = [prompt_hash(p) for p in prompts]
+    arrival = (trace["timestamp"].to_numpy(dtype=float) / 1000.0).tolist()
+    n_in = trace["input_length"].astype(int).tolist()
+    n_out = trace["output_length"].astype(int).tolist()
+    blocks = [tuple(int(x) for x in h) for h in trace["hash_ids"]]
+    conv = trace["conversation_id"].astype(int).tolist()
+    turn = trace["turn"].astype(int).tolist()
+
+    runs, reqs, events, evals, cases = [], [], [], [], []
+    for vi, version in enumerate((OLD, NEW)):
+        cfg = EngineConfig(**VERSIONS[version])
+        tag = version
+        trs = [TraceRequest(request_id=f"req-{tag}-{i:05d}", arrival_s=arrival[i],
+                            prompt_tokens=n_in[i], output_tokens=n_out[i], hash_ids=blocks[i],
+                            session_id=str(conv[i]))
+               for i in range(n)]
+        base = 5 + 45 * vi
+        res = simulate(trs, cfg, progress=(lambda d, t, b=base, v=version:
+                                           tick(b + int(40 * d / max(t, 1)), f"replaying engine {v}")))
+        epoch = STARTED_AT[version].timestamp()
+        rq = res.requests.copy()
+        idx = rq["request_id"].str.rsplit("-", n=1).str[1].astype(int).to_numpy()
+        rq["arrival_s"] = rq["arrival_s"] + epoch
+        rq["prompt_hash"] = [hashes[i] for i in idx]
+        rq["extra"] = [json.dumps({"conversation_id": conv[i], "turn": turn[i],
+                                   "trace_index": int(i)}) for i in idx]
+        rq["version"] = version
+        reqs.append(rq)
+        ev = res.events.copy()
+        ev["ts_s"] = ev["ts_s"] + epoch
+        ev["version"] = version
+        events.append(ev)
+        runs.append({"version": version, "engine": ENGINE, "engine_version": version,
+                     "model": MODEL, "benchmark": BENCHMARK, "format": "demo",
+                     "label": f"{ENGINE} {version} (simulated)", "source_path": label,
+                     "source_sha256": sha,
+                     "started_at": STARTED_AT[version].replace(tzinfo=None),
+                     "config": json.dumps({**cfg.to_dict(), "engine_model": cfg.label(),
+                                           "seed": seed, "requests": n, "simulated": True,
+                                           "summary": _jsonable(res.summary)}),
+                     "simulated": True})
+        evals.append({"version": version, "format": "demo", "model": MODEL,
+                      "benchmark": BENCHMARK, "source_path": label, "source_sha256": sha,
+                      "simulated": True})
+        cases.append(_draw_cases(rq, idx, questions, hashes, seed, vi, version))
+    tick(95, "writing the eval cases")
+    return DemoData(runs=pd.DataFrame(runs), requests=pd.concat(reqs, ignore_index=True),
+                    request_events=pd.concat(events, ignore_index=True),
+                    evals=pd.DataFrame(evals), cases=pd.concat(cases, ignore_index=True),
+                    label=label, sha256=sha)
+
+
+def _jsonable(d: dict) -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, (np.integer, np.floating)):
+            v = v.item()
+        if isinstance(v, float) and not np.isfinite(v):
+            v = None
+        if isinstance(v, (int, float, str, bool)) or v is None:
+            out[k] = v
+    return out
+
+
+def _draw_cases(rq: pd.DataFrame, idx: np.ndarray, questions, hashes, seed: int, vi: int,
+                version: str) -> pd.DataFrame:
+    r = np.random.default_rng([seed, 0x63617365, vi])
+    n = len(rq)
+    take = np.ones(n, bool) if version == NEW else r.random(n) < OLD_CASE_SHARE
+    p = casegen.p_planted(rq["kv_cache_hit_rate"].to_numpy(float),
+                          rq["num_preemptions"].to_numpy(float))
+    planted = r.random(n) < p
+    noise = r.random(n) < casegen.P_NOISE
+    with_id = r.random(n) < ID_SHARE
+    skew = CLOCK_SKEW_S + r.uniform(0.0, 0.05, n)
+    tok_off = r.choice([-1, 0, 0, 0, 1], n)
+    rids = rq["request_id"].tolist()
+    arr = rq["arrival_s"].to_numpy(float)
+    ptok = rq["prompt_tokens"].to_numpy(int)
+    ctok = rq["completion_tokens"].to_numpy(int)
+    rows = []
+    for j in np.flatnonzero(take):
+        i = int(idx[j])
+        q = questions[i]
+        ref, pred, ok, cluster = casegen.answer(q, r, bool(planted[j]), bool(noise[j]))
+        rows.append({
+            "version": version, "local_id": f"{i:05d}", "model": MODEL, "benchmark": BENCHMARK,
+            "category": q.category, "prompt": q.prompt, "prompt_hash": hashes[i],
+            "reference": ref, "prediction": pred, "correct": ok, "cluster": cluster,
+            "request_id": rids[j] if with_id[j] else None,
+            "timestamp_s": float(arr[j] + skew[j]),
+            "prompt_tokens": int(ptok[j] + tok_off[j]),
+            "completion_tokens": int(ctok[j]),
+            "extra": json.dumps({"simulated": True, "template": q.solve.__qualname__.split(".")[0]}),
+        })
+    return pd.DataFrame(rows)
+
+
+def _cache_key(seed: int, n_requests: int, trace_path) -> str:
+    h = hashlib.sha256(f"demo|{GENERATOR_VERSION}|{seed}|{n_requests}|".encode())
+    if trace_path is not None:
+        from ..core.store import sha256_of
+        h.update(sha256_of(trace_path).encode())
+    h.update(_sources_digest().encode())
+    return h.hexdigest()[:20]
+
+
+def cached_build(seed: int = SEED, n_requests: int = N_REQUESTS,
+                 trace_path: str | Path | None = None, progress: Progress | None = None,
+                 use_cache: bool = True) -> DemoData:
+    """build_demo through the on-disk cache (a cache that cannot be read or written is
+    ignored: the demo is then built in memory)."""
+    if not use_cache:
+        return build_demo(seed, n_requests, trace_path, progress)
+    folder = cache_dir() / "demo" / _cache_key(seed, n_requests, trace_path)
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        frames = {t: pd.read_parquet(folder / f"{t}.parquet") for t in TABLES}
+        return DemoData(**frames, label=meta["label"], sha256=meta["sha256"])
+    except (OSError, ValueError, KeyError):
+        pass
+    data = build_demo(seed, n_requests, trace_path, progress)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-"))
+        for t in TABLES:
+            getattr(data, t).to_parquet(tmp / f"{t}.parquet", index=False)
+        (tmp / "meta.json").write_text(json.dumps({"label": data.label, "sha256": data.sha256}),
+                                       encoding="utf-8")
+        try:
+            tmp.rename(folder)
+        except OSError:  # another process cached it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except OSError:
+        pass
+    return data
+
+
+def write_demo(store: Store, data: DemoData) -> list[LoadReport]:
+    """Append a built demo to the store in one transaction; one LoadReport per run and per
+    eval, recorded in `inputs`. Returns the reports."""
+    reports: list[LoadReport] = []
+    run_ids, eval_ids = {}, {}
+    con = store.con
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for row in data.runs.to_dict("records"):
+            v = row.pop("version")
+            run_ids[v] = store.new_id("runs", "run_id", f"demo-{ENGINE}-{v}")
+            store.append("runs", pd.DataFrame([{"run_id": run_ids[v], **row}]))
+        for row in data.evals.to_dict("records"):
+            v = row.pop("version")
+            eval_ids[v] = store.new_id("evals", "eval_id", f"{BENCHMARK}@{v}")
+            store.append("evals", pd.DataFrame([{"eval_id": eval_ids[v], **row}]))
+        rq = data.requests.assign(run_id=data.requests["version"].map(run_ids)).drop(columns="version")
+        store.append("requests", rq)
+        ev = data.request_events.assign(
+            run_id=data.request_events["version"].map(run_ids)).drop(columns="version")
+        store.append("request_events", ev)
+        cs = data.cases.assign(eval_id=data.cases["version"].map(eval_ids))
+        cs["case_id"] = cs["eval_id"] + ":" + cs["local_id"]
+        store.append("cases", cs.drop(columns=["version", "local_id"]))
+        for v in (OLD, NEW):
+            n_req = int((data.requests["version"] == v).sum())
+            reports.append(LoadReport(
+                path=f"{data.label}: {ENGINE} {v} trace", format="demo", kind="trace",
+                sha256=data.sha256, run_ids=[run_ids[v]], rows_loaded=n_req,
+                columns={"timestamp": "arrival_s (/1000, + run start)",
+                         "input_length": "prompt_tokens", "output_length": "completion_tokens"}))
+        for v in (OLD, NEW):
+            reports.append(LoadReport(
+                path=f"{data.label}: {BENCHMARK} eval on {v}", format="demo", kind="eval",
+                sha256=data.sha256, eval_ids=[eval_ids[v]],
+                rows_loaded=int((data.cases["version"] == v).sum())))
+        for r in reports:
+            record_input(store, r)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return reports
+
+
+def record_input(store: Store, r: LoadReport) -> None:
+    """Record one LoadReport in the store's `inputs` table (provenance)."""
+    next_id = store.execute("SELECT coalesce(max(input_id), 0) + 1 FROM inputs").fetchall()[0][0]
+    store.append("inputs", pd.DataFrame([{
+        "input_id": next_id, "path": r.path, "sha256": r.sha256, "format": r.format,
+        "kind": r.kind, "rows_loaded": r.rows_loaded, "rows_skipped": r.rows_skipped,
+        "skipped_reasons": json.dumps(r.skipped_reasons), "columns": json.dumps(r.columns),
+        "run_ids": json.dumps(r.run_ids), "eval_ids": json.dumps(r.eval_ids), "error": r.error,
+        "loaded_at": datetime.now(timezone.utc).replace(tzinfo=None)}]))
