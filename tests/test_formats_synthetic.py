@@ -208,3 +208,25 @@ def test_bad_rows_are_skipped_with_line_and_field(store, tmp_path):
     assert r.skipped_reasons[0].startswith("line 2: field 'input_length': not a number")
     assert r.skipped_reasons[1].startswith("line 3: field 'hash_ids'")
     assert r.skipped_reasons[2].startswith("line 4: not a JSON object")
+
+
+def test_generic_error_column_zero_means_success(store, tmp_path):
+    f = tmp_path / "runs.csv"
+    f.write_text("id,ttft_ms,e2e_ms,error_code\n1,10,100,0\n2,20,200,\n3,30,300,503\n")
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 3
+    df = store.df("SELECT request_id, error FROM requests ORDER BY request_id")
+    assert df["error"].isna().tolist() == [True, True, False] and df["error"][2] == "503"
+
+
+def test_generic_csv_late_bad_value_is_skipped_with_its_line(store, tmp_path):
+    """A text value far past DuckDB's type-sniffing sample still skips only its row."""
+    lines = ["request_id,ttft_ms,e2e_ms"] + [f"r{i},{i % 50 + 1},{i % 70 + 100}" for i in range(5000)]
+    lines[4001] = "r4000,slow,150"
+    f = tmp_path / "late.csv"
+    f.write_text("\n".join(lines) + "\n")
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 4999 and r.rows_skipped == 1
+    assert r.skipped_reasons == ["line 4002: field 'ttft_ms': not a number: 'slow'"]
+    want = np.mean([i % 50 + 1 for i in range(5000) if i != 4000])
+    assert store.execute("SELECT avg(ttft_ms) FROM requests").fetchone()[0] == pytest.approx(want)

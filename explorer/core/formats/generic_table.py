@@ -163,6 +163,11 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
         q = quote_ident(col)
         t = types[col]
         numeric = t.startswith(_NUMERIC_TYPES)
+        if canon == "error":  # 0 / empty / "none" / "ok" / false mean: no error
+            exprs[canon] = (f"CASE WHEN lower(trim(CAST({q} AS VARCHAR))) IN "
+                            f"('', '0', '0.0', 'none', 'null', 'nan', 'false', 'ok') THEN NULL "
+                            f"ELSE CAST({q} AS VARCHAR) END")
+            continue
         if canon in _TEXT:
             exprs[canon] = f"CAST({q} AS VARCHAR)"
             continue
