@@ -1,22 +1,22 @@
--- Purpose: SLA attainment and goodput grouped by a key (run, version, category or tenant).
+-- Purpose: SLA attainment and goodput overall and by run, engine version, eval category and
+--          tenant, in one scan (GROUPING SETS).
 --          A request is judged when it errored (a failure) or has every thresholded metric;
 --          it meets the SLA when it did not error and every metric is within its threshold.
---          The caller replaces __JUDGED__ and __MET__ with boolean expressions built from
---          quoted column names and $t0, $t1, ... threshold parameters, and __KEY__ with the
---          grouping expression over `j` (j.run_id, j.engine_version, j.category, j.tenant).
+--          The caller replaces __JUDGED__ and __MET__ with boolean expressions over `r`, built
+--          from quote_ident-ed column names and $t0, $t1, ... threshold parameters.
 --          Goodput = met requests (or their completion tokens) per second of the group's runs,
 --          a run lasting from its first arrival to its last completion (arrival_s + e2e_ms).
 -- Params:  $t0, $t1, ... DOUBLE (thresholds)
--- Returns: key, n (judged), n_met, n_unjudged, share (n_met / n), goodput_rps, goodput_tps,
---          span_s
+-- Returns: dim ('all' | 'run' | 'version' | 'category' | 'tenant'), key, n (judged), n_met,
+--          n_unjudged, share (n_met / n), goodput_rps, goodput_tps, span_s
 WITH cat AS (
     SELECT l.run_id, l.request_id, min(c.category) AS category
     FROM case_links l JOIN cases c ON c.case_id = l.case_id
     GROUP BY l.run_id, l.request_id
 ),
 j AS (
-    SELECT r.run_id, r.request_id, ru.engine_version, cat.category, r.tenant,
-           r.completion_tokens, __JUDGED__ AS judged, __MET__ AS met
+    SELECT r.run_id, ru.engine_version, cat.category, r.tenant, r.completion_tokens,
+           __JUDGED__ AS judged, __MET__ AS met
     FROM requests r
     LEFT JOIN runs ru ON ru.run_id = r.run_id
     LEFT JOIN cat ON cat.run_id = r.run_id AND cat.request_id = r.request_id
@@ -27,18 +27,30 @@ span AS (
     FROM requests GROUP BY run_id
 ),
 g AS (
-    SELECT __KEY__ AS key, j.run_id,
+    SELECT CASE WHEN grouping(engine_version) = 0 THEN 'version'
+                WHEN grouping(category) = 0 THEN 'category'
+                WHEN grouping(tenant) = 0 THEN 'tenant' ELSE 'run' END AS dim,
+           coalesce(engine_version, category, tenant) AS key, run_id,
            count(*) FILTER (WHERE judged) AS n,
            count(*) FILTER (WHERE judged AND met) AS n_met,
            count(*) FILTER (WHERE NOT judged) AS n_unjudged,
            coalesce(sum(completion_tokens) FILTER (WHERE judged AND met), 0) AS tok_met
-    FROM j GROUP BY ALL
+    FROM j
+    GROUP BY GROUPING SETS ((run_id), (run_id, engine_version), (run_id, category),
+                            (run_id, tenant))
+),
+k AS (
+    SELECT dim, CASE WHEN dim = 'run' THEN g.run_id ELSE key END AS key, g.run_id, n, n_met,
+           n_unjudged, tok_met
+    FROM g
+    UNION ALL
+    SELECT 'all', 'all', run_id, n, n_met, n_unjudged, tok_met FROM g WHERE dim = 'run'
 )
-SELECT g.key, sum(n) AS n, sum(n_met) AS n_met, sum(n_unjudged) AS n_unjudged,
+SELECT k.dim, k.key, sum(n) AS n, sum(n_met) AS n_met, sum(n_unjudged) AS n_unjudged,
        sum(n_met) / nullif(sum(n), 0) AS share,
        sum(n_met) / nullif(sum(span.span_s), 0) AS goodput_rps,
        sum(tok_met) / nullif(sum(span.span_s), 0) AS goodput_tps,
        sum(span.span_s) AS span_s
-FROM g LEFT JOIN span ON span.run_id = g.run_id
-GROUP BY g.key
-ORDER BY g.key NULLS LAST
+FROM k LEFT JOIN span ON span.run_id = k.run_id
+GROUP BY k.dim, k.key
+ORDER BY k.dim, k.key NULLS LAST

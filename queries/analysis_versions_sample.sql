@@ -17,4 +17,5 @@ SELECT r.benchmark, r.engine_version, r.kv_cache_hit_rate, r.num_preemptions, r.
        r.batch_size, r.ttft_ms, r.queue_ms, r.e2e_ms, r.prompt_tokens, r.completion_tokens
 FROM r JOIN g ON g.benchmark IS NOT DISTINCT FROM r.benchmark
              AND g.engine_version = r.engine_version
-WHERE g.n <= $max_n OR hash(r.run_id, r.request_id) % 1000003 < 1000003 * $max_n / g.n
+WHERE g.n <= $max_n
+   OR CAST(hash(r.run_id, r.request_id) % 1000003 AS DOUBLE) < 1000003.0 * $max_n / g.n

@@ -89,7 +89,7 @@ def cohort_frame(store, cohort: Cohort, con=None) -> pd.DataFrame:
         else:
             cols.append(c)
     full = f"SELECT {', '.join(cols)} FROM (\n{sql}\n) AS f ORDER BY badcase DESC, case_id"
-    df = (con or store.con).execute(full, params).df()
+    df = (con or store.con).sql(full, params=params).df()
     df["badcase"] = df["badcase"].astype(int)
     return df
 

@@ -19,8 +19,7 @@ from ..sqlutil import load_query, quote_ident
 from .results import SlaResult, num
 
 DEFAULT_THRESHOLDS = {"ttft_ms": 500.0, "tpot_ms": 50.0}
-BREAKDOWNS = {"run": "j.run_id", "version": "j.engine_version", "category": "j.category",
-              "tenant": "j.tenant"}
+BREAKDOWNS = ("run", "version", "category", "tenant")
 
 
 def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
@@ -51,32 +50,25 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
     errored = "(r.error IS NOT NULL AND trim(r.error) <> '')"
     judged = f"({errored} OR ({' AND '.join('r.' + c for c in present)}))"
     met = f"(NOT {errored} AND {' AND '.join('r.' + c for c in conds)})"
-    base = load_query("analysis_sla").replace("__JUDGED__", judged).replace("__MET__", met)
-
-    def run(key_expr: str) -> list[dict]:
-        df = store.con.execute(base.replace("__KEY__", key_expr), params_sql).df()
-        out = []
-        for r in df.to_dict("records"):
-            key = r["key"]
-            if key is not None and not isinstance(key, str) and key != key:  # NaN from pandas
-                key = None
-            out.append({"key": key, "n": int(r["n"]), "n_met": int(r["n_met"]),
-                        "n_unjudged": int(r["n_unjudged"]), "share": num(r["share"]),
-                        "goodput_rps": num(r["goodput_rps"]), "goodput_tps": num(r["goodput_tps"]),
-                        "span_s": num(r["span_s"])})
-        return out
-
-    overall = run("'all'")[0]
+    sql = load_query("analysis_sla").replace("__JUDGED__", judged).replace("__MET__", met)
+    df = store.con.execute(sql, params_sql).df()
+    groups: dict[str, list[dict]] = {"all": [], **{k: [] for k in BREAKDOWNS}}
+    for r in df.to_dict("records"):
+        key = r["key"]
+        if key is not None and not isinstance(key, str) and key != key:  # NaN from pandas
+            key = None
+        groups[r["dim"]].append({
+            "key": key, "n": int(r["n"]), "n_met": int(r["n_met"]),
+            "n_unjudged": int(r["n_unjudged"]), "share": num(r["share"]),
+            "goodput_rps": num(r["goodput_rps"]), "goodput_tps": num(r["goodput_tps"]),
+            "span_s": num(r["span_s"])})
+    overall = groups.pop("all")[0]
     if overall["n"] == 0:
         missing = [m for m in thr if not store.con.execute(
             f"SELECT count({quote_ident(m)}) FROM requests").fetchall()[0][0]]
         raise NoData("no request can be judged against the SLA"
                      + (f": the traces do not record {', '.join(missing)}" if missing else ""))
     overall.pop("key")
-    by = {}
-    for name, expr in BREAKDOWNS.items():
-        rows = run(expr)
-        if name in ("category", "tenant"):
-            rows = [r for r in rows if r["key"] is not None]
-        by[name] = rows
+    by = {name: [r for r in groups[name] if name in ("run", "version") or r["key"] is not None]
+          for name in BREAKDOWNS}
     return SlaResult(thresholds={m: float(t) for m, t in thr.items()}, attainment=overall, by=by)

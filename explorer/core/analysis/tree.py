@@ -4,8 +4,9 @@ from the control.
 A scikit-learn DecisionTreeClassifier (Gini, max_depth 3 by default, min_samples_leaf a
 parameter, random_state seeded) predicts badcase (1) vs control (0) from the engine metrics of
 the bound cases. Per node: n, n_bad and error_rate (share of badcases among the node's cases,
-counted from the training rows that reach it), the split feature and threshold (a row goes
-"le" when feature <= threshold, else "gt", as scikit-learn splits).
+counted over every usable case that reaches it, also when the splits were fitted on a sample
+of a large cohort), the split feature and threshold (a row goes "le" when feature <=
+threshold, else "gt", as scikit-learn splits).
 
 NaN handling: only bound cases are used; a feature enters when at least `min_coverage` (0.5) of
 the bound cases have it and it varies; cases missing any entered feature are dropped (counted
@@ -23,7 +24,7 @@ from .cohort import ENGINE_METRICS, Cohort, cohort_frame
 from .results import TreeNode, TreeResult
 
 DEFAULTS = {"max_depth": 3, "min_samples_leaf": None, "features": ENGINE_METRICS,
-            "min_coverage": 0.5, "seed": 0}
+            "min_coverage": 0.5, "seed": 0, "fit_max_n": 20000}
 NAN_POLICY = ("bound cases only; features present in fewer than min_coverage of them are left "
               "out; cases missing an entered feature are dropped, not imputed")
 
@@ -44,8 +45,10 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
              frame: pd.DataFrame | None = None) -> TreeResult:
     """Fit the tree and read it (see the module doc).
 
-    params: max_depth (3), min_samples_leaf (None = max(5, 1% of the rows)), features
-    (default the 7 engine metrics), min_coverage (0.5), seed (0).
+    params: max_depth (3), min_samples_leaf (None = max(5, 1% of the rows fitted)), features
+    (default the 7 engine metrics), min_coverage (0.5), seed (0), fit_max_n (20000: larger
+    cohorts are fitted on a seeded random sample of that many cases; n and error rates of every
+    node are still counted over every case).
     Raises NoData when no case is bound, no feature has enough data, or one group is empty."""
     from sklearn.tree import DecisionTreeClassifier
 
@@ -73,9 +76,15 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
         raise NoData("the bound cases are all " + ("badcases" if y[0] else "control cases")
                      + ": nothing to separate")
     X = data[feats].to_numpy(dtype=float)
-    leaf = p["min_samples_leaf"] or max(5, int(0.01 * len(data)))
+    fit_idx = np.arange(len(y))
+    if p["fit_max_n"] and len(y) > p["fit_max_n"]:
+        fit_idx = np.sort(np.random.default_rng(p["seed"]).choice(len(y), p["fit_max_n"],
+                                                                   replace=False))
+    leaf = p["min_samples_leaf"] or max(5, int(0.01 * len(fit_idx)))
+    if y[fit_idx].min() == y[fit_idx].max():
+        fit_idx = np.arange(len(y))
     clf = DecisionTreeClassifier(max_depth=p["max_depth"], min_samples_leaf=leaf,
-                                 random_state=p["seed"]).fit(X, y)
+                                 random_state=p["seed"]).fit(X[fit_idx], y[fit_idx])
     t = clf.tree_
     path = clf.decision_path(X)  # sparse (rows x nodes)
     n_node = np.asarray(path.sum(axis=0)).ravel().astype(int)
