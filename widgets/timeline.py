@@ -184,7 +184,9 @@ class TimelinePanel(QWidget):
         tl = data["tl"]
         self.current = (tl["run_id"], tl["request_id"])
         self.view_data = data
-        self.figure = painter.build_figure(self.view.ci, tl, data["nb"], data["control"])
+        if not self.figure:
+            self.figure = painter.make_plots(self.view.ci)
+        painter.paint_figure(self.figure, tl, data["nb"], data["control"])
         notes = list(tl["notes"]) + ([data["note"]] if data["note"] else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = data["nb"]

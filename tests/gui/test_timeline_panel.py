@@ -149,3 +149,17 @@ def test_empty_nan_and_unknown_inputs_say_why(loaded, panel, qtbot):
     session.store.append("requests", pd.DataFrame([{"run_id": run, "request_id": "bare"}]))
     _open(qtbot, panel, run, "bare")  # a row with every metric NULL still paints
     assert "no timing columns recorded" in panel.readout.text()
+
+
+def test_pack_lanes_uses_the_fewest_lanes_without_overlap():
+    from widgets.painters.timeline import pack_lanes
+    rng = np.random.default_rng(5)
+    s = rng.uniform(0, 100, 500)
+    e = s + rng.gamma(2, 3, 500)
+    lanes = pack_lanes(s, e)
+    for k in np.unique(lanes):
+        m = np.argsort(s[lanes == k])
+        ss, ee = s[lanes == k][m], e[lanes == k][m]
+        assert (ss[1:] > ee[:-1]).all()  # no overlap within a lane
+    depth = max(int(((s <= t) & (e >= t)).sum()) for t in s)  # max in flight
+    assert lanes.max() + 1 == depth

@@ -3,8 +3,8 @@ the report (issue 7): the same functions draw the app's panel and the report's i
 
 Inputs are plain data: `tl` is Timeline.to_dict(), `nb` is the neighbours() DataFrame.
 
-    build_figure(layout, tl, nb=None, control=None) -> dict of PlotItems
-        fills a pg.GraphicsLayout with: "timeline" (phases + events, ms from arrival; the
+    make_plots(layout) -> fig; paint_figure(fig, tl, nb=None, control=None) -> fig
+    build_figure(layout, tl, nb=None, control=None) = both: fills a pg.GraphicsLayout with: "timeline" (phases + events, ms from arrival; the
         control request on a second row in compare mode), "itl" (inter-token gaps against token
         time, gaps above the run's p99 marked, preempted gaps shaded; x-linked to the timeline),
         "swimlane" (neighbours in flight, s from arrival) and "concurrency" (requests in flight)
@@ -15,6 +15,7 @@ Inputs are plain data: `tl` is Timeline.to_dict(), `nb` is the neighbours() Data
 """
 from __future__ import annotations
 
+import heapq
 import math
 from typing import Any
 
@@ -88,19 +89,25 @@ def describe_neighbour(r: dict) -> str:
 
 # -- geometry -------------------------------------------------------------------------------------
 def pack_lanes(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Greedy interval-graph colouring: each interval (sorted by start) takes the lowest lane
-    free at its start. Returns one lane number (0-based) per interval, in input order."""
+    """Greedy interval-graph colouring: in start order, each interval takes the lowest lane
+    free at its start (a lane frees when its last interval ended strictly before). Uses the
+    fewest lanes possible; O(n log n) with two heaps. Returns one lane (0-based) per interval,
+    in input order."""
     order = np.argsort(starts, kind="stable")
-    lane_end: list[float] = []
+    busy: list[tuple[float, int]] = []   # (end, lane)
+    free: list[int] = []                 # lanes whose interval has ended
     lanes = np.zeros(len(starts), dtype=int)
+    n_lanes = 0
     for i in order:
-        for k, e in enumerate(lane_end):
-            if e < starts[i]:
-                lanes[i], lane_end[k] = k, ends[i]
-                break
+        s0 = starts[i]
+        while busy and busy[0][0] < s0:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        if free:
+            lane = heapq.heappop(free)
         else:
-            lanes[i] = len(lane_end)
-            lane_end.append(ends[i])
+            lane, n_lanes = n_lanes, n_lanes + 1
+        lanes[i] = lane
+        heapq.heappush(busy, (ends[i], lane))
     return lanes
 
 
@@ -137,17 +144,29 @@ def hit_neighbour(nb: pd.DataFrame, lanes: np.ndarray, x_s: float, y: float) -> 
 
 
 # -- painting -------------------------------------------------------------------------------------
-def paint_phases(plot: pg.PlotItem, tl: dict, row: float = 0.0) -> pg.BarGraphItem | None:
+def _bars(plot: pg.PlotItem, x0, width, y, colours: list[str], pen=None) -> list:
+    """Horizontal bars, one BarGraphItem per colour: a single-colour item paints with one
+    drawRects call (fast for thousands of bars, and it avoids the per-bar fillRect path that
+    crashes PySide6 6.12 on Python 3.11 after many repaints)."""
+    x0, width, y = (np.asarray(a, float) for a in (x0, width, y))
+    items = []
+    for c in dict.fromkeys(colours):
+        m = np.array([k == c for k in colours])
+        item = pg.BarGraphItem(x0=x0[m], width=width[m], y=y[m], height=BAR_H, brush=pg.mkBrush(c),
+                               pen=pen if pen is not None else pg.mkPen(None))
+        plot.addItem(item)
+        items.append(item)
+    return items
+
+
+def paint_phases(plot: pg.PlotItem, tl: dict, row: float = 0.0) -> list:
     """Phases as coloured horizontal bars on `row` (x = ms from arrival)."""
     ph = tl["phases"]
     if not ph:
-        return None
-    item = pg.BarGraphItem(x0=[p["start_ms"] for p in ph], width=[p["end_ms"] - p["start_ms"] for p in ph],
-                           y=[row] * len(ph), height=BAR_H,
-                           brushes=[pg.mkBrush(PHASE_COLOURS.get(p["kind"], NEUTRAL)) for p in ph],
-                           pens=[pg.mkPen("#FFFFFF", width=1)] * len(ph))
-    plot.addItem(item)
-    return item
+        return []
+    return _bars(plot, [p["start_ms"] for p in ph], [p["end_ms"] - p["start_ms"] for p in ph],
+                 [row] * len(ph), [PHASE_COLOURS.get(p["kind"], NEUTRAL) for p in ph],
+                 pen=pg.mkPen("#FFFFFF", width=1))
 
 
 def paint_events(plot: pg.PlotItem, tl: dict, row: float = 0.0) -> pg.ScatterPlotItem:
@@ -209,8 +228,7 @@ def paint_swimlane(plot: pg.PlotItem, nb: pd.DataFrame | None, tl: dict) -> np.n
     bad = nb["is_badcase"]
     colours = [BAD if b is True else CONTROL if b is False else NEUTRAL
                for b in (None if pd.isna(v) else bool(v) for v in bad)]
-    plot.addItem(pg.BarGraphItem(x0=s, width=np.maximum(e - s, 1e-3), y=lanes + 1, height=BAR_H,
-                                 brushes=[pg.mkBrush(c) for c in colours], pen=pg.mkPen(None)))
+    _bars(plot, s, np.maximum(e - s, 1e-3), lanes + 1, colours)
     return lanes
 
 
@@ -229,8 +247,7 @@ def paint_concurrency(plot: pg.PlotItem, nb: pd.DataFrame | None, tl: dict):
     t, n = concurrency_steps(nb, tl)
     if not len(t):
         return None
-    return plot.plot(np.r_[t, t[-1]], n, stepMode="center", pen=pg.mkPen("#444444"),
-                     fillLevel=0, brush=pg.mkBrush(68, 68, 68, 40))
+    return plot.plot(np.r_[t, t[-1]], n, stepMode="center", pen=pg.mkPen("#444444"))
 
 
 def _title(tl: dict, who: str) -> str:
@@ -245,28 +262,65 @@ def _title(tl: dict, who: str) -> str:
 
 
 def _legend(plot: pg.PlotItem, entries: list[tuple[Any, str]], cols: int) -> None:
-    legend = plot.addLegend(offset=(-5, 2), colCount=cols, labelTextSize="8pt",
-                            brush=pg.mkBrush(255, 255, 255, 220))
+    legend = plot.legend or plot.addLegend(offset=(-5, 2), labelTextSize="8pt",
+                                           brush=pg.mkBrush(255, 255, 255, 220))
+    legend.clear()
+    legend.setColumnCount(cols)
     for item, text in entries:
         legend.addItem(item, text)
 
 
-def build_figure(layout: pg.GraphicsLayout, tl: dict, nb: pd.DataFrame | None = None,
-                 control: dict | None = None) -> dict[str, Any]:
-    """Fill `layout` (cleared first) with the four plots; returns {"timeline", "itl",
-    "swimlane", "concurrency": PlotItem, "lanes": ndarray, "events": ScatterPlotItem}."""
+def make_plots(layout: pg.GraphicsLayout) -> dict[str, Any]:
+    """Create the figure's title and four plots in `layout` (cleared first); paint_figure then
+    fills them, as often as needed. Returns {"title": LabelItem, "timeline", "itl",
+    "swimlane", "concurrency": PlotItem}."""
     layout.clear()
     pg.setConfigOptions(antialias=True)
-    who = tr("badcase") if control is not None else tr("request")
-    title = _title(tl, who)
-    if control is not None:
-        title += "<br>" + _title(control, tr("typical control"))
-    layout.addLabel(title, row=0, col=0, size="9pt")
+    title = layout.addLabel("", row=0, col=0, size="9pt")
     top = layout.addPlot(row=1, col=0)
     top.setLabel("bottom", tr("time from arrival (ms)"))
     top.showGrid(x=True, alpha=0.2)
+    top.setMouseEnabled(y=False)
+    itl = layout.addPlot(row=2, col=0)
+    itl.setLabel("left", tr("ITL (ms)"))
+    itl.setLabel("bottom", tr("token time from arrival (ms)"))
+    itl.setXLink(top)
+    itl.showGrid(x=True, y=True, alpha=0.2)
+    lanes = layout.addPlot(row=3, col=0)
+    lanes.setLabel("left", tr("requests in flight"))
+    lanes.setLabel("bottom", tr("time from this request's arrival (s)"))
+    lanes.getAxis("left").setTicks([[(0, tr("this"))]])
+    lanes.invertY(True)
+    lanes.setMouseEnabled(y=False)
+    lanes.setTitle("  ".join(f'<span style="color:{c}">&#9632;</span> {t}' for c, t in
+                             ((SELECTED, tr("this request")), (BAD, tr("badcase")),
+                              (CONTROL, tr("bound, correct")), (NEUTRAL, tr("unbound")))),
+                   size="8pt", color="#444444")
+    conc = layout.addPlot(row=4, col=0)
+    conc.setLabel("left", tr("concurrency"))
+    conc.setXLink(lanes)
+    conc.setMouseEnabled(y=False)
+    for p in (top, itl, lanes, conc):
+        p.getAxis("left").setWidth(95)
+    return {"title": title, "timeline": top, "itl": itl, "swimlane": lanes, "concurrency": conc,
+            "layout": layout}
+
+
+def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
+                 control: dict | None = None) -> dict[str, Any]:
+    """Clear the plots of make_plots() and draw one request (and, in compare mode, the
+    typical control on a second row of the same time axis). Adds "lanes" (swimlane lane of
+    each neighbour row) and "events" (ScatterPlotItem) to `fig` and returns it."""
+    top, itl, lanes_plot, conc = fig["timeline"], fig["itl"], fig["swimlane"], fig["concurrency"]
+    for p in (top, itl, lanes_plot, conc):
+        p.clear()
+        p.enableAutoRange()
+    title = _title(tl, tr("badcase") if control is not None else tr("request"))
+    if control is not None:
+        title += "<br>" + _title(control, tr("typical control"))
+    fig["title"].setText(title, size="9pt")
     paint_phases(top, tl, 0.0)
-    ev = paint_events(top, tl, 0.0)
+    fig["events"] = paint_events(top, tl, 0.0)
     ticks = [(0.0, tr("badcase") if control is not None else tr("this request"))]
     if control is not None:
         paint_phases(top, control, 1.0)
@@ -274,53 +328,37 @@ def build_figure(layout: pg.GraphicsLayout, tl: dict, nb: pd.DataFrame | None = 
         ticks.append((1.0, tr("typical control")))
     top.getAxis("left").setTicks([ticks])
     top.setYRange(-0.5, len(ticks) - 1 + 1.3, padding=0)  # headroom for markers and legend
-    top.invertY(False)
-    top.setMouseEnabled(y=False)
     kinds = [k for k in EVENT_SYMBOLS if any(e["kind"] == k for e in tl["events"])]
-    _legend(top, [(pg.BarGraphItem(x=[0], height=[0], width=0, brush=c), tr(k))
-                  for k, c in PHASE_COLOURS.items()]
-            + [(pg.ScatterPlotItem(symbol=EVENT_SYMBOLS[k], brush="#222222", size=9), tr(k))
-               for k in kinds], cols=len(PHASE_COLOURS) + len(kinds))
-    itl = layout.addPlot(row=2, col=0)
-    itl.setLabel("left", tr("ITL (ms)"))
-    itl.setLabel("bottom", tr("token time from arrival (ms)"))
-    itl.setXLink(top)
-    itl.showGrid(x=True, y=True, alpha=0.2)
+    if fig.get("legend_kinds") != kinds:  # rebuilding a legend costs ~25 ms: only on change
+        fig["legend_kinds"] = kinds
+        _legend(top, [(pg.BarGraphItem(x=[0], height=[0], width=0, brush=c), tr(k))
+                      for k, c in PHASE_COLOURS.items()]
+                + [(pg.ScatterPlotItem(symbol=EVENT_SYMBOLS[k], brush="#222222", size=9), tr(k))
+                   for k in kinds], cols=len(PHASE_COLOURS) + len(kinds))
     paint_itl(itl, tl, colour=BAD if control is not None else CONTROL)
     if control is not None:
         paint_itl(itl, {**control, "run_p99_itl_ms": None}, colour=CONTROL, shade_preemptions=False)
     has_itl = bool(tl["itl"]["t_ms"]) or bool(control and control["itl"]["t_ms"])
+    itl.getAxis("left").setTicks(None if has_itl else [[]])
     if not has_itl:
         itl.setYRange(0, 1, padding=0)
-        itl.getAxis("left").setTicks([[]])
         msg = pg.TextItem(tr("no per-token latencies in this trace") + (
             "; " + tr("preempted gaps shaded") if tl["preemptions"] else ""), color="#666666",
             anchor=(0, 0.5))
         msg.setPos(0, 0.5)
         itl.addItem(msg)
-    lanes_plot = layout.addPlot(row=3, col=0)
-    lanes_plot.setLabel("left", tr("requests in flight"))
-    lanes_plot.setLabel("bottom", tr("time from this request's arrival (s)"))
-    lanes = paint_swimlane(lanes_plot, nb, tl)
-    lanes_plot.getAxis("left").setTicks([[(0, tr("this"))]])
-    lanes_plot.invertY(True)
-    lanes_plot.setMouseEnabled(y=False)
-    lanes_plot.setTitle("  ".join(f'<span style="color:{c}">&#9632;</span> {t}' for c, t in
-                                  ((SELECTED, tr("this request")), (BAD, tr("badcase")),
-                                   (CONTROL, tr("bound, correct")), (NEUTRAL, tr("unbound")))),
-                        size="8pt", color="#444444")
-    conc = layout.addPlot(row=4, col=0)
-    conc.setLabel("left", tr("concurrency"))
-    conc.setXLink(lanes_plot)
+    fig["lanes"] = paint_swimlane(lanes_plot, nb, tl)
     paint_concurrency(conc, nb, tl)
-    conc.setMouseEnabled(y=False)
-    ci = layout.layout
+    ci = fig["layout"].layout
     for r, f in ((1, 3 if control is not None else 2), (2, 3 if has_itl else 1), (3, 4), (4, 1)):
         ci.setRowStretchFactor(r, f)
-    for p in (top, itl, lanes_plot, conc):
-        p.getAxis("left").setWidth(95)
-    return {"timeline": top, "itl": itl, "swimlane": lanes_plot, "concurrency": conc,
-            "lanes": lanes, "events": ev}
+    return fig
+
+
+def build_figure(layout: pg.GraphicsLayout, tl: dict, nb: pd.DataFrame | None = None,
+                 control: dict | None = None) -> dict[str, Any]:
+    """make_plots + paint_figure in one call (the report's entry point)."""
+    return paint_figure(make_plots(layout), tl, nb, control)
 
 
 def render_png(path: str, tl: dict, nb: pd.DataFrame | None = None, control: dict | None = None,
