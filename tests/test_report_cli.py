@@ -151,3 +151,38 @@ def test_mmlu_pro_alone_compares_cases_and_says_no_trace(real, tmp_path):
     assert "no trace" in doc["conclusion"]["narrative"]
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "no trace is bound" in md
+
+
+def test_whatif_arguments_pass_through(planted, monkeypatch, tmp_path):
+    import argparse
+
+    whatif = pytest.importorskip("explorer.core.analysis.whatif")
+    from explorer.cli import report as cli
+
+    p = argparse.ArgumentParser()
+    cli.add_arguments(p)
+    graph = tmp_path / "g.dot"
+    graph.write_text("digraph { kv_cache_hit_rate -> badcase }")
+    args = p.parse_args(["x", "--set", "kv_cache_hit_rate=0.67", "--outcome", "badcase",
+                         "--graph", str(graph)])
+    wa = cli._whatif_args(args)
+    assert wa == {"treatment": "kv_cache_hit_rate", "outcome": "badcase", "set_value": 0.67,
+                  "graph_text": graph.read_text()}
+    with pytest.raises(ValueError, match="--set names"):
+        cli._whatif_args(p.parse_args(["x", "--treatment", "ttft_ms", "--set", "tpot_ms=1"]))
+    seen = {}
+
+    class Fake:
+        def to_dict(self):
+            return {"treatment": "kv_cache_hit_rate", "estimate": -0.2}
+
+    def fake_run(frame, **kw):
+        seen["frame"], seen["kw"] = frame, kw
+        return Fake()
+
+    monkeypatch.setattr(whatif, "run_whatif", fake_run)
+    doc = core_report.build_report(planted, Cohort("sign | errors"), whatif=wa).doc
+    assert doc["whatif"] == {"treatment": "kv_cache_hit_rate", "estimate": -0.2}
+    assert seen["kw"] == wa
+    from explorer.core.analysis import cohort_frame
+    pd.testing.assert_frame_equal(seen["frame"], cohort_frame(planted, Cohort("sign | errors")))

@@ -105,11 +105,11 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
 
     params: run_all params; whatif: keyword arguments for run_whatif (None = its defaults,
     False = skip the section, which then says so). Raises analysis.Cancelled when cancelled."""
-    results = run_all(store, cohort, params, progress, cancelled)
     try:
         frame = cohort_frame(store, cohort)
     except TraceExplorerError:
         frame = None
+    results = run_all(store, cohort, params, progress, cancelled, frame=frame)
     if whatif is False:
         results["whatif"] = SectionError("whatif", "not requested", "no_data")
     else:

@@ -39,7 +39,7 @@ class Cancelled(TraceExplorerError):
 
 def run_all(store, cohort: Cohort, params: dict | None = None,
             progress: Callable[[int, int, str], None] | None = None,
-            cancelled: Callable[[], bool] | None = None) -> dict:
+            cancelled: Callable[[], bool] | None = None, *, frame=None) -> dict:
     """Every analysis section for one cohort: {section: result | SectionError}, in SECTIONS
     order. A section without data becomes SectionError(kind="no_data", reason=...) and an
     unexpected failure SectionError(kind="error"), so one section never sinks the others.
@@ -47,11 +47,11 @@ def run_all(store, cohort: Cohort, params: dict | None = None,
     params: {section: that section's params dict} (e.g. {"tree": {"max_depth": 4},
     "sla": {"thresholds": {...}}}), plus "sections": an iterable restricting which sections run
     (conclusion always uses whatever ran). progress(done, total, section) is called before each
-    section; cancelled() is checked between sections and raises Cancelled."""
+    section; cancelled() is checked between sections and raises Cancelled. frame: the cohort's
+    cohort_frame when the caller already has it (saves one query)."""
     params = params or {}
     wanted = [s for s in SECTIONS if s in set(params.get("sections", SECTIONS))]
     out: dict = {}
-    frame = None
     frame_error: SectionError | None = None
 
     def get_frame():
