@@ -151,3 +151,63 @@ def test_vllm_detailed_itls_land_in_ms(vllm_detailed):
     assert tl.run_p99_itl_ms(s, run) == pytest.approx(p99)
     assert math.isclose(sum(tl.request_timeline(s, run, str(i)).gaps_above_p99
                             for i in range(len(reqs))), int((np.concatenate(itls) * 1000 > p99).sum()))
+
+
+def test_helm_runtimes_give_an_unsplit_span(real):
+    """HELM records when a request was sent (request_datetime, unix s) and how long it ran
+    (inference_runtime, s) but no first token: one 'unsplit' span of the runtime."""
+    _need_format("helm")
+    d = real / "every_eval_ever" / "helm_mmlu_philosophy_gpt2"
+    stats = json.loads((d / "per_instance_stats.json").read_text())
+    states = json.loads((d / "scenario_state.json").read_text())["request_states"]
+    sent = {st["instance"]["id"]: st["result"]["request_datetime"] for st in states}
+    s = Store()
+    rep = s.load_file(d)
+    assert rep.error is None and rep.format == "helm", rep.error
+    run = rep.run_ids[0]
+    for inst in stats:
+        runtime = next(x["mean"] for x in inst["stats"] if x["name"]["name"] == "inference_runtime")
+        t = tl.request_timeline(s, run, inst["instance_id"])
+        assert t.source == "events" and t.arrival_s == sent[inst["instance_id"]]
+        ev = {e.kind: e.t_ms for e in t.events}
+        assert ev["arrived"] == 0.0 and ev["finished"] == pytest.approx(runtime * 1000)
+        assert [(p.kind, p.start_ms) for p in t.phases] == [("unsplit", 0.0)]
+        assert t.phases[0].end_ms == pytest.approx(runtime * 1000)
+    s.close()
+
+
+def test_otlp_span_latencies_and_events(tmp_path):
+    """A vLLM llm_request span (gen_ai.latency.* in s, start/end in unix ns) with two span
+    events: phases from the latencies, preemption from the events, all in ms from the start."""
+    _need_format("otlp")
+    t0 = 1_700_000_000_000_000_000
+    q, pre, ttft, e2e = 0.120, 0.080, 0.210, 1.500
+
+    def attr(k, v):
+        return {"key": k, "value": {"doubleValue": v} if isinstance(v, float) else
+                {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "llm_request",
+            "startTimeUnixNano": str(t0), "endTimeUnixNano": str(t0 + int(e2e * 1e9)),
+            "attributes": [attr("gen_ai.request.id", "req-1"),
+                           attr("gen_ai.usage.prompt_tokens", 100),
+                           attr("gen_ai.usage.completion_tokens", 50),
+                           attr("gen_ai.latency.time_in_queue", q),
+                           attr("gen_ai.latency.time_in_model_prefill", pre),
+                           attr("gen_ai.latency.time_to_first_token", ttft),
+                           attr("gen_ai.latency.e2e", e2e)],
+            "events": [{"name": "preempted", "timeUnixNano": str(t0 + 600_000_000)},
+                       {"name": "resumed", "timeUnixNano": str(t0 + 900_000_000)}]}
+    doc = {"resourceSpans": [{"resource": {"attributes": [attr("service.name", "vllm")]},
+                              "scopeSpans": [{"spans": [span]}]}]}
+    f = tmp_path / "spans.json"
+    f.write_text(json.dumps(doc))
+    s = Store()
+    rep = s.load_file(f)
+    assert rep.error is None and rep.format == "otlp", (rep.format, rep.error)
+    t = tl.request_timeline(s, rep.run_ids[0], "req-1")
+    spans = [(p.kind, p.start_ms, p.end_ms) for p in t.phases]
+    assert [k for k, _, _ in spans] == ["queued", "prefill", "decode", "preempted", "decode"]
+    assert [x for _, a, b in spans for x in (a, b)] == pytest.approx(
+        [0, q * 1e3, q * 1e3, ttft * 1e3, ttft * 1e3, 600, 600, 900, 900, e2e * 1e3], abs=1e-3)
+    assert [(p.start_ms, p.end_ms) for p in t.preemptions] == [pytest.approx((600, 900), abs=1e-3)]
+    s.close()

@@ -31,7 +31,9 @@ import pandas as pd
 from .errors import NoData
 from .sqlutil import load_query, quote_ident
 
-PHASES = ("queued", "prefill", "decode", "preempted")
+# "unsplit": the request ran but the source has no first-token time (e.g. HELM runtimes, an
+# E2E alone), so prefill and decode cannot be told apart
+PHASES = ("queued", "prefill", "decode", "preempted", "unsplit")
 # event kinds that bound phases; any other kind is shown as a plain marker
 _KNOWN_KINDS = ("arrived", "queued", "scheduled", "first_token", "preempted", "resumed",
                 "finished", "error")
@@ -39,7 +41,7 @@ _KNOWN_KINDS = ("arrived", "queued", "scheduled", "first_token", "preempted", "r
 
 @dataclass(frozen=True)
 class Phase:
-    """One span of a request's life: kind in PHASES, start_ms / end_ms from arrival.
+    """One span of a request's life: kind in PHASES, start_ms / end_ms from arrival (ms).
 
     note says how the span was obtained when it was not read straight from two events
     (e.g. "queueing not separable: TTFT span" or "from queue_ms")."""
@@ -303,7 +305,9 @@ def _base_phases(arrived: float, sched: float | None, ft: float | None,
             phases.append(Phase("decode", ft, end))
     elif end is not None:
         start = sched if sched is not None else arrived
-        phases.append(Phase("prefill", start, end, "no first token recorded"))
+        phases.append(Phase("unsplit", start, end,
+                            "no first-token time: prefill and decode not separable"
+                            + ("" if sched is not None else ", nor queueing")))
     return phases
 
 

@@ -27,7 +27,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 # Okabe & Ito colour-blind safe palette, the same hexes as widgets/palette.py
 BAD, CONTROL, SELECTED, NEUTRAL = "#D55E00", "#0072B2", "#CC79A7", "#999999"
 PHASE_COLOURS = {"queued": "#E69F00", "prefill": "#56B4E9", "decode": "#009E73",
-                 "preempted": "#D55E00"}
+                 "preempted": "#D55E00", "unsplit": "#BBBBBB"}
 EVENT_SYMBOLS = {"arrived": "t1", "queued": "s", "scheduled": "d", "first_token": "star",
                  "preempted": "x", "resumed": "+", "finished": "t", "error": "o"}
 BAR_H = 0.6
