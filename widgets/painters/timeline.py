@@ -328,13 +328,15 @@ def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
         ticks.append((1.0, tr("typical control")))
     top.getAxis("left").setTicks([ticks])
     top.setYRange(-0.5, len(ticks) - 1 + 1.3, padding=0)  # headroom for markers and legend
-    kinds = [k for k in EVENT_SYMBOLS if any(e["kind"] == k for e in tl["events"])]
-    if fig.get("legend_kinds") != kinds:  # rebuilding a legend costs ~25 ms: only on change
-        fig["legend_kinds"] = kinds
-        _legend(top, [(pg.BarGraphItem(x=[0], height=[0], width=0, brush=c), tr(k))
-                      for k, c in PHASE_COLOURS.items()]
+    shown = [tl] + ([control] if control is not None else [])
+    phases = [k for k in PHASE_COLOURS if any(p["kind"] == k for t in shown for p in t["phases"])]
+    kinds = [k for k in EVENT_SYMBOLS if any(e["kind"] == k for t in shown for e in t["events"])]
+    if fig.get("legend_kinds") != (phases, kinds):  # a legend rebuild costs ~25 ms
+        fig["legend_kinds"] = (phases, kinds)
+        _legend(top, [(pg.BarGraphItem(x=[0], height=[0], width=0, brush=PHASE_COLOURS[k]), tr(k))
+                      for k in phases]
                 + [(pg.ScatterPlotItem(symbol=EVENT_SYMBOLS[k], brush="#222222", size=9), tr(k))
-                   for k in kinds], cols=len(PHASE_COLOURS) + len(kinds))
+                   for k in kinds], cols=max(1, len(phases) + len(kinds)))
     paint_itl(itl, tl, colour=BAD if control is not None else CONTROL)
     if control is not None:
         paint_itl(itl, {**control, "run_p99_itl_ms": None}, colour=CONTROL, shade_preemptions=False)
