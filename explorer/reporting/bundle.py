@@ -21,7 +21,7 @@ QT_FORMATS = {"png", "svg", "html", "pdf"}
 PANEL_SIZES: dict[str, QSize] = {
     "header": QSize(1400, 86), "comparison": QSize(1100, 420), "distributions": QSize(760, 400),
     "tree": QSize(1100, 520), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
-    "sla": QSize(820, 400), "whatif": QSize(1100, 640), "conclusion": QSize(720, 520),
+    "sla": QSize(820, 400), "whatif": QSize(1100, 640), "conclusion": QSize(760, 640),
     "timeline": QSize(1100, 560),
 }
 SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion")
@@ -130,6 +130,8 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     doc["meta"] = meta
     written: list[Path] = []
     step = progress or (lambda _s: None)
+    if timeline is None and store is not None and frame is not None:
+        timeline = _worst_badcase(frame)
     step("panels")
     images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store)
     step("dashboard")
@@ -160,6 +162,15 @@ def write_bundle(store, cohort, out_dir: str | Path, formats=ALL_FORMATS, **repo
     from explorer.core import report as core_report
 
     return core_report.write_report(store, cohort, out_dir, formats=list(formats), **report_args)
+
+
+def _worst_badcase(frame: pd.DataFrame) -> tuple[str, str] | None:
+    """(run_id, request_id) of the cohort's worst bound badcase, or None (explorer.core.timeline)."""
+    try:
+        from explorer.core.timeline import worst_badcase
+        return tuple(worst_badcase(frame))
+    except Exception:  # noqa: BLE001 - no bound badcase: the report has no timeline
+        return None
 
 
 def _version() -> str:

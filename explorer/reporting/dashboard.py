@@ -54,9 +54,18 @@ def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
                ("tree", "Decision tree: where the error rate jumps", 0.42)]),
         (360, [(d, "Distribution: " + d.removeprefix("distributions_").removeprefix("distributions"), 0.5)
                for d in dists] or [("distributions", "Distributions", 1.0)]),
-        (420, [("conclusion", "Conclusion and suggestions", 0.5), ("versions", "Engine versions", 0.5)]),
+        (560, [("conclusion", "Conclusion and suggestions", 0.5), ("versions", "Engine versions", 0.5)]),
     ]
-    top = 70 + (28 if meta.get("simulated") else 0)
+    note = meta.get("demo_note") or "Simulated data"
+    banner = 0
+    if meta.get("simulated"):
+        probe = QImage(10, 10, QImage.Format.Format_ARGB32)
+        fp = QPainter(probe)
+        fp.setFont(_font(13, True))
+        banner = int(fp.boundingRect(QRectF(0, 0, WIDTH - 2 * PAD - 16, 400),
+                                     Qt.TextFlag.TextWordWrap, note).height()) + 8
+        fp.end()
+    top = 72 + banner
     height = top + sum(h + PAD for h, _ in rows) + 40
     img = QImage(int(WIDTH * DPR), int(height * DPR), QImage.Format.Format_ARGB32)
     img.setDevicePixelRatio(DPR)
@@ -72,11 +81,11 @@ def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
     p.drawText(QRectF(PAD, 44, WIDTH - 2 * PAD, 20), Qt.AlignmentFlag.AlignLeft,
                f"{meta.get('generated_at', '')} · Trace Explorer {meta.get('app_version', '')}")
     if meta.get("simulated"):
-        p.fillRect(QRectF(PAD, 68, WIDTH - 2 * PAD, 24), QColor(palette.WARN))
+        p.fillRect(QRectF(PAD, 66, WIDTH - 2 * PAD, banner), QColor(palette.WARN))
         p.setPen(QColor("black"))
         p.setFont(_font(13, True))
-        p.drawText(QRectF(PAD + 8, 68, WIDTH - 2 * PAD, 24), Qt.AlignmentFlag.AlignVCenter,
-                   meta.get("demo_note") or "Simulated data")
+        p.drawText(QRectF(PAD + 8, 70, WIDTH - 2 * PAD - 16, banner),
+                   int(Qt.AlignmentFlag.AlignLeft) | int(Qt.TextFlag.TextWordWrap), note)
     y = top
     for h, cells in rows:
         x = PAD

@@ -35,9 +35,10 @@ table.header td {{ border: none; padding-right: 18px; }} .t {{ color: {palette.M
 img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.MUTED}; font-size: 8pt; }}
 """
 
-# Section order of the document: (key of the report JSON, title, image name, table painter)
+# Section order of the document: (key of the report JSON, title, image name or None when the
+# HTML table says it all, table painter)
 SECTIONS = [
-    ("comparison", "Metric comparison", "comparison", lambda v: comparison_html(v)),
+    ("comparison", "Metric comparison", None, lambda v: comparison_html(v)),
     ("distributions", "Distributions", "distributions", None),
     ("tree", "Decision tree", "tree", None),
     ("heatmap", "Heatmap: TPOT x batch-size entropy", "heatmap", None),
@@ -45,7 +46,7 @@ SECTIONS = [
     ("sla", "SLA attainment", "sla", lambda v: sla_html(v)),
     ("whatif", "Counterfactual what-if", "whatif", None),
     ("timeline", "Timeline of the worst badcase", "timeline", None),
-    ("conclusion", "Conclusion", "conclusion", lambda v: conclusion_html(v)),
+    ("conclusion", "Conclusion", None, lambda v: conclusion_html(v)),
 ]
 
 
@@ -92,9 +93,9 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     if isinstance(cohort, dict) and "status" not in cohort:
         out.append(header_html(cohort, meta))
     if "dashboard" in images and not for_pdf:
-        out.append(f"<h2>Dashboard</h2><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'>")
+        out.append(f"<h2>Dashboard</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
     for key, title, img, table in SECTIONS:
-        if key not in doc and img not in images:
+        if key not in doc and (img is None or img not in images):
             continue
         out.append(f"<h2>{esc(title)}</h2>")
         value = doc.get(key)
@@ -102,9 +103,9 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
         if why:
             out.append(f"<p class='why'>{esc(why)}</p>")
             continue
-        if img in images:
+        if img in images:  # in its own paragraph: QTextDocument sets an image inline
             width = " width='640'" if for_pdf else ""
-            out.append(f"<img src='{src(img, images[img])}'{width} alt='{esc(title)}'>")
+            out.append(f"<p><img src='{src(img, images[img])}'{width} alt='{esc(title)}'></p>")
         if table is not None:
             out.append(table(value))
     if cases is not None and len(cases):
