@@ -26,6 +26,7 @@ prompt hash and on (time bucket, prompt tokens): no Python loop over rows.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -172,6 +173,11 @@ def _run(con, name: str, params: dict | None = None):
     return con.execute(sql, {k: v for k, v in (params or {}).items() if k in used})
 
 
+def _save_setting(con, key: str, value) -> None:
+    """Store.set_setting on a given connection (bind_cases runs on its own cursor)."""
+    con.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, json.dumps(value)])
+
+
 def stored_tolerances(store) -> Tolerances:
     """The tolerances saved with the session (Tolerances() when none were saved)."""
     return Tolerances.from_dict(store.get_setting(SETTING_KEY))
@@ -180,7 +186,13 @@ def stored_tolerances(store) -> Tolerances:
 def binding_rates(store, badcases_only: bool = True, con=None) -> dict[str | None, BindingRate]:
     """cluster -> BindingRate from the current case_links (queries/assoc_binding_rate.sql).
     With badcases_only (default) only cases with correct = false count."""
-    df = _run(con or store.con, "assoc_binding_rate", {"badcases_only": badcases_only}).df()
+    own = con is None
+    con = store.cursor() if own else con
+    try:
+        df = _run(con, "assoc_binding_rate", {"badcases_only": badcases_only}).df()
+    finally:
+        if own:
+            con.close()
     out = {}
     for r in df.itertuples(index=False):
         out[r.cluster] = BindingRate(int(r.bound), int(r.total),
@@ -226,12 +238,12 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
         amb = sorted(set(ambiguous["case_id"].tolist()))
         total = overall_rate(store, badcases_only=False, con=con)
         per_cluster = {k: v for k, v in binding_rates(store, True, con).items() if k is not None}
+        _save_setting(con, SETTING_KEY, tol.to_dict())
+        _save_setting(con, AMBIGUOUS_KEY, amb)
     finally:
         for t in _TEMP_TABLES:
             con.execute(f"DROP TABLE IF EXISTS {quote_ident(t)}")
         con.close()
-    store.set_setting(SETTING_KEY, tol.to_dict())
-    store.set_setting(AMBIGUOUS_KEY, amb)
     return AssociationResult(bound=total.bound, total=total.total, rate=total.rate,
                              per_level=dict(total.per_level), ambiguous=amb,
                              per_cluster=per_cluster, tolerances=tol)

@@ -29,6 +29,11 @@ def _run(con, name: str, params: dict | None = None):
     return run(con, name, params)
 
 
+def _save_setting(con, key, value) -> None:
+    from .association import _save_setting as save
+    save(con, key, value)
+
+
 @dataclass(frozen=True)
 class ClusterSummary:
     """One badcase cluster. share = badcases / all badcases (0..1); bound = badcases bound to a
@@ -57,8 +62,12 @@ def assign_default_clusters(store) -> int:
     """Badcases without a cluster get cluster = category (or "uncategorised"); renames recorded
     in cluster_names are then applied to cases still carrying an old name. Returns the number
     of cases whose cluster was filled."""
-    n = _run(store.con, "clusters_assign_default", {"fallback": FALLBACK}).fetchone()[0]
-    _run(store.con, "clusters_apply_renames")
+    con = store.cursor()
+    try:
+        n = _run(con, "clusters_assign_default", {"fallback": FALLBACK}).fetchone()[0]
+        _run(con, "clusters_apply_renames")
+    finally:
+        con.close()
     return int(n)
 
 
@@ -71,25 +80,33 @@ def rename_cluster(store, old: str, new: str) -> None:
         raise ValueError("a cluster name cannot be empty")
     if old == new:
         return
-    have = store.con.execute("SELECT count(*) FROM cases WHERE cluster = ?", [old]).fetchone()[0]
-    if not have:
-        raise KeyError(f"no cluster named {old!r}")
-    store.con.execute("BEGIN TRANSACTION")
+    con = store.cursor()
     try:
-        _run(store.con, "clusters_rename_cases", {"old": old, "new": new})
-        _run(store.con, "clusters_names_forget", {"new": new})
-        _run(store.con, "clusters_names_redirect", {"old": old, "new": new})
-        _run(store.con, "clusters_names_record", {"old": old, "new": new})
-        store.con.execute("COMMIT")
-    except BaseException:
-        store.con.execute("ROLLBACK")
-        raise
+        have = con.execute("SELECT count(*) FROM cases WHERE cluster = ?", [old]).fetchone()[0]
+        if not have:
+            raise KeyError(f"no cluster named {old!r}")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            _run(con, "clusters_rename_cases", {"old": old, "new": new})
+            _run(con, "clusters_names_forget", {"new": new})
+            _run(con, "clusters_names_redirect", {"old": old, "new": new})
+            _run(con, "clusters_names_record", {"old": old, "new": new})
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    finally:
+        con.close()
 
 
 def cluster_summary(store) -> list[ClusterSummary]:
     """One ClusterSummary per badcase cluster, most badcases first
     (queries/clusters_summary.sql). Empty when there is no badcase."""
-    df = _run(store.con, "clusters_summary").df()
+    con = store.cursor()
+    try:
+        df = _run(con, "clusters_summary").df()
+    finally:
+        con.close()
     out = []
     for r in df.itertuples(index=False):
         bad = int(r.badcases)
@@ -121,7 +138,11 @@ def auto_cluster(store, eval_id: str | None = None, k: int | None = None,
     """
     if k is not None and k < 1:
         raise ValueError("k must be at least 1")
-    df = _run(store.con, "clusters_badcases", {"eval_id": eval_id}).df()
+    con = store.cursor()
+    try:
+        df = _run(con, "clusters_badcases", {"eval_id": eval_id}).df()
+    finally:
+        con.close()
     if df.empty:
         raise NoData("there are no badcases to cluster" + (f" in eval {eval_id}" if eval_id else ""))
     from sklearn.cluster import KMeans
@@ -175,12 +196,13 @@ def auto_cluster(store, eval_id: str | None = None, k: int | None = None,
         used.add(name)
         names[int(lab)] = name
     assign = pd.DataFrame({"case_id": df["case_id"], "cluster": [names[int(x)] for x in labels]})
-    con = store.con
-    con.register("_cluster_assign", assign)
+    con = store.cursor()
     try:
+        con.register("_cluster_assign", assign)
         _run(con, "clusters_set")
-    finally:
         con.unregister("_cluster_assign")
-    store.set_setting(AUTO_KEY, {"eval_id": eval_id, "k": chosen, "silhouette": score,
-                                 "seed": seed})
+        _save_setting(con, AUTO_KEY, {"eval_id": eval_id, "k": chosen, "silhouette": score,
+                                      "seed": seed})
+    finally:
+        con.close()
     return [names[int(lab)] for lab in sizes.index]
