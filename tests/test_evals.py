@@ -146,6 +146,31 @@ def test_generic_csv_with_correctness_column(tmp_path):
     s.close()
 
 
+@pytest.mark.parametrize("kind", ["jsonl", "json", "parquet"])
+def test_generic_jsonl_json_list_and_parquet(tmp_path, kind):
+    import pandas as pd
+    rows = [{"question_id": i, "question": f"q {i}", "exact_match": float(i % 3 == 0),
+             "subject": "algebra" if i % 2 else "geometry",
+             "x_request_id": f"r{i}", "ts": 1_700_000_000_000 + i} for i in range(9)]
+    p = tmp_path / f"cases.{kind}"
+    if kind == "jsonl":
+        p.write_text("\n".join(json.dumps(r) for r in rows))
+    elif kind == "json":
+        p.write_text(json.dumps(rows, indent=1))
+    else:
+        pd.DataFrame(rows).to_parquet(p)
+    assert rank_formats(p)[0][1] == "generic_eval"
+    s = Store()
+    rep = s.load_file(p)
+    assert rep.error is None and rep.rows_loaded == 9
+    df = s.df("SELECT * FROM cases ORDER BY timestamp_s")
+    assert df.correct.sum() == sum(r["exact_match"] >= 0.5 for r in rows) == 3
+    assert df.request_id.tolist() == [r["x_request_id"] for r in rows]
+    assert df.timestamp_s.tolist() == [1_700_000_000 + i / 1000 for i in range(9)]
+    assert sorted(set(df.category)) == ["algebra", "geometry"]
+    s.close()
+
+
 def test_generic_without_correctness_is_not_an_eval(tmp_path):
     p = tmp_path / "t.csv"
     p.write_text("request_id,ttft_ms,prompt_tokens\na,12.5,100\n")

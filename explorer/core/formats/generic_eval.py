@@ -1,4 +1,5 @@
-"""Generic eval results: a CSV / TSV / JSONL file with one case a row and a correctness column.
+"""Generic eval results: a CSV / TSV / JSONL / JSON-list / Parquet file with one case a row
+and a correctness column.
 
 Recognised columns (first match wins, names compared case-insensitively; see the tuples below):
 correctness (required: CORRECTNESS_COLUMNS, e.g. `correct`, `is_correct`, `acc`,
@@ -30,7 +31,7 @@ import pandas as pd
 
 from ..association import prompt_hash
 from ..errors import InputError
-from .base import Sniff, iter_jsonl
+from .base import Sniff, iter_jsonl, read_json
 
 NAME = "generic_eval"
 KIND = "eval"
@@ -181,10 +182,26 @@ def pick(columns, names) -> str | None:
 
 # -- the generic format ------------------------------------------------------------------------
 def _header(sniff: Sniff) -> list[str] | None:
-    """Column names from the head: the first JSON line's keys, or the CSV / TSV header."""
+    """Column names from the head: a Parquet schema, the first JSON line's keys, the first
+    object of a JSON list, or the CSV / TSV header."""
+    if sniff.suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+            return list(pq.read_schema(sniff.path).names)
+        except Exception:  # not a readable Parquet file: not ours
+            return None
+    if sniff.is_binary:
+        return None
     obj = sniff.first_json_line()
     if obj is not None:
         return list(obj.keys())
+    head = sniff.head.lstrip("\ufeff \t\r\n")
+    if head.startswith("["):
+        try:
+            obj, _ = json.JSONDecoder().raw_decode(head[1:].lstrip())
+        except ValueError:
+            return None
+        return list(obj.keys()) if isinstance(obj, dict) else None
     lines = sniff.first_lines(2)
     if not lines or lines[0].lstrip().startswith(("{", "[")):
         return None
@@ -198,9 +215,9 @@ def _header(sniff: Sniff) -> list[str] | None:
 
 
 def detect(sniff: Sniff) -> float:
-    """0.7 for a CSV / TSV / JSONL file with a correctness column (CORRECTNESS_COLUMNS);
-    0 otherwise."""
-    if sniff.is_dir or sniff.is_binary:
+    """0.7 for a CSV / TSV / JSONL / JSON-list / Parquet file with a correctness column
+    (CORRECTNESS_COLUMNS); 0 otherwise."""
+    if sniff.is_dir:
         return 0.0
     cols = _header(sniff)
     if not cols or pick(cols, CORRECTNESS_COLUMNS) is None:
@@ -209,9 +226,21 @@ def detect(sniff: Sniff) -> float:
 
 
 def _read(path: Path, report) -> list[tuple[int, dict]]:
-    """(line, record) pairs from a JSONL or CSV / TSV file."""
+    """(line, record) pairs from a JSONL, JSON-list, Parquet or CSV / TSV file (for a JSON
+    list and Parquet the "line" is the 1-based record number)."""
+    if path.suffix.lower() == ".parquet":
+        try:
+            df = pd.read_parquet(path)
+        except Exception as e:  # pyarrow raises several types for a broken file
+            raise InputError(path, f"not a readable Parquet file ({e})") from None
+        return [(i + 1, rec) for i, rec in enumerate(df.to_dict("records"))]
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         head = fh.read(4096)
+    if head.lstrip().startswith("["):
+        data = read_json(path)
+        if not isinstance(data, list):
+            raise InputError(path, "expected a JSON list of case objects")
+        return [(i + 1, r) for i, r in enumerate(data) if isinstance(r, dict)]
     if head.lstrip().startswith("{"):
         return list(iter_jsonl(path, report))
     first = head.splitlines()[0] if head else ""
@@ -225,8 +254,10 @@ def _read(path: Path, report) -> list[tuple[int, dict]]:
 
 
 def _text(v: Any) -> str | None:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
         return None
+    if hasattr(v, "tolist") and not isinstance(v, str):  # numpy scalars / arrays (Parquet)
+        v = v.tolist()
     if isinstance(v, (dict, list)):
         return json.dumps(v, ensure_ascii=False)
     s = str(v)
