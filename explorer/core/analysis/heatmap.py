@@ -92,8 +92,11 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
     ok = np.isfinite(x) & np.isfinite(y)
     if not ok.any():
         missing = [m for m, a in ((xm, x), (ym, y)) if not np.isfinite(a).any()]
-        raise NoData(f"no time window has {' and '.join(missing) or f'both {xm} and {ym}'}"
-                     " (the traces do not record it)")
+        cols = [("batch_size" if m == "batch_size_entropy" else m) for m in missing]
+        if cols:
+            raise NoData(f"the traces do not record {' or '.join(dict.fromkeys(cols))}, so no "
+                         f"time window has {' and '.join(missing)}")
+        raise NoData(f"no time window has both {xm} and {ym}")
     w, x, y = w[ok], x[ok], y[ok]
     v = w[vm].to_numpy(dtype=float)
     xe = _edges(x.min(), x.max(), int(p["bins_x"]))
