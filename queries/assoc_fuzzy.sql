@@ -13,8 +13,12 @@
 --          space (it would have matched by id). Level 2 needs two or more conditions; level 3
 --          one condition, from prompt hash ($l3_hash) or time ($l3_time) only.
 --          The candidate with the most conditions wins; several equally good -> ambiguous.
+--          Crowd guard: a prompt hash shared by more than $max_fanout free requests, or a
+--          (bucket, tokens) cell holding more, yields no candidates (no single request could
+--          win on it; without the guard a fixed-prompt benchmark would join every case with
+--          every request).
 -- Params:  $tokens_tol INTEGER, $window_s DOUBLE, $bucket_s DOUBLE, $l3_hash BOOLEAN,
---          $l3_time BOOLEAN
+--          $l3_time BOOLEAN, $max_fanout INTEGER
 -- Returns: (creates) _assoc_fuzzy(ck, rk, run_id, nconds, n_best BIGINT, score DOUBLE)
 --          one row per case with a qualifying candidate; n_best > 1 = ambiguous
 CREATE OR REPLACE TEMP TABLE _assoc_fuzzy AS
@@ -29,6 +33,13 @@ WITH todo AS (
            unnest(range(CAST(floor((arrival_s - $window_s) / $bucket_s) AS BIGINT),
                         CAST(floor((end_s + $window_s) / $bucket_s) AS BIGINT) + 1)) AS bucket
     FROM free WHERE arrival_s IS NOT NULL
+), hot_hash AS (
+    SELECT prompt_hash FROM free WHERE prompt_hash IS NOT NULL
+    GROUP BY prompt_hash HAVING count(*) > $max_fanout
+), hot_cell AS (
+    SELECT bucket, prompt_tokens FROM rb GROUP BY ALL HAVING count(*) > $max_fanout
+), hot_bucket AS (
+    SELECT bucket FROM rb GROUP BY ALL HAVING count(*) > $max_fanout
 ), cb AS (
     SELECT ck, CAST(floor(timestamp_s / $bucket_s) AS BIGINT) AS bucket, prompt_tokens,
            prompt_hash
@@ -38,10 +49,13 @@ WITH todo AS (
     FROM cb WHERE prompt_tokens IS NOT NULL
 ), cand AS (
     SELECT t.ck, f.rk FROM todo t JOIN free f ON t.prompt_hash = f.prompt_hash
+    WHERE t.prompt_hash NOT IN (SELECT prompt_hash FROM hot_hash)
     UNION
     SELECT ct.ck, rb.rk FROM ct JOIN rb ON rb.bucket = ct.bucket AND rb.prompt_tokens = ct.tok
+    ANTI JOIN hot_cell h ON h.bucket = ct.bucket AND h.prompt_tokens = ct.tok
     UNION
     SELECT cb.ck, rb.rk FROM cb JOIN rb ON rb.bucket = cb.bucket
+    ANTI JOIN hot_bucket h ON h.bucket = cb.bucket
     WHERE cb.prompt_tokens IS NULL AND cb.prompt_hash IS NULL AND $l3_time
 ), ev AS (
     SELECT x.ck, x.rk, r.run_id,

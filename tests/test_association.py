@@ -286,3 +286,24 @@ def test_binding_label_and_empty_store():
     assert isinstance(r, AssociationResult)
     assert (r.bound, r.total, r.rate, r.ambiguous) == (0, 0, None, [])
     s.close()
+
+
+def test_fixed_prompt_benchmark_is_not_guessed():
+    """A benchmark that sends one prompt 500 times at the same length: cases without ids have
+    nothing that singles out a request -> none bound (and the join stays small), while a case
+    with a distinctive prompt among them still binds."""
+    s = _small_store()
+    s.add_run("r")
+    n = 500
+    s.append("requests", pd.DataFrame({
+        "run_id": "r", "request_id": [f"q{i}" for i in range(n)],
+        "prompt_hash": [prompt_hash("the same prompt")] * (n - 1) + [prompt_hash("unique")],
+        "prompt_tokens": [512] * n, "arrival_s": [T0 + i * 0.01 for i in range(n)]}))
+    _cases(s, [{"case_id": f"e:{i}", "prompt_hash": prompt_hash("the same prompt"),
+                "prompt_tokens": 512, "timestamp_s": T0 + i * 0.01} for i in range(50)]
+           + [{"case_id": "e:u", "prompt_hash": prompt_hash("UNIQUE"), "prompt_tokens": 512,
+               "timestamp_s": T0 + 4.99}])
+    r = bind_cases(s)
+    assert s.df("SELECT case_id, request_id FROM case_links").values.tolist() == [
+        ["e:u", f"q{n - 1}"]]
+    assert r.bound == 1

@@ -34,6 +34,10 @@ from typing import Any
 from .sqlutil import load_query, quote_ident
 
 SETTING_KEY = "association.tolerances"
+# Crowd guard of the fuzzy levels: evidence shared by more requests than this (one prompt hash,
+# or one prompt length in one time bucket) cannot single out a request, so it yields no
+# candidates; such a case stays unbound (it is not listed as ambiguous).
+MAX_FANOUT = 64
 AMBIGUOUS_KEY = "association.ambiguous"
 _TEMP_TABLES = ("_assoc_cases", "_assoc_runs", "_assoc_requests", "_assoc_keys", "_assoc_pairs", "_assoc_l1",
                 "_assoc_fuzzy")
@@ -220,7 +224,8 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     params = {"tokens_tol": int(tol.prompt_tokens), "window_s": float(tol.window_s),
               "bucket_s": max(2.0 * float(tol.window_s), 1.0),
               "margin_s": float(tol.time_base_margin_s),
-              "l3_hash": bool(tol.level3_hash), "l3_time": bool(tol.level3_time)}
+              "l3_hash": bool(tol.level3_hash), "l3_time": bool(tol.level3_time),
+              "max_fanout": MAX_FANOUT}
     con = store.cursor()
     try:
         for name in ("assoc_cases", "assoc_runs", "assoc_requests", "assoc_request_keys", "assoc_pairs",
