@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import sys
 import tempfile
 import threading
 import warnings
@@ -171,6 +172,11 @@ def preload() -> None:
 
 
 def _import_dowhy():
+    # DoWhy imports matplotlib.pyplot; in a Qt app matplotlib would pick its Qt backend and
+    # touch Qt from this worker thread (a segfault under pytest-qt). Nothing here draws with
+    # matplotlib, so the non-interactive Agg backend is chosen unless the user set one.
+    if "matplotlib.pyplot" not in sys.modules:
+        os.environ.setdefault("MPLBACKEND", "agg")
     if not os.environ.get("MPLCONFIGDIR"):
         d = os.path.join(tempfile.gettempdir(), f"trace-explorer-mpl-{os.getuid()}"
                          if hasattr(os, "getuid") else "trace-explorer-mpl")
@@ -453,11 +459,16 @@ def add_sla_met(frame: pd.DataFrame, thresholds: dict[str, float] | None = None)
 
 def _why_unidentifiable(graph: CausalGraph, treatment: str, outcome: str,
                         observed: set[str]) -> str:
-    g = graph.to_networkx()
+    """The user-facing reason backdoor identification failed, naming the unobserved nodes that
+    reach both the treatment and the outcome through unobserved nodes only (so no observed
+    variable can block them)."""
     import networkx as nx
-    anc_t = nx.ancestors(g, treatment)
-    anc_y = nx.ancestors(g, outcome)
-    culprits = sorted(n for n in (anc_t & anc_y) if n not in observed)
+    g = graph.to_networkx()
+    hidden = {n for n in g.nodes if n not in observed or n in graph.latent}
+    h = g.subgraph(hidden | {treatment, outcome}).copy()
+    h.remove_edges_from(list(h.out_edges(treatment)))
+    culprits = sorted(u for u in hidden - {treatment, outcome}
+                      if nx.has_path(h, u, treatment) and nx.has_path(h, u, outcome))
     msg = (f"The effect of {treatment} on {outcome} cannot be identified by backdoor adjustment "
            f"with this graph: no set of observed variables blocks every backdoor path.")
     if culprits:

@@ -1,0 +1,571 @@
+"""What-if panel: the causal graph (drawing + editable DOT text with validation), treatment /
+outcome pickers, a slider for the scenario value, the predicted outcome with its interval, the
+refutation table and the assumptions. The analysis (explorer.core.analysis.whatif.run_whatif)
+runs in a worker of the panel's own Runner (it needs only the cohort frame, not the store, so
+it does not queue behind store jobs); DoWhy is first imported there, never on the UI thread.
+
+Inputs: the session's "frame" payload (analysis.cohort_frame) and, from a report, a ready
+"whatif" dict (painted as is, nothing is rerun). The edited graph is kept with the session:
+store setting "causal_graph" (written and read in the session's worker).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QPainter, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGraphicsScene,
+                               QGraphicsView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
+                               QProgressBar, QPushButton, QSizePolicy, QSlider, QSplitter,
+                               QTableWidget, QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget)
+
+from explorer.core.analysis.causal_graph import KNOWN_NODES, default_graph_text, parse_graph
+from explorer.core.errors import InputError
+from explorer.session import Failure
+from explorer.workers import Cancelled as WorkerCancelled
+from explorer.workers import Runner
+from widgets import palette
+from widgets.base import Panel
+from widgets.painters.common import label
+from widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
+                                     refutation_rows, summary)
+
+log = logging.getLogger(__name__)
+SETTING = "causal_graph"
+SLIDER_STEPS = 1000
+BINARY_OUTCOMES = ("badcase", "sla_met")
+
+
+class _GraphView(QGraphicsView):
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.fit()
+
+    def fit(self):
+        r = self.scene().itemsBoundingRect().adjusted(-8, -8, 8, 8)
+        if r.isValid():
+            self.fitInView(r, Qt.AspectRatioMode.KeepAspectRatio)
+            if self.transform().m11() > 1.2:
+                self.resetTransform()
+                self.scale(1.2, 1.2)
+                self.centerOn(r.center())
+
+
+class WhatIfPanel(Panel):
+    """WhatIfPanel(session). Paints the cohort frame's what-if; see the module doc."""
+
+    key = "frame"
+    title = "What-if"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.frame: pd.DataFrame | None = None
+        self.result: dict | None = None
+        self.graph_text = default_graph_text()
+        self.graph = parse_graph(self.graph_text, source="resources/causal_graph.dot")
+        self._delivered = False   # a finished result (from a report) was handed in: no auto-run
+        self._dirty = False       # inputs changed since the last run
+        self.runner = Runner(self)
+        self.runner.busy.connect(self._busy)
+        self.runner.idle.connect(self._idle)
+        self.runner.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
+
+        # -- controls ------------------------------------------------------------------------
+        self.treatment = QComboBox()
+        self.outcome = QComboBox()
+        for box in (self.treatment, self.outcome):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setMinimumWidth(160)
+        self.set_box = QDoubleSpinBox()
+        self.set_box.setKeyboardTracking(False)
+        self.set_box.setDecimals(3)
+        self.run_button = QPushButton(self.tr("Run"))
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(140)
+        self.progress.setVisible(False)
+        for w in (QLabel(self.tr("Treatment")), self.treatment, QLabel(self.tr("Outcome")),
+                  self.outcome, QLabel(self.tr("Set to")), self.slider, self.set_box,
+                  self.run_button, self.cancel_button, self.progress):
+            self.top.addWidget(w)
+        self.top.addStretch(1)
+        self.treatment.currentIndexChanged.connect(self._treatment_changed)
+        self.outcome.currentIndexChanged.connect(lambda _i: self._inputs_changed())
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.slider.sliderReleased.connect(self._inputs_changed)
+        self.set_box.valueChanged.connect(self._value_edited)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button.clicked.connect(self.cancel)
+
+        # -- graph: drawing and editor -------------------------------------------------------------
+        self.scene = QGraphicsScene(self)
+        self.view = _GraphView(self.scene)
+        self.view.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.view.setBackgroundBrush(QColor(palette.BACKGROUND))
+        self.editor = QPlainTextEdit()
+        mono = QFont("monospace")
+        mono.setStyleHint(QFont.StyleHint.Monospace)
+        mono.setPointSizeF(9)
+        self.editor.setFont(mono)
+        self.editor.setPlainText(self.graph_text)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.graph_status = QLabel()
+        self.graph_status.setWordWrap(True)
+        self.apply_button = QPushButton(self.tr("Apply graph"))
+        self.apply_button.setEnabled(False)
+        self.default_button = QPushButton(self.tr("Default graph"))
+        self._validate_timer = QTimer(self, singleShot=True, interval=300)
+        self._validate_timer.timeout.connect(self.validate)
+        self.editor.textChanged.connect(self._validate_timer.start)
+        self.apply_button.clicked.connect(self.apply_graph)
+        self.default_button.clicked.connect(lambda: self.editor.setPlainText(default_graph_text()))
+        edit_box = QWidget()
+        el = QVBoxLayout(edit_box)
+        el.setContentsMargins(0, 0, 0, 0)
+        el.addWidget(self.editor, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.graph_status, 1)
+        row.addWidget(self.default_button)
+        row.addWidget(self.apply_button)
+        el.addLayout(row)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.view)
+        left.addWidget(edit_box)
+        left.setSizes([420, 160])
+
+        # -- results ---------------------------------------------------------------------------
+        self.applies = QLabel()
+        self.applies.setWordWrap(True)
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        f = self.headline.font()
+        f.setPointSizeF(f.pointSizeF() * 1.15)
+        f.setBold(True)
+        self.headline.setFont(f)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.effect = QLabel()
+        self.effect.setWordWrap(True)
+        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot_widget.setMaximumHeight(150)
+        self.plot_widget.setMinimumHeight(110)
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setMenuEnabled(False)
+        self.plot.getViewBox().setMouseEnabled(False, False)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels([self.tr("Refuter"), self.tr("New effect"),
+                                              self.tr("Verdict"), self.tr("Why")])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        hh = self.table.horizontalHeader()
+        for i in range(3):
+            hh.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+        hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.assumptions = QLabel()
+        self.assumptions.setWordWrap(True)
+        self.assumptions.setTextFormat(Qt.TextFormat.RichText)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet(f"color: {palette.WARN};")
+        self.method = QLabel()
+        self.method.setWordWrap(True)
+        self.method.setStyleSheet(f"color: {palette.MUTED};")
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(4, 0, 4, 0)
+        for w, stretch in ((self.applies, 0), (self.headline, 0), (self.effect, 0),
+                           (self.plot_widget, 0), (self.table, 1), (self.assumptions, 0),
+                           (self.notes, 0), (self.method, 0)):
+            rl.addWidget(w, stretch)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([520, 600])
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(split)
+
+        session.storeChanged.connect(self._load_graph_setting)
+        session.selectedCasesChanged.connect(lambda _ids: self._inputs_changed())
+        self.draw_graph()
+
+    # -- inputs --------------------------------------------------------------------------------------
+    def on_results(self, update: dict) -> None:
+        if "frame" in update:
+            self._delivered = "whatif" in update   # a report brings its result: no rerun
+            super().on_results(update)
+        if "whatif" in update:
+            self.show_whatif(update["whatif"])
+
+    def paint(self, frame: Any) -> str | None:
+        """Take a new cohort frame: fill the pickers and, when the panel is visible, run."""
+        if not isinstance(frame, pd.DataFrame) or frame.empty:
+            self.frame = None
+            return self.tr("No case in the cohort.")
+        self.frame = frame
+        metrics = self._metrics()
+        if not self._treatments(metrics):
+            self.frame = None
+            return self.tr("No case of the cohort is bound to a trace request with engine "
+                           "metrics, so there is nothing to intervene on.")
+        self._fill_pickers(metrics)
+        self.draw_graph()
+        self._dirty = True
+        self._show_applies()
+        if self.isVisible() and not self._delivered:
+            self._run_timer().start()
+        return None
+
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        if self._dirty and self.frame is not None and not self._delivered:
+            self._run_timer().start()
+
+    def _metrics(self) -> list[str]:
+        """Numeric graph nodes / known metrics of the frame with at least two distinct values."""
+        out = []
+        names = list(dict.fromkeys(list(self.graph.nodes) + sorted(KNOWN_NODES)))
+        for c in names:
+            if self.frame is None or c not in self.frame.columns:
+                continue
+            col = pd.to_numeric(self.frame[c], errors="coerce")
+            if col.dropna().nunique() >= 2:
+                out.append(c)
+        return out
+
+    def _treatments(self, metrics: list[str]) -> list[str]:
+        return [m for m in metrics if m not in BINARY_OUTCOMES and m in self.graph.nodes
+                and m not in self.graph.latent]
+
+    def _fill_pickers(self, metrics: list[str]) -> None:
+        cur_t = self.treatment.currentData() or "kv_cache_hit_rate"
+        cur_o = self.outcome.currentData() or "badcase"
+        treatments = self._treatments(metrics)
+        outcomes = [m for m in BINARY_OUTCOMES if m in self.graph.nodes and
+                    (m in metrics or m == "sla_met")] + [m for m in treatments]
+        for box, items, cur in ((self.treatment, treatments, cur_t), (self.outcome, outcomes, cur_o)):
+            box.blockSignals(True)
+            box.clear()
+            for m in items:
+                box.addItem(self._name(m), m)
+            i = box.findData(cur)
+            box.setCurrentIndex(i if i >= 0 else 0)
+            box.blockSignals(False)
+        self._set_slider_range()
+
+    @staticmethod
+    def _name(m: str) -> str:
+        return {"badcase": "badcase (error rate)", "sla_met": "SLA met"}.get(m, label(m))
+
+    def _treatment_values(self) -> pd.Series:
+        t = self.treatment.currentData()
+        if self.frame is None or t not in self.frame.columns:
+            return pd.Series(dtype=float)
+        return pd.to_numeric(self.frame[t], errors="coerce").dropna()
+
+    def _set_slider_range(self) -> None:
+        t = self.treatment.currentData()
+        vals = self._treatment_values()
+        if vals.empty:
+            return
+        lo, hi = float(vals.min()), float(vals.max())
+        if t == "kv_cache_hit_rate" or (t or "").endswith("_rate"):
+            lo, hi = 0.0, 1.0
+        if hi <= lo:
+            hi = lo + 1.0
+        self._range = (lo, hi)
+        rate = hi - lo <= 1.0
+        self.set_box.blockSignals(True)
+        self.set_box.setDecimals(3 if rate else 1)
+        self.set_box.setSingleStep(0.01 if rate else max(0.1, round((hi - lo) / 100, 1)))
+        self.set_box.setRange(lo, hi)
+        grp = self.frame["grp"] if self.frame is not None and "grp" in self.frame.columns else None
+        ctl = vals[grp.loc[vals.index] == "control"] if grp is not None else vals
+        default = float(ctl.mean()) if not ctl.empty else float(vals.median())
+        self.set_box.setValue(default)
+        self.set_box.blockSignals(False)
+        self._sync_slider(default)
+
+    def _sync_slider(self, v: float) -> None:
+        lo, hi = getattr(self, "_range", (0.0, 1.0))
+        self.slider.blockSignals(True)
+        self.slider.setValue(round((v - lo) / (hi - lo) * SLIDER_STEPS))
+        self.slider.blockSignals(False)
+
+    def _slider_moved(self, pos: int) -> None:
+        lo, hi = getattr(self, "_range", (0.0, 1.0))
+        self.set_box.blockSignals(True)
+        self.set_box.setValue(lo + (hi - lo) * pos / SLIDER_STEPS)
+        self.set_box.blockSignals(False)
+        if not self.slider.isSliderDown():   # keyboard / click: run now; drag: on release
+            self._inputs_changed()
+
+    def _value_edited(self, v: float) -> None:
+        self._sync_slider(v)
+        self._inputs_changed()
+
+    def _treatment_changed(self, _i: int) -> None:
+        self._set_slider_range()
+        self._inputs_changed()
+
+    def _inputs_changed(self) -> None:
+        self._dirty = True
+        self._show_applies()
+        self.draw_graph()
+        if self.frame is not None and self.isVisible():
+            self._run_timer().start()
+
+    def _run_timer(self) -> QTimer:
+        if not hasattr(self, "_rt"):
+            self._rt = QTimer(self, singleShot=True, interval=250)
+            self._rt.timeout.connect(self.run)
+        return self._rt
+
+    def selected_mask(self) -> pd.Series | None:
+        """Bool mask of the frame rows the scenario applies to: the session's selected cases,
+        else None (run_whatif then takes the cluster's badcases)."""
+        ids = getattr(self.session, "selected_cases", None)
+        if self.frame is None or not ids or "case_id" not in self.frame.columns:
+            return None
+        return self.frame["case_id"].isin(ids)
+
+    def _show_applies(self) -> None:
+        if self.frame is None:
+            self.applies.setText("")
+            return
+        mask = self.selected_mask()
+        if mask is not None:
+            text = self.tr("Scenario for the %1 selected cases.").replace("%1", f"{int(mask.sum()):,}")
+        else:
+            n = int((self.frame["grp"] == "bad").sum()) if "grp" in self.frame.columns else len(self.frame)
+            text = self.tr("Scenario for the cluster's %1 badcases (select cases elsewhere to "
+                           "change this).").replace("%1", f"{n:,}")
+        self.applies.setText(text)
+
+    # -- running -----------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Run the what-if for the current pickers in the panel's worker (a newer run replaces
+        an older one)."""
+        self._run_timer().stop()
+        if self.frame is None or self.treatment.currentData() is None:
+            return
+        frame = self.frame
+        kw = dict(treatment=self.treatment.currentData(), outcome=self.outcome.currentData(),
+                  set_value=float(self.set_box.value()), graph_text=self.graph_text,
+                  selected=self.selected_mask())
+        self._dirty = False
+        self._show_applies()
+        self._status(self.tr("Estimating…"))
+        self.cancel_button.setEnabled(True)
+
+        def job(ctx):
+            from explorer.core.analysis import whatif
+            ctx.progress(0, 0, "importing DoWhy")
+            whatif.preload()
+            try:
+                res = whatif.run_whatif(frame, progress=lambda d, n: ctx.progress(d, n, "what-if"),
+                                        cancelled=ctx.cancelled, **kw)
+            except whatif.Cancelled:
+                raise WorkerCancelled() from None
+            return res.to_dict()
+        self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
+
+    def cancel(self) -> None:
+        self._run_timer().stop()
+        self.runner.cancel("whatif")
+        self._status(self.tr("Cancelled."))
+        self._idle()
+
+    def _busy(self, _label: str, done: int, total: int) -> None:
+        self.progress.setVisible(True)
+        self.progress.setRange(0, max(total, 0))
+        self.progress.setValue(done)
+
+    def _idle(self) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setEnabled(False)
+
+    def _done(self, d: dict) -> None:
+        self.session.data["whatif"] = d
+        self.show_whatif(d)
+
+    def _failed(self, err: BaseException) -> None:
+        self.result = None
+        self._clear_results()
+        self._status(str(err), error=True)
+
+    # -- painting results ------------------------------------------------------------------------------
+    def show_whatif(self, value: Any) -> None:
+        """Paint a `whatif` result dict, or the reason there is none (Failure / status dict)."""
+        self._delivered = True
+        if isinstance(value, Failure):
+            self._clear_results()
+            self._status(value.message, error=not value.nodata)
+        elif isinstance(value, dict) and "reason" in value and "estimate" not in value:
+            self._clear_results()
+            self._status(str(value["reason"]), error=value.get("status") == "error")
+        elif isinstance(value, dict):
+            self.result = value
+            self.headline.setText(headline(value))
+            self.headline.setStyleSheet("")
+            self.effect.setText(effect_line(value))
+            paint_interval(self.plot, value)
+            self._fill_table(value)
+            items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
+            self.assumptions.setText(
+                f"<b>{_esc(self.tr('These numbers assume:'))}</b><ul style='margin:0'>{items}</ul>"
+                if items else "")
+            self.notes.setText("\n".join(value.get("warnings") or []))
+            n, nd = value.get("n"), value.get("n_dropped")
+            self.method.setText((value.get("method") or "") + (
+                f" · n = {int(n):,}" if isinstance(n, (int, float)) else "") + (
+                f", {int(nd):,} dropped" if isinstance(nd, (int, float)) and nd else ""))
+            self._select_pickers(value)
+            self.draw_graph()
+        if self._stack.currentIndex() == 0 and self.frame is None:
+            self._stack.setCurrentIndex(1)   # a report hands a result without a frame
+
+    def _select_pickers(self, d: dict) -> None:
+        for box, key in ((self.treatment, "treatment"), (self.outcome, "outcome")):
+            if box.findData(d.get(key)) < 0:
+                box.blockSignals(True)
+                box.addItem(self._name(str(d.get(key))), d.get(key))
+                box.blockSignals(False)
+            box.blockSignals(True)
+            box.setCurrentIndex(box.findData(d.get(key)))
+            box.blockSignals(False)
+        sv = ((d.get("scenario") or {}).get("set") or {}).get(d.get("treatment"))
+        if isinstance(sv, (int, float)):
+            self.set_box.blockSignals(True)
+            if not self.set_box.minimum() <= sv <= self.set_box.maximum():
+                self.set_box.setRange(min(self.set_box.minimum(), sv), max(self.set_box.maximum(), sv))
+            self.set_box.setValue(float(sv))
+            self.set_box.blockSignals(False)
+            self._sync_slider(float(sv))
+
+    def _fill_table(self, d: dict) -> None:
+        rows = refutation_rows(d)
+        self.table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for j, text in enumerate(row):
+                item = QTableWidgetItem(self.tr(text) if j == 2 else text)
+                if j == 2:
+                    item.setForeground(QColor(palette.ACCENT if text == "passes" else palette.BAD))
+                item.setToolTip(row[3])
+                self.table.setItem(i, j, item)
+        self.table.resizeRowsToContents()
+
+    def _clear_results(self) -> None:
+        self.headline.setText("")
+        self.effect.setText("")
+        self.plot.clear()
+        self.table.setRowCount(0)
+        self.assumptions.setText("")
+        self.notes.setText("")
+        self.method.setText("")
+
+    def _status(self, text: str, error: bool = False) -> None:
+        self.headline.setText(text)
+        self.headline.setStyleSheet(f"color: {palette.BAD};" if error else "")
+
+    # -- the graph -----------------------------------------------------------------------------------
+    def draw_graph(self) -> None:
+        r = self.result or {}
+        same = (r.get("treatment") == self.treatment.currentData()
+                and r.get("outcome") == self.outcome.currentData())
+        cols = list(self.frame.columns) if self.frame is not None else list(KNOWN_NODES)
+        paint_graph(self.scene, self.graph.nodes, self.graph.edges, self.graph.latent,
+                    unobserved=self.graph.unobserved(cols),
+                    treatment=self.treatment.currentData() or r.get("treatment"),
+                    outcome=self.outcome.currentData() or r.get("outcome"),
+                    adjust=(r.get("common_causes") or ()) if same else ())
+        self.view.fit()
+
+    def validate(self) -> bool:
+        """Check the editor's text; say what is wrong and where (the line is highlighted)."""
+        text = self.editor.toPlainText()
+        known = self.frame.columns if self.frame is not None else None
+        try:
+            g = parse_graph(text, source=self.tr("graph"), known=known)
+        except InputError as e:
+            self.graph_status.setText(e.message if e.line is None else
+                                      self.tr("line %1: %2").replace("%1", str(e.line))
+                                      .replace("%2", e.message))
+            self.graph_status.setStyleSheet(f"color: {palette.BAD};")
+            self._mark_line(e.line)
+            self.apply_button.setEnabled(False)
+            return False
+        self._mark_line(None)
+        self.graph_status.setText(self.tr("Valid: %1 nodes, %2 edges, acyclic.")
+                                  .replace("%1", str(len(g.nodes))).replace("%2", str(len(g.edges))))
+        self.graph_status.setStyleSheet(f"color: {palette.ACCENT};")
+        self.apply_button.setEnabled(text != self.graph_text)
+        return True
+
+    def _mark_line(self, line: int | None) -> None:
+        if line is None:
+            self.editor.setExtraSelections([])
+            return
+        sel = QTextEdit.ExtraSelection()
+        sel.format.setBackground(palette.qcolor(palette.BAD, 50))
+        sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        block = self.editor.document().findBlockByNumber(max(line - 1, 0))
+        sel.cursor = QTextCursor(block)
+        self.editor.setExtraSelections([sel])
+
+    def apply_graph(self, save: bool = True) -> bool:
+        """Use the editor's graph (when valid): redraw, keep it with the session, rerun."""
+        if not self.validate():
+            return False
+        text = self.editor.toPlainText()
+        self.graph_text = text
+        self.graph = parse_graph(text, known=self.frame.columns if self.frame is not None else None)
+        self.apply_button.setEnabled(False)
+        if save:
+            store_holder = self.session
+            self.session.runner.submit(
+                "whatif-graph", lambda ctx: store_holder.store.set_setting(SETTING, text),
+                lambda _r: None, lambda e: self._status(str(e), error=True),
+                label=self.tr("Saving the causal graph"))
+        if self.frame is not None:
+            self._fill_pickers(self._metrics())
+        self._inputs_changed()
+        return True
+
+    def _load_graph_setting(self) -> None:
+        holder = self.session
+        self.session.runner.submit("whatif-graph-load",
+                                   lambda ctx: holder.store.get_setting(SETTING),
+                                   self._graph_loaded, lambda e: None,
+                                   label=self.tr("Reading the causal graph"))
+
+    def _graph_loaded(self, text: Any) -> None:
+        new = text if isinstance(text, str) and text.strip() else default_graph_text()
+        if new == self.graph_text:
+            return
+        self.editor.setPlainText(new)
+        if not self.apply_graph(save=False):   # a stored graph that no longer parses
+            self._status(self.tr("The session's causal graph is not valid; fix it in the "
+                                 "editor."), error=True)
+
+    # -- out -------------------------------------------------------------------------------------------
+    def copy_text(self) -> str:
+        return summary(self.result) if self.result else super().copy_text()
+
+    def closeEvent(self, ev):
+        self.runner.cancel()
+        super().closeEvent(ev)
+
+
+def _esc(s: str) -> str:
+    import html
+    return html.escape(str(s))
+
+
