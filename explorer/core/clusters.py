@@ -16,7 +16,6 @@ import pandas as pd
 
 from .association import binding_label
 from .errors import NoData
-from .sqlutil import load_query
 
 FALLBACK = "uncategorised"
 AUTO_KEY = "clusters.auto"
