@@ -30,7 +30,8 @@ def loaded():
                 "run_id": run, "request_id": [f"q{i}" for i in range(len(hit))][half],
                 "kv_cache_hit_rate": hit[half], "tpot_ms": tpot[half]}))
     # cases bound to the 0.9.1 requests of run 0.9.1-0: 3 of 4 correct
-    s.append("cases", pd.DataFrame({"case_id": ["a", "b", "c", "d"], "correct": [True, True, True, False]}))
+    s.append("cases", pd.DataFrame({"case_id": ["a", "b", "c", "d"], "correct": [True, True, True, False],
+                                    "category": ["x", "x", "y", "y"]}))
     s.append("case_links", pd.DataFrame({"case_id": ["a", "b", "c", "d"], "run_id": "0.9.1-0",
                                          "request_id": ["q0", "q1", "q2", "q3"], "level": 1}))
     yield s
@@ -67,8 +68,10 @@ def test_values_changes_and_regression(loaded):
 
 
 def test_accuracy_per_version(loaded):
-    acc = compare_versions(loaded).to_dict()["accuracy"]
-    assert acc == [{"benchmark": "mmlu", "engine_version": "0.9.1", "accuracy": 0.75, "n_cases": 4}]
+    d = compare_versions(loaded).to_dict()
+    assert d["accuracy"] == [{"benchmark": "mmlu", "engine_version": "0.9.1", "accuracy": 0.75, "n_cases": 4}]
+    assert [(a["category"], a["accuracy"], a["n_cases"]) for a in d["accuracy_by_category"]] == [
+        ("x", 1.0, 2), ("y", 0.5, 2)]
 
 
 def test_sampled_p_on_large_groups(loaded):

@@ -365,6 +365,12 @@ def _md_versions(v: dict) -> str:
             ("Benchmark", "Version", "Accuracy", "Cases"),
             [(a.get("benchmark") or "", a["engine_version"], fmt_share(a.get("accuracy")),
               a.get("n_cases")) for a in acc]))
+        cats = v.get("accuracy_by_category") or []
+        if len({a.get("category") for a in cats}) > 1:
+            parts.append("Accuracy per category:\n\n" + _table(
+                ("Benchmark", "Version", "Category", "Accuracy", "Cases"),
+                [(a.get("benchmark") or "", a["engine_version"], a.get("category") or "n/a",
+                  fmt_share(a.get("accuracy")), a.get("n_cases")) for a in cats]))
     else:
         parts.append("_No eval case is bound to these runs: no accuracy per version._")
     return "\n\n".join(parts)

@@ -23,10 +23,6 @@ def num(x: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-def count(x: Any) -> int:
-    return int(x) if x is not None and not (isinstance(x, float) and math.isnan(x)) else 0
-
-
 @dataclass(frozen=True)
 class SectionError:
     """A section that could not be computed: `kind` is "no_data" (nothing to analyse, the
@@ -212,7 +208,8 @@ class VersionsResult:
     changes = [{benchmark, metric, from_version, to_version, from_value, to_value, change_pct,
     p_value, direction, regression, reason}], accuracy = [{benchmark, engine_version, accuracy,
     n_cases}] (cases bound to the version's requests); versions: every version, oldest first;
-    pooled: True when benchmarks were pooled (no benchmark ran on two versions)."""
+    pooled: True when benchmarks were pooled (no benchmark ran on two versions);
+    accuracy_by_category: the same as accuracy, per case category (key "category")."""
     values: tuple
     changes: tuple
     accuracy: tuple
@@ -220,11 +217,13 @@ class VersionsResult:
     alpha: float
     min_change_pct: float
     pooled: bool = False
+    accuracy_by_category: tuple = ()
 
     def to_dict(self) -> dict:
         return {"values": [dict(v) for v in self.values], "changes": [dict(c) for c in self.changes],
                 "accuracy": [dict(a) for a in self.accuracy], "versions": list(self.versions),
-                "alpha": self.alpha, "min_change_pct": self.min_change_pct, "pooled": self.pooled}
+                "alpha": self.alpha, "min_change_pct": self.min_change_pct, "pooled": self.pooled,
+                "accuracy_by_category": [dict(a) for a in self.accuracy_by_category]}
 
 
 # ---- SLA ------------------------------------------------------------------------------------
@@ -244,6 +243,8 @@ class SlaResult:
 # ---- conclusion -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Suggestion:
+    """One suggestion of the knowledge base: priority (1 = try first), text, engine flags to
+    try, the module it addresses and the rule that produced it."""
     priority: int
     text: str
     flags: tuple

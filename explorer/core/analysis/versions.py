@@ -8,8 +8,8 @@ between the two versions' requests (on a deterministic hash sample of at most `s
 requests per version, queries/analysis_versions_sample.sql, so that 1M requests stay fast),
 p_adjusted (Benjamini-Hochberg over every change tested) and `regression` = p_adjusted < alpha,
 |change_pct| >= min_change_pct and the change goes the bad way (the `better` direction of the
-metric in resources/knowledge_base.toml). Accuracy per version: the cases bound to the
-version's requests (queries/analysis_versions_accuracy.sql).
+metric in resources/knowledge_base.toml). Accuracy per version, overall and per eval category:
+the cases bound to the version's requests (queries/analysis_versions_accuracy.sql).
 """
 from __future__ import annotations
 
@@ -116,11 +116,17 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                     (c["better"] == "lower" and c["to_value"] > c["from_value"])
             big = c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]
             c["regression"] = bool(q < p["alpha"] and worse and big)
-    acc = store.query("analysis_versions_accuracy", {"by_benchmark": by_bench})
+    acc = store.query("analysis_versions_accuracy", {"by_benchmark": by_bench}).to_dict("records")
+    acc.sort(key=lambda r: (str(r["benchmark"]), version_key(r["engine_version"]),
+                            str(r["category"])))
     accuracy = [{"benchmark": r["benchmark"], "engine_version": r["engine_version"],
                  "accuracy": num(r["accuracy"]), "n_cases": int(r["n_cases"])}
-                for r in sorted(acc.to_dict("records"),
-                                key=lambda r: (str(r["benchmark"]), version_key(r["engine_version"])))]
+                for r in acc if not r["by_category"]]
+    by_cat = [{"benchmark": r["benchmark"], "engine_version": r["engine_version"],
+               "category": r["category"] if isinstance(r["category"], str) else None,
+               "accuracy": num(r["accuracy"]), "n_cases": int(r["n_cases"])}
+              for r in acc if r["by_category"]]
     return VersionsResult(values=tuple(values), changes=tuple(changes), accuracy=tuple(accuracy),
                           versions=tuple(order), alpha=p["alpha"],
-                          min_change_pct=p["min_change_pct"], pooled=not by_bench)
+                          min_change_pct=p["min_change_pct"], pooled=not by_bench,
+                          accuracy_by_category=tuple(by_cat))
