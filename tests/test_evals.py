@@ -173,7 +173,7 @@ def test_generic_jsonl_json_list_and_parquet(tmp_path, kind):
 
 def test_generic_without_correctness_is_not_an_eval(tmp_path):
     p = tmp_path / "t.csv"
-    p.write_text("request_id,ttft_ms,prompt_tokens\na,12.5,100\n")
+    p.write_text("request_id,ttft_ms,prompt_tokens,success\na,12.5,100,true\n")
     assert dict((n, c) for c, n in rank_formats(p)).get("generic_eval", 0) == 0
 
 

@@ -36,8 +36,10 @@ from .base import Sniff, iter_jsonl, read_json
 NAME = "generic_eval"
 KIND = "eval"
 
-CORRECTNESS_COLUMNS = ("correct", "is_correct", "iscorrect", "acc", "accuracy", "exact_match",
-                       "em", "is_right", "passed", "pass", "success", "is_pass")
+# the same names the generic *trace* table (formats/_aliases.CORRECTNESS) gives way to; no
+# "success" / "ok": traces use those for the request's own outcome
+CORRECTNESS_COLUMNS = ("correct", "is_correct", "acc", "accuracy", "exact_match", "em",
+                       "passed", "is_right", "label_correct")
 CASE_ID_COLUMNS = ("case_id", "id", "question_id", "doc_id", "sample_id", "idx", "index")
 CLUSTER_COLUMNS = ("cluster", "badcase_cluster", "error_cluster", "error_type", "failure_mode")
 CATEGORY_COLUMNS = ("category", "subject", "src", "task", "subset", "type")
