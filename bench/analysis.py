@@ -83,12 +83,13 @@ def main() -> int:
     for i in range(a.repeat):
         marks = []
         t0, c0 = time.perf_counter(), time.process_time()
-        run_all(store, cohort, progress=lambda d, n, name: marks.append((name, time.perf_counter())))
+        run_all(store, cohort, progress=lambda d, n, name: marks.append(
+            (name, time.perf_counter(), time.process_time())))
         total, cpu = time.perf_counter() - t0, time.process_time() - c0
         totals.append((total, cpu))
-        parts = ", ".join(f"{marks[j][0]} {marks[j + 1][1] - marks[j][1]:.3f}"
-                          for j in range(len(marks) - 1))
-        print(f"run {i + 1}: wall {total:.2f} s, CPU {cpu:.2f} s ({parts})")
+        parts = ", ".join(f"{marks[j][0]} {marks[j + 1][1] - marks[j][1]:.2f}/"
+                          f"{marks[j + 1][2] - marks[j][2]:.2f}" for j in range(len(marks) - 1))
+        print(f"run {i + 1}: wall {total:.2f} s, CPU {cpu:.2f} s (section wall/CPU s: {parts})")
     best = min(totals)
     print(f"best wall {best[0]:.2f} s (CPU of all threads {best[1]:.2f} s), target < 1.5 s; "
           f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
