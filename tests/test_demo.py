@@ -102,6 +102,20 @@ def test_preemptions_come_with_their_events(demo):
     assert (df["finished"] == N).all()
 
 
+def test_token_latencies_add_up_to_the_decode_time(demo):
+    store, _ = demo
+    df = store.df("""
+        SELECT r.run_id, r.request_id, any_value(r.completion_tokens) AS completion_tokens,
+               any_value(r.decode_ms) AS decode_ms, count(t.token_index) AS n,
+               sum(t.itl_ms) AS total
+        FROM requests r LEFT JOIN token_latencies t USING (run_id, request_id)
+        GROUP BY r.run_id, r.request_id""")
+    assert len(df) == 2 * N
+    np.testing.assert_array_equal(df["n"], df["completion_tokens"] - 1)
+    many = df[df["n"] > 0]
+    np.testing.assert_allclose(many["total"], many["decode_ms"], rtol=1e-6)
+
+
 def test_newer_version_has_the_lower_kv_cache_hit_rate(demo):
     store, _ = demo
     df = store.df("SELECT u.engine_version AS v, r.kv_cache_hit_rate AS h, r.num_preemptions AS p "
@@ -184,11 +198,9 @@ def test_binding_is_high_and_uses_the_fuzzy_level(demo):
 
 def test_demo_is_deterministic_in_its_seed(demo):
     store, _ = demo
-    again, other = Store(), Store()
+    again = Store()
     load_demo(again, n_requests=N, use_cache=False)
-    load_demo(other, n_requests=N, seed=8, use_cache=False)
     assert _requests_sha(again) == _requests_sha(store)
-    assert _requests_sha(other) != _requests_sha(store)
     q = "SELECT case_id, correct, cluster, prediction FROM cases ORDER BY case_id"
     assert again.df(q).equals(store.df(q))
 
@@ -203,12 +215,16 @@ def test_second_load_is_refused_and_changes_nothing(demo):
 
 def test_cache_serves_the_same_demo(tmp_path, monkeypatch):
     monkeypatch.setenv("TRACE_EXPLORER_CACHE", str(tmp_path))
-    a, b, c = Store(), Store(), Store()
+    a, b, c, other = Store(), Store(), Store(), Store()
     load_demo(a, n_requests=300)
     assert len(list((tmp_path / "demo").iterdir())) == 1
     load_demo(b, n_requests=300)  # from the cache
     load_demo(c, n_requests=300, use_cache=False)
+    load_demo(other, n_requests=300, seed=8, use_cache=False)
     assert _requests_sha(a) == _requests_sha(b) == _requests_sha(c)
+    assert _requests_sha(other) != _requests_sha(a)
+    q = "SELECT run_id, request_id, token_index, itl_ms FROM token_latencies ORDER BY ALL"
+    assert a.df(q).equals(b.df(q))
 
 
 def test_users_own_mooncake_trace(tmp_path):

@@ -30,7 +30,8 @@ def load_demo(store: Store, progress=None, *, seed: int | None = None,
 
     Writes two runs (engine "vllm-sim", engine_version "0.5.2" and "0.6.1", simulated=true,
     config JSON with the engine settings), their requests (all canonical metrics, prompt_hash)
-    and request_events (arrived ... preempted / resumed ... finished), two evals
+    and request_events (arrived ... preempted / resumed ... finished), token_latencies (the
+    inter-token latency of every generated token), two evals
     (simulated=true) with their cases and clusters (some named in Chinese), and `inputs` rows
     labelled "demo workload (simulated, seed N)"; then runs explorer.core.pipeline.prepare
     (clusters + binding) when that module exists. Deterministic in `seed` (default 7).

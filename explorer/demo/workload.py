@@ -29,6 +29,8 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..core.store import LoadReport, Store
 from . import cases as casegen
@@ -51,7 +53,7 @@ STARTED_AT = {OLD: datetime(2026, 1, 12, 9, 0, tzinfo=timezone.utc),
 OLD_CASE_SHARE = 0.35   # the older version's eval covers about a third of its requests
 ID_SHARE = 0.9          # share of cases that carry their request id (the rest: fuzzy join)
 CLOCK_SKEW_S = 0.35     # eval host clock ahead of the server's
-TABLES = ("runs", "requests", "request_events", "evals", "cases")
+TABLES = ("runs", "requests", "request_events", "token_latencies", "evals", "cases")
 
 Progress = Callable[[int, int, str], None]
 
@@ -59,10 +61,12 @@ Progress = Callable[[int, int, str], None]
 @dataclass(frozen=True)
 class DemoData:
     """The demo's frames, ids not yet assigned to a store: runs / evals keyed by `version`;
-    requests / request_events / cases carry a `version` column (run / eval they belong to)."""
+    requests / request_events / token_latencies / cases carry a `version` column (the run or
+    eval they belong to)."""
     runs: pd.DataFrame
     requests: pd.DataFrame
     request_events: pd.DataFrame
+    token_latencies: pd.DataFrame | pa.Table  # compact: version, trace_index, token_index, itl_ms
     evals: pd.DataFrame
     cases: pd.DataFrame
     label: str
@@ -126,7 +130,7 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
     conv = trace["conversation_id"].astype(int).tolist()
     turn = trace["turn"].astype(int).tolist()
 
-    runs, reqs, events, evals, cases = [], [], [], [], []
+    runs, reqs, events, itls, evals, cases = [], [], [], [], [], []
     for vi, version in enumerate((OLD, NEW)):
         cfg = EngineConfig(**VERSIONS[version])
         tag = version
@@ -136,7 +140,8 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
                for i in range(n)]
         base = 5 + 45 * vi
         res = simulate(trs, cfg, progress=(lambda d, t, b=base, v=version:
-                                           tick(b + int(40 * d / max(t, 1)), f"replaying engine {v}")))
+                                           tick(b + int(40 * d / max(t, 1)), f"replaying engine {v}")),
+                       record_itl=True)
         epoch = STARTED_AT[version].timestamp()
         rq = res.requests.copy()
         idx = rq["request_id"].str.rsplit("-", n=1).str[1].astype(int).to_numpy()
@@ -150,6 +155,13 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
         ev["ts_s"] = ev["ts_s"] + epoch
         ev["version"] = version
         events.append(ev)
+        tl = res.token_latencies  # compact: trace row index instead of the id string
+        itls.append(pd.DataFrame({
+            "version": pd.Categorical([version] * len(tl), categories=[OLD, NEW]),
+            "trace_index": pd.Categorical(tl["request_id"], categories=[t.request_id for t in trs])
+            .codes.astype(np.int32),
+            "token_index": tl["token_index"].to_numpy(np.int32),
+            "itl_ms": tl["itl_ms"].to_numpy(float)}))
         runs.append({"version": version, "engine": ENGINE, "engine_version": version,
                      "model": MODEL, "benchmark": BENCHMARK, "format": "demo",
                      "label": f"{ENGINE} {version} (simulated)", "source_path": label,
@@ -166,6 +178,7 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
     tick(95, "writing the eval cases")
     return DemoData(runs=pd.DataFrame(runs), requests=pd.concat(reqs, ignore_index=True),
                     request_events=pd.concat(events, ignore_index=True),
+                    token_latencies=pd.concat(itls, ignore_index=True),
                     evals=pd.DataFrame(evals), cases=pd.concat(cases, ignore_index=True),
                     label=label, sha256=sha)
 
@@ -235,7 +248,10 @@ def cached_build(seed: int = SEED, n_requests: int = N_REQUESTS,
     folder = cache_dir() / "demo" / _cache_key(seed, n_requests, trace_path)
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        frames = {t: pd.read_parquet(folder / f"{t}.parquet") for t in TABLES}
+        frames = {t: pd.read_parquet(folder / f"{t}.parquet") for t in TABLES
+                  if t != "token_latencies"}
+        # the largest frame stays an Arrow table: DuckDB reads it without a pandas copy
+        frames["token_latencies"] = pq.read_table(folder / "token_latencies.parquet")
         return DemoData(**frames, label=meta["label"], sha256=meta["sha256"])
     except (OSError, ValueError, KeyError):
         pass
@@ -244,7 +260,11 @@ def cached_build(seed: int = SEED, n_requests: int = N_REQUESTS,
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-"))
         for t in TABLES:
-            getattr(data, t).to_parquet(tmp / f"{t}.parquet", index=False)
+            frame = getattr(data, t)
+            if isinstance(frame, pd.DataFrame):
+                frame.to_parquet(tmp / f"{t}.parquet", index=False)
+            else:
+                pq.write_table(frame, tmp / f"{t}.parquet")
         (tmp / "meta.json").write_text(json.dumps({"label": data.label, "sha256": data.sha256}),
                                        encoding="utf-8")
         try:
@@ -277,6 +297,15 @@ def write_demo(store: Store, data: DemoData) -> list[LoadReport]:
         ev = data.request_events.assign(
             run_id=data.request_events["version"].map(run_ids)).drop(columns="version")
         store.append("request_events", ev)
+        con.register("_demo_itl", data.token_latencies)
+        try:
+            con.execute("""INSERT INTO token_latencies (run_id, request_id, token_index, itl_ms)
+                SELECT CASE version::VARCHAR WHEN $old THEN $old_run ELSE $new_run END,
+                       'req-' || version::VARCHAR || '-' || lpad(trace_index::VARCHAR, 5, '0'),
+                       token_index, itl_ms
+                FROM _demo_itl""", {"old": OLD, "old_run": run_ids[OLD], "new_run": run_ids[NEW]})
+        finally:
+            con.unregister("_demo_itl")
         cs = data.cases.assign(eval_id=data.cases["version"].map(eval_ids))
         cs["case_id"] = cs["eval_id"] + ":" + cs["local_id"]
         store.append("cases", cs.drop(columns=["version", "local_id"]))
