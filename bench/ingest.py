@@ -13,9 +13,12 @@ afterwards), then measures, each in a fresh subprocess:
   - canonical: bare DuckDB INSERT INTO an empty canonical `requests` table (what the schema
     alone costs: run_id column, 7 all-NULL columns, NOT NULL checks)
   - sha256: the provenance hash the Store computes for every input
-Time is the wall time of the load call alone (imports excluded; best of --repeat). Memory is the
+Time is the wall time of the load call alone (imports and opening the connection / the Store
+excluded; best of --repeat). Memory is the
 peak resident set (resource.getrusage ru_maxrss) minus the peak before the load, compared with
-the Arrow size of the table (pyarrow Table.nbytes). Targets: store/bare time <= 1.3, store peak
+the Arrow size of the table (pyarrow Table.nbytes); the whole-process peak is printed too. The
+parent process stays small (generation and the Arrow size run in subprocesses) because Linux
+carries ru_maxrss across fork + exec. Targets: store/bare time <= 1.3, store peak
 <= 2 x Arrow size.
 """
 from __future__ import annotations
@@ -41,30 +44,33 @@ import explorer.core.formats as F
 F.all_formats()
 def rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+fn = "read_parquet" if kind == "parquet" else "read_csv"
+if mode == "store":
+    s = Store()  # an open session store; opening it is not part of a load
+elif mode in ("bare", "canonical"):
+    con = duckdb.connect()
+    if mode == "canonical":
+        from explorer.core.schema import TABLES
+        con.execute("CREATE TABLE requests (" + TABLES["requests"] + ")")
 before = rss_mb()
 t0 = time.perf_counter()
 if mode == "store":
-    s = Store()
     r = s.load_file(path)
     assert r.error is None, r.error
-    n = s.count("requests")
 elif mode == "canonical":  # bare DuckDB writing the same canonical requests table
-    con = duckdb.connect()
-    from explorer.core.schema import TABLES
-    con.execute("CREATE TABLE requests (" + TABLES["requests"] + ")")
-    fn = "read_parquet" if kind == "parquet" else "read_csv"
     con.execute(f"INSERT INTO requests BY NAME SELECT 'run' AS run_id, * FROM {{fn}}(?)", [path])
-    n = con.execute("SELECT count(*) FROM requests").fetchone()[0]
 elif mode == "sha256":
     from explorer.core.store import sha256_of
     sha256_of(path)
+else:
+    con.execute(f"CREATE TABLE t AS SELECT * FROM {{fn}}(?)", [path])
+dt = time.perf_counter() - t0
+if mode == "store":
+    n = s.count("requests")
+elif mode == "sha256":
     n = int(sys.argv[4])
 else:
-    con = duckdb.connect()
-    fn = "read_parquet" if kind == "parquet" else "read_csv"
-    con.execute(f"CREATE TABLE t AS SELECT * FROM {{fn}}(?)", [path])
-    n = con.execute("SELECT count(*) FROM t").fetchone()[0]
-dt = time.perf_counter() - t0
+    n = con.execute("SELECT count(*) FROM " + ("requests" if mode == "canonical" else "t")).fetchone()[0]
 print(json.dumps({{"seconds": dt, "rows": n, "peak_mb": rss_mb(), "before_mb": before}}))
 """
 
@@ -73,6 +79,7 @@ def generate(dirpath: Path, rows: int) -> dict[str, Path]:
     """Write rows synthetic requests as Parquet and CSV with DuckDB (no Python loop)."""
     import duckdb
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
     con.execute("SELECT setseed(0.42)")
     sel = f"""
         SELECT 'req-' || i AS request_id,
@@ -97,11 +104,23 @@ def generate(dirpath: Path, rows: int) -> dict[str, Path]:
 
 
 def arrow_mb(parquet: Path) -> float:
-    import pyarrow.parquet as pq
-    t = pq.read_table(parquet)
-    mb = t.nbytes / 2**20
-    del t
-    return mb
+    """Arrow size of the table in MB (pyarrow Table.nbytes), read in a subprocess."""
+    code = ("import sys, pyarrow.parquet as pq; "
+            "print(pq.read_table(sys.argv[1]).nbytes / 2**20)")
+    p = subprocess.run([sys.executable, "-c", code, str(parquet)], capture_output=True,
+                       text=True, check=True)
+    return float(p.stdout.strip())
+
+
+def generate_in_child(dirpath: Path, rows: int) -> dict[str, Path]:
+    """generate() in a subprocess. Linux keeps ru_maxrss across fork + exec, so the parent must
+    stay small or every child would report the parent's peak as its own."""
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+            "import ingest; from pathlib import Path; "
+            "ingest.generate(Path(sys.argv[1]), int(sys.argv[2]))")
+    subprocess.run([sys.executable, "-c", code, str(dirpath), str(rows)], check=True,
+                   capture_output=True)
+    return {"parquet": dirpath / f"req_{rows}.parquet", "csv": dirpath / f"req_{rows}.csv"}
 
 
 def measure(mode: str, path: Path, kind: str, rows: int = 0) -> dict:
@@ -124,7 +143,7 @@ def main(argv=None) -> int:
     results = []
     try:
         for rows in (int(x) for x in args.rows.split(",")):
-            files = generate(tmp, rows)
+            files = generate_in_child(tmp, rows)
             amb = arrow_mb(files["parquet"])
             for kind, path in files.items():
                 best = {}
