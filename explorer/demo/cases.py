@@ -205,7 +205,7 @@ def answer(q: Question, r: np.random.Generator, planted: bool, noise: bool) -> t
                 return str(ref), _fmt(wsteps, wrong), False, PLANTED_CLUSTER
         raise AssertionError(f"no wrong intermediate step found for {q.prompt!r}")
     if noise:
-        if q.unit and r.random() < 0.4:
+        if q.unit and r.random() < 0.7:
             wsteps, wrong = q.solve({}, int(r.choice([10, 1000])))
             return str(ref), _fmt(wsteps, wrong), False, UNIT_CLUSTER
         if r.random() < 0.5:
