@@ -250,3 +250,12 @@ def test_bad_user_trace_is_reported_not_raised(tmp_path):
     assert len(reports) == 1 and str(bad) in reports[0].error and ":2:" in reports[0].error
     assert s.count("runs") == 0 and s.count("cases") == 0
     assert s.df("SELECT error FROM inputs")["error"][0] == reports[0].error
+
+
+def test_long_traces_skip_token_latencies(monkeypatch):
+    from explorer.demo import workload
+    monkeypatch.setattr(workload, "ITL_MAX_REQUESTS", 100)
+    s = Store()
+    reports = load_demo(s, n_requests=150, use_cache=False)
+    assert [r.error for r in reports] == [None] * 4
+    assert s.count("requests") == 300 and s.count("token_latencies") == 0

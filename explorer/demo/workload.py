@@ -53,6 +53,7 @@ STARTED_AT = {OLD: datetime(2026, 1, 12, 9, 0, tzinfo=timezone.utc),
 OLD_CASE_SHARE = 0.35   # the older version's eval covers about a third of its requests
 ID_SHARE = 0.9          # share of cases that carry their request id (the rest: fuzzy join)
 CLOCK_SKEW_S = 0.35     # eval host clock ahead of the server's
+ITL_MAX_REQUESTS = 5000  # longer traces skip per-token latencies (they double the replay time)
 TABLES = ("runs", "requests", "request_events", "token_latencies", "evals", "cases")
 
 Progress = Callable[[int, int, str], None]
@@ -141,7 +142,7 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
         base = 5 + 45 * vi
         res = simulate(trs, cfg, progress=(lambda d, t, b=base, v=version:
                                            tick(b + int(40 * d / max(t, 1)), f"replaying engine {v}")),
-                       record_itl=True)
+                       record_itl=n <= ITL_MAX_REQUESTS)
         epoch = STARTED_AT[version].timestamp()
         rq = res.requests.copy()
         idx = rq["request_id"].str.rsplit("-", n=1).str[1].astype(int).to_numpy()
@@ -156,6 +157,8 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
         ev["version"] = version
         events.append(ev)
         tl = res.token_latencies  # compact: trace row index instead of the id string
+        if tl is None:
+            tl = pd.DataFrame({"request_id": [], "token_index": [], "itl_ms": []})
         itls.append(pd.DataFrame({
             "version": pd.Categorical([version] * len(tl), categories=[OLD, NEW]),
             "trace_index": pd.Categorical(tl["request_id"], categories=[t.request_id for t in trs])
