@@ -147,8 +147,9 @@ class S3FIFO(EvictionPolicy):
     New entries go to the small queue S (target 10% of the capacity) unless their key is in
     the ghost queue G, then to the main queue M. Eviction: while S holds >= 10% of the
     capacity, take S's oldest: accessed (freq > 0) -> moved to M, else evicted (key to G);
-    otherwise take M's oldest: freq > 0 -> freq - 1 and back to M's head, else evicted. An
-    entry in use (ref > 0) that comes up is passed over (moved to M's head / kept).
+    otherwise take M's oldest: freq > 0 -> freq - 1 and back to M's tail, else evicted. An
+    entry in use (ref > 0) that comes up is parked outside both queues and re-enters M's tail
+    when released (it was just used).
     """
     name = "s3fifo"
 
@@ -189,6 +190,9 @@ class S3FIFO(EvictionPolicy):
 
     def on_release(self, key):
         self._victim = None
+        if self.where.get(key) == "P":  # parked while in use: back into M
+            self.M.append(key)
+            self.where[key] = "M"
 
     def on_evict(self, key):
         self._victim = None
@@ -223,14 +227,20 @@ class S3FIFO(EvictionPolicy):
                 if self.freq.get(key, 0) > 0 or not self.evictable(key):
                     self.S.popleft()
                     self.small_blocks -= self.counted.pop(key, 1)
-                    self.M.append(key)
-                    self.where[key] = "M"
+                    if self.evictable(key):
+                        self.M.append(key)
+                        self.where[key] = "M"
+                    else:
+                        self.where[key] = "P"
                     continue
                 self._victim = key
                 return key
             key = self.M[0]
             if not self.evictable(key):
-                self.M.rotate(-1)
+                # in use: park it outside the queues until released (then back to M's tail),
+                # so a victim search never walks over the same pinned entry twice
+                self.M.popleft()
+                self.where[key] = "P"
                 continue
             if self.freq.get(key, 0) > 0:
                 self.freq[key] -= 1
