@@ -17,6 +17,7 @@ side is explorer.demo.cases (the planted effect is stated there).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -280,8 +281,14 @@ def cached_build(seed: int = SEED, n_requests: int = N_REQUESTS,
 
 
 def write_demo(store: Store, data: DemoData) -> list[LoadReport]:
-    """Append a built demo to the store in one transaction; one LoadReport per run and per
-    eval, recorded in `inputs`. Returns the reports."""
+    """Append a built demo to the store in one transaction (holding the store's load lock, as
+    Store.load_file does); one LoadReport per run and per eval, recorded in `inputs`. Returns
+    the reports."""
+    with getattr(store, "_lock", contextlib.nullcontext()):
+        return _write_demo(store, data)
+
+
+def _write_demo(store: Store, data: DemoData) -> list[LoadReport]:
     reports: list[LoadReport] = []
     run_ids, eval_ids = {}, {}
     con = store.con
