@@ -135,8 +135,7 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
     runs, reqs, events, itls, evals, cases = [], [], [], [], [], []
     for vi, version in enumerate((OLD, NEW)):
         cfg = EngineConfig(**VERSIONS[version])
-        tag = version
-        trs = [TraceRequest(request_id=f"req-{tag}-{i:05d}", arrival_s=arrival[i],
+        trs = [TraceRequest(request_id=f"req-{version}-{i:05d}", arrival_s=arrival[i],
                             prompt_tokens=n_in[i], output_tokens=n_out[i], hash_ids=blocks[i],
                             session_id=str(conv[i]))
                for i in range(n)]
@@ -157,7 +156,9 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
         ev["ts_s"] = ev["ts_s"] + epoch
         ev["version"] = version
         events.append(ev)
-        tl = res.token_latencies  # compact: trace row index instead of the id string
+        # compact: trace row index instead of the id string (rebuilt with 5 digits in
+        # _write_demo, which ITL_MAX_REQUESTS < 100000 keeps exact)
+        tl = res.token_latencies
         if tl is None:
             tl = pd.DataFrame({"request_id": [], "token_index": [], "itl_ms": []})
         itls.append(pd.DataFrame({
