@@ -9,10 +9,10 @@ See engine.py for the semantics and their vLLM sources.
 """
 from .engine import simulate
 from .io import read_mooncake, requests_from_store, write_run
-from .model import (DEFAULT_TIMING, EVENT_KINDS, EVICTION_POLICIES, Cancelled, EngineConfig,
+from .model import (DEFAULT_TIMING, blocks_for_gb, EVENT_KINDS, EVICTION_POLICIES, Cancelled, EngineConfig,
                     ReplayResult, TraceRequest)
 from .policies import POLICIES, EvictionPolicy
 
 __all__ = ["TraceRequest", "EngineConfig", "DEFAULT_TIMING", "EVENT_KINDS", "EVICTION_POLICIES",
            "Cancelled", "ReplayResult", "simulate", "write_run", "read_mooncake",
-           "requests_from_store", "POLICIES", "EvictionPolicy"]
+           "requests_from_store", "POLICIES", "EvictionPolicy", "blocks_for_gb"]

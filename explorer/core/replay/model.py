@@ -138,3 +138,14 @@ class ReplayResult:
     token_latencies: pd.DataFrame | None
     summary: dict
     config: EngineConfig = field(default_factory=EngineConfig)
+
+
+def blocks_for_gb(gb: float, bytes_per_token: float, block_size: int = 16) -> int:
+    """KV blocks that fit in `gb` GB (1e9 bytes) at `bytes_per_token` KV bytes per token
+    (e.g. 2 (K, V) x layers x KV heads x head dim x bytes per element). Raises ValueError."""
+    if gb <= 0 or bytes_per_token <= 0 or block_size < 1:
+        raise ValueError("the KV capacity in GB, the bytes per token and the block size must be positive")
+    n = int(gb * 1e9 // (bytes_per_token * block_size))
+    if n < 1:
+        raise ValueError(f"{gb} GB holds less than one block of {block_size} tokens")
+    return n
