@@ -5,32 +5,35 @@ The Mooncake format (kvcache-ai/Mooncake, FAST25-release/traces): one JSON objec
 (ids of the 512-token prompt blocks; equal ids = the same prefix block, so a later turn of a
 conversation repeats the ids of the earlier turn's full blocks).
 
-The model behind `synthesize_trace` (a handful of parameters, `FIT` below):
+The model behind `synthesize_trace` (the parameters are the fields of `FIT`):
 
-* Conversations start as a Poisson process. A conversation at depth d (d = 0 for its first
-  turn) goes on to one more turn with probability 1 - C / (d + B): follow-up turns get likelier
-  the longer a conversation already is.
+* Conversations start as a Poisson process (conversations_per_s). A conversation at depth d
+  (d = 0 for its first turn) goes on to one more turn with probability
+  1 - cont_c / (d + cont_b): follow-up turns get likelier the longer a conversation already is.
 * A follow-up turn arrives a log-normal "think time" after the previous one.
 * Arrival times are logged on a 3-second tick (the real trace's timestamps are multiples of
   ~3000 ms), which is what makes the real inter-arrival times so bursty (coefficient of
   variation ~3: most gaps are 0, one gap per tick is 3000 ms).
 * Every prompt starts with one shared system-prompt block (hash id 0). A first turn's prompt is
-  `SYSTEM_TOKENS` plus either a short message (exponential, probability P_SHORT) or a long
+  system_tokens plus either a short message (exponential, probability p_short_prompt) or a long
   document (log-normal). A follow-up turn's prompt is the previous prompt + the previous answer
-  + a new user message (mixture of a short log-normal and a long log-normal); it repeats the
-  hash ids of the previous prompt's full 512-token blocks.
-* Output lengths: a mixture of a short log-normal (probability P_SHORT_OUT) and a main log-normal.
+  + a new user message (log-normal: most are a few dozen tokens, some are pasted documents);
+  it repeats the hash ids of the previous prompt's full 512-token blocks.
+* Output lengths: a mixture of short answers (log-normal, probability p_short_out) and a main
+  log-normal.
 
 How FIT was fitted: on ../shared/data/real/mooncake/conversation_trace.jsonl (12,031 requests,
-59 minutes). Chains were recovered by following shared hash-id prefixes (a request whose longest
-already-seen prefix is longer than block 0 continues the request that last wrote that block).
-Arrival rate = requests / duration; root share of requests = 0.613; continuation probabilities
-per depth (0.31, 0.42, 0.51, 0.59, ...) fitted by C, B; think times from the parent -> child
-gaps (quartiles 66 / 123 / 264 s -> log-normal median 123 s, sigma 1.03); lengths by matching
-quantiles (root prompts: 28% within 900..1500 tokens, the rest log-normal with log-mean 9.05,
-log-sd 0.94; outputs: 28% short answers, quartiles 156 / 350 / 472 tokens). bench/demo.py prints the real and
-synthetic statistics side by side; tests/test_demo_trace.py checks them against each other.
-The real file itself is never copied.
+59 minutes). Chains were recovered by following shared hash-id prefixes (a request whose
+longest already-seen prefix is longer than block 0 continues the request that last wrote that
+block). Request rate = requests / duration (3.40/s), 61.3% of them first turns; continuation
+probabilities per depth (0.31, 0.42, 0.51, 0.59, ...) fitted by cont_c, cont_b; think times
+from the parent -> child gaps (quartiles 66 / 123 / 264 s -> log-normal median 123 s, sigma
+1.03); follow-up messages from child prompt - (parent prompt + parent output) (median 23
+tokens, p90 4,255); root prompts: 28% within 900..1500 tokens, the rest log-normal (log-mean
+9.05, log-sd 0.94); outputs: 28% short answers, quartiles 156 / 350 / 472 tokens. The last few
+values were then nudged until the synthetic quantiles matched (bench/demo.py prints real and
+synthetic statistics side by side; tests/test_demo_trace.py checks them with stated
+tolerances). The real file itself is never copied.
 """
 from __future__ import annotations
 
@@ -62,11 +65,8 @@ class MooncakeFit:
     short_prompt_mean: float = 180.0   #   ... exponential, mean tokens
     long_prompt_logmean: float = 9.05  # ... else a long document, log-normal (natural log)
     long_prompt_logsd: float = 0.94
-    p_long_msg: float = 0.30           # follow-up message: long (pasted text) with this prob.
-    short_msg_median: float = 15.0
-    short_msg_sigma: float = 1.0
-    long_msg_median: float = 1500.0
-    long_msg_sigma: float = 1.3
+    msg_median: float = 40.0           # follow-up user message, log-normal (tokens)
+    msg_sigma: float = 2.7
     p_short_out: float = 0.28          # output: short answers with this probability
     short_out_median: float = 35.0
     short_out_sigma: float = 1.3
@@ -77,7 +77,7 @@ class MooncakeFit:
 
 FIT = MooncakeFit()
 WARMUP_S = 900.0    # conversations started before the trace window
-GENERATOR_VERSION = 1  # bump when the model changes: it keys the on-disk cache
+GENERATOR_VERSION = 2  # bump when the model changes: it keys the on-disk cache
 
 
 def synthesize_trace(n_requests: int = 3000, seed: int = 7, fit: MooncakeFit = FIT) -> pd.DataFrame:
@@ -109,10 +109,7 @@ def synthesize_trace(n_requests: int = 3000, seed: int = 7, fit: MooncakeFit = F
                     body = rng.lognormal(fit.long_prompt_logmean, fit.long_prompt_logsd)
                 n_in = fit.system_tokens + int(body)
             else:
-                if rng.random() < fit.p_long_msg:
-                    msg = rng.lognormal(np.log(fit.long_msg_median), fit.long_msg_sigma)
-                else:
-                    msg = rng.lognormal(np.log(fit.short_msg_median), fit.short_msg_sigma)
+                msg = rng.lognormal(np.log(fit.msg_median), fit.msg_sigma)
                 n_in = inp[prev] + out[prev] + 1 + int(msg)
             if rng.random() < fit.p_short_out:
                 n_out = rng.lognormal(np.log(fit.short_out_median), fit.short_out_sigma)
