@@ -29,12 +29,15 @@ def load_demo(store: Store, progress=None, *, seed: int | None = None,
     """Fill `store` with the simulated demo and return one LoadReport per run and per eval.
 
     Writes two runs (engine "vllm-sim", engine_version "0.5.2" and "0.6.1", simulated=true,
-    config JSON with the engine settings), their requests (all canonical metrics, prompt_hash)
-    and request_events (arrived ... preempted / resumed ... finished), token_latencies (the
-    inter-token latency of every generated token), two evals
-    (simulated=true) with their cases and clusters (some named in Chinese), and `inputs` rows
-    labelled "demo workload (simulated, seed N)"; then runs explorer.core.pipeline.prepare
-    (clusters + binding) when that module exists. Deterministic in `seed` (default 7).
+    config JSON with the engine settings), their requests (all canonical metrics, prompt_hash;
+    arrival_s in unix seconds: the 0.5.2 run starts 2026-01-12 09:00 UTC, the 0.6.1 run a week
+    later), request_events (arrived ... preempted / resumed ... finished), token_latencies
+    (every generated token's inter-token latency; skipped for traces longer than
+    workload.ITL_MAX_REQUESTS requests), two evals (simulated=true) with their cases and
+    clusters (some named in Chinese), and `inputs` rows labelled "demo workload (simulated,
+    seed N)"; then runs explorer.core.pipeline.prepare (clusters + binding) when that module
+    exists. Deterministic in `seed` (default 7). Only one demo per store: a second call is
+    refused (its request ids would collide).
 
     n_requests: trace length (default explorer.demo.workload.N_REQUESTS); trace_path: a
     Mooncake-format JSONL of your own to replay instead of the synthetic trace.
