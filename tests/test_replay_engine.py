@@ -134,3 +134,18 @@ def test_cli_bad_file(tmp_path, capsys):
     assert main(["replay", str(bad), "--blocks", "100"]) == 1
     err = capsys.readouterr().err
     assert str(bad) in err and ":2:" in err and "output_length" in err
+
+
+def test_cli_fits_timing_to_a_trace_with_timings(real, capsys):
+    """aibrix client_output.jsonl carries per-request TTFT (54 rows, 52 with timings): the
+    prefill half of the step-time model is fitted to it; Mooncake has no timings."""
+    from explorer.__main__ import main
+    assert main(["replay", str(real / "aibrix" / "client_output.jsonl"), "--blocks", "2000",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["timing"].startswith("fitted") and "prefill" in doc["timing"]
+    assert doc["config"]["step_per_prefill_token_ms"] != EngineConfig().step_per_prefill_token_ms
+    assert main(["replay", str(real / "aibrix" / "client_output.jsonl"), "--blocks", "2000",
+                 "--timing", "default", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["timing"].startswith("default")

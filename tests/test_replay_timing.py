@@ -60,3 +60,39 @@ def test_simulated_tpot_follows_the_batch(rows):
         measured = np.median([r["median_decode_latency"] * 1000 for r in rows
                               if r["batch_size"] == b])
         assert want == pytest.approx(measured, rel=0.06)
+
+
+def test_fit_timing_recovers_the_constants_of_a_replay():
+    """Requests replayed with known constants in batches of 1..40 (decode) and one at a time
+    (prefill): fitting TPOT on batch size and prefill time on prompt tokens gives them back
+    (the prefill intercept is step_base + step_prefill_base)."""
+    from explorer.core.replay import fit_timing
+
+    truth = EngineConfig(step_base_ms=5.0, step_per_decode_seq_ms=0.05,
+                         step_per_prefill_token_ms=0.02, step_prefill_base_ms=7.0,
+                         max_num_batched_tokens=65536)
+    trs, t = [], 0.0
+    for b in (1, 5, 10, 20, 40):
+        for j in range(b):
+            trs.append(TraceRequest(f"{b}-{j}", t, 100 + 37 * j, 50))
+        t += 100.0
+    rq = simulate(trs, truth, record_events=False).requests
+    fit = fit_timing(rq.assign(prefill_ms=np.nan, ttft_ms=np.nan))
+    assert fit.fitted == ("decode",)
+    assert fit.params["step_base_ms"] == pytest.approx(5.0, rel=1e-6)
+    assert fit.params["step_per_decode_seq_ms"] == pytest.approx(0.05, rel=1e-6)
+    singles = [TraceRequest(str(i), 100.0 * i, 200 + 300 * i, 2) for i in range(12)]
+    rq1 = simulate(singles, truth, record_events=False).requests
+    fit = fit_timing(rq1)
+    assert "prefill" in fit.fitted
+    assert fit.params["step_per_prefill_token_ms"] == pytest.approx(0.02, rel=1e-6)
+    assert fit.params["step_prefill_base_ms"] == pytest.approx(7.0 + 5.0 - fit.params["step_base_ms"], rel=1e-6)
+
+
+def test_fit_timing_without_timings_raises():
+    import pandas as pd
+    from explorer.core.errors import NoData
+    from explorer.core.replay import fit_timing
+
+    with pytest.raises(NoData):
+        fit_timing(pd.DataFrame({"prompt_tokens": [10, 20], "ttft_ms": [None, None]}))

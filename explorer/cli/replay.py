@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import InputError, NoData
@@ -56,12 +57,17 @@ def add_arguments(parser) -> None:
                         help="running requests at most (default 256)")
     parser.add_argument("--max-num-batched-tokens", type=int, default=8192, metavar="N",
                         help="tokens per engine step, chunked-prefill budget (default 8192)")
+    parser.add_argument("--timing", choices=("auto", "default"), default="auto",
+                        help="auto (default): fit the step-time model to the trace's own "
+                             "per-request timings when it has them, else the SGLang-calibrated "
+                             "default; default: always the default")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _load(path: Path):
+    """(trace requests, TimingFit or None) of FILE."""
     from ..core.formats.base import Sniff
-    from ..core.replay import read_mooncake, requests_from_store
+    from ..core.replay import fit_timing, read_mooncake, requests_from_store
     from ..core.store import Store
 
     if not path.exists():
@@ -69,7 +75,7 @@ def _load(path: Path):
     if path.is_file():
         head = Sniff.of(path).first_json_line() or {}
         if {"timestamp", "input_length", "output_length"} <= set(head):
-            return read_mooncake(path)
+            return read_mooncake(path), None
     store = Store()
     try:
         rep = store.load_file(path)
@@ -78,7 +84,12 @@ def _load(path: Path):
                              else rep.error)
         if not rep.run_ids:
             raise InputError(path, "holds no trace run to replay")
-        return requests_from_store(store, rep.run_ids[0])
+        trace = requests_from_store(store, rep.run_ids[0])
+        try:
+            fit = fit_timing(store.df("SELECT * FROM requests WHERE run_id = ?", [rep.run_ids[0]]))
+        except NoData:
+            fit = None
+        return trace, fit
     finally:
         store.close()
 
@@ -98,10 +109,14 @@ def run(args) -> int:
         print(f"trace-explorer replay: {e}", file=sys.stderr)
         return 2
     try:
-        trace = _load(path)
+        trace, fit = _load(path)
     except (InputError, NoData) as e:
         print(f"trace-explorer replay: {e}", file=sys.stderr)
         return 1
+    timing = "default (SGLang bench_one_batch)"
+    if fit is not None and args.timing == "auto":
+        cfg = replace(cfg, **fit.params)
+        timing = f"fitted to the trace ({', '.join(fit.fitted)})"
     from ..core.replay import simulate
     from ..core.replay.io import summary_jsonable
 
@@ -113,7 +128,8 @@ def run(args) -> int:
         return 2
     summary = summary_jsonable(res.summary)
     summary["replay_wall_s"] = round(time.perf_counter() - t0, 3)
-    doc = {"file": str(path), "config": cfg.to_dict(), "label": cfg.label(), **summary}
+    doc = {"file": str(path), "config": cfg.to_dict(), "label": cfg.label(), "timing": timing,
+           **summary}
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0
@@ -132,5 +148,6 @@ def run(args) -> int:
           f"rejected: {s['rejected']}")
     print(f"  TTFT mean {f(s['ttft_ms_mean'], ' ms')}   TPOT mean {f(s['tpot_ms_mean'], ' ms/token')}"
           f"   queue mean {f(s['queue_ms_mean'], ' ms')}   E2E mean {f(s['e2e_ms_mean'], ' ms')}")
+    print(f"  step time: {timing}")
     print(f"  simulated {s['steps']} engine steps in {s['replay_wall_s']:.2f} s")
     return 0

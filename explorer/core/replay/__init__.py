@@ -12,7 +12,9 @@ from .io import read_mooncake, requests_from_store, write_run
 from .model import (DEFAULT_TIMING, blocks_for_gb, EVENT_KINDS, EVICTION_POLICIES, Cancelled, EngineConfig,
                     ReplayResult, TraceRequest)
 from .policies import POLICIES, EvictionPolicy
+from .timing import TimingFit, fit_timing
 
 __all__ = ["TraceRequest", "EngineConfig", "DEFAULT_TIMING", "EVENT_KINDS", "EVICTION_POLICIES",
            "Cancelled", "ReplayResult", "simulate", "write_run", "read_mooncake",
-           "requests_from_store", "POLICIES", "EvictionPolicy", "blocks_for_gb"]
+           "requests_from_store", "POLICIES", "EvictionPolicy", "blocks_for_gb",
+           "fit_timing", "TimingFit"]
