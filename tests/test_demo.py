@@ -230,8 +230,13 @@ def test_cache_serves_the_same_demo(tmp_path, monkeypatch):
 def test_users_own_mooncake_trace(tmp_path):
     path = write_mooncake(synthesize_trace(250, seed=11), tmp_path / "mine.jsonl")
     s = Store()
-    reports = load_demo(s, trace_path=path, use_cache=False)
+    calls = []
+    reports = load_demo(s, trace_path=path, use_cache=False,
+                        progress=lambda done, total, what: calls.append((done, total, what)))
     assert [r.error for r in reports] == [None] * 4
+    done = [c[0] for c in calls]
+    assert done == sorted(done) and calls[-1] == (100, 100, "done")
+    assert any("0.6.1" in c[2] for c in calls)
     assert s.df("SELECT count(*) AS n FROM requests")["n"][0] == 500
     assert all("mine.jsonl" in p for p in s.df("SELECT path FROM inputs")["path"])
     lines = path.read_text().splitlines()
