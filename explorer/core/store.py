@@ -108,8 +108,15 @@ class Store:
         """Run queries/<name>.sql with named parameters ($name) and return a DataFrame."""
         return (con or self.con).execute(load_query(name), params or {}).df()
 
+    def scalar(self, sql: str, params: Sequence | dict | None = None) -> Any:
+        """The first column of the first row (None when there is no row). Reads the whole
+        result: with DuckDB 2 a half-read result (fetchone) keeps the connection busy and a
+        later register / append raises ResourceInUseException."""
+        rows = self.con.execute(sql, params or []).fetchall()
+        return rows[0][0] if rows else None
+
     def count(self, table: str) -> int:
-        return self.con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0]
+        return self.scalar(f"SELECT count(*) FROM {quote_ident(table)}")
 
     def append(self, table: str, data: pd.DataFrame | Any, con=None) -> int:
         """Insert the rows of a DataFrame (or Arrow table) into a canonical table by column
@@ -151,8 +158,8 @@ class Store:
         self.append("evals", pd.DataFrame([{"eval_id": eval_id, **fields}]))
 
     def get_setting(self, key: str, default: Any = None) -> Any:
-        row = self.con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
-        return default if row is None else json.loads(row[0])
+        rows = self.con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchall()
+        return default if not rows else json.loads(rows[0][0])
 
     def set_setting(self, key: str, value: Any) -> None:
         self.con.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, json.dumps(value)])
@@ -227,7 +234,7 @@ class Store:
         return out
 
     def _record_input(self, r: LoadReport) -> None:
-        next_id = self.con.execute("SELECT coalesce(max(input_id), 0) + 1 FROM inputs").fetchone()[0]
+        next_id = self.scalar("SELECT coalesce(max(input_id), 0) + 1 FROM inputs")
         self.con.execute(
             "INSERT INTO inputs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
             [next_id, r.path, r.sha256, r.format, r.kind, r.rows_loaded, r.rows_skipped,
@@ -262,7 +269,7 @@ class Store:
             shutil.move(tmp, path)
 
     def _dbname(self) -> str:
-        return self.con.execute("SELECT current_database()").fetchone()[0]
+        return self.scalar("SELECT current_database()")
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
