@@ -77,3 +77,15 @@ def test_open_rejects_non_session(tmp_path):
     f.write_text("hello")
     with pytest.raises(InputError, match="x.duckdb"):
         Store.open(f)
+
+
+def test_store_reads_leave_the_connection_free_for_appends(store):
+    """DuckDB 2 refuses new work on a connection with a half-read result; the store's own
+    reads (count, settings, provenance) must not leave one behind."""
+    store.add_run("r1", format="test")
+    store.count("requests")
+    store.get_setting("missing")
+    store.append("requests", pd.DataFrame({"run_id": ["r1"], "request_id": ["a"]}))
+    store.load_file(store.path or "nope.json")  # records an input row (error) via scalar()
+    store.append("requests", pd.DataFrame({"run_id": ["r1"], "request_id": ["b"]}))
+    assert store.count("requests") == 2
