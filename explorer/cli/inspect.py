@@ -43,7 +43,8 @@ def render_text(doc: dict) -> str:
             for src, dst in f["columns"].items():
                 out.append(f"    {src} -> {dst}")
         if f["metrics"]:
-            out.append(f"  {'metric (requests without error)':34s} {'n':>7s} {'mean':>10s} "
+            what = "engine stats" if f["kind"] == "stats" else "requests without error"
+            out.append(f"  {'metric (' + what + ')':34s} {'n':>7s} {'mean':>10s} "
                        f"{'p50':>10s} {'p90':>10s} {'p99':>10s}")
             for m, s in f["metrics"].items():
                 out.append(f"    {m:32s} {s['n']:7d} {_fmt(s['mean']):>10s} {_fmt(s['p50']):>10s} "
