@@ -106,3 +106,14 @@ def test_bad_trace_names_file_line_and_field(tmp_path, line, where):
     with pytest.raises(InputError) as e:
         read_mooncake_trace(p)
     assert str(p) in str(e.value) and where in str(e.value)
+
+
+def test_command_writes_a_trace_the_reader_takes(tmp_path, capsys):
+    from explorer.demo.__main__ import main
+    out = tmp_path / "demo.jsonl"
+    assert main([str(out), "--requests", "40", "--seed", "3"]) == 0
+    assert "wrote 40 requests" in capsys.readouterr().out
+    back = read_mooncake_trace(out)
+    assert back["input_length"].tolist() == synthesize_trace(40, seed=3)["input_length"].tolist()
+    assert main([str(tmp_path / "missing" / "x.jsonl"), "--requests", "5"]) == 1
+    assert "cannot be written" in capsys.readouterr().err
