@@ -1,0 +1,336 @@
+"""Replay panel: re-run an observed trace run through the engine model (explorer.core.replay)
+under other KV-cache and scheduler settings, show the result beside the observed run, add it
+to the session as a simulated run, and sweep the KV capacity (hit rate and preemptions against
+capacity).
+
+Store access goes through the session's worker (one at a time); simulations run in the
+panel's own worker with progress and Cancel.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView,
+                               QLabel, QProgressBar, QPushButton, QSpinBox, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from explorer.core.replay import (EVICTION_POLICIES, Cancelled, EngineConfig, blocks_for_gb,
+                                  requests_from_store, simulate, write_run)
+from explorer.core.replay.compare import (comparison_rows, default_capacities,
+                                          observed_summary, replayable_runs, sweep_capacity)
+from explorer.workers import Cancelled as WorkerCancelled
+from explorer.workers import Runner
+from widgets.base import Panel
+
+
+def _fmt(v: Any, unit: str = "") -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        s = f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+    else:
+        s = str(v)
+    return f"{s} {unit}".strip()
+
+
+class ReplayPanel(Panel):
+    """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
+
+    key = "meta"
+    title = "Replay"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.trace = None            # (run_id, list[TraceRequest], observed summary)
+        self.result = None           # last ReplayResult
+        self.sweep: list[dict] | None = None
+        self.runner = Runner(self)
+        self.runner.busy.connect(self._busy)
+        self.runner.idle.connect(self._idle)
+        self.runner.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
+
+        self.run_box = QComboBox()
+        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.blocks = QSpinBox()
+        self.blocks.setRange(0, 1 << 30)
+        self.blocks.setValue(0)
+        self.blocks.setSpecialValueText(self.tr("infinite"))
+        self.blocks.setSuffix(self.tr(" blocks"))
+        self.gb = QDoubleSpinBox()
+        self.gb.setRange(0, 10000)
+        self.gb.setDecimals(2)
+        self.gb.setSpecialValueText(self.tr("(GB)"))
+        self.gb.setSuffix(" GB")
+        self.bpt = QSpinBox()
+        self.bpt.setRange(1, 1 << 24)
+        self.bpt.setValue(131072)
+        self.bpt.setSuffix(self.tr(" B/token"))
+        self.bpt.setToolTip(self.tr("KV bytes per token (Llama-3.1-8B fp16: 131072)"))
+        self.block_size = QSpinBox()
+        self.block_size.setRange(1, 4096)
+        self.block_size.setValue(16)
+        self.block_size.setPrefix(self.tr("block "))
+        self.eviction = QComboBox()
+        self.eviction.addItems(list(EVICTION_POLICIES))
+        self.seqs = QSpinBox()
+        self.seqs.setRange(1, 65536)
+        self.seqs.setValue(256)
+        self.seqs.setPrefix(self.tr("max seqs "))
+        self.batched = QSpinBox()
+        self.batched.setRange(1, 1 << 22)
+        self.batched.setValue(8192)
+        self.batched.setPrefix(self.tr("batched tokens "))
+        self.add_run = QCheckBox(self.tr("Add as run"))
+        self.add_run.setChecked(True)
+        self.run_button = QPushButton(self.tr("Run"))
+        self.sweep_button = QPushButton(self.tr("Sweep capacity"))
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(140)
+        self.progress.setVisible(False)
+        for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
+                  self.block_size, self.eviction, self.seqs, self.batched, self.add_run,
+                  self.run_button, self.sweep_button, self.cancel_button, self.progress):
+            self.top.addWidget(w)
+        self.top.addStretch(1)
+        self.gb.valueChanged.connect(self._gb_changed)
+        self.bpt.valueChanged.connect(self._gb_changed)
+        self.block_size.valueChanged.connect(self._gb_changed)
+        self.run_button.clicked.connect(self.run)
+        self.sweep_button.clicked.connect(self.run_sweep)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.run_box.currentIndexChanged.connect(lambda _i: setattr(self, "trace", None))
+
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
+                                              self.tr("replay"), self.tr("change %")])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setLabel("bottom", self.tr("KV-cache capacity (blocks, log)"))
+        self.plot.setLabel("left", self.tr("hit rate (prompt tokens)"))
+        self.plot.setLogMode(x=True, y=False)
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.pre_view = pg.ViewBox()
+        self.plot.showAxis("right")
+        self.plot.scene().addItem(self.pre_view)
+        self.plot.getAxis("right").linkToView(self.pre_view)
+        self.pre_view.setXLink(self.plot)
+        self.plot.getAxis("right").setLabel(self.tr("preemptions"))
+        for ax in ("left", "right", "bottom"):
+            self.plot.getAxis(ax).enableAutoSIPrefix(False)
+        self.plot.vb.sigResized.connect(
+            lambda: self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect()))
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setObjectName("muted")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.plot_widget)
+        split.setSizes([460, 800])
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split, 1)
+        lay.addWidget(self.status)
+
+    # -- session data ---------------------------------------------------------------------------
+    def paint(self, meta: Any) -> str | None:
+        if not isinstance(meta, dict) or not meta.get("requests"):
+            return self.tr("Load a trace with arrival times and prompt lengths (e.g. a Mooncake "
+                           "trace) to replay it under other KV-cache and scheduler settings.")
+        self.session.runner.submit("replay-runs", lambda ctx: replayable_runs(self.session.store),
+                                   self._fill_runs, self._failed, label=self.tr("Replay: runs"))
+        return None
+
+    def _fill_runs(self, df) -> None:
+        keep = self.run_box.currentData()
+        self.run_box.blockSignals(True)
+        self.run_box.clear()
+        for run_id, label, n in df.itertuples(index=False):
+            self.run_box.addItem(f"{label} ({n})", run_id)
+        i = self.run_box.findData(keep)
+        self.run_box.setCurrentIndex(max(i, 0))
+        self.run_box.blockSignals(False)
+        if df.empty:
+            self.show_message(self.tr("No run has requests with arrival times and prompt lengths."))
+
+    def _gb_changed(self, *_a) -> None:
+        if self.gb.value() > 0:
+            try:
+                self.blocks.setValue(blocks_for_gb(self.gb.value(), self.bpt.value(),
+                                                   self.block_size.value()))
+            except ValueError as e:
+                self._status(str(e), error=True)
+
+    def config(self) -> EngineConfig:
+        cap = self.blocks.value()
+        return EngineConfig(num_gpu_blocks=cap or None, block_size=self.block_size.value(),
+                            max_num_seqs=self.seqs.value(),
+                            max_num_batched_tokens=max(self.batched.value(), self.seqs.value()),
+                            eviction=self.eviction.currentText())
+
+    # -- running --------------------------------------------------------------------------------
+    def _with_trace(self, then) -> None:
+        run_id = self.run_box.currentData()
+        if run_id is None:
+            return
+        if self.trace is not None and self.trace[0] == run_id:
+            then()
+            return
+        store = self.session.store
+
+        def fetch(ctx):
+            return run_id, requests_from_store(store, run_id), observed_summary(store, run_id)
+
+        def got(t):
+            self.trace = t
+            then()
+        self._status(self.tr("Reading the trace…"))
+        self.session.runner.submit("replay-trace", fetch, got, self._failed,
+                                   label=self.tr("Replay: reading the trace"))
+
+    def run(self) -> None:
+        """Replay the chosen run with the settings shown (a newer run replaces an older one)."""
+        try:
+            cfg = self.config()
+            cfg.validate()
+        except ValueError as e:
+            self._status(str(e), error=True)
+            return
+        self._with_trace(lambda: self._simulate(cfg))
+
+    def _simulate(self, cfg: EngineConfig) -> None:
+        run_id, trace, observed = self.trace
+        self.cancel_button.setEnabled(True)
+        self._status(self.tr("Replaying %n request(s)…", "", len(trace)))
+
+        def job(ctx):
+            try:
+                return simulate(trace, cfg, progress=lambda d, n: ctx.progress(d, n, "replay"),
+                                cancelled=ctx.cancelled)
+            except Cancelled:
+                raise WorkerCancelled() from None
+        self.runner.submit("replay", job, lambda res: self._done(res, run_id, observed),
+                           self._failed, label=self.tr("Replay"))
+
+    def _done(self, res, run_id: str, observed: dict) -> None:
+        self.result = res
+        self.show_comparison(comparison_rows(observed, res.summary))
+        s = res.summary
+        self._status(self.tr("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
+                     .replace("%1", res.config.label()).replace("%2", str(s["requests"]))
+                     .replace("%3", str(s["preemptions"])).replace("%4", str(s["evicted_blocks"])))
+        if self.add_run.isChecked():
+            store = self.session.store
+            label = f"{res.config.label()} of {run_id}"
+            self.session.runner.submit(
+                "replay-write", lambda ctx: write_run(store, res, label=label, source_path=None,
+                                                      config={"replayed_run": run_id}),
+                lambda _rid: self.session.rescan(), self._failed,
+                label=self.tr("Replay: adding the run"))
+
+    def show_comparison(self, rows: list[dict]) -> None:
+        """Fill the observed-vs-replay table from compare.comparison_rows."""
+        self.table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            diff = None if r["diff_pct"] is None else f"{r['diff_pct']:+.1f}%"
+            for j, text in enumerate((self.tr(r["label"]), _fmt(r["observed"], r["unit"]),
+                                      _fmt(r["replay"], r["unit"]), diff or "–")):
+                item = QTableWidgetItem(text)
+                if j:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(i, j, item)
+        self._stack.setCurrentIndex(1)
+
+    def run_sweep(self) -> None:
+        """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
+        try:
+            cfg = self.config()
+            cfg.validate()
+        except ValueError as e:
+            self._status(str(e), error=True)
+            return
+
+        def go():
+            trace = self.trace[1]
+            caps = default_capacities(trace, cfg.block_size, include=cfg.num_gpu_blocks)
+            self.cancel_button.setEnabled(True)
+            self._status(self.tr("Sweeping %n capacities…", "", len(caps)))
+
+            def job(ctx):
+                try:
+                    return sweep_capacity(trace, cfg, caps,
+                                          progress=lambda d, n: ctx.progress(d, n, "sweep"),
+                                          cancelled=ctx.cancelled)
+                except Cancelled:
+                    raise WorkerCancelled() from None
+            self.runner.submit("replay", job, self.show_sweep, self._failed,
+                               label=self.tr("Replay sweep"))
+        self._with_trace(go)
+
+    def show_sweep(self, rows: list[dict]) -> None:
+        """Plot hit rate (prompt tokens, left axis) and preemptions (right axis) vs capacity."""
+        self.sweep = rows
+        self.plot.clear()
+        self.pre_view.clear()
+        rows = [r for r in rows if r["num_gpu_blocks"]]
+        if not rows:
+            return
+        x = [float(r["num_gpu_blocks"]) for r in rows]
+        hit = [r["hit_rate_tokens"] or 0.0 for r in rows]
+        pre = [float(r["preemptions"]) for r in rows]
+        self.plot.addLegend(offset=(10, 10))
+        self.plot.plot(x, hit, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6,
+                       name=self.tr("hit rate"))
+        import math
+        curve = pg.PlotDataItem([math.log10(v) for v in x], pre,
+                                pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                                symbol="t", symbolSize=6)
+        self.pre_view.addItem(curve)
+        self.plot.legend.addItem(curve, self.tr("preemptions"))
+        self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect())
+        self._stack.setCurrentIndex(1)
+        self._status(self.tr("Sweep: hit rate %1 → %2 from %3 to %4 blocks; preemptions %5 → %6; "
+                             "%7 request(s) too large for the smallest cache.")
+                     .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}")
+                     .replace("%3", str(int(x[0]))).replace("%4", str(int(x[-1])))
+                     .replace("%5", str(int(pre[0]))).replace("%6", str(int(pre[-1])))
+                     .replace("%7", str(rows[0].get("rejected", 0))))
+
+    def cancel(self) -> None:
+        self.runner.cancel("replay")
+        self._status(self.tr("Cancelled."))
+        self._idle()
+
+    def _busy(self, _label: str, done: int, total: int) -> None:
+        self.progress.setVisible(True)
+        self.progress.setRange(0, max(total, 0))
+        self.progress.setValue(done)
+
+    def _idle(self) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setEnabled(False)
+
+    def _failed(self, err: BaseException) -> None:
+        self._status(str(err) or type(err).__name__, error=True)
+
+    def _status(self, text: str, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setProperty("error", error)
+        if error and self._stack.currentIndex() == 0:
+            self.show_message(text, error=True)
+
+    def copy_text(self) -> str:
+        rows = []
+        for i in range(self.table.rowCount()):
+            rows.append("\t".join(self.table.item(i, j).text() if self.table.item(i, j) else ""
+                                  for j in range(4)))
+        return "\n".join(rows) or (self.message() or "")
+
+    def closeEvent(self, ev):
+        self.runner.cancel()
+        super().closeEvent(ev)
