@@ -227,6 +227,23 @@ def test_cache_serves_the_same_demo(tmp_path, monkeypatch):
     assert a.df(q).equals(b.df(q))
 
 
+def test_cache_keeps_only_the_recent_entries(tmp_path, monkeypatch):
+    import os
+    from explorer.demo import workload
+    monkeypatch.setenv("TRACE_EXPLORER_CACHE", str(tmp_path))
+    root = tmp_path / "demo"
+    root.mkdir()
+    for i in range(workload.CACHE_KEEP + 3):
+        old = root / f"{i:020x}"
+        old.mkdir()
+        os.utime(old, (1_000_000 + i, 1_000_000 + i))
+    (root / "notes").mkdir()  # not a cache entry: left alone
+    load_demo(Store(), n_requests=100)
+    left = sorted(p.name for p in root.iterdir())
+    assert len(left) == workload.CACHE_KEEP + 1 and "notes" in left
+    assert f"{0:020x}" not in left and f"{workload.CACHE_KEEP + 2:020x}" in left
+
+
 def test_users_own_mooncake_trace(tmp_path):
     path = write_mooncake(synthesize_trace(250, seed=11), tmp_path / "mine.jsonl")
     s = Store()

@@ -54,6 +54,7 @@ STARTED_AT = {OLD: datetime(2026, 1, 12, 9, 0, tzinfo=timezone.utc),
 OLD_CASE_SHARE = 0.35   # the older version's eval covers about a third of its requests
 ID_SHARE = 0.9          # share of cases that carry their request id (the rest: fuzzy join)
 CLOCK_SKEW_S = 0.35     # eval host clock ahead of the server's
+CACHE_KEEP = 8          # demo cache entries kept on disk (most recently used)
 ITL_MAX_REQUESTS = 5000  # longer traces skip per-token latencies (they double the replay time)
 TABLES = ("runs", "requests", "request_events", "token_latencies", "evals", "cases")
 
@@ -253,6 +254,7 @@ def cached_build(seed: int = SEED, n_requests: int = N_REQUESTS,
     folder = cache_dir() / "demo" / _cache_key(seed, n_requests, trace_path)
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        os.utime(folder)  # recently used: kept by _prune
         frames = {t: pd.read_parquet(folder / f"{t}.parquet") for t in TABLES
                   if t != "token_latencies"}
         # the largest frame stays an Arrow table: DuckDB reads it without a pandas copy
@@ -276,9 +278,20 @@ def cached_build(seed: int = SEED, n_requests: int = N_REQUESTS,
             tmp.rename(folder)
         except OSError:  # another process cached it first
             shutil.rmtree(tmp, ignore_errors=True)
+        _prune(folder.parent, CACHE_KEEP)
     except OSError:
         pass
     return data
+
+
+def _prune(root: Path, keep: int) -> None:
+    """Remove all but the `keep` most recently used demo cache entries under root (a changed
+    generator or engine source makes a new entry; the old ones are never read again)."""
+    entries = [p for p in root.iterdir() if p.is_dir() and len(p.name) == 20
+               and all(c in "0123456789abcdef" for c in p.name)]
+    entries.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for p in entries[keep:]:
+        shutil.rmtree(p, ignore_errors=True)
 
 
 def write_demo(store: Store, data: DemoData) -> list[LoadReport]:
