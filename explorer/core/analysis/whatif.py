@@ -16,8 +16,8 @@ in `n_dropped`).
    set blocks every backdoor path, `WhatIfError` says which unobserved causes are to blame.
 2. Outcome model m(t, W). A DoWhy RegressionEstimator subclass fitted on all usable rows:
    logistic (maximum likelihood) for a 0/1 outcome, OLS otherwise; features: a cubic
-   regression spline of t (3 interior knots at quartiles, linear beyond the data's range) and of
-   each adjustment variable (2 interior knots), see _basis.
+   regression spline of t (3 interior knots at its quartiles, linear beyond its range) and, per
+   adjustment variable, its value plus a cubic spline of its rank (2 interior knots); _basis.
 3. Scenario for the selected rows (default: the bad group): each case moves from its own
    observed t_i (control value "observed") to the set value v (treatment value).
    Continuous outcome (additive noise): y_i' = y_i + m(v, W_i) - m(t_i, W_i).
@@ -229,10 +229,17 @@ def _scenario_estimator_class():
                         list(self._target_estimand.get_adjustment_set()))
 
             def _scales(self, data):
+                """Feature maps per column, fitted on `data`; maps already fitted (this
+                estimator's, inherited by the refuters' deep copies) are kept: a refit on a
+                subset or with a placebo column uses the same fixed features for the others."""
                 t, w = self._columns()
-                return {c: _basis(data[c].to_numpy(dtype=float),
-                                  N_KNOTS_TREATMENT if c == t else N_KNOTS_ADJUST)
-                        for c in [t] + w}
+                sc = dict(getattr(self, "_sc", None) or {})
+                for c in [t] + w:
+                    if c not in sc:
+                        sc[c] = _basis(data[c].to_numpy(dtype=float),
+                                       N_KNOTS_TREATMENT if c == t else N_KNOTS_ADJUST,
+                                       ranks=c != t)
+                return sc
 
             def _build_features(self, data_df, treatment_values=None):
                 t, w = self._columns()
@@ -273,16 +280,18 @@ def _scenario_estimator_class():
                 y = d[self._target_estimand.outcome_variable[0]].to_numpy(dtype=float)
                 Xo = self._build_features(d)
                 Xv = self._build_features(d, treatment_values=treatment_value)
-                eo, ev = Xo @ betas.T, Xv @ betas.T          # n x k
                 if not self.binary:
-                    return (ev - eo).mean(axis=0)
-                po = 1.0 / (1.0 + np.exp(-np.clip(eo, -35, 35)))
-                pv = 1.0 / (1.0 + np.exp(-np.clip(ev, -35, 35)))
+                    return (Xv - Xo).mean(axis=0) @ betas.T   # linear: mean of differences
                 yc = y[:, None]
-                down = pv <= po
-                cf = np.where(down, yc * pv / np.maximum(po, 1e-12),
-                              yc + (1 - yc) * (pv - po) / np.maximum(1 - po, 1e-12))
-                return (cf - yc).mean(axis=0)
+                out = np.empty(len(betas))
+                for i in range(0, len(betas), 32):             # blocks of draws: n x 32
+                    bt = betas[i:i + 32].T
+                    po = 1.0 / (1.0 + np.exp(-np.clip(Xo @ bt, -35, 35)))
+                    pv = 1.0 / (1.0 + np.exp(-np.clip(Xv @ bt, -35, 35)))
+                    cf = np.where(pv <= po, yc * pv / np.maximum(po, 1e-12),
+                                  yc + (1 - yc) * (pv - po) / np.maximum(1 - po, 1e-12))
+                    out[i:i + 32] = (cf - yc).mean(axis=0)
+                return out
 
             def estimate_effect(self, data, treatment_value=1, control_value="observed",
                                 target_units=None, need_conditional_estimates=None, **_):
@@ -426,38 +435,67 @@ def _cubic_spline(z: np.ndarray, k: np.ndarray, lo: float, hi: float) -> np.ndar
     the interior knots k; Hastie, Tibshirani & Friedman, ESL 2nd ed., s. 5.2), continued
     linearly outside [lo, hi] (the data's range): B(z) = B(c) + B'(c) (z - c), c = clip(z)."""
     c = np.clip(z, lo, hi)
-    cols = [c, c * c, c ** 3] + [np.maximum(c - kj, 0.0) ** 3 for kj in k]
-    if lo <= float(np.min(z, initial=lo)) and float(np.max(z, initial=hi)) <= hi:
-        return np.column_stack(cols)
-    der = [np.ones_like(c), 2 * c, 3 * c * c] + [3 * np.maximum(c - kj, 0.0) ** 2 for kj in k]
+    out = np.empty((len(z), 3 + len(k)))
+    c2 = c * c
+    out[:, 0], out[:, 1], out[:, 2] = c, c2, c2 * c
+    tails = []
+    for j, kj in enumerate(k):
+        m = np.maximum(c - kj, 0.0)
+        tails.append(m)
+        out[:, 3 + j] = m * m * m
     dz = z - c
-    return np.column_stack([b + d * dz for b, d in zip(cols, der)])
+    if dz.any():                                  # some z outside the range: extrapolate
+        out[:, 0] += dz
+        out[:, 1] += 2 * c * dz
+        out[:, 2] += 3 * c2 * dz
+        for j, m in enumerate(tails):
+            out[:, 3 + j] += 3 * m * m * dz
+    return out
 
 
-def _basis(x: np.ndarray, n_knots: int) -> Callable[[np.ndarray], np.ndarray]:
-    """Feature map of one variable, fitted on x (standardised first): with more than 5 distinct
-    values a cubic regression spline with n_knots knots at quantiles linspace(0, 1, n_knots)
-    (the outer two are the data's range, the inner ones interior knots), linear beyond the
-    range, so a scenario value outside the data extrapolates linearly; x and x^2 with 3-5
-    distinct values; x alone for a 0/1 variable."""
-    xs = x[:: max(1, len(x) // 50_000)]
+def _basis(x: np.ndarray, n_knots: int, ranks: bool = True) -> Callable[[np.ndarray], np.ndarray]:
+    """Feature map of one variable, fitted on x, for more than 5 distinct values:
+    ranks=True (adjustment variables): the standardised value z plus a cubic regression spline
+    of its empirical CDF u = F(x) (n_knots knots at u = 0, 1/(n_knots-1), ..., 1; on ranks, a
+    long tail such as prompt_tokens up to 128k cannot make the basis ill-conditioned; beyond
+    the observed range u stays at 0 or 1 and z continues linearly);
+    ranks=False (the treatment, whose scale the scenario is set on): a cubic regression spline
+    of z with knots at the quantiles linspace(0, 1, n_knots), linear beyond the observed range.
+    With 3-5 distinct values: z and z^2; a 0/1 variable: z. Columns are centred and scaled to
+    unit SD."""
+    xs = np.sort(x[:: max(1, len(x) // 5_000)])     # ranks and scales from <= ~10k rows
     mu, sd = float(np.mean(xs)), float(np.std(xs)) or 1.0
     uniq = np.unique(xs)
-    if len(uniq) > 5:
+    if len(uniq) > 5 and not ranks:
         q = (np.quantile(xs, np.linspace(0, 1, n_knots)) - mu) / sd
-        inner = np.unique(q[1:-1])
         lo, hi = float(q[0]), float(q[-1])
-        inner = inner[(inner > lo) & (inner < hi)]
-        zs = (xs - mu) / sd
-        b = _cubic_spline(zs, inner, lo, hi)
-        cmu, csd = b.mean(axis=0), b.std(axis=0)
-        csd[csd == 0] = 1.0          # columns scaled to unit SD (the ridge treats them alike)
-        return lambda v: (_cubic_spline((np.asarray(v, dtype=float) - mu) / sd, inner, lo, hi)
-                          - cmu) / csd
-    if len(uniq) > 2:
-        return lambda v: np.column_stack([(np.asarray(v, dtype=float) - mu) / sd,
-                                          ((np.asarray(v, dtype=float) - mu) / sd) ** 2])
-    return lambda v: ((np.asarray(v, dtype=float) - mu) / sd)[:, None]
+        knots = np.unique(q[1:-1])
+        knots = knots[(knots > lo) & (knots < hi)]
+
+        def raw(v):
+            return _cubic_spline((np.asarray(v, dtype=float) - mu) / sd, knots, lo, hi)
+    elif len(uniq) > 5:
+        probs = np.linspace(0, 1, 201)
+        qs = np.quantile(xs, probs)
+        qs, first = np.unique(qs, return_index=True)
+        ps = probs[first]
+        inner = np.linspace(0, 1, n_knots)[1:-1]
+
+        def raw(v):
+            v = np.asarray(v, dtype=float)
+            u = np.interp(v, qs, ps)
+            return np.column_stack([(v - mu) / sd, _cubic_spline(u, inner, 0.0, 1.0)])
+    elif len(uniq) > 2:
+        def raw(v):
+            z = (np.asarray(v, dtype=float) - mu) / sd
+            return np.column_stack([z, z * z])
+    else:
+        def raw(v):
+            return ((np.asarray(v, dtype=float) - mu) / sd)[:, None]
+    b = raw(xs)
+    cmu, csd = b.mean(axis=0), b.std(axis=0)
+    csd[csd == 0] = 1.0
+    return lambda v: (raw(v) - cmu) / csd
 
 
 def _is_binary(s: pd.Series) -> bool:
