@@ -38,7 +38,7 @@ def _fmt(v: Any, unit: str = "") -> str:
 class ReplayPanel(Panel):
     """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
 
-    key = "meta"
+    key = "inputs"     # sent after every load: the runs to offer may have changed
     title = "Replay"
 
     def __init__(self, session, parent=None):
@@ -138,8 +138,8 @@ class ReplayPanel(Panel):
         lay.addWidget(self.status)
 
     # -- session data ---------------------------------------------------------------------------
-    def paint(self, meta: Any) -> str | None:
-        if not isinstance(meta, dict) or not meta.get("requests"):
+    def paint(self, inputs: Any) -> str | None:
+        if not inputs:
             return self.tr("Load a trace with arrival times and prompt lengths (e.g. a Mooncake "
                            "trace) to replay it under other KV-cache and scheduler settings.")
         self.session.runner.submit("replay-runs", lambda ctx: replayable_runs(self.session.store),
