@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pandas as pd
 from PySide6.QtCore import QSize
 
-from .images import ensure_app, save_png, save_svg, settle
+from .images import ensure_app, report_mode, save_png, save_svg, settle, table_overflow
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +57,14 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
     classes = _panel_classes()
     wanted = ["header", "comparison", "distributions", "tree", "heatmap", "versions", "sla",
               "whatif", "conclusion", "timeline"]
-    # the timeline panel gets no session: without one it queries and paints synchronously
-    panels = {n: classes[n](None if n == "timeline" else session) for n in wanted if n in classes}
+    panels = {}
+    for n in wanted:
+        if n not in classes:
+            continue
+        try:  # the timeline panel gets no session: without one it paints synchronously
+            panels[n] = classes[n](None if n == "timeline" else session)
+        except Exception:  # noqa: BLE001 - a panel that cannot start leaves only its picture out
+            log.exception("panel %s could not start", n)
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
     if frame is not None:
@@ -68,7 +74,12 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
     out: dict[str, Path] = {}
 
     def shoot(name: str, widget, stem: str) -> None:
-        settle(widget, PANEL_SIZES.get(name, QSize(900, 500)))
+        size = PANEL_SIZES.get(name, QSize(900, 500))
+        report_mode(widget)  # after painting: panels show their controls once data arrives
+        settle(widget, size)
+        grow = table_overflow(widget)
+        if grow:  # every row of a table, no scroll bar and no empty tail
+            settle(widget, QSize(size.width(), max(160, size.height() + grow)))
         out[stem] = save_png(widget, out_dir / f"{stem}.png")
         if svg:
             save_svg(widget, out_dir / f"{stem}.svg", title=stem)

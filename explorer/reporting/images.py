@@ -8,7 +8,11 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSpinBox,
+                               QApplication, QComboBox, QHBoxLayout, QLabel, QLayout,
+                               QTableView, QWidget)
+
+CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox)
 
 CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC"]
 
@@ -68,3 +72,36 @@ def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
     widget.render(p, QPoint(0, 0))
     p.end()
     return path
+
+
+def report_mode(panel: QWidget) -> None:
+    """Make a panel look like a printed figure: hide its controls (buttons, pickers, spin boxes)
+    with the labels of their tool rows, and turn scroll bars off. The content is untouched."""
+    for lay in panel.findChildren(QLayout):
+        if not isinstance(lay, QHBoxLayout):
+            continue
+        items = [lay.itemAt(i).widget() for i in range(lay.count())]
+        widgets = [w for w in items if w is not None]
+        if any(isinstance(w, CONTROLS) for w in widgets):
+            for w in widgets:  # captions of controls go; a long note (a legend) stays
+                if isinstance(w, CONTROLS) or (isinstance(w, QLabel) and len(w.text()) < 48):
+                    w.hide()
+    for w in panel.findChildren(QWidget):
+        if isinstance(w, CONTROLS):
+            w.hide()
+    for area in panel.findChildren(QAbstractScrollArea):
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+
+def table_overflow(panel: QWidget) -> int:
+    """Pixels of height the panel's visible tables need to show every row and no empty tail:
+    positive to grow, negative to shrink, 0 without a table."""
+    deltas = []
+    for t in panel.findChildren(QTableView):
+        if not t.isVisible() or t.model() is None:
+            continue
+        rows = sum(t.rowHeight(r) for r in range(t.model().rowCount()))
+        need = rows + t.horizontalHeader().height() + 2 * t.frameWidth() + 4
+        deltas.append(need - t.height())
+    return max(deltas) if deltas else 0
