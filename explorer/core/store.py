@@ -83,6 +83,7 @@ class Store:
     def __init__(self, path: str | Path | None = None):
         self.path = str(path) if path else None
         self.con = duckdb.connect(self.path or ":memory:")
+        self.con.execute("SET enable_progress_bar = false")  # no terminal bars from long inserts
         self._lock = threading.RLock()
         self.create_schema()
 

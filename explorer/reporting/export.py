@@ -1,0 +1,97 @@
+"""File > Export Report: the same bundle as `trace-explorer report`, written by a child process.
+
+Qt widgets may only be built on the UI thread, and painting a dozen panels takes seconds, so the
+window neither renders on its worker thread nor blocks its UI thread: the worker saves the
+session to a temporary .duckdb file and runs `python -m explorer.reporting.export` on it (its
+own offscreen QApplication), reading progress lines and killing it on Cancel.
+
+Child protocol (stdout, one line each): "progress DONE TOTAL TEXT", then "written PATH".
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Sequence
+
+
+class ExportCancelled(Exception):
+    """The user cancelled the export; the child process was killed."""
+
+
+def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | None = None,
+                  progress: Callable[[int, int, str], None] | None = None,
+                  cancelled: Callable[[], bool] | None = None) -> list[Path]:
+    """Write the report bundle of `cohort` (analysis.Cohort) to out_dir in a child process.
+
+    Runs on a worker thread (it uses the store only to save a copy). formats: default every
+    available format. Returns the files written. Raises ExportCancelled, or RuntimeError with
+    the child's last error lines when it fails."""
+    from explorer.core.report import available_formats
+
+    formats = list(formats or available_formats())
+    tmp = Path(tempfile.mkdtemp(prefix="trace-explorer-export-"))
+    try:
+        db = tmp / "session.duckdb"
+        store.save_as(db)
+        cmd = [sys.executable, "-m", "explorer.reporting.export", str(db), "--out", str(out_dir),
+               "--cohort", json.dumps(cohort.to_dict()), "--format", ",".join(formats)]
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+        written: list[Path] = []
+        for line in proc.stdout:
+            if cancelled and cancelled():
+                proc.kill()
+                proc.wait()
+                raise ExportCancelled("report export cancelled")
+            kind, _, rest = line.rstrip("\n").partition(" ")
+            if kind == "progress" and progress:
+                done, total, text = (rest.split(" ", 2) + ["", ""])[:3]
+                progress(int(done), int(total), text)
+            elif kind == "written":
+                written.append(Path(rest))
+        err = proc.stderr.read()
+        if proc.wait() != 0:
+            tail = "\n".join(ln for ln in err.splitlines() if ln.strip())[-2000:]
+            raise RuntimeError(f"report export failed: {tail or 'exit ' + str(proc.returncode)}")
+        return written
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The child: open the saved session, build and write the report, print progress."""
+    ap = argparse.ArgumentParser(prog="python -m explorer.reporting.export")
+    ap.add_argument("session")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cohort", default="{}", help="analysis.Cohort.to_dict() as JSON")
+    ap.add_argument("--format", default="json,md,png,svg,html,pdf")
+    args = ap.parse_args(argv)
+    from explorer.core.analysis import Cohort
+    from explorer.core.report import write_report
+    from explorer.core.selection import from_dict
+    from explorer.core.store import Store
+
+    spec = json.loads(args.cohort)
+    sel = spec.get("selection")
+    cohort = Cohort(cluster=spec.get("cluster"), control=spec.get("control") or "same-category",
+                    selection=from_dict(sel) if sel else None,
+                    **({"eval_id": spec["eval_id"]} if spec.get("eval_id") else {}))
+    store = Store.open(args.session)
+
+    def progress(done, total, text=""):
+        print(f"progress {int(done)} {int(total)} {text}", flush=True)
+
+    for path in write_report(store, cohort, args.out, args.format.split(","), progress=progress):
+        print(f"written {path}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
