@@ -131,7 +131,8 @@ def test_azure_arrivals_relative_to_first_row(loaded, real):
     ts = [datetime.strptime(x["TIMESTAMP"][:26], "%Y-%m-%d %H:%M:%S.%f") for x in raw]
     run = reports["azure_llm_2023/AzureLLMInferenceTrace_conv.csv"].run_ids[0]
     df = _rows(store, run, "arrival_s, prompt_tokens, completion_tokens")
-    np.testing.assert_allclose(df["arrival_s"], [(t - min(ts)).total_seconds() for t in ts], atol=1e-6)
+    t0 = min(ts)
+    np.testing.assert_allclose(df["arrival_s"], [(t - t0).total_seconds() for t in ts], atol=1e-6)
     assert df["prompt_tokens"].tolist() == [int(x["ContextTokens"]) for x in raw]
 
 
