@@ -148,7 +148,7 @@ class Session(QObject):
         self.selection_label = ""
         self.selected_cases: frozenset | None = None
         self.selected_requests: int | None = None
-        self.history: list[tuple[Any, str]] = [(None, "")]
+        self.history: list[tuple[Any, str, bool]] = [(None, "", False)]
         self.hist_index = 0
         self.data: dict[str, Any] = {}        # last payload per key
         self.objects: dict[str, Any] = {}     # last result objects (for predicates)
@@ -196,6 +196,13 @@ class Session(QObject):
             return self._after_load(ctx, [], prepare=False)
         self.runner.submit("open", job, self._loaded, self._failed, label=self.tr("Opening session"))
 
+    def rescan(self) -> None:
+        """Re-read inputs, clusters and counts of the current store (after it was filled
+        directly, e.g. by a benchmark or a test) and rerun the analyses."""
+        self._loads += 1
+        self.runner.submit(f"load{self._loads}", lambda ctx: self._after_load(ctx, [], prepare=False),
+                           self._loaded, self._failed, label=self.tr("Reading the session"))
+
     def save_session(self, path: str, on_done=None) -> None:
         """Write the store to a .duckdb file (Store.save_as) in a worker."""
         self.runner.submit("save", lambda ctx: self.store.save_as(path),
@@ -213,13 +220,13 @@ class Session(QObject):
                 "meta": fetch_meta(self.store)}
 
     def _loaded(self, payload: dict) -> None:
-        self._publish(payload)
-        self.storeChanged.emit()
         names = [c["name"] for c in payload["clusters"]]
         if self.cluster not in names:
             self.cluster = names[0] if names else None
+        self._publish(payload)
+        self.storeChanged.emit()
         self.selection, self.selection_label, self.selected_cases = None, "", None
-        self.history, self.hist_index = [(None, "")], 0
+        self.history, self.hist_index = [(None, "", False)], 0
         self.selectionChanged.emit()
         self.selectedCasesChanged.emit(None)
         self.cohortChanged.emit()
@@ -326,33 +333,37 @@ class Session(QObject):
             self.metricChanged.emit(metric)
 
     # -- selection --------------------------------------------------------------------------
-    def set_selection(self, predicate, label: str = "", record: bool = True) -> None:
-        """Select the cases/requests matching `predicate` (explorer.core.selection), or None
-        to clear; recorded in the Back/Forward history unless record=False."""
+    def set_selection(self, predicate, label: str = "", record: bool = True,
+                      requests: bool = False) -> None:
+        """Select the cohort's cases matching `predicate` (explorer.core.selection; evaluated
+        inside the current cohort), or None to clear. requests=True also counts the requests
+        the predicate selects in the whole store (a heatmap cell). Recorded in the Back/Forward
+        history unless record=False."""
         if record:
             del self.history[self.hist_index + 1:]
-            self.history.append((predicate, label))
+            self.history.append((predicate, label, requests))
             self.hist_index = len(self.history) - 1
         self.selection, self.selection_label = predicate, label
+        self.selected_cases, self.selected_requests = None, None
         self.selectionChanged.emit()
         if predicate is None:
             self.runner.cancel("selection")
-            self.selected_cases, self.selected_requests = None, None
             self.selectedCasesChanged.emit(None)
             frame = self.data.get("frame")
             ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
             self.runner.submit("cases", lambda ctx: {"cases": fetch_cases(self.store, ids)},
                                self._publish, self._failed, label=self.tr("Listing cases"))
             return
+        analysis = importlib.import_module("explorer.core.analysis")
+        cohort = analysis.Cohort(cluster=self.cluster, control=self.control, selection=predicate)
 
         def job(ctx: JobContext):
-            sel = importlib.import_module("explorer.core.selection")
-            ids = frozenset(sel.select_cases(self.store, predicate))
+            ids = frozenset(analysis.cohort_frame(self.store, cohort)["case_id"])
             ctx.check()
-            try:
+            nreq = None
+            if requests:
+                sel = importlib.import_module("explorer.core.selection")
                 nreq = len(sel.select_requests(self.store, predicate))
-            except Exception:  # noqa: BLE001 - a case-only predicate has no request form
-                nreq = None
             return ids, nreq, fetch_cases(self.store, sorted(ids))
         self.runner.submit("selection", job, self._selected, self._failed,
                            label=self.tr("Selecting"))
@@ -376,12 +387,14 @@ class Session(QObject):
     def back(self) -> None:
         if self.can_back():
             self.hist_index -= 1
-            self.set_selection(*self.history[self.hist_index], record=False)
+            pred, label, requests = self.history[self.hist_index]
+            self.set_selection(pred, label, record=False, requests=requests)
 
     def forward(self) -> None:
         if self.can_forward():
             self.hist_index += 1
-            self.set_selection(*self.history[self.hist_index], record=False)
+            pred, label, requests = self.history[self.hist_index]
+            self.set_selection(pred, label, record=False, requests=requests)
 
     def select_tree_node(self, node_id: int) -> None:
         """Select the cases of one decision-tree node (analysis.tree_node_predicate)."""
@@ -399,7 +412,8 @@ class Session(QObject):
         if hm is None:
             return
         self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
-                           self.tr("heatmap cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)))
+                           self.tr("heatmap cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)),
+                           requests=True)
 
     def cancel(self) -> None:
         """Cancel every running or queued job (the status bar's Cancel)."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import (QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from explorer.session import Failure
 
@@ -40,6 +40,10 @@ class Panel(QWidget):
         self._stack.addWidget(self.body)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        self.top = QHBoxLayout()  # controls that stay visible when a message is shown
+        self.top.setContentsMargins(4, 2, 4, 0)
+        lay.addLayout(self.top)
         lay.addWidget(self._stack)
         for text, slot in ((self.tr("Copy as image"), self.copy_image),
                            (self.tr("Save image…"), self.save_image)):
@@ -57,6 +61,10 @@ class Panel(QWidget):
     def show_result(self, value: Any) -> None:
         """Paint `value` (a report-JSON section, a Failure, or None) or say why not."""
         self.value = value
+        for i in range(self.top.count()):  # controls make sense once something is loaded
+            w = self.top.itemAt(i).widget()
+            if w is not None:
+                w.setVisible(value is not None)
         if value is None:
             self.show_message(self._msg.text() if self._stack.currentIndex() == 0 else
                               self.tr("Nothing to show yet."))

@@ -3,19 +3,29 @@ bound request and association level."""
 from __future__ import annotations
 
 import pandas as pd
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout
 
 from widgets import palette
 from widgets.base import Panel
+from widgets.painters.common import is_missing
 from widgets.tablemodel import RowsModel, sortable
 
 HEADERS = ["Prompt", "Prediction", "Correct", "Cluster", "Category", "Bound request", "Level"]
+def _na(v) -> bool:
+    """None, NaN, pd.NA or NaT."""
+    try:
+        return v is None or bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
 LEVELS = {1: "1 exact id", 2: "2 fuzzy", 3: "3 weak"}
 
 
 def _short(v, n=160) -> str:
-    s = "" if v is None or (isinstance(v, float) and v != v) else " ".join(str(v).split())
+    s = "" if _na(v) else " ".join(str(v).split())
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
@@ -35,7 +45,8 @@ class CasesPanel(Panel):
         self.view.verticalHeader().hide()
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setStretchLastSection(True)
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        hh.setStretchLastSection(False)
         self.caption = QLabel()
         self.caption.setObjectName("muted")
         lay = QVBoxLayout(self.body)
@@ -51,30 +62,32 @@ class CasesPanel(Panel):
         rows, sort, keys, colours, tips = [], [], [], [], []
         for r in df.itertuples(index=False):
             correct = getattr(r, "correct", None)
+            correct = None if _na(correct) else bool(correct)
             level = getattr(r, "level", None)
-            lv = None if level is None or level != level else int(level)
+            lv = None if is_missing(level) else int(level)
             req = getattr(r, "request_id", None)
-            req = None if req is None or (isinstance(req, float) and req != req) else str(req)
+            req = None if _na(req) else str(req)
             ok = "✓" if correct is True else ("✗" if correct is False else "–")
             rows.append([_short(r.prompt), _short(r.prediction), ok, _short(r.cluster, 40),
                          _short(r.category, 40), req or self.tr("not bound"),
                          LEVELS.get(lv, "–") if lv else "–"])
-            sort.append([_short(r.prompt), _short(r.prediction), ok, _short(r.cluster, 40),
+            sort.append([_short(r.prompt), _short(r.prediction), {"✗": 0, "✓": 1}.get(ok, 2), _short(r.cluster, 40),
                          _short(r.category, 40), req or "~", lv or 9])
             keys.append(r.case_id)
             colours.append(QColor(palette.BAD) if correct is False else None)
             tips.append(f"{r.case_id}\n\n{_short(r.prompt, 600)}\n\n→ {_short(r.prediction, 300)}")
         self.model.set_rows(rows, sort, keys, colours, tips=tips)
+        self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
         s = self.session
         n = len(rows)
         if s.selection is not None:
             self.caption.setText(self.tr("%1 selected case(s): %2 (Esc clears)").replace("%1", str(n))
                                  .replace("%2", s.selection_label))
         else:
-            bad = int((df["correct"] == False).sum()) if "correct" in df else 0  # noqa: E712
+            bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
             self.caption.setText(self.tr("%1 case(s) in the cohort: %2 badcase(s), %3 control")
                                  .replace("%1", str(n)).replace("%2", str(bad)).replace("%3", str(n - bad)))
-        for c, w in enumerate((380, 260, 60, 140, 140, 200)):
+        for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 90)):
             self.view.setColumnWidth(c, w)
         return None
 

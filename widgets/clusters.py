@@ -13,13 +13,20 @@ from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 ALL = "\x00all"  # row key of "every badcase"
 
 
+def _bound(bound, bad) -> str:
+    """'369 (100%)': badcases bound to a trace request and their share."""
+    if is_missing(bound):
+        return "–"
+    return f"{int(bound)} ({share(int(bound) / int(bad))})" if not is_missing(bad) and int(bad) else str(int(bound))
+
+
 class ClustersPanel(Panel):
     key = "clusters"
     title = "Clusters"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.model = RowsModel([self.tr("Cluster"), self.tr("Badcases"), self.tr("Share"),
+        self.model = RowsModel([self.tr("Cluster"), self.tr("Bad"), self.tr("Share"),
                                 self.tr("Bound")], self)
         self.proxy = sortable(self.model, self)
         self.view = QTableView()
@@ -28,6 +35,7 @@ class ClustersPanel(Panel):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.verticalHeader().hide()
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in (1, 2, 3):
             self.view.horizontalHeader().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
@@ -55,20 +63,22 @@ class ClustersPanel(Panel):
         rows, sort, keys, tips = [], [], [], []
         tot_bad = sum(int(c.get("badcases") or 0) for c in clusters if not is_missing(c.get("badcases")))
         tot_bound = sum(int(c.get("bound") or 0) for c in clusters if not is_missing(c.get("bound")))
-        rows.append([self.tr("(all badcases)"), str(tot_bad), "100%", ratio(tot_bound, tot_bad)])
+        rows.append([self.tr("(all badcases)"), str(tot_bad), "100%", _bound(tot_bound, tot_bad)])
         sort.append(["", float("inf"), 2.0, float("inf")])
         keys.append(ALL)
         tips.append(self.tr("Every badcase against the control group"))
         for c in clusters:
             bad = c.get("badcases")
             rows.append([str(c.get("name")), "–" if is_missing(bad) else str(int(bad)),
-                         share(c.get("share")), ratio(c.get("bound"), bad)])
+                         share(c.get("share")), _bound(c.get("bound"), bad)])
             sort.append([str(c.get("name")), -1 if is_missing(bad) else float(bad),
                          -1 if is_missing(c.get("share")) else float(c["share"]),
                          -1 if is_missing(c.get("bound")) else float(c["bound"])])
             keys.append(c.get("name"))
             cats = c.get("categories") or []
-            tips.append(self.tr("categories: %1").replace("%1", ", ".join(map(str, cats))) if cats else None)
+            tips.append(str(c.get("name")) + "\n" + self.tr("bound to a trace request: %1").replace(
+                "%1", ratio(c.get("bound"), bad)) + ("\n" + self.tr("categories: %1").replace(
+                    "%1", ", ".join(map(str, cats))) if cats else ""))
         self._painting = True
         try:
             self.model.set_rows(rows, sort, keys, tips=tips)

@@ -21,7 +21,8 @@ class ComparisonPanel(Panel):
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.model = RowsModel([self.tr(h) for h in painter.HEADERS], self)
+        self.model = RowsModel([self.tr(h) for h in painter.HEADERS], self,
+                               [self.tr(t) for t in painter.TIPS])
         self.proxy = sortable(self.model, self)
         self.view = QTableView()
         self.view.setModel(self.proxy)

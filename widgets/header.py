@@ -19,6 +19,7 @@ class HeaderPanel(Panel):
         self._row.setContentsMargins(6, 4, 6, 4)
         self._row.setSpacing(8)
         self.items: list[tuple[str, str, str]] = []
+        self.setFixedHeight(64)
         self.show_message(self.tr("No data loaded. Drop eval results and inference traces "
                                   "(files or folders) anywhere on this window."))
         session.selectionChanged.connect(self._repaint)

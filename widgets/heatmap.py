@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolTip, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QLabel, QToolTip, QVBoxLayout
 
 from widgets.base import Panel
 from widgets.painters.common import label
@@ -24,7 +24,7 @@ class HeatmapPanel(Panel):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.boxes = {}
-        top = QHBoxLayout()
+        top = self.top
         for name, text in (("x_metric", self.tr("x")), ("y_metric", self.tr("y")),
                            ("value_metric", self.tr("colour = mean of"))):
             box = QComboBox()
@@ -44,7 +44,6 @@ class HeatmapPanel(Panel):
         self.hint.setObjectName("muted")
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(top)
         lay.addWidget(self.glw, 1)
         lay.addWidget(self.hint)
 
@@ -57,6 +56,8 @@ class HeatmapPanel(Panel):
             if m:
                 box.setCurrentIndex(box.findData(m))
         msg = paint_heatmap(self.plot, hm)
+        if msg:
+            return msg + "\n" + self.tr("Choose other metrics above.")
         if msg is None:
             self.hint.setText(self.tr("%1 · hover a cell for its n and value; click it to select its requests")
                               .replace("%1", f"{hm.get('level', 'request')} level, n = {hm.get('n_items', '–')}"))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout
 
 from widgets import palette
 from widgets.base import Panel
@@ -27,6 +28,11 @@ class InputsPanel(Panel):
                                    self.tr("Skipped"), self.tr("Status")])
         self.tree.setRootIsDecorated(True)
         self.tree.setAlternatingRowColors(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        hh = self.tree.header()
+        hh.setStretchLastSection(False)
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        hh.setMinimumSectionSize(36)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree)
@@ -67,7 +73,6 @@ class InputsPanel(Panel):
                 err.setFirstColumnSpanned(True)
         for c in range(1, 5):
             self.tree.resizeColumnToContents(c)
-        self.tree.setColumnWidth(0, max(160, min(320, self.tree.sizeHintForColumn(0))))
         return None
 
     def copy_text(self) -> str:

@@ -135,7 +135,7 @@ class MainWindow(QMainWindow):
         if bottom:
             bottom[0].raise_()
         left = [d[n] for n in ("clusters", "conclusion") if n in d] + centre[:1]
-        self.resizeDocks(left, [330, 380, 880], Qt.Orientation.Horizontal)
+        self.resizeDocks(left, [400, 380, 820], Qt.Orientation.Horizontal)
         vert = [d[n] for n in ("clusters", "inputs") if n in d]
         self.resizeDocks(vert, [420, 260], Qt.Orientation.Vertical)
         if bottom and centre:
@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
         if tip:
             a.setToolTip(tip)
             a.setStatusTip(tip)
-        a.triggered.connect(slot)
+        a.triggered.connect(lambda _checked=False: slot())  # never pass `checked` on
         menu.addAction(a)
         return a
 
@@ -331,9 +331,26 @@ class MainWindow(QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState(LAYOUT_VERSION))
         self.settings.sync()
-        self.session.cancel()
         QApplication.instance().removeEventFilter(self)
+        self.stop_workers()
         super().closeEvent(ev)
+
+    def runners(self) -> list:
+        """The session's Runner and those of panels that keep their own (e.g. what-if)."""
+        out = [self.session.runner]
+        for p in self.panels.values():
+            r = getattr(p, "runner", None)
+            if r is not None and hasattr(r, "cancel") and r not in out:
+                out.append(r)
+        return out
+
+    def stop_workers(self, msecs: int = 5000) -> None:
+        """Cancel every job and wait (bounded) for the running ones to return, so no worker
+        thread outlives the window."""
+        for r in self.runners():
+            r.cancel()
+        for r in self.runners():
+            r.wait(msecs)
 
 
 def _local_paths(mime) -> list[str]:

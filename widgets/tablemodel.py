@@ -14,9 +14,10 @@ class RowsModel(QAbstractTableModel):
     """rows: list of display-string lists; sort: same shape, values to sort by (None = text);
     keys: one object per row (KEY_ROLE, e.g. a cluster name); colours / bold / tips per row."""
 
-    def __init__(self, headers: Sequence[str], parent=None):
+    def __init__(self, headers: Sequence[str], parent=None, header_tips: Sequence[str] | None = None):
         super().__init__(parent)
         self.headers = list(headers)
+        self.header_tips = list(header_tips or [])
         self.rows: list[list[str]] = []
         self.sort: list[list[Any]] = []
         self.keys: list[Any] = []
@@ -42,8 +43,12 @@ class RowsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.headers)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.headers[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section < len(self.header_tips):
+            return self.header_tips[section]
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import (QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QSpinBox,
-                               QVBoxLayout)
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QLabel, QSpinBox, QVBoxLayout
 
 from widgets import palette
 from widgets.base import Panel
@@ -62,7 +61,7 @@ class TreePanel(Panel):
         self.sentence = QLabel()
         self.sentence.setWordWrap(True)
         self.sentence.setObjectName("muted")
-        top = QHBoxLayout()
+        top = self.top
         top.addWidget(QLabel(self.tr("max depth")))
         top.addWidget(self.depth)
         top.addWidget(QLabel(self.tr("min cases per leaf")))
@@ -71,7 +70,6 @@ class TreePanel(Panel):
         top.addWidget(QLabel(self.tr("click a node to select its cases")))
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(top)
         lay.addWidget(self.view, 1)
         lay.addWidget(self.sentence)
         session.selectionChanged.connect(self._mark_selected)

@@ -25,6 +25,8 @@ LABELS = {
     "batch_entropy": "batch-size entropy",
     "batch_size_entropy": "batch-size entropy",
     "itl_ms": "ITL",
+    "prompt_chars": "prompt length",
+    "prediction_chars": "answer length",
 }
 
 
@@ -40,8 +42,12 @@ def is_missing(v: Any) -> bool:
 
 def unit(metric: str) -> str:
     """The unit of a metric ("ms", "ms/token", "" for ratios and counts)."""
+    if metric in ("batch_size_entropy", "batch_entropy"):
+        return "bits"
     if metric in REQUEST_METRICS:
         return REQUEST_METRICS[metric]
+    if metric.endswith("_chars"):
+        return "chars"
     if metric.endswith("_ms"):
         return "ms"
     if metric.endswith("_s"):
@@ -53,7 +59,7 @@ def label(metric: str, with_unit: bool = True) -> str:
     """Readable name of a metric, with its unit in brackets: "TPOT (ms/token)"."""
     name = LABELS.get(metric, metric.replace("_", " "))
     u = unit(metric)
-    return f"{name} ({u})" if with_unit and u else name
+    return f"{name} ({u})" if with_unit and u and not name.endswith(u) else name
 
 
 def num(v: Any, metric: str | None = None, digits: int = 3) -> str:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import html
 
-from .common import is_missing, label, num, pct, pval, significant
+from .common import is_missing, label, num, pct, pval, share, significant
 
-HEADERS = ["Metric", "Badcase mean", "Control mean", "Diff %", "p (MWU)", "p adj. (BH)",
-           "Cohen's d", "n bad", "n control"]
+HEADERS = ["Metric", "Badcase", "Control", "Diff", "p", "p adj.", "d", "n bad", "n ctl"]
+TIPS = ["Metric (unit)", "Badcase mean (share of requests for yes/no signals)", "Control mean",
+        "(badcase - control) / |control|", "Mann-Whitney U, two-sided (Fisher's exact for yes/no signals)",
+        "Benjamini-Hochberg adjusted across the metrics", "Cohen's d: badcase minus control over "
+        "the pooled SD (odds ratio for yes/no signals)", "badcases with a value", "control cases with a value"]
 
 
 def sort_key(row: dict, col: int):
@@ -26,10 +29,16 @@ def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
     for r in rows or []:
         m = str(r.get("metric", "?"))
         d = r.get("cohens_d")
-        out.append([("★ " if significant(r) else "") + label(m),
-                    num(r.get("bad_mean"), m), num(r.get("control_mean"), m),
+        cat = r.get("kind") == "categorical"
+        mean = (lambda v: share(v)) if cat else (lambda v: num(v, m))
+        if cat and is_missing(d) and not is_missing(r.get("odds_ratio")):
+            dtext = f"OR {float(r['odds_ratio']):.2f}"
+        else:
+            dtext = "–" if is_missing(d) else f"{float(d):+.2f}"
+        out.append([("★ " if significant(r) else "") + label(m) + (" (share)" if cat else ""),
+                    mean(r.get("bad_mean")), mean(r.get("control_mean")),
                     pct(r.get("diff_pct")), pval(r.get("p_value")), pval(r.get("p_adjusted")),
-                    "–" if is_missing(d) else f"{float(d):+.2f}",
+                    dtext,
                     "–" if is_missing(r.get("n_bad")) else str(int(r["n_bad"])),
                     "–" if is_missing(r.get("n_control")) else str(int(r["n_control"]))])
     return out

@@ -3,6 +3,8 @@ pyqtgraph PlotItem. Means and the Mann-Whitney U p-value go into the legend; sel
 drawn as a rug in the selection colour."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 
@@ -79,7 +81,8 @@ def paint_distribution(plot: pg.PlotItem, bad, control, metric: str, mode: str =
         plot.addItem(line)
     if stats:
         p = stats.get("p_adjusted", stats.get("p_value"))
-        plot.legend.addItem(pg.PlotDataItem(pen=None), f"Mann-Whitney U p adj. = {pval(p)}")
+        plot.legend.addItem(pg.PlotDataItem(pen=None),
+                            html.escape(f"Mann-Whitney U p adj. {_rel(pval(p))}"))
     h = clean(highlight)
     if h.size:
         ymax = 1.0 if mode == "ecdf" else plot.viewRange()[1][1] or 1.0
@@ -90,6 +93,10 @@ def paint_distribution(plot: pg.PlotItem, bad, control, metric: str, mode: str =
         plot.legend.addItem(rug, f"Selected (n={h.size})")
     plot.enableAutoRange()
     return None
+
+
+def _rel(p: str) -> str:
+    return p if p.startswith("<") else f"= {p}"
 
 
 def _steps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -30,16 +30,20 @@ def strongest_level(cohort: dict) -> int | None:
 def control_text(cohort: dict) -> tuple[str, str]:
     """(value, tooltip) describing the control group: its size and how it was chosen."""
     ctl = cohort.get("control")
-    n = cohort.get("control_n", cohort.get("n_control"))
+    n = cohort.get("control_cases", cohort.get("control_n"))
     how = ctl
     if isinstance(ctl, dict):
         n = ctl.get("n", n)
         how = ctl.get("kind") or ctl.get("name") or ctl.get("control")
     cat = cohort.get("category")
+    if isinstance(cat, (list, tuple)):
+        cat = ", ".join(map(str, cat)) if len(cat) <= 3 else f"{len(cat)} categories"
     scope = {"same-category": f"correct, {cat}" if cat else "correct, same category",
              "all-correct": "all correct cases"}.get(how, str(how or "–"))
     size = "–" if is_missing(n) else f"{int(n)}"
-    return f"{size} ({scope})", f"Control group: {how or '–'}"
+    bound = cohort.get("control_bound")
+    tip = f"Control group: {how or '–'}" + ("" if is_missing(bound) else f"; {int(bound)} bound to a trace request")
+    return f"{size} ({scope})", tip
 
 
 def header_items(cohort: dict | None, meta: dict | None = None,

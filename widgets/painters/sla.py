@@ -13,6 +13,7 @@ from widgets import palette
 from .common import is_missing, label, num, share
 
 GROUP_ORDER = ("version", "run", "category", "tenant")
+MAX_BARS = 14
 
 
 def summary(sla: dict | None) -> str:
@@ -41,21 +42,46 @@ def group_rows(sla: dict | None) -> list[tuple[str, str, float | None, int | Non
     for g in order:
         for r in by.get(g) or []:
             s = r.get("share")
-            out.append((g, str(r.get("key")), None if is_missing(s) else float(s),
+            key = r.get("key")
+            key = f"(no {g})" if key is None or (isinstance(key, float) and key != key) else str(key)
+            out.append((g, key, None if is_missing(s) else float(s),
                         None if is_missing(r.get("n")) else int(r["n"])))
     return out
 
 
-def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
-    """Horizontal bars of attainment (0-100 %) per group. Returns a message instead of drawing
-    when no request could be judged."""
-    plot.clear()
-    rows = [r for r in group_rows(sla) if r[2] is not None]
+def bar_rows(sla: dict | None, limit: int = MAX_BARS) -> tuple[list, int]:
+    """The rows worth a bar: all requests first, then every grouping with 2+ groups, the
+    smallest groupings first, at most `limit` bars (the worst-attaining groups of a large
+    grouping are kept). Returns (rows, number of groups left out)."""
     att = (sla or {}).get("attainment") or {}
-    if not rows and is_missing(att.get("share")):
-        return "No request could be judged against the SLA (TTFT / TPOT missing in the traces)."
+    rows = []
+    if not is_missing(att.get("share")):
+        rows.append(("all", "all requests", float(att["share"]),
+                     None if is_missing(att.get("n")) else int(att["n"])))
+    groups: dict[str, list] = {}
+    for r in group_rows(sla):
+        if r[2] is not None:
+            groups.setdefault(r[0], []).append(r)
+    left_out = 0
+    for g in sorted((g for g in groups if len(groups[g]) > 1), key=lambda g: len(groups[g])):
+        room = limit - len(rows)
+        part = groups[g]
+        if len(part) > room:
+            part = sorted(part, key=lambda r: r[2])[:max(room, 0)]
+        left_out += len(groups[g]) - len(part)
+        rows += part
+    return rows, left_out
+
+
+def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
+    """Horizontal bars of attainment (0-100 %) per group (at most MAX_BARS; see bar_rows).
+    Returns a message instead of drawing when no request could be judged."""
+    plot.clear()
+    rows, left_out = bar_rows(sla)
     if not rows:
-        rows = [("all", "all requests", float(att["share"]), att.get("n"))]
+        return "No request could be judged against the SLA (TTFT / TPOT missing in the traces)."
+    plot.setTitle(f"worst {MAX_BARS} groups shown, {left_out} more in the report table" if left_out
+                  else None, size="9pt")
     y = np.arange(len(rows))
     vals = np.array([100 * r[2] for r in rows])
     plot.addItem(pg.BarGraphItem(x0=np.zeros(len(rows)), y=y, width=vals, height=0.6,

@@ -1,0 +1,143 @@
+"""Interaction benchmark of the window (issue 5): with N requests loaded (default 1,000,000),
+the time from choosing a cluster to every panel repainted (p50 / p95 over 20 choices; target
+p95 <= 150 ms), and the time from launch to the window shown (target <= 2 s).
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/interaction.py [--requests N] [--choices 20]
+
+The store is synthetic (numpy, seeded): two runs (engine versions 0.5.2 / 0.6.1), N requests
+with every canonical metric, 6,000 eval cases in 6 clusters, each case bound (level 1) to one
+request. "Repainted" = the Session published the analysis results of the new cohort and the
+panels painted them (the slots run synchronously), measured with processEvents until then.
+Launch = a fresh interpreter importing the app, building the window and showing it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+CLUSTERS = ["计算题中间步骤错误", "final answer format", "unit conversion", "单位换算错误",
+            "answered another question", "truncated output"]
+
+
+def build_store(n_requests: int, n_cases: int = 6000, seed: int = 0):
+    from explorer.core.store import Store
+    rng = np.random.default_rng(seed)
+    store = Store()
+    for i, v in enumerate(("0.5.2", "0.6.1")):
+        store.add_run(f"run{i}", engine="vllm", engine_version=v, benchmark="bench", format="synthetic",
+                      simulated=True)
+    half = n_requests // 2
+    run = np.where(np.arange(n_requests) < half, "run0", "run1")
+    tpot = rng.gamma(4, 4, n_requests)
+    req = pd.DataFrame({
+        "run_id": run, "request_id": [f"r{i}" for i in range(n_requests)],
+        "arrival_s": np.concatenate([np.sort(rng.uniform(0, 3600, half)),
+                                     np.sort(rng.uniform(0, 3600, n_requests - half))]),
+        "prompt_tokens": rng.integers(50, 4000, n_requests),
+        "completion_tokens": rng.integers(10, 800, n_requests),
+        "kv_cache_hit_rate": rng.beta(3, 2, n_requests), "ttft_ms": rng.gamma(3, 60, n_requests),
+        "tpot_ms": tpot, "e2e_ms": tpot * 300, "queue_ms": rng.gamma(2, 20, n_requests),
+        "num_preemptions": rng.poisson(0.3, n_requests), "batch_size": rng.integers(1, 64, n_requests).astype(float),
+    })
+    store.append("requests", req)
+    store.add_eval("eval0", benchmark="bench", simulated=True)
+    idx = rng.choice(n_requests, n_cases, replace=False)
+    correct = rng.random(n_cases) > 0.3
+    cases = pd.DataFrame({
+        "case_id": [f"eval0:{i}" for i in range(n_cases)], "eval_id": "eval0",
+        "category": rng.choice(["math", "physics"], n_cases), "prompt": "question",
+        "prediction": "answer", "correct": correct,
+        "cluster": np.where(correct, None, rng.choice(CLUSTERS, n_cases)),
+        "request_id": req["request_id"].to_numpy()[idx]})
+    store.append("cases", cases)
+    store.append("case_links", pd.DataFrame({"case_id": cases["case_id"], "run_id": run[idx],
+                                             "request_id": cases["request_id"], "level": 1, "score": 1.0}))
+    return store
+
+
+def launch_seconds() -> float:
+    code = ("import time; t0=time.perf_counter()\n"
+            "import os; from explorer.app import make_app; from explorer.session import Session\n"
+            "from widgets.mainwindow import MainWindow; from PySide6.QtCore import QSettings\n"
+            "app=make_app(); w=MainWindow(Session(), QSettings(os.devnull, QSettings.Format.IniFormat))\n"
+            "w.show(); app.processEvents(); print(time.perf_counter()-t0)")
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), check=True)
+    total = time.perf_counter() - t0
+    inside = float(out.stdout.strip().splitlines()[-1])
+    print(f"launch: {total:.2f} s from exec to window shown ({inside:.2f} s after the interpreter started)")
+    return total
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=1_000_000)
+    ap.add_argument("--choices", type=int, default=20)
+    a = ap.parse_args()
+    launch_seconds()
+
+    from PySide6.QtCore import QSettings
+    from explorer.app import make_app
+    from explorer.session import ANALYSIS_KEYS, Session
+    from widgets.mainwindow import MainWindow
+
+    t0 = time.perf_counter()
+    store = build_store(a.requests)
+    print(f"store: {a.requests:,} requests built in {time.perf_counter() - t0:.1f} s")
+    app = make_app()
+    session = Session(store)
+    win = MainWindow(session, QSettings(os.devnull, QSettings.Format.IniFormat))
+    win.show()
+    done = {"t": None}
+
+    def seen(update):
+        if "comparison" in update and done["t"] is None:
+            done["t"] = time.perf_counter()
+    session.resultsChanged.connect(seen)
+
+    def wait_idle():
+        while session.runner.pending():
+            app.processEvents()
+            time.sleep(0.001)
+        app.processEvents()
+
+    session.rescan()
+    wait_idle()
+    names = [c["name"] for c in session.data.get("clusters") or []]
+    ok = [k for k in ANALYSIS_KEYS if isinstance(session.data.get(k), (dict, list))]
+    print(f"clusters: {len(names)}; panels with a result: {', '.join(ok) or 'none'}")
+    times = []
+    order = [names[i % len(names)] for i in range(a.choices + 1)]
+    for i, name in enumerate(order):
+        if name == session.cluster:
+            session.set_cluster(None)
+            wait_idle()
+        done["t"] = None
+        t = time.perf_counter()
+        session.set_cluster(name)
+        wait_idle()
+        win.repaint()
+        if i:  # the first choice warms caches (imports of scipy / sklearn)
+            times.append(((done["t"] or time.perf_counter()) - t) * 1000)
+    times = np.array(times)
+    print(f"choose cluster -> every panel repainted over {len(times)} choices: "
+          f"p50 {np.percentile(times, 50):.0f} ms, p95 {np.percentile(times, 95):.0f} ms, "
+          f"max {times.max():.0f} ms (target p95 <= 150 ms)")
+    win.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
