@@ -33,16 +33,19 @@ def test_empty_session_says_why(panel):
     assert "Load a trace" in panel.message()
 
 
-def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot):
+def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot, tmp_path):
     from explorer.core.replay import EngineConfig, read_mooncake, simulate
-    path = real / "mooncake" / "synthetic_trace.jsonl"
+    # the first 1000 requests of the real synthetic trace, copied to tmp_path (keeps it quick)
+    src = (real / "mooncake" / "synthetic_trace.jsonl").read_text().splitlines(keepends=True)
+    path = tmp_path / "synthetic_1000.jsonl"
+    path.write_text("".join(src[:1000]))
     session.load_paths([str(path)])
     qtbot.waitUntil(lambda: panel.run_box.count() == 1, timeout=30000)
-    panel.blocks.setValue(3000)
+    panel.blocks.setValue(1500)
     panel.add_run.setChecked(True)
     panel.run_button.click()
     qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
-    expected = simulate(read_mooncake(path), EngineConfig(num_gpu_blocks=3000),
+    expected = simulate(read_mooncake(path), EngineConfig(num_gpu_blocks=1500),
                         record_events=False).summary
     assert panel.result.summary["preemptions"] == expected["preemptions"]
     labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
@@ -51,10 +54,10 @@ def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot):
     assert panel.table.item(row, 1).text() == "–"          # Mooncake records no preemptions
     qtbot.waitUntil(lambda: session.store.count("runs") == 2, timeout=30000)
     sim = session.store.df("SELECT simulated, label FROM runs WHERE format = 'replay'")
-    assert bool(sim.simulated.iloc[0]) and "3000x16" in sim.label.iloc[0]
+    assert bool(sim.simulated.iloc[0]) and "1500x16" in sim.label.iloc[0]
     panel.run_sweep()
     qtbot.waitUntil(lambda: panel.sweep is not None, timeout=120000)
-    assert 3000 in [r["num_gpu_blocks"] for r in panel.sweep]
+    assert 1500 in [r["num_gpu_blocks"] for r in panel.sweep]
     # where no request is too large to fit, more capacity never lowers the hit rate
     hits = [r["hit_rate_tokens"] for r in panel.sweep if r["rejected"] == 0]
     assert hits == sorted(hits) and len(hits) >= 4

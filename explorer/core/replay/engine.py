@@ -51,6 +51,8 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_right
+from itertools import accumulate
 import time
 from collections import deque
 from typing import Callable, Sequence
@@ -451,25 +453,18 @@ class _Engine:
                     if not admission_off and ai < n:
                         k = min(k, max(0, math.ceil((arr[ai] - t) / dt)))
                     if k > 1 and N < INF_BLOCKS:
+                        # blocks needed by step G+j: cnt[(G+j) % bs]; cums[j] = need of the
+                        # next j steps within one cycle of bs steps (a full cycle needs D)
+                        s0 = (G + 1) % bs
+                        cums = [0]
+                        cums.extend(accumulate(cnt[s0:] + cnt[:s0]))
                         avail = self.free + self.evictable
-                        rolled = [cnt[(G + 1 + j) % bs] for j in range(bs)]
-                        cums = [0] * (bs + 1)
-                        for j in range(bs):
-                            cums[j + 1] = cums[j] + rolled[j]
                         q = avail // D
-                        r_ = 0
-                        for j in range(bs - 1, -1, -1):
-                            if q * D + cums[j] <= avail:
-                                r_ = j
-                                break
+                        r_ = bisect_right(cums, avail - q * D, 0, bs) - 1
                         k = min(k, q * bs + r_)
                     if k > 1:
-                        need = (k // bs) * D
                         if N < INF_BLOCKS:
-                            kk = k % bs
-                            for j in range(kk):
-                                need += cnt[(G + 1 + j) % bs]
-                            self._alloc(need)
+                            self._alloc((k // bs) * D + cums[k % bs])
                         if admission_off and head_blocked and not (nrun >= max_seqs or D >= M):
                             self.q_blocks += k * last_attempt[0]
                             self.h_blocks += k * last_attempt[1]
