@@ -159,6 +159,7 @@ def main(argv=None) -> int:
                                   "load_mb": min(r["peak_mb"] - r["before_mb"] for r in runs)}
                 res = {"rows": rows, "format": kind, "file_mb": path.stat().st_size / 2**20,
                        "arrow_mb": amb, "bare": best["bare"], "store": best["store"],
+                       "canonical": best["canonical"],
                        "time_ratio": best["store"]["seconds"] / best["bare"]["seconds"],
                        "store_load_mb_over_arrow": best["store"]["load_mb"] / amb,
                        "store_peak_mb_over_arrow": best["store"]["peak_mb"] / amb,
@@ -173,7 +174,8 @@ def main(argv=None) -> int:
                       f"store memory {res['store_load_mb_over_arrow']:.2f} x arrow (target <= 2; "
                       f"whole-process peak {best['store']['peak_mb']:.0f} MB = "
                       f"{res['store_peak_mb_over_arrow']:.2f} x) | "
-                      f"bare into the canonical table x{res['canonical_time_ratio']:.2f}, "
+                      f"bare into the canonical table x{res['canonical_time_ratio']:.2f} "
+                      f"{best['canonical']['load_mb']:.0f} MB, "
                       f"sha256 {res['sha256_seconds']:.2f} s", flush=True)
             if not args.keep:
                 for p in files.values():
