@@ -149,3 +149,16 @@ def test_cli_fits_timing_to_a_trace_with_timings(real, capsys):
                  "--timing", "default", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["timing"].startswith("default")
+
+
+def test_cache_that_holds_one_request_makes_progress():
+    """Capacity = exactly one request's blocks, every request sharing a prefix: no livelock,
+    every request finishes, blocks are conserved."""
+    trs = [TraceRequest(str(i), 0.001 * i, 1024, 64, (7, 8)) for i in range(20)]
+    cfg = EngineConfig(num_gpu_blocks=(1024 + 64) // 16, block_size=16)
+    eng = _Engine(trs, cfg, record_events=False, record_itl=False)
+    eng.run(None, None)
+    s = eng.result().summary
+    assert s["finished"] == 20 and s["rejected"] == 0
+    assert eng.free + sum(e[0] for e in eng.entries.values()) == cfg.num_gpu_blocks
+    assert s["cache_hit_blocks"] > 0

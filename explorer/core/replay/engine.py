@@ -533,6 +533,14 @@ class _Engine:
                         e = ent[units[u][0]]
                         if e[1] == 0:
                             avail -= e[0]
+                    if nb > avail and nrun == 0 and nu:
+                        # alone, but a hit entry it would pin is larger than the part it uses
+                        # and the rest does not fit: compute everything instead (rare, near a
+                        # cache that holds one request)
+                        hit = nu = 0
+                        tok = min(ntok, budget)
+                        nb = -(-tok // bs)
+                        avail = self.free + self.evictable
                     if nb > avail:
                         head_blocked = True
                         break
