@@ -125,7 +125,7 @@ class WhatIfPanel(Panel):
         self.editor.textChanged.connect(self._validate_timer.start)
         self.apply_button.clicked.connect(self.apply_graph)
         self.default_button.clicked.connect(lambda: self.editor.setPlainText(default_graph_text()))
-        edit_box = QWidget()
+        edit_box = self._edit_box = QWidget()
         el = QVBoxLayout(edit_box)
         el.setContentsMargins(0, 0, 0, 0)
         el.addWidget(self.editor, 1)
@@ -167,6 +167,8 @@ class WhatIfPanel(Panel):
         for i in range(3):
             hh.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        hh.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.assumptions = QLabel()
         self.assumptions.setWordWrap(True)
@@ -223,8 +225,20 @@ class WhatIfPanel(Panel):
             self._run_timer().start()
         return None
 
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        QTimer.singleShot(0, self.table.resizeRowsToContents)   # wrapped "why" texts
+
+    def show_result(self, value: Any) -> None:
+        super().show_result(value)
+        self.progress.setVisible(self.runner.pending() > 0)   # the base shows every control
+
     def showEvent(self, ev):
         super().showEvent(ev)
+        # rendered off screen (a report figure): no slider, no editor; the drawing stays
+        figure = self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        self.slider.setVisible(not figure and self.frame is not None)
+        self._edit_box.setVisible(not figure)
         if self._dirty and self.frame is not None and not self._delivered:
             self._run_timer().start()
 

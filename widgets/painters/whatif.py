@@ -37,7 +37,7 @@ def _val(v: Any, outcome: str | None) -> str:
 
 
 def headline(w: dict | None) -> str:
-    """'error rate of the 23 selected cases: 1.00 observed -> 0.62 predicted (95% CI 0.55 to
+    """'error rate of the 23 cases in the scenario: 1.00 observed -> 0.62 predicted (95% CI 0.55 to
     0.70) with KV-cache hit rate = 0.67'; '' without a scenario."""
     w = w or {}
     sc = w.get("scenario") or {}
@@ -46,7 +46,7 @@ def headline(w: dict | None) -> str:
     out = w.get("outcome")
     what = ", ".join(f"{label(k, False)} = {num(v, k)}" for k, v in (sc.get("set") or {}).items())
     n = w.get("n_selected")
-    who = f" of the {int(n):,} selected cases" if not is_missing(n) else ""
+    who = f" of the {int(n):,} cases in the scenario" if not is_missing(n) else ""
     return (f"{outcome_name(out)}{who}: {_val(w.get('observed_outcome'), out)} observed → "
             f"{_val(sc.get('predicted_outcome'), out)} predicted (95% CI "
             f"{_val(sc.get('ci_low'), out)} to {_val(sc.get('ci_high'), out)}) with {what}")

@@ -762,9 +762,9 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     model_txt = ((f"logistic regression (penalised maximum likelihood, ridge {ridge:g})" if ridge
                   else "logistic regression (maximum likelihood)") if binary
                  else "linear regression (OLS)")
-    method = (f"DoWhy backdoor adjustment; {model_txt} of {outcome} on cubic splines of "
-              f"{treatment} and of the adjustment set; interval: parametric "
-              f"bootstrap, {N_DRAWS} draws, seed {seed}")
+    method = (f"DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
+              f"{treatment} and, per adjustment variable, its value and a spline of its rank; "
+              f"interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}")
     assumptions = [
         f"The causal graph is right: every common cause of {treatment} and {outcome} is drawn, "
         f"and the adjustment set ({', '.join(adjust) or 'empty'}) blocks every backdoor path.",
