@@ -1,14 +1,16 @@
--- Purpose: the badcase clusters: size, share of all badcases, how many are bound to a request.
--- Params:  none
--- Returns: cluster, badcases, share (0..1), bound, categories (list of distinct categories),
---          largest cluster first (ties by name)
-WITH bound AS (SELECT DISTINCT case_id FROM case_links)
+-- Purpose: the badcase clusters: size, share of all badcases, how many are bound to a request;
+--          restricted to one eval when $eval_id is not NULL.
+-- Params:  $eval_id VARCHAR (NULL = every eval)
+-- Returns: cluster, badcases, share (0..1 of the badcases of the same evals), bound,
+--          categories (list of distinct categories), largest cluster first (ties by name)
+WITH bound AS (SELECT DISTINCT case_id FROM case_links),
+c AS (SELECT * FROM cases WHERE $eval_id IS NULL OR eval_id = $eval_id)
 SELECT c.cluster,
        count(*) AS badcases,
-       count(*) / (SELECT count(*) FROM cases WHERE correct = false) AS share,
+       count(*) / (SELECT count(*) FROM c WHERE correct = false) AS share,
        count(b.case_id) AS bound,
        list(DISTINCT c.category ORDER BY c.category) AS categories
-FROM cases c
+FROM c
 LEFT JOIN bound b ON b.case_id = c.case_id
 WHERE c.correct = false AND c.cluster IS NOT NULL
 GROUP BY c.cluster

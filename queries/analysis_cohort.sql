@@ -1,19 +1,24 @@
 -- Purpose: the cases of a cohort: one cluster's badcases (all badcases when $cluster is NULL)
 --          and the control group: correct cases of the badcases' categories
 --          ($control = 'same-category'; a NULL category matches a NULL category) or every
---          correct case ($control = 'all-correct').
+--          correct case ($control = 'all-correct'); both groups restricted to one eval when
+--          $eval_id is not NULL.
 --          Reads `cv`, the case view (queries/analysis_case_view.sql) bound as a CTE by the
 --          caller; the caller may append "AND (<selection>)".
--- Params:  $cluster VARCHAR (NULL = every badcase), $control VARCHAR
+-- Params:  $cluster VARCHAR (NULL = every badcase), $control VARCHAR,
+--          $eval_id VARCHAR (NULL = every eval)
 -- Returns: every case-view column plus grp ('bad' | 'control')
 SELECT CASE WHEN cv.badcase = 1 THEN 'bad' ELSE 'control' END AS grp, cv.*
 FROM cv
-WHERE (cv.badcase = 1 AND ($cluster IS NULL OR cv.cluster = $cluster))
+WHERE ($eval_id IS NULL OR cv.eval_id = $eval_id)
+  AND ((cv.badcase = 1 AND ($cluster IS NULL OR cv.cluster = $cluster))
    OR (cv.badcase = 0 AND ($control = 'all-correct' OR cv.category IN (
            SELECT DISTINCT b.category FROM cases b
            WHERE b.correct = false AND b.category IS NOT NULL
-             AND ($cluster IS NULL OR b.cluster = $cluster))
+             AND ($cluster IS NULL OR b.cluster = $cluster)
+             AND ($eval_id IS NULL OR b.eval_id = $eval_id))
        OR (cv.category IS NULL AND EXISTS (
            SELECT 1 FROM cases b
            WHERE b.correct = false AND b.category IS NULL
-             AND ($cluster IS NULL OR b.cluster = $cluster)))))
+             AND ($cluster IS NULL OR b.cluster = $cluster)
+             AND ($eval_id IS NULL OR b.eval_id = $eval_id))))))

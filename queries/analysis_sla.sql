@@ -6,25 +6,32 @@
 --          from quote_ident-ed column names and $t0, $t1, ... threshold parameters.
 --          Goodput = met requests (or their completion tokens) per second of the group's runs,
 --          a run lasting from its first arrival to its last completion (arrival_s + e2e_ms).
--- Params:  $t0, $t1, ... DOUBLE (thresholds)
+--          With $eval_id, only the runs holding a request bound to a case of that eval, and
+--          the categories of that eval's cases.
+-- Params:  $t0, $t1, ... DOUBLE (thresholds), $eval_id VARCHAR (NULL = every run)
 -- Returns: dim ('all' | 'run' | 'version' | 'category' | 'tenant'), key, n (judged), n_met,
 --          n_unjudged, share (n_met / n), goodput_rps, goodput_tps, span_s
 WITH cat AS (
     SELECT l.run_id, l.request_id, min(c.category) AS category
     FROM case_links l JOIN cases c ON c.case_id = l.case_id
+    WHERE $eval_id IS NULL OR c.eval_id = $eval_id
     GROUP BY l.run_id, l.request_id
+),
+rq AS (
+    SELECT * FROM requests
+    WHERE $eval_id IS NULL OR run_id IN (SELECT DISTINCT run_id FROM cat)
 ),
 j AS (
     SELECT r.run_id, ru.engine_version, cat.category, r.tenant, r.completion_tokens,
            __JUDGED__ AS judged, __MET__ AS met
-    FROM requests r
+    FROM rq r
     LEFT JOIN runs ru ON ru.run_id = r.run_id
     LEFT JOIN cat ON cat.run_id = r.run_id AND cat.request_id = r.request_id
 ),
 span AS (
     SELECT run_id,
            max(arrival_s + coalesce(e2e_ms, 0) / 1000.0) - min(arrival_s) AS span_s
-    FROM requests GROUP BY run_id
+    FROM rq GROUP BY run_id
 ),
 g AS (
     SELECT CASE WHEN grouping(engine_version) = 0 THEN 'version'

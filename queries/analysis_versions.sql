@@ -1,6 +1,7 @@
 -- Purpose: engine metrics per (benchmark, engine_version) over every request of the runs that
 --          name a version.
--- Params:  $by_benchmark BOOLEAN (false: pool every benchmark)
+-- Params:  $by_benchmark BOOLEAN (false: pool every benchmark), $eval_id VARCHAR (NULL: every
+--          run; else only the runs that hold a request bound to a case of that eval)
 -- Returns: benchmark (NULL when unknown or pooled), engine_version, runs, requests, and per metric M in
 --          kv_cache_hit_rate, num_preemptions, tpot_ms, batch_size, ttft_ms, queue_ms, e2e_ms,
 --          prompt_tokens, completion_tokens: M (mean) and n_M (requests with a value)
@@ -18,4 +19,6 @@ SELECT CASE WHEN $by_benchmark THEN ru.benchmark END AS benchmark, ru.engine_ver
 FROM requests r
 JOIN runs ru ON ru.run_id = r.run_id
 WHERE ru.engine_version IS NOT NULL
+  AND ($eval_id IS NULL OR ru.run_id IN (SELECT l.run_id FROM case_links l JOIN cases c ON c.case_id = l.case_id
+                                WHERE c.eval_id = $eval_id))
 GROUP BY ALL

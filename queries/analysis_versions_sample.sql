@@ -1,7 +1,8 @@
 -- Purpose: a deterministic random sample of at most about $max_n requests per
 --          (benchmark, engine_version), for the Mann-Whitney test between versions (a hash of
 --          run_id and request_id decides, so the same store gives the same sample).
--- Params:  $max_n INTEGER, $by_benchmark BOOLEAN (false: pool every benchmark)
+-- Params:  $max_n INTEGER, $by_benchmark BOOLEAN (false: pool every benchmark), $eval_id
+--          VARCHAR (NULL: every run; else the runs bound to cases of that eval)
 -- Returns: benchmark (NULL when pooled or unknown), engine_version, kv_cache_hit_rate,
 --          num_preemptions, tpot_ms, batch_size, ttft_ms, queue_ms, e2e_ms, prompt_tokens,
 --          completion_tokens
@@ -9,6 +10,8 @@ WITH r AS (
     SELECT CASE WHEN $by_benchmark THEN ru.benchmark END AS benchmark, ru.engine_version, q.*
     FROM requests q JOIN runs ru ON ru.run_id = q.run_id
     WHERE ru.engine_version IS NOT NULL
+      AND ($eval_id IS NULL OR ru.run_id IN (SELECT l.run_id FROM case_links l JOIN cases c ON c.case_id = l.case_id
+                                    WHERE c.eval_id = $eval_id))
 ),
 g AS (
     SELECT benchmark, engine_version, count(*) AS n FROM r GROUP BY ALL

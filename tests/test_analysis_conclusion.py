@@ -66,3 +66,63 @@ def test_knowledge_base_is_well_formed_and_checked(tmp_path):
                    'evidence="comparison"\nmetric="m"\ndirection="higher"\nexplain="x"\n')
     with pytest.raises(ValueError, match="kb.toml: rule r1: unknown module"):
         load_knowledge_base(bad)
+
+
+# ---- unbound badcases: no engine module is blamed -------------------------------------------
+def _unbound_store(with_regression: bool):
+    """Cases with no trace bound (badcases give much longer answers) and, optionally, two
+    releases of an unrelated benchmark whose TTFT triples."""
+    from explorer.core.store import Store
+    rng = np.random.default_rng(4)
+    n = 150
+    wrong = rng.random(n) < 0.4
+    lengths = np.where(wrong, rng.integers(800, 2000, n), rng.integers(100, 600, n))
+    s = Store()
+    s.append("cases", pd.DataFrame({
+        "case_id": [f"e:{i}" for i in range(n)], "eval_id": "e", "category": "math",
+        "correct": ~wrong, "cluster": np.where(wrong, "math", None),
+        "prompt": ["q" * int(k) for k in rng.integers(50, 60, n)],
+        "prediction": ["a" * int(k) for k in lengths]}))
+    ttft = {}
+    if with_regression:
+        for ver, scale in (("1.0", 100), ("2.0", 300)):
+            s.add_run(ver, engine_version=ver, benchmark="other")
+            ttft[ver] = rng.exponential(scale, 200)
+            s.append("requests", pd.DataFrame({"run_id": ver, "request_id": [str(i) for i in range(200)],
+                                               "ttft_ms": ttft[ver]}))
+    return s, wrong, lengths, ttft
+
+
+def test_unbound_badcases_do_not_blame_engine_modules():
+    s, wrong, lengths, ttft = _unbound_store(True)
+    try:
+        res = run_all(s, Cohort("math"))
+    finally:
+        s.close()
+    c = res["conclusion"].to_dict()
+    assert res["cohort"].bound == 0
+    assert c["modules"] == [] and c["suggestions"] == []
+    assert "The evidence points to" not in c["narrative"]
+    # the TTFT regression is reported, as a finding independent of the badcases
+    assert "Independently of these badcases" in c["narrative"]
+    assert fmt_num(ttft["1.0"].mean()) in c["narrative"] and fmt_num(ttft["2.0"].mean()) in c["narrative"]
+    ind = [e for e in c["evidence"] if e["independent"]]
+    assert ind and all(e["kind"] == "version_regression" and e["module"] is None for e in ind)
+
+
+def test_case_level_difference_is_read_as_such():
+    from scipy import stats
+
+    from explorer.core.analysis.fmt import fmt_pct
+    s, wrong, lengths, _ = _unbound_store(False)
+    try:
+        res = run_all(s, Cohort("math"))
+    finally:
+        s.close()
+    nar = res["conclusion"].to_dict()["narrative"]
+    b, k = lengths[wrong].astype(float), lengths[~wrong].astype(float)
+    assert stats.mannwhitneyu(b, k).pvalue < 1e-6
+    assert "No metric separates" not in nar
+    assert "differ in answer length, a case-level signal" in nar
+    assert fmt_pct((b.mean() - k.mean()) / k.mean() * 100) in nar and "truncation" in nar
+    assert "no engine evidence" in nar and "no trace" in nar

@@ -96,3 +96,67 @@ def test_no_version_is_no_data(store):
     store.append("requests", pd.DataFrame({"run_id": "r", "request_id": ["1"], "ttft_ms": [1.0]}))
     with pytest.raises(NoData, match="engine version"):
         compare_versions(store)
+
+
+# ---- only benchmarks seen on two versions are compared ---------------------------------------
+def test_single_version_benchmarks_listed_not_compared(store):
+    from explorer.core.analysis.versions import change_rank  # noqa: F401 (public sort key)
+    from explorer.core.report import render_markdown
+
+    rng = np.random.default_rng(3)
+    data = {}
+    # "shared" on both versions (TTFT doubles, TPOT unchanged); three benchmarks on one only
+    for bench, ver, ttft in (("shared", "1.0", 100), ("shared", "2.0", 200), ("lone/0.1", "1.0", 50),
+                             ("lone/0.5", "1.0", 60), ("lone/0.9", "1.0", 70), ("new", "2.0", 80)):
+        run = f"{bench}@{ver}"
+        store.add_run(run, engine_version=ver, benchmark=bench)
+        data[(bench, ver)] = (rng.exponential(ttft, 120), rng.normal(30, 3, 120))
+        store.append("requests", pd.DataFrame({"run_id": run, "request_id": [str(i) for i in range(120)],
+                                               "ttft_ms": data[(bench, ver)][0],
+                                               "tpot_ms": data[(bench, ver)][1]}))
+    d = compare_versions(store).to_dict()
+    assert {v["benchmark"] for v in d["values"]} == {"shared"}
+    assert {c["benchmark"] for c in d["changes"]} == {"shared"}
+    assert sorted((s["benchmark"], s["engine_version"]) for s in d["single_version"]) == [
+        ("lone/0.1", "1.0"), ("lone/0.5", "1.0"), ("lone/0.9", "1.0"), ("new", "2.0")]
+    # sorted: the regression (TTFT doubled) first, then by adjusted p
+    p = {m: stats.mannwhitneyu(data[("shared", "1.0")][k], data[("shared", "2.0")][k]).pvalue
+         for k, m in enumerate(("ttft_ms", "tpot_ms"))}
+    assert [c["metric"] for c in d["changes"]] == sorted(p, key=p.get)
+    assert d["changes"][0]["regression"] is True and d["changes"][1]["regression"] is False
+    ttft = d["summary"][0]
+    old, new = data[("shared", "1.0")][0], data[("shared", "2.0")][0]
+    assert (ttft["metric"], ttft["benchmarks"], ttft["regressions"]) == ("ttft_ms", 1, 1)
+    assert ttft["median_change_pct"] == pytest.approx((new.mean() - old.mean()) / old.mean() * 100)
+    md = render_markdown({"versions": d})
+    assert "4 benchmarks seen in one version only" in md
+    assert "lone/{0.1 … 0.9} (3)" in md and "2.0: new" in md
+    assert "| lone" not in md  # no table column / row for a benchmark seen once
+
+
+def test_real_aibrix_one_release_configurations(real):
+    """naive_output_* exist in both releases, aibrix_high_low_output_* only in v0.2.1 and
+    aibrix_naive_output_* only in v0.3.0: only the naive sweep is compared."""
+    from explorer.core.report import render_markdown
+    from explorer.core.store import Store
+
+    files = sorted(real.glob("aibrix/ps_experiment_v0.*/naive_output_*.csv")) + \
+        sorted(real.glob("aibrix/ps_experiment_v0.2.1_*/aibrix_high_low_output_*.csv")) + \
+        sorted(real.glob("aibrix/ps_experiment_v0.3.0_*/aibrix_naive_output_*.csv"))
+    rates = {f.stem.rsplit("_", 1)[1] for f in files if f.name.startswith("naive_output_")}
+    once = [f for f in files if not f.name.startswith("naive_output_")]
+    s = Store()
+    try:
+        s.load_paths([str(f) for f in files])
+        d = compare_versions(s).to_dict()
+    finally:
+        s.close()
+    assert {c["benchmark"].rsplit("/", 1)[1] for c in d["changes"]} == rates
+    assert all("/naive/" in c["benchmark"] for c in d["changes"] + d["values"])
+    assert len(d["single_version"]) == len(once)
+    flags = [c["regression"] for c in d["changes"]]
+    assert flags == sorted(flags, reverse=True)  # regressions first
+    md = render_markdown({"versions": d})
+    assert f"{len(once)} benchmarks seen in one version only" in md
+    assert len(md.splitlines()) < 60
+

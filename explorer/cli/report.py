@@ -1,6 +1,7 @@
 """Write the analysis report (report.json, report.md, ...) of eval and trace files, no display.
 
     trace-explorer report (FILE ... | --demo) [--cluster NAME] [--control same-category|all-correct]
+                          [--eval EVAL_ID|MODEL]
                           [--out DIR] [--format json,md,html,pdf,png,svg]
                           [--treatment M --outcome M --set M=V --graph FILE]
 
@@ -24,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--control", choices=("same-category", "all-correct"),
                         default="same-category",
                         help="control group: correct cases of the same category (default) or all")
+    parser.add_argument("--eval", metavar="EVAL_ID", dest="eval_id", default=None,
+                        help="analyse one eval only: its eval id, or its model name (or a "
+                             "unique part of it, e.g. 8B); default: every loaded eval pooled")
     parser.add_argument("--out", metavar="DIR", default="report", help="output folder (default ./report)")
     parser.add_argument("--format", default="json,md",
                         help="comma-separated formats: json, md, html, pdf, png, svg (default json,md)")
@@ -76,12 +80,31 @@ def _whatif_args(args) -> dict | bool:
     return out
 
 
-def _resolve_cluster(store, name: str | None) -> str | None:
+def _resolve_eval(store, name: str | None) -> str | None:
+    """The eval id `name` designates: an eval id, a model name, or a case-insensitive part of
+    exactly one eval id / model. Raises ValueError listing the evals otherwise."""
+    if name is None:
+        return None
+    rows = store.con.execute("SELECT DISTINCT eval_id, model FROM cases WHERE eval_id IS NOT NULL "
+                             "ORDER BY eval_id").fetchall()
+    for test in (lambda e, m: e == name, lambda e, m: m == name,
+                 lambda e, m: name.lower() in e.lower() or name.lower() in (m or "").lower()):
+        hits = sorted({e for e, m in rows if test(e, m)})
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise ValueError(f"--eval {name!r} matches several evals: {', '.join(hits)}")
+    listed = ", ".join(sorted({e for e, _ in rows})[:20]) or "none (no eval is loaded)"
+    raise ValueError(f"no eval matches {name!r}; evals: {listed}")
+
+
+def _resolve_cluster(store, name: str | None, eval_id: str | None = None) -> str | None:
     from explorer.core.analysis import default_cluster
 
     if name is None:
-        return default_cluster(store)
-    rows = store.con.execute("SELECT DISTINCT cluster FROM cases WHERE cluster IS NOT NULL").fetchall()
+        return default_cluster(store, eval_id=eval_id)
+    rows = store.con.execute("SELECT DISTINCT cluster FROM cases WHERE cluster IS NOT NULL "
+                             "AND ($e IS NULL OR eval_id = $e)", {"e": eval_id}).fetchall()
     names = {r[0] for r in rows}
     if name in names:
         return name
@@ -150,8 +173,9 @@ def run(args) -> int:
         if loaded == 0:
             _err("nothing could be loaded")
             return 1
-        cluster = _resolve_cluster(store, args.cluster)
-        cohort = Cohort(cluster, args.control)
+        eval_id = _resolve_eval(store, getattr(args, "eval_id", None))
+        cluster = _resolve_cluster(store, args.cluster, eval_id)
+        cohort = Cohort(cluster, args.control, eval_id=eval_id)
         written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif)
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))

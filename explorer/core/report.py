@@ -122,7 +122,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
             doc[key] = results[key].to_dict()
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
-    doc["clusters"] = cluster_table(store)
+    doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
     sim = _simulated(store)
     note = None
     if sim:
@@ -335,13 +335,66 @@ def _md_heatmap(h: dict) -> str:
             + _table(head, rows))
 
 
+MD_MAX_CHANGES = 15
+
+
+def _bench_list(names: list[str]) -> str:
+    """Benchmark names joined, a sweep sharing a prefix ("x/0.1", "x/0.5", ...) written once
+    as "x/{0.1 … 4.1} (11)"."""
+    groups: dict = {}
+    for n in names:
+        head, sep, tail = n.rpartition("/")
+        groups.setdefault(head if sep else n, []).append(tail if sep else None)
+    out = []
+    for head, tails in groups.items():
+        tails = [t for t in tails if t is not None]
+        if len(tails) > 2:
+            out.append(f"{head}/{{{tails[0]} … {tails[-1]}}} ({len(tails)})")
+        else:
+            out += [f"{head}/{t}" for t in tails] or [head]
+    return ", ".join(out)
+
+
 def _md_versions(v: dict) -> str:
+    """Compact: the per-metric summary over the benchmarks compared, the most significant
+    changes (every regression, then the smallest adjusted p, at most MD_MAX_CHANGES rows), one
+    line naming the benchmarks seen in one version only, the accuracy; the per-version values
+    table only when nothing could be compared."""
     parts = []
     vals = v.get("values") or []
     versions = v.get("versions") or []
-    if vals:
-        benches = list(dict.fromkeys(r.get("benchmark") for r in vals))
-        for b in benches:
+    ch = v.get("changes") or []
+    benches = list(dict.fromkeys(r.get("benchmark") for r in vals))
+    if ch:
+        n_b = len({c.get("benchmark") for c in ch})
+        head = ("Every benchmark pooled per version (no benchmark ran on two versions)."
+                if v.get("pooled") else
+                f"{n_b} benchmark{'s' if n_b != 1 else ''} ran on at least two versions "
+                "and are compared.")
+        parts.append(head)
+        summ = v.get("summary") or []
+        if summ and n_b > 1:
+            parts.append("Per metric, over the benchmarks compared:\n\n" + _table(
+                ("Metric", "Versions", "Benchmarks", "Significant", "Regressions",
+                 "Median change", "Range", "Smallest p adjusted"),
+                [(s["metric"], f"{s['from_version']} → {s['to_version']}", s["benchmarks"],
+                  s["significant"], s["regressions"], fmt_pct(s.get("median_change_pct")),
+                  f"{fmt_pct(s.get('min_change_pct'))} … {fmt_pct(s.get('max_change_pct'))}",
+                  fmt_p(s.get("min_p_adjusted"))) for s in summ]))
+        regs = [c for c in ch if c.get("regression")]
+        shown = ch[:MD_MAX_CHANGES]
+        rows = [(c.get("benchmark") or "", c["metric"], f"{c['from_version']} → {c['to_version']}",
+                 fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
+                 fmt_p(c.get("p_value")), fmt_p(c.get("p_adjusted")),
+                 "**REGRESSION**" if c.get("regression") else "") for c in shown]
+        title = ("Changes between consecutive versions, regressions first, then by adjusted p"
+                 + (f" ({len(shown)} of {len(ch)}, {len(regs)} flagged as regressions; every "
+                    "change is in report.json)" if len(shown) < len(ch) else "") + ":")
+        parts.append(title + "\n\n" + _table(
+            ("Benchmark", "Metric", "Versions", "Old", "New", "Change", "p (Mann-Whitney)",
+             "p adjusted", "Flag"), rows))
+    elif vals:
+        for b in benches[:12]:
             metrics = list(dict.fromkeys(r["metric"] for r in vals if r.get("benchmark") == b))
             cell = {(r["metric"], r["engine_version"]): r for r in vals if r.get("benchmark") == b}
             vs = [x for x in versions if any(k[1] == x for k in cell)]
@@ -350,15 +403,16 @@ def _md_versions(v: dict) -> str:
                     for m in metrics]
             title = f"**{b}**\n\n" if b else ("**every benchmark pooled**\n\n" if v.get("pooled") else "")
             parts.append(title + _table(["Metric"] + vs, rows))
-    ch = v.get("changes") or []
-    if ch:
-        rows = [(c.get("benchmark") or "", c["metric"], f"{c['from_version']} → {c['to_version']}",
-                 fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
-                 fmt_p(c.get("p_value")), fmt_p(c.get("p_adjusted")),
-                 "**REGRESSION**" if c.get("regression") else "") for c in ch]
-        parts.append("Changes between consecutive versions:\n\n" + _table(
-            ("Benchmark", "Metric", "Versions", "Old", "New", "Change", "p (Mann-Whitney)",
-             "p adjusted", "Flag"), rows))
+        if len(benches) > 12:
+            parts.append(f"_({len(benches) - 12} more benchmarks in report.json.)_")
+    single = v.get("single_version") or []
+    if single:
+        by_v: dict = {}
+        for r in single:
+            by_v.setdefault(r["engine_version"], []).append(str(r.get("benchmark") or "unknown"))
+        parts.append(f"{len(single)} benchmark{'s' if len(single) != 1 else ''} seen in one "
+                     "version only (not compared): "
+                     + "; ".join(f"{ver}: {_bench_list(bs)}" for ver, bs in by_v.items()) + ".")
     acc = v.get("accuracy") or []
     if acc:
         parts.append("Accuracy of the bound eval cases:\n\n" + _table(
@@ -469,6 +523,9 @@ def render_markdown(doc: dict) -> str:
     title = coh.get("cluster") or (meta.get("cohort") or {}).get("cluster") or "every badcase"
     out = [f"# Trace Explorer report: {title}", "",
            f"Generated {meta.get('generated_at', '')} by Trace Explorer {meta.get('app_version', '')}."]
+    ev = (meta.get("cohort") or {}).get("eval_id")
+    if ev:
+        out += ["", f"Eval: {ev} (the other loaded evals are left out)."]
     if meta.get("simulated"):
         out += ["", f"> **Simulated data.** {meta.get('demo_note') or ''}".rstrip()]
     for key, heading, fn in SECTIONS_MD:

@@ -40,11 +40,13 @@ FRAME_COLUMNS = (("case_id", "grp", "badcase", "category", "cluster", "run_id", 
 class Cohort:
     """What to analyse. cluster: a badcase cluster name (None = every badcase); control:
     "same-category" or "all-correct"; selection: a predicate over the case view
-    (explorer.core.selection) that narrows both groups (None = no narrowing).
-    Raises ValueError for an unknown control."""
+    (explorer.core.selection) that narrows both groups (None = no narrowing); eval_id: one
+    eval (cases.eval_id, e.g. "mmlu_pro:Meta-Llama-3_1-8B-Instruct") whose cases form both
+    groups (None = every loaded eval pooled). Raises ValueError for an unknown control."""
     cluster: str | None = None
     control: str = "same-category"
     selection: Predicate | None = None
+    eval_id: str | None = None
 
     def __post_init__(self):
         if self.control not in CONTROLS:
@@ -52,14 +54,16 @@ class Cohort:
 
     def to_dict(self) -> dict:
         return {"cluster": self.cluster, "control": self.control,
-                "selection": self.selection.to_dict() if self.selection is not None else None}
+                "selection": self.selection.to_dict() if self.selection is not None else None,
+                "eval_id": self.eval_id}
 
 
 def cohort_sql(cohort: Cohort) -> tuple[str, dict]:
     """The cohort query (case view + queries/analysis_cohort.sql + selection) and its named
     parameters."""
     sql = f"WITH cv AS (\n{load_query('analysis_case_view')}\n)\n{load_query('analysis_cohort')}"
-    params = {"cluster": cohort.cluster, "control": cohort.control}
+    params = {"cluster": cohort.cluster, "control": cohort.control,
+              "eval_id": cohort.eval_id}
     sql = f"SELECT * FROM (\n{sql}\n) AS cohort"
     if cohort.selection is not None:
         frag, pl = cohort.selection.to_sql()
@@ -115,6 +119,13 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
     if total_cases == 0:
         raise NoData("no eval cases are loaded: load an eval file (lm-eval samples, MMLU-Pro "
                      "outputs, a CSV with a correctness column, ...) to form a cohort")
+    ev = {"eval_id": cohort.eval_id}
+    in_eval = "($eval_id IS NULL OR eval_id = $eval_id)"
+    if cohort.eval_id is not None and not scalar(
+            con, f"SELECT count(*) FROM cases WHERE {in_eval}", ev):
+        known = [r[0] for r in con.execute(
+            "SELECT DISTINCT eval_id FROM cases ORDER BY 1 LIMIT 12").fetchall()]
+        raise NoData(f"eval {cohort.eval_id!r} has no case (evals: {', '.join(known)})")
     if frame is None:
         frame = cohort_frame(store, cohort, con)
     bad = frame[frame["badcase"] == 1]
@@ -122,13 +133,16 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
     if len(bad) == 0:
         names = [r[0] for r in con.execute(
             "SELECT cluster FROM cases WHERE correct = false AND cluster IS NOT NULL "
-            "GROUP BY cluster ORDER BY count(*) DESC, cluster LIMIT 12").fetchall()]
+            f"AND {in_eval} GROUP BY cluster ORDER BY count(*) DESC, cluster LIMIT 12",
+            ev).fetchall()]
         if cohort.cluster is not None:
             raise NoData(f"cluster {cohort.cluster!r} has no badcase"
                          + (f" (clusters: {', '.join(names)})" if names else ""))
-        raise NoData("the loaded evals have no badcase (every case is correct)"
+        raise NoData(("the loaded evals have no badcase (every case is correct)"
+                      if cohort.eval_id is None else
+                      f"eval {cohort.eval_id!r} has no badcase (every case is correct)")
                      if cohort.selection is None else "the selection holds no badcase")
-    all_bad = scalar(con, "SELECT count(*) FROM cases WHERE correct = false")
+    all_bad = scalar(con, f"SELECT count(*) FROM cases WHERE correct = false AND {in_eval}", ev)
     cats = sorted({c for c in bad["category"].dropna().unique()})
     category = cats[0] if len(cats) == 1 else (cats or None)
     nb = int(bound_mask(bad).sum())
@@ -150,10 +164,11 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
         note=note)
 
 
-def cluster_table(store, con=None) -> list[dict]:
+def cluster_table(store, con=None, eval_id: str | None = None) -> list[dict]:
     """Every badcase cluster: {cluster, badcases, share (0..1 of all badcases), bound,
-    binding_rate, categories}, largest first (queries/analysis_clusters.sql)."""
-    df = store.query("analysis_clusters", {}, con=con)
+    binding_rate, categories}, largest first (queries/analysis_clusters.sql). eval_id: only
+    that eval's badcases (share of that eval's badcases); None = every eval."""
+    df = store.query("analysis_clusters", {"eval_id": eval_id}, con=con)
     out = []
     for r in df.itertuples(index=False):
         out.append({"cluster": r.cluster, "badcases": int(r.badcases),
@@ -164,7 +179,8 @@ def cluster_table(store, con=None) -> list[dict]:
     return out
 
 
-def default_cluster(store, con=None) -> str | None:
-    """The largest badcase cluster (ties by name), None when no badcase has a cluster."""
-    rows = cluster_table(store, con)
+def default_cluster(store, con=None, eval_id: str | None = None) -> str | None:
+    """The largest badcase cluster (ties by name) of every eval (or of `eval_id`), None when no
+    badcase has a cluster."""
+    rows = cluster_table(store, con, eval_id)
     return rows[0]["cluster"] if rows else None

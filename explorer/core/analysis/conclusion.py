@@ -13,6 +13,14 @@ narrative joins the fired rules' `explain` sentences, filled with the numbers th
 suggestions of fired rules are merged (duplicates dropped) and sorted by priority, then by the
 module's weight. The narrative names the top modules, then gives the fired rules' sentences in
 knowledge-base order (so a rule's follow-up sentence comes after its primary evidence).
+
+When the cohort has badcases but none is bound to a trace request, no engine module is blamed
+for them: version regressions are reported as a separate finding ("Independently of these
+badcases, ..."; evidence entries with independent=True, no module, no suggestion) and any other
+fired rule (only case-level features can differ) is reported as a case-level finding.
+Case-level differences (answer / question length, `[case_level]` in the knowledge base) that
+no rule explains are read as such ("the badcases differ in answer length, a case-level
+signal"), never as "no metric separates the badcases".
 """
 from __future__ import annotations
 
@@ -21,7 +29,8 @@ from functools import lru_cache
 from importlib import resources
 
 from .fmt import fmt_num, fmt_p, fmt_pct, fmt_share
-from .results import Comparison, Conclusion, SectionError, Suggestion, TreeResult, VersionsResult
+from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
+                      VersionsResult)
 
 MAX_SENTENCES = 8
 EVIDENCE = ("comparison", "categorical", "tree_split", "version_regression")
@@ -135,28 +144,46 @@ def _fires(rule: dict, results: dict) -> dict | None:
     return None
 
 
+def _unbound(results: dict) -> bool:
+    """True when the cohort has badcases and none is bound to a trace request."""
+    c = results.get("cohort")
+    return isinstance(c, CohortSummary) and c.badcases > 0 and c.bound == 0
+
+
 def conclude(results: dict, params: dict | None = None) -> Conclusion:
     """Fire the knowledge-base rules on the results of the other sections (a dict section ->
-    result or SectionError, as run_all builds it) and write the conclusion.
+    result or SectionError, as run_all builds it) and write the conclusion (see the module doc).
 
-    params: kb (a loaded knowledge base; default resources/knowledge_base.toml).
-    Never raises NoData: with no evidence the narrative says what is missing."""
+    params: kb (a loaded knowledge base; default resources/knowledge_base.toml), alpha (0.05,
+    for the case-level reading). Never raises NoData: with no evidence the narrative says what
+    is missing."""
     p = params or {}
     kb = p.get("kb") or load_knowledge_base()
-    fired = []
+    alpha = p.get("alpha", 0.05)
+    unbound = _unbound(results)
+    fired, independent, case_found = [], [], []
     for order, rule in enumerate(kb.get("rules", [])):
         ctx = _fires(rule, results)
         if ctx is None:
             continue
         if "row" in ctx:
             ctx = _row_ctx(ctx.pop("row"), kb)
-        fired.append((rule, _fill(rule["explain"], ctx), order))
+        text = _fill(rule["explain"], ctx)
+        if unbound and rule["evidence"] == "version_regression":
+            independent.append((rule, text))
+        elif unbound:
+            case_found.append((rule, text))
+        else:
+            fired.append((rule, text, order))
     score: dict[str, float] = {}
     for rule, _, _ in fired:
         score[rule["module"]] = score.get(rule["module"], 0) + rule.get("weight", 1)
     modules = sorted(score, key=lambda m: (-score[m], m))
-    evidence = tuple({"rule": r["id"], "module": r["module"], "weight": r.get("weight", 1),
-                      "kind": r["evidence"], "text": t} for r, t, _ in fired)
+    evidence = [{"rule": r["id"], "module": r["module"], "weight": r.get("weight", 1),
+                 "kind": r["evidence"], "text": t, "independent": False} for r, t, _ in fired]
+    evidence += [{"rule": r["id"], "module": None, "weight": 0, "kind": r["evidence"], "text": t,
+                  "independent": kind} for kind, group in ((False, case_found), (True, independent))
+                 for r, t in group]
     sentences = []
     if modules:
         names = modules[:3]
@@ -168,7 +195,17 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
             sentences.append(f"({len(fired) - MAX_SENTENCES} more findings are listed with the "
                              "evidence.)")
     else:
-        sentences.append(_no_evidence(results))
+        sentences.append(_no_evidence(results, kb, alpha, case_found))
+    if independent:
+        shown = [t for _, t in independent][:3]
+        first = shown[0]
+        sentences.append("Independently of these badcases (none is bound to a trace request, so "
+                         "this is not their cause), the engine versions differ: "
+                         + (first[:1].lower() if first[1:2].islower() else first[:1])
+                         + first[1:] + "".join(" " + t for t in shown[1:]))
+        if len(independent) > len(shown):
+            sentences.append(f"({len(independent) - len(shown)} more version findings are "
+                             "listed with the evidence.)")
     seen = set()
     sugg = []
     for r, _, order in fired:
@@ -182,25 +219,69 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                                     rule=r["id"])))
     sugg.sort(key=lambda x: x[:3])
     return Conclusion(modules=tuple(modules), narrative=" ".join(sentences),
-                      suggestions=tuple(s for *_, s in sugg), evidence=evidence)
+                      suggestions=tuple(s for *_, s in sugg), evidence=tuple(evidence))
 
 
-def _no_evidence(results: dict) -> str:
+def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
+    """Sentences for the case-level features (knowledge base [case_level]) that differ
+    significantly (BH-adjusted p < alpha) between badcases and control, one per aspect
+    (the smallest adjusted p first)."""
+    meta = kb.get("case_level", {})
+    rows = sorted((r for r in comp.rows if r.metric in meta and r.metric not in skip
+                   and r.p_adjusted is not None
+                   and r.p_adjusted < alpha and r.bad_mean is not None
+                   and r.control_mean is not None and r.bad_mean != r.control_mean),
+                  key=lambda r: r.p_adjusted)
+    out, aspects = [], set()
+    for r in rows:
+        m = meta[r.metric]
+        if m.get("aspect") in aspects:
+            continue
+        aspects.add(m.get("aspect"))
+        way = "higher" if r.bad_mean > r.control_mean else "lower"
+        unit = m.get("unit", "")
+        out.append(f"The badcases differ in {m.get('aspect', r.metric)}, a case-level signal: "
+                   f"{r.metric} {fmt_num(r.bad_mean, unit)} on average against "
+                   f"{fmt_num(r.control_mean, unit)} in the control ({fmt_pct(r.diff_pct)}, "
+                   f"adjusted p {fmt_p(r.p_adjusted)}, n = {r.n_bad} / {r.n_control}); "
+                   f"{m.get(way, '')}.".replace("; .", "."))
+    return out
+
+
+def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
+                 case_found: list | None = None) -> str:
+    """The narrative when no rule blames an engine module. case_found: (rule, sentence) of
+    the rules that fired on case-level features of unbound badcases."""
+    kb = kb or {}
+    case_found = case_found or []
     cohort = results.get("cohort")
     parts = []
+    comp = results.get("comparison")
+    skip = {r.get("metric") for r, _ in case_found}
+    case_level = (_case_level(comp, kb, alpha, skip) if isinstance(comp, Comparison) else [])
+    parts += [t for _, t in case_found] + case_level
+    case_level = case_level + [t for _, t in case_found]
     note = getattr(cohort, "note", None)
     if note:
-        parts.append(f"No engine evidence: {note}. Load the inference server's traces of this "
-                     "eval to see which engine behaviour goes with the badcases.")
-    comp = results.get("comparison")
+        parts.append(f"There is no engine evidence: {note}. Load the inference server's traces "
+                     "of this eval to see which engine behaviour goes with the badcases.")
     if isinstance(comp, Comparison):
-        tested = [r for r in comp.rows if r.p_adjusted is not None]
-        if tested:
-            best = min(tested, key=lambda r: r.p_adjusted)
-            parts.append("No metric separates the badcases from the control strongly enough "
-                         "after Benjamini-Hochberg adjustment (smallest adjusted p: "
+        case_metrics = set(kb.get("case_level", {}))
+        engine = [r for r in comp.rows if r.p_adjusted is not None and r.metric not in case_metrics]
+        if engine:
+            best = min(engine, key=lambda r: r.p_adjusted)
+            parts.append("No engine metric separates the badcases from the control strongly "
+                         "enough after Benjamini-Hochberg adjustment (smallest adjusted p: "
                          f"{fmt_p(best.p_adjusted)} for {best.metric}, diff "
                          f"{fmt_pct(best.diff_pct)}).")
+        elif not case_level and not note:
+            tested = [r for r in comp.rows if r.p_adjusted is not None]
+            if tested:
+                best = min(tested, key=lambda r: r.p_adjusted)
+                parts.append("No metric separates the badcases from the control strongly enough "
+                             "after Benjamini-Hochberg adjustment (smallest adjusted p: "
+                             f"{fmt_p(best.p_adjusted)} for {best.metric}, diff "
+                             f"{fmt_pct(best.diff_pct)}).")
     elif isinstance(comp, SectionError):
         parts.append(f"No comparison: {comp.reason}.")
     ver = results.get("versions")

@@ -209,7 +209,10 @@ class VersionsResult:
     p_value, direction, regression, reason}], accuracy = [{benchmark, engine_version, accuracy,
     n_cases}] (cases bound to the version's requests); versions: every version, oldest first;
     pooled: True when benchmarks were pooled (no benchmark ran on two versions);
-    accuracy_by_category: the same as accuracy, per case category (key "category")."""
+    accuracy_by_category: the same as accuracy, per case category (key "category");
+    single_version: [{benchmark, engine_version}] benchmarks seen in one version only (not
+    compared); summary: one row per (metric, from_version, to_version) over the benchmarks
+    (versions.summarize_changes). changes are sorted regressions first, then by adjusted p."""
     values: tuple
     changes: tuple
     accuracy: tuple
@@ -218,12 +221,16 @@ class VersionsResult:
     min_change_pct: float
     pooled: bool = False
     accuracy_by_category: tuple = ()
+    single_version: tuple = ()
+    summary: tuple = ()
 
     def to_dict(self) -> dict:
         return {"values": [dict(v) for v in self.values], "changes": [dict(c) for c in self.changes],
                 "accuracy": [dict(a) for a in self.accuracy], "versions": list(self.versions),
                 "alpha": self.alpha, "min_change_pct": self.min_change_pct, "pooled": self.pooled,
-                "accuracy_by_category": [dict(a) for a in self.accuracy_by_category]}
+                "accuracy_by_category": [dict(a) for a in self.accuracy_by_category],
+                "single_version": [dict(a) for a in self.single_version],
+                "summary": [dict(a) for a in self.summary]}
 
 
 # ---- SLA ------------------------------------------------------------------------------------

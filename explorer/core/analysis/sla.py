@@ -26,14 +26,16 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
     """Attainment and goodput overall and by run / version / category / tenant.
 
     params: thresholds {metric: max value} (default DEFAULT_THRESHOLDS; metrics must be numeric
-    request columns). `cohort` is not used (the SLA is about every request served).
+    request columns). The SLA is about every request served: of the cohort only its eval_id is
+    used (when set, the runs bound to that eval's cases and their categories).
     Raises ValueError for an unknown metric or a non-numeric threshold, NoData when no request
     is loaded or none can be judged."""
     p = params or {}
     thr = dict(p.get("thresholds") or DEFAULT_THRESHOLDS)
     if not thr:
         raise ValueError("at least one SLA threshold is needed")
-    params_sql = {}
+    eval_id = getattr(cohort, "eval_id", None)
+    params_sql: dict = {"eval_id": eval_id}
     conds, present = [], []
     for i, (m, t) in enumerate(sorted(thr.items())):
         if m not in REQUEST_METRICS:
@@ -52,6 +54,9 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
     met = f"(NOT {errored} AND {' AND '.join('r.' + c for c in conds)})"
     sql = load_query("analysis_sla").replace("__JUDGED__", judged).replace("__MET__", met)
     df = store.con.execute(sql, params_sql).df()
+    if eval_id is not None and (df.empty or not (df["dim"] == "all").any()):
+        raise NoData(f"no trace request is bound to a case of eval {eval_id!r}, so there is "
+                     "no request of it to hold to an SLA")
     groups: dict[str, list[dict]] = {"all": [], **{k: [] for k in BREAKDOWNS}}
     for r in df.to_dict("records"):
         key = r["key"]

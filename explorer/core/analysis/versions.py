@@ -1,7 +1,9 @@
 """Engine versions compared on the same benchmark (DESIGN `versions`).
 
-Runs are grouped by (benchmark, engine_version) (queries/analysis_versions.sql); when no
-benchmark is run on two versions, every benchmark is pooled per version instead. Versions are
+Runs are grouped by (benchmark, engine_version) (queries/analysis_versions.sql); only the
+benchmarks run on at least two versions are compared (the others are listed in
+`single_version`); when no benchmark is run on two versions, every benchmark is pooled per
+version instead. Versions are
 ordered by their numeric parts ("v0.2.1" < "v0.3.0" < "0.10.0"). For each pair of consecutive
 versions and each metric: change_pct = (new - old) / |old| x 100, a two-sided Mann-Whitney U p
 between the two versions' requests (on a deterministic hash sample of at most `sample_max`
@@ -37,18 +39,29 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
     """Per-version metric values, changes between consecutive versions with Mann-Whitney p and
     the regression flag, and accuracy per version (see the module doc).
 
+    Only benchmarks run on at least two versions are compared (their values and changes are
+    listed); the others are named in `single_version` ([{benchmark, engine_version}]) so that a
+    folder of many one-release configurations stays readable. Changes are sorted regressions
+    first, then by adjusted p, then by |change %|; `summary` gives one row per (metric,
+    from_version, to_version) over the benchmarks compared.
+
     params: metrics, alpha (0.05), min_change_pct (5.0), sample_max (20000), kb (a loaded
-    knowledge base; default resources/knowledge_base.toml). `cohort` is not used (versions
-    compare whole runs). Raises NoData when no run names an engine version."""
+    knowledge base; default resources/knowledge_base.toml). `cohort`: only its eval_id is used
+    (versions compare whole runs; with an eval_id, the runs bound to that eval's cases and the
+    accuracy of its cases). Raises NoData when no run names an engine version."""
     from scipy import stats
 
     from .conclusion import load_knowledge_base
 
     p = {**DEFAULTS, **(params or {})}
     kb = p.get("kb") or load_knowledge_base()
+    eval_id = getattr(cohort, "eval_id", None)
     by_bench = True
-    agg = store.query("analysis_versions", {"by_benchmark": True})
+    agg = store.query("analysis_versions", {"by_benchmark": True, "eval_id": eval_id})
     if agg.empty:
+        if eval_id is not None:
+            raise NoData(f"no run bound to a case of eval {eval_id!r} names an engine version, "
+                         "so there is nothing to compare across versions")
         raise NoData("no loaded run names an engine version (engine_version), so there is "
                      "nothing to compare across versions")
 
@@ -57,18 +70,25 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
 
     if not multi(agg) and agg["engine_version"].nunique() >= 2:
         by_bench = False
-        agg = store.query("analysis_versions", {"by_benchmark": False})
-    values, changes, order = [], [], []
+        agg = store.query("analysis_versions", {"by_benchmark": False, "eval_id": eval_id})
+    values, changes = [], []
     groups = {}
     for r in agg.to_dict("records"):
         groups.setdefault(r["benchmark"], []).append(r)
     for bench in groups:
         groups[bench].sort(key=lambda r: version_key(r["engine_version"]))
     order = sorted(agg["engine_version"].unique().tolist(), key=version_key)
-    samples: dict = {}
+    single = []
     if any(len(g) >= 2 for g in groups.values()):
+        single = [{"benchmark": b, "engine_version": g[0]["engine_version"]}
+                  for b, g in groups.items() if len(g) < 2]
+        single.sort(key=lambda r: (version_key(r["engine_version"]), str(r["benchmark"])))
+        groups = {b: g for b, g in groups.items() if len(g) >= 2}
+    samples: dict = {}
+    if groups and any(len(g) >= 2 for g in groups.values()):
         sample = store.query("analysis_versions_sample", {"max_n": int(p["sample_max"]),
-                                                          "by_benchmark": by_bench})
+                                                          "by_benchmark": by_bench,
+                                                          "eval_id": eval_id})
         keys = sample["benchmark"].astype(object).where(sample["benchmark"].notna(), None)
         for (b, v), g in sample.groupby([keys.fillna("\0"), sample["engine_version"]], sort=False):
             samples[(None if b == "\0" else b, v)] = {
@@ -116,7 +136,12 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                     (c["better"] == "lower" and c["to_value"] > c["from_value"])
             big = c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]
             c["regression"] = bool(q < p["alpha"] and worse and big)
-    acc = store.query("analysis_versions_accuracy", {"by_benchmark": by_bench}).to_dict("records")
+    changes.sort(key=change_rank)
+    summary = summarize_changes(changes, p["alpha"])
+    acc = store.query("analysis_versions_accuracy",
+                      {"by_benchmark": by_bench, "eval_id": eval_id}).to_dict("records")
+    if single:  # accuracy of the benchmarks compared
+        acc = [r for r in acc if r["benchmark"] in groups]
     acc.sort(key=lambda r: (str(r["benchmark"]), version_key(r["engine_version"]),
                             str(r["category"])))
     accuracy = [{"benchmark": r["benchmark"], "engine_version": r["engine_version"],
@@ -129,4 +154,37 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
     return VersionsResult(values=tuple(values), changes=tuple(changes), accuracy=tuple(accuracy),
                           versions=tuple(order), alpha=p["alpha"],
                           min_change_pct=p["min_change_pct"], pooled=not by_bench,
-                          accuracy_by_category=tuple(by_cat))
+                          accuracy_by_category=tuple(by_cat), single_version=tuple(single),
+                          summary=tuple(summary))
+
+
+def change_rank(c: dict) -> tuple:
+    """Sort key of a change: regressions first, then by adjusted p (untested last), then by
+    the size of the change (largest first), then benchmark and metric for a stable order."""
+    q = c.get("p_adjusted")
+    return (not c.get("regression"), q is None, q if q is not None else 1.0,
+            -abs(c.get("change_pct") or 0.0), str(c.get("benchmark")), c["metric"])
+
+
+def summarize_changes(changes, alpha: float = 0.05) -> list[dict]:
+    """One row per (metric, from_version, to_version) over the benchmarks compared:
+    {metric, from_version, to_version, benchmarks (changes), significant (p_adjusted < alpha),
+    regressions, median_change_pct, min_change_pct, max_change_pct, min_p_adjusted}; rows
+    with a regression first, then by the number of regressions and the smallest adjusted p."""
+    by: dict = {}
+    for c in changes:
+        by.setdefault((c["metric"], c["from_version"], c["to_version"]), []).append(c)
+    out = []
+    for (m, a, b), cs in by.items():
+        pct = [c["change_pct"] for c in cs if c["change_pct"] is not None]
+        qs = [c["p_adjusted"] for c in cs if c["p_adjusted"] is not None]
+        out.append({"metric": m, "from_version": a, "to_version": b, "benchmarks": len(cs),
+                    "significant": sum(q < alpha for q in qs),
+                    "regressions": sum(bool(c["regression"]) for c in cs),
+                    "median_change_pct": num(np.median(pct)) if pct else None,
+                    "min_change_pct": num(min(pct)) if pct else None,
+                    "max_change_pct": num(max(pct)) if pct else None,
+                    "min_p_adjusted": num(min(qs)) if qs else None})
+    out.sort(key=lambda r: (-r["regressions"], r["min_p_adjusted"] if r["min_p_adjusted"]
+                            is not None else 2.0, version_key(r["from_version"]), r["metric"]))
+    return out
