@@ -109,3 +109,18 @@ def test_report_eval_option_on_real_mmlu_pro(real, tmp_path, capsys):
     # "Llama" names both evals: a usage error listing them
     rc = main(["report", str(folder), "--eval", "Llama", "--out", str(tmp_path / "x")])
     assert rc == 2 and "matches several evals" in capsys.readouterr().err
+
+
+def test_heatmap_of_an_unbound_eval_says_why(store):
+    from explorer.core.analysis import compute_heatmap
+    store.add_run("r", engine_version="1.0")
+    store.append("requests", pd.DataFrame({"run_id": "r", "request_id": ["1", "2"],
+                                           "ttft_ms": [1.0, 2.0], "tpot_ms": [3.0, 4.0]}))
+    store.append("cases", pd.DataFrame({"case_id": ["solo:1", "solo:2"], "eval_id": "solo",
+                                         "category": "alg", "correct": [False, True],
+                                         "cluster": ["alg", None]}))
+    with pytest.raises(NoData, match="eval 'solo'"):
+        compute_heatmap(store, Cohort("alg", eval_id="solo"), {"level": "request",
+                                                                "x_metric": "ttft_ms",
+                                                                "y_metric": "tpot_ms",
+                                                                "value_metric": "ttft_ms"})

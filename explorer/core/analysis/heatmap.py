@@ -11,7 +11,8 @@ Level "request": any two request metrics against a third, each request a point (
 DuckDB, queries/analysis_heatmap_bins.sql).
 Axes may name batch_size_entropy or n_requests (window level only) or any numeric request
 metric. values[y][x] is None for an empty cell.
-Runs: those holding the cohort's bound requests, else every run (param `runs` overrides).
+Runs: those holding the cohort's bound requests, else every run (param `runs` overrides);
+with a cohort restricted to one eval (Cohort.eval_id), only its bound runs (NoData if none).
 """
 from __future__ import annotations
 
@@ -66,6 +67,9 @@ def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
     axes."""
     p = {**DEFAULTS, **(params or {})}
     runs = p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
+    if runs is None and getattr(cohort, "eval_id", None) is not None:
+        raise NoData(f"no case of eval {cohort.eval_id!r} in this cohort is bound to a trace "
+                     "request, so there is no run to draw")
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
     if p["level"] == "window":
         for m in (xm, ym, vm):
