@@ -273,3 +273,8 @@ def test_import_does_not_load_dowhy():
             "print(any(m.split('.')[0] in ('dowhy', 'sympy') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_default_sla_thresholds_are_the_sla_panels():
+    sla = pytest.importorskip("explorer.core.analysis.sla")
+    assert W.default_sla() == sla.DEFAULT_THRESHOLDS

@@ -374,6 +374,9 @@ class WhatIfPanel(Panel):
         kw = dict(treatment=self.treatment.currentData(), outcome=self.outcome.currentData(),
                   set_value=float(self.set_box.value()), graph_text=self.graph_text,
                   selected=self.selected_mask())
+        sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
+        if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
+            kw["thresholds"] = dict(sla["thresholds"])   # SLA met as the SLA panel judges it
         self._dirty = False
         self._show_applies()
         self._status(self.tr("Estimating…"))
