@@ -145,7 +145,7 @@ def _cache(store) -> dict:
         return {}
 
 
-INDEX_MIN_ROWS = 2_000_000
+INDEX_MIN_ROWS = 1_000_000
 
 
 def ensure_indexes(store, con=None, min_rows: int = INDEX_MIN_ROWS) -> list[str]:
