@@ -230,3 +230,23 @@ def test_generic_csv_late_bad_value_is_skipped_with_its_line(store, tmp_path):
     assert r.skipped_reasons == ["line 4002: field 'ttft_ms': not a number: 'slow'"]
     want = np.mean([i % 50 + 1 for i in range(5000) if i != 4000])
     assert store.execute("SELECT avg(ttft_ms) FROM requests").fetchone()[0] == pytest.approx(want)
+
+
+def test_otlp_collector_jsonl_one_document_a_line(store, tmp_path):
+    doc = otlp_doc()
+    f = tmp_path / "otel-export.jsonl"
+    f.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
+    r = store.load_file(f)
+    assert r.format == "otlp" and r.rows_loaded == 6 and len(r.run_ids) == 1
+
+
+def test_prometheus_samples_with_timestamps_group_by_time(store, tmp_path):
+    f = tmp_path / "scrape.prom"
+    f.write_text('vllm:num_requests_running{model_name="m"} 2 1700000000000\n'
+                 'vllm:num_requests_waiting{model_name="m"} 5 1700000000000\n'
+                 'vllm:num_requests_running{model_name="m"} 4 1700000015000\n'
+                 'vllm:num_requests_waiting{model_name="m"} 0 1700000015000\n')
+    r = store.load_file(f)
+    assert r.format == "prometheus" and r.rows_loaded == 2
+    s = store.df("SELECT ts_s, running, waiting FROM engine_stats ORDER BY ts_s")
+    assert s.values.tolist() == [[1700000000.0, 2, 5], [1700000015.0, 4, 0]]
