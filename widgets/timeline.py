@@ -60,6 +60,7 @@ class TimelinePanel(QWidget):
         self.view_data: dict[str, Any] | None = None
         self.figure: dict[str, Any] = {}
         self.history: list[tuple[str, str]] = []
+        self._auto_pick: tuple[str, str] | None = None
 
         self.back = QPushButton(self.tr("Back"))
         self.back.setEnabled(False)
@@ -154,6 +155,7 @@ class TimelinePanel(QWidget):
 
     def clear(self) -> None:
         self.current, self.view_data, self.figure, self.history = None, None, {}, []
+        self._auto_pick = None
         self.back.setEnabled(False)
         self.view.clear()
         self.stack.setCurrentIndex(0)
@@ -162,11 +164,15 @@ class TimelinePanel(QWidget):
         frame = update.get("frame")
         if isinstance(frame, pd.DataFrame):
             self.frame = frame
-            if self.current is None:
+            # follow the cohort's worst badcase until the user opens a request of their own
+            if self.current is None or self.current == self._auto_pick:
                 try:
-                    self.show_request(*core.worst_badcase(frame))
-                except Exception:  # noqa: BLE001 - no bound badcase: keep the hint
-                    pass
+                    pick = core.worst_badcase(frame)
+                except Exception:  # noqa: BLE001 - no bound badcase: keep what is shown
+                    return
+                if pick != self.current:
+                    self._auto_pick = pick
+                    self.show_request(*pick, record=False)
 
     def _on_cases(self, ids) -> None:
         if not ids or len(ids) != 1 or self.store is None:

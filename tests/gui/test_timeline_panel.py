@@ -182,3 +182,24 @@ def test_pack_lanes_uses_the_fewest_lanes_without_overlap():
         assert (ss[1:] > ee[:-1]).all()  # no overlap within a lane
     depth = max(int(((s <= t) & (e >= t)).sum()) for t in s)  # max in flight
     assert lanes.max() + 1 == depth
+
+
+def test_a_new_cohort_opens_its_worst_badcase_until_the_user_picks(loaded, panel, qtbot):
+    session, run, ok = loaded
+    ids = [r["metadata"]["x_request_id"] for r in ok]
+    tpot = {r["metadata"]["x_request_id"]: r["metrics"]["inter_token_latency"]["value"] for r in ok}
+
+    def frame(bad):
+        return pd.DataFrame({"case_id": [f"c{i}" for i in range(len(bad))], "grp": "bad",
+                             "run_id": run, "request_id": bad, "tpot_ms": [tpot[b] for b in bad]})
+    first, second = ids[:5], ids[5:10]
+    with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+        session.resultsChanged.emit({"frame": frame(first)})
+    assert sig.args[1] == max(first, key=tpot.get)
+    with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+        session.resultsChanged.emit({"frame": frame(second)})
+    assert sig.args[1] == max(second, key=tpot.get)
+    _open(qtbot, panel, run, ids[20])  # the user's own choice is kept
+    session.resultsChanged.emit({"frame": frame(first)})
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=TIMEOUT)
+    assert panel.current == (run, ids[20])
