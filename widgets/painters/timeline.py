@@ -291,7 +291,7 @@ def make_plots(layout: pg.GraphicsLayout) -> dict[str, Any]:
     lanes.setLabel("bottom", tr("time from this request's arrival (s)"))
     lanes.getAxis("left").setTicks([[(0, tr("this"))]])
     lanes.invertY(True)
-    lanes.setMouseEnabled(y=False)
+    lanes.setMouseEnabled(y=True)  # many lanes: the wheel zooms into them too
     lanes.setTitle("  ".join(f'<span style="color:{c}">&#9632;</span> {t}' for c, t in
                              ((SELECTED, tr("this request")), (BAD, tr("badcase")),
                               (CONTROL, tr("bound, correct")), (NEUTRAL, tr("unbound")))),
