@@ -186,3 +186,49 @@ def test_whatif_arguments_pass_through(planted, monkeypatch, tmp_path):
     assert seen["kw"] == wa
     from explorer.core.analysis import cohort_frame
     pd.testing.assert_frame_equal(seen["frame"], cohort_frame(planted, Cohort("sign | errors")))
+
+
+def test_whatif_paid_once_and_timed(planted, monkeypatch):
+    """The what-if (DoWhy import + estimator + refuters) runs once per cohort content and
+    arguments; progress reports it as a section of its own, before "done"."""
+    whatif = pytest.importorskip("explorer.core.analysis.whatif")
+    calls = []
+
+    class Fake:
+        def to_dict(self):
+            return {"estimate": -0.1}
+
+    def fake_run(frame, **kw):
+        calls.append(len(frame))
+        return Fake()
+
+    monkeypatch.setattr(whatif, "run_whatif", fake_run)
+    seen = []
+    cohort = Cohort("sign | errors")
+    for _ in range(2):
+        doc = core_report.build_report(planted, cohort, progress=lambda d, n, s: seen.append((d, n, s))).doc
+        assert doc["whatif"] == {"estimate": -0.1}
+    assert len(calls) == 1  # the second build reused the result
+    names = [s for _, _, s in seen[:len(seen) // 2]]
+    assert names[-2:] == ["whatif", "done"] and names[0] == "cohort"
+    assert all(n == len(names) - 1 for _, n, _ in seen)
+    # other arguments (a scenario) are a new what-if
+    core_report.build_report(planted, cohort, whatif={"set_value": 0.5})
+    assert len(calls) == 2
+    # a precomputed result (the GUI's) is used as is
+    pre = Fake()
+    assert core_report.build_report(planted, cohort, whatif=pre).results["whatif"] is pre
+    assert len(calls) == 2
+
+
+def test_timings_option(real, tmp_path, capsys):
+    f = real / "mmlu_pro_outputs" / "Meta-Llama-3_1-8B-Instruct_mmlu_hs_college_math.json"
+    rc = main(["report", str(f), "--out", str(tmp_path), "--timings"])
+    assert rc == 0
+    err = capsys.readouterr().err
+    phases = re.findall(r"^timing (\S+)\s+([\d.]+) s$", err, re.M)
+    assert [p for p, _ in phases] == ["load", "cohort_frame", "cohort", "comparison", "tree",
+                                      "heatmap", "versions", "sla", "conclusion", "whatif",
+                                      "write", "total"]
+    secs = dict((p, float(t)) for p, t in phases)
+    assert secs["total"] >= max(v for k, v in secs.items() if k != "total")

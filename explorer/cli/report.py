@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import time
 from pathlib import Path
 
 
@@ -42,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-samples-leaf", type=int, default=None,
                         help="decision tree: minimum cases per leaf (default max(5, 1%% of cases))")
     parser.add_argument("--no-whatif", action="store_true", help="skip the causal what-if section")
+    parser.add_argument("--timings", action="store_true",
+                        help="print the wall time of loading, of each section and of writing "
+                             "to stderr")
 
 
 def _err(msg: str) -> None:
@@ -149,6 +153,31 @@ def _load(store, args) -> tuple[int, int]:
     return loaded, failed
 
 
+class _Timer:
+    """Wall-clock seconds per phase, printed to stderr as "timing <phase> <s>" lines."""
+
+    def __init__(self, on: bool):
+        self.on = on
+        self.t = time.perf_counter()
+        self.start = self.t
+        self.phase = None
+
+    def mark(self, phase: str | None) -> None:
+        now = time.perf_counter()
+        if self.on and self.phase is not None:
+            print(f"timing {self.phase:<12} {now - self.t:6.2f} s", file=sys.stderr)
+        self.t, self.phase = now, phase
+
+    def progress(self, done: int, total: int, section: str) -> None:
+        self.mark("write" if section == "done" else section)
+
+    def total(self) -> None:
+        self.mark(None)
+        if self.on:
+            print(f"timing {'total':<12} {time.perf_counter() - self.start:6.2f} s",
+                  file=sys.stderr)
+
+
 def run(args) -> int:
     from explorer.core.analysis import Cohort
     from explorer.core.report import FormatUnavailable, check_formats, write_report
@@ -167,16 +196,21 @@ def run(args) -> int:
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
         return 2
+    timer = _Timer(getattr(args, "timings", False))
+    timer.mark("load")
     store = Store()
     try:
         loaded, failed = _load(store, args)
+        timer.mark("cohort_frame")
         if loaded == 0:
             _err("nothing could be loaded")
             return 1
         eval_id = _resolve_eval(store, getattr(args, "eval_id", None))
         cluster = _resolve_cluster(store, args.cluster, eval_id)
         cohort = Cohort(cluster, args.control, eval_id=eval_id)
-        written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif)
+        written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif,
+                               progress=timer.progress)
+        timer.total()
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
         return 2

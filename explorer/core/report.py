@@ -16,9 +16,11 @@ time, so this module never imports Qt; without it those formats raise FormatUnav
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,7 +28,8 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from .analysis import Cohort, SectionError, cluster_table, cohort_frame, run_all
+from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
+                       run_all)
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .errors import NoData, TraceExplorerError
 
@@ -77,9 +80,24 @@ def _app_version() -> str:
         return "dev"
 
 
+_WHATIF_CACHE: "OrderedDict[tuple, Any]" = OrderedDict()
+WHATIF_CACHE_SIZE = 4
+
+
+def _frame_key(frame: pd.DataFrame) -> str:
+    h = hashlib.sha1(repr((tuple(frame.columns), frame.shape)).encode())
+    h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    return h.hexdigest()
+
+
 def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     """The what-if result (engineer C's analysis.whatif.run_whatif) or a SectionError.
-    args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword)."""
+    args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword).
+
+    The what-if is the slowest section (DoWhy import + estimator + refuters), so its result is
+    memoised on (the frame's content hash, args): building the report of the same cohort again
+    in one process (GUI export, several formats) pays it once. Callbacks (progress, cancelled)
+    are not part of the key."""
     try:
         whatif = importlib.import_module("explorer.core.analysis.whatif")
     except ImportError:
@@ -87,33 +105,66 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
         return SectionError("whatif", "no case of the cohort is bound to a trace request, so "
                             "there is no engine metric to intervene on", "no_data")
+    args = dict(args or {})
+    callbacks = {k: args.pop(k) for k in ("progress", "cancelled") if k in args}
+    key = (_frame_key(frame), repr(sorted(args.items())), id(whatif.run_whatif))
+    if key in _WHATIF_CACHE:
+        _WHATIF_CACHE.move_to_end(key)
+        return _WHATIF_CACHE[key]
     try:
-        return whatif.run_whatif(frame, **(args or {}))
+        res = whatif.run_whatif(frame, **args, **callbacks)
     except NoData as e:
-        return SectionError("whatif", str(e), "no_data")
+        res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
+        if isinstance(e, getattr(whatif, "Cancelled", ())):
+            raise Cancelled("analysis cancelled") from e
         return SectionError("whatif", str(e), "error")
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
+    _WHATIF_CACHE[key] = res
+    while len(_WHATIF_CACHE) > WHATIF_CACHE_SIZE:
+        _WHATIF_CACHE.popitem(last=False)
+    return res
 
 
 def build_report(store, cohort: Cohort, params: dict | None = None,
-                 whatif: dict | bool | None = None,
+                 whatif: Any = None,
                  progress: Callable[[int, int, str], None] | None = None,
                  cancelled: Callable[[], bool] | None = None) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
     params: run_all params; whatif: keyword arguments for run_whatif (None = its defaults,
-    False = skip the section, which then says so). Raises analysis.Cancelled when cancelled."""
+    False = skip the section, which then says so), or an already computed what-if result
+    (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done, total,
+    section) is called before each section, the what-if included ("whatif", last), then with
+    "done". Raises analysis.Cancelled when cancelled."""
     try:
         frame = cohort_frame(store, cohort)
     except TraceExplorerError:
         frame = None
-    results = run_all(store, cohort, params, progress, cancelled, frame=frame)
+    wanted = [s for s in SECTIONS if s in set((params or {}).get("sections", SECTIONS))]
+    total = len(wanted) + 1
+
+    def step(done, _n, name):
+        if progress is not None and name != "done":
+            progress(done, total, name)
+
+    results = run_all(store, cohort, params, step, cancelled, frame=frame)
+    if cancelled is not None and cancelled():
+        raise Cancelled("analysis cancelled")
+    if progress is not None:
+        progress(len(wanted), total, "whatif")
     if whatif is False:
         results["whatif"] = SectionError("whatif", "not requested", "no_data")
+    elif hasattr(whatif, "to_dict"):
+        results["whatif"] = whatif
     else:
-        results["whatif"] = run_whatif_section(frame, whatif if isinstance(whatif, dict) else None)
+        args = dict(whatif) if isinstance(whatif, dict) else {}
+        if cancelled is not None:
+            args.setdefault("cancelled", cancelled)
+        results["whatif"] = run_whatif_section(frame, args)
+    if progress is not None:
+        progress(total, total, "done")
     doc: dict[str, Any] = {}
     for key in REPORT_KEYS:
         if key == "inputs":
