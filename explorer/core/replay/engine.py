@@ -42,7 +42,9 @@ vllm/v1/core/kv_cache_manager.py and vllm/v1/core/sched/scheduler.py):
   is visible to the scheduler from the first step starting at or after its arrival.
 * Speed. Decoding requests are not touched one by one: their block needs are counted by the
   residue of their length modulo block_size, their ends kept in a heap, and stretches of
-  decode-only steps with nothing arriving, finishing or preempted are advanced in one jump.
+  decode-only steps with nothing arriving, finishing or preempted are advanced in one jump
+  (exactly the results of stepping, tests/test_replay_engine.py: a jump stops before an
+  eviction would touch a prefix-cache hit of the waiting head, which could let it in).
 
 Requests whose prompt + output needs more blocks than the whole cache are rejected at arrival
 (finish_reason "error"), as vLLM rejects requests that can never fit.
@@ -152,6 +154,7 @@ class _Engine:
         self.evicted = 0
         self.preemptions = 0
         self.steps = 0
+        self.jumps = True   # advance decode-only stretches in one go (False: step by step)
 
     # -- events -------------------------------------------------------------------------------
     def ev(self, i, t, k, d=None):
@@ -287,6 +290,25 @@ class _Engine:
         r.held = r.shared = r.nref = r.reg = r.ru = r.rpos = 0
         r.computed = 0
 
+    def _evict_until(self, k: int, forbidden: set):
+        """Evict up to k blocks in policy order, stopping before any entry in `forbidden`."""
+        ent = self.entries
+        pol = self.policy
+        while k > 0 and self.evictable > 0:
+            key = pol.victim()
+            if key in forbidden:
+                return
+            e = ent[key]
+            take = e[0] if e[0] < k else k
+            e[0] -= take
+            k -= take
+            self.evictable -= take
+            self.free += take
+            self.evicted += take
+            if e[0] == 0:
+                del ent[key]
+                pol.on_evict(key)
+
     def _alloc(self, k: int):
         """Take k blocks: free ones first, then evict (caller checked free + evictable >= k)."""
         if k <= 0:
@@ -335,7 +357,7 @@ class _Engine:
         ai = 0
         done = 0
         head_blocked = False         # the waiting head failed for blocks in the last step
-        last_attempt = (0, 0)
+        last_attempt = (0, 0, 0)
         loops = 0
         last_progress = time.monotonic()
         N = self.N
@@ -345,9 +367,10 @@ class _Engine:
         dec_alloc = [0]               # the step whose decode blocks are already taken
 
         def finish(r: _Req, tend: float, held: int, computed: int):
-            nonlocal done, nrun
+            nonlocal done, nrun, head_blocked
             i = r.i
             self._release(r, held, computed)
+            head_blocked = False   # blocks were freed: the waiting head may fit now
             r.state = _DONE
             r.units = None
             nrun -= 1
@@ -441,7 +464,7 @@ class _Engine:
                 break
 
             # ---- fast path: a stretch of decode-only steps -------------------------------
-            if not prefills and D > 0:
+            if not prefills and D > 0 and self.jumps:
                 admission_off = bool(waiting) and (nrun >= max_seqs or D >= M or head_blocked)
                 if admission_off or not waiting:
                     dt = base + per_seq * D
@@ -462,10 +485,24 @@ class _Engine:
                         q = avail // D
                         r_ = bisect_right(cums, avail - q * D, 0, bs) - 1
                         k = min(k, q * bs + r_)
+                    attempting = admission_off and head_blocked and not (nrun >= max_seqs or D >= M)
+                    if k > 1 and N < INF_BLOCKS:
+                        need = (k // bs) * D + cums[k % bs]
+                        if need > self.free and attempting:
+                            # the blocked head would see its pinned prefix-cache hits change if
+                            # one of them were evicted: evict in policy order up to that entry
+                            # only, and jump no further than the blocks so freed allow
+                            hr = waiting[0]
+                            self._evict_until(need - self.free,
+                                              {hr.units[u][0] for u in range(last_attempt[2])})
+                            if need > self.free:
+                                q = self.free // D
+                                k = min(k, q * bs + bisect_right(cums, self.free - q * D, 0, bs) - 1)
+                                need = (k // bs) * D + cums[k % bs]
+                        if k > 1:
+                            self._alloc(need)
                     if k > 1:
-                        if N < INF_BLOCKS:
-                            self._alloc((k // bs) * D + cums[k % bs])
-                        if admission_off and head_blocked and not (nrun >= max_seqs or D >= M):
+                        if attempting:
                             self.q_blocks += k * last_attempt[0]
                             self.h_blocks += k * last_attempt[1]
                         if itl is not None:
@@ -523,7 +560,7 @@ class _Engine:
                     hit, nu = self._lookup(r, ntok)
                     self.q_blocks += qb
                     self.h_blocks += hit
-                    last_attempt = (qb, hit)
+                    last_attempt = (qb, hit, nu)
                     tok = min(ntok - hit * bs, budget)
                     nb = -(-(hit * bs + tok) // bs) - hit
                     avail = self.free + self.evictable
