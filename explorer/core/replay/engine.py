@@ -5,8 +5,8 @@ Semantics (the references are vLLM's docs/design/prefix_caching.md, vllm/v1/core
 vllm/v1/core/kv_cache_manager.py and vllm/v1/core/sched/scheduler.py):
 
 * Blocks and hashes. A request's tokens fill blocks of `block_size` tokens. A block's key
-  chains its parent's key with its own content (prefix_caching.md: "hash of the tokens in the
-  block and the prefix before it"), so a block can only be hit after the whole prefix before
+  chains its parent's key with its own content (prefix_caching.md hashes "each kv-cache block
+  by the tokens in the block and the tokens in the prefix before the block"), so a block can only be hit after the whole prefix before
   it. Only full blocks are cached. The trace gives content at a coarser grain: each hash id
   stands for `hash_block_tokens` (512 in Mooncake) tokens, i.e. hash_block_tokens / block_size
   engine blocks; engine block j of hash block h has key (chain key of hash blocks 0..h, j).
@@ -18,8 +18,9 @@ vllm/v1/core/kv_cache_manager.py and vllm/v1/core/sched/scheduler.py):
   num_tokens - 1 tokens rounded down to whole blocks (kv_cache_manager.get_computed_blocks: the
   last token is always recomputed to get logits).
 * Pool. Blocks in use by a running request are never evicted. When a request finishes or is
-  preempted its full blocks are cached and released in reverse order (block_pool.free_blocks
-  with the request's blocks reversed), so under LRU its last block is evicted first and
+  preempted its full blocks are cached and released in reverse order (the KV-cache manager
+  frees a request's blocks reversed; block_pool.free_blocks appends them to the free queue),
+  so under LRU its last block is evicted first and
   a block hit again leaves the free queue ("touch"). New blocks come from the free blocks,
   then by evicting cached ones in the order of the eviction policy (policies.py; LRU is
   vLLM's). Simplification: free blocks without a hash are used before any cached block is
@@ -47,16 +48,17 @@ vllm/v1/core/kv_cache_manager.py and vllm/v1/core/sched/scheduler.py):
   eviction would touch a prefix-cache hit of the waiting head, which could let it in).
 
 Requests whose prompt + output needs more blocks than the whole cache are rejected at arrival
-(finish_reason "error"), as vLLM rejects requests that can never fit.
+(finish_reason "error"), as vLLM rejects requests that can never fit. A waiting request alone
+in the engine whose pinned hit entries leave too little room computes its prompt instead.
 """
 from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_right
-from itertools import accumulate
 import time
+from bisect import bisect_right
 from collections import deque
+from itertools import accumulate
 from typing import Callable, Sequence
 
 import numpy as np
