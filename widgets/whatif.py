@@ -573,6 +573,17 @@ class WhatIfPanel(Panel):
                                  "editor."), error=True)
 
     # -- out -------------------------------------------------------------------------------------------
+    def report_args(self) -> dict:
+        """The panel's scenario as run_whatif keyword arguments (treatment, outcome, set_value,
+        graph_text), for a report exported from the window to show what the user set up."""
+        out: dict = {"graph_text": self.graph_text}
+        if self.treatment.currentData():
+            out.update(treatment=self.treatment.currentData(),
+                       set_value=float(self.set_box.value()))
+        if self.outcome.currentData():
+            out["outcome"] = self.outcome.currentData()
+        return out
+
     def copy_text(self) -> str:
         return summary(self.result) if self.result else super().copy_text()
 

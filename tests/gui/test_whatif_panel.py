@@ -87,6 +87,9 @@ def test_slider_sets_the_scenario_value(panel, session, qtbot):
                     == pytest.approx(0.9), timeout=60000)
     _finish(panel, qtbot)
     assert panel.result["estimate"] < 0               # a higher hit rate, fewer errors
+    args = panel.report_args()
+    assert args["set_value"] == pytest.approx(0.9) and args["graph_text"] == GRAPH
+    assert (args["treatment"], args["outcome"]) == ("kv_cache_hit_rate", "badcase")
 
 
 def test_selection_changes_the_cases_the_scenario_applies_to(panel, session, qtbot):
