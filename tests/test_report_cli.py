@@ -101,7 +101,7 @@ def test_aibrix_releases_compared(real, tmp_path):
     doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert doc["versions"]["versions"] == ["0.2.1", "0.3.0"]
     raw = _aibrix_raw(real)
-    ttft = [c for c in doc["versions"]["changes"] if c["metric"] == "ttft_ms"]
+    ttft = [c for c in doc["versions"]["all_changes"] if c["metric"] == "ttft_ms"]
     assert len(ttft) == 11  # one per request rate, the same benchmark on both releases
     for c in ttft:
         qps = float(c["benchmark"].rsplit("/", 1)[1])
@@ -113,6 +113,11 @@ def test_aibrix_releases_compared(real, tmp_path):
         assert c["p_value"] == pytest.approx(stats.mannwhitneyu(old, new).pvalue, rel=1e-6)
         assert c["regression"] == (c["p_adjusted"] < 0.05 and c["change_pct"] >= 5)
     assert any(c["regression"] for c in ttft)
+    # the "changes" list is capped (a chart / table can show it), most significant first
+    top = doc["versions"]["changes"]
+    assert len(doc["versions"]["all_changes"]) > 12 and len(top) == 12
+    assert top == doc["versions"]["all_changes"][:12]
+    assert doc["versions"]["changes_total"] == len(doc["versions"]["all_changes"])
     # traces only: the cohort says why, the SLA is computed per release and per tenant
     assert doc["cohort"]["status"] == "no_data" and "no eval cases" in doc["cohort"]["reason"]
     assert [r["key"] for r in doc["sla"]["by"]["version"]] == ["0.2.1", "0.3.0"]

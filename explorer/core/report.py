@@ -414,7 +414,7 @@ def _md_versions(v: dict) -> str:
     parts = []
     vals = v.get("values") or []
     versions = v.get("versions") or []
-    ch = v.get("changes") or []
+    ch = v.get("all_changes") or v.get("changes") or []
     benches = list(dict.fromkeys(r.get("benchmark") for r in vals))
     if ch:
         n_b = len({c.get("benchmark") for c in ch})

@@ -212,7 +212,9 @@ class VersionsResult:
     accuracy_by_category: the same as accuracy, per case category (key "category");
     single_version: [{benchmark, engine_version}] benchmarks seen in one version only (not
     compared); summary: one row per (metric, from_version, to_version) over the benchmarks
-    (versions.summarize_changes). changes are sorted regressions first, then by adjusted p."""
+    (versions.summarize_changes). changes are sorted regressions first, then by adjusted p.
+    to_dict(): "changes" holds the first max_changes of them (what a chart or a table can show;
+    None = all), "all_changes" every one and "changes_total" their number."""
     values: tuple
     changes: tuple
     accuracy: tuple
@@ -223,9 +225,13 @@ class VersionsResult:
     accuracy_by_category: tuple = ()
     single_version: tuple = ()
     summary: tuple = ()
+    max_changes: int | None = None
 
     def to_dict(self) -> dict:
-        return {"values": [dict(v) for v in self.values], "changes": [dict(c) for c in self.changes],
+        top = self.changes if self.max_changes is None else self.changes[:self.max_changes]
+        return {"values": [dict(v) for v in self.values], "changes": [dict(c) for c in top],
+                "all_changes": [dict(c) for c in self.changes],
+                "changes_total": len(self.changes),
                 "accuracy": [dict(a) for a in self.accuracy], "versions": list(self.versions),
                 "alpha": self.alpha, "min_change_pct": self.min_change_pct, "pooled": self.pooled,
                 "accuracy_by_category": [dict(a) for a in self.accuracy_by_category],

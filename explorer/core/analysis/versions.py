@@ -24,7 +24,8 @@ from .results import VersionsResult, num
 
 METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
            "queue_ms", "e2e_ms", "prompt_tokens", "completion_tokens")
-DEFAULTS = {"metrics": METRICS, "alpha": 0.05, "min_change_pct": 5.0, "sample_max": 20000}
+DEFAULTS = {"metrics": METRICS, "alpha": 0.05, "min_change_pct": 5.0, "sample_max": 20000,
+            "max_changes": 12}
 
 
 def version_key(v: str) -> tuple:
@@ -45,7 +46,9 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
     first, then by adjusted p, then by |change %|; `summary` gives one row per (metric,
     from_version, to_version) over the benchmarks compared.
 
-    params: metrics, alpha (0.05), min_change_pct (5.0), sample_max (20000), kb (a loaded
+    params: metrics, alpha (0.05), min_change_pct (5.0), sample_max (20000), max_changes (12:
+    the report's "changes" list keeps the most significant ones, "all_changes" every one;
+    None = no cap), kb (a loaded
     knowledge base; default resources/knowledge_base.toml). `cohort`: only its eval_id is used
     (versions compare whole runs; with an eval_id, the runs bound to that eval's cases and the
     accuracy of its cases). Raises NoData when no run names an engine version."""
@@ -155,7 +158,7 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                           versions=tuple(order), alpha=p["alpha"],
                           min_change_pct=p["min_change_pct"], pooled=not by_bench,
                           accuracy_by_category=tuple(by_cat), single_version=tuple(single),
-                          summary=tuple(summary))
+                          summary=tuple(summary), max_changes=p["max_changes"])
 
 
 def change_rank(c: dict) -> tuple:
