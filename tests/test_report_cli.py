@@ -237,3 +237,17 @@ def test_timings_option(real, tmp_path, capsys):
                                       "write", "total"]
     secs = dict((p, float(t)) for p, t in phases)
     assert secs["total"] >= max(v for k, v in secs.items() if k != "total")
+
+
+def test_markdown_groups_many_inputs_by_folder():
+    rows = [{"path": f"/d/{'a' if i % 3 else 'b'}/f{i}.csv", "format": "aibrix", "sha256": "0" * 64,
+             "rows_loaded": i, "rows_skipped": i % 2, "error": None} for i in range(40)]
+    rows.append({"path": "/d/a/broken.csv", "format": None, "sha256": None, "rows_loaded": 0,
+                 "rows_skipped": 0, "error": "/d/a/broken.csv: no header"})
+    md = core_report.render_markdown({"inputs": rows})
+    sec = md[md.index("## Inputs"):]
+    a = [r for r in rows[:40] if "/a/" in r["path"]]
+    assert f"| /d/a/ ({len(a)} files) | aibrix | {sum(r['rows_loaded'] for r in a)} | " \
+           f"{sum(r['rows_skipped'] for r in a)} |" in sec
+    assert "broken.csv: no header" in sec and "41 files" in sec
+    assert len(sec.splitlines()) < 12

@@ -535,12 +535,33 @@ def _md_conclusion(c: dict) -> str:
     return "\n\n".join(out)
 
 
+MD_MAX_INPUTS = 25
+
+
 def _md_inputs(rows: list) -> str:
+    """One row per file; beyond MD_MAX_INPUTS files, one row per folder and format (files that
+    failed stay listed one by one; every file and its SHA-256 is in report.json)."""
     if not rows:
         return "_No input file was loaded._"
-    return _table(("File", "Format", "Rows loaded", "Skipped", "SHA-256", "Error"), [
-        (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
-         (r.get("sha256") or "")[:16], r.get("error") or "") for r in rows])
+    if len(rows) <= MD_MAX_INPUTS:
+        return _table(("File", "Format", "Rows loaded", "Skipped", "SHA-256", "Error"), [
+            (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
+             (r.get("sha256") or "")[:16], r.get("error") or "") for r in rows])
+    groups: dict = {}
+    for r in rows:
+        if r.get("error"):
+            continue
+        folder = str(Path(r["path"]).parent)
+        g = groups.setdefault((folder, r.get("format") or "?"), [0, 0, 0])
+        g[0] += 1
+        g[1] += r.get("rows_loaded") or 0
+        g[2] += r.get("rows_skipped") or 0
+    body = [(f"{folder}/ ({n} files)", fmt, loaded, skipped, "")
+            for (folder, fmt), (n, loaded, skipped) in groups.items()]
+    body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
+              r["error"]) for r in rows if r.get("error")]
+    return (f"{len(rows)} files, grouped by folder (each file and its SHA-256 in report.json):"
+            "\n\n" + _table(("Files", "Format", "Rows loaded", "Skipped", "Error"), body))
 
 
 def _md_clusters(rows: list) -> str:
