@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QPainter, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGraphicsScene,
                                QGraphicsView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSizePolicy, QSlider, QSplitter,
+                               QProgressBar, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
                                QTableWidget, QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget)
 
 from explorer.core.analysis.causal_graph import KNOWN_NODES, default_graph_text, parse_graph
@@ -36,6 +36,7 @@ from widgets.painters.whatif import (effect_line, headline, paint_graph, paint_i
 log = logging.getLogger(__name__)
 SETTING = "causal_graph"
 SLIDER_STEPS = 1000
+SCALE_METRICS = ("queue_ms", "ttft_ms", "tpot_ms", "batch_size", "prompt_tokens")
 BINARY_OUTCOMES = ("badcase", "sla_met")
 
 
@@ -64,6 +65,7 @@ class WhatIfPanel(Panel):
         super().__init__(session, parent)
         self.frame: pd.DataFrame | None = None
         self.result: dict | None = None
+        self.scale: dict | None = None     # last whatif_scale result (SLA scaling)
         self.graph_text = default_graph_text()
         self.graph = parse_graph(self.graph_text, source="resources/causal_graph.dot")
         self._delivered = False   # a finished result (from a report) was handed in: no auto-run
@@ -151,6 +153,25 @@ class WhatIfPanel(Panel):
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.effect = QLabel()
         self.effect.setWordWrap(True)
+        # SLA scaling scenario: "queue_ms 20% lower: SLA attainment from A to B"
+        self.scale_metric = QComboBox()
+        for m in SCALE_METRICS:
+            self.scale_metric.addItem(label(m), m)
+        self.scale_pct = QSpinBox()
+        self.scale_pct.setRange(-90, 200)
+        self.scale_pct.setValue(-20)
+        self.scale_pct.setSuffix(" %")
+        self.scale_pct.setKeyboardTracking(False)
+        self.scale_text = QLabel()
+        self.scale_text.setWordWrap(True)
+        scale_row = QHBoxLayout()
+        scale_row.addWidget(QLabel(self.tr("SLA if")))
+        scale_row.addWidget(self.scale_metric)
+        scale_row.addWidget(QLabel(self.tr("changes by")))
+        scale_row.addWidget(self.scale_pct)
+        scale_row.addWidget(self.scale_text, 1)
+        self.scale_metric.currentIndexChanged.connect(lambda _i: self.run_scale())
+        self.scale_pct.valueChanged.connect(lambda _v: self.run_scale())
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot_widget.setMaximumHeight(150)
         self.plot_widget.setMinimumHeight(110)
@@ -186,6 +207,8 @@ class WhatIfPanel(Panel):
                            (self.plot_widget, 0), (self.table, 1), (self.assumptions, 0),
                            (self.notes, 0), (self.method, 0)):
             rl.addWidget(w, stretch)
+            if w is self.effect:
+                rl.addLayout(scale_row)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
@@ -393,9 +416,37 @@ class WhatIfPanel(Panel):
                 raise WorkerCancelled() from None
             return res.to_dict()
         self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
+        self.run_scale()
+
+    def run_scale(self) -> None:
+        """SLA attainment with the chosen metric scaled (whatif_scale) in the panel's worker;
+        the SLA panel's thresholds when it has them."""
+        metric = self.scale_metric.currentData()
+        if self.frame is None or metric not in self.frame.columns:
+            self.scale_text.setText(self.tr("(not in this data)") if self.frame is not None else "")
+            return
+        frame, factor = self.frame, 1 + self.scale_pct.value() / 100
+        kw = {"graph_text": self.graph_text, "selected": self.selected_mask()}
+        sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
+        if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
+            kw["thresholds"] = dict(sla["thresholds"])
+        self.scale_text.setText(self.tr("estimating…"))
+
+        def job(ctx):
+            from explorer.core.analysis import whatif
+            whatif.preload()
+            return whatif.whatif_scale(frame, metric, factor, cancelled=ctx.cancelled,
+                                       **kw).to_dict()
+        self.runner.submit("whatif-scale", job, self._scaled,
+                           lambda e: self.scale_text.setText(str(e)), label=self.tr("SLA what-if"))
+
+    def _scaled(self, d: dict) -> None:
+        self.scale = d
+        self.scale_text.setText(d.get("text", ""))
 
     def cancel(self) -> None:
         self._run_timer().stop()
+        self.runner.cancel("whatif-scale")
         self.runner.cancel("whatif")
         self._status(self.tr("Cancelled."))
         self._idle()

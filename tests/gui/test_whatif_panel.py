@@ -165,3 +165,27 @@ def test_importing_the_panel_does_not_import_dowhy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"})
     assert out.stdout.strip() == "False"
+
+
+def test_sla_scaling_row(panel, session, qtbot):
+    """queue_ms 20 % lower: the panel's line equals whatif_scale on the same frame."""
+    r = np.random.default_rng(5)
+    frame = cohort_frame(n=800, seed=5)
+    frame["queue_ms"] = r.exponential(300, len(frame))
+    frame["ttft_ms"] = frame["queue_ms"] + r.normal(100, 20, len(frame))
+    frame["tpot_ms"] = r.gamma(4, 10, len(frame))
+    g = GRAPH.replace("}", " queue_ms -> ttft_ms; ttft_ms -> sla_met; tpot_ms -> sla_met; }")
+    panel.editor.setPlainText(g)
+    assert panel.apply_graph(save=False)
+    session.data["sla"] = {"thresholds": {"ttft_ms": 400.0, "tpot_ms": 60.0}}
+    session.resultsChanged.emit({"frame": frame})
+    assert panel.scale_metric.currentData() == "queue_ms" and panel.scale_pct.value() == -20
+    panel.show()                                        # runs the what-if and the SLA line
+    qtbot.waitUntil(lambda: panel.scale is not None and panel.scale["metric"] == "queue_ms",
+                    timeout=60000)
+    _finish(panel, qtbot)
+    ref = W.whatif_scale(frame, "queue_ms", 0.8, thresholds={"ttft_ms": 400.0, "tpot_ms": 60.0},
+                         graph_text=g)
+    assert panel.scale["attainment_after"] == pytest.approx(ref.attainment_after)
+    assert panel.scale_text.text() == ref.text
+    assert ref.attainment_after > ref.attainment_before
