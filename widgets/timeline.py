@@ -211,9 +211,12 @@ class TimelinePanel(QWidget):
         self.failed.emit(text)
 
     def reset_zoom(self) -> None:
-        for key in ("timeline", "itl", "swimlane", "concurrency"):
+        for key in ("itl", "swimlane", "concurrency"):
             if key in self.figure:
                 self.figure[key].enableAutoRange()
+        if "timeline" in self.figure:
+            self.figure["itl"].enableAutoRange(x=False)
+            self.figure["timeline"].setXRange(*self.figure["x_range_ms"], padding=0.02)
 
     # -- mouse ------------------------------------------------------------------------------
     def hover_text(self, plot_key: str, x: float, y: float, px: float) -> str | None:

@@ -182,7 +182,7 @@ def paint_events(plot: pg.PlotItem, tl: dict, row: float = 0.0) -> pg.ScatterPlo
 
 
 def paint_itl(plot: pg.PlotItem, tl: dict, colour: str = CONTROL,
-              shade_preemptions: bool = True) -> list:
+              shade_preemptions: bool = True, name: str | None = None) -> list:
     """ITL (ms) against token time (ms from arrival): a line with dots, gaps above the run's
     p99 as large vermillion dots, the p99 as a dashed line, preempted gaps shaded."""
     items: list = []
@@ -197,7 +197,7 @@ def paint_itl(plot: pg.PlotItem, tl: dict, colour: str = CONTROL,
             items.append(reg)
     if len(x):
         line = plot.plot(x, y, pen=pg.mkPen(colour, width=1), symbol="o", symbolSize=3,
-                         symbolBrush=colour, symbolPen=None)
+                         symbolBrush=colour, symbolPen=None, name=name)
         items.append(line)
         hi = np.asarray(it["above_p99"], bool)
         if hi.any():
@@ -209,7 +209,7 @@ def paint_itl(plot: pg.PlotItem, tl: dict, colour: str = CONTROL,
     if p99 is not None:
         ln = pg.InfiniteLine(pos=p99, angle=0, pen=pg.mkPen(BAD, style=Qt.PenStyle.DashLine),
                              label=tr("run p99 %1").replace("%1", _fmt(p99)),
-                             labelOpts={"position": 0.02, "color": BAD, "anchors": [(0, 1), (0, 1)]})
+                             labelOpts={"position": 0.02, "color": BAD, "anchors": [(0, 0), (0, 0)]})
         plot.addItem(ln)
         items.append(ln)
     return items
@@ -337,9 +337,19 @@ def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
                       for k in phases]
                 + [(pg.ScatterPlotItem(symbol=EVENT_SYMBOLS[k], brush="#222222", size=9), tr(k))
                    for k in kinds], cols=max(1, len(phases) + len(kinds)))
-    paint_itl(itl, tl, colour=BAD if control is not None else CONTROL)
     if control is not None:
-        paint_itl(itl, {**control, "run_p99_itl_ms": None}, colour=CONTROL, shade_preemptions=False)
+        if itl.legend is None:
+            itl.addLegend(offset=(-5, 2), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 220))
+        itl.legend.clear()
+        itl.legend.setColumnCount(2)
+    else:
+        if itl.legend is not None:
+            itl.legend.clear()
+    paint_itl(itl, tl, colour=BAD if control is not None else CONTROL,
+              name=tr("badcase ITL (shaded: its preempted gaps)") if control is not None else None)
+    if control is not None:
+        paint_itl(itl, {**control, "run_p99_itl_ms": None}, colour=CONTROL, shade_preemptions=False,
+                  name=tr("typical control ITL"))
     has_itl = bool(tl["itl"]["t_ms"]) or bool(control and control["itl"]["t_ms"])
     itl.getAxis("left").setTicks(None if has_itl else [[]])
     if not has_itl:
@@ -349,6 +359,12 @@ def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
             anchor=(0, 0.5))
         msg.setPos(0, 0.5)
         itl.addItem(msg)
+    ends = [0.0] + [v for t in shown for v in
+                    ([t["end_ms"]] if t["end_ms"] is not None else []) + list(t["itl"]["t_ms"][-1:])
+                    + [p["end_ms"] for p in t["phases"]]]
+    fig["x_range_ms"] = (0.0, max(ends) or 1.0)
+    top.setXRange(*fig["x_range_ms"], padding=0.02)  # arrival at the left edge, always
+    itl.enableAutoRange(x=False)
     fig["lanes"] = paint_swimlane(lanes_plot, nb, tl)
     paint_concurrency(conc, nb, tl)
     ci = fig["layout"].layout
