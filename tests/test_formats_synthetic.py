@@ -250,3 +250,54 @@ def test_prometheus_samples_with_timestamps_group_by_time(store, tmp_path):
     assert r.format == "prometheus" and r.rows_loaded == 2
     s = store.df("SELECT ts_s, running, waiting FROM engine_stats ORDER BY ts_s")
     assert s.values.tolist() == [[1700000000.0, 2, 5], [1700000015.0, 4, 0]]
+
+
+def test_generic_jsonl_out_of_range_values_skip_their_row_with_line_and_field(store, tmp_path):
+    """Negative durations / token counts, hit rates outside [0, 1] and token counts that do not
+    fit the store's INTEGER skip their row (never loaded, never silently NULL), reasons in line
+    order, a bad JSON line's reason uncut."""
+    rows = [{"request_id": "a", "ttft_s": 0.1, "prompt_tokens": 10, "kv_cache_hit_rate": 0.5},
+            {"request_id": "b", "ttft_s": -5, "prompt_tokens": 1e99},
+            {"request_id": "c", "ttft_s": 0.2, "prompt_tokens": -3},
+            {"request_id": "d", "ttft_s": 0.3, "kv_cache_hit_rate": 1.5},
+            {"request_id": "e", "ttft_s": 0.4, "prompt_tokens": 12}]
+    lines = [json.dumps(r) for r in rows]
+    lines.insert(2, '{"request_id": "x", "ttft_s": 0.1 "prompt_tokens": 3}')  # line 3: broken
+    f = tmp_path / "mixed.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 2 and r.rows_skipped == 4
+    assert r.skipped_reasons[0].startswith("line 2: field 'ttft_s': negative value: -5")
+    assert "field 'prompt_tokens': out of range" in r.skipped_reasons[0]
+    assert r.skipped_reasons[1].startswith("line 3: not a JSON object (Expecting ',' delimiter at column")
+    assert r.skipped_reasons[1].endswith(")")
+    assert r.skipped_reasons[2].startswith("line 4: field 'prompt_tokens': negative value: -3")
+    assert r.skipped_reasons[3].startswith("line 5: field 'kv_cache_hit_rate': hit rate outside [0, 1]")
+    got = store.df("SELECT request_id, ttft_ms FROM requests ORDER BY request_id")
+    assert got["request_id"].tolist() == ["a", "e"]
+    np.testing.assert_allclose(got["ttft_ms"].mean(), np.mean([0.1, 0.4]) * 1000)
+
+
+def test_generic_csv_row_with_two_bad_fields_counts_once(store, tmp_path):
+    f = tmp_path / "wrongtypes.csv"
+    f.write_text("request_id,ttft_ms,e2e_ms,prompt_tokens\na,10,100,5\nb,fast,slow,5\n"
+                 "c,-30,300,1e99\nd,x,300,7\ne,4,-3,7\nf,20,200,6\n")
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 2 and r.rows_skipped == 4
+    assert r.skipped_reasons[0] == ("line 3: field 'ttft_ms': not a number: 'fast'; "
+                                    "field 'e2e_ms': not a number: 'slow'")
+    # a value check after a row DuckDB's reader rejected keeps its true line number
+    assert r.skipped_reasons[1].startswith("line 4: field 'ttft_ms': negative value: -30")
+    assert "field 'prompt_tokens': out of range" in r.skipped_reasons[1]
+    assert r.skipped_reasons[2] == "line 5: field 'ttft_ms': not a number: 'x'"
+    assert r.skipped_reasons[3].startswith("line 6: field 'e2e_ms': negative value: -3")
+    assert store.df("SELECT request_id FROM requests ORDER BY 1")["request_id"].tolist() == ["a", "f"]
+
+
+def test_generic_derived_hit_rate_is_null_when_cached_exceeds_prompt(store, tmp_path):
+    f = tmp_path / "cache.csv"
+    f.write_text("request_id,ttft_ms,input_tokens,cached_tokens\na,1,10,5\nb,2,10,12\n")
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 2
+    got = store.df("SELECT kv_cache_hit_rate FROM requests ORDER BY request_id")["kv_cache_hit_rate"]
+    assert got[0] == pytest.approx(0.5) and pd.isna(got[1])

@@ -79,7 +79,9 @@ def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
                 obj = json.loads(s)
             except ValueError as e:
                 if report is not None:
-                    report.skip(f"not a JSON object ({str(e)[:60]})", line=no)
+                    why = (f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError)
+                           else str(e))
+                    report.skip(f"not a JSON object ({why})", line=no)
                 continue
             if isinstance(obj, dict):
                 yield no, obj

@@ -6,7 +6,12 @@ CSV and Parquet load straight through DuckDB (read_csv / read_parquet + one SELE
 and scales into `INSERT INTO requests BY NAME`), so a 10M-row file never passes through Python.
 JSONL is read record by record (bad lines are skipped with their line number) and then goes
 through the same SELECT. A value of the wrong type (text in a numeric column) skips its row with
-"line N: field 'F': not a number". Columns that map to nothing are kept in `extra` (JSON).
+"line N: field 'F': not a number: 'x'"; so does a value out of range (decision: skip the row,
+never clip it or silently store NULL): a negative duration, token count, preemption count or
+batch size, a token count above the store's INTEGER (2,147,483,647) and a kv_cache_hit_rate
+outside [0, 1]. A row is counted once however many fields are bad; its reason names each
+("line 3: field 'ttft_ms': not a number: 'fast'; field 'e2e_ms': ..."), reasons in line order.
+A hit rate derived from cached / prompt tokens is NULL when cached exceeds prompt. Columns that map to nothing are kept in `extra` (JSON).
 A single distinct value of a model / engine / engine_version / benchmark column fills the run.
 A table with a correctness column (correct, is_correct, acc, exact_match) is an eval file and is
 left to the eval formats (detect returns 0.1).
@@ -89,18 +94,34 @@ def detect(sniff: Sniff) -> float:
     return 0.3 if named_table and len(cols) >= 2 else 0.0
 
 
-def _source(path: Path, kind: str, con, report) -> tuple[str, dict, object]:
-    """SQL table expression for the file and its parameters (JSONL: a registered DataFrame)."""
+class _Skips:
+    """Collects (line, reason) of skipped JSONL lines (iter_jsonl's report) so they can be
+    merged in line order with the rows the value checks skip."""
+    MAX_REASONS = 10**9
+
+    def __init__(self):
+        self.found: list[tuple[int, str]] = []
+
+    def skip(self, reason: str, line: int | None = None, field_name: str | None = None) -> None:
+        what = f"field '{field_name}': " if field_name else ""
+        self.found.append((line or 0, what + reason))
+
+
+def _source(path: Path, kind: str, con, skips: _Skips) -> tuple[str, dict, object, list[int]]:
+    """SQL table expression for the file, its parameters, the name of a registered DataFrame
+    (JSONL) and, for JSONL, the source line number of each row."""
     if kind == "parquet":
-        return "read_parquet($path)", {"path": str(path)}, None
+        return "read_parquet($path)", {"path": str(path)}, None, []
     if kind == "csv":
-        return f"read_csv($path, header = true, sample_size = {_CSV_SAMPLE})", {"path": str(path)}, None
-    recs = []
-    for _, rec in iter_jsonl(path, report):
+        return (f"read_csv($path, header = true, sample_size = {_CSV_SAMPLE})",
+                {"path": str(path)}, None, [])
+    recs, lines = [], []
+    for no, rec in iter_jsonl(path, skips):
+        lines.append(no)
         recs.append({k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in rec.items()})
     if not recs:
-        raise InputError(path, "no JSON object lines" + (f"; first problem: {report.skipped_reasons[0]}"
-                                                        if report.skipped_reasons else ""))
+        raise InputError(path, "no JSON object lines" + (f"; first problem: line {skips.found[0][0]}: "
+                                                        f"{skips.found[0][1]}" if skips.found else ""))
     df = pd.DataFrame(recs)
     for c in df.columns:
         if df[c].dtype == object:
@@ -110,7 +131,7 @@ def _source(path: Path, kind: str, con, report) -> tuple[str, dict, object]:
                                   else str(v)).astype(object)
     name = f"_generic_{id(df)}"
     con.register(name, df)
-    return quote_ident(name), {}, name
+    return quote_ident(name), {}, name, lines
 
 
 def load(path: Path, store, report) -> None:
@@ -121,9 +142,10 @@ def load(path: Path, store, report) -> None:
     if kind is None:
         raise InputError(path, "not a CSV, Parquet or JSONL table")
     con = store.con
-    src, params, registered = _source(path, kind, con, report)
+    skips = _Skips()
+    src, params, registered, lines = _source(path, kind, con, skips)
     try:
-        _load_table(path, store, report, con, src, params, kind)
+        _load_table(path, store, report, con, src, params, kind, skips.found, lines)
     except duckdb.Error as e:
         msg = str(e).split("\n")[0]
         raise InputError(path, f"cannot read as {kind}: {msg}") from None
@@ -132,7 +154,10 @@ def load(path: Path, store, report) -> None:
             con.unregister(registered)
 
 
-def _load_table(path, store, report, con, src, params, kind) -> None:
+def _load_table(path, store, report, con, src, params, kind, found: list[tuple[int, str]],
+                lines: list[int]) -> None:
+    """Map, check and insert one table; `found` holds (line, reason) of lines already
+    skipped (JSONL), `lines` the source line of each JSONL row (empty for CSV / Parquet)."""
     described = con.execute(f"DESCRIBE SELECT * FROM {src}", params).fetchall()
     types = {r[0]: r[1].upper() for r in described}
     if any(_aliases.is_correctness(c) for c in types):
@@ -157,7 +182,9 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
     if kind == "csv":
         src, pre, types, rejects = _typed_csv(con, params, types, mapping)
     exprs: dict[str, str] = {}
-    bad: list[tuple[str, str]] = []  # (source column, SQL predicate true when the value is bad)
+    # (SQL predicate true when the value is bad, SQL text of the reason): a row failing any
+    # check is skipped once, its reason naming every bad field
+    bad: list[tuple[str, str]] = []
     guesses: dict[str, str] = {}
     for canon, (col, scale, unit) in mapping.items():
         q = quote_ident(col)
@@ -179,11 +206,13 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
             raise InputError(path, f"expected numbers, found true/false", field=col)
         val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
         if not numeric:
-            bad.append((col, f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
-                             f"AND TRY_CAST({q} AS DOUBLE) IS NULL)"))
+            bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
+                        f"AND TRY_CAST({q} AS DOUBLE) IS NULL)",
+                        _reason_sql(col, "not a number: ", q, quoted=True)))
         if scale is None:
             scale, note = _guess_scale(con, pre, params, canon, val)
             guesses[col] = note
+        bad += _range_checks(canon, col, val if scale == 1.0 else f"({val} * {float(scale)!r})")
         if canon in _INT:
             integral = t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
                              "UINTEGER")
@@ -194,8 +223,10 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
         conv = "" if scale == 1.0 else f" (x{scale:g})"
         report.columns[col] = f"{canon}{conv}" + (f" ({guesses[col]})" if col in guesses else "")
     if "kv_cache_hit_rate" not in exprs and {"cached_prompt_tokens", "prompt_tokens"} <= set(exprs):
-        exprs["kv_cache_hit_rate"] = (f"CAST({exprs['cached_prompt_tokens']} AS DOUBLE) / "
-                                      f"nullif({exprs['prompt_tokens']}, 0)")
+        # NULL (not a rate above 1) when a row claims more cached than prompt tokens
+        c, t = exprs["cached_prompt_tokens"], exprs["prompt_tokens"]
+        exprs["kv_cache_hit_rate"] = (f"CASE WHEN {c} <= {t} THEN CAST({c} AS DOUBLE) / "
+                                      f"nullif({t}, 0) END")
         report.columns["cached_prompt_tokens / prompt_tokens"] = "kv_cache_hit_rate"
     for canon, (col, _, _) in mapping.items():
         if canon in _TEXT:
@@ -208,22 +239,26 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
             f"{quote_ident(c)} := {quote_ident(c)}" for c in rest) + "))"
         report.columns[", ".join(rest[:6]) + (", ..." if len(rest) > 6 else "")] = "extra"
 
-    # rows with a value of the wrong type: skipped, first reasons with their line numbers
+    # rows with a value of the wrong type or out of range: skipped once each, reasons in line
+    # order (CSV cast failures found by DuckDB's reader are merged in by line)
     where = ""
+    first_line = 2 if kind == "csv" else 1
+    n_bad = len(found)
     if bad:
-        any_bad = " OR ".join(p for _, p in bad)
-        first_line = 2 if kind == "csv" else 1
-        n_bad = con.execute(f"SELECT count(*) FROM {src} WHERE {any_bad}", params).fetchone()[0]
-        if n_bad:
-            cases = " ".join(f"WHEN {p} THEN {_sql_lit(c)}" for c, p in bad)
-            vals = " ".join(f"WHEN {p} THEN CAST({quote_ident(c)} AS VARCHAR)" for c, p in bad)
+        any_bad = " OR ".join(p for p, _ in bad)
+        n_bad += con.execute(f"SELECT count(*) FROM {src} WHERE {any_bad}", params).fetchall()[0][0]
+        if n_bad > len(found):
+            why = "concat_ws('; ', " + ", ".join(f"CASE WHEN {p} THEN {r} END" for p, r in bad) + ")"
             sample = con.execute(
-                f"SELECT n, f, v FROM (SELECT row_number() OVER () - 1 AS n, CASE {cases} END AS f, "
-                f"CASE {vals} END AS v FROM {src}) WHERE f IS NOT NULL ORDER BY n LIMIT "
-                f"{report.MAX_REASONS}", params).fetchall()
-            for n, f, v in sample:
-                report.skip(f"not a number: {v[:40]!r}", line=int(n) + first_line, field_name=f)
-            report.rows_skipped += n_bad - len(sample)
+                f"SELECT n, w FROM (SELECT row_number() OVER () - 1 AS n, {why} AS w FROM {src}) "
+                f"WHERE w <> '' ORDER BY n LIMIT {report.MAX_REASONS}", params).fetchall()
+            rejected = _reject_lines(con, rejects) if rejects else []
+            for n, w in sample:
+                line = lines[int(n)] if lines else int(n) + first_line
+                for r in rejected:  # rows DuckDB's reader rejected are not in the scan
+                    if r <= line:
+                        line += 1
+                found.append((line, w))
             where = f" WHERE NOT ({any_bad})"
     if "request_id" not in exprs:  # the source row number (1-based), counted before skipping
         exprs["request_id"] = "CAST(__row AS VARCHAR)"
@@ -234,7 +269,7 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
     if run_cols:
         sel = ", ".join(f"min(CAST({quote_ident(c)} AS VARCHAR)), count(DISTINCT {quote_ident(c)})"
                         for c in run_cols.values())
-        got = con.execute(f"SELECT {sel} FROM {pre}", params).fetchone()
+        got = con.execute(f"SELECT {sel} FROM {pre}", params).fetchall()[0]
         for i, f in enumerate(run_cols):
             if got[2 * i + 1] == 1:
                 fields[f] = got[2 * i]
@@ -242,9 +277,13 @@ def _load_table(path, store, report, con, src, params, kind) -> None:
     run_id = register_run(store, report, path, NAME, f"table:{path.stem}", **fields)
     select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
     n = con.execute(f"INSERT INTO requests BY NAME SELECT $run_id AS run_id, {select} "
-                    f"FROM {src}{where}", {**params, "run_id": run_id}).fetchone()[0]
+                    f"FROM {src}{where}", {**params, "run_id": run_id}).fetchall()[0][0]
     if rejects:
-        _report_rejects(con, rejects, report)
+        n_bad += _collect_rejects(con, rejects, report, found)
+    found.sort(key=lambda x: x[0])
+    for line, why in found[:report.MAX_REASONS]:
+        report.skip(why, line=line)
+    report.rows_skipped += n_bad - min(len(found), report.MAX_REASONS)
     if n == 0:
         raise InputError(path, "no usable request rows" + (
             f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
@@ -273,22 +312,33 @@ def _typed_csv(con, params, types, mapping):
     return src, f"{base}, ignore_errors = true)", forced, rejects
 
 
-def _report_rejects(con, rejects, report) -> None:
-    """Turn DuckDB's CSV reject rows into skip reasons (line, field, value); drop the tables."""
+def _reject_lines(con, rejects) -> list[int]:
+    """Sorted source lines of the rows DuckDB's CSV reader rejected (so far)."""
+    return [int(r[0]) for r in con.execute(
+        f"SELECT DISTINCT line FROM {quote_ident(rejects[0])} WHERE line IS NOT NULL "
+        f"ORDER BY line").fetchall()]
+
+
+def _collect_rejects(con, rejects, report, found: list) -> int:
+    """Add DuckDB's CSV reject rows to `found` as (line, reason): one entry per rejected line,
+    naming every field that failed on it; drop the reject tables. Returns the rejected rows."""
     table, scan = rejects
     try:
-        n = con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0]
-        rows = con.execute(f"SELECT line, column_name, error_type, error_message FROM "
-                           f"{quote_ident(table)} ORDER BY line LIMIT {report.MAX_REASONS}").fetchall()
-        for line, col, etype, msg in rows:
+        per_line: dict[int | None, list[str]] = {}
+        for line, col, etype, msg in con.execute(
+                f"SELECT line, column_name, error_type, error_message FROM "
+                f"{quote_ident(table)} ORDER BY line, column_idx").fetchall():
             m = re.search(r'string "(.*?)" to', msg or "")
             if etype == "CAST" and m:
-                why = f"not a number: {m.group(1)[:40]!r}"
+                why = f"field '{col}': not a number: {m.group(1)[:40]!r}"
             else:
                 why = str(etype).lower().replace("_", " ")
-            report.skip(why, line=int(line) if line is not None else None,
-                        field_name=col if etype == "CAST" else None)
-        report.rows_skipped += max(0, n - len(rows))
+            key = int(line) if line is not None else None
+            if why not in per_line.setdefault(key, []):
+                per_line[key].append(why)
+        for line, whys in per_line.items():
+            found.append((line if line is not None else 0, "; ".join(whys)))
+        return len(per_line)
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(scan)}")
@@ -297,7 +347,7 @@ def _report_rejects(con, rejects, report) -> None:
 def _guess_scale(con, src, params, canon, val) -> tuple[float, str]:
     """Scale for a time column without a unit suffix, guessed from its median (documented in
     _aliases.BARE_TIME_SECONDS_BELOW; arrival: by magnitude, ns / us / ms / s since epoch)."""
-    med = con.execute(f"SELECT median({val}) FROM {src}", params).fetchone()[0]
+    med = con.execute(f"SELECT median({val}) FROM {src}", params).fetchall()[0][0]
     if med is None:
         return 1.0, "no values; unit taken as ms"
     if canon == "arrival_s":
@@ -309,6 +359,35 @@ def _guess_scale(con, src, params, canon, val) -> tuple[float, str]:
     if med < lim:
         return 1000.0, f"no unit suffix; seconds guessed from median {med:.4g}"
     return 1.0, f"no unit suffix; ms guessed from median {med:.4g}"
+
+
+INT_MAX = 2**31 - 1  # the store's INTEGER columns (token counts, preemptions)
+
+
+def _reason_sql(col: str, what: str, value_sql: str, quoted: bool = False) -> str:
+    """SQL text of a skip reason: "field '<col>': <what><value>" (value cut at 40 chars)."""
+    v = f"left(CAST({value_sql} AS VARCHAR), 40)"
+    if quoted:
+        v = "chr(39) || " + v + " || chr(39)"
+    return f"{_sql_lit(f'field {col!r}: {what}')} || {v}"
+
+
+def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str]]:
+    """(predicate, reason) pairs for the value range of a canonical column; `conv` is the SQL of
+    the value in canonical units. Durations, token counts, preemptions and batch sizes must not
+    be negative; token counts / preemptions must fit the store's INTEGER; kv_cache_hit_rate
+    lies in [0, 1]. A row failing a check is skipped (never clipped or silently nulled)."""
+    q = quote_ident(col)
+    out = []
+    if canon in _aliases.TIME_MS or canon in _INT or canon == "batch_size":
+        out.append((f"coalesce({conv} < 0, false)", _reason_sql(col, "negative value: ", q)))
+    if canon in _INT:
+        out.append((f"coalesce(round({conv}) > {INT_MAX}, false)",
+                    _reason_sql(col, f"out of range (above {INT_MAX:,}): ", q)))
+    if canon == "kv_cache_hit_rate":
+        out.append((f"coalesce({conv} < 0 OR {conv} > 1, false)",
+                    _reason_sql(col, "hit rate outside [0, 1]: ", q)))
+    return out
 
 
 def _sql_lit(s: str) -> str:
