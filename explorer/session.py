@@ -122,6 +122,76 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
     return df[cols]
 
 
+def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | None = None):
+    """Every analysis section of `cohort`, the way analysis.run_all does it (same sections,
+    same NoData / error mapping to SectionError, conclusion from the others), but sharing one
+    cohort frame between the sections and reusing the sections that do not depend on the
+    cluster: versions and SLA (they use only the cohort's eval) and the heatmap (it uses only
+    the runs of the cohort's bound requests), keyed in `cache` by what they depend on.
+    Partial results are published through ctx (cohort, comparison, tree first).
+    Returns (payload, result objects)."""
+    import json
+
+    from explorer.core.errors import NoData, TraceExplorerError
+    A = importlib.import_module("explorer.core.analysis")
+    objects: dict[str, Any] = {}
+    out: dict[str, Any] = {}
+
+    def section(name: str, fn) -> None:
+        if ctx is not None:
+            ctx.check()
+        try:
+            r = fn()
+        except NoData as e:
+            r = A.SectionError(name, str(e), "no_data")
+        except (ValueError, KeyError, TraceExplorerError) as e:
+            r = A.SectionError(name, str(e), "error")
+        except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
+            r = A.SectionError(name, f"{type(e).__name__}: {e}", "error")
+        objects[name] = r
+        out[name] = to_payload(r)
+
+    def cached(name: str, key: tuple, fn) -> None:
+        if key in cache:
+            objects[name] = cache[key]
+            out[name] = to_payload(cache[key])
+        else:
+            section(name, fn)
+            if not (isinstance(objects[name], A.SectionError) and objects[name].kind == "error"):
+                cache[key] = objects[name]
+
+    try:
+        frame = A.cohort_frame(store, cohort)
+    except Exception as e:  # noqa: BLE001 - shown in the panels
+        frame, out["frame"] = None, to_payload(e)
+    else:
+        out["frame"] = frame
+
+    def needs_cases():
+        if frame is None or len(frame) == 0:
+            raise NoData("no eval cases are loaded: a cohort needs eval results (which answers "
+                         "were wrong)" if store.count("cases") == 0 else "the cohort is empty")
+        return frame
+    section("cohort", lambda: A.summarize_cohort(store, cohort, frame=frame))
+    section("comparison", lambda: A.compare_metrics(store, cohort, params.get("comparison"), frame=needs_cases()))
+    section("tree", lambda: A.fit_tree(store, cohort, params.get("tree"), frame=needs_cases()))
+    ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
+    out["cases"] = fetch_cases(store, ids)
+    if ctx is not None:
+        ctx.publish((dict(out), {k: v for k, v in objects.items() if not isinstance(v, A.SectionError)}))
+    runs = sorted(frame["run_id"].dropna().unique().tolist()) if isinstance(frame, pd.DataFrame) else []
+    hp = {**(params.get("heatmap") or {}), **({"runs": runs} if runs else {})}
+    eval_id = getattr(cohort, "eval_id", None)
+    dump = lambda v: json.dumps(v, sort_keys=True, default=str)  # noqa: E731
+    cached("heatmap", ("heatmap", dump(hp)), lambda: A.compute_heatmap(store, cohort, hp, frame=frame))
+    cached("versions", ("versions", eval_id, dump(params.get("versions"))),
+           lambda: A.compare_versions(store, cohort, params.get("versions")))
+    cached("sla", ("sla", eval_id, dump(params.get("sla"))),
+           lambda: A.sla_attainment(store, cohort, params.get("sla")))
+    section("conclusion", lambda: A.conclude(dict(objects), params.get("conclusion")))
+    return out, {k: v for k, v in objects.items() if not isinstance(v, A.SectionError)}
+
+
 class Session(QObject):
     """Store + cohort (cluster, control) + selection predicate with history + analysis params.
 
@@ -152,6 +222,7 @@ class Session(QObject):
         self.hist_index = 0
         self.data: dict[str, Any] = {}        # last payload per key
         self.objects: dict[str, Any] = {}     # last result objects (for predicates)
+        self._cache: dict = {}                # cluster-independent sections, per store content
         self.metric: str | None = None        # the metric the distributions show
         self._loads = 0
 
@@ -220,6 +291,7 @@ class Session(QObject):
                 "meta": fetch_meta(self.store)}
 
     def _loaded(self, payload: dict) -> None:
+        self._cache = {}
         names = [c["name"] for c in payload["clusters"]]
         if self.cluster not in names:
             self.cluster = names[0] if names else None
@@ -277,33 +349,23 @@ class Session(QObject):
             self._publish({k: msg for k in ANALYSIS_KEYS})
             return
 
+        store, cache = self.store, self._cache
+
         def job(ctx: JobContext):
-            analysis = importlib.import_module("explorer.core.analysis")
-            out: dict[str, Any] = {}
-            try:
-                frame = analysis.cohort_frame(self.store, cohort)
-            except Exception as e:  # noqa: BLE001 - shown in the panels
-                frame = None
-                out["frame"] = to_payload(e)
-            else:
-                out["frame"] = frame
-            ctx.check()
-            results = analysis.run_all(self.store, cohort, params or None,
-                                       progress=lambda d, n, *a: ctx.progress(d, n, self.tr("Analysing")),
-                                       cancelled=ctx.cancelled)
-            ctx.check()
-            objects = {k: v for k, v in results.items() if not isinstance(v, BaseException)}
-            out.update({k: to_payload(v) for k, v in results.items()})
-            ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
-            out["cases"] = fetch_cases(self.store, ids)
-            return out, objects
+            return analyse(store, cohort, params, cache, ctx)
         self.runner.submit("analysis", job, self._analysed, self._analysis_failed,
-                           label=self.tr("Analysing cohort"))
+                           label=self.tr("Analysing cohort"), on_partial=self._analysed_part)
+
+    def _analysed_part(self, part) -> None:
+        payload, objects = part
+        self.objects = objects
+        self._publish(payload)
 
     def _analysed(self, result) -> None:
         payload, objects = result
         self.objects = objects
-        self._publish(payload)
+        self._publish({k: v for k, v in payload.items()
+                       if k not in ("frame", "cases", "cohort", "comparison", "tree")})
 
     def _analysis_failed(self, err: BaseException) -> None:
         self._publish({k: to_payload(err) for k in ANALYSIS_KEYS + ("frame",)})
@@ -319,6 +381,7 @@ class Session(QObject):
             return {"clusters": fetch_clusters(self.store)}
 
         def done(payload):
+            self._cache = {}
             if self.cluster == old:
                 self.cluster = new
             self._publish(payload)

@@ -44,10 +44,16 @@ class JobContext:
         if self.cancelled():
             raise Cancelled()
 
+    def publish(self, partial: Any) -> None:
+        """Deliver a partial result now (on_partial on the UI thread, dropped when stale)."""
+        if not self.cancelled():
+            self._job.signals.partial.emit(self._job, partial)
+
 
 class _JobSignals(QObject):
     progress = Signal(str, int, int, str)   # key, done, total, text
     done = Signal(object, object, object)   # job, result, error text (None on success)
+    partial = Signal(object, object)        # job, partial result (JobContext.publish)
 
 
 class Job(QRunnable):
@@ -78,9 +84,10 @@ class Job(QRunnable):
 class Runner(QObject):
     """Runs jobs off the UI thread and delivers only fresh results, on the UI thread.
 
-    submit(key, fn, on_result, on_error=None, label="") -> Job
+    submit(key, fn, on_result, on_error=None, label="", on_partial=None) -> Job
         fn(ctx) runs in the pool; on_result(result) / on_error(exception) run on the UI thread,
-        only if no newer job of the same key was submitted and cancel(key) was not called.
+        only if no newer job of the same key was submitted and cancel(key) was not called;
+        so does on_partial(part) for every ctx.publish(part) the job makes.
     Signals: busy(str label, int done, int total) for the status bar (total 0 = unknown),
              idle() when nothing is queued or running, dropped(str key) when a stale result
              was thrown away (tests watch it).
@@ -99,12 +106,15 @@ class Runner(QObject):
         self._live: dict[int, tuple[Job, Callable, Callable | None]] = {}
 
     def submit(self, key: str, fn: Callable[[JobContext], Any], on_result: Callable[[Any], None],
-               on_error: Callable[[BaseException], None] | None = None, label: str = "") -> Job:
+               on_error: Callable[[BaseException], None] | None = None, label: str = "",
+               on_partial: Callable[[Any], None] | None = None) -> Job:
         gen = next(self._counter)
         self._gen[key] = gen
         job = Job(self, key, gen, fn, label or key)
         job.signals.done.connect(self._finished)
         job.signals.progress.connect(self._progress)
+        if on_partial is not None:
+            job.signals.partial.connect(lambda j, part: None if self.is_stale(j) else on_partial(part))
         self._live[id(job)] = (job, on_result, on_error)
         self.busy.emit(job.label, 0, 0)
         self.pool.start(job)

@@ -33,6 +33,7 @@ class Panel(QWidget):
         self._msg = QLabel(self.tr("Nothing loaded yet.\nDrop eval and trace files or folders on the "
                                    "window, or use File > Open files… (Ctrl+O)."))
         self._msg.setObjectName("panelMessage")
+        self._msg_error = False
         self._msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._msg.setWordWrap(True)
         self._msg.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -92,9 +93,9 @@ class Panel(QWidget):
 
     def show_message(self, text: str, error: bool = False) -> None:
         self._msg.setText(text)
-        self._msg.setProperty("error", error)
-        self._msg.style().unpolish(self._msg)
-        self._msg.style().polish(self._msg)
+        if error != self._msg_error:  # an error reads in the warning colour
+            self._msg_error = error
+            self._msg.setStyleSheet("color: #B34700;" if error else "")
         self._stack.setCurrentIndex(0)
 
     def message(self) -> str | None:

@@ -1,18 +1,21 @@
 """Case table: the cohort's cases (or the selected ones): prompt, prediction, correct, cluster,
-bound request and association level."""
+bound request and association level. The model formats only the rows on screen and sorts with
+pandas, so thousands of cases repaint in a few milliseconds."""
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout
 
 from widgets import palette
 from widgets.base import Panel
-from widgets.painters.common import is_missing
-from widgets.tablemodel import RowsModel, sortable
 
 HEADERS = ["Prompt", "Prediction", "Correct", "Cluster", "Category", "Bound request", "Level"]
+COLUMNS = ["prompt", "prediction", "correct", "cluster", "category", "request_id", "level"]
+LEVELS = {1: "1 exact id", 2: "2 fuzzy", 3: "3 weak"}
+
+
 def _na(v) -> bool:
     """None, NaN, pd.NA or NaT."""
     try:
@@ -21,12 +24,79 @@ def _na(v) -> bool:
         return False
 
 
-LEVELS = {1: "1 exact id", 2: "2 fuzzy", 3: "3 weak"}
-
-
 def _short(v, n=160) -> str:
     s = "" if _na(v) else " ".join(str(v).split())
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+class CasesModel(QAbstractTableModel):
+    """Read-only model over the session's "cases" DataFrame (explorer.session.fetch_cases)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.df = pd.DataFrame(columns=["case_id"] + COLUMNS)
+        self._bad = QBrush(QColor(palette.BAD))
+
+    def set_frame(self, df: pd.DataFrame) -> None:
+        self.beginResetModel()
+        df = df.reset_index(drop=True).copy()
+        for c in COLUMNS:
+            if c not in df:
+                df[c] = None
+        self.df = df
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.df)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return None
+
+    def _correct(self, row: int):
+        v = self.df.at[row, "correct"]
+        return None if _na(v) else bool(v)
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        r, col = index.row(), COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            v = self.df.at[r, col]
+            if col == "correct":
+                c = self._correct(r)
+                return "✓" if c is True else ("✗" if c is False else "–")
+            if col == "level":
+                return "–" if _na(v) else LEVELS.get(int(v), str(v))
+            if col == "request_id" and _na(v):
+                return "not bound"
+            return _short(v, 40 if col in ("cluster", "category") else 160)
+        if role == Qt.ItemDataRole.ForegroundRole and self._correct(r) is False:
+            return self._bad
+        if role == Qt.ItemDataRole.ToolTipRole:
+            d = self.df.iloc[r]
+            return f"{d['case_id']}\n\n{_short(d['prompt'], 600)}\n\n→ {_short(d['prediction'], 300)}"
+        return None
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        col = COLUMNS[column]
+        if self.df.empty:
+            return
+        key = self.df[col]
+        if col == "correct":
+            key = key.map(lambda v: 2 if _na(v) else int(bool(v)))
+        elif col == "level":
+            key = pd.to_numeric(key, errors="coerce").fillna(9)
+        else:
+            key = key.astype("string").fillna("~")
+        self.layoutAboutToBeChanged.emit()
+        idx = key.sort_values(ascending=order == Qt.SortOrder.AscendingOrder, kind="stable").index
+        self.df = self.df.loc[idx].reset_index(drop=True)
+        self.layoutChanged.emit()
 
 
 class CasesPanel(Panel):
@@ -35,18 +105,21 @@ class CasesPanel(Panel):
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.model = RowsModel([self.tr(h) for h in HEADERS], self)
+        self.model = CasesModel(self)
         self.view = QTableView()
-        self.view.setModel(sortable(self.model, self))
+        self.view.setModel(self.model)
         self.view.setSortingEnabled(True)
         self.view.setWordWrap(False)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.view.verticalHeader().hide()
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         hh.setStretchLastSection(False)
+        for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 90)):
+            self.view.setColumnWidth(c, w)
         self.caption = QLabel()
         self.caption.setObjectName("muted")
         lay = QVBoxLayout(self.body)
@@ -59,37 +132,20 @@ class CasesPanel(Panel):
             if self.session.selection is not None:
                 return self.tr("The selection holds no case.")
             return self.tr("No case in the cohort: load an eval with badcases and choose a cluster.")
-        rows, sort, keys, colours, tips = [], [], [], [], []
-        for r in df.itertuples(index=False):
-            correct = getattr(r, "correct", None)
-            correct = None if _na(correct) else bool(correct)
-            level = getattr(r, "level", None)
-            lv = None if is_missing(level) else int(level)
-            req = getattr(r, "request_id", None)
-            req = None if _na(req) else str(req)
-            ok = "✓" if correct is True else ("✗" if correct is False else "–")
-            rows.append([_short(r.prompt), _short(r.prediction), ok, _short(r.cluster, 40),
-                         _short(r.category, 40), req or self.tr("not bound"),
-                         LEVELS.get(lv, "–") if lv else "–"])
-            sort.append([_short(r.prompt), _short(r.prediction), {"✗": 0, "✓": 1}.get(ok, 2), _short(r.cluster, 40),
-                         _short(r.category, 40), req or "~", lv or 9])
-            keys.append(r.case_id)
-            colours.append(QColor(palette.BAD) if correct is False else None)
-            tips.append(f"{r.case_id}\n\n{_short(r.prompt, 600)}\n\n→ {_short(r.prediction, 300)}")
-        self.model.set_rows(rows, sort, keys, colours, tips=tips)
+        self.model.set_frame(df)
         self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
-        s = self.session
-        n = len(rows)
+        s, n = self.session, len(df)
         if s.selection is not None:
-            self.caption.setText(self.tr("%1 selected case(s): %2 (Esc clears)").replace("%1", str(n))
-                                 .replace("%2", s.selection_label))
+            self.caption.setText(self.tr("%1 selected case(s): %2 (Esc clears, Alt+Left goes back)")
+                                 .replace("%1", str(n)).replace("%2", s.selection_label))
         else:
             bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
             self.caption.setText(self.tr("%1 case(s) in the cohort: %2 badcase(s), %3 control")
                                  .replace("%1", str(n)).replace("%2", str(bad)).replace("%3", str(n - bad)))
-        for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 90)):
-            self.view.setColumnWidth(c, w)
         return None
 
     def copy_text(self) -> str:
-        return "\n".join("\t".join(r) for r in [self.model.headers] + self.model.rows)
+        df = self.model.df
+        lines = ["\t".join(["case_id"] + COLUMNS)]
+        lines += ["\t".join(_short(v, 10000) for v in row) for row in df[["case_id"] + COLUMNS].itertuples(index=False)]
+        return "\n".join(lines)

@@ -28,6 +28,8 @@ class HeatmapPanel(Panel):
         for name, text in (("x_metric", self.tr("x")), ("y_metric", self.tr("y")),
                            ("value_metric", self.tr("colour = mean of"))):
             box = QComboBox()
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(8)
             for m in CHOICES:
                 box.addItem(label(m), m)
             box.activated.connect(lambda _i, n=name, b=box: session.set_params("heatmap", **{n: b.currentData()}))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
+                               QMessageBox, QProgressBar, QPushButton, QScrollArea, QWidget)
 
 from widgets.cases import CasesPanel
 from widgets.clusters import ClustersPanel
@@ -106,7 +106,14 @@ class MainWindow(QMainWindow):
                 panel.setWordWrap(True)
             dock = QDockWidget(self.tr(TITLES.get(name, name)), self)
             dock.setObjectName(f"dock_{name}")
-            dock.setWidget(panel)
+            if isinstance(spec, str):  # another part's panel: never let its minimum size
+                scroll = QScrollArea()     # widen the window; scroll inside the dock instead
+                scroll.setWidgetResizable(True)
+                scroll.setFrameShape(QFrame.Shape.NoFrame)
+                scroll.setWidget(panel)
+                dock.setWidget(scroll)
+            else:
+                dock.setWidget(panel)
             self.panels[name], self.docks[name] = panel, dock
             if area == "top":
                 dock.setTitleBarWidget(QWidget())
@@ -135,7 +142,7 @@ class MainWindow(QMainWindow):
         if bottom:
             bottom[0].raise_()
         left = [d[n] for n in ("clusters", "conclusion") if n in d] + centre[:1]
-        self.resizeDocks(left, [400, 380, 820], Qt.Orientation.Horizontal)
+        self.resizeDocks(left, [430, 340, 830], Qt.Orientation.Horizontal)
         vert = [d[n] for n in ("clusters", "inputs") if n in d]
         self.resizeDocks(vert, [420, 260], Qt.Orientation.Vertical)
         if bottom and centre:
@@ -282,9 +289,13 @@ class MainWindow(QMainWindow):
             return
         s = self.session
         cohort = s.cohort()
-        s.runner.submit("export", lambda ctx: writer(s.store, cohort, out),
-                        lambda _r: (s.message.emit(self.tr("Report written to %1").replace("%1", out)),
-                                    QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
+        if cohort is None:
+            return
+        s.runner.submit("export", lambda ctx: writer(s.store, cohort, out, progress=ctx.progress,
+                                                     cancelled=ctx.cancelled),
+                        lambda files: (s.message.emit(self.tr("Report written to %1 (%2 files)")
+                                                      .replace("%1", out).replace("%2", str(len(files)))),
+                                       QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
                         lambda e: QMessageBox.warning(self, self.tr("Export failed"), str(e)),
                         label=self.tr("Writing report"))
 
@@ -360,15 +371,13 @@ def _local_paths(mime) -> list[str]:
 
 
 def _report_writer():
-    """write(store, cohort, out_dir) of the report module, or None while it is not there."""
-    for mod, fn in (("explorer.core.report", "write_bundle"), ("explorer.cli.report", "write_bundle")):
-        try:
-            f = getattr(importlib.import_module(mod), fn, None)
-        except Exception:  # noqa: BLE001
-            f = None
-        if f is not None:
-            return f
-    return None
+    """export_report(store, cohort, out_dir, formats, progress, cancelled) of the reporting
+    package (runs the writer in a child process, so it is safe on a worker thread), or None
+    while it is not there."""
+    try:
+        return getattr(importlib.import_module("explorer.reporting.export"), "export_report", None)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def about_html(session) -> str:

@@ -47,9 +47,9 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     resampled onto the finest uniform grid when edges are uneven). Returns a message instead of
     drawing when there is nothing to show."""
     plot.clear()
-    for item in list(getattr(plot, "_te_colorbars", [])):
-        item.scene() and item.scene().removeItem(item)
-    plot._te_colorbars = []
+    bar = getattr(plot, "_te_colorbar", None)  # one colour bar per plot, reused
+    if bar is not None:
+        bar.setVisible(False)
     heatmap = heatmap or {}
     xe, ye, v = grid(heatmap)
     if v.size == 0 or len(xe) < 2 or len(ye) < 2 or not np.isfinite(v).any():
@@ -69,9 +69,15 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     plot.setLabel("bottom", label(xm))
     plot.setLabel("left", label(ym))
     plot.setTitle(f"mean {label(vm)} per cell", size="10pt")
-    bar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, label=label(vm), interactive=False, width=14)
-    bar.setImageItem(image, insert_in=plot)
-    plot._te_colorbars = [bar]
+    if bar is None:
+        bar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, label=label(vm), interactive=False, width=14)
+        bar.setImageItem(image, insert_in=plot)
+        plot._te_colorbar = bar
+    else:
+        bar.setImageItem(image)
+        bar.setLevels((lo, hi))
+        bar.axis.setLabel(label(vm))
+        bar.setVisible(True)
     plot.getViewBox().setLimits()
     plot.getViewBox().autoRange(padding=0.02)
     return None
