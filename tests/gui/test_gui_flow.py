@@ -15,8 +15,11 @@ def _drop(widget, paths):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
     pos = widget.rect().center()
-    enter = QDragEnterEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    try:  # PySide6 < 6.12 takes a QPoint, later ones a QPointF
+        enter = QDragEnterEvent(pos, *args)
+    except TypeError:
+        enter = QDragEnterEvent(QPointF(pos), *args)
     QApplication.sendEvent(widget, enter)
     assert enter.isAccepted(), "the window refused the drag"
     drop = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
