@@ -70,7 +70,7 @@ if mode == "store":
 elif mode == "sha256":
     n = int(sys.argv[4])
 else:
-    n = con.execute("SELECT count(*) FROM " + ("requests" if mode == "canonical" else "t")).fetchone()[0]
+    n = con.execute("SELECT count(*) FROM " + ("requests" if mode == "canonical" else "t")).fetchall()[0][0]
 print(json.dumps({{"seconds": dt, "rows": n, "peak_mb": rss_mb(), "before_mb": before}}))
 """
 

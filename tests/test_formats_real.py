@@ -82,9 +82,9 @@ def test_aiperf_per_token_and_events_match_raw(loaded, real):
     n_itl = sum(len(x["metrics"]["inter_chunk_latency"]["value"]) for x in recs
                 if "inter_chunk_latency" in x["metrics"])
     run = r.run_ids[0]
-    assert store.execute("SELECT count(*) FROM token_latencies WHERE run_id = ?", [run]).fetchone()[0] == n_itl
+    assert store.execute("SELECT count(*) FROM token_latencies WHERE run_id = ?", [run]).fetchall()[0][0] == n_itl
     assert store.execute("SELECT count(*) FROM requests WHERE run_id = ? AND error IS NOT NULL",
-                         [run]).fetchone()[0] == sum(x.get("error") is not None for x in recs)
+                         [run]).fetchall()[0][0] == sum(x.get("error") is not None for x in recs)
     first = next(x for x in recs if "ttft" in x["metrics"])
     rid = first["metadata"]["x_request_id"]
     ev = dict(store.execute("SELECT kind, ts_s FROM request_events WHERE run_id = ? AND request_id = ?",

@@ -229,7 +229,7 @@ def test_generic_csv_late_bad_value_is_skipped_with_its_line(store, tmp_path):
     assert r.error is None and r.rows_loaded == 4999 and r.rows_skipped == 1
     assert r.skipped_reasons == ["line 4002: field 'ttft_ms': not a number: 'slow'"]
     want = np.mean([i % 50 + 1 for i in range(5000) if i != 4000])
-    assert store.execute("SELECT avg(ttft_ms) FROM requests").fetchone()[0] == pytest.approx(want)
+    assert store.scalar("SELECT avg(ttft_ms) FROM requests") == pytest.approx(want)
 
 
 def test_otlp_collector_jsonl_one_document_a_line(store, tmp_path):

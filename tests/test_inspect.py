@@ -152,3 +152,35 @@ def test_eval_files_list_evals_with_clusters_and_bound_counts(tmp_path, capsys):
             b, n = expect.get(cl, (0, 0))
             expect[cl] = (b + 1, n + (rid in trace_ids))
     assert clusters == expect == {"cache": (3, 2), "sched": (1, 1)}
+
+
+def test_folder_ignores_aggregate_files_and_lists_them(real, capsys):
+    """AIPerf's own aggregate exports next to its per-request JSONL are listed as ignored with a
+    reason, the folder does not fail, and the text output says so."""
+    folder = real / "aiperf_example"
+    code, out, err = run_cli(capsys, "--json", folder)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [Path(f["path"]).name for f in doc["files"]] == ["profile_export.jsonl"]
+    ign = {Path(g["path"]).name: g["reason"] for g in doc["ignored"]}
+    assert set(ign) == {"profile_export_aiperf.csv", "profile_export_aiperf.json"}
+    assert all(ign.values())
+    code, out, _ = run_cli(capsys, folder)
+    assert code == 0 and "profile_export_aiperf.json:" in out and "2 ignored" in out
+    code, _, err = run_cli(capsys, folder / "profile_export_aiperf.csv")  # named: still fails
+    assert code == 1 and "no usable column" in err
+
+
+def test_text_output_has_one_number_format(real, capsys):
+    """Thousands separators, fixed decimals, units; never scientific notation."""
+    import re
+    import numpy as np
+    code, out, _ = run_cli(capsys, real / "azure_llm_2023/AzureLLMInferenceTrace_code.csv")
+    assert code == 0
+    assert not re.search(r"\d[eE][+-]\d", out)
+    import pandas as pd
+    raw = pd.read_csv(real / "azure_llm_2023/AzureLLMInferenceTrace_code.csv")
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("prompt_tokens"))
+    assert "tokens" in line and f"{len(raw):,}" in line
+    assert f"{np.mean(raw['ContextTokens']):,.0f}" in line
+    assert f"rows: {len(raw):,} loaded" in out

@@ -1,5 +1,6 @@
 """The store: schema, append by name, provenance of failed loads, save and reopen."""
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -27,7 +28,7 @@ def test_append_by_name_leaves_missing_as_null(store):
     store.add_run("r1", format="test")
     n = store.append("requests", pd.DataFrame({"run_id": ["r1"], "request_id": ["a"], "ttft_ms": [12.5]}))
     assert n == 1
-    row = store.execute("SELECT ttft_ms, tpot_ms FROM requests").fetchone()
+    row = store.execute("SELECT ttft_ms, tpot_ms FROM requests").fetchall()[0]
     assert row == (12.5, None)
 
 
@@ -66,9 +67,9 @@ def test_save_and_reopen_session(store, tmp_path):
     store.save_as(path)
     again = Store.open(path)
     assert again.count("requests") == 3
-    assert again.execute("SELECT sum(tpot_ms) FROM requests").fetchone()[0] == 3.0
+    assert again.execute("SELECT sum(tpot_ms) FROM requests").fetchall()[0][0] == 3.0
     assert again.get_setting("graph") == {"edges": [["a", "b"]]}
-    assert json.loads(again.execute("SELECT config FROM runs").fetchone()[0]) == {"a": 1}
+    assert json.loads(again.execute("SELECT config FROM runs").fetchall()[0][0]) == {"a": 1}
 
 
 def test_open_rejects_non_session(tmp_path):
@@ -89,3 +90,34 @@ def test_store_reads_leave_the_connection_free_for_appends(store):
     store.load_file(store.path or "nope.json")  # records an input row (error) via scalar()
     store.append("requests", pd.DataFrame({"run_id": ["r1"], "request_id": ["b"]}))
     assert store.count("requests") == 2
+
+
+def test_folder_load_lists_ignored_files_with_reasons(tmp_path):
+    """Files in a folder that are not traces or evals are reported as ignored (not failed) and
+    recorded, so the Inputs panel can show them; named explicitly they still fail."""
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "requests.csv").write_text("request_id,ttft_ms,e2e_ms\na,10,100\nb,20,200\n")
+    (d / "blob.bin").write_bytes(bytes(range(256)) * 8)
+    (d / "empty.json").write_text("")
+    (d / "list.json").write_text("[]")
+    (d / "obj.json").write_text("{}")
+    (d / "pod_count.csv").write_text("Deployment,Running,Pending\nllama,2,0\nllama,3,1\n")
+    s = Store()
+    reports = s.load_paths([d])
+    by = {Path(r.path).name: r for r in reports}
+    assert set(by) == {"requests.csv", "blob.bin", "empty.json", "list.json", "obj.json",
+                       "pod_count.csv"}
+    assert by["requests.csv"].rows_loaded == 2 and by["requests.csv"].skipped_file is None
+    ignored = {n: r for n, r in by.items() if r.skipped_file}
+    assert set(ignored) == set(by) - {"requests.csv"}
+    assert all(r.error is None and r.format is None for r in ignored.values())
+    assert "binary" in ignored["blob.bin"].skipped_file
+    assert "empty" in ignored["empty.json"].skipped_file
+    assert "[]" in ignored["list.json"].skipped_file and "{}" in ignored["obj.json"].skipped_file
+    assert "no column maps to a request metric" in ignored["pod_count.csv"].skipped_file
+    again = {Path(r.path).name: r.skipped_file for r in s.input_reports()}
+    assert again == {n: r.skipped_file for n, r in by.items()}
+    named = s.load_paths([d / "pod_count.csv"])[0]
+    assert named.skipped_file is None and "no usable column" in named.error
+    s.close()

@@ -17,12 +17,31 @@ def add_arguments(parser) -> None:
                         help='print one JSON object {"files": [...]} instead of text')
 
 
-def _fmt(x) -> str:
+_UNITS = {"kv_cache_hit_rate": "fraction", "num_preemptions": "count", "queue_ms": "ms",
+          "prefill_ms": "ms", "decode_ms": "ms", "tpot_ms": "ms/token", "ttft_ms": "ms",
+          "e2e_ms": "ms", "batch_size": "requests", "prompt_tokens": "tokens",
+          "completion_tokens": "tokens", "cached_prompt_tokens": "tokens",
+          "running": "requests", "waiting": "requests", "swapped": "requests",
+          "kv_usage_gpu": "fraction", "kv_usage_cpu": "fraction", "prompt_tps": "tokens/s",
+          "gen_tps": "tokens/s", "prefix_cache_hit_rate": "fraction"}
+
+
+def fmt_number(x) -> str:
+    """One fixed-point format for every number of the text output: thousands separators, never
+    scientific notation; decimals by magnitude (>= 1000: none, >= 100: 1, >= 1: 2, below 1: 3,
+    below 0.001: 6). None -> "-"."""
     if x is None:
         return "-"
-    if isinstance(x, int):
-        return str(x)
-    return f"{x:.4g}" if abs(x) < 1e5 else f"{x:.6g}"
+    if isinstance(x, int) and not isinstance(x, bool):
+        return f"{x:,}"
+    x = float(x)
+    if x != x:
+        return "-"
+    a = abs(x)
+    if x == 0:
+        return "0"
+    digits = 0 if a >= 1000 else 1 if a >= 100 else 2 if a >= 1 else 3 if a >= 0.001 else 6
+    return f"{x:,.{digits}f}"
 
 
 def render_text(doc: dict) -> str:
@@ -35,7 +54,8 @@ def render_text(doc: dict) -> str:
             continue
         out.append(f"{f['path']}")
         out.append(f"  format: {f['format']} ({f['kind']})   runs: {', '.join(f['runs']) or '-'}")
-        out.append(f"  rows: {f['rows_loaded']} loaded, {f['rows_skipped']} skipped")
+        out.append(f"  rows: {fmt_number(f['rows_loaded'])} loaded, "
+                   f"{fmt_number(f['rows_skipped'])} skipped")
         for why in f["skipped_reasons"][:5]:
             out.append(f"    skipped {why}")
         if f["columns"]:
@@ -44,22 +64,30 @@ def render_text(doc: dict) -> str:
                 out.append(f"    {src} -> {dst}")
         if f["metrics"]:
             what = "engine stats" if f["kind"] == "stats" else "requests without error"
-            out.append(f"  {'metric (' + what + ')':34s} {'n':>7s} {'mean':>10s} "
-                       f"{'p50':>10s} {'p90':>10s} {'p99':>10s}")
-            for m, s in f["metrics"].items():
-                out.append(f"    {m:32s} {s['n']:7d} {_fmt(s['mean']):>10s} {_fmt(s['p50']):>10s} "
-                           f"{_fmt(s['p90']):>10s} {_fmt(s['p99']):>10s}")
+            out.append(f"  {'metric (' + what + ')':34s} {'unit':>9s} {'n':>9s} {'mean':>12s} "
+                       f"{'p50':>12s} {'p90':>12s} {'p99':>12s}")
+            for m, st in f["metrics"].items():
+                out.append(f"    {m:32s} {_UNITS.get(m, ''):>9s} {fmt_number(st['n']):>9s} "
+                           + " ".join(f"{fmt_number(st[k]):>12s}" for k in ("mean", "p50", "p90", "p99")))
         for e in f.get("evals", []):
-            out.append(f"  eval {e['eval_id']}: model {e['model'] or '-'}, {e['cases']} cases, "
-                       f"{e['correct']} correct")
+            out.append(f"  eval {e['eval_id']}: model {e['model'] or '-'}, "
+                       f"{fmt_number(e['cases'])} cases, {fmt_number(e['correct'])} correct")
             for c in e["clusters"]:
-                out.append(f"    cluster {c['name'] or '(none)'}: {c['badcases']} badcases, "
-                           f"{c['bound']} bound")
+                out.append(f"    cluster {c['name'] or '(none)'}: {fmt_number(c['badcases'])} "
+                           f"badcases, {fmt_number(c['bound'])} bound")
+        out.append("")
+    ignored = doc.get("ignored") or []
+    if ignored:
+        out.append(f"ignored {len(ignored)} file(s) that are not traces or evals:")
+        for g in ignored:
+            out.append(f"  {g['path']}: {g['reason']}")
         out.append("")
     n, bad = len(doc["files"]), [f for f in doc["files"] if f.get("error")]
     summary = f"{n} input(s): {n - len(bad)} loaded, {len(bad)} failed"
+    if ignored:
+        summary += f", {len(ignored)} ignored"
     if bad:
-        summary += " (" + ", ".join(f["path"] for f in bad) + ")"
+        summary += " (failed: " + ", ".join(f["path"] for f in bad) + ")"
     out.append(summary)
     if doc.get("prepare_error"):
         out.append(f"warning: {doc['prepare_error']}")

@@ -2,7 +2,10 @@
 
 inspect_paths(paths) -> InspectResult; InspectResult.to_dict() is the `--json` document
 {"files": [{"path", "format", "kind", "runs", "rows_loaded", "rows_skipped", "skipped_reasons",
-"columns", "metrics": {metric: {"n", "mean", "p50", "p90", "p99"}}, "error", ["evals"]}]}.
+"columns", "metrics": {metric: {"n", "mean", "p50", "p90", "p99"}}, "error", ["evals"]}],
+ "ignored": [{"path", "reason"}]}: "ignored" lists the files found in a folder that are not
+traces or evals (binary, empty, aggregate summaries, tables without a request column); they are
+not failures.
 Metrics are over the requests of the file's runs that carry no error (engine_stats columns for
 stat files); percentiles are linear-interpolated (numpy's default). Input files are only read.
 """
@@ -22,13 +25,15 @@ class InspectResult:
     """One entry per input file, in the order given (a folder expands to its files)."""
     files: tuple[dict[str, Any], ...]
     prepare_error: str | None = None
+    ignored: tuple[dict[str, str], ...] = ()  # {"path", "reason"} per file passed over
 
     @property
     def failed(self) -> list[dict[str, Any]]:
         return [f for f in self.files if f.get("error")]
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"files": list(self.files)}
+        d: dict[str, Any] = {"files": list(self.files),
+                             "ignored": [dict(x) for x in self.ignored]}
         if self.prepare_error:
             d["prepare_error"] = self.prepare_error
         return d
@@ -99,7 +104,9 @@ def _load_all(store: Store, paths: Iterable[str | Path]) -> list[LoadReport]:
         try:
             if p.is_dir() and not claims_folder(p):
                 got = store.load_paths([p])
-                reports += got or [_failed(store, p, "no trace or eval file found in this folder")]
+                reports += got
+                if all(r.skipped_file for r in got):
+                    reports.append(_failed(store, p, "no trace or eval file found in this folder"))
             else:
                 reports.append(store.load_file(p))
         except Exception as e:  # a bug in one loader: report it against the file, go on
@@ -120,8 +127,11 @@ def inspect_paths(paths: Iterable[str | Path], store: Store | None = None) -> In
     store = store or Store()
     reports = _load_all(store, paths)
     prep = _prepare(store) if any(r.eval_ids for r in reports) else None
-    files = []
+    files, ignored = [], []
     for r in reports:
+        if r.skipped_file:
+            ignored.append({"path": r.path, "reason": r.skipped_file})
+            continue
         entry: dict[str, Any] = {
             "path": r.path, "format": r.format, "kind": r.kind, "runs": list(r.run_ids),
             "rows_loaded": r.rows_loaded, "rows_skipped": r.rows_skipped,
@@ -132,4 +142,4 @@ def inspect_paths(paths: Iterable[str | Path], store: Store | None = None) -> In
         if r.kind == "eval" and not r.error:
             entry["evals"] = evals_for(store, r.eval_ids)
         files.append(entry)
-    return InspectResult(tuple(files), prep)
+    return InspectResult(tuple(files), prep, tuple(ignored))

@@ -32,6 +32,10 @@ class LoadReport:
     skipped_reasons holds the first reasons ("line 12: field 'ttft': not a number");
     columns maps source field -> canonical column (with any unit conversion, e.g.
     "ttft_s -> ttft_ms (x1000)"); error is set when the whole file failed (nothing loaded).
+    skipped_file is set (with format None, error None) for a file found inside a folder that was
+    passed over on purpose: not a trace or eval (binary, empty, an aggregate summary such as
+    AIPerf's profile_export_aiperf.json / .csv, a CSV with no request column such as aibrix's
+    pod_count.csv); the text says why. Such a file is not a failure.
     """
     path: str
     format: str | None = None
@@ -44,6 +48,7 @@ class LoadReport:
     skipped_reasons: list[str] = field(default_factory=list)
     columns: dict[str, str] = field(default_factory=dict)
     error: str | None = None
+    skipped_file: str | None = None
 
     MAX_REASONS = 20
 
@@ -204,10 +209,16 @@ class Store:
 
     def load_paths(self, paths: Iterable[str | Path], progress=None,
                    cancelled=lambda: False) -> list[LoadReport]:
-        """Load files and folders. A folder that a format claims as a whole (a HELM run) loads
-        as one input; any other folder loads every file in it that some format recognises
-        (unrecognised files are listed as errors only when named explicitly).
-        progress(i, n, path) is called before each file; cancelled() stops between files."""
+        """Load files and folders; one LoadReport per file, in order.
+
+        A folder that a format claims as a whole (a HELM run) loads as one input; any other
+        folder loads every file in it that some format recognises. A file found in a folder
+        that is not a trace or eval (unrecognised, binary, empty, or a table only the generic
+        fallback claims and in which no column maps to a request metric) is not loaded: its
+        report has skipped_file = the reason (format and error None) and it is recorded in the
+        `inputs` table with kind 'ignored'. A file named explicitly is always loaded (and fails
+        with a clear error when unusable). progress(i, n, path) is called before each file;
+        cancelled() stops between files."""
         from .formats import claims_folder
 
         todo: list[tuple[Path, bool]] = []
@@ -225,33 +236,70 @@ class Store:
                 break
             if progress:
                 progress(i, len(todo), str(p))
-            if not explicit:
-                from .formats import detect_format
-                try:
-                    detect_format(p)
-                except InputError:
-                    continue
-            out.append(self.load_file(p))
+            why = None if explicit else self._why_ignored(p)
+            if why:
+                report = LoadReport(path=str(p), skipped_file=why)
+                with self._lock:
+                    self._record_input(report)
+                out.append(report)
+            else:
+                out.append(self.load_file(p))
         return out
 
+    @staticmethod
+    def _why_ignored(p: Path) -> str | None:
+        """Why a file found in a folder is passed over (None when some format takes it)."""
+        from .formats import MIN_CONFIDENCE, rank_formats
+        try:
+            if p.stat().st_size == 0:
+                return "empty file"
+            ranked = rank_formats(p)
+        except OSError as e:
+            return f"cannot be read ({e.strerror or e})"
+        from .formats.base import Sniff
+        if not ranked or ranked[0][0] < MIN_CONFIDENCE:
+            sniff = Sniff.of(p)
+            if sniff.is_binary:
+                return "binary content"
+            head = sniff.head.strip()
+            if head in ("[]", "{}", ""):
+                return f"no records (the file holds only {head or 'blank lines'})"
+            return "not a trace or eval file (no known format matches its content)"
+        if ranked[0][1] == "generic_table" and ranked[0][0] < 0.4:  # the fallback only
+            return ("not a request table: no column maps to a request metric "
+                    "(an aggregate or non-request table)")
+        return None
+
     def _record_input(self, r: LoadReport) -> None:
-        next_id = self.scalar("SELECT coalesce(max(input_id), 0) + 1 FROM inputs")
+        """One `inputs` row per report; an ignored file has kind 'ignored' and its reason as
+        the only skipped reason (input_reports() turns it back into skipped_file)."""
+        ignored = r.skipped_file is not None
         self.con.execute(
-            "INSERT INTO inputs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
-            [next_id, r.path, r.sha256, r.format, r.kind, r.rows_loaded, r.rows_skipped,
-             json.dumps(r.skipped_reasons), json.dumps(r.columns), json.dumps(r.run_ids),
-             json.dumps(r.eval_ids), r.error])
+            "INSERT INTO inputs SELECT coalesce(max(input_id), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?, ?, now() FROM inputs",
+            [r.path, r.sha256, r.format, "ignored" if ignored else r.kind, r.rows_loaded,
+             r.rows_skipped, json.dumps([r.skipped_file] if ignored else r.skipped_reasons),
+             json.dumps(r.columns), json.dumps(r.run_ids), json.dumps(r.eval_ids), r.error])
 
     def input_reports(self) -> list[LoadReport]:
         """Every LoadReport recorded in this store, in load order."""
         rows = self.con.execute("SELECT path, format, kind, sha256, run_ids, eval_ids, rows_loaded,"
                                 " rows_skipped, skipped_reasons, columns, error FROM inputs"
                                 " ORDER BY input_id").fetchall()
-        return [LoadReport(path=r[0], format=r[1], kind=r[2], sha256=r[3],
-                           run_ids=json.loads(r[4] or "[]"), eval_ids=json.loads(r[5] or "[]"),
-                           rows_loaded=r[6] or 0, rows_skipped=r[7] or 0,
-                           skipped_reasons=json.loads(r[8] or "[]"),
-                           columns=json.loads(r[9] or "{}"), error=r[10]) for r in rows]
+        out = []
+        for r in rows:
+            reasons = json.loads(r[8] or "[]")
+            if r[2] == "ignored":
+                out.append(LoadReport(path=r[0], sha256=r[3],
+                                      skipped_file=reasons[0] if reasons else "ignored"))
+                continue
+            out.append(LoadReport(path=r[0], format=r[1], kind=r[2], sha256=r[3],
+                                  run_ids=json.loads(r[4] or "[]"),
+                                  eval_ids=json.loads(r[5] or "[]"),
+                                  rows_loaded=r[6] or 0, rows_skipped=r[7] or 0,
+                                  skipped_reasons=reasons, columns=json.loads(r[9] or "{}"),
+                                  error=r[10]))
+        return out
 
     # -- sessions ---------------------------------------------------------------------------
     def save_as(self, path: str | Path) -> None:
