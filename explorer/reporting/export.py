@@ -25,13 +25,15 @@ class ExportCancelled(Exception):
 
 
 def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | None = None,
+                  whatif: dict | None = None,
                   progress: Callable[[int, int, str], None] | None = None,
                   cancelled: Callable[[], bool] | None = None) -> list[Path]:
     """Write the report bundle of `cohort` (analysis.Cohort) to out_dir in a child process.
 
     Runs on a worker thread (it uses the store only to save a copy). formats: default every
-    available format. Returns the files written. Raises ExportCancelled, or RuntimeError with
-    the child's last error lines when it fails."""
+    available format; whatif: run_whatif keyword arguments (the What-if panel's report_args(),
+    JSON-able) so the report shows the user's scenario. Returns the files written. Raises
+    ExportCancelled, or RuntimeError with the child's last error lines when it fails."""
     from explorer.core.report import available_formats
 
     formats = list(formats or available_formats())
@@ -41,6 +43,8 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
         store.save_as(db)
         cmd = [sys.executable, "-m", "explorer.reporting.export", str(db), "--out", str(out_dir),
                "--cohort", json.dumps(cohort.to_dict()), "--format", ",".join(formats)]
+        if whatif:
+            cmd += ["--whatif", json.dumps(whatif)]
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=env)
@@ -72,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--cohort", default="{}", help="analysis.Cohort.to_dict() as JSON")
     ap.add_argument("--format", default="json,md,png,svg,html,pdf")
+    ap.add_argument("--whatif", default=None, help="run_whatif keyword arguments as JSON")
     args = ap.parse_args(argv)
     from explorer.core.analysis import Cohort
     from explorer.core.report import write_report
@@ -88,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     def progress(done, total, text=""):
         print(f"progress {int(done)} {int(total)} {text}", flush=True)
 
-    for path in write_report(store, cohort, args.out, args.format.split(","), progress=progress):
+    whatif = json.loads(args.whatif) if args.whatif else None
+    for path in write_report(store, cohort, args.out, args.format.split(","), whatif=whatif,
+                             progress=progress):
         print(f"written {path}", flush=True)
     return 0
 
