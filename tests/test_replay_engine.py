@@ -102,9 +102,26 @@ def test_too_large_request_is_rejected():
     rq = res.requests.set_index("request_id")
     assert rq.loc["big", "finish_reason"] == "error" and "KV blocks" in rq.loc["big", "error"]
     assert np.isnan(rq.loc["big", "ttft_ms"])
-    assert rq.loc["ok", "finish_reason"] == "length" and rq.loc["ok", "completion_tokens"] == 10
+    assert rq.loc["ok", "finish_reason"] == "stop" and rq.loc["ok", "completion_tokens"] == 10
     assert res.summary["rejected"] == 1
     assert "error" in set(res.events.kind)
+
+
+def test_finish_reason_is_stop_for_a_natural_end(small):
+    """The trace's output length is where the model stopped by itself: every replayed request
+    that produced it finished with "stop" (never "length": the model has no length limit), also
+    after a preemption; its "finished" event says so."""
+    res = simulate(small[:300], EngineConfig(num_gpu_blocks=3000))
+    rq = res.requests
+    s = res.summary
+    assert s["preemptions"] > 0 and s["rejected"] > 0
+    ok = rq[rq.error.isna()]
+    assert set(ok.finish_reason) == {"stop"} and len(ok) == s["finished"]
+    assert set(rq[rq.error.notna()].finish_reason) == {"error"}
+    want = {t.request_id: t.output_tokens for t in small[:300]}
+    assert (ok.completion_tokens.to_numpy() == ok.request_id.map(want).to_numpy()).all()
+    fin = res.events[res.events.kind == "finished"]
+    assert len(fin) == s["finished"] and set(fin.detail) == {"stop"}
 
 
 def test_cancel_and_progress(small):
@@ -153,13 +170,14 @@ def test_cli_json(real, capsys):
 
 
 def test_cli_bad_file(tmp_path, capsys):
+    """Nothing usable: exit 1, the message names the file, line and field (more cases in
+    tests/test_replay_cli.py)."""
     from explorer.__main__ import main
     bad = tmp_path / "t.jsonl"
-    bad.write_text('{"timestamp": 0, "input_length": 5, "output_length": 1}\n'
-                   '{"timestamp": 1, "input_length": 5, "output_length": -3}\n')
+    bad.write_text('{"timestamp": 1, "input_length": 5, "output_length": -3}\n')
     assert main(["replay", str(bad), "--blocks", "100"]) == 1
     err = capsys.readouterr().err
-    assert str(bad) in err and ":2:" in err and "output_length" in err
+    assert str(bad) in err and ":1:" in err and "output_length" in err
 
 
 def test_cli_fits_timing_to_a_trace_with_timings(real, capsys):

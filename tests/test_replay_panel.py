@@ -52,6 +52,14 @@ def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot, tmp_path
     row = labels.index("preemptions")
     assert panel.table.item(row, 2).text() == str(expected["preemptions"])
     assert panel.table.item(row, 1).text() == "–"          # Mooncake records no preemptions
+    # headline: the capacity-comparable share of prompt tokens served from cache leads; vLLM's
+    # per-attempt hit_rate_blocks follows, explained
+    status = panel.status.text().splitlines()
+    assert status[0].startswith("prompt tokens served from the prefix cache: "
+                                f"{100 * expected['hit_rate_tokens']:.1f}%")
+    assert "vLLM-style, counted per scheduling attempt" in status[1]
+    assert labels[0] == "prompt tokens served from cache"
+    assert panel.table.item(0, 2).text() == f"{expected['hit_rate_tokens']:.3f}"
     qtbot.waitUntil(lambda: session.store.count("runs") == 2, timeout=30000)
     sim = session.store.df("SELECT simulated, label FROM runs WHERE format = 'replay'")
     assert bool(sim.simulated.iloc[0]) and "1500x16" in sim.label.iloc[0]
@@ -61,4 +69,18 @@ def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot, tmp_path
     # where no request is too large to fit, more capacity never lowers the hit rate
     hits = [r["hit_rate_tokens"] for r in panel.sweep if r["rejected"] == 0]
     assert hits == sorted(hits) and len(hits) >= 4
+    # the chart draws that comparable figure (not hit_rate_blocks) against capacity
+    curve = panel.plot.listDataItems()[0]
+    drawn = [r for r in panel.sweep if r["num_gpu_blocks"]]
+    assert list(curve.yData) == pytest.approx([r["hit_rate_tokens"] for r in drawn])
+    assert "prompt tokens served from cache" in panel.status.text()
+
+
+def test_sweep_of_a_trace_without_hash_ids_draws_no_hit_rate(panel):
+    rows = [{"num_gpu_blocks": c, "prefix_information": False, "hit_rate_tokens": None,
+             "hit_rate_blocks": None, "preemptions": p, "rejected": 0}
+            for c, p in ((100, 5), (1000, 0))]
+    panel.show_sweep(rows)
+    assert "no prefix information in this trace (no hash_ids)" in panel.status.text().lower()
+    assert len(panel.plot.listDataItems()) == 0
     assert panel.sweep[0]["preemptions"] > panel.sweep[-1]["preemptions"] == 0

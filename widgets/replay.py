@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout
 
 from explorer.core.replay import (EVICTION_POLICIES, Cancelled, EngineConfig, blocks_for_gb,
                                   requests_from_store, simulate, write_run)
-from explorer.core.replay.compare import (comparison_rows, default_capacities,
-                                          observed_summary, replayable_runs, sweep_capacity)
+from explorer.core.replay.compare import (NO_PREFIX, comparison_rows, default_capacities,
+                                          hit_rate_lines, observed_summary, replayable_runs,
+                                          sweep_capacity)
 from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets.base import Panel
@@ -112,7 +113,7 @@ class ReplayPanel(Panel):
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("bottom", self.tr("KV-cache capacity (blocks, log)"))
-        self.plot.setLabel("left", self.tr("hit rate (prompt tokens)"))
+        self.plot.setLabel("left", self.tr("prompt tokens served from cache"))
         self.plot.setLogMode(x=True, y=False)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.pre_view = pg.ViewBox()
@@ -221,7 +222,10 @@ class ReplayPanel(Panel):
         self.result = res
         self.show_comparison(comparison_rows(observed, res.summary))
         s = res.summary
-        self._status(self.tr("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
+        # headline: the capacity-comparable hit rate first (share of prompt tokens served from
+        # the cache), vLLM's per-attempt hit_rate_blocks after it, explained
+        self._status("\n".join(hit_rate_lines(s)) + "\n"
+                     + self.tr("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
                      .replace("%1", res.config.label()).replace("%2", str(s["requests"]))
                      .replace("%3", str(s["preemptions"])).replace("%4", str(s["evicted_blocks"])))
         if self.add_run.isChecked():
@@ -273,7 +277,9 @@ class ReplayPanel(Panel):
         self._with_trace(go)
 
     def show_sweep(self, rows: list[dict]) -> None:
-        """Plot hit rate (prompt tokens, left axis) and preemptions (right axis) vs capacity."""
+        """Plot the capacity-comparable hit rate (share of prompt tokens served from the cache,
+        each request counted once; left axis) and preemptions (right axis) vs capacity. Not
+        vLLM's per-attempt hit_rate_blocks: a small thrashing cache inflates that one."""
         self.sweep = rows
         self.plot.clear()
         self.pre_view.clear()
@@ -281,11 +287,14 @@ class ReplayPanel(Panel):
         if not rows:
             return
         x = [float(r["num_gpu_blocks"]) for r in rows]
-        hit = [r["hit_rate_tokens"] or 0.0 for r in rows]
+        no_prefix = not rows[0].get("prefix_information", True)
+        hit = [float("nan") if r["hit_rate_tokens"] is None else r["hit_rate_tokens"]
+               for r in rows]
         pre = [float(r["preemptions"]) for r in rows]
         self.plot.addLegend(offset=(10, 10))
-        self.plot.plot(x, hit, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6,
-                       name=self.tr("hit rate"))
+        if not no_prefix:
+            self.plot.plot(x, hit, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6,
+                           name=self.tr("prompt tokens served from cache"))
         import math
         curve = pg.PlotDataItem([math.log10(v) for v in x], pre,
                                 pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
@@ -294,12 +303,16 @@ class ReplayPanel(Panel):
         self.plot.legend.addItem(curve, self.tr("preemptions"))
         self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect())
         self._stack.setCurrentIndex(1)
-        self._status(self.tr("Sweep: hit rate %1 → %2 from %3 to %4 blocks; preemptions %5 → %6; "
-                             "%7 request(s) too large for the smallest cache.")
-                     .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}")
-                     .replace("%3", str(int(x[0]))).replace("%4", str(int(x[-1])))
-                     .replace("%5", str(int(pre[0]))).replace("%6", str(int(pre[-1])))
-                     .replace("%7", str(rows[0].get("rejected", 0))))
+        hits = ("" if no_prefix else
+                self.tr("prompt tokens served from cache %1 → %2; ")
+                .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}"))
+        self._status(self.tr("Sweep from %3 to %4 blocks: ").replace("%3", str(int(x[0])))
+                     .replace("%4", str(int(x[-1]))) + hits
+                     + self.tr("preemptions %5 → %6; %7 request(s) too large for the smallest "
+                               "cache.").replace("%5", str(int(pre[0])))
+                     .replace("%6", str(int(pre[-1])))
+                     .replace("%7", str(rows[0].get("rejected", 0)))
+                     + (f" {NO_PREFIX[0].upper()}{NO_PREFIX[1:]}." if no_prefix else ""))
 
     def cancel(self) -> None:
         self.runner.cancel("replay")

@@ -7,10 +7,17 @@ FILE is a Mooncake trace (timestamp, input_length, output_length, hash_ids) or a
 Trace Explorer loads that has arrival times and prompt lengths (its first run is replayed;
 without hash ids no prompt shares a prefix). --blocks 0 or "inf" means an infinite cache;
 --kv-gb with --bytes-per-token gives the capacity in GB instead.
-Prints the summary (with --json: one JSON object with requests, hit_rate_blocks,
-hit_rate_per_request, hit_rate_tokens, preemptions, ttft_ms_mean, tpot_ms_mean, ...).
-Exit status 0 on success, 1 when the file cannot be read (the message names the file, line
-and field), 2 on bad settings.
+Prints the summary, led by the capacity-comparable hit rate (the share of prompt tokens served
+from the prefix cache, each request counted once); hit_rate_blocks is vLLM's own figure, counted
+per scheduling attempt, which a small thrashing cache inflates. With --json: one JSON object
+with requests, hit_rate_blocks, hit_rate_per_request, hit_rate_tokens, preemptions,
+ttft_ms_mean, tpot_ms_mean, prefix_information (false, hit rates null and a "note" when the
+trace has no hash_ids), skipped_lines, ...
+Bad lines (e.g. the cut last line of a truncated file) are skipped with a warning naming
+FILE:LINE on stderr, as `inspect` skips them. FILE must be one file (a folder is refused with
+the list of its trace files).
+Exit status 0 on success (also with skipped lines), 1 when the file cannot be read or holds no
+usable request (the message names the file, line and field), 2 on bad settings.
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import InputError, NoData
+from ..core.replay.compare import NO_PREFIX, hit_rate_lines
 from ..core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
 
 
@@ -64,18 +72,29 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _load(path: Path):
-    """(trace requests, TimingFit or None) of FILE."""
+def _load(path: Path, warnings: list[str]):
+    """(trace requests, TimingFit or None) of FILE; lines or rows skipped are appended to
+    `warnings` ("FILE:LINE: reason"). Raises InputError (a folder: replay takes one file)."""
     from ..core.formats.base import Sniff
     from ..core.replay import fit_timing, read_mooncake, requests_from_store
     from ..core.store import Store
 
     if not path.exists():
         raise InputError(path, "no such file or folder")
+    if path.is_dir():
+        names = sorted(p.name for p in path.iterdir()
+                       if p.is_file() and p.suffix.lower() in (".jsonl", ".json", ".csv"))
+        hint = (f"; its trace files: {', '.join(names[:6])}{', ...' if len(names) > 6 else ''}"
+                if names else "")
+        raise InputError(path, "is a folder: replay takes one trace file; name one of the "
+                               f"folder's files (each replay is one run){hint}")
     if path.is_file():
         head = Sniff.of(path).first_json_line() or {}
         if {"timestamp", "input_length", "output_length"} <= set(head):
-            return read_mooncake(path), None
+            skipped: list = []
+            trace = read_mooncake(path, skipped=skipped)
+            warnings.extend(str(e) for e in skipped)
+            return trace, None
     store = Store()
     try:
         rep = store.load_file(path)
@@ -84,6 +103,12 @@ def _load(path: Path):
                              else rep.error)
         if not rep.run_ids:
             raise InputError(path, "holds no trace run to replay")
+        if rep.rows_skipped:
+            warnings.extend(r if r.startswith(str(path)) else f"{path}: {r}"
+                            for r in rep.skipped_reasons)
+            if rep.rows_skipped > len(rep.skipped_reasons):
+                warnings.append(f"{path}: {rep.rows_skipped - len(rep.skipped_reasons)} more "
+                                "row(s) skipped")
         trace = requests_from_store(store, rep.run_ids[0])
         try:
             fit = fit_timing(store.df("SELECT * FROM requests WHERE run_id = ?", [rep.run_ids[0]]))
@@ -92,6 +117,9 @@ def _load(path: Path):
         return trace, fit
     finally:
         store.close()
+
+
+MAX_WARNINGS = 10
 
 
 def run(args) -> int:
@@ -108,11 +136,17 @@ def run(args) -> int:
     except ValueError as e:
         print(f"trace-explorer replay: {e}", file=sys.stderr)
         return 2
+    warnings: list[str] = []
     try:
-        trace, fit = _load(path)
+        trace, fit = _load(path, warnings)
     except (InputError, NoData) as e:
         print(f"trace-explorer replay: {e}", file=sys.stderr)
         return 1
+    for w in warnings[:MAX_WARNINGS]:
+        print(f"trace-explorer replay: warning: {w} (skipped)", file=sys.stderr)
+    if len(warnings) > MAX_WARNINGS:
+        print(f"trace-explorer replay: warning: {len(warnings) - MAX_WARNINGS} more bad "
+              "line(s) skipped", file=sys.stderr)
     timing = "default (SGLang bench_one_batch)"
     if fit is not None and args.timing == "auto":
         cfg = replace(cfg, **fit.params)
@@ -129,7 +163,9 @@ def run(args) -> int:
     summary = summary_jsonable(res.summary)
     summary["replay_wall_s"] = round(time.perf_counter() - t0, 3)
     doc = {"file": str(path), "config": cfg.to_dict(), "label": cfg.label(), "timing": timing,
-           **summary}
+           "skipped_lines": len(warnings), **summary}
+    if not summary.get("prefix_information", True):
+        doc["note"] = NO_PREFIX
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0
@@ -140,10 +176,10 @@ def run(args) -> int:
             return "-"
         return f"{100 * x:.1f}%" if pct else f"{x:.1f}{unit}"
 
-    print(f"{path}: {s['requests']} requests replayed ({cfg.label()})")
-    print(f"  prefix-cache hit rate: {f(s['hit_rate_blocks'], pct=True)} of queried blocks, "
-          f"{f(s['hit_rate_per_request'], pct=True)} per request, "
-          f"{f(s['hit_rate_tokens'], pct=True)} of prompt tokens")
+    print(f"{path}: {s['requests']} requests replayed ({cfg.label()})"
+          + (f", {len(warnings)} bad line(s) skipped" if warnings else ""))
+    for line in hit_rate_lines(s):
+        print(f"  {line}")
     print(f"  preemptions: {s['preemptions']}   evicted blocks: {s['evicted_blocks']}   "
           f"rejected: {s['rejected']}")
     print(f"  TTFT mean {f(s['ttft_ms_mean'], ' ms')}   TPOT mean {f(s['tpot_ms_mean'], ' ms/token')}"
@@ -151,3 +187,4 @@ def run(args) -> int:
     print(f"  step time: {timing}")
     print(f"  simulated {s['steps']} engine steps in {s['replay_wall_s']:.2f} s")
     return 0
+

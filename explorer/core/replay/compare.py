@@ -9,17 +9,40 @@ from typing import Callable, Sequence
 from .engine import simulate
 from .model import Cancelled, EngineConfig, TraceRequest
 
+NO_PREFIX = "no prefix information in this trace (no hash_ids): hit rates not meaningful"
+
 # (summary key, observed SQL aggregate over the run's requests, label, unit)
 METRICS = (
     ("hit_rate_tokens", "sum(cached_prompt_tokens) / nullif(sum(CASE WHEN cached_prompt_tokens "
-                        "IS NOT NULL THEN prompt_tokens END), 0)", "KV-cache hit rate (tokens)", ""),
-    ("hit_rate_per_request", "avg(kv_cache_hit_rate)", "KV-cache hit rate (mean per request)", ""),
+                        "IS NOT NULL THEN prompt_tokens END), 0)",
+     "prompt tokens served from cache", ""),
+    ("hit_rate_per_request", "avg(kv_cache_hit_rate)", "served from cache, mean per request", ""),
+    ("hit_rate_blocks", "NULL", "hit_rate_blocks (vLLM-style, counted per scheduling attempt)", ""),
     ("preemptions", "sum(num_preemptions)", "preemptions", ""),
     ("ttft_ms_mean", "avg(ttft_ms)", "TTFT mean", "ms"),
     ("tpot_ms_mean", "avg(tpot_ms)", "TPOT mean", "ms/token"),
     ("queue_ms_mean", "avg(queue_ms)", "queue time mean", "ms"),
     ("e2e_ms_mean", "avg(e2e_ms)", "E2E mean", "ms"),
 )
+
+
+def hit_rate_lines(summary: dict) -> list[str]:
+    """The prefix-cache lines of a replay summary, for the CLI text and the replay panel: first
+    the capacity-comparable figures (hit_rate_tokens, the share of prompt tokens served from the
+    cache, and hit_rate_per_request, its mean per request: each request counted once, at its
+    first admission), then hit_rate_blocks explained as vLLM's per-scheduling-attempt count;
+    or [NO_PREFIX-sentence] when summary["prefix_information"] is False."""
+    if not summary.get("prefix_information", True):
+        return [f"prefix cache: {NO_PREFIX}"]
+
+    def pct(x):
+        return "-" if x is None else f"{100 * x:.1f}%"
+    return [f"prompt tokens served from the prefix cache: {pct(summary.get('hit_rate_tokens'))} "
+            f"(mean per request {pct(summary.get('hit_rate_per_request'))}; each request counted "
+            "once, comparable across capacities)",
+            f"hit_rate_blocks {pct(summary.get('hit_rate_blocks'))}: vLLM-style, counted per "
+            "scheduling attempt (a blocked or preempted request re-queries its own blocks, so a "
+            "small cache can score higher; do not compare it across capacities)"]
 
 
 def replayable_runs(store):

@@ -47,8 +47,14 @@ vllm/v1/core/kv_cache_manager.py and vllm/v1/core/sched/scheduler.py):
   (exactly the results of stepping, tests/test_replay_engine.py: a jump stops before an
   eviction would touch a prefix-cache hit of the waiting head, which could let it in).
 
-Requests whose prompt + output needs more blocks than the whole cache are rejected at arrival
-(finish_reason "error"), as vLLM rejects requests that can never fit. A waiting request alone
+Finish reasons. A trace's output length is the length the request really generated, i.e. where
+the model emitted its end-of-sequence token (Mooncake's output_length, a benchmark's measured
+completion tokens), so a replayed request that produces it finished normally: finish_reason
+"stop" (OpenAI / vLLM wording). The model has no length limit (no max_model_len, no max_tokens
+cut), so it never reports "length": a "length" in a replay would claim a truncation that did not
+happen. Requests whose prompt + output needs more blocks than the whole cache are rejected at
+arrival (finish_reason "error", with the reason in `error`), as vLLM rejects requests that can
+never fit. A waiting request alone
 in the engine whose pinned hit entries leave too little room computes its prompt instead.
 """
 from __future__ import annotations
@@ -383,7 +389,7 @@ class _Engine:
             if steps > 0:
                 self.batch[i] = (cum_batch - self.cb_first[i]) / steps
             if record:
-                self.ev(i, tend, _FINISHED, "length")
+                self.ev(i, tend, _FINISHED, "stop")
             if itl is not None:
                 itl[i].append(G)
             del reqs[i]
@@ -698,12 +704,19 @@ class _Engine:
         cached = self.cached.astype(float)
         cached[err] = np.nan
         hit_rate[err] = np.nan
+        # without any hash id the trace says nothing about shared prefixes: the hit rates are
+        # unknown (NULL), not 0 (a prompt then only shares blocks with itself, after preemption)
+        prefix_info = any(r.hash_ids for r in src)
+        unknown = err if prefix_info else np.ones(n, dtype=bool)
+        if not prefix_info:
+            cached[:] = np.nan
+            hit_rate[:] = np.nan
         df = pd.DataFrame({
             "request_id": rid,
             "arrival_s": arr,
             "prompt_tokens": prompt,
             "completion_tokens": np.where(err, 0, outn),
-            "cached_prompt_tokens": pd.array(np.where(err, None, self.cached), dtype="Int64"),
+            "cached_prompt_tokens": pd.array(np.where(unknown, None, self.cached), dtype="Int64"),
             "kv_cache_hit_rate": hit_rate,
             "ttft_ms": ttft,
             "tpot_ms": tpot,
@@ -713,7 +726,7 @@ class _Engine:
             "decode_ms": (self.t_fin - self.t_first) * 1000.0,
             "num_preemptions": self.npre,
             "batch_size": self.batch,
-            "finish_reason": np.where(err, "error", "length"),
+            "finish_reason": np.where(err, "error", "stop"),
             "error": self.error,
         })
         if self.record_events:
@@ -736,9 +749,13 @@ class _Engine:
             "requests": int(n),
             "finished": int(ok.sum()),
             "rejected": int(err.sum()),
-            "hit_rate_blocks": float(self.h_blocks / self.q_blocks) if self.q_blocks else None,
-            "hit_rate_per_request": float(np.mean(hf / np.maximum(qf, 1))) if ok.any() else None,
-            "hit_rate_tokens": float(np.nansum(cached) / prompt[ok].sum()) if prompt[ok].sum() else None,
+            "prefix_information": bool(prefix_info),
+            "hit_rate_blocks": (float(self.h_blocks / self.q_blocks)
+                                if self.q_blocks and prefix_info else None),
+            "hit_rate_per_request": (float(np.mean(hf / np.maximum(qf, 1)))
+                                     if ok.any() and prefix_info else None),
+            "hit_rate_tokens": (float(np.nansum(cached) / prompt[ok].sum())
+                                if prompt[ok].sum() and prefix_info else None),
             "cache_query_blocks": int(self.q_blocks),
             "cache_hit_blocks": int(self.h_blocks),
             "evicted_blocks": int(self.evicted),
@@ -807,10 +824,18 @@ def simulate(requests: Sequence[TraceRequest], config: EngineConfig | None = Non
     record_events: fill ReplayResult.events (arrived, queued, scheduled, first_token,
     preempted, resumed, finished, error); record_itl: fill token_latencies.
 
-    summary keys: requests, finished, rejected, hit_rate_blocks (hit / queried prompt blocks
-    over every scheduling attempt, a query being ceil(num_tokens / block_size) blocks),
-    hit_rate_per_request (mean over requests of hit / queried blocks at first admission),
-    hit_rate_tokens (cached prompt tokens / prompt tokens, at first admission), cache_query_blocks,
+    summary keys: requests, finished, rejected, prefix_information (False when no request has
+    hash ids: the trace says nothing about shared prefixes, and the three hit rates below, the
+    requests' cached_prompt_tokens and kv_cache_hit_rate are then None / NULL, not 0),
+    hit_rate_tokens (prompt tokens served from the cache / prompt tokens, each request counted
+    once, at its first admission: the figure to compare across capacities, since retries do not
+    inflate it; it can still move a little either way under heavy preemption, as queueing
+    changes what is cached when a request is admitted), hit_rate_per_request (mean over requests of hit / queried blocks
+    at first admission, also comparable), hit_rate_blocks (vLLM-style: hit / queried prompt
+    blocks over every scheduling attempt, a query being ceil(num_tokens / block_size) blocks, as
+    vLLM's prefix-cache metrics count them; a request blocked or preempted re-queries its own
+    cached blocks, so a small, thrashing cache can show a HIGHER figure than a large one),
+    cache_query_blocks,
     cache_hit_blocks, evicted_blocks, preemptions, ttft_ms_mean, tpot_ms_mean, queue_ms_mean,
     e2e_ms_mean, steps, makespan_s.
     Raises ValueError on impossible settings (EngineConfig.validate) or when block_size and

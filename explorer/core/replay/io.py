@@ -12,16 +12,22 @@ from ..errors import InputError, NoData
 from .model import EngineConfig, ReplayResult, TraceRequest
 
 
-def read_mooncake(path: str | Path) -> list[TraceRequest]:
+def read_mooncake(path: str | Path, skipped: list | None = None) -> list[TraceRequest]:
     """Read a Mooncake trace (kvcache-ai/Mooncake FAST25-release/traces/*.jsonl): one JSON
     object a line with `timestamp` (ms from the trace start -> arrival_s = timestamp / 1000),
     `input_length`, `output_length` (tokens) and optional `hash_ids` (ids of 512-token prompt
     blocks). request_id is the 1-based line number, as the Mooncake trace format loader names
-    them. Blank lines are skipped. Raises InputError(path, message, line, field) on the first
-    bad record and when the file holds no request.
+    them. Blank lines are skipped.
+
+    Bad lines (not JSON, e.g. the cut last line of a truncated download; a missing or negative
+    field; hash_ids not a list of integers) are skipped, as `inspect` skips them: each becomes an
+    InputError(path, message, line, field) appended to `skipped` when a list is given, else one
+    RuntimeWarning names them. Raises InputError when the file cannot be opened or holds no
+    usable request (the message then names the first bad line).
     """
     p = Path(path)
     out: list[TraceRequest] = []
+    bad: list[InputError] = []
     try:
         fh = open(p, "rb")
     except OSError as e:
@@ -32,25 +38,44 @@ def read_mooncake(path: str | Path) -> list[TraceRequest]:
             if not raw.strip():
                 continue
             try:
-                rec = loads(raw)
-            except ValueError as e:
-                raise InputError(p, f"not JSON ({e})", ln) from None
-            if not isinstance(rec, dict):
-                raise InputError(p, "expected a JSON object", ln)
-            try:
-                ts, n_in, n_out = rec["timestamp"], rec["input_length"], rec["output_length"]
-            except KeyError as e:
-                raise InputError(p, "missing", ln, e.args[0]) from None
-            for name, v in (("timestamp", ts), ("input_length", n_in), ("output_length", n_out)):
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v < 0:
-                    raise InputError(p, f"expected a non-negative number, got {v!r}", ln, name)
-            h = rec.get("hash_ids") or ()
-            if not isinstance(h, (list, tuple)) or not all(type(x) is int for x in h):
-                raise InputError(p, "expected a list of integers", ln, "hash_ids")
-            out.append(TraceRequest(str(ln), ts / 1000.0, int(n_in), int(n_out), tuple(h), 512))
+                out.append(_mooncake_record(p, ln, loads, raw))
+            except InputError as e:
+                bad.append(e)
     if not out:
+        if bad:
+            raise InputError(p, f"no usable request ({len(bad)} bad line(s); the first: "
+                                f"{bad[0]})", bad[0].line, bad[0].field)
         raise InputError(p, "no request in the file")
+    if bad:
+        if skipped is not None:
+            skipped.extend(bad)
+        else:
+            import warnings
+            more = f" and {len(bad) - 1} more" if len(bad) > 1 else ""
+            warnings.warn(f"{p}: skipped {len(bad)} bad line(s): {bad[0]}{more}", RuntimeWarning,
+                          stacklevel=2)
     return out
+
+
+def _mooncake_record(p: Path, ln: int, loads, raw: bytes) -> TraceRequest:
+    """One Mooncake line -> TraceRequest; raises InputError(p, message, ln, field)."""
+    try:
+        rec = loads(raw)
+    except ValueError as e:
+        raise InputError(p, f"not JSON ({e})", ln) from None
+    if not isinstance(rec, dict):
+        raise InputError(p, "expected a JSON object", ln)
+    try:
+        ts, n_in, n_out = rec["timestamp"], rec["input_length"], rec["output_length"]
+    except KeyError as e:
+        raise InputError(p, "missing", ln, e.args[0]) from None
+    for name, v in (("timestamp", ts), ("input_length", n_in), ("output_length", n_out)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v < 0:
+            raise InputError(p, f"expected a non-negative number, got {v!r}", ln, name)
+    h = rec.get("hash_ids") or ()
+    if not isinstance(h, (list, tuple)) or not all(type(x) is int for x in h):
+        raise InputError(p, "expected a list of integers", ln, "hash_ids")
+    return TraceRequest(str(ln), ts / 1000.0, int(n_in), int(n_out), tuple(h), 512)
 
 
 def requests_from_store(store, run_id: str) -> list[TraceRequest]:

@@ -24,7 +24,8 @@ class TraceRequest:
     """One request of an arrival trace.
 
     arrival_s: seconds from the trace's epoch; prompt_tokens / output_tokens: token counts
-    (output_tokens >= 1 is what the engine generates before it stops, finish_reason "length");
+    (output_tokens >= 1 is what the engine generates before it stops: the trace's natural
+    output length, so the replayed request finishes with finish_reason "stop");
     hash_ids: ids of consecutive prompt blocks of `hash_block_tokens` tokens each (Mooncake:
     512; equal ids at equal positions after equal prefixes = shared content; the last block may
     be partial); empty = the prompt shares nothing with any other request.
