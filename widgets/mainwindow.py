@@ -219,6 +219,11 @@ class MainWindow(QMainWindow):
             a.setText(self.tr(TITLES.get(name, name)))
             v.addAction(a)
         v.addSeparator()
+        go = v.addMenu(self.tr("&Go to panel"))
+        for i, name in enumerate(n for n in self.docks if n != "header"):
+            self._act(go, self.tr(TITLES.get(name, name)), lambda n=name: self.focus_panel(n),
+                      f"Alt+{i + 1}" if i < 9 else None)
+        v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
         h = mb.addMenu(self.tr("&Help"))
         self._act(h, self.tr("&About Trace Explorer"), self.about)
@@ -307,6 +312,13 @@ class MainWindow(QMainWindow):
         text = w.copy_text() if w is not None else self.panels["header"].copy_text()
         if text:
             QGuiApplication.clipboard().setText(text)
+
+    def focus_panel(self, name: str) -> None:
+        """Show a panel's dock, bring its tab to the front and give it the keyboard focus."""
+        dock = self.docks[name]
+        dock.show()
+        dock.raise_()
+        dock.widget().setFocus()
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state, LAYOUT_VERSION)

@@ -117,3 +117,19 @@ def test_clicking_a_heatmap_cell_selects_its_requests(loaded, qtbot):
     with qtbot.waitSignal(s.selectedCasesChanged, timeout=30000):
         QTest.mouseClick(panel.glw.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
     assert s.selected_requests == expected == counts[iy, ix]
+
+
+def test_a_result_for_an_older_cluster_is_dropped(loaded, qtbot):
+    window, req, cases = loaded
+    s = window.session
+    dropped = []
+    s.runner.dropped.connect(dropped.append)
+    seen = []
+    s.resultsChanged.connect(lambda u: seen.append(u["cohort"]["cluster"]) if isinstance(u.get("cohort"), dict) else None)
+    s.set_cluster("format error")
+    s.set_cluster("单位换算")  # the user changed their mind before the first run finished
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    assert "analysis" in dropped
+    assert seen == ["单位换算"]  # nothing of "format error" was painted
+    header = dict((t, v) for t, v, _ in window.panels["header"].items)
+    assert header["Cluster"] == "单位换算"

@@ -48,7 +48,8 @@ SAMPLES = {
                  "by": {"version": [{"key": "a", "share": NAN, "n": NAN}]}}),
     "conclusion": ({}, {"modules": [], "narrative": None, "suggestions": [
         {"priority": NAN, "text": None, "flags": []}]}),
-    "cases": (pd.DataFrame(columns=CASE_COLS), _nan_frame(CASE_COLS)[CASE_COLS]),
+    "cases": (pd.DataFrame(columns=CASE_COLS),
+              _nan_frame(CASE_COLS)[CASE_COLS].astype(object).assign(correct=pd.NA, level=pd.NA)),
 }
 
 

@@ -6,21 +6,25 @@ import html
 
 from .common import is_missing, label, num, pct, pval, share, significant
 
-HEADERS = ["Metric", "Badcase", "Control", "Diff", "p", "p adj.", "d", "n bad", "n ctl"]
+HEADERS = ["Metric", "Badcase", "Control", "Diff", "p", "p adj.", "d", "n bad / ctl"]
 TIPS = ["Metric (unit)", "Badcase mean (share of requests for yes/no signals)", "Control mean",
         "(badcase - control) / |control|", "Mann-Whitney U, two-sided (Fisher's exact for yes/no signals)",
         "Benjamini-Hochberg adjusted across the metrics", "Cohen's d: badcase minus control over "
-        "the pooled SD (odds ratio for yes/no signals)", "badcases with a value", "control cases with a value"]
+        "the pooled SD (odds ratio for yes/no signals)", "badcases / control cases with a value"]
 
 
 def sort_key(row: dict, col: int):
     """Sort value of one cell (numbers sort numerically, missing last)."""
     keys = [None, "bad_mean", "control_mean", "diff_pct", "p_value", "p_adjusted", "cohens_d",
-            "n_bad", "n_control"]
+            "n_bad"]
     if col == 0:
         return (0, label(row.get("metric", ""), False))
     v = row.get(keys[col])
     return (1, 0.0) if is_missing(v) else (0, float(v))
+
+
+def _n(v) -> str:
+    return "–" if is_missing(v) else str(int(v))
 
 
 def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
@@ -38,9 +42,7 @@ def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
         out.append([("★ " if significant(r) else "") + label(m) + (" (share)" if cat else ""),
                     mean(r.get("bad_mean")), mean(r.get("control_mean")),
                     pct(r.get("diff_pct")), pval(r.get("p_value")), pval(r.get("p_adjusted")),
-                    dtext,
-                    "–" if is_missing(r.get("n_bad")) else str(int(r["n_bad"])),
-                    "–" if is_missing(r.get("n_control")) else str(int(r["n_control"]))])
+                    dtext, f"{_n(r.get('n_bad'))} / {_n(r.get('n_control'))}"])
     return out
 
 
