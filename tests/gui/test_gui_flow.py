@@ -133,3 +133,18 @@ def test_a_result_for_an_older_cluster_is_dropped(loaded, qtbot):
     assert seen == ["单位换算"]  # nothing of "format error" was painted
     header = dict((t, v) for t, v, _ in window.panels["header"].items)
     assert header["Cluster"] == "单位换算"
+
+
+def test_save_and_reopen_a_session(loaded, qtbot, tmp_path):
+    window, req, cases = loaded
+    s = window.session
+    before = [(c["name"], c["badcases"]) for c in s.data["clusters"]]
+    path = str(tmp_path / "s.duckdb")
+    with qtbot.waitSignal(s.runner.idle, timeout=60000):
+        s.save_session(path)
+    s.set_cluster(None)
+    with qtbot.waitSignal(s.storeChanged, timeout=60000):
+        s.open_session(path)
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    assert [(c["name"], c["badcases"]) for c in s.data["clusters"]] == before
+    assert s.data["comparison"] and window.panels["comparison"].message() is None
