@@ -1,6 +1,12 @@
 """Ingest benchmark (run on demand, not a test): the Store loader against bare DuckDB.
 
     .venv/bin/python bench/ingest.py [--rows 1000000,10000000] [--repeat 3] [--keep DIR]
+    .venv/bin/python bench/ingest.py --real ../shared/data/real [--repeat 3]
+
+--real: loads every file of that folder (Store().load_paths([folder]), a fresh in-memory Store
+each time: what dropping the folder on the app does, traces and evals) and prints the best
+total wall time, the file count and the slowest files (many small files: per-file overhead of
+detection, sha256, run registration and the inputs row).
 
 For each size it generates a synthetic request table (canonical column names: request_id,
 arrival_s, prompt_tokens, completion_tokens, cached_prompt_tokens, ttft_ms, tpot_ms, e2e_ms,
@@ -137,7 +143,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", default="1000000,10000000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", help="keep the generated files in this folder")
+    ap.add_argument("--real", help="instead: time loading every file of this folder")
     args = ap.parse_args(argv)
+    if args.real:
+        return bench_real(Path(args.real), args.repeat)
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="te_ingest_"))
     tmp.mkdir(parents=True, exist_ok=True)
     results = []
@@ -184,6 +193,39 @@ def main(argv=None) -> int:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(results, indent=1))
+    return 0
+
+
+def bench_real(folder: Path, repeat: int) -> int:
+    """Best-of-`repeat` wall time of Store().load_paths([folder]) and the slowest files."""
+    import time
+    sys.path.insert(0, str(ROOT))
+    from explorer.core.store import Store
+    import explorer.core.formats as F
+    F.all_formats()
+    best, per = None, {}
+    for _ in range(repeat):
+        s = Store()
+        times = {}
+        last = [time.perf_counter(), None]
+
+        def progress(i, n, path):
+            now = time.perf_counter()
+            if last[1] is not None:
+                times[last[1]] = now - last[0]
+            last[0], last[1] = now, path
+        t0 = time.perf_counter()
+        reports = s.load_paths([folder], progress=progress)
+        dt = time.perf_counter() - t0
+        times[last[1]] = time.perf_counter() - last[0]
+        s.close()
+        if best is None or dt < best:
+            best, per = dt, times
+    loaded = sum(1 for r in reports if not r.error and not getattr(r, "skipped_file", None))
+    print(f"{len(reports)} files ({loaded} loaded) in {best:.2f} s (best of {repeat}), "
+          f"{1000 * best / max(1, len(reports)):.1f} ms per file")
+    for path, t in sorted(per.items(), key=lambda kv: -kv[1])[:5]:
+        print(f"  {t * 1000:8.1f} ms  {path}")
     return 0
 
 

@@ -121,3 +121,22 @@ def test_folder_load_lists_ignored_files_with_reasons(tmp_path):
     named = s.load_paths([d / "pod_count.csv"])[0]
     assert named.skipped_file is None and "no usable column" in named.error
     s.close()
+
+
+@pytest.mark.parametrize("thread_bytes", [0, 1 << 40])  # hashed in the thread / inline
+def test_sha256_provenance_with_the_hash_in_a_thread(tmp_path, monkeypatch, thread_bytes):
+    import hashlib
+    from explorer.core import store as store_mod
+    monkeypatch.setattr(store_mod._Hasher, "THREAD_BYTES", thread_bytes)
+    f = tmp_path / "t.csv"
+    f.write_text("request_id,ttft_ms,e2e_ms,model\n" + "".join(f"r{i},{i},{2 * i},m\n" for i in range(500)))
+    want = hashlib.sha256(f.read_bytes()).hexdigest()
+    s = Store()
+    r = s.load_file(f)
+    assert r.error is None and r.sha256 == want
+    assert s.df("SELECT source_sha256 FROM runs")["source_sha256"].tolist() == [want]
+    assert s.input_reports()[0].sha256 == want
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    assert "no usable column" in s.load_file(bad).error and s.count("runs") == 1
+    s.close()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from . import schema
@@ -76,6 +77,43 @@ def sha256_of(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+class _Hasher:
+    """sha256_of(path) computed in a background thread when the input is big (over
+    THREAD_BYTES: hashlib releases the GIL, so the format loads meanwhile), inline otherwise
+    (a thread costs more than hashing a small file). early() is the digest when it is already
+    known (small inputs), else None; result() waits for it."""
+    THREAD_BYTES = 4 << 20
+
+    def __init__(self, path: Path):
+        self._digest: str | None = None
+        self._error: BaseException | None = None
+        self._thread = None
+        if path.is_file() and path.stat().st_size > self.THREAD_BYTES:
+            self._thread = threading.Thread(target=self._run, args=(path,), daemon=True,
+                                            name="sha256")
+            self._thread.start()
+        else:
+            self._digest = sha256_of(path)
+
+    def _run(self, path: Path) -> None:
+        try:
+            self._digest = sha256_of(path)
+        except BaseException as e:  # re-raised in result() on the loading thread
+            self._error = e
+
+    def early(self) -> str | None:
+        return self._digest
+
+    def result(self) -> str | None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+            if self._error is not None:
+                err, self._error = self._error, None
+                raise err
+        return self._digest
 
 
 class Store:
@@ -141,11 +179,12 @@ class Store:
         return n
 
     def new_id(self, table: str, column: str, base: str) -> str:
-        """A value of `column` not yet used in `table`: base, else base#2, base#3, ..."""
+        """A value of `column` not yet used in `table`: base, else base#2, base#3, ...
+        (one query; starts_with, not LIKE, so '%' or '_' in base are plain characters)."""
+        col = quote_ident(column)
         taken = {r[0] for r in self.con.execute(
-            f"SELECT {quote_ident(column)} FROM {quote_ident(table)} "
-            f"WHERE {quote_ident(column)} = ? OR {quote_ident(column)} LIKE ?",
-            [base, base + "#%"]).fetchall()}
+            f"SELECT {col} FROM {quote_ident(table)} WHERE starts_with({col}, ?)",
+            [base]).fetchall()}
         if base not in taken:
             return base
         i = 2
@@ -154,14 +193,26 @@ class Store:
         return f"{base}#{i}"
 
     def add_run(self, run_id: str, **fields: Any) -> None:
-        """Insert one row into runs; `config` may be a dict (stored as JSON)."""
+        """Insert one row into runs; `config` may be a dict (stored as JSON). A field the
+        table lacks raises duckdb.BinderException."""
         if isinstance(fields.get("config"), (dict, list)):
             fields["config"] = json.dumps(fields["config"])
-        self.append("runs", pd.DataFrame([{"run_id": run_id, **fields}]))
+        self._insert_row("runs", {"run_id": run_id, **fields})
 
     def add_eval(self, eval_id: str, **fields: Any) -> None:
-        """Insert one row into evals."""
-        self.append("evals", pd.DataFrame([{"eval_id": eval_id, **fields}]))
+        """Insert one row into evals (a field the table lacks raises duckdb.BinderException)."""
+        self._insert_row("evals", {"eval_id": eval_id, **fields})
+
+    def _insert_row(self, table: str, row: dict[str, Any]) -> None:
+        """One parameterised INSERT (no DataFrame registration: ~4x cheaper for one row).
+        pd.Timestamp -> datetime, NumPy scalars -> Python values, NaN / NaT -> NULL (as the
+        DataFrame insert did)."""
+        row = {k: (None if v is pd.NaT or (isinstance(v, float) and v != v)
+                   else v.to_pydatetime() if isinstance(v, pd.Timestamp)
+                   else v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
+        cols = ", ".join(quote_ident(c) for c in row)
+        self.con.execute(f"INSERT INTO {quote_ident(table)} ({cols}) VALUES "
+                         f"({', '.join('?' * len(row))})", list(row.values()))
 
     def get_setting(self, key: str, default: Any = None) -> Any:
         rows = self.con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchall()
@@ -190,14 +241,20 @@ class Store:
                     raise InputError(p, "the file is empty")
                 fmt = get_format(format) if format else detect_format(p)
                 report.format, report.kind = fmt.NAME, fmt.KIND
-                report.sha256 = sha256_of(p)
+                hasher = _Hasher(p)  # in a thread for big inputs: hashlib releases the GIL
+                report.sha256 = hasher.early()
                 self.con.execute("BEGIN TRANSACTION")
                 try:
                     fmt.load(p, self, report)
+                    if report.sha256 is None:
+                        report.sha256 = hasher.result()
+                        self._set_source_sha256(report)
                     self.con.execute("COMMIT")
                 except BaseException:
                     self.con.execute("ROLLBACK")
                     raise
+                finally:
+                    hasher.result()
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
@@ -221,13 +278,24 @@ class Store:
         cancelled() stops between files."""
         from .formats import claims_folder
 
-        todo: list[tuple[Path, bool]] = []
+        todo: list[tuple[Path, bool]] = []  # (path, named explicitly or a claimed folder)
+
+        def walk(d: Path) -> None:
+            for f in sorted(d.iterdir()):
+                if f.name.startswith(".") or f.name.upper().startswith("LICENSE"):
+                    continue
+                if f.is_dir():
+                    if claims_folder(f):  # e.g. a HELM run inside the folder: one input
+                        todo.append((f, True))
+                    else:
+                        walk(f)
+                elif f.is_file():
+                    todo.append((f, False))
+
         for raw in paths:
             p = Path(raw)
             if p.is_dir() and not claims_folder(p):
-                todo += [(f, False) for f in sorted(p.rglob("*"))
-                         if f.is_file() and not f.name.startswith(".")
-                         and not f.name.upper().startswith("LICENSE")]
+                walk(p)
             else:
                 todo.append((p, True))
         out = []
@@ -236,39 +304,47 @@ class Store:
                 break
             if progress:
                 progress(i, len(todo), str(p))
-            why = None if explicit else self._why_ignored(p)
+            why, fmt = (None, None) if explicit else self._why_ignored(p)
             if why:
                 report = LoadReport(path=str(p), skipped_file=why)
                 with self._lock:
                     self._record_input(report)
                 out.append(report)
             else:
-                out.append(self.load_file(p))
+                out.append(self.load_file(p, fmt))  # detected once
         return out
 
     @staticmethod
-    def _why_ignored(p: Path) -> str | None:
-        """Why a file found in a folder is passed over (None when some format takes it)."""
+    def _why_ignored(p: Path) -> tuple[str | None, str | None]:
+        """(why a file found in a folder is passed over, None) or (None, the detected format)."""
         from .formats import MIN_CONFIDENCE, rank_formats
         try:
             if p.stat().st_size == 0:
-                return "empty file"
+                return "empty file", None
             ranked = rank_formats(p)
         except OSError as e:
-            return f"cannot be read ({e.strerror or e})"
+            return f"cannot be read ({e.strerror or e})", None
         from .formats.base import Sniff
         if not ranked or ranked[0][0] < MIN_CONFIDENCE:
             sniff = Sniff.of(p)
             if sniff.is_binary:
-                return "binary content"
+                return "binary content", None
             head = sniff.head.strip()
             if head in ("[]", "{}", ""):
-                return f"no records (the file holds only {head or 'blank lines'})"
-            return "not a trace or eval file (no known format matches its content)"
+                return f"no records (the file holds only {head or 'blank lines'})", None
+            return "not a trace or eval file (no known format matches its content)", None
         if ranked[0][1] == "generic_table" and ranked[0][0] < 0.4:  # the fallback only
             return ("not a request table: no column maps to a request metric "
-                    "(an aggregate or non-request table)")
-        return None
+                    "(an aggregate or non-request table)"), None
+        return None, ranked[0][1]
+
+    def _set_source_sha256(self, r: LoadReport) -> None:
+        """Fill runs / evals.source_sha256 of a file's rows once its hash is known (the
+        format registered them while the hash was still being computed)."""
+        for table, key, ids in (("runs", "run_id", r.run_ids), ("evals", "eval_id", r.eval_ids)):
+            if ids:
+                self.con.execute(f"UPDATE {table} SET source_sha256 = ? WHERE source_sha256 IS "
+                                 f"NULL AND list_contains(?, {key})", [r.sha256, list(ids)])
 
     def _record_input(self, r: LoadReport) -> None:
         """One `inputs` row per report; an ignored file has kind 'ignored' and its reason as
