@@ -232,6 +232,7 @@ class Store:
         from .formats import detect_format, get_format
 
         report = LoadReport(path=str(path))
+        recorded = False
         with self._lock:
             try:
                 p = Path(path)
@@ -249,7 +250,9 @@ class Store:
                     if report.sha256 is None:
                         report.sha256 = hasher.result()
                         self._set_source_sha256(report)
+                    self._record_input(report)  # same transaction: one commit per file
                     self.con.execute("COMMIT")
+                    recorded = True
                 except BaseException:
                     self.con.execute("ROLLBACK")
                     raise
@@ -261,7 +264,8 @@ class Store:
                 report.error = f"{path}: cannot be read as {report.format or 'a known format'}: {e}"
             if report.error:
                 report.run_ids, report.eval_ids, report.rows_loaded = [], [], 0
-            self._record_input(report)
+            if not recorded:
+                self._record_input(report)
         return report
 
     def load_paths(self, paths: Iterable[str | Path], progress=None,
