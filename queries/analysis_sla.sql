@@ -6,20 +6,23 @@
 --          from quote_ident-ed column names and $t0, $t1, ... threshold parameters.
 --          Goodput = met requests (or their completion tokens) per second of the group's runs,
 --          a run lasting from its first arrival to its last completion (arrival_s + e2e_ms).
---          With $eval_id, only the runs holding a request bound to a case of that eval, and
---          the categories of that eval's cases.
--- Params:  $t0, $t1, ... DOUBLE (thresholds), $eval_id VARCHAR (NULL = every run)
+--          The caller replaces __EVAL__ with "" (every run) or, for one eval, with
+--          "AND c.eval_id = $eval_id" and __RUNS__ with "" or
+--          "WHERE run_id IN (SELECT DISTINCT run_id FROM cat)": only the runs holding a request
+--          bound to a case of that eval, and the categories of that eval's cases (a constant
+--          "$eval_id IS NULL OR ..." made every report scan the links twice: 0.33 -> 0.48 s on
+--          1M requests).
+-- Params:  $t0, $t1, ... DOUBLE (thresholds), $eval_id VARCHAR (only with the eval filter)
 -- Returns: dim ('all' | 'run' | 'version' | 'category' | 'tenant'), key, n (judged), n_met,
 --          n_unjudged, share (n_met / n), goodput_rps, goodput_tps, span_s
 WITH cat AS (
     SELECT l.run_id, l.request_id, min(c.category) AS category
     FROM case_links l JOIN cases c ON c.case_id = l.case_id
-    WHERE $eval_id IS NULL OR c.eval_id = $eval_id
+    WHERE true __EVAL__
     GROUP BY l.run_id, l.request_id
 ),
 rq AS (
-    SELECT * FROM requests
-    WHERE $eval_id IS NULL OR run_id IN (SELECT DISTINCT run_id FROM cat)
+    SELECT * FROM requests __RUNS__
 ),
 j AS (
     SELECT r.run_id, ru.engine_version, cat.category, r.tenant, r.completion_tokens,

@@ -35,7 +35,7 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
     if not thr:
         raise ValueError("at least one SLA threshold is needed")
     eval_id = getattr(cohort, "eval_id", None)
-    params_sql: dict = {"eval_id": eval_id}
+    params_sql: dict = {} if eval_id is None else {"eval_id": eval_id}
     conds, present = [], []
     for i, (m, t) in enumerate(sorted(thr.items())):
         if m not in REQUEST_METRICS:
@@ -53,6 +53,8 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
     judged = f"({errored} OR ({' AND '.join('r.' + c for c in present)}))"
     met = f"(NOT {errored} AND {' AND '.join('r.' + c for c in conds)})"
     sql = load_query("analysis_sla").replace("__JUDGED__", judged).replace("__MET__", met)
+    sql = sql.replace("__EVAL__", "" if eval_id is None else "AND c.eval_id = $eval_id").replace(
+        "__RUNS__", "" if eval_id is None else "WHERE run_id IN (SELECT DISTINCT run_id FROM cat)")
     df = store.con.execute(sql, params_sql).df()
     if eval_id is not None and (df.empty or not (df["dim"] == "all").any()):
         raise NoData(f"no trace request is bound to a case of eval {eval_id!r}, so there is "
