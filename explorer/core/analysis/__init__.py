@@ -3,6 +3,7 @@ to_dict() is a section of the report JSON (../shared/DESIGN.md "Report JSON").
 
     from explorer.core.analysis import Cohort, cohort_frame, run_all
     results = run_all(store, Cohort("sign errors"))        # {section: result | SectionError}
+    Cohort("sign errors", eval_id="mmlu_pro:Meta-Llama-3_1-8B-Instruct")   # one eval only
     doc = {name: r.to_dict() for name, r in results.items()}
 
 Sections, in order: cohort (summarize_cohort), comparison (compare_metrics), tree (fit_tree),
