@@ -35,7 +35,7 @@ class JobContext:
 
     def progress(self, done: int, total: int, text: str = "") -> None:
         if not self.cancelled():
-            self._job.signals.progress.emit(self._job.key, int(done), int(total), str(text))
+            _emit(self._job.signals.progress, self._job.key, int(done), int(total), str(text))
 
     def cancelled(self) -> bool:
         return self._job.runner.is_stale(self._job)
@@ -47,7 +47,7 @@ class JobContext:
     def publish(self, partial: Any) -> None:
         """Deliver a partial result now (on_partial on the UI thread, dropped when stale)."""
         if not self.cancelled():
-            self._job.signals.partial.emit(self._job, partial)
+            _emit(self._job.signals.partial, self._job, partial)
 
 
 class _JobSignals(QObject):
@@ -69,16 +69,27 @@ class Job(QRunnable):
     def run(self) -> None:  # worker thread
         ctx = JobContext(self)
         if ctx.cancelled():
-            self.signals.done.emit(self, None, Cancelled())
+            _emit(self.signals.done, self, None, Cancelled())
             return
         try:
             result = self.fn(ctx)
-            self.signals.done.emit(self, result, None)
         except Cancelled as e:
-            self.signals.done.emit(self, None, e)
+            _emit(self.signals.done, self, None, e)
         except BaseException as e:  # noqa: BLE001 - a job must never take the app down
-            log.warning("job %s failed:\n%s", self.label, traceback.format_exc())
-            self.signals.done.emit(self, None, e)
+            if not ctx.cancelled():
+                log.warning("job %s failed:\n%s", self.label, traceback.format_exc())
+            _emit(self.signals.done, self, None, e)
+        else:
+            _emit(self.signals.done, self, result, None)
+
+
+def _emit(signal, *args) -> None:
+    """Emit from a worker thread; when the app is shutting down and the receiver is gone,
+    there is nobody left to tell, so the RuntimeError is swallowed."""
+    try:
+        signal.emit(*args)
+    except RuntimeError:
+        pass
 
 
 class Runner(QObject):

@@ -89,8 +89,7 @@ def paint_distribution(plot: pg.PlotItem, bad, control, metric: str, mode: str =
         rug = pg.ScatterPlotItem(h, np.full(h.size, -0.03 * ymax), symbol="t1", size=9,
                                  pen=pg.mkPen(palette.SELECTED), brush=pg.mkBrush(palette.SELECTED),
                                  name=f"Selected (n={h.size})")
-        plot.addItem(rug)
-        plot.legend.addItem(rug, f"Selected (n={h.size})")
+        plot.addItem(rug)  # named: the legend lists it
     plot.enableAutoRange()
     return None
 
