@@ -116,6 +116,7 @@ def test_folder_load_lists_ignored_files_with_reasons(tmp_path):
     assert "empty" in ignored["empty.json"].skipped_file
     assert "[]" in ignored["list.json"].skipped_file and "{}" in ignored["obj.json"].skipped_file
     assert "no column maps to a request metric" in ignored["pod_count.csv"].skipped_file
+    assert "Deployment, Running, Pending" in ignored["pod_count.csv"].skipped_file
     again = {Path(r.path).name: r.skipped_file for r in s.input_reports()}
     assert again == {n: r.skipped_file for n, r in by.items()}
     named = s.load_paths([d / "pod_count.csv"])[0]

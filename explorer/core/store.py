@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -77,6 +78,22 @@ def sha256_of(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+_AGGREGATE_WORDS = {"avg", "average", "mean", "median", "min", "max", "std", "stddev", "p1",
+                    "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "stderr", "results"}
+
+
+def _looks_aggregate(words: Iterable[str]) -> bool:
+    """True when names such as avg / p50 / p99 / std (three or more distinct) appear: the
+    layout of a summary of many requests (AIPerf profile_export_aiperf.json / .csv, lm-eval
+    results_*.json, aibrix performance_stats.txt), not of per-request records."""
+    found = set()
+    for w in words:
+        for part in re.split(r"[\s_,]+", str(w).lower()):
+            if part in _AGGREGATE_WORDS:
+                found.add(part)
+    return len(found) >= 3
 
 
 class _Hasher:
@@ -336,10 +353,20 @@ class Store:
             head = sniff.head.strip()
             if head in ("[]", "{}", ""):
                 return f"no records (the file holds only {head or 'blank lines'})", None
+            if _looks_aggregate(re.findall(r"[A-Za-z_][\w ]*", head[:8192])):
+                return ("an aggregate summary (statistics such as avg / p50 / p99 or "
+                        "benchmark scores), not per-request records"), None
             return "not a trace or eval file (no known format matches its content)", None
         if ranked[0][1] == "generic_table" and ranked[0][0] < 0.4:  # the fallback only
-            return ("not a request table: no column maps to a request metric "
-                    "(an aggregate or non-request table)"), None
+            from .formats import generic_table
+            sniff = Sniff.of(p)
+            cols = generic_table._header(sniff, generic_table._kind(sniff) or "csv")
+            shown = ", ".join(cols[:8]) + (", ..." if len(cols) > 8 else "")
+            if _looks_aggregate(cols):
+                return (f"an aggregate summary table (columns {shown}), not per-request "
+                        f"records"), None
+            return (f"not a request table: no column maps to a request metric "
+                    f"(columns {shown})"), None
         return None, ranked[0][1]
 
     def _set_source_sha256(self, r: LoadReport) -> None:
