@@ -301,3 +301,44 @@ def test_generic_derived_hit_rate_is_null_when_cached_exceeds_prompt(store, tmp_
     assert r.error is None and r.rows_loaded == 2
     got = store.df("SELECT kv_cache_hit_rate FROM requests ORDER BY request_id")["kv_cache_hit_rate"]
     assert got[0] == pytest.approx(0.5) and pd.isna(got[1])
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_generic_many_bad_rows_counted_exactly_first_reasons_in_line_order(store, tmp_path, kind):
+    """More bad rows than reasons kept: every bad row counted once, the first 20 reasons are
+    the first 20 bad lines."""
+    recs, bad_lines = [], []
+    for i in range(300):
+        v = 10 + i % 7
+        if i % 5 == 1:
+            v = -1 - i  # negative
+        elif i % 5 == 3:
+            v = "oops"  # not a number (CSV: rejected by DuckDB's reader; JSONL: value check)
+        recs.append({"request_id": f"r{i}", "ttft_ms": v, "e2e_ms": 100 + i})
+    if kind == "csv":
+        text = "request_id,ttft_ms,e2e_ms\n" + "".join(
+            f"{r['request_id']},{r['ttft_ms']},{r['e2e_ms']}\n" for r in recs)
+        first = 2
+        lines_of = {i: i + first for i in range(300)}
+    else:
+        out, lines_of, no = [], {}, 0
+        for i, r in enumerate(recs):
+            if i % 50 == 7:  # broken JSON lines interleaved
+                out.append('{"request_id": "x", "ttft_ms": 1,')
+                no += 1
+                bad_lines.append(no + 0)
+            out.append(json.dumps(r))
+            no += 1
+            lines_of[i] = no
+        text = "\n".join(out) + "\n"
+    bad_lines += [lines_of[i] for i in range(300) if i % 5 in (1, 3)]
+    f = tmp_path / f"many.{kind}"
+    f.write_text(text)
+    r = store.load_file(f)
+    good = [x for i, x in enumerate(recs) if i % 5 not in (1, 3)]
+    assert r.error is None and r.rows_loaded == len(good)
+    assert r.rows_skipped == len(bad_lines)
+    got_lines = [int(x.split(":")[0].split()[1]) for x in r.skipped_reasons]
+    assert got_lines == sorted(bad_lines)[:20]
+    mean = store.scalar("SELECT avg(ttft_ms) FROM requests")
+    assert mean == pytest.approx(np.mean([x["ttft_ms"] for x in good]))

@@ -97,14 +97,17 @@ def detect(sniff: Sniff) -> float:
 class _Skips:
     """Collects (line, reason) of skipped JSONL lines (iter_jsonl's report) so they can be
     merged in line order with the rows the value checks skip."""
-    MAX_REASONS = 10**9
+    KEEP = 100  # reasons kept (the report shows the first LoadReport.MAX_REASONS in line order)
 
     def __init__(self):
         self.found: list[tuple[int, str]] = []
+        self.count = 0
 
     def skip(self, reason: str, line: int | None = None, field_name: str | None = None) -> None:
-        what = f"field '{field_name}': " if field_name else ""
-        self.found.append((line or 0, what + reason))
+        self.count += 1
+        if len(self.found) < self.KEEP:
+            what = f"field '{field_name}': " if field_name else ""
+            self.found.append((line or 0, what + reason))
 
 
 def _source(path: Path, kind: str, con, skips: _Skips) -> tuple[str, dict, object, list[int]]:
@@ -145,7 +148,7 @@ def load(path: Path, store, report) -> None:
     skips = _Skips()
     src, params, registered, lines = _source(path, kind, con, skips)
     try:
-        _load_table(path, store, report, con, src, params, kind, skips.found, lines)
+        _load_table(path, store, report, con, src, params, kind, skips, lines)
     except duckdb.Error as e:
         msg = str(e).split("\n")[0]
         raise InputError(path, f"cannot read as {kind}: {msg}") from None
@@ -154,10 +157,12 @@ def load(path: Path, store, report) -> None:
             con.unregister(registered)
 
 
-def _load_table(path, store, report, con, src, params, kind, found: list[tuple[int, str]],
+def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
                 lines: list[int]) -> None:
-    """Map, check and insert one table; `found` holds (line, reason) of lines already
-    skipped (JSONL), `lines` the source line of each JSONL row (empty for CSV / Parquet)."""
+    """Map, check and insert one table; `skips` holds the lines already skipped (JSONL lines
+    that are not JSON objects), `lines` the source line of each JSONL row (empty for CSV /
+    Parquet)."""
+    found = list(skips.found)  # (line, reason) of the first skipped rows, merged in line order
     described = con.execute(f"DESCRIBE SELECT * FROM {src}", params).fetchall()
     types = {r[0]: r[1].upper() for r in described}
     if any(_aliases.is_correctness(c) for c in types):
@@ -243,11 +248,11 @@ def _load_table(path, store, report, con, src, params, kind, found: list[tuple[i
     # order (CSV cast failures found by DuckDB's reader are merged in by line)
     where = ""
     first_line = 2 if kind == "csv" else 1
-    n_bad = len(found)
+    n_bad = skips.count
     if bad:
         any_bad = " OR ".join(p for p, _ in bad)
         n_bad += con.execute(f"SELECT count(*) FROM {src} WHERE {any_bad}", params).fetchall()[0][0]
-        if n_bad > len(found):
+        if n_bad > skips.count:
             why = "concat_ws('; ', " + ", ".join(f"CASE WHEN {p} THEN {r} END" for p, r in bad) + ")"
             sample = con.execute(
                 f"SELECT n, w FROM (SELECT row_number() OVER () - 1 AS n, {why} AS w FROM {src}) "
@@ -325,9 +330,11 @@ def _collect_rejects(con, rejects, report, found: list) -> int:
     table, scan = rejects
     try:
         per_line: dict[int | None, list[str]] = {}
+        n = con.execute(f"SELECT count(DISTINCT coalesce(line, -1)) FROM "
+                        f"{quote_ident(table)}").fetchall()[0][0]
         for line, col, etype, msg in con.execute(
-                f"SELECT line, column_name, error_type, error_message FROM "
-                f"{quote_ident(table)} ORDER BY line, column_idx").fetchall():
+                f"SELECT line, column_name, error_type, error_message FROM {quote_ident(table)} "
+                f"ORDER BY line, column_idx LIMIT {4 * report.MAX_REASONS}").fetchall():
             m = re.search(r'string "(.*?)" to', msg or "")
             if etype == "CAST" and m:
                 why = f"field '{col}': not a number: {m.group(1)[:40]!r}"
@@ -338,7 +345,7 @@ def _collect_rejects(con, rejects, report, found: list) -> int:
                 per_line[key].append(why)
         for line, whys in per_line.items():
             found.append((line if line is not None else 0, "; ".join(whys)))
-        return len(per_line)
+        return n
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(scan)}")
