@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 ANALYSIS_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion")
 CASE_LIMIT = 5000  # rows fetched for the case table
+RESULTS_KEPT = 12  # cohorts whose results stay in memory (revisiting one repaints at once)
 
 
 @dataclass(frozen=True)
@@ -350,10 +351,24 @@ class Session(QObject):
             return
 
         store, cache = self.store, self._cache
+        key = ("cohort-results", self.cluster, self.control, repr(sorted(params.items())))
+        if key in cache:  # a cohort seen before on this store: repaint at once
+            self.runner.cancel("analysis")
+            payload, objects = cache[key]
+            self.objects = dict(objects)
+            self._publish(dict(payload))
+            return
 
         def job(ctx: JobContext):
             return analyse(store, cohort, params, cache, ctx)
-        self.runner.submit("analysis", job, self._analysed, self._analysis_failed,
+
+        def done(result) -> None:
+            recent = [k for k in cache if k[0] == "cohort-results"]
+            for old in recent[:max(0, len(recent) - RESULTS_KEPT + 1)]:
+                del cache[old]
+            cache[key] = result
+            self._analysed(result)
+        self.runner.submit("analysis", job, done, self._analysis_failed,
                            label=self.tr("Analysing cohort"), on_partial=self._analysed_part)
 
     def _analysed_part(self, part) -> None:
