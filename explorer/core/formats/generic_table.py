@@ -187,9 +187,10 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
     if kind == "csv":
         src, pre, types, rejects = _typed_csv(con, params, types, mapping)
     exprs: dict[str, str] = {}
-    # (SQL predicate true when the value is bad, SQL text of the reason): a row failing any
-    # check is skipped once, its reason naming every bad field
-    bad: list[tuple[str, str]] = []
+    # (SQL predicate on the source true when the value is bad, SQL text of the reason, the
+    # same test on the canonical column or None): a row failing any check is skipped once,
+    # its reason naming every bad field
+    bad: list[tuple[str, str, str | None]] = []
     guesses: dict[str, str] = {}
     for canon, (col, scale, unit) in mapping.items():
         q = quote_ident(col)
@@ -213,16 +214,14 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         if not numeric:
             bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
                         f"AND TRY_CAST({q} AS DOUBLE) IS NULL)",
-                        _reason_sql(col, "not a number: ", q, quoted=True)))
+                        _reason_sql(col, "not a number: ", q, quoted=True), None))
         if scale is None:
             scale, note = _guess_scale(con, pre, params, canon, val)
             guesses[col] = note
         bad += _range_checks(canon, col, val if scale == 1.0 else f"({val} * {float(scale)!r})")
-        if canon in _INT:
-            integral = t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
-                             "UINTEGER")
-            exprs[canon] = f"TRY_CAST({q} AS INTEGER)" if integral and scale == 1.0 \
-                else f"TRY_CAST(round({val}) AS INTEGER)"
+        if canon in _INT:  # beyond INTEGER: -1, so the range check after the insert sees it
+            r = f"round({val})" if scale == 1.0 else f"round({val} * {float(scale)!r})"
+            exprs[canon] = f"CASE WHEN abs({r}) > {INT_MAX} THEN -1 ELSE TRY_CAST({r} AS INTEGER) END"
         else:
             exprs[canon] = val if scale == 1.0 else f"{val} * {float(scale)!r}"
         conv = "" if scale == 1.0 else f" (x{scale:g})"
@@ -245,25 +244,21 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         report.columns[", ".join(rest[:6]) + (", ..." if len(rest) > 6 else "")] = "extra"
 
     # rows with a value of the wrong type or out of range: skipped once each, reasons in line
-    # order (CSV cast failures found by DuckDB's reader are merged in by line)
+    # order (CSV cast failures found by DuckDB's reader are merged in by line). Range checks
+    # alone run on the inserted rows (a DELETE on the columnar table, no extra pass over the
+    # file); the source is read again for the reasons only when some row failed. A type check
+    # (text in a numeric JSONL / Parquet column) needs the source: those rows are filtered out
+    # before the insert.
     where = ""
     first_line = 2 if kind == "csv" else 1
     n_bad = skips.count
-    if bad:
-        any_bad = " OR ".join(p for p, _ in bad)
+    src0 = src
+    after = bool(bad) and all(c is not None for _, _, c in bad)
+    any_bad = " OR ".join(p for p, _, _ in bad)
+    if bad and not after:
         n_bad += con.execute(f"SELECT count(*) FROM {src} WHERE {any_bad}", params).fetchall()[0][0]
         if n_bad > skips.count:
-            why = "concat_ws('; ', " + ", ".join(f"CASE WHEN {p} THEN {r} END" for p, r in bad) + ")"
-            sample = con.execute(
-                f"SELECT n, w FROM (SELECT row_number() OVER () - 1 AS n, {why} AS w FROM {src}) "
-                f"WHERE w <> '' ORDER BY n LIMIT {report.MAX_REASONS}", params).fetchall()
-            rejected = _reject_lines(con, rejects) if rejects else []
-            for n, w in sample:
-                line = lines[int(n)] if lines else int(n) + first_line
-                for r in rejected:  # rows DuckDB's reader rejected are not in the scan
-                    if r <= line:
-                        line += 1
-                found.append((line, w))
+            found += _bad_sample(con, src, params, bad, rejects, lines, first_line, report)
             where = f" WHERE NOT ({any_bad})"
     if "request_id" not in exprs:  # the source row number (1-based), counted before skipping
         exprs["request_id"] = "CAST(__row AS VARCHAR)"
@@ -283,6 +278,14 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
     select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
     n = con.execute(f"INSERT INTO requests BY NAME SELECT $run_id AS run_id, {select} "
                     f"FROM {src}{where}", {**params, "run_id": run_id}).fetchall()[0][0]
+    if after:
+        canon_bad = " OR ".join(f"coalesce({c}, false)" for _, _, c in bad)
+        gone = con.execute(f"DELETE FROM requests WHERE run_id = ? AND ({canon_bad})",
+                           [run_id]).fetchall()[0][0]
+        if gone:
+            n -= gone
+            n_bad += gone
+            found += _bad_sample(con, src0, params, bad, rejects, lines, first_line, report)
     if rejects:
         n_bad += _collect_rejects(con, rejects, report, found)
     found.sort(key=lambda x: x[0])
@@ -315,6 +318,23 @@ def _typed_csv(con, params, types, mapping):
            f"rejects_scan = {_sql_lit(rejects[1])})")
     params["types"] = forced
     return src, f"{base}, ignore_errors = true)", forced, rejects
+
+
+def _bad_sample(con, src, params, bad, rejects, lines, first_line, report) -> list[tuple[int, str]]:
+    """(line, reason) of the first rows of the source failing a check, in line order."""
+    why = "concat_ws('; ', " + ", ".join(f"CASE WHEN {p} THEN {r} END" for p, r, _ in bad) + ")"
+    sample = con.execute(
+        f"SELECT n, w FROM (SELECT row_number() OVER () - 1 AS n, {why} AS w FROM {src}) "
+        f"WHERE w <> '' ORDER BY n LIMIT {report.MAX_REASONS}", params).fetchall()
+    rejected = _reject_lines(con, rejects) if rejects else []
+    out = []
+    for n, w in sample:
+        line = lines[int(n)] if lines else int(n) + first_line
+        for r in rejected:  # rows DuckDB's reader rejected are not in the scan
+            if r <= line:
+                line += 1
+        out.append((line, w))
+    return out
 
 
 def _reject_lines(con, rejects) -> list[int]:
@@ -379,21 +399,25 @@ def _reason_sql(col: str, what: str, value_sql: str, quoted: bool = False) -> st
     return f"{_sql_lit(f'field {col!r}: {what}')} || {v}"
 
 
-def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str]]:
-    """(predicate, reason) pairs for the value range of a canonical column; `conv` is the SQL of
-    the value in canonical units. Durations, token counts, preemptions and batch sizes must not
+def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]:
+    """(source predicate, reason, canonical predicate) triples for the value range of a
+    canonical column; `conv` is the SQL of the value in canonical units (token counts are
+    rounded, as stored; one beyond INTEGER is stored as -1 until the check deletes its row). Durations, token counts, preemptions and batch sizes must not
     be negative; token counts / preemptions must fit the store's INTEGER; kv_cache_hit_rate
     lies in [0, 1]. A row failing a check is skipped (never clipped or silently nulled)."""
-    q = quote_ident(col)
+    q, c = quote_ident(col), quote_ident(canon)
     out = []
-    if canon in _aliases.TIME_MS or canon in _INT or canon == "batch_size":
-        out.append((f"coalesce({conv} < 0, false)", _reason_sql(col, "negative value: ", q)))
     if canon in _INT:
+        out.append((f"coalesce(round({conv}) < 0, false)", _reason_sql(col, "negative value: ", q),
+                    f"{c} < 0"))
         out.append((f"coalesce(round({conv}) > {INT_MAX}, false)",
-                    _reason_sql(col, f"out of range (above {INT_MAX:,}): ", q)))
+                    _reason_sql(col, f"out of range (above {INT_MAX:,}): ", q), f"{c} < 0"))
+    elif canon in _aliases.TIME_MS or canon == "batch_size":
+        out.append((f"coalesce({conv} < 0, false)", _reason_sql(col, "negative value: ", q),
+                    f"{c} < 0"))
     if canon == "kv_cache_hit_rate":
         out.append((f"coalesce({conv} < 0 OR {conv} > 1, false)",
-                    _reason_sql(col, "hit rate outside [0, 1]: ", q)))
+                    _reason_sql(col, "hit rate outside [0, 1]: ", q), f"({c} < 0 OR {c} > 1)"))
     return out
 
 
