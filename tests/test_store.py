@@ -103,11 +103,12 @@ def test_folder_load_lists_ignored_files_with_reasons(tmp_path):
     (d / "list.json").write_text("[]")
     (d / "obj.json").write_text("{}")
     (d / "pod_count.csv").write_text("Deployment,Running,Pending\nllama,2,0\nllama,3,1\n")
+    (d / "NOTES.md").write_text("# Notes\nThe p50, p90 and p99 of the mean latency.\n")
     s = Store()
     reports = s.load_paths([d])
     by = {Path(r.path).name: r for r in reports}
     assert set(by) == {"requests.csv", "blob.bin", "empty.json", "list.json", "obj.json",
-                       "pod_count.csv"}
+                       "pod_count.csv", "NOTES.md"}
     assert by["requests.csv"].rows_loaded == 2 and by["requests.csv"].skipped_file is None
     ignored = {n: r for n, r in by.items() if r.skipped_file}
     assert set(ignored) == set(by) - {"requests.csv"}
@@ -117,6 +118,7 @@ def test_folder_load_lists_ignored_files_with_reasons(tmp_path):
     assert "[]" in ignored["list.json"].skipped_file and "{}" in ignored["obj.json"].skipped_file
     assert "no column maps to a request metric" in ignored["pod_count.csv"].skipped_file
     assert "Deployment, Running, Pending" in ignored["pod_count.csv"].skipped_file
+    assert "document" in ignored["NOTES.md"].skipped_file
     again = {Path(r.path).name: r.skipped_file for r in s.input_reports()}
     assert again == {n: r.skipped_file for n, r in by.items()}
     named = s.load_paths([d / "pod_count.csv"])[0]

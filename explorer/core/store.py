@@ -353,6 +353,8 @@ class Store:
             head = sniff.head.strip()
             if head in ("[]", "{}", ""):
                 return f"no records (the file holds only {head or 'blank lines'})", None
+            if p.suffix.lower() in (".md", ".markdown", ".rst", ".html", ".htm", ".pdf"):
+                return "a document, not a trace or eval file", None
             if _looks_aggregate(re.findall(r"[A-Za-z_][\w ]*", head[:8192])):
                 return ("an aggregate summary (statistics such as avg / p50 / p99 or "
                         "benchmark scores), not per-request records"), None
