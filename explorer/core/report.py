@@ -174,6 +174,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
     doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
+    doc["timeline"] = _worst_timeline(store, frame)
     sim = _simulated(store)
     note = None
     if sim:
@@ -187,6 +188,17 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                    "sections_without_data": [k for k, v in results.items()
                                              if isinstance(v, SectionError)]}
     return ReportBuild(doc=doc, results=results, frame=frame)
+
+
+def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
+    """The timeline (explorer.core.timeline) of the cohort's worst bound badcase: the one with
+    the most preemptions, then the highest TPOT; or why there is none."""
+    from .timeline import request_timeline, worst_badcase
+    try:
+        run_id, request_id = worst_badcase(frame)
+        return request_timeline(store, run_id, request_id).to_dict()
+    except (NoData, ValueError, KeyError, TypeError) as e:
+        return {"status": "no_data", "reason": f"no bound badcase to show ({e})"}
 
 
 # ---- writing --------------------------------------------------------------------------------
@@ -270,7 +282,10 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
     if extra:
         mod, _ = _renderer()
         cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
-        written += list(mod.render(build.doc, out, extra, frame=build.frame, cases=cases))
+        timeline = build.doc.get("timeline") or {}
+        shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
+        written += list(mod.render(build.doc, out, extra, frame=build.frame, cases=cases,
+                                   timeline=shown, store=store))
     return written
 
 
@@ -573,6 +588,25 @@ def _md_clusters(rows: list) -> str:
         for r in rows])
 
 
+def _md_timeline(t: dict) -> str:
+    """The worst badcase's request: phases, preemptions and ITL in one paragraph and a table."""
+    m = t.get("metrics") or {}
+    pre = t.get("preemptions") or []
+    lines = [f"Request `{t.get('request_id')}` of run `{t.get('run_id')}` "
+             f"({'from its events' if t.get('source') == 'events' else 'derived from its metrics'}): "
+             f"{len(pre)} preemption(s), {t.get('gaps_above_p99', 0)} inter-token gap(s) above the "
+             f"run's p99 ITL of {fmt_num(t.get('run_p99_itl_ms'))} ms.", ""]
+    rows = [[p.get("kind"), fmt_num(p.get("start_ms")), fmt_num(p.get("duration_ms"))]
+            for p in (t.get("phases") or [])[:12]]
+    if rows:
+        lines.append(_table(["phase", "start (ms from arrival)", "duration (ms)"], rows))
+    keys = [k for k in ("queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "kv_cache_hit_rate",
+                        "prompt_tokens", "completion_tokens") if m.get(k) is not None]
+    if keys:
+        lines += ["", _table(keys, [[fmt_num(m[k]) for k in keys]])]
+    return "\n".join(lines)
+
+
 SECTIONS_MD = (
     ("clusters", "Badcase clusters", _md_clusters),
     ("cohort", "Cohort", _md_cohort),
@@ -582,6 +616,7 @@ SECTIONS_MD = (
     ("versions", "Engine versions", _md_versions),
     ("sla", "SLA attainment", _md_sla),
     ("whatif", "What-if", _md_whatif),
+    ("timeline", "Timeline of the worst badcase", _md_timeline),
     ("conclusion", "Conclusion", _md_conclusion),
     ("inputs", "Inputs", _md_inputs),
 )
