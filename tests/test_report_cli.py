@@ -251,3 +251,16 @@ def test_markdown_groups_many_inputs_by_folder():
            f"{sum(r['rows_skipped'] for r in a)} |" in sec
     assert "broken.csv: no header" in sec and "41 files" in sec
     assert len(sec.splitlines()) < 12
+
+
+def test_report_carries_the_timeline_of_the_worst_badcase(planted, tmp_path):
+    """The worst badcase is the bound badcase with the most preemptions (then highest TPOT),
+    picked here with pandas straight from the stored rows."""
+    core_report.write_report(planted, Cohort("sign | errors"), tmp_path, ["json", "md"], whatif=False)
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    rows = planted.df("SELECT r.request_id, r.num_preemptions, r.tpot_ms FROM requests r "
+                      "JOIN cases c ON c.case_id = r.request_id WHERE NOT c.correct")
+    top = rows.sort_values(["num_preemptions", "tpot_ms"], ascending=False).iloc[0]
+    assert doc["timeline"]["request_id"] == top["request_id"]
+    assert doc["timeline"]["metrics"]["num_preemptions"] == top["num_preemptions"]
+    assert "## Timeline of the worst badcase" in (tmp_path / "report.md").read_text(encoding="utf-8")
