@@ -47,6 +47,16 @@ class InputsPanel(Panel):
         for r in reports:
             name = os.path.basename(str(r.path).rstrip("/")) or str(r.path)
             loaded, skipped = _n(r.rows_loaded), _n(r.rows_skipped)
+            ignored = getattr(r, "skipped_file", None)
+            if ignored:  # in a dropped folder, neither a trace nor an eval: listed, not loaded
+                it = QTreeWidgetItem([name, "–", "–", "–", self.tr("ignored")])
+                it.setToolTip(0, f"{r.path}\n{ignored}")
+                it.setToolTip(4, ignored)
+                for c in range(5):
+                    it.setForeground(c, QBrush(QColor(palette.MUTED)))
+                it.addChild(QTreeWidgetItem([self.tr("ignored: %1").replace("%1", ignored)]))
+                self.tree.addTopLevelItem(it)
+                continue
             status = self.tr("error") if r.error else (self.tr("ok, %n skipped", "", skipped)
                                                        if skipped else self.tr("ok"))
             it = QTreeWidgetItem([name, r.format or "?", f"{loaded:,}", f"{skipped:,}", status])

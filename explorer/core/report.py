@@ -61,7 +61,8 @@ def _inputs(store) -> list[dict]:
     for r in store.input_reports():
         out.append({"path": r.path, "format": r.format, "kind": r.kind, "sha256": r.sha256,
                     "rows_loaded": r.rows_loaded, "rows_skipped": r.rows_skipped,
-                    "skipped_reasons": r.skipped_reasons[:5], "error": r.error})
+                    "skipped_reasons": r.skipped_reasons[:5], "error": r.error,
+                    "ignored": r.skipped_file})
     return out
 
 
@@ -558,6 +559,17 @@ def _md_inputs(rows: list) -> str:
     failed stay listed one by one; every file and its SHA-256 is in report.json)."""
     if not rows:
         return "_No input file was loaded._"
+    ignored = [r for r in rows if r.get("ignored")]
+    rows = [r for r in rows if not r.get("ignored")]
+    note = (f"\n\n{len(ignored)} file(s) in the dropped folders were ignored (neither traces nor "
+            "evals): " + "; ".join(f"{Path(r['path']).name} ({r['ignored']})" for r in ignored[:8])
+            + (" ..." if len(ignored) > 8 else "")) if ignored else ""
+    return _md_input_rows(rows) + note
+
+
+def _md_input_rows(rows: list) -> str:
+    if not rows:
+        return "_No trace or eval file was loaded._"
     if len(rows) <= MD_MAX_INPUTS:
         return _table(("File", "Format", "Rows loaded", "Skipped", "SHA-256", "Error"), [
             (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),

@@ -127,9 +127,10 @@ def provenance_html(doc: dict) -> str:
     for f in doc.get("inputs") or []:
         rows.append("<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
             Path(str(f.get("path", ""))).name, f.get("format") or "–", (f.get("sha256") or "–")[:16],
-            f.get("rows_loaded", 0), f.get("rows_skipped", 0), f.get("error") or "")) + "</tr>")
+            f.get("rows_loaded", 0), f.get("rows_skipped", 0),
+            f.get("error") or (f"ignored: {f['ignored']}" if f.get("ignored") else ""))) + "</tr>")
     table = ("<table class='foot'><tr><th>input</th><th>format</th><th>sha256</th><th>rows</th>"
-             "<th>skipped</th><th>error</th></tr>" + "".join(rows) + "</table>") if rows else ""
+             "<th>skipped</th><th>error / note</th></tr>" + "".join(rows) + "</table>") if rows else ""
     sim = " Data: SIMULATED." if meta.get("simulated") else ""
     return (f"<h2>Provenance</h2>{table}<p class='foot'>Trace Explorer "
             f"{esc(str(meta.get('app_version', '')))}, generated {esc(str(meta.get('generated_at', '')))}."
