@@ -124,6 +124,18 @@ def test_finish_reason_is_stop_for_a_natural_end(small):
     assert len(fin) == s["finished"] and set(fin.detail) == {"stop"}
 
 
+@pytest.mark.parametrize("prompt", [0, -396])
+def test_empty_or_negative_prompt_is_rejected_not_a_hang(prompt):
+    """A trace row with input_length 0 (or a negative count from a bad loader) used to loop
+    forever: it is rejected at arrival, the others replay."""
+    res = simulate([TraceRequest("a", 0.0, prompt, 5), TraceRequest("b", 0.1, 100, 3)],
+                   EngineConfig(num_gpu_blocks=100))
+    rq = res.requests.set_index("request_id")
+    assert rq.loc["a", "finish_reason"] == "error" and "nothing to prefill" in rq.loc["a", "error"]
+    assert rq.loc["b", "finish_reason"] == "stop" and rq.loc["b", "completion_tokens"] == 3
+    assert res.summary["rejected"] == 1 and res.summary["finished"] == 1
+
+
 def test_cancel_and_progress(small):
     calls = []
     simulate(small, EngineConfig(num_gpu_blocks=3000), progress=lambda d, t: calls.append((d, t)))

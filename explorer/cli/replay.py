@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from dataclasses import replace
@@ -104,8 +105,10 @@ def _load(path: Path, warnings: list[str]):
         if not rep.run_ids:
             raise InputError(path, "holds no trace run to replay")
         if rep.rows_skipped:
-            warnings.extend(r if r.startswith(str(path)) else f"{path}: {r}"
-                            for r in rep.skipped_reasons)
+            for r in rep.skipped_reasons:   # "line 12: field ..." -> "FILE:12: field ..."
+                m = re.match(r"line (\d+): ", r)
+                warnings.append(r if r.startswith(str(path)) else
+                                f"{path}:{m.group(1)}: {r[m.end():]}" if m else f"{path}: {r}")
             if rep.rows_skipped > len(rep.skipped_reasons):
                 warnings.append(f"{path}: {rep.rows_skipped - len(rep.skipped_reasons)} more "
                                 "row(s) skipped")
@@ -182,6 +185,11 @@ def run(args) -> int:
         print(f"  {line}")
     print(f"  preemptions: {s['preemptions']}   evicted blocks: {s['evicted_blocks']}   "
           f"rejected: {s['rejected']}")
+    bad = res.requests[res.requests["error"].notna()]
+    for rid, err in bad[["request_id", "error"]].head(3).itertuples(index=False):
+        print(f"    rejected request {rid}: {err}")
+    if len(bad) > 3:
+        print(f"    ... and {len(bad) - 3} more rejected")
     print(f"  TTFT mean {f(s['ttft_ms_mean'], ' ms')}   TPOT mean {f(s['tpot_ms_mean'], ' ms/token')}"
           f"   queue mean {f(s['queue_ms_mean'], ' ms')}   E2E mean {f(s['e2e_ms_mean'], ' ms')}")
     print(f"  step time: {timing}")

@@ -54,7 +54,7 @@ completion tokens), so a replayed request that produces it finished normally: fi
 cut), so it never reports "length": a "length" in a replay would claim a truncation that did not
 happen. Requests whose prompt + output needs more blocks than the whole cache are rejected at
 arrival (finish_reason "error", with the reason in `error`), as vLLM rejects requests that can
-never fit. A waiting request alone
+never fit; so are requests with an empty (or negative) prompt, which vLLM rejects too. A waiting request alone
 in the engine whose pinned hit entries leave too little room computes its prompt instead.
 """
 from __future__ import annotations
@@ -451,9 +451,11 @@ class _Engine:
                          tr.hash_ids, int(tr.hash_block_tokens or 512))
                 if record:
                     self.ev(ai, arr[ai], _ARRIVED)
-                if -(-(r.prompt + r.target) // bs) > N:
-                    self.error[ai] = (f"needs {-(-(r.prompt + r.target) // bs)} KV blocks, "
-                                      f"the cache holds {N}")
+                if r.prompt < 1 or -(-(r.prompt + r.target) // bs) > N:
+                    self.error[ai] = (
+                        f"prompt of {r.prompt} tokens: nothing to prefill (vLLM rejects an empty "
+                        "prompt)" if r.prompt < 1 else
+                        f"needs {-(-(r.prompt + r.target) // bs)} KV blocks, the cache holds {N}")
                     if record:
                         self.ev(ai, arr[ai], _ERROR, self.error[ai])
                     r.state = _DONE
