@@ -42,6 +42,8 @@ class ClustersPanel(Panel):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().currentRowChanged.connect(self._chosen)
+        self.view.clicked.connect(lambda idx: self._chosen(idx, None))  # the current row too
+        session.cohortChanged.connect(lambda: self.select(session.cluster))
         self.control = QComboBox()
         self.control.addItem(self.tr("correct cases, same category"), "same-category")
         self.control.addItem(self.tr("all correct cases"), "all-correct")
@@ -91,18 +93,28 @@ class ClustersPanel(Panel):
     def select(self, name) -> None:
         """Highlight the row of cluster `name` (None = all badcases) without re-running."""
         want = ALL if name is None else name
+        sm = self.view.selectionModel()
+        if sm.currentIndex().isValid() and sm.currentIndex().data(KEY_ROLE) == want \
+                and sm.isRowSelected(sm.currentIndex().row()):
+            return
         for r in range(self.proxy.rowCount()):
             if self.proxy.index(r, 0).data(KEY_ROLE) == want:
-                self.view.selectionModel().setCurrentIndex(
-                    self.proxy.index(r, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
-                    | QItemSelectionModel.SelectionFlag.Rows)
+                was, self._painting = self._painting, True
+                try:
+                    sm.setCurrentIndex(self.proxy.index(r, 0),
+                                       QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                       | QItemSelectionModel.SelectionFlag.Rows)
+                finally:
+                    self._painting = was
+                self.view.scrollTo(self.proxy.index(r, 0))
                 return
+        sm.clear()  # the cohort's cluster is not listed: highlight nothing rather than a wrong row
 
     def _chosen(self, current, _previous) -> None:
         if self._painting or not current.isValid():
             return
         key = current.data(KEY_ROLE)
-        self.session.set_cluster(None if key == ALL else key)
+        self.session.set_cluster(None if key == ALL else key)  # no-op for the cohort's own row
 
     def _menu(self, pos) -> None:
         idx = self.view.indexAt(pos)

@@ -27,23 +27,56 @@ def strongest_level(cohort: dict) -> int | None:
     return min(lv) if lv else None
 
 
+def _categories(cat) -> list[str]:
+    """The control's categories as a list of names: a list, a tuple, one name, or the text of a
+    Python list (an older report JSON) all give the plain names."""
+    if is_missing(cat) and not isinstance(cat, (str, list, tuple)):
+        return []
+    if isinstance(cat, str):
+        t = cat.strip()
+        if t.startswith("[") and t.endswith("]"):
+            import ast
+            try:
+                cat = ast.literal_eval(t)
+            except (ValueError, SyntaxError):
+                cat = [x.strip(" '\"") for x in t[1:-1].split(",")]
+        else:
+            return [t] if t else []
+    if isinstance(cat, (list, tuple, set)):
+        return [str(c) for c in cat if c is not None and str(c) != ""]
+    return [str(cat)]
+
+
+def _count(v) -> int | None:
+    if isinstance(v, bool) or is_missing(v):
+        return None
+    return int(v)
+
+
 def control_text(cohort: dict) -> tuple[str, str]:
-    """(value, tooltip) describing the control group: its size and how it was chosen."""
+    """(value, tooltip) describing the control group: its size and how it was chosen, e.g.
+    ("2,821 correct (algebra, arithmetic, geometry)", ...) for the same-category control,
+    ("2,821 correct (all categories)", ...) for all-correct; "–" for an unknown size."""
     ctl = cohort.get("control")
-    n = cohort.get("control_cases", cohort.get("control_n"))
+    n = _count(cohort.get("control_cases", cohort.get("control_n")))
     how = ctl
     if isinstance(ctl, dict):
-        n = ctl.get("n", n)
+        n = _count(ctl.get("n", ctl.get("cases"))) if n is None else n
         how = ctl.get("kind") or ctl.get("name") or ctl.get("control")
-    cat = cohort.get("category")
-    if isinstance(cat, (list, tuple)):
-        cat = ", ".join(map(str, cat)) if len(cat) <= 3 else f"{len(cat)} categories"
-    scope = {"same-category": f"correct, {cat}" if cat else "correct, same category",
-             "all-correct": "all correct cases"}.get(how, str(how or "–"))
-    size = "–" if is_missing(n) else f"{int(n)}"
-    bound = cohort.get("control_bound")
-    tip = f"Control group: {how or '–'}" + ("" if is_missing(bound) else f"; {int(bound)} bound to a trace request")
-    return f"{size} ({scope})", tip
+    cats = _categories(cohort.get("category"))
+    if how == "all-correct":
+        scope = "all categories"
+    elif cats:
+        scope = ", ".join(cats) if len(cats) <= 3 else f"{len(cats)} categories"
+    else:
+        scope = "same category"
+    size = "–" if n is None else f"{n:,}"
+    bound = _count(cohort.get("control_bound"))
+    how_text = {"same-category": "correct cases of the badcases' categories",
+                "all-correct": "every correct case"}.get(how, str(how or "–"))
+    tip = (f"Control group: {how_text}" + (f" ({', '.join(cats)})" if cats and how != "all-correct" else "")
+           + ("" if bound is None else f"; {bound:,} bound to a trace request"))
+    return f"{size} correct ({scope})", tip
 
 
 def header_items(cohort: dict | None, meta: dict | None = None,
@@ -56,7 +89,7 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     name = cohort.get("cluster") or "all badcases"
     bad = cohort.get("badcases")
     items.append(("Cluster", f"{name}", "The badcase cluster under study"))
-    items.append(("Badcases", f"{'–' if is_missing(bad) else int(bad)} ({share(cohort.get('share_of_badcases'))} of all)",
+    items.append(("Badcases", f"{'–' if is_missing(bad) else f'{int(bad):,}'} ({share(cohort.get('share_of_badcases'))} of all)",
                   "Badcases in this cluster and their share of all badcases"))
     items.append(("Bound to traces", ratio(cohort.get("bound"), bad),
                   "Badcases of the cluster bound to an inference request"))
@@ -68,11 +101,22 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     items.append(("Strongest link", LEVEL_NAMES.get(lv, "none") if lv else "none", detail))
     if selection and selection[0]:
         lab, nc, nr = selection
-        val = "…" if nc is None else f"{nc} cases" + (f", {nr} requests" if nr is not None else "")
-        items.append(("Selected", val, lab))
+        items.append(("Selected", selection_text(nc, nr), lab))
     if meta.get("simulated"):
         items.append(("Data", "SIMULATED", meta.get("demo_note") or "Generated data, not a real run"))
     return items
+
+
+def selection_text(n_cases: int | None, n_requests: int | None) -> str:
+    """What a selection holds: "32 cases", "12 cases, 40 requests", or, when a heatmap cell's
+    requests belong to no case of the cohort, "5 requests, none bound to a case of this
+    cohort"; "…" while it is being computed (n_cases None)."""
+    if n_cases is None:
+        return "…"
+    if n_cases == 0 and n_requests:
+        return f"{n_requests:,} request{'s' if n_requests != 1 else ''}, none bound to a case of this cohort"
+    return f"{n_cases:,} case{'s' if n_cases != 1 else ''}" + (
+        "" if n_requests is None else f", {n_requests:,} request{'s' if n_requests != 1 else ''}")
 
 
 def header_html(cohort: dict | None, meta: dict | None = None) -> str:
