@@ -1,7 +1,9 @@
 """Replay panel: re-run an observed trace run through the engine model (explorer.core.replay)
 under other KV-cache and scheduler settings, show the result beside the observed run, add it
 to the session as a simulated run, and sweep the KV capacity (hit rate and preemptions against
-capacity).
+capacity). The hit rate shown first and charted is the capacity-comparable one: the share of
+prompt tokens served from the prefix cache, each request counted once (summary hit_rate_tokens);
+vLLM's hit_rate_blocks, counted per scheduling attempt, follows it, explained.
 
 Store access goes through the session's worker (one at a time); simulations run in the
 panel's own worker with progress and Cancel.
