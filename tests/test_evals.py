@@ -30,7 +30,7 @@ def loaded(real):
 
 def _counts(store, eval_id):
     return tuple(store.execute("SELECT count(*), count(*) FILTER (WHERE correct) FROM cases "
-                               "WHERE eval_id = ?", [eval_id]).fetchone())
+                               "WHERE eval_id = ?", [eval_id]).fetchall()[0])
 
 
 @pytest.mark.parametrize("size,published", [("8B", 146), ("70B", 192)])

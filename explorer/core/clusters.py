@@ -63,7 +63,7 @@ def assign_default_clusters(store) -> int:
     of cases whose cluster was filled."""
     con = store.cursor()
     try:
-        n = _run(con, "clusters_assign_default", {"fallback": FALLBACK}).fetchone()[0]
+        n = _run(con, "clusters_assign_default", {"fallback": FALLBACK}).fetchall()[0][0]
         _run(con, "clusters_apply_renames")
     finally:
         con.close()
@@ -81,7 +81,7 @@ def rename_cluster(store, old: str, new: str) -> None:
         return
     con = store.cursor()
     try:
-        have = con.execute("SELECT count(*) FROM cases WHERE cluster = ?", [old]).fetchone()[0]
+        have = con.execute("SELECT count(*) FROM cases WHERE cluster = ?", [old]).fetchall()[0][0]
         if not have:
             raise KeyError(f"no cluster named {old!r}")
         con.execute("BEGIN TRANSACTION")

@@ -166,7 +166,7 @@ def ensure_indexes(store, con=None, min_rows: int = INDEX_MIN_ROWS) -> list[str]
             done.append(table)
             continue
         try:
-            if con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0] >= min_rows:
+            if con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0] >= min_rows:
                 con.execute(stmt)
                 done.append(table)
         except duckdb.Error:
