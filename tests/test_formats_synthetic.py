@@ -342,3 +342,15 @@ def test_generic_many_bad_rows_counted_exactly_first_reasons_in_line_order(store
     assert got_lines == sorted(bad_lines)[:20]
     mean = store.scalar("SELECT avg(ttft_ms) FROM requests")
     assert mean == pytest.approx(np.mean([x["ttft_ms"] for x in good]))
+
+
+def test_azure_negative_token_counts_skip_their_row(store, tmp_path):
+    f = tmp_path / "AzureLLMInferenceTrace_x.csv"
+    f.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                 "2023-11-16 18:17:03.9799600,100,20\n"
+                 "2023-11-16 18:17:04.0000000,-396,20\n"
+                 "2023-11-16 18:17:05.0000000,50,10\n")
+    r = store.load_file(f)
+    assert r.error is None and (r.rows_loaded, r.rows_skipped) == (2, 1)
+    assert r.skipped_reasons == ["line 3: field 'ContextTokens': negative token count: -396"]
+    assert store.execute("SELECT min(prompt_tokens) FROM requests").fetchall()[0][0] == 50

@@ -41,11 +41,16 @@ def load(path: Path, store, report) -> None:
     ts = pd.to_datetime(df["TIMESTAMP"], errors="coerce", format="mixed")
     ctx = pd.to_numeric(df["ContextTokens"], errors="coerce")
     gen = pd.to_numeric(df["GeneratedTokens"], errors="coerce")
-    bad = ts.isna() | ctx.isna() | gen.isna()
+    negative = (ctx < 0) | (gen < 0)  # a token count below zero is a broken row, not data
+    bad = ts.isna() | ctx.isna() | gen.isna() | negative
     for i in bad[bad].index[:report.MAX_REASONS]:
-        field = "TIMESTAMP" if pd.isna(ts[i]) else "ContextTokens" if pd.isna(ctx[i]) else "GeneratedTokens"
-        report.skip(f"not a {'timestamp' if field == 'TIMESTAMP' else 'number'}: {df[field][i]!r}",
-                    line=int(i) + 2, field_name=field)
+        if negative[i]:
+            field = "ContextTokens" if ctx[i] < 0 else "GeneratedTokens"
+            why = f"negative token count: {df[field][i]}"
+        else:
+            field = "TIMESTAMP" if pd.isna(ts[i]) else "ContextTokens" if pd.isna(ctx[i]) else "GeneratedTokens"
+            why = f"not a {'timestamp' if field == 'TIMESTAMP' else 'number'}: {df[field][i]!r}"
+        report.skip(why, line=int(i) + 2, field_name=field)
     report.rows_skipped += max(0, int(bad.sum()) - min(int(bad.sum()), report.MAX_REASONS))
     ok = ~bad
     if not ok.any():
