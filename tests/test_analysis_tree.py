@@ -49,7 +49,7 @@ def test_planted_interaction_is_the_riskiest_path(tree):
     assert d["baseline_error_rate"] == pytest.approx(BAD[: N - 10][used].mean())
     assert d["nodes"][0]["feature"] in ("kv_cache_hit_rate", "num_preemptions")
     s = d["sentence"]
-    assert "kv_cache_hit_rate <=" in s and "num_preemptions > 2" in s and "baseline" in s
+    assert "KV-cache hit rate ≤" in s and "preemptions > 2" in s and "baseline" in s
     leaf = d["nodes"][d["riskiest_path"][-1]]
     assert leaf["is_leaf"] and leaf["error_rate"] > 0.8
     assert f"(n={leaf['n']})" in s and f"{leaf['error_rate']:.0%}" in s
@@ -83,3 +83,11 @@ def test_no_bound_case_is_no_data(store):
                                         "category": "x", "cluster": ["c", None]}))
     with pytest.raises(NoData, match="bound"):
         fit_tree(store, Cohort("c"))
+
+
+def test_sentence_numbers_are_plain_with_units():
+    from explorer.core.analysis.tree import plain_number
+    assert plain_number(3070.4, False, "ms") == "3,070 ms"  # not "3.07e+03"
+    assert plain_number(18.34, False, "ms/token") == "18.3 ms/token"
+    assert plain_number(2.5, True) == "2"  # integer feature: x <= 2.5 is x <= 2
+    assert plain_number(0.3521) == "0.352"

@@ -77,3 +77,26 @@ def test_distribution_legend_is_rebuilt_not_stacked(loaded, qtbot, qtlog):
     assert sum(t.startswith("Selected") for t in texts) == 1, texts
     assert sum(t.startswith("Badcase") for t in texts) == 1, texts
     assert not [r.message for r in qtlog.records if "already taken" in r.message]
+
+
+def test_tree_node_labels_fit_their_boxes(app):
+    from PySide6.QtWidgets import QGraphicsScene
+    from widgets.painters.tree import paint_tree
+    tree = {"max_depth": 2, "baseline_error_rate": 0.12, "nodes": [
+        {"id": 0, "parent": None, "feature": "queue_ms", "threshold": 5671.25, "n": 300, "error_rate": 0.12},
+        {"id": 1, "parent": 0, "side": "le", "feature": "batch_size", "threshold": 12.34, "n": 200,
+         "error_rate": 0.05},
+        {"id": 2, "parent": 0, "side": "gt", "is_leaf": True, "n": 100, "error_rate": 0.3},
+        {"id": 3, "parent": 1, "side": "le", "is_leaf": True, "n": 150, "error_rate": 0.02},
+        {"id": 4, "parent": 1, "side": "gt", "is_leaf": True, "n": 50, "error_rate": 0.1}]}
+    scene = QGraphicsScene()
+    items = paint_tree(scene, tree)
+    texts = []
+    for rect in items.values():
+        box = rect.rect()
+        for child in rect.childItems():
+            r = child.mapRectToParent(child.boundingRect())
+            assert box.contains(r), (child.text(), r, box)
+            texts.append(child.text())
+    assert not [t for t in texts if "…" in t], texts
+    assert any("5,671 ms" in t for t in texts) and any("12.3 requests" in t for t in texts)

@@ -69,7 +69,7 @@ def num(v: Any, metric: str | None = None, digits: int = 3) -> str:
     x = float(v)
     if metric == "kv_cache_hit_rate" or (metric or "").endswith("_rate"):
         s = f"{x:.2f}"
-    elif x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-3):
+    elif x != 0 and (abs(x) >= 1e12 or abs(x) < 1e-3):
         s = f"{x:.{digits - 1}e}"
     elif abs(x) >= 100:
         s = f"{x:,.0f}"

@@ -6,7 +6,7 @@ thick outline; the baseline error rate is written above the root."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from widgets import palette
@@ -14,6 +14,9 @@ from widgets import palette
 from .common import is_missing, label, num, share
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 170, 58, 16, 46
+MAX_NODE_W = 230  # wider labels wrap to two lines (name / comparison) instead
+PAD = 14
+INTEGER_FEATURES = ("num_preemptions", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
 
 
 def children(nodes: list[dict]) -> dict:
@@ -49,11 +52,47 @@ def condition(node: dict, parent: dict | None) -> str:
         return "all cases"
     op = "≤" if node.get("side") == "le" else ">"
     f = parent["feature"]
-    return f"{label(f, False)} {op} {num(parent['threshold'], f)}"
+    thr = float(parent["threshold"])
+    if f in INTEGER_FEATURES and thr != int(thr):  # counts: x <= 2.5 is x <= 2, x > 2.5 is x > 2
+        thr = float(int(thr // 1))
+    return f"{label(f, False)} {op} {num(thr, f)}"
 
 
-def layout(tree: dict) -> dict:
-    """node id -> (x, y) top-left, leaves spread left to right, parents centred."""
+def node_lines(text: str, fm: QFontMetricsF, max_w: float) -> list[str]:
+    """The condition on one line when it fits in max_w, else two: the metric name, then the
+    comparison ("scheduling delay" / "≤ 5,670 ms"); elided only if a line still overflows."""
+    if fm.horizontalAdvance(text) <= max_w:
+        return [text]
+    for op in (" ≤ ", " > ", " < "):
+        if op in text:
+            head, _, tail = text.rpartition(op)
+            lines = [head, op.strip() + " " + tail]
+            break
+    else:
+        lines = [text]
+    return [fm.elidedText(ln, Qt.TextElideMode.ElideRight, max_w) for ln in lines]
+
+
+def node_size(tree: dict, font: QFont | None = None) -> tuple[float, float, int]:
+    """(width, height, condition lines) of every node box: wide enough for the widest
+    condition (at most MAX_NODE_W, then two lines)."""
+    font = font or QFont()
+    fm = QFontMetricsF(font)
+    nodes = tree.get("nodes") or []
+    byid = {n["id"]: n for n in nodes}
+    texts = [condition(n, byid.get(n.get("parent"))) for n in nodes]
+    widest = max((fm.horizontalAdvance(t) for t in texts), default=0.0)
+    w = min(max(NODE_W, widest + 2 * PAD), MAX_NODE_W)
+    lines = max((len(node_lines(t, fm, w - 2 * PAD)) for t in texts), default=1)
+    line_h = fm.height()
+    h = max(NODE_H, 8 + lines * line_h + 4 + fm.height() + 8)
+    return w, h, lines
+
+
+def layout(tree: dict, size: tuple[float, float] | None = None) -> dict:
+    """node id -> (x, y) top-left, leaves spread left to right, parents centred.
+    size: (node width, node height), default (NODE_W, NODE_H)."""
+    node_w, node_h = size or (NODE_W, NODE_H)
     kids = children(tree.get("nodes") or [])
     roots = kids.get(None, [])
     pos: dict = {}
@@ -63,11 +102,11 @@ def layout(tree: dict) -> dict:
         ch = kids.get(node["id"], [])
         if not ch:
             x = cursor[0]
-            cursor[0] += NODE_W + GAP_X
+            cursor[0] += node_w + GAP_X
         else:
             xs = [place(c, depth + 1) for c in ch]
             x = (xs[0] + xs[-1]) / 2
-        pos[node["id"]] = (x, depth * (NODE_H + GAP_Y))
+        pos[node["id"]] = (x, depth * (node_h + GAP_Y))
         return x
     for r in roots:
         place(r, 0)
@@ -83,11 +122,13 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
     if not nodes:
         return {}
     byid = {n["id"]: n for n in nodes}
-    pos = layout(tree)
-    risky = set(riskiest_path(tree))
     font = font or QFont()
     small = QFont(font)
     small.setPointSizeF(max(font.pointSizeF() - 1, 7))
+    fm = QFontMetricsF(font)
+    node_w, node_h, _ = node_size(tree, font)
+    pos = layout(tree, (node_w, node_h))
+    risky = set(riskiest_path(tree))
     items = {}
     edge_pen = QPen(QColor(palette.MUTED), 1.2)
     risky_pen = QPen(QColor(palette.BAD), 3)
@@ -97,12 +138,12 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
             continue
         (x0, y0), (x1, y1) = pos[p["id"]], pos[n["id"]]
         on = n["id"] in risky and p["id"] in risky
-        scene.addLine(x0 + NODE_W / 2, y0 + NODE_H, x1 + NODE_W / 2, y1, risky_pen if on else edge_pen)
+        scene.addLine(x0 + node_w / 2, y0 + node_h, x1 + node_w / 2, y1, risky_pen if on else edge_pen)
     for n in nodes:
         if n["id"] not in pos:
             continue
         x, y = pos[n["id"]]
-        rect = QGraphicsRectItem(QRectF(x, y, NODE_W, NODE_H))
+        rect = QGraphicsRectItem(QRectF(x, y, node_w, node_h))
         rect.setBrush(QBrush(palette.error_rate_colour(n.get("error_rate"))))
         rect.setPen(QPen(QColor(palette.BAD if n["id"] in risky else palette.MUTED),
                          3 if n["id"] in risky else 1))
@@ -114,13 +155,17 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
                         + ("\nriskiest branch" if n["id"] in risky else "") + "\nclick to select these cases")
         scene.addItem(rect)
         dark = not is_missing(er) and float(er) > 0.6
-        for i, (text, f) in enumerate(((condition(n, byid.get(n.get("parent"))), font),
-                                       (f"n={n.get('n', '–')}  err {share(er)}", small))):
-            t = QGraphicsSimpleTextItem(_elide(text, 24), rect)
+        lines = [(ln, font) for ln in node_lines(condition(n, byid.get(n.get("parent"))), fm,
+                                                  node_w - 2 * PAD)]
+        lines.append((f"n={n.get('n', '–')}  err {share(er)}", small))
+        ty = y + (node_h - len(lines[:-1]) * fm.height() - QFontMetricsF(small).height() - 4) / 2
+        for i, (text, f) in enumerate(lines):
+            t = QGraphicsSimpleTextItem(text, rect)
             t.setFont(f)
             t.setBrush(QColor("white" if dark else palette.TEXT))
             w = t.boundingRect().width()
-            t.setPos(x + (NODE_W - w) / 2, y + 8 + i * 22)
+            t.setPos(x + (node_w - w) / 2, ty)
+            ty += QFontMetricsF(f).height() + (4 if i == len(lines) - 2 else 0)
         items[n["id"]] = rect
     base = tree.get("baseline_error_rate")
     depth = tree.get("max_depth")
@@ -131,7 +176,3 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
     cap.setPos(0, -24)
     scene.addItem(cap)
     return items
-
-
-def _elide(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: n - 1] + "…"

@@ -41,6 +41,38 @@ def _condition(feature: str, side: str, thr: float, integral: bool) -> str:
     return f"{feature} {'<=' if side == 'le' else '>'} {fmt_threshold(thr, integral)}"
 
 
+# Readable names of the tree's features for the risk sentence (the same words the app's
+# painters use, widgets/painters/common.LABELS); units come from schema.REQUEST_METRICS.
+METRIC_NAMES = {"kv_cache_hit_rate": "KV-cache hit rate", "num_preemptions": "preemptions",
+                "tpot_ms": "TPOT", "batch_size": "batch size", "ttft_ms": "TTFT",
+                "queue_ms": "scheduling delay", "e2e_ms": "E2E latency", "prefill_ms": "prefill",
+                "decode_ms": "decode", "prompt_tokens": "prompt tokens",
+                "completion_tokens": "output tokens", "cached_prompt_tokens": "cached prompt tokens"}
+
+
+def plain_number(value: float, integral: bool = False, unit: str = "") -> str:
+    """A threshold in plain notation, never scientific: an integer feature's x.5 split as its
+    floor (see fmt_threshold); >= 100 rounded with thousands separators ("3,070"), else 3
+    significant digits ("18.3", "0.352"); the unit after a space ("3,070 ms")."""
+    if integral:
+        s = f"{int(np.floor(value)):,}"
+    elif value != 0 and abs(value) >= 100:
+        s = f"{value:,.0f}"
+    elif value != 0 and abs(value) < 0.001:
+        s = f"{value:.6f}".rstrip("0").rstrip(".")
+    else:
+        s = f"{float(f'{value:.3g}'):g}"
+    return f"{s} {unit}" if unit else s
+
+
+def _readable(feature: str, side: str, thr: float, integral: bool) -> str:
+    """"scheduling delay ≤ 3,070 ms": the feature's readable name, ≤ / >, the plain number."""
+    from ..schema import REQUEST_METRICS
+    name = METRIC_NAMES.get(feature, feature.replace("_", " "))
+    unit = REQUEST_METRICS.get(feature, "")
+    return f"{name} {'≤' if side == 'le' else '>'} {plain_number(thr, integral, unit)}"
+
+
 def fit_tree(store, cohort: Cohort, params: dict | None = None,
              frame: pd.DataFrame | None = None) -> TreeResult:
     """Fit the tree and read it (see the module doc).
@@ -134,8 +166,9 @@ def _steps(nodes, chain) -> list[tuple[str, str, float]]:
 
 
 def _sentence(nodes, chain, baseline, integral) -> str:
-    """"kv_cache_hit_rate <= 0.35 and num_preemptions > 2: error rate 89% (n=18) against a 12%
-    baseline" for the riskiest path, with repeated features merged to their tightest bound."""
+    """"KV-cache hit rate ≤ 0.35 and preemptions > 2: error rate 89% (n=18) against a 12%
+    baseline" for the riskiest path, with repeated features merged to their tightest bound;
+    readable metric names, plain numbers with units ("scheduling delay ≤ 3,070 ms")."""
     leaf = {n.id: n for n in nodes}[chain[-1]]
     le: dict[str, float] = {}
     gt: dict[str, float] = {}
@@ -147,15 +180,18 @@ def _sentence(nodes, chain, baseline, integral) -> str:
             le[f] = min(thr, le.get(f, np.inf))
         else:
             gt[f] = max(thr, gt.get(f, -np.inf))
+    from ..schema import REQUEST_METRICS
     parts = []
     for f in order:
         if f in gt and f in le:
-            parts.append(f"{fmt_threshold(gt[f], integral[f])} < {f} <= "
-                         f"{fmt_threshold(le[f], integral[f])}")
+            unit = REQUEST_METRICS.get(f, "")
+            parts.append(f"{plain_number(gt[f], integral[f])} < "
+                         f"{METRIC_NAMES.get(f, f.replace('_', ' '))} ≤ "
+                         f"{plain_number(le[f], integral[f], unit)}")
         elif f in le:
-            parts.append(_condition(f, "le", le[f], integral[f]))
+            parts.append(_readable(f, "le", le[f], integral[f]))
         else:
-            parts.append(_condition(f, "gt", gt[f], integral[f]))
+            parts.append(_readable(f, "gt", gt[f], integral[f]))
     tail = f"error rate {leaf.error_rate:.0%} (n={leaf.n}) against a {baseline:.0%} baseline"
     if not parts:
         return f"no split separates badcases from the control: {tail}"
