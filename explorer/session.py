@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 
 ANALYSIS_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion")
 CASE_LIMIT = 5000  # rows fetched for the case table
+REQUEST_LIMIT = 500  # rows of a heatmap cell's request list
+REQUEST_COLUMNS = ["run_id", "request_id", "arrival_s", "ttft_ms", "tpot_ms", "queue_ms",
+                   "e2e_ms", "num_preemptions", "kv_cache_hit_rate"]
 RESULTS_KEPT = 12  # cohorts whose results stay in memory (revisiting one repaints at once)
 
 
@@ -123,6 +126,20 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
     return df[cols]
 
 
+def fetch_requests(store: Store, keys: pd.DataFrame, limit: int = REQUEST_LIMIT) -> pd.DataFrame:
+    """Rows of the requests table for the (run_id, request_id) pairs in `keys` (the first
+    `limit`): REQUEST_COLUMNS, times in ms (arrival_s in s), in the order of `keys`."""
+    keys = keys[["run_id", "request_id"]].head(limit)
+    if keys.empty:
+        return pd.DataFrame(columns=REQUEST_COLUMNS)
+    cols = ", ".join(f"r.{c}" for c in REQUEST_COLUMNS)
+    df = store.df(
+        f"SELECT {cols} FROM (SELECT unnest(?::VARCHAR[]) AS run_id, unnest(?::VARCHAR[]) AS request_id,"
+        " unnest(range(?)) AS k) q JOIN requests r USING (run_id, request_id) ORDER BY q.k",
+        [keys["run_id"].astype(str).tolist(), keys["request_id"].astype(str).tolist(), len(keys)])
+    return df[REQUEST_COLUMNS]
+
+
 def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | None = None):
     """Every analysis section of `cohort`, the way analysis.run_all does it (same sections,
     same NoData / error mapping to SectionError, conclusion from the others), but sharing one
@@ -197,7 +214,12 @@ class Session(QObject):
     """Store + cohort (cluster, control) + selection predicate with history + analysis params.
 
     Signals: storeChanged(), cohortChanged(), selectionChanged(), resultsChanged(dict) (see the
-    module doc), selectedCasesChanged(object: frozenset of case_id or None), message(str).
+    module doc), selectedCasesChanged(object: frozenset of case_id or None), message(str),
+    requestActivated(run_id, request_id): open one request in the Timeline panel.
+    A selection made with requests=True (a heatmap cell) also publishes "selected_requests":
+    DataFrame of REQUEST_COLUMNS (at most REQUEST_LIMIT rows); the attribute
+    selected_requests holds their total count. selection_source says which view made the
+    selection: ("heatmap", ix, iy), ("tree", node_id) or None.
     """
 
     storeChanged = Signal()
@@ -207,6 +229,7 @@ class Session(QObject):
     selectedCasesChanged = Signal(object)
     metricChanged = Signal(str)
     message = Signal(str)
+    requestActivated = Signal(str, str)
 
     def __init__(self, store: Store | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -219,7 +242,8 @@ class Session(QObject):
         self.selection_label = ""
         self.selected_cases: frozenset | None = None
         self.selected_requests: int | None = None
-        self.history: list[tuple[Any, str, bool]] = [(None, "", False)]
+        self.selection_source: tuple | None = None
+        self.history: list[tuple[Any, str, bool, tuple | None]] = [(None, "", False, None)]
         self.hist_index = 0
         self.data: dict[str, Any] = {}        # last payload per key
         self.objects: dict[str, Any] = {}     # last result objects (for predicates)
@@ -288,6 +312,13 @@ class Session(QObject):
             if pipeline is not None:
                 ctx.progress(0, 0, self.tr("Binding cases to requests"))
                 pipeline.prepare(self.store)
+        timeline = optional_module("explorer.core.timeline")
+        if timeline is not None and hasattr(timeline, "ensure_indexes"):
+            ctx.progress(0, 0, self.tr("Indexing requests for the timeline"))
+            try:  # request_id lookups of the Timeline panel on a big store (no-op when small)
+                timeline.ensure_indexes(self.store)
+            except Exception as e:  # noqa: BLE001 - lookups then scan, only slower
+                log.warning("timeline indexes not created: %s", e)
         return {"inputs": self.store.input_reports(), "clusters": fetch_clusters(self.store),
                 "meta": fetch_meta(self.store)}
 
@@ -299,7 +330,8 @@ class Session(QObject):
         self._publish(payload)
         self.storeChanged.emit()
         self.selection, self.selection_label, self.selected_cases = None, "", None
-        self.history, self.hist_index = [(None, "", False)], 0
+        self.selected_requests, self.selection_source = None, None
+        self.history, self.hist_index = [(None, "", False, None)], 0
         self.selectionChanged.emit()
         self.selectedCasesChanged.emit(None)
         self.cohortChanged.emit()
@@ -412,16 +444,18 @@ class Session(QObject):
 
     # -- selection --------------------------------------------------------------------------
     def set_selection(self, predicate, label: str = "", record: bool = True,
-                      requests: bool = False) -> None:
+                      requests: bool = False, source: tuple | None = None) -> None:
         """Select the cohort's cases matching `predicate` (explorer.core.selection; evaluated
         inside the current cohort), or None to clear. requests=True also counts the requests
-        the predicate selects in the whole store (a heatmap cell). Recorded in the Back/Forward
-        history unless record=False."""
+        the predicate selects in the whole store (a heatmap cell) and publishes the first
+        REQUEST_LIMIT of them as "selected_requests". source: the view that made it, e.g.
+        ("heatmap", ix, iy). Recorded in the Back/Forward history unless record=False."""
         if record:
             del self.history[self.hist_index + 1:]
-            self.history.append((predicate, label, requests))
+            self.history.append((predicate, label, requests, source))
             self.hist_index = len(self.history) - 1
         self.selection, self.selection_label = predicate, label
+        self.selection_source = source if predicate is not None else None
         self.selected_cases, self.selected_requests = None, None
         self.selectionChanged.emit()
         if predicate is None:
@@ -429,7 +463,8 @@ class Session(QObject):
             self.selectedCasesChanged.emit(None)
             frame = self.data.get("frame")
             ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
-            self.runner.submit("cases", lambda ctx: {"cases": fetch_cases(self.store, ids)},
+            self.runner.submit("cases", lambda ctx: {"cases": fetch_cases(self.store, ids),
+                                                     "selected_requests": None},
                                self._publish, self._failed, label=self.tr("Listing cases"))
             return
         analysis = importlib.import_module("explorer.core.analysis")
@@ -438,19 +473,29 @@ class Session(QObject):
         def job(ctx: JobContext):
             ids = frozenset(analysis.cohort_frame(self.store, cohort)["case_id"])
             ctx.check()
-            nreq = None
+            nreq, reqs = None, None
             if requests:
                 sel = importlib.import_module("explorer.core.selection")
-                nreq = len(sel.select_requests(self.store, predicate))
-            return ids, nreq, fetch_cases(self.store, sorted(ids))
+                keys = sel.select_requests(self.store, predicate)
+                nreq, reqs = len(keys), fetch_requests(self.store, keys)
+            return ids, nreq, fetch_cases(self.store, sorted(ids)), reqs
         self.runner.submit("selection", job, self._selected, self._failed,
                            label=self.tr("Selecting"))
 
     def _selected(self, result) -> None:
-        ids, nreq, cases = result
+        ids, nreq, cases, reqs = result
         self.selected_cases, self.selected_requests = ids, nreq
         self.selectedCasesChanged.emit(ids)
-        self._publish({"cases": cases})
+        self._publish({"selected_requests": reqs, "cases": cases})
+
+    def open_request(self, run_id, request_id) -> None:
+        """Open one request in the Timeline panel (emits requestActivated); the main window
+        raises the Timeline dock. A missing id (a case not bound to a request) says so in the
+        status bar instead."""
+        if run_id is None or request_id is None or pd.isna(run_id) or pd.isna(request_id):
+            self.message.emit(self.tr("This case is not bound to a trace request: no timeline to open."))
+            return
+        self.requestActivated.emit(str(run_id), str(request_id))
 
     def clear_selection(self, record: bool = True) -> None:
         if self.selection is not None:
@@ -465,14 +510,14 @@ class Session(QObject):
     def back(self) -> None:
         if self.can_back():
             self.hist_index -= 1
-            pred, label, requests = self.history[self.hist_index]
-            self.set_selection(pred, label, record=False, requests=requests)
+            pred, label, requests, source = self.history[self.hist_index]
+            self.set_selection(pred, label, record=False, requests=requests, source=source)
 
     def forward(self) -> None:
         if self.can_forward():
             self.hist_index += 1
-            pred, label, requests = self.history[self.hist_index]
-            self.set_selection(pred, label, record=False, requests=requests)
+            pred, label, requests, source = self.history[self.hist_index]
+            self.set_selection(pred, label, record=False, requests=requests, source=source)
 
     def select_tree_node(self, node_id: int) -> None:
         """Select the cases of one decision-tree node (analysis.tree_node_predicate)."""
@@ -481,7 +526,8 @@ class Session(QObject):
         if tree is None:
             return
         self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           self.tr("tree node %1").replace("%1", str(node_id)))
+                           self.tr("tree node %1").replace("%1", str(node_id)),
+                           source=("tree", node_id))
 
     def select_heatmap_cell(self, ix: int, iy: int) -> None:
         """Select the requests of one heatmap cell (analysis.heatmap_cell_predicate)."""
@@ -491,7 +537,7 @@ class Session(QObject):
             return
         self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
                            self.tr("heatmap cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)),
-                           requests=True)
+                           requests=True, source=("heatmap", ix, iy))
 
     def cancel(self) -> None:
         """Cancel every running or queued job (the status bar's Cancel)."""

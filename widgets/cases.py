@@ -1,5 +1,6 @@
 """Case table: the cohort's cases (or the selected ones): prompt, prediction, correct, cluster,
-bound request and association level. The model formats only the rows on screen and sorts with
+bound request and association level; double-clicking a case opens its bound request in the
+Timeline panel (Session.open_request). The model formats only the rows on screen and sorts with
 pandas, so thousands of cases repaint in a few milliseconds."""
 from __future__ import annotations
 
@@ -120,6 +121,8 @@ class CasesPanel(Panel):
         hh.setStretchLastSection(False)
         for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 90)):
             self.view.setColumnWidth(c, w)
+        self.view.doubleClicked.connect(self.open_row)
+        self.view.setToolTip(self.tr("Double-click a case to open its bound request in the Timeline"))
         self.caption = QLabel()
         self.caption.setObjectName("muted")
         lay = QVBoxLayout(self.body)
@@ -129,8 +132,17 @@ class CasesPanel(Panel):
 
     def paint(self, df) -> str | None:
         if not isinstance(df, pd.DataFrame) or df.empty:
-            if self.session.selection is not None:
-                return self.tr("The selection holds no case.")
+            s = self.session
+            if s.selection is not None:
+                if s.selected_cases is not None and s.selected_requests:
+                    n = s.selected_requests
+                    return self.tr("%1 selected (%2): none is bound to a case of this cohort, so "
+                                   "no case is listed. The requests are listed under the heatmap; "
+                                   "double-click one to open its timeline. Esc clears the selection.") \
+                        .replace("%1", f"{n:,} request" + ("s" if n != 1 else "")) \
+                        .replace("%2", s.selection_label)
+                return self.tr("The selection (%1) holds no case of this cohort. Esc clears it.") \
+                    .replace("%1", s.selection_label)
             return self.tr("No case in the cohort: load an eval with badcases and choose a cluster.")
         self.model.set_frame(df)
         self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
@@ -143,6 +155,14 @@ class CasesPanel(Panel):
             self.caption.setText(self.tr("%1 case(s) in the cohort: %2 badcase(s), %3 control")
                                  .replace("%1", str(n)).replace("%2", str(bad)).replace("%3", str(n - bad)))
         return None
+
+    def open_row(self, index) -> None:
+        """Open the bound request of the case on `index`'s row in the Timeline panel."""
+        if not index.isValid():
+            return
+        df = self.model.df
+        r = index.row()
+        self.session.open_request(df.at[r, "run_id"], df.at[r, "request_id"])
 
     def copy_text(self) -> str:
         df = self.model.df

@@ -1,5 +1,7 @@
 """Distributions: one metric, badcases vs control overlaid (histogram or ECDF), means and the
-Mann-Whitney U p in the legend, the selected cases drawn as a rug."""
+Mann-Whitney U p in the legend, the selected cases drawn as a rug. Double-clicking the plot
+opens, in the Timeline panel, the request of the case whose value is nearest the point (a
+selected case when there is a selection, else a badcase)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -39,6 +41,9 @@ class DistributionsPanel(Panel):
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.plot.addLegend(offset=(-10, 10), labelTextSize="9pt")
+        self.plot_widget.scene().sigMouseClicked.connect(self._double_click)
+        self.plot_widget.setToolTip(self.tr("Double-click near a value to open the nearest "
+                                            "badcase's request in the Timeline"))
         self.note = QLabel()
         self.note.setObjectName("muted")
         self.note.hide()
@@ -80,6 +85,31 @@ class DistributionsPanel(Panel):
             self.metric_box.setCurrentIndex(have.index(best))
         self.metric_box.blockSignals(False)
         return self._draw(frame)
+
+    def nearest_case(self, x: float):
+        """(run_id, request_id) of the bound case whose current-metric value is nearest x:
+        among the selected cases when there is a selection, else among the badcases (then
+        every case); None when no bound case has a value."""
+        frame, m = self.value, self.metric_box.currentData()
+        if not isinstance(frame, pd.DataFrame) or frame.empty or m not in frame:
+            return None
+        vals = pd.to_numeric(frame[m], errors="coerce")
+        ok = vals.notna() & frame["request_id"].notna() & frame["run_id"].notna()
+        sel = self.session.selected_cases
+        for mask in ((frame["case_id"].isin(sel),) if sel else ()) + (frame["grp"] == "bad", ok):
+            pool = ok & mask
+            if pool.any():
+                i = (vals[pool] - x).abs().idxmin()
+                return frame.at[i, "run_id"], frame.at[i, "request_id"]
+        return None
+
+    def _double_click(self, ev) -> None:
+        if not ev.double() or not self.plot.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        x = self.plot.getViewBox().mapSceneToView(ev.scenePos()).x()
+        hit = self.nearest_case(x)
+        if hit is not None:
+            self.session.open_request(*hit)
 
     def _focus(self, metric: str) -> None:
         i = self.metric_box.findData(metric)

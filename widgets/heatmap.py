@@ -1,15 +1,24 @@
 """Heatmap: x bins x y bins, each cell the mean of a value metric (default TPOT x batch-size
 entropy -> scheduling delay), colour bar, metric pickers, hover tooltip with the cell's n and
-value; clicking a cell selects its requests."""
+value; clicking a cell selects its requests: the cell is outlined and its requests are listed
+under the map (double-click one to open it in the Timeline panel)."""
 from __future__ import annotations
 
+import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QComboBox, QLabel, QToolTip, QVBoxLayout
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
+                               QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
+from widgets import palette
 from widgets.base import Panel
-from widgets.painters.common import label
+from widgets.painters.common import label, num
 from widgets.painters.heatmap import cell_at, cell_text, paint_heatmap
+from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+
+REQUEST_HEADERS = ("run", "request", "TTFT", "TPOT", "scheduling delay", "E2E", "preemptions",
+                   "KV-cache hit rate")
+REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions", "kv_cache_hit_rate")
 
 try:  # the metrics the window-level heatmap accepts (Qt-free, cheap to import)
     from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES
@@ -44,10 +53,36 @@ class HeatmapPanel(Panel):
         self.glw.scene().sigMouseClicked.connect(self._click)
         self.hint = QLabel(self.tr("hover a cell for its n and value; click it to select its requests"))
         self.hint.setObjectName("muted")
+        self.outline: QGraphicsRectItem | None = None
+        # the selected cell's requests: double-click one to open it in the Timeline panel
+        self.req_model = RowsModel([self.tr(h) for h in REQUEST_HEADERS], self)
+        self.req_view = QTableView()
+        self.req_view.setModel(sortable(self.req_model, self))
+        self.req_view.setSortingEnabled(True)
+        self.req_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.req_view.verticalHeader().hide()
+        self.req_view.verticalHeader().setDefaultSectionSize(20)
+        self.req_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.req_view.doubleClicked.connect(self._open_request)
+        self.req_caption = QLabel()
+        self.req_caption.setObjectName("muted")
+        self.req_caption.setWordWrap(True)
+        self.req_box = QWidget()
+        rl = QVBoxLayout(self.req_box)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.req_caption)
+        rl.addWidget(self.req_view, 1)
+        self.req_box.hide()
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.glw)
+        split.addWidget(self.req_box)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.glw, 1)
+        lay.addWidget(split, 1)
         lay.addWidget(self.hint)
+        session.selectionChanged.connect(self._mark_cell)
 
     def paint(self, hm) -> str | None:
         hm = hm or {}
@@ -57,13 +92,74 @@ class HeatmapPanel(Panel):
                 box.addItem(label(m), m)
             if m:
                 box.setCurrentIndex(box.findData(m))
+        self.outline = None  # plot.clear() in paint_heatmap removes it
         msg = paint_heatmap(self.plot, hm)
+        if msg is None:
+            self._mark_cell()
         if msg:
             return msg + "\n" + self.tr("Choose other metrics above.")
         if msg is None:
             self.hint.setText(self.tr("%1 · hover a cell for its n and value; click it to select its requests")
                               .replace("%1", f"{hm.get('level', 'request')} level, n = {hm.get('n_items', '–')}"))
         return msg
+
+    def on_results(self, update: dict) -> None:
+        super().on_results(update)
+        if "selected_requests" in update:
+            self._list_requests(update["selected_requests"])
+
+    def _mark_cell(self) -> None:
+        """Outline the selected cell (Session.selection_source ("heatmap", ix, iy)), if any."""
+        src = self.session.selection_source
+        hm = self.value if isinstance(self.value, dict) else {}
+        xe, ye = hm.get("x_edges") or [], hm.get("y_edges") or []
+        cell = src[1:] if src and src[0] == "heatmap" else None
+        if cell is None or not (0 <= cell[0] < len(xe) - 1 and 0 <= cell[1] < len(ye) - 1):
+            if self.outline is not None:
+                self.outline.hide()
+            if cell is None:
+                self.req_box.hide()
+            return
+        ix, iy = cell
+        rect = QRectF(xe[ix], ye[iy], xe[ix + 1] - xe[ix], ye[iy + 1] - ye[iy])
+        if self.outline is None:
+            self.outline = QGraphicsRectItem()
+            pen = pg.mkPen(palette.SELECTED, width=3)
+            pen.setCosmetic(True)
+            self.outline.setPen(pen)
+            self.outline.setZValue(20)
+            self.plot.addItem(self.outline, ignoreBounds=True)
+        self.outline.setRect(rect)
+        self.outline.setToolTip(cell_text(hm, ix, iy))
+        self.outline.show()
+
+    def _list_requests(self, df) -> None:
+        s = self.session
+        if not isinstance(df, pd.DataFrame) or s.selection_source is None \
+                or s.selection_source[0] != "heatmap":
+            self.req_box.hide()
+            return
+        total = s.selected_requests if s.selected_requests is not None else len(df)
+        ncases = len(s.selected_cases or ())
+        rows, sort, keys = [], [], []
+        for r in df.itertuples(index=False):
+            rows.append([str(r.run_id), str(r.request_id)] + [num(getattr(r, m), m) for m in REQUEST_METRICS])
+            sort.append([str(r.run_id), str(r.request_id)]
+                        + [float("-inf") if pd.isna(getattr(r, m)) else float(getattr(r, m)) for m in REQUEST_METRICS])
+            keys.append((str(r.run_id), str(r.request_id)))
+        self.req_model.set_rows(rows, sort, keys)
+        shown = "" if len(df) >= total else self.tr(" (first %1 listed)").replace("%1", f"{len(df):,}")
+        bound = (self.tr("bound to %1 case(s) of this cohort").replace("%1", f"{ncases:,}")
+                 if ncases else self.tr("none bound to a case of this cohort"))
+        self.req_caption.setText(self.tr("%1 request(s) in %2%3, %4 · double-click one to open its timeline")
+                                 .replace("%1", f"{total:,}").replace("%2", s.selection_label)
+                                 .replace("%3", shown).replace("%4", bound))
+        self.req_box.setVisible(True)
+
+    def _open_request(self, index) -> None:
+        key = index.siblingAtColumn(0).data(KEY_ROLE) if index.isValid() else None
+        if key:
+            self.session.open_request(*key)
 
     def _data_pos(self, scene_pos: QPointF):
         if not isinstance(self.value, dict) or not self.plot.sceneBoundingRect().contains(scene_pos):

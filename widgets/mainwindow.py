@@ -37,10 +37,10 @@ PANELS = [
     ("heatmap", HeatmapPanel, "centre"),
     ("versions", VersionsPanel, "centre"),
     ("sla", SlaPanel, "centre"),
+    ("timeline", "widgets.timeline:TimelinePanel", "centre"),  # full height: axis labels fit
     ("whatif", "widgets.whatif:WhatIfPanel", "centre"),
     ("conclusion", ConclusionPanel, "right"),
     ("cases", CasesPanel, "bottom"),
-    ("timeline", "widgets.timeline:TimelinePanel", "bottom"),
     ("replay", "widgets.replay:ReplayPanel", "bottom"),
 ]
 TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
@@ -49,7 +49,7 @@ TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
           "whatif": "What-if", "conclusion": "Conclusion", "cases": "Cases",
           "timeline": "Timeline", "replay": "Replay"}
 MAX_RECENT = 10
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # 2: the Timeline moved among the centre tabs
 
 
 def _resolve(spec):
@@ -90,6 +90,8 @@ class MainWindow(QMainWindow):
         session.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         session.storeChanged.connect(self._update_actions)
         session.selectionChanged.connect(self._update_actions)
+        if hasattr(session, "requestActivated"):  # the Timeline panel paints it; show its dock
+            session.requestActivated.connect(lambda _run, _req: self.show_panel("timeline"))
 
     # -- docks ------------------------------------------------------------------------------
     def _build_docks(self) -> None:
@@ -319,6 +321,13 @@ class MainWindow(QMainWindow):
         dock.show()
         dock.raise_()
         dock.widget().setFocus()
+
+    def show_panel(self, name: str) -> None:
+        """Show a panel's dock and bring its tab to the front (keyboard focus stays put)."""
+        dock = self.docks.get(name)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state, LAYOUT_VERSION)

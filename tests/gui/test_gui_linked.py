@@ -100,3 +100,96 @@ def test_tree_node_labels_fit_their_boxes(app):
             texts.append(child.text())
     assert not [t for t in texts if "…" in t], texts
     assert any("5,671 ms" in t for t in texts) and any("12.3 requests" in t for t in texts)
+
+
+def _heatmap_on_request_level(s, qtbot):
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "heatmap" in u):
+        s.set_params("heatmap", level="request", x_metric="tpot_ms", y_metric="queue_ms",
+                     value_metric="e2e_ms")
+    return s.data["heatmap"]
+
+
+def test_heatmap_cell_outlined_and_its_requests_listed(loaded, qtbot):
+    import numpy as np
+    window, req, cases = loaded
+    s = window.session
+    hm = _heatmap_on_request_level(s, qtbot)
+    counts = np.array(hm["counts"])
+    window.docks["heatmap"].raise_()
+    panel = window.panels["heatmap"]
+    # a cell whose requests include none of the cohort's cases, and one with cases
+    cohort_req = set(s.data["frame"]["request_id"].dropna())
+    xe, ye = np.array(hm["x_edges"]), np.array(hm["y_edges"])
+    def members(ix, iy):
+        lx, ly = ix == len(xe) - 2, iy == len(ye) - 2
+        inx = (req["tpot_ms"] >= xe[ix]) & ((req["tpot_ms"] <= xe[ix + 1]) if lx else (req["tpot_ms"] < xe[ix + 1]))
+        iny = (req["queue_ms"] >= ye[iy]) & ((req["queue_ms"] <= ye[iy + 1]) if ly else (req["queue_ms"] < ye[iy + 1]))
+        return req[inx & iny]
+    cells = [(ix, iy) for iy, ix in zip(*np.nonzero(counts))]
+    empty = next(c for c in cells if not set(members(*c)["request_id"]) & cohort_req)
+    full = max(cells, key=lambda c: counts[c[1], c[0]])
+    with qtbot.waitSignal(s.selectedCasesChanged, timeout=30000, check_params_cb=lambda ids: ids is not None):
+        s.select_heatmap_cell(*empty)
+    n = len(members(*empty))
+    assert s.selected_requests == n and len(s.selected_cases) == 0
+    header = dict((t, v) for t, v, _ in window.panels["header"].items)
+    assert header["Selected"] == f"{n} request{'s' if n != 1 else ''}, none bound to a case of this cohort"
+    msg = window.panels["cases"].message()
+    assert msg and "none is bound to a case of this cohort" in msg
+    assert panel.req_box.isVisibleTo(panel) and panel.req_model.rowCount() == n
+    assert sorted(k[1] for k in panel.req_model.keys) == sorted(members(*empty)["request_id"])
+    r = panel.outline.rect()
+    ix, iy = empty
+    assert panel.outline.isVisible()
+    assert (r.left(), r.top(), r.right(), r.bottom()) == (xe[ix], ye[iy], xe[ix + 1], ye[iy + 1])
+    # double-click a listed request: it opens in the Timeline, whose dock comes to the front
+    idx = panel.req_view.model().index(0, 1)
+    want = idx.siblingAtColumn(0).data(KEY_ROLE)
+    with qtbot.waitSignal(s.requestActivated, timeout=5000) as blocker:
+        panel.req_view.doubleClicked.emit(idx)
+    assert tuple(blocker.args) == want
+    qtbot.waitUntil(lambda: window.panels["timeline"].isVisible(), timeout=5000)
+    # a cell with cohort cases: the case table lists them, the outline moves
+    with qtbot.waitSignal(s.selectedCasesChanged, timeout=30000, check_params_cb=lambda ids: ids is not None):
+        s.select_heatmap_cell(*full)
+    assert s.selected_requests == counts[full[1], full[0]] and panel.outline.rect().left() == xe[full[0]]
+    # Esc clears: outline and list go
+    QTest.keyClick(window, Qt.Key.Key_Escape)
+    assert not panel.outline.isVisible() and not panel.req_box.isVisibleTo(panel)
+
+
+def test_double_click_a_case_opens_its_request_in_the_timeline(loaded, qtbot):
+    window, req, cases = loaded
+    s = window.session
+    panel = window.panels["cases"]
+    qtbot.waitUntil(lambda: panel.model.rowCount() > 0, timeout=30000)
+    idx = panel.model.index(3, 0)
+    row = panel.model.df.iloc[3]
+    assert row["request_id"] == cases.set_index("case_id").loc[row["case_id"], "request_id"]
+    timeline = window.panels["timeline"]
+    with qtbot.waitSignal(s.requestActivated, timeout=5000) as blocker:
+        rect = panel.view.visualRect(idx)
+        vp = panel.view.viewport()
+        QTest.mouseClick(vp, Qt.MouseButton.LeftButton, pos=rect.center())  # views need the press
+        QTest.mouseDClick(vp, Qt.MouseButton.LeftButton, pos=rect.center())
+    assert blocker.args == [row["run_id"], row["request_id"]]
+    qtbot.waitUntil(lambda: timeline.isVisible() and timeline.current == (row["run_id"], row["request_id"]),
+                    timeout=30000)
+    # a case without a bound request says so instead of opening nothing
+    with qtbot.waitSignal(s.message, timeout=5000) as blocker:
+        s.open_request(None, None)
+    assert "not bound" in blocker.args[0]
+
+
+def test_distribution_double_click_picks_the_nearest_badcase(loaded, qtbot):
+    import numpy as np
+    window, req, cases = loaded
+    s = window.session
+    panel = window.panels["distributions"]
+    frame = s.data["frame"]
+    m = panel.metric_box.currentData()
+    bad = frame[(frame["grp"] == "bad") & frame["request_id"].notna()]
+    vals = bad[m].astype(float).to_numpy()
+    x = float(np.nanmedian(vals)) + 0.001
+    i = int(np.nanargmin(np.abs(vals - x)))
+    assert panel.nearest_case(x) == (bad["run_id"].iloc[i], bad["request_id"].iloc[i])
