@@ -3,7 +3,7 @@ preemptions significant after adjustment, the tree's first split on one of them,
 regression flagged, the conclusion naming prefix caching / KV-cache policy and the scheduler."""
 import pytest
 
-demo = pytest.importorskip("explorer.demo")
+import explorer.demo as demo
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,6 @@ from explorer.core.store import Store
 from explorer.demo import DEMO_NOTE, load_demo
 from explorer.demo.trace import synthesize_trace, write_mooncake
 
-pytest.importorskip("explorer.core.replay", reason="the engine model (explorer.core.replay) "
-                    "is not in this checkout yet")
-
 N = 1200  # requests per engine version: small enough to build in about a second
 PLANTED = "计算题中间步骤出错"
 

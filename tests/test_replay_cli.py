@@ -119,12 +119,17 @@ def test_trace_without_hash_ids_says_hit_rates_are_not_meaningful(real, tmp_path
     out = capsys.readouterr().out
     assert "no prefix information in this trace (no hash_ids): hit rates not meaningful" in out
     assert "0.0%" not in out
-    # a row with a negative prompt is rejected (named in the output), not replayed
+    # a row with a negative prompt never reaches the engine: the loader skips it, naming it
     bad = tmp_path / "azure_bad.csv"
     bad.write_text(lines[0] + lines[1] + lines[2].replace(",", ",-", 1) + lines[3])
     assert main(["replay", str(bad), "--blocks", "5000"]) == 0
-    out = capsys.readouterr().out
-    assert "rejected: 1" in out and "rejected request 2: prompt of -" in out
+    captured = capsys.readouterr()
+    assert "negative token count" in captured.err + captured.out
+    # ... and the engine itself rejects an empty prompt instead of looping on it
+    from explorer.core.replay import EngineConfig, TraceRequest, simulate
+    res = simulate([TraceRequest("a", 0.0, 0, 5), TraceRequest("b", 0.1, 300, 5)],
+                   EngineConfig(num_gpu_blocks=5000))
+    assert res.summary["rejected"] == 1
     # the requests carry NULL, not 0, for what the trace cannot tell
     from explorer.core.replay import EngineConfig, TraceRequest, simulate
     res = simulate([TraceRequest(str(i), 0.1 * i, 300, 5) for i in range(20)],

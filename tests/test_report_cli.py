@@ -161,7 +161,7 @@ def test_mmlu_pro_alone_compares_cases_and_says_no_trace(real, tmp_path):
 def test_whatif_arguments_pass_through(planted, monkeypatch, tmp_path):
     import argparse
 
-    whatif = pytest.importorskip("explorer.core.analysis.whatif")
+    import explorer.core.analysis.whatif as whatif
     from explorer.cli import report as cli
 
     p = argparse.ArgumentParser()
@@ -196,7 +196,7 @@ def test_whatif_arguments_pass_through(planted, monkeypatch, tmp_path):
 def test_whatif_paid_once_and_timed(planted, monkeypatch):
     """The what-if (DoWhy import + estimator + refuters) runs once per cohort content and
     arguments; progress reports it as a section of its own, before "done"."""
-    whatif = pytest.importorskip("explorer.core.analysis.whatif")
+    import explorer.core.analysis.whatif as whatif
     calls = []
 
     class Fake:

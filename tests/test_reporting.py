@@ -2,7 +2,6 @@
 the pictures, and image regression of two panels (marker `image`)."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -53,7 +52,6 @@ def test_html_says_why_a_section_is_empty(bundle):
     assert "no batch_size in these traces" in html
 
 
-@pytest.mark.skipif(shutil.which("pdffonts") is None, reason="poppler-utils not installed")
 def test_pdf_embeds_a_cjk_font_and_prints_the_chinese_cluster(bundle):
     pdf = bundle[0] / "report.pdf"
     fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout

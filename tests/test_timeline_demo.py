@@ -15,12 +15,10 @@ from explorer.core.store import Store
 
 @pytest.fixture(scope="module")
 def demo():
-    mod = pytest.importorskip("explorer.demo", reason="engineer W's demo workload is not there yet")
+    from explorer.demo import load_demo
     s = Store()
-    reps = mod.load_demo(s)
-    errors = [r.error for r in reps if r.error]
-    if errors:
-        pytest.skip(f"the demo did not load: {errors[0]}")
+    reps = load_demo(s)
+    assert [r.error for r in reps if r.error] == []
     yield s
     s.close()
 
@@ -51,8 +49,8 @@ def test_demo_preempted_requests_show_their_preemptions(demo):
 
 
 def test_demo_worst_badcase_and_typical_control(demo):
-    analysis = pytest.importorskip("explorer.core.analysis")
-    cluster = analysis.default_cluster(demo) if hasattr(analysis, "default_cluster") else None
+    from explorer.core import analysis
+    cluster = analysis.default_cluster(demo)
     frame = analysis.cohort_frame(demo, analysis.Cohort(cluster=cluster, control="same-category",
                                                         selection=None))
     bad = frame[(frame.grp == "bad") & frame.request_id.notna()]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-demo = pytest.importorskip("explorer.demo")
-analysis = pytest.importorskip("explorer.core.analysis")
-cases = pytest.importorskip("explorer.demo.cases")
+import explorer.core.analysis as analysis
+import explorer.demo as demo
+import explorer.demo.cases as cases
 
 from explorer.core.analysis import whatif as W  # noqa: E402
 
