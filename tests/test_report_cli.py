@@ -264,3 +264,13 @@ def test_report_carries_the_timeline_of_the_worst_badcase(planted, tmp_path):
     assert doc["timeline"]["request_id"] == top["request_id"]
     assert doc["timeline"]["metrics"]["num_preemptions"] == top["num_preemptions"]
     assert "## Timeline of the worst badcase" in (tmp_path / "report.md").read_text(encoding="utf-8")
+
+
+def test_markdown_escapes_input_text(planted, tmp_path):
+    """A cluster name with markup (it comes from the input file) is text in report.md."""
+    planted.execute("UPDATE cases SET cluster = '<img src=x onerror=alert(1)>' WHERE cluster IS NOT NULL")
+    core_report.write_report(planted, Cohort("<img src=x onerror=alert(1)>"), tmp_path, ["md"],
+                             whatif=False)
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "<img" not in md
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md

@@ -17,6 +17,7 @@ time, so this module never imports Qt; without it those formats raise FormatUnav
 from __future__ import annotations
 
 import hashlib
+import html
 import importlib
 import json
 import logging
@@ -315,7 +316,8 @@ WRITERS: dict[str, Callable[[dict, Path], Path]] = {"json": _write_json, "md": _
 
 # ---- Markdown -------------------------------------------------------------------------------
 def _cell(x: Any) -> str:
-    s = "" if x is None else str(x)
+    """A Markdown table cell: input text escaped (HTML tags render in Markdown viewers)."""
+    s = "" if x is None else html.escape(str(x), quote=False)
     return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
@@ -640,7 +642,7 @@ def render_markdown(doc: dict) -> str:
     meta = doc.get("meta") or {}
     coh = (doc.get("cohort") or {}) if not _missing(doc.get("cohort")) else {}
     title = coh.get("cluster") or (meta.get("cohort") or {}).get("cluster") or "every badcase"
-    out = [f"# Trace Explorer report: {title}", "",
+    out = [f"# Trace Explorer report: {html.escape(str(title), quote=False)}", "",
            f"Generated {meta.get('generated_at', '')} by Trace Explorer {meta.get('app_version', '')}."]
     ev = (meta.get("cohort") or {}).get("eval_id")
     if ev:
