@@ -12,7 +12,6 @@ error (unknown cluster, format not available, bad --set / --graph).
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
 from pathlib import Path
@@ -123,25 +122,17 @@ def _load(store, args) -> tuple[int, int]:
     """Load inputs; returns (loaded, failed) counts. Prints one line per input to stderr."""
     loaded = failed = 0
     if args.demo:
-        try:
-            demo = importlib.import_module("explorer.demo")
-        except ImportError:
-            raise ValueError("the demo workload is not part of this build (explorer.demo)") from None
-        reports = demo.load_demo(store)
+        from explorer.demo import load_demo
+        reports = load_demo(store)
     else:
         reports = []
     if args.files:
         reports = list(reports) + list(store.load_paths(args.files))
-        try:
-            pipeline = importlib.import_module("explorer.core.pipeline")
-        except ImportError:
-            pipeline = None
-        if pipeline is not None:
-            res = pipeline.prepare(store)
-            rate = getattr(res, "rate", None)
-            if getattr(res, "total", 0):
-                print(f"bound {res.bound} of {res.total} cases to trace requests"
-                      + (f" ({rate:.0%})" if rate is not None else ""), file=sys.stderr)
+        from explorer.core import pipeline
+        res = pipeline.prepare(store)  # bind every case to its request after the last file
+        if res.total:
+            print(f"bound {res.bound} of {res.total} cases to trace requests"
+                  + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
     for r in reports:
         if r.error:
             failed += 1

@@ -11,9 +11,8 @@ stat files); percentiles are linear-interpolated (numpy's default). Input files 
 """
 from __future__ import annotations
 
-import importlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -83,12 +82,9 @@ def evals_for(store: Store, eval_ids: list[str]) -> list[dict[str, Any]]:
 
 
 def _prepare(store: Store) -> str | None:
-    """Call explorer.core.pipeline.prepare(store) when that module exists; the error text if it
-    fails (the inspection itself still stands)."""
-    try:
-        pipeline = importlib.import_module("explorer.core.pipeline")
-    except ImportError:
-        return None
+    """Bind the cases to requests (explorer.core.pipeline.prepare); the error text if it fails
+    (the inspection itself still stands)."""
+    from . import pipeline
     try:
         pipeline.prepare(store)
     except Exception as e:  # a failing association must not hide the load reports

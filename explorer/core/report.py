@@ -100,10 +100,7 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     memoised on (the frame's content hash, args): building the report of the same cohort again
     in one process (GUI export, several formats) pays it once. Callbacks (progress, cancelled)
     are not part of the key."""
-    try:
-        whatif = importlib.import_module("explorer.core.analysis.whatif")
-    except ImportError:
-        return SectionError("whatif", "the what-if analysis is not part of this build", "no_data")
+    from .analysis import whatif
     if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
         return SectionError("whatif", "no case of the cohort is bound to a trace request, so "
                             "there is no engine metric to intervene on", "no_data")
@@ -180,10 +177,8 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     sim = _simulated(store)
     note = None
     if sim:
-        try:
-            note = importlib.import_module("explorer.demo").DEMO_NOTE
-        except (ImportError, AttributeError):
-            note = "Some loaded runs or evals are simulated."
+        from explorer.demo import DEMO_NOTE
+        note = DEMO_NOTE
     doc["meta"] = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                    "app_version": _app_version(), "cohort": cohort.to_dict(),
                    "simulated": sim, "demo_note": note,
@@ -204,11 +199,17 @@ def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
 
 
 # ---- writing --------------------------------------------------------------------------------
+_RENDERER_ERRORS: dict[str, str] = {}
+
+
 def _renderer():
+    """The first importable renderer plug-in and the formats it adds. Imported by name so that
+    this module never imports Qt; an import failure is kept and shown by check_formats."""
     for name in RENDERER_MODULES:
         try:
             mod = importlib.import_module(name)
-        except ImportError:
+        except ImportError as e:
+            _RENDERER_ERRORS[name] = f"{type(e).__name__}: {e}"
             continue
         fmts = set(getattr(mod, "QT_FORMATS", None) or getattr(mod, "ALL_FORMATS", ()))
         if hasattr(mod, "render") and fmts:
@@ -238,8 +239,11 @@ def check_formats(formats: Sequence[str]) -> list[str]:
     have = set(available_formats())
     missing = [f for f in out if f not in have]
     if missing:
-        raise FormatUnavailable(f"format {', '.join(missing)} not available yet (this build "
-                                f"writes {', '.join(sorted(have))})")
+        why = "; ".join(f"{n} failed to import ({e})" for n, e in _RENDERER_ERRORS.items()
+                        if n in RENDERER_MODULES)
+        raise FormatUnavailable(f"format {', '.join(missing)} not available yet"
+                                f"{': ' + why if why else ''} (this build writes "
+                                f"{', '.join(sorted(have))})")
     return list(dict.fromkeys(out))
 
 

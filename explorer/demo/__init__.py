@@ -60,21 +60,14 @@ def load_demo(store: Store, progress=None, *, seed: int | None = None,
             data = workload.cached_build(seed, n_requests, trace_path, progress, use_cache)
         except InputError as e:
             failed = LoadReport(path=label, format="demo", error=str(e))
-        except ImportError as e:  # the engine model (explorer.core.replay) is missing
-            failed = LoadReport(path=label, format="demo",
-                                error=f"{label}: the engine model is not available ({e})")
     if failed is not None:
         workload.record_input(store, failed)
         return [failed]
     reports = workload.write_demo(store, data)
-    try:
-        from ..core import pipeline
-    except ImportError:
-        pipeline = None
-    if pipeline is not None:
-        if progress:
-            progress(98, 100, "binding cases to requests")
-        pipeline.prepare(store)
+    from ..core import pipeline
+    if progress:
+        progress(98, 100, "binding cases to requests")
+    pipeline.prepare(store)
     if progress:
         progress(100, 100, "done")
     return reports
