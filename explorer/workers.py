@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import logging
 import traceback
+import warnings
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -147,6 +148,26 @@ class Runner(QObject):
     def wait(self, msecs: int = -1) -> bool:
         """Block until the pool is empty (for shutdown and tests only)."""
         return self.pool.waitForDone(msecs)
+
+    def shutdown(self, msecs: int = 30000) -> bool:
+        """Stop for good (the window is closing): make every job stale, drop the queued ones,
+        wait up to msecs for the running one to return (jobs check cancelled() often), then
+        disconnect every job's signals so nothing is delivered to a deleted receiver.
+        Returns True when no job is left running."""
+        self.cancel()
+        self.pool.clear()  # queued jobs that never started
+        done = self.pool.waitForDone(msecs)
+        for job, _, _ in list(self._live.values()):
+            for sig in (job.signals.done, job.signals.progress, job.signals.partial):
+                with warnings.catch_warnings():  # PySide warns when nothing was connected
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    try:
+                        sig.disconnect()
+                    except (RuntimeError, TypeError):  # nothing connected / already deleted
+                        pass
+        if done:
+            self._live.clear()
+        return done
 
     def _progress(self, key: str, done: int, total: int, text: str) -> None:
         self.busy.emit(text or key, done, total)

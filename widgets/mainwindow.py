@@ -382,7 +382,10 @@ class MainWindow(QMainWindow):
         for r in self.runners():
             r.cancel()
         for r in self.runners():
-            r.wait(msecs)
+            if hasattr(r, "shutdown"):
+                r.shutdown(msecs)
+            else:
+                r.wait(msecs)
 
 
 def _local_paths(mime) -> list[str]:

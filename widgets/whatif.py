@@ -67,7 +67,7 @@ class WhatIfPanel(Panel):
         self.result: dict | None = None
         self.scale: dict | None = None     # last whatif_scale result (SLA scaling)
         self.graph_text = default_graph_text()
-        self.graph = parse_graph(self.graph_text, source="resources/causal_graph.dot")
+        self._graph = None  # parsed on first use (parse_graph imports networkx: ~0.1-0.2 s)
         self._delivered = False   # a finished result (from a report) was handed in: no auto-run
         self._dirty = False       # inputs changed since the last run
         self.runner = Runner(self)
@@ -219,7 +219,7 @@ class WhatIfPanel(Panel):
 
         session.storeChanged.connect(self._load_graph_setting)
         session.selectedCasesChanged.connect(lambda _ids: self._inputs_changed())
-        self.draw_graph()
+        self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
 
     # -- inputs --------------------------------------------------------------------------------------
     def on_results(self, update: dict) -> None:
@@ -248,6 +248,17 @@ class WhatIfPanel(Panel):
             self._run_timer().start()
         return None
 
+    @property
+    def graph(self):
+        """The causal graph in use: the default one is parsed on first use, not at start-up."""
+        if self._graph is None:
+            self._graph = parse_graph(self.graph_text, source="resources/causal_graph.dot")
+        return self._graph
+
+    @graph.setter
+    def graph(self, value) -> None:
+        self._graph = value
+
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
         QTimer.singleShot(0, self.table.resizeRowsToContents)   # wrapped "why" texts
@@ -258,6 +269,15 @@ class WhatIfPanel(Panel):
 
     def showEvent(self, ev):
         super().showEvent(ev)
+        if not self._drawn:  # a tab behind another is "visible" too: draw when on screen
+            QTimer.singleShot(0, self._first_draw)
+            dock = self.parentWidget()
+            while dock is not None and not hasattr(dock, "visibilityChanged"):
+                dock = dock.parentWidget()
+            if dock is not None and not getattr(self, "_dock_hooked", False):
+                self._dock_hooked = True
+                dock.visibilityChanged.connect(
+                    lambda on: on and QTimer.singleShot(0, self._first_draw))
         # rendered off screen (a report figure): no slider, no editor; the drawing stays
         figure = self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
         self.slider.setVisible(not figure and self.frame is not None)
@@ -544,7 +564,13 @@ class WhatIfPanel(Panel):
         self.headline.setStyleSheet(f"color: {palette.BAD};" if error else "")
 
     # -- the graph -----------------------------------------------------------------------------------
+    def _first_draw(self) -> None:
+        """Draw the graph once the panel is really on screen (not a tab behind another)."""
+        if not self._drawn and self.isVisible() and not self.visibleRegion().isEmpty():
+            self.draw_graph()
+
     def draw_graph(self) -> None:
+        self._drawn = True
         r = self.result or {}
         same = (r.get("treatment") == self.treatment.currentData()
                 and r.get("outcome") == self.outcome.currentData())

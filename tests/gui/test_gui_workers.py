@@ -54,3 +54,38 @@ def test_job_error_reaches_on_error(qapp, qtbot):
     with qtbot.waitSignal(runner.idle, timeout=10000):
         runner.submit("load", boom, lambda r: None, errors.append)
     assert len(errors) == 1 and "line 3" in str(errors[0])
+
+
+def test_shutdown_waits_for_the_running_job_and_delivers_nothing(qapp, qtbot):
+    runner = Runner()
+    started, gate = threading.Event(), threading.Event()
+    got = []
+
+    def slow(ctx):
+        started.set()
+        gate.wait(10)
+        return "late"
+
+    runner.submit("analysis", slow, got.append)
+    runner.submit("queued", lambda ctx: "never", got.append)  # still queued: dropped unrun
+    assert started.wait(10)
+    threading.Timer(0.1, gate.set).start()
+    assert runner.shutdown(10000) is True
+    qapp.processEvents()
+    assert got == [] and runner.pending() == 0
+
+
+def test_screenshot_exits_cleanly(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    png = tmp_path / "empty.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-m", "explorer", "--screenshot", str(png)],
+                         cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert png.exists()
+    noise = [ln for ln in out.stderr.splitlines() if "propagateSizeHints" not in ln and ln.strip()]
+    assert not [ln for ln in noise if "deleted" in ln or "Traceback" in ln or "Error" in ln], noise
