@@ -64,7 +64,6 @@ def test_window_heatmap_matches_numpy(loaded):
 
 def test_cell_predicate_selects_its_windows_requests(loaded):
     res = compute_heatmap(loaded, Cohort(), {"bins_x": 5, "bins_y": 4})
-    win = _windows()
     for (ix, iy), wins in list(res.cell_windows.items())[:6]:
         got = select_requests(loaded, heatmap_cell_predicate(res, ix, iy))
         w = set(wins)

@@ -1,5 +1,4 @@
 """The core must run without Qt: importing every core module pulls in no Qt binding."""
-import importlib
 import pkgutil
 import subprocess
 import sys

@@ -2,7 +2,6 @@
 real-file stories (aibrix releases compared; MMLU-Pro 8B alone with no trace bound)."""
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

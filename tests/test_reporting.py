@@ -66,7 +66,6 @@ def test_pdf_embeds_a_cjk_font_and_prints_the_chinese_cluster(bundle):
 
 
 def _render_text(text: str, families: list[str], merge: bool = True) -> np.ndarray:
-    from PySide6.QtCore import QPoint
     from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QLabel
 

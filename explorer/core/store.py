@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import schema
-from .errors import InputError, UnknownFormat
+from .errors import InputError
 from .sqlutil import load_query, quote_ident
 
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from ..errors import InputError, UnknownFormat
+from ..errors import UnknownFormat
 from .base import Sniff
 
 MIN_CONFIDENCE = 0.3

@@ -209,7 +209,7 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
             report.columns[col] = "arrival_s (timestamp -> unix s)"
             continue
         if t == "BOOLEAN":
-            raise InputError(path, f"expected numbers, found true/false", field=col)
+            raise InputError(path, "expected numbers, found true/false", field=col)
         val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
         if not numeric:
             bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "

@@ -117,7 +117,6 @@ def load(path: Path, store, report) -> None:
     keys = [_key(e.get("instance_id"), e.get("train_trial_index"), e.get("perturbation"))
             for e in per_instance if isinstance(e, dict)]
     trials = len({k[1] for k in keys}) > 1
-    perturbed = any(k[2] for k in keys)
 
     cases, requests, events = [], [], []
     run_id = store.new_id("runs", "run_id", f"helm:{d.name}")

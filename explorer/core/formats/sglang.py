@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .base import Sniff
-from ._common import RowError, insert_requests, integer, no_rows, num, register_run, text
+from ._common import RowError, insert_requests, integer, no_rows, num, register_run
 from . import _serving
 
 NAME = "sglang"
