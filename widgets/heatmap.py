@@ -73,7 +73,7 @@ class HeatmapPanel(Panel):
         rl.addWidget(self.req_caption)
         rl.addWidget(self.req_view, 1)
         self.req_box.hide()
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = self.split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.glw)
         split.addWidget(self.req_box)
         split.setStretchFactor(0, 3)
@@ -154,7 +154,10 @@ class HeatmapPanel(Panel):
         self.req_caption.setText(self.tr("%1 request(s) in %2%3, %4 · double-click one to open its timeline")
                                  .replace("%1", f"{total:,}").replace("%2", s.selection_label)
                                  .replace("%3", shown).replace("%4", bound))
-        self.req_box.setVisible(True)
+        if not self.req_box.isVisibleTo(self):
+            self.req_box.setVisible(True)
+            h = max(self.split.height(), 300)
+            self.split.setSizes([int(h * 0.6), h - int(h * 0.6)])  # the list gets room for rows
 
     def _open_request(self, index) -> None:
         key = index.siblingAtColumn(0).data(KEY_ROLE) if index.isValid() else None

@@ -193,3 +193,22 @@ def test_distribution_double_click_picks_the_nearest_badcase(loaded, qtbot):
     x = float(np.nanmedian(vals)) + 0.001
     i = int(np.nanargmin(np.abs(vals - x)))
     assert panel.nearest_case(x) == (bad["run_id"].iloc[i], bad["request_id"].iloc[i])
+
+
+def test_versions_chart_labels_are_unique(app):
+    import pyqtgraph as pg
+    from widgets.painters.versions import chart_rows, paint_versions
+    ch = [{"benchmark": f"ps_experiment_v0.3.0_20250519/rate_{r}", "metric": "ttft_ms", "from_version": "0.2.1",
+           "to_version": "0.3.0", "change_pct": pct, "p_value": 0.01, "p_adjusted": 0.02,
+           "regression": pct > 10} for r, pct in ((1, 12.0), (2, -4.0), (3, 30.0))]
+    summary = [{"metric": "ttft_ms", "from_version": "0.2.1", "to_version": "0.3.0", "benchmarks": 3,
+                "significant": 3, "regressions": 2, "median_change_pct": 12.0, "min_change_pct": -4.0,
+                "max_change_pct": 30.0, "min_p_adjusted": 0.02}]
+    bars, title = chart_rows({"changes": ch, "summary": summary})
+    assert len(bars) == 1 and bars[0]["value"] == 12.0 and (bars[0]["lo"], bars[0]["hi"]) == (-4.0, 30.0)
+    assert "3 benchmarks" in bars[0]["label"] and "median" in title
+    bars, _ = chart_rows({"changes": ch})  # no summary: one bar per change, benchmark named
+    labels = [b["label"] for b in bars]
+    assert len(set(labels)) == 3 and all("rate_" in lab for lab in labels)
+    plot = pg.PlotItem()
+    assert paint_versions(plot, {"changes": ch, "summary": summary}) is None

@@ -60,23 +60,75 @@ def empty_reason(versions) -> str | None:
     return None
 
 
-def paint_versions(plot: pg.PlotItem, versions) -> str | None:
-    """Bar chart of change % per metric (regressions in the badcase colour). Returns a message
-    instead of drawing when there is no change to show."""
-    plot.clear()
+def short_benchmark(name, width: int = 22) -> str:
+    """A benchmark name short enough for a tick label: its last path part, middle-elided
+    ("ps_experiment…_0.3.0")."""
+    t = str(name or "–").rstrip("/").rsplit("/", 1)[-1]
+    if len(t) <= width:
+        return t
+    keep = width - 1
+    return t[: keep - keep // 2] + "…" + t[len(t) - keep // 2:]
+
+
+def _summary(versions) -> list[dict]:
+    if isinstance(versions, dict):
+        return [r for r in versions.get("summary") or [] if not is_missing(r.get("median_change_pct"))]
+    return []
+
+
+def chart_rows(versions) -> tuple[list[dict], str]:
+    """What the bar chart shows: (bars, axis title). Each bar: label, value (change %), lo / hi
+    (whisker, or None), regression (bool), tip. When some (metric, version pair) was compared
+    on several benchmarks, one bar per pair from `summary` (median change, whiskers min..max
+    over the benchmarks); else one bar per change, labelled with its (shortened) benchmark
+    when there are several."""
+    summ = _summary(versions)
+    if summ and any(int(r.get("benchmarks") or 0) > 1 for r in summ):
+        bars = []
+        for r in summ:
+            nb = int(r.get("benchmarks") or 0)
+            bars.append({
+                "label": f"{label(r['metric'], False)} {r.get('from_version')}→{r.get('to_version')}"
+                         f" ({nb} benchmark{'s' if nb != 1 else ''})",
+                "value": float(r["median_change_pct"]),
+                "lo": None if is_missing(r.get("min_change_pct")) else float(r["min_change_pct"]),
+                "hi": None if is_missing(r.get("max_change_pct")) else float(r["max_change_pct"]),
+                "regression": bool(r.get("regressions")),
+                "tip": f"{r.get('regressions', 0)} regression(s), {r.get('significant', 0)} significant "
+                       f"of {nb} benchmark(s); min adjusted p {pval(r.get('min_p_adjusted'))}"})
+        return bars, "median change over the benchmarks (%), whiskers min – max"
     ch = [c for c in _changes(versions) if not is_missing(c.get("change_pct"))]
-    if not ch:
+    several = len({c.get("benchmark") for c in ch}) > 1
+    bars = [{"label": f"{label(c['metric'], False)} {c.get('from_version')}→{c.get('to_version')}"
+                      + (f" · {short_benchmark(c.get('benchmark'))}" if several else ""),
+             "value": float(c["change_pct"]), "lo": None, "hi": None,
+             "regression": bool(c.get("regression")),
+             "tip": f"{c.get('benchmark')}: p = {pval(c.get('p_value'))}"} for c in ch]
+    return bars, "change between versions (%)"
+
+
+def paint_versions(plot: pg.PlotItem, versions) -> str | None:
+    """Bar chart of change % (regressions in the badcase colour), one bar per (metric,
+    version pair) summarised over the benchmarks, or per change with its benchmark in the
+    label (chart_rows). Returns a message instead of drawing when there is no change."""
+    plot.clear()
+    bars, title = chart_rows(versions)
+    if not bars:
         return "Only one engine version per benchmark: nothing to compare across versions."
-    y = np.arange(len(ch))
-    vals = np.array([float(c["change_pct"]) for c in ch])
-    brushes = [pg.mkBrush(palette.BAD if c.get("regression") else palette.NEUTRAL) for c in ch]
-    bars = pg.BarGraphItem(x0=np.zeros(len(ch)), y=y, width=vals, height=0.6, brushes=brushes,
-                           pen=pg.mkPen(None))
-    plot.addItem(bars)
-    ticks = [(i, f"{label(c['metric'], False)} {c.get('from_version')}→{c.get('to_version')}")
-             for i, c in enumerate(ch)]
-    plot.getAxis("left").setTicks([ticks])
-    plot.setLabel("bottom", "change between versions (%)")
+    y = np.arange(len(bars))
+    vals = np.array([b["value"] for b in bars])
+    brushes = [pg.mkBrush(palette.BAD if b["regression"] else palette.NEUTRAL) for b in bars]
+    plot.addItem(pg.BarGraphItem(x0=np.zeros(len(bars)), y=y, width=vals, height=0.6,
+                                 brushes=brushes, pen=pg.mkPen(None)))
+    wh = [(i, b) for i, b in enumerate(bars) if b["lo"] is not None and b["hi"] is not None]
+    if wh:
+        idx = np.array([i for i, _ in wh], dtype=float)
+        mid = np.array([b["value"] for _, b in wh])
+        plot.addItem(pg.ErrorBarItem(x=mid, y=idx, left=mid - np.array([b["lo"] for _, b in wh]),
+                                     right=np.array([b["hi"] for _, b in wh]) - mid, beam=0.2,
+                                     pen=pg.mkPen(palette.MUTED, width=1.2)))
+    plot.getAxis("left").setTicks([[(i, b["label"]) for i, b in enumerate(bars)]])
+    plot.setLabel("bottom", title)
     plot.addItem(pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(palette.MUTED)))
     plot.showGrid(x=True, alpha=0.25)
     plot.invertY(True)
