@@ -252,13 +252,15 @@ def paint_concurrency(plot: pg.PlotItem, nb: pd.DataFrame | None, tl: dict):
 
 def _title(tl: dict, who: str) -> str:
     m = tl.get("metrics", {})
-    bits = [f"{who} {tl['request_id']}", tr("run %1").replace("%1", tl["run_id"]),
-            tr("source: %1").replace("%1", tr(tl["source"]))]
+    ident = [f"<b>{who} {tl['request_id']}</b>", tr("run %1").replace("%1", tl["run_id"]),
+             tr("source: %1").replace("%1", tr(tl["source"]))]
+    bits = []
     for k, unit, name in (("ttft_ms", "ms", "TTFT"), ("tpot_ms", "ms/token", "TPOT"),
                           ("e2e_ms", "ms", "E2E"), ("num_preemptions", "", tr("preemptions"))):
         if m.get(k) is not None:
             bits.append(f"{name} {_fmt(m[k], unit)}")
-    return " · ".join(bits)
+    # two short lines: one long line would set the figure's minimum width past the dock's
+    return " · ".join(ident) + ("<br>" + " · ".join(bits) if bits else "")
 
 
 def _legend(plot: pg.PlotItem, entries: list[tuple[Any, str]], cols: int) -> None:
