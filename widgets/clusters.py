@@ -20,6 +20,20 @@ def _bound(bound, bad) -> str:
     return f"{int(bound)} ({share(int(bound) / int(bad))})" if not is_missing(bad) and int(bad) else str(int(bound))
 
 
+def _common_prefix(names: list[str], least: int = 8) -> int:
+    """Length of the prefix every name shares (cut at a separator), when it is at least
+    `least` characters and every name goes on past it; else 0. "ori_mmlu-high_school_maths" and
+    "ori_mmlu-college_maths" show as "…high_school_maths" and "…college_maths"."""
+    if len(names) < 2:
+        return 0
+    import os.path
+    pre = os.path.commonprefix(names)
+    cut = max((pre.rfind(ch) + 1 for ch in "-_ /:."), default=0)
+    if cut < least or any(len(n) <= cut for n in names):
+        return 0
+    return cut
+
+
 class ClustersPanel(Panel):
     key = "clusters"
     title = "Clusters"
@@ -36,6 +50,7 @@ class ClustersPanel(Panel):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.verticalHeader().hide()
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.view.setWordWrap(False)  # wrapped at "-", a name showed as its first word + "…"
         self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in (1, 2, 3):
             self.view.horizontalHeader().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
@@ -69,9 +84,12 @@ class ClustersPanel(Panel):
         sort.append(["", float("inf"), 2.0, float("inf")])
         keys.append(ALL)
         tips.append(self.tr("Every badcase against the control group"))
+        names = [str(c.get("name")) for c in clusters]
+        cut = _common_prefix(names)
         for c in clusters:
             bad = c.get("badcases")
-            rows.append([str(c.get("name")), "–" if is_missing(bad) else str(int(bad)),
+            name = str(c.get("name"))
+            rows.append([("…" + name[cut:]) if cut else name, "–" if is_missing(bad) else str(int(bad)),
                          share(c.get("share")), _bound(c.get("bound"), bad)])
             sort.append([str(c.get("name")), -1 if is_missing(bad) else float(bad),
                          -1 if is_missing(c.get("share")) else float(c["share"]),

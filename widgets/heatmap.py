@@ -21,9 +21,11 @@ REQUEST_HEADERS = ("run", "request", "TTFT", "TPOT", "scheduling delay", "E2E", 
 REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions", "kv_cache_hit_rate")
 
 try:  # the metrics the window-level heatmap accepts (Qt-free, cheap to import)
+    from explorer.core.analysis.heatmap import DEFAULTS
     from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES
 except ImportError:  # pragma: no cover - analysis core not installed
     CHOICES = ("tpot_ms", "batch_size_entropy", "queue_ms", "ttft_ms", "e2e_ms", "batch_size")
+    DEFAULTS = {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metric": "queue_ms"}
 
 
 class HeatmapPanel(Panel):
@@ -84,14 +86,25 @@ class HeatmapPanel(Panel):
         lay.addWidget(self.hint)
         session.selectionChanged.connect(self._mark_cell)
 
-    def paint(self, hm) -> str | None:
-        hm = hm or {}
+    def show_result(self, value) -> None:
+        # the pickers show the metrics asked for, also when the result is a "no data" reason
+        self._set_pickers(value if isinstance(value, dict) else {})
+        if isinstance(value, dict) and value.get("status") == "no_data" and "reason" in value:
+            value = {**value, "reason": str(value["reason"]) + "\n"
+                     + self.tr("Choose metrics the loaded traces record above (e.g. TPOT and TTFT).")}
+        super().show_result(value)
+
+    def _set_pickers(self, hm: dict) -> None:
+        asked = {**DEFAULTS, **(self.session.params.get("heatmap") or {})}
         for name, box in self.boxes.items():
-            m = hm.get(name)
+            m = hm.get(name) or asked.get(name)
             if m and box.findData(m) < 0:
                 box.addItem(label(m), m)
             if m:
                 box.setCurrentIndex(box.findData(m))
+
+    def paint(self, hm) -> str | None:
+        hm = hm or {}
         self.outline = None  # plot.clear() in paint_heatmap removes it
         msg = paint_heatmap(self.plot, hm)
         if msg is None:

@@ -212,3 +212,21 @@ def test_versions_chart_labels_are_unique(app):
     assert len(set(labels)) == 3 and all("rate_" in lab for lab in labels)
     plot = pg.PlotItem()
     assert paint_versions(plot, {"changes": ch, "summary": summary}) is None
+
+
+def test_cluster_names_with_a_long_common_prefix_show_what_differs(window):
+    panel = window.panels["clusters"]
+    panel.show_result([{"name": "ori_mmlu-high_school_mathematics", "badcases": 115, "share": 0.68, "bound": 0},
+                       {"name": "ori_mmlu-college_mathematics", "badcases": 55, "share": 0.32, "bound": 0}])
+    shown = sorted(r[0] for r in panel.model.rows[1:])
+    assert shown == ["…college_mathematics", "…high_school_mathematics"]
+    assert sorted(panel.model.keys[1:]) == ["ori_mmlu-college_mathematics", "ori_mmlu-high_school_mathematics"]
+
+
+def test_heatmap_pickers_show_the_asked_metrics_when_there_is_no_data(window):
+    from explorer.core.analysis.heatmap import DEFAULTS
+    panel = window.panels["heatmap"]
+    panel.show_result({"status": "no_data", "reason": "the traces do not record batch_size"})
+    assert {n: b.currentData() for n, b in panel.boxes.items()} == \
+        {n: DEFAULTS[n] for n in ("x_metric", "y_metric", "value_metric")}
+    assert "Choose metrics" in panel.message()
