@@ -117,6 +117,7 @@ def test_heatmap_cell_outlined_and_its_requests_listed(loaded, qtbot):
     counts = np.array(hm["counts"])
     window.docks["heatmap"].raise_()
     panel = window.panels["heatmap"]
+    qtbot.waitUntil(lambda: window.panels["timeline"].visibleRegion().isEmpty(), timeout=5000)
     # a cell whose requests include none of the cohort's cases, and one with cases
     cohort_req = set(s.data["frame"]["request_id"].dropna())
     xe, ye = np.array(hm["x_edges"]), np.array(hm["y_edges"])
@@ -148,7 +149,7 @@ def test_heatmap_cell_outlined_and_its_requests_listed(loaded, qtbot):
     with qtbot.waitSignal(s.requestActivated, timeout=5000) as blocker:
         panel.req_view.doubleClicked.emit(idx)
     assert tuple(blocker.args) == want
-    qtbot.waitUntil(lambda: window.panels["timeline"].isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: not window.panels["timeline"].visibleRegion().isEmpty(), timeout=5000)
     # a cell with cohort cases: the case table lists them, the outline moves
     with qtbot.waitSignal(s.selectedCasesChanged, timeout=30000, check_params_cb=lambda ids: ids is not None):
         s.select_heatmap_cell(*full)
@@ -167,14 +168,16 @@ def test_double_click_a_case_opens_its_request_in_the_timeline(loaded, qtbot):
     row = panel.model.df.iloc[3]
     assert row["request_id"] == cases.set_index("case_id").loc[row["case_id"], "request_id"]
     timeline = window.panels["timeline"]
+    window.docks["comparison"].raise_()
+    qtbot.waitUntil(lambda: timeline.visibleRegion().isEmpty(), timeout=5000)  # a tab behind
     with qtbot.waitSignal(s.requestActivated, timeout=5000) as blocker:
         rect = panel.view.visualRect(idx)
         vp = panel.view.viewport()
         QTest.mouseClick(vp, Qt.MouseButton.LeftButton, pos=rect.center())  # views need the press
         QTest.mouseDClick(vp, Qt.MouseButton.LeftButton, pos=rect.center())
     assert blocker.args == [row["run_id"], row["request_id"]]
-    qtbot.waitUntil(lambda: timeline.isVisible() and timeline.current == (row["run_id"], row["request_id"]),
-                    timeout=30000)
+    qtbot.waitUntil(lambda: not timeline.visibleRegion().isEmpty()  # its tab came to the front
+                    and timeline.current == (row["run_id"], row["request_id"]), timeout=30000)
     # a case without a bound request says so instead of opening nothing
     with qtbot.waitSignal(s.message, timeout=5000) as blocker:
         s.open_request(None, None)
