@@ -329,7 +329,7 @@ def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
         paint_events(top, control, 1.0)
         ticks.append((1.0, tr("typical control")))
     top.getAxis("left").setTicks([ticks])
-    top.setYRange(-0.5, len(ticks) - 1 + 1.3, padding=0)  # headroom for markers and legend
+    top.setYRange(-0.5, len(ticks) - 1 + 2.0, padding=0)  # headroom: the legend sits above the markers
     shown = [tl] + ([control] if control is not None else [])
     phases = [k for k in PHASE_COLOURS if any(p["kind"] == k for t in shown for p in t["phases"])]
     kinds = [k for k in EVENT_SYMBOLS if any(e["kind"] == k for t in shown for e in t["events"])]
