@@ -60,8 +60,11 @@ def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot, tmp_path
     assert "vLLM-style, counted per scheduling attempt" in status[1]
     assert labels[0] == "prompt tokens served from cache"
     assert panel.table.item(0, 2).text() == f"{expected['hit_rate_tokens']:.3f}"
-    qtbot.waitUntil(lambda: session.store.count("runs") == 2, timeout=30000)
-    sim = session.store.df("SELECT simulated, label FROM runs WHERE format = 'replay'")
+    # the store belongs to the session's worker: wait until it is idle, then read on a cursor
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=30000)
+    cur = session.store.cursor()
+    assert cur.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 2
+    sim = cur.execute("SELECT simulated, label FROM runs WHERE format = 'replay'").df()
     assert bool(sim.simulated.iloc[0]) and "1500x16" in sim.label.iloc[0]
     panel.run_sweep()
     qtbot.waitUntil(lambda: panel.sweep is not None, timeout=120000)
