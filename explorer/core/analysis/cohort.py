@@ -11,8 +11,11 @@ eval loaded without any trace still has case-level features to compare.
 """
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..errors import NoData
@@ -73,17 +76,9 @@ def cohort_sql(cohort: Cohort) -> tuple[str, dict]:
     return sql, params
 
 
-def cohort_frame(store, cohort: Cohort, con=None) -> pd.DataFrame:
-    """One row per case of the cohort, badcases first then control, each sorted by case_id.
-
-    Columns: case_id, grp ('bad' | 'control'), badcase (int 0/1), category, cluster, run_id,
-    request_id, level (NaN when unbound), the engine metrics (float, NaN when unbound or not
-    recorded: kv_cache_hit_rate in [0, 1], num_preemptions, tpot_ms ms/token, batch_size,
-    ttft_ms, queue_ms, e2e_ms, prefill_ms, decode_ms, cached_prompt_tokens, arrival_s seconds),
-    prompt_tokens / completion_tokens (request's counts, else the case's own), prompt_chars /
-    prediction_chars, finish_reason, error, tenant, engine_version, eval_id, correct.
-    An empty cohort gives an empty frame with these columns (no error)."""
-    sql, params = cohort_sql(cohort)
+def _frame_select(sql: str) -> str:
+    """SELECT of FRAME_COLUMNS (metrics cast to DOUBLE, badcase to INTEGER) over `sql`, in
+    frame order (badcases first, then control, each by case_id)."""
     cols = []
     for c in FRAME_COLUMNS:
         if c in ENGINE_METRICS + CASE_METRICS + EXTRA_METRICS + TEXT_METRICS + ("level",):
@@ -92,8 +87,115 @@ def cohort_frame(store, cohort: Cohort, con=None) -> pd.DataFrame:
             cols.append("CAST(badcase AS INTEGER) AS badcase")
         else:
             cols.append(c)
-    full = f"SELECT {', '.join(cols)} FROM (\n{sql}\n) AS f ORDER BY badcase DESC, case_id"
-    df = (con or store.con).sql(full, params=params).df()
+    return f"SELECT {', '.join(cols)} FROM (\n{sql}\n) AS f ORDER BY badcase DESC, case_id"
+
+
+# The case view (every case that can enter a cohort, i.e. correct is not NULL) as a frame,
+# computed once per store content: {store: (fingerprint, frame)}. A cluster change then only
+# filters it (cohort_frame), instead of re-joining cases x case_links x requests x runs.
+_VIEW_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_VIEW_LOCK = threading.Lock()
+
+# What the case view depends on, cheaply (~10 ms at 1M requests / 100k cases): row counts of
+# requests / inputs / cases (requests and cases are only added or deleted by loads, each of
+# which records an `inputs` row; no code path updates a request's metrics in place), an
+# order-independent hash sum over the cases columns that are updated in place (cluster, set
+# and renamed by explorer.core.clusters), over case_links (rewritten by bind_cases) and over
+# runs. A caller that updates other columns in place calls invalidate_case_view(store).
+_FINGERPRINT_SQL = """
+SELECT (SELECT count(*) FROM requests), (SELECT count(*) FROM inputs),
+       (SELECT count(*) FROM runs), (SELECT sum(hash(run_id, engine_version)) FROM runs),
+       (SELECT count(*) FROM cases),
+       (SELECT sum(hash(case_id, cluster, correct, category)) FROM cases),
+       (SELECT count(*) FROM case_links),
+       (SELECT sum(hash(case_id, run_id, request_id, level, score)) FROM case_links)
+"""
+
+
+def case_view_fingerprint(store, con=None) -> tuple:
+    """A tuple that changes whenever the case view (queries/analysis_case_view.sql) may change:
+    see _FINGERPRINT_SQL. Costs one small query (no scan of the requests table)."""
+    return tuple((con or store.con).execute(_FINGERPRINT_SQL).fetchall()[0])
+
+
+def invalidate_case_view(store) -> None:
+    """Drop the cached case view of `store` (the next cohort_frame rebuilds it). Only needed
+    after updating requests in place; loads, renames and re-binding are detected by
+    themselves."""
+    with _VIEW_LOCK:
+        _VIEW_CACHE.pop(store, None)
+
+
+def case_view_frame(store, con=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(view, empty): every case whose correctness is known, as cohort_frame rows (same
+    columns, dtypes and order: badcases first, then correct cases, each by case_id; grp 'bad' |
+    'control'), and the empty frame an empty cohort query returns; cached per store until
+    case_view_fingerprint changes. Treat both as read-only."""
+    con = con or store.con
+    key = case_view_fingerprint(store, con)
+    with _VIEW_LOCK:
+        hit = _VIEW_CACHE.get(store)
+        if hit is not None and hit[0] == key:
+            return hit[1], hit[2]
+        sql = (f"WITH cv AS (\n{load_query('analysis_case_view')}\n)\n"
+               "SELECT CASE WHEN cv.badcase = 1 THEN 'bad' ELSE 'control' END AS grp, cv.*\n"
+               "FROM cv WHERE cv.badcase IS NOT NULL")
+        df = con.sql(_frame_select(sql)).df()
+        df["badcase"] = df["badcase"].astype(int)
+        # DuckDB gives an empty result other dtypes (object strings) than a filled one, so
+        # an empty cohort is served from an empty result of the same query.
+        empty = con.sql(_frame_select(sql + " AND false")).df()
+        empty["badcase"] = empty["badcase"].astype(int)
+        _VIEW_CACHE[store] = (key, df, empty)
+        return df, empty
+
+
+def _cohort_mask(view: pd.DataFrame, cohort: Cohort) -> np.ndarray:
+    """Rows of the case view in the cohort: queries/analysis_cohort.sql in numpy."""
+    bad = view["badcase"].to_numpy() == 1
+    in_eval = (np.ones(len(view), bool) if cohort.eval_id is None
+               else (view["eval_id"] == cohort.eval_id).to_numpy())
+    in_cluster = (np.ones(len(view), bool) if cohort.cluster is None
+                  else (view["cluster"] == cohort.cluster).to_numpy())
+    chosen_bad = bad & in_eval & in_cluster
+    if cohort.control == "all-correct":
+        ctrl = ~bad
+    else:
+        cat = view["category"]
+        bad_cats = cat[chosen_bad]
+        ctrl = ~bad & (cat.isin(set(bad_cats.dropna())).to_numpy()
+                       | (cat.isna().to_numpy() & bool(bad_cats.isna().any())))
+    return chosen_bad | (ctrl & in_eval)
+
+
+def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.DataFrame:
+    """One row per case of the cohort, badcases first then control, each sorted by case_id.
+
+    Columns: case_id, grp ('bad' | 'control'), badcase (int 0/1), category, cluster, run_id,
+    request_id, level (NaN when unbound), the engine metrics (float, NaN when unbound or not
+    recorded: kv_cache_hit_rate in [0, 1], num_preemptions, tpot_ms ms/token, batch_size,
+    ttft_ms, queue_ms, e2e_ms, prefill_ms, decode_ms, cached_prompt_tokens, arrival_s seconds),
+    prompt_tokens / completion_tokens (request's counts, else the case's own), prompt_chars /
+    prediction_chars, finish_reason, error, tenant, engine_version, eval_id, correct.
+    An empty cohort gives an empty frame with these columns (no error).
+
+    cached=True (default) filters the per-store cached case view (case_view_frame) when the
+    cohort has no selection; otherwise (or cached=False) it runs the cohort SQL (cohort_sql).
+    Both give the same frame."""
+    if cached and cohort.selection is None:
+        view, empty = case_view_frame(store, con)
+        mask = _cohort_mask(view, cohort)
+        if not mask.any():
+            return empty.copy()
+        df = view[mask].reset_index(drop=True)
+        # DuckDB gives a VARCHAR column with no value object dtype (None), not a string dtype
+        for c in view.columns:
+            if view[c].dtype != object and not pd.api.types.is_numeric_dtype(view[c].dtype) \
+                    and not pd.api.types.is_bool_dtype(view[c].dtype) and df[c].isna().all():
+                df[c] = pd.Series([None] * len(df), dtype=object)
+        return df
+    sql, params = cohort_sql(cohort)
+    df = (con or store.con).sql(_frame_select(sql), params=params).df()
     df["badcase"] = df["badcase"].astype(int)
     return df
 
