@@ -154,6 +154,12 @@ def _screenshot(app, window, session, path: str, start) -> int:
             state["rc"] = 1
         else:
             print(f"trace-explorer: saved {path} ({img.width()}x{img.height()})")
+        # like the other commands: name every input that failed and exit non-zero
+        failed = [r.error for r in session.data.get("inputs") or [] if getattr(r, "error", None)]
+        for text in failed + session.errors:
+            print(f"trace-explorer: failed: {text}", file=sys.stderr)
+        if failed or session.errors:
+            state["rc"] = 1
         window.close()
         app.quit()
 

@@ -79,8 +79,8 @@ def to_payload(value: Any) -> Any:
 def fetch_meta(store: Store) -> dict:
     """Counts and the simulated flag of what is loaded."""
     con = store.con
-    sim = con.execute("SELECT coalesce(bool_or(simulated), false) FROM runs").fetchone()[0] or \
-        con.execute("SELECT coalesce(bool_or(simulated), false) FROM evals").fetchone()[0]
+    sim = con.execute("SELECT coalesce(bool_or(simulated), false) FROM runs").fetchall()[0][0] or \
+        con.execute("SELECT coalesce(bool_or(simulated), false) FROM evals").fetchall()[0][0]
     note = None
     if sim:
         demo = optional_module("explorer.demo")
@@ -250,6 +250,7 @@ class Session(QObject):
         self._cache: dict = {}                # cluster-independent sections, per store content
         self.metric: str | None = None        # the metric the distributions show
         self._loads = 0
+        self.errors: list[str] = []           # loads / session opens that failed, for --screenshot
 
     # -- loading ----------------------------------------------------------------------------
     def load_paths(self, paths: list[str]) -> None:
@@ -338,6 +339,7 @@ class Session(QObject):
         self.refresh()
 
     def _failed(self, err: BaseException) -> None:
+        self.errors.append(str(err))
         self.message.emit(self.tr("Error: %1").replace("%1", str(err)))
 
     def _publish(self, payload: dict) -> None:

@@ -78,7 +78,11 @@ class Job(QRunnable):
             _emit(self.signals.done, self, None, e)
         except BaseException as e:  # noqa: BLE001 - a job must never take the app down
             if not ctx.cancelled():
-                log.warning("job %s failed:\n%s", self.label, traceback.format_exc())
+                from explorer.core.errors import TraceExplorerError
+                if isinstance(e, TraceExplorerError):  # an expected, explained failure
+                    log.info("job %s failed: %s", self.label, e)
+                else:
+                    log.warning("job %s failed:\n%s", self.label, traceback.format_exc())
             _emit(self.signals.done, self, None, e)
         else:
             _emit(self.signals.done, self, result, None)

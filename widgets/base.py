@@ -33,6 +33,7 @@ class Panel(QWidget):
         self._msg = QLabel(self.tr("Nothing loaded yet.\nDrop eval and trace files or folders on the "
                                    "window, or use File > Open files… (Ctrl+O)."))
         self._msg.setObjectName("panelMessage")
+        self._msg.setTextFormat(Qt.TextFormat.PlainText)  # messages quote file names and values
         self._msg_error = False
         self._msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._msg.setWordWrap(True)

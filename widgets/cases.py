@@ -124,6 +124,7 @@ class CasesPanel(Panel):
         self.view.doubleClicked.connect(self.open_row)
         self.view.setToolTip(self.tr("Double-click a case to open its bound request in the Timeline"))
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setObjectName("muted")
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)

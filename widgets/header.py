@@ -2,6 +2,7 @@
 strongest link level, current selection, SIMULATED for demo data)."""
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
 from widgets.base import Panel
@@ -58,6 +59,7 @@ class HeaderPanel(Panel):
             t = QLabel(self.tr(title))
             t.setObjectName("headerTitle")
             val = QLabel(value)
+            val.setTextFormat(Qt.TextFormat.PlainText)  # cluster names come from input files
             val.setObjectName("headerValue")
             v.addWidget(t)
             v.addWidget(val)

@@ -88,6 +88,7 @@ class TimelinePanel(QWidget):
         self.view.scene().sigMouseMoved.connect(self._hover)
         self.view.scene().sigMouseClicked.connect(self._clicked)
         self.readout = QLabel(self.tr("Hover over the timeline for exact values."))
+        self.readout.setTextFormat(Qt.TextFormat.PlainText)
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setWordWrap(True)  # a long hover text must not widen the dock
         self.msg = QLabel(self.tr("Select a case bound to a request (or a request) to see its "

@@ -433,6 +433,12 @@ class Store:
     def open(cls, path: str | Path) -> "Store":
         """Reopen a saved session (read into memory so the file is never changed by accident).
         Raises InputError when the file is not a Trace Explorer session."""
+        p = Path(path)
+        if not p.is_file():
+            raise InputError(path, "no such session file")
+        with open(p, "rb") as fh:  # DuckDB's file header carries "DUCK" at byte 8
+            if fh.read(12)[8:12] != b"DUCK":
+                raise InputError(path, "not a DuckDB session file (save one with File > Save Session)")
         store = cls()
         try:
             store.con.execute(f"ATTACH {_sql_str(str(path))} AS _src (READ_ONLY)")

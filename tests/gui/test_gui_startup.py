@@ -69,3 +69,19 @@ def test_real_x_window_under_xvfb(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_screenshot_names_failed_inputs_and_exits_non_zero(tmp_path):
+    """Like inspect and report: a bad file is named on stderr, the good ones still load and
+    the window is still saved, and the exit code says something failed."""
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"ttfts": [0.1, ')
+    good = ROOT.parent / "shared" / "data" / "real" / "every_eval_ever" / \
+        "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    png = tmp_path / "shot.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-m", "explorer", str(bad), str(good), "--screenshot",
+                          str(png)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 1
+    assert "broken.json" in out.stderr and "Traceback" not in out.stderr
+    assert png.stat().st_size > 10_000

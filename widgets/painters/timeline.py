@@ -15,6 +15,8 @@ Inputs are plain data: `tl` is Timeline.to_dict(), `nb` is the neighbours() Data
 """
 from __future__ import annotations
 
+import html
+
 import heapq
 import math
 from typing import Any
@@ -252,7 +254,9 @@ def paint_concurrency(plot: pg.PlotItem, nb: pd.DataFrame | None, tl: dict):
 
 def _title(tl: dict, who: str) -> str:
     m = tl.get("metrics", {})
-    ident = [f"<b>{who} {tl['request_id']}</b>", tr("run %1").replace("%1", tl["run_id"]),
+    # ids come from the trace file: escaped, since a LabelItem renders HTML
+    ident = [f"<b>{html.escape(who)} {html.escape(str(tl['request_id']))}</b>",
+             html.escape(tr("run %1").replace("%1", str(tl["run_id"]))),
              tr("source: %1").replace("%1", tr(tl["source"]))]
     bits = []
     for k, unit, name in (("ttft_ms", "ms", "TTFT"), ("tpot_ms", "ms/token", "TPOT"),
