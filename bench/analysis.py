@@ -5,6 +5,12 @@ conclusion; no causal what-if) on a synthetic store of 1M requests and 100k boun
 
 Target: under 1.5 s once loaded (imports warmed up by a first run, which is reported apart).
 Prints the load time, the cold run, then per repeat the total and each section's time.
+
+Then --changes N cluster changes (alternating over the store's clusters), timing the core calls
+the GUI session makes per change (explorer/session.py analyse: cohort_frame once, then
+summarize_cohort, compare_metrics, fit_tree on that frame; heatmap / versions / SLA are cached
+by the session across clusters and timed once): p50 / p95 per call, and the uncached cohort SQL
+(cohort_frame(..., cached=False)) for comparison.
 """
 from __future__ import annotations
 
@@ -68,6 +74,7 @@ def main() -> int:
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--cases", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--changes", type=int, default=20)
     a = ap.parse_args()
     t = time.perf_counter()
     store = build(a.requests, a.cases)
@@ -96,7 +103,36 @@ def main() -> int:
     c = res["comparison"]
     print("kv_cache_hit_rate adjusted p:", c.row("kv_cache_hit_rate").p_adjusted,
           "| tree:", res["tree"].sentence)
+    if a.changes:
+        cluster_changes(store, a.changes)
     return 0
+
+
+def cluster_changes(store, n: int) -> None:
+    """Time the per-cluster-change core calls (see the module doc); prints p50 / p95 in ms."""
+    from explorer.core.analysis import (cluster_table, cohort_frame, compare_metrics, conclude,
+                                        fit_tree, summarize_cohort)
+    names = [r["cluster"] for r in cluster_table(store)]
+    times: dict[str, list[float]] = {}
+
+    def timed(key, fn):
+        t = time.perf_counter()
+        r = fn()
+        times.setdefault(key, []).append((time.perf_counter() - t) * 1000)
+        return r
+    for i in range(n):
+        c = Cohort(names[i % len(names)])
+        t0 = time.perf_counter()
+        frame = timed("cohort_frame", lambda: cohort_frame(store, c))
+        out = {"cohort": timed("summarize_cohort", lambda: summarize_cohort(store, c, frame=frame)),
+               "comparison": timed("compare_metrics", lambda: compare_metrics(store, c, frame=frame)),
+               "tree": timed("fit_tree", lambda: fit_tree(store, c, frame=frame))}
+        timed("conclude", lambda: conclude(out))
+        times.setdefault("per change (sum)", []).append((time.perf_counter() - t0) * 1000)
+        timed("cohort_frame uncached", lambda: cohort_frame(store, c, cached=False))
+    print(f"{n} cluster changes over {names} (ms):")
+    for k, v in times.items():
+        print(f"  {k:22s} p50 {np.percentile(v, 50):7.1f}  p95 {np.percentile(v, 95):7.1f}")
 
 
 if __name__ == "__main__":

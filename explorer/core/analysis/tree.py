@@ -73,6 +73,16 @@ def _readable(feature: str, side: str, thr: float, integral: bool) -> str:
     return f"{name} {'≤' if side == 'le' else '>'} {plain_number(thr, integral, unit)}"
 
 
+def _varies(col: pd.Series) -> bool:
+    """More than one distinct non-NULL value (col.nunique(dropna=True) > 1 without hashing:
+    a min / max pass over the float values)."""
+    if not pd.api.types.is_float_dtype(col.dtype):
+        return col.nunique(dropna=True) > 1
+    v = col.to_numpy(dtype=float)
+    v = v[~np.isnan(v)]
+    return bool(len(v)) and bool(v.min() < v.max())
+
+
 def fit_tree(store, cohort: Cohort, params: dict | None = None,
              frame: pd.DataFrame | None = None) -> TreeResult:
     """Fit the tree and read it (see the module doc).
@@ -96,7 +106,7 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
         col = bound[f] if f in bound else None
         if col is None:
             raise ValueError(f"unknown tree feature {f!r}")
-        if col.notna().mean() >= p["min_coverage"] and col.nunique(dropna=True) > 1:
+        if col.notna().mean() >= p["min_coverage"] and _varies(col):
             feats.append(f)
     if not feats:
         raise NoData("no engine metric is recorded (and varies) for enough bound cases "
