@@ -6,6 +6,7 @@ import pytest
 
 from explorer.core.analysis import Cohort, cohort_frame
 from explorer.core.analysis.cohort import case_view_frame, invalidate_case_view
+from explorer.core.selection import And, InSet, Not, Or, Range, TreePath
 
 RNG = np.random.default_rng(11)
 N = 80
@@ -82,3 +83,21 @@ def test_cache_reused_then_invalidated_by_loads_renames_and_links(loaded):
     assert len(cohort_frame(loaded, Cohort("renamed"))) > 0
     invalidate_case_view(loaded)
     assert case_view_frame(loaded)[0] is not view
+
+
+SELECTIONS = [
+    Range("kv_cache_hit_rate", 0.2, 0.7), Not(Range("kv_cache_hit_rate", None, 0.5)),
+    Or(InSet("category", ("algebra",)), Range("prompt_tokens", 100, None)),
+    And(InSet("finish_reason", ("length",)), Range("num_preemptions", 1, None)),
+    TreePath((("kv_cache_hit_rate", "le", 0.6), ("num_preemptions", "gt", 0.5))),
+    InSet("level", (1, 2)), InSet("case_id", ()), InSet("grp", ("bad",)),
+    Range("score", 0.5, None),  # not a frame column: answered by the SQL path
+]
+
+
+@pytest.mark.parametrize("sel", SELECTIONS, ids=repr)
+@pytest.mark.parametrize("cluster", ["sign errors", None])
+def test_cached_selection_equals_sql(loaded, sel, cluster):
+    c = Cohort(cluster, selection=sel)
+    pd.testing.assert_frame_equal(cohort_frame(loaded, c), cohort_frame(loaded, c, cached=False),
+                                  check_exact=True)

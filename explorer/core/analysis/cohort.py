@@ -163,9 +163,62 @@ def _cohort_mask(view: pd.DataFrame, cohort: Cohort) -> np.ndarray:
     else:
         cat = view["category"]
         bad_cats = cat[chosen_bad]
-        ctrl = ~bad & (cat.isin(set(bad_cats.dropna())).to_numpy()
+        ctrl = ~bad & (cat.isin(bad_cats.dropna().unique()).to_numpy()
                        | (cat.isna().to_numpy() & bool(bad_cats.isna().any())))
     return chosen_bad | (ctrl & in_eval)
+
+
+_SCRATCH = None  # DuckDB connection that evaluates selections over cached frames (lazy)
+
+
+def _columns_of(pred) -> set[str] | None:
+    """The columns a selection predicate names (None for a predicate type it does not know)."""
+    if hasattr(pred, "column"):
+        return {pred.column}
+    if hasattr(pred, "steps"):
+        return {f for f, _, _ in pred.steps}
+    if hasattr(pred, "part"):
+        return _columns_of(pred.part)
+    if hasattr(pred, "parts"):
+        out: set[str] = set()
+        for p in pred.parts:
+            c = _columns_of(p)
+            if c is None:
+                return None
+            out |= c
+        return out
+    return None
+
+
+def _select_rows(view: pd.DataFrame, mask: np.ndarray, selection: Predicate) -> np.ndarray | None:
+    """mask narrowed to the rows the selection predicate holds on, evaluated by DuckDB over
+    the cached frame (SQL semantics: NULL is not selected); None when the predicate names a
+    column the frame does not have (e.g. score, model)."""
+    import duckdb
+
+    cols = _columns_of(selection)
+    if cols is None:
+        cols = list(view.columns)
+    elif not cols <= set(view.columns):
+        return None
+    frag, params = selection.to_sql()
+    rows = np.flatnonzero(mask)
+    sub = view[sorted(cols)].iloc[rows].assign(_k=np.arange(len(rows)))
+    global _SCRATCH
+    with _VIEW_LOCK:
+        if _SCRATCH is None:  # one private in-memory database; a cursor per call (threads)
+            _SCRATCH = duckdb.connect()
+        con = _SCRATCH.cursor()
+    try:
+        con.register("_cohort", sub)
+        keep = con.execute(f"SELECT _k FROM _cohort WHERE {frag}", params).fetchnumpy()["_k"]
+    except duckdb.BinderException:
+        return None
+    finally:
+        con.close()
+    out = np.zeros(len(view), bool)
+    out[rows[np.asarray(keep, dtype=np.int64)]] = True
+    return out
 
 
 def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.DataFrame:
@@ -179,12 +232,18 @@ def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.
     prediction_chars, finish_reason, error, tenant, engine_version, eval_id, correct.
     An empty cohort gives an empty frame with these columns (no error).
 
-    cached=True (default) filters the per-store cached case view (case_view_frame) when the
-    cohort has no selection; otherwise (or cached=False) it runs the cohort SQL (cohort_sql).
-    Both give the same frame."""
-    if cached and cohort.selection is None:
+    cached=True (default) filters the per-store cached case view (case_view_frame), evaluating
+    a selection with DuckDB over the filtered rows; cached=False (or a selection naming a
+    case-view column the frame lacks) runs the cohort SQL (cohort_sql). Both give the same
+    frame."""
+    if cached:
         view, empty = case_view_frame(store, con)
         mask = _cohort_mask(view, cohort)
+        if cohort.selection is not None and mask.any():
+            picked = _select_rows(view, mask, cohort.selection)
+            if picked is None:  # names a case-view column the frame lacks: the SQL path
+                return cohort_frame(store, cohort, con, cached=False)
+            mask = picked
         if not mask.any():
             return empty.copy()
         df = view[mask].reset_index(drop=True)
