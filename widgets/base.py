@@ -15,6 +15,21 @@ from explorer.session import Failure
 log = logging.getLogger(__name__)
 
 
+class JobControls:
+    """For panels that run long jobs of their own (replay, what-if): they own a QProgressBar
+    `progress` and a Cancel button `cancel_button`; connect their Runner's busy signal to
+    _busy and call _idle when the job ends."""
+
+    def _busy(self, _label: str, done: int, total: int) -> None:
+        self.progress.setVisible(True)
+        self.progress.setRange(0, max(total, 0))
+        self.progress.setValue(done)
+
+    def _idle(self) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setEnabled(False)
+
+
 class Panel(QWidget):
     """A dockable view of one payload key of the Session (see explorer.session).
 

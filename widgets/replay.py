@@ -25,7 +25,7 @@ from explorer.core.replay.compare import (NO_PREFIX, comparison_rows, default_ca
                                           sweep_capacity)
 from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
-from widgets.base import Panel
+from widgets.base import JobControls, Panel
 
 
 def _fmt(v: Any, unit: str = "") -> str:
@@ -38,7 +38,7 @@ def _fmt(v: Any, unit: str = "") -> str:
     return f"{s} {unit}".strip()
 
 
-class ReplayPanel(Panel):
+class ReplayPanel(JobControls, Panel):
     """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
 
     key = "inputs"     # sent after every load: the runs to offer may have changed
@@ -320,15 +320,6 @@ class ReplayPanel(Panel):
         self.runner.cancel("replay")
         self._status(self.tr("Cancelled."))
         self._idle()
-
-    def _busy(self, _label: str, done: int, total: int) -> None:
-        self.progress.setVisible(True)
-        self.progress.setRange(0, max(total, 0))
-        self.progress.setValue(done)
-
-    def _idle(self) -> None:
-        self.progress.setVisible(False)
-        self.cancel_button.setEnabled(False)
 
     def _failed(self, err: BaseException) -> None:
         self._status(str(err) or type(err).__name__, error=True)

@@ -28,7 +28,7 @@ from explorer.session import Failure
 from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets import palette
-from widgets.base import Panel
+from widgets.base import JobControls, Panel
 from widgets.painters.common import label
 from widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
                                      refutation_rows, summary)
@@ -55,7 +55,7 @@ class _GraphView(QGraphicsView):
                 self.centerOn(r.center())
 
 
-class WhatIfPanel(Panel):
+class WhatIfPanel(JobControls, Panel):
     """WhatIfPanel(session). Paints the cohort frame's what-if; see the module doc."""
 
     key = "frame"
@@ -470,15 +470,6 @@ class WhatIfPanel(Panel):
         self.runner.cancel("whatif")
         self._status(self.tr("Cancelled."))
         self._idle()
-
-    def _busy(self, _label: str, done: int, total: int) -> None:
-        self.progress.setVisible(True)
-        self.progress.setRange(0, max(total, 0))
-        self.progress.setValue(done)
-
-    def _idle(self) -> None:
-        self.progress.setVisible(False)
-        self.cancel_button.setEnabled(False)
 
     def _done(self, d: dict) -> None:
         self.session.data["whatif"] = d
