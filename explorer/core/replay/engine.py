@@ -83,6 +83,8 @@ INF_BLOCKS = 1 << 62
 _PENDING, _WAITING, _PREFILL, _DECODE, _DONE = range(5)
 
 
+_NOTHING: frozenset = frozenset()  # no entry is protected from eviction
+
 class _Req:
     """Mutable per-request state while the request is live."""
     __slots__ = ("i", "prompt", "target", "hashes", "hbt", "out", "computed", "tokens",
@@ -298,7 +300,7 @@ class _Engine:
         r.held = r.shared = r.nref = r.reg = r.ru = r.rpos = 0
         r.computed = 0
 
-    def _evict_until(self, k: int, forbidden: set):
+    def _evict_until(self, k: int, forbidden: frozenset | set):
         """Evict up to k blocks in policy order, stopping before any entry in `forbidden`."""
         ent = self.entries
         pol = self.policy
@@ -322,21 +324,7 @@ class _Engine:
         if k <= 0:
             return
         if k > self.free:
-            need = k - self.free
-            ent = self.entries
-            pol = self.policy
-            while need > 0:
-                key = pol.victim()
-                e = ent[key]
-                take = e[0] if e[0] < need else need
-                e[0] -= take
-                need -= take
-                self.evictable -= take
-                self.free += take
-                self.evicted += take
-                if e[0] == 0:
-                    del ent[key]
-                    pol.on_evict(key)
+            self._evict_until(k - self.free, _NOTHING)
         self.free -= k
 
     # -- the loop -------------------------------------------------------------------------------
