@@ -538,6 +538,21 @@ def add_sla_met(frame: pd.DataFrame, thresholds: dict[str, float] | None = None)
     return out
 
 
+def _backdoor_set(graph, g, data: pd.DataFrame, treatment: str, outcome: str,
+                  observed_cols) -> list[str]:
+    """The backdoor adjustment set DoWhy identifies on graph `g` (names as str).
+    Raises WhatIfError naming the unobserved culprits when the effect is not identifiable."""
+    from dowhy import CausalModel
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = CausalModel(data=data.iloc[:0], treatment=treatment, outcome=outcome, graph=g)
+        estimand = model.identify_effect(proceed_when_unidentifiable=True)
+    bd = estimand.get_backdoor_variables()
+    if estimand.estimands.get("backdoor") is None or bd is None:
+        raise WhatIfError(_why_unidentifiable(graph, treatment, outcome, set(observed_cols)))
+    return [str(c) for c in bd]
+
+
 def _why_unidentifiable(graph: CausalGraph, treatment: str, outcome: str,
                         observed: set[str]) -> str:
     """The user-facing reason backdoor identification failed, naming the unobserved nodes that
@@ -682,14 +697,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     from dowhy import CausalModel
     from dowhy.causal_estimator import estimate_effect as dowhy_estimate
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model0 = CausalModel(data=data.iloc[:0], treatment=treatment, outcome=outcome, graph=g)
-        estimand = model0.identify_effect(proceed_when_unidentifiable=True)
-    bd = estimand.get_backdoor_variables()
-    if estimand.estimands.get("backdoor") is None or bd is None:
-        raise WhatIfError(_why_unidentifiable(graph, treatment, outcome, set(observed_cols)))
-    adjust = [str(c) for c in bd]
+    adjust = _backdoor_set(graph, g, data, treatment, outcome, observed_cols)
     used = [treatment, outcome] + adjust
     keep = data[used].notna().all(axis=1)
     n_dropped = int((~keep).sum())
@@ -910,15 +918,7 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
             slopes[m], ses[m], adjust_by[m] = 0.0, 0.0, []
             continue
         _scenario_estimator_class()
-        from dowhy import CausalModel
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            cm = CausalModel(data=data.iloc[:0], treatment=metric, outcome=m, graph=g)
-            estd = cm.identify_effect(proceed_when_unidentifiable=True)
-        bd = estd.get_backdoor_variables()
-        if estd.estimands.get("backdoor") is None or bd is None:
-            raise WhatIfError(_why_unidentifiable(graph, metric, m, set(observed_cols)))
-        adj = [str(c) for c in bd]
+        adj = _backdoor_set(graph, g, data, metric, m, observed_cols)
         sub = data[[metric, m] + adj].dropna()
         if len(sub) < MIN_ROWS:
             raise NoData(f"Only {len(sub)} rows have {metric}, {m} and the adjustment set.")
