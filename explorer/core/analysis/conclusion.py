@@ -248,6 +248,15 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
     return out
 
 
+
+def _no_separation(what: str, rows) -> str:
+    """"No <what> separates ..." quoting the row with the smallest adjusted p."""
+    best = min(rows, key=lambda r: r.p_adjusted)
+    return (f"No {what} separates the badcases from the control strongly enough after "
+            f"Benjamini-Hochberg adjustment (smallest adjusted p: {fmt_p(best.p_adjusted)} for "
+            f"{best.metric}, diff {fmt_pct(best.diff_pct)}).")
+
+
 def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
                  case_found: list | None = None) -> str:
     """The narrative when no rule blames an engine module. case_found: (rule, sentence) of
@@ -269,19 +278,11 @@ def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
         case_metrics = set(kb.get("case_level", {}))
         engine = [r for r in comp.rows if r.p_adjusted is not None and r.metric not in case_metrics]
         if engine:
-            best = min(engine, key=lambda r: r.p_adjusted)
-            parts.append("No engine metric separates the badcases from the control strongly "
-                         "enough after Benjamini-Hochberg adjustment (smallest adjusted p: "
-                         f"{fmt_p(best.p_adjusted)} for {best.metric}, diff "
-                         f"{fmt_pct(best.diff_pct)}).")
+            parts.append(_no_separation("engine metric", engine))
         elif not case_level and not note:
             tested = [r for r in comp.rows if r.p_adjusted is not None]
             if tested:
-                best = min(tested, key=lambda r: r.p_adjusted)
-                parts.append("No metric separates the badcases from the control strongly enough "
-                             "after Benjamini-Hochberg adjustment (smallest adjusted p: "
-                             f"{fmt_p(best.p_adjusted)} for {best.metric}, diff "
-                             f"{fmt_pct(best.diff_pct)}).")
+                parts.append(_no_separation("metric", tested))
     elif isinstance(comp, SectionError):
         parts.append(f"No comparison: {comp.reason}.")
     ver = results.get("versions")
