@@ -73,7 +73,8 @@ class WhatIfPanel(JobControls, Panel):
         self.runner = Runner(self)
         self.runner.busy.connect(self._busy)
         self.runner.idle.connect(self._idle)
-        self.runner.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
+        self._cancel_note = ""  # why the running estimate was dropped (shown when it stops)
+        self.runner.dropped.connect(lambda _k: self._status(self._cancel_note or self.tr("Cancelled.")))
 
         # -- controls ------------------------------------------------------------------------
         self.treatment = QComboBox()
@@ -103,7 +104,7 @@ class WhatIfPanel(JobControls, Panel):
         self.slider.sliderReleased.connect(self._inputs_changed)
         self.set_box.valueChanged.connect(self._value_edited)
         self.run_button.clicked.connect(self.run)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(lambda: self.cancel())
 
         # -- graph: drawing and editor -------------------------------------------------------------
         self.scene = QGraphicsScene(self)
@@ -218,6 +219,9 @@ class WhatIfPanel(JobControls, Panel):
         lay.addWidget(split)
 
         session.storeChanged.connect(self._load_graph_setting)
+        # a what-if of the old cohort is stale: stop it now rather than let it take the CPU
+        # from the new cohort's analysis (it reruns when the new frame arrives)
+        session.cohortChanged.connect(self._cohort_changed)
         session.selectedCasesChanged.connect(lambda _ids: self._inputs_changed())
         self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
 
@@ -464,12 +468,17 @@ class WhatIfPanel(JobControls, Panel):
         self.scale = d
         self.scale_text.setText(d.get("text", ""))
 
-    def cancel(self) -> None:
+    def cancel(self, note: str = "") -> None:
+        self._cancel_note = note
         self._run_timer().stop()
         self.runner.cancel("whatif-scale")
         self.runner.cancel("whatif")
-        self._status(self.tr("Cancelled."))
+        self._status(note or self.tr("Cancelled."))
         self._idle()
+
+    def _cohort_changed(self) -> None:
+        if self.runner.pending() or self._run_timer().isActive():
+            self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
 
     def _done(self, d: dict) -> None:
         self.session.data["whatif"] = d

@@ -141,6 +141,22 @@ def test_cancel_drops_the_run(panel, session, qtbot):
     assert not panel.progress.isVisible() and not panel.cancel_button.isEnabled()
 
 
+def test_a_new_cohort_cancels_the_old_cohorts_run(panel, session, qtbot):
+    # the old cohort's estimate is stale: it must not keep a core busy while the new cohort's
+    # analysis runs (it reruns when the new frame arrives)
+    panel.editor.setPlainText(GRAPH)
+    panel.apply_graph(save=False)
+    session.resultsChanged.emit({"frame": cohort_frame(seed=5)})
+    panel.show()
+    panel.run()
+    assert panel.runner.pending() > 0
+    session.cohortChanged.emit()
+    assert not panel._run_timer().isActive()
+    _finish(panel, qtbot)
+    assert panel.result is None
+    assert "cohort changed" in panel.headline.text()
+
+
 def test_a_reports_result_is_painted_without_rerunning(panel, session, qtbot):
     frame = cohort_frame(seed=4)
     d = W.run_whatif(frame, set_value=0.67, graph_text=GRAPH, refute=False).to_dict()
