@@ -354,3 +354,26 @@ def test_azure_negative_token_counts_skip_their_row(store, tmp_path):
     assert r.error is None and (r.rows_loaded, r.rows_skipped) == (2, 1)
     assert r.skipped_reasons == ["line 3: field 'ContextTokens': negative token count: -396"]
     assert store.execute("SELECT min(prompt_tokens) FROM requests").fetchall()[0][0] == 50
+
+
+@pytest.mark.parametrize("int_type", ["int32", "int64", "uint32", "float64"])
+def test_generic_parquet_token_counts_range_checked_whatever_their_integer_type(store, tmp_path, int_type):
+    """Integer Parquet columns take shorter paths into the INTEGER columns (as they are when
+    they fit, a range test when wider): the range rules stay those of every other type."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    big = 3_000_000_000 if int_type in ("int64", "uint32", "float64") else 7
+    tokens = [10, -3 if int_type != "uint32" else 11, big, 12]
+    f = tmp_path / f"t_{int_type}.parquet"
+    pq.write_table(pa.table({"request_id": ["a", "b", "c", "d"], "ttft_ms": [1.0, 2.0, 3.0, 4.0],
+                             "prompt_tokens": pa.array(tokens, type=getattr(pa, int_type)())}), f)
+    r = store.load_file(f)
+    assert r.error is None
+    want = [t for t in tokens if 0 <= t <= 2**31 - 1]
+    got = store.df("SELECT prompt_tokens FROM requests ORDER BY request_id")["prompt_tokens"]
+    assert got.tolist() == want and r.rows_skipped == len(tokens) - len(want)
+    reasons = " ".join(r.skipped_reasons)
+    if -3 in tokens:
+        assert "field 'prompt_tokens': negative value: -3" in reasons
+    if big > 2**31 - 1:
+        assert "field 'prompt_tokens': out of range" in reasons

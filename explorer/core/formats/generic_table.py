@@ -41,6 +41,9 @@ _INT = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preem
 _TEXT = ("request_id", "finish_reason", "error", "prompt_hash", "tenant")
 _COUNTER = itertools.count()
 _CSV_SAMPLE = 2048  # rows DuckDB's CSV sniffer reads for the dialect and the column names
+# integer source types stored in an INTEGER column as they are / through a range test
+_FITS_INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "UTINYINT", "USMALLINT")
+_WIDE_INTEGER = ("BIGINT", "HUGEINT", "UINTEGER", "UBIGINT")
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                   "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
 
@@ -219,7 +222,12 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
             scale, note = _guess_scale(con, pre, params, canon, val)
             guesses[col] = note
         bad += _range_checks(canon, col, val if scale == 1.0 else f"({val} * {float(scale)!r})")
-        if canon in _INT:  # beyond INTEGER: -1, so the range check after the insert sees it
+        if canon in _INT and scale == 1.0 and t in _FITS_INTEGER:
+            exprs[canon] = q  # already whole numbers within INTEGER: stored as they are
+        elif canon in _INT and scale == 1.0 and t in _WIDE_INTEGER:
+            exprs[canon] = (f"CASE WHEN {q} BETWEEN -{INT_MAX} AND {INT_MAX} "
+                            f"THEN CAST({q} AS INTEGER) ELSE -1 END")
+        elif canon in _INT:  # beyond INTEGER: -1, so the range check after the insert sees it
             r = f"round({val})" if scale == 1.0 else f"round({val} * {float(scale)!r})"
             exprs[canon] = f"CASE WHEN abs({r}) > {INT_MAX} THEN -1 ELSE TRY_CAST({r} AS INTEGER) END"
         else:
