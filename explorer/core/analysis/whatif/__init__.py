@@ -54,8 +54,8 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ..errors import NoData, TraceExplorerError
-from .causal_graph import CausalGraph, default_graph_text, parse_graph
+from ...errors import NoData, TraceExplorerError
+from ..causal_graph import CausalGraph, default_graph_text, parse_graph
 
 #: Simulations per refuter (DoWhy's default is 100; 10 keeps estimate + 3 refuters on 50k rows
 #: under 3 s on one core (bench/whatif.py) and is enough for a mean of the refuted estimate).
@@ -79,7 +79,7 @@ DEFAULT_SLA = {"ttft_ms": 500.0, "tpot_ms": 50.0}
 def default_sla() -> dict[str, float]:
     """The SLA thresholds used when none are given: analysis.sla.DEFAULT_THRESHOLDS (ms)."""
     try:
-        from .sla import DEFAULT_THRESHOLDS
+        from ..sla import DEFAULT_THRESHOLDS
         return dict(DEFAULT_THRESHOLDS)
     except Exception:  # noqa: BLE001 - that module is another engineer's; fall back
         return dict(DEFAULT_SLA)
