@@ -8,10 +8,10 @@ Numeric rows, per metric with data (NULLs dropped per metric, so n differs by me
   row of the table that has a p-value (numeric and categorical rows form one family);
 - cohens_d = (bad_mean - control_mean) / pooled SD, pooled SD = sqrt(((n1-1) s1^2 +
   (n2-1) s2^2) / (n1 + n2 - 2)), s^2 with ddof=1 (Cohen 1988);
-- ci_low / ci_high: percentile bootstrap 95% CI of bad_mean - control_mean (each group resampled
-  with replacement, numpy Generator seeded with `seed`). A group larger than `boot_max_n` is
-  resampled m-out-of-n (m = boot_max_n) and its deviations rescaled by sqrt(m / n), which keeps
-  the interval's width (Bickel & Sakov 2008) at a fixed cost.
+- ci_low / ci_high: Welch's 95% confidence interval of bad_mean - control_mean (unequal
+  variances, Welch-Satterthwaite degrees of freedom; scipy.stats.ttest_ind(equal_var=False)
+  .confidence_interval, Welch 1947): a normal-theory interval, which the means of a few dozen
+  values or more support whatever the metric's distribution.
 Categorical rows: the share of bound requests truncated at the length limit (finish_reason =
 "length"), errored (error not empty) and preempted at least once (num_preemptions >= 1),
 compared with Fisher's exact test (scipy.stats.fisher_exact, two-sided) and the odds ratio.
@@ -19,7 +19,6 @@ Fewer than 2 values in a group, no variation or a zero control mean give None pl
 """
 from __future__ import annotations
 
-import os
 from typing import Sequence
 
 import numpy as np
@@ -31,8 +30,7 @@ from .cohort import CASE_METRICS, ENGINE_METRICS, TEXT_METRICS, Cohort, cohort_f
 from .results import Comparison, MetricRow
 
 DEFAULT_METRICS = ENGINE_METRICS + CASE_METRICS
-DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "n_boot": 1000, "boot_max_n": 1000,
-            "seed": 0, "categorical": True}
+DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "ci_level": 0.95, "categorical": True}
 
 # signal name -> (description, function(frame) -> (has_signal bool array, judged bool array))
 CATEGORICAL = {
@@ -59,31 +57,19 @@ def _signal(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
     raise KeyError(name)
 
 
-def bootstrap_mean_diff_ci(bad: np.ndarray, control: np.ndarray, n_boot: int = 1000,
-                           seed: int = 0, max_n: int = 1000,
-                           level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap CI of mean(bad) - mean(control); see the module doc for the
-    m-out-of-n rescaling of groups larger than max_n. Needs >= 2 values per group."""
-    rng = np.random.default_rng(seed)
-    boots = []
-    for x in (bad, control):
-        n = len(x)
-        m = min(n, max_n)
-        mu = x.mean()
-        out = np.empty(n_boot)
-        step = max(1, 2_000_000 // m)
-        for i in range(0, n_boot, step):
-            k = min(step, n_boot - i)
-            idx = rng.integers(0, n, size=(k, m), dtype=np.int64)
-            out[i:i + k] = x[idx].mean(axis=1)
-        boots.append(mu + (out - mu) * np.sqrt(m / n))
-    diff = boots[0] - boots[1]
-    a = (1 - level) / 2
-    lo, hi = np.quantile(diff, [a, 1 - a])
-    return float(lo), float(hi)
+def welch_mean_diff_ci(bad: np.ndarray, control: np.ndarray,
+                       level: float = 0.95) -> tuple[float | None, float | None]:
+    """Welch's confidence interval of mean(bad) - mean(control) (scipy.stats.ttest_ind with
+    equal_var=False); (None, None) when it is undefined (both groups without variance).
+    Needs >= 2 values per group."""
+    from scipy import stats
+
+    ci = stats.ttest_ind(bad, control, equal_var=False).confidence_interval(level)
+    lo, hi = float(ci.low), float(ci.high)
+    return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else (None, None)
 
 
-def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict, seed: int) -> MetricRow:
+def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRow:
     from scipy import stats
 
     unit = REQUEST_METRICS.get(metric, "tokens" if metric in CASE_METRICS else
@@ -110,28 +96,11 @@ def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict, seed: int) 
             d = (mb - mc) / sp
         else:
             reasons.append("zero variance within both groups (Cohen's d undefined)")
-        lo, hi = bootstrap_mean_diff_ci(b, c, p["n_boot"], seed, p["boot_max_n"])
+        lo, hi = welch_mean_diff_ci(b, c, p["ci_level"])
     return MetricRow(metric=metric, kind="numeric", unit=unit, bad_mean=mb, control_mean=mc,
                      diff_pct=diff, p_value=pv, p_adjusted=None, cohens_d=d, n_bad=nb,
                      n_control=nc, ci_low=lo, ci_high=hi, test="mann-whitney-u",
                      reason="; ".join(reasons) or None)
-
-
-# Numeric rows are computed on up to this many threads: each row's bootstrap has its own seeded
-# Generator (seed + the metric's index), so the rows are the same whatever the scheduling; numpy
-# releases the GIL while drawing, gathering and averaging, so two threads about halve the wall
-# time of the bootstraps on a 2-core machine.
-ROW_THREADS = min(2, os.cpu_count() or 1)
-
-
-def _numeric_rows(jobs: list[tuple]) -> list[MetricRow]:
-    """_numeric_row(*job) for every job, in order (on ROW_THREADS threads when > 1 job)."""
-    if ROW_THREADS < 2 or len(jobs) < 2:
-        return [_numeric_row(*j) for j in jobs]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(ROW_THREADS, thread_name_prefix="compare") as ex:
-        return list(ex.map(lambda j: _numeric_row(*j), jobs))
 
 
 def _categorical_row(name: str, frame: pd.DataFrame) -> MetricRow | None:
@@ -169,8 +138,7 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
     """Badcase vs control per metric (see the module doc for every formula).
 
     params: metrics (sequence of cohort_frame columns; default the 7 engine metrics + prompt /
-    completion tokens), alpha (0.05), n_boot (1000), boot_max_n (1000), seed (0),
-    categorical (True: add the finish_reason / error / preemption rows).
+    completion tokens), alpha (0.05), ci_level (0.95), categorical (True: add the finish_reason / error / preemption rows).
     Metrics without any value in either group are left out; when prompt / completion tokens are
     missing everywhere, prompt / prediction length in characters stand in.
     Raises NoData when the cohort has no badcase or no control case, or no metric has data."""
@@ -187,9 +155,9 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
     metrics: list[str] = list(p["metrics"])
     if not any(frame[m].notna().any() for m in CASE_METRICS if m in metrics and m in frame):
         metrics += [m for m in TEXT_METRICS if m not in metrics]
-    jobs = []
+    rows = []
     is_bad = bad.to_numpy()
-    for i, m in enumerate(metrics):
+    for m in metrics:
         if m not in frame:
             raise ValueError(f"unknown metric {m!r}; cohort columns: {', '.join(frame.columns)}")
         col = pd.to_numeric(frame[m], errors="coerce").to_numpy(dtype=float)
@@ -198,8 +166,7 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
         b, c = b[np.isfinite(b)], c[np.isfinite(c)]
         if len(b) == 0 and len(c) == 0:
             continue
-        jobs.append((m, b, c, p, p["seed"] + i))
-    rows = _numeric_rows(jobs)
+        rows.append(_numeric_row(m, b, c, p))
     if p["categorical"]:
         for name in CATEGORICAL:
             r = _categorical_row(name, frame)
