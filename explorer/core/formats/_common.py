@@ -1,9 +1,10 @@
 """Helpers shared by the trace format modules: typed field reading with skip reasons, run
 registration and request insertion.
 
-A record-level problem (a field of the wrong type) raises RowError inside a loader's loop; the
-loader turns it into report.skip(reason, line, field) and goes on, so one bad row never sinks
-the file. A file that yields no usable row at all raises InputError naming the first reason.
+A record-level problem (a field of the wrong type, or a value out of range: see RANGES and
+check_ranges) raises RowError inside a loader's loop; the loader turns it into
+report.skip(reason, line, field) and goes on, so one bad row never sinks the file. A file that
+yields no usable row at all raises InputError naming the first reason.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
@@ -23,6 +24,24 @@ REQUEST_COLUMNS = (
     "num_preemptions", "batch_size", "finish_reason", "error", "prompt_hash", "extra", "tenant",
 )
 INT_COLUMNS = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preemptions")
+TIME_COLUMNS = ("ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "prefill_ms", "decode_ms")
+INT_MAX = 2**31 - 1  # the store's INTEGER columns (token counts, preemptions)
+
+# Value ranges of the canonical request columns, one row per rule: (columns, low, high, why);
+# None = unbounded. A value outside makes its whole row unusable: the row is skipped with
+# "field 'F': <why>: <value>" (never clipped, never stored as NULL). The same rules as
+# generic_table's SQL checks: durations, token counts, preemptions and batch sizes are not
+# negative, token counts / preemptions fit INTEGER, kv_cache_hit_rate lies in [0, 1].
+RANGES: tuple[tuple[tuple[str, ...], float | None, float | None, str], ...] = (
+    (INT_COLUMNS, 0, None, "negative value"),
+    (INT_COLUMNS, None, INT_MAX, f"out of range (above {INT_MAX:,})"),
+    (TIME_COLUMNS + ("batch_size",), 0, None, "negative value"),
+    (("kv_cache_hit_rate",), 0, 1, "hit rate outside [0, 1]"),
+)
+_RULES: dict[str, list[tuple[float | None, float | None, str]]] = {}
+for _cols, _low, _high, _why in RANGES:
+    for _c in _cols:
+        _RULES.setdefault(_c, []).append((_low, _high, _why))
 
 
 class RowError(ValueError):
@@ -66,6 +85,70 @@ def integer(value: Any, field: str) -> int | None:
     if x != int(x):
         raise RowError(field, f"not a whole number: {value!r}")
     return int(x)
+
+
+def _shown(x: float) -> str:
+    """A value as a reason shows it: whole numbers without '.0', others to 10 digits."""
+    if abs(x) < 1e16 and (isinstance(x, int) or float(x).is_integer()):
+        return str(int(x))
+    return f"{x:.10g}"
+
+
+def range_problems(row: Mapping[str, Any],
+                   fields: Mapping[str, str | tuple[str, float]] | None = None
+                   ) -> list[tuple[str, str]]:
+    """(source field, "<why>: <value>") for each value of `row` (canonical request columns,
+    canonical units) outside RANGES, in REQUEST_COLUMNS order; [] when all are in range.
+
+    `fields` maps a canonical column to the source field it came from, optionally with the
+    scale the loader applied (("ttft_s", 1000.0)): the reason then names that field and shows
+    the value in the source's unit (-1.5 for a ttft_s of -1.5 stored as -1500 ms). Columns not
+    in `fields` are named by their canonical name. Missing values (None, NaN) pass. Identical
+    (field, reason) pairs (one source field feeding two columns) are reported once."""
+    out: list[tuple[str, str]] = []
+    for col in REQUEST_COLUMNS:
+        rules = _RULES.get(col)
+        v = row.get(col) if rules else None
+        if v is None or v != v:
+            continue
+        for low, high, why in rules:
+            if (low is not None and v < low) or (high is not None and v > high):
+                src = (fields or {}).get(col, col)
+                name, scale = (src, 1.0) if isinstance(src, str) else src
+                p = (name, f"{why}: {_shown(v / scale if scale != 1.0 else v)}")
+                if p not in out:
+                    out.append(p)
+    return out
+
+
+def check_ranges(row: dict, fields: Mapping[str, str | tuple[str, float]] | None = None) -> dict:
+    """Return `row` (a canonical request row) when every value lies in RANGES; else raise
+    RowError(first bad field, reason) whose text, as report.skip prints it with the line,
+    names every bad field in column order: "line 3: field 'ttft_s': negative value: -1.5;
+    field 'input_len': negative value: -2". See range_problems for `fields`. Call it inside the
+    loader's per-record try block (before the row's events / token latencies are kept), so
+    the row is skipped and counted once."""
+    bad = range_problems(row, fields)
+    if bad:
+        raise RowError(bad[0][0], "; ".join([bad[0][1]] + [f"field '{n}': {w}" for n, w in bad[1:]]))
+    return row
+
+
+def range_mask(frame: pd.DataFrame) -> pd.Series:
+    """Vectorised RANGES test for a frame of canonical request columns (canonical units):
+    a boolean Series, True for the rows with a value out of range (NaN / NA pass). Give the
+    flagged rows' reasons with range_problems (row by row: they are few)."""
+    bad = pd.Series(False, index=frame.index)
+    for col, rules in _RULES.items():
+        if col not in frame:
+            continue
+        v = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+        for low, high, _ in rules:
+            if low is not None:
+                bad |= (v < low).fillna(False)
+            if high is not None:
+                bad |= (v > high).fillna(False)
+    return bad
 
 
 def text(value: Any) -> str | None:

@@ -5,18 +5,25 @@ Source format: one object a line: `input` (chat messages), `output` (text), `pro
 client's monotonic clock), `ttft` (s), `tpot` (s). The first rows of the real file lack
 ttft / tpot / start_time: they load with those columns NULL.
 Mapping: e2e_ms = latency x 1000, ttft_ms = ttft x 1000, tpot_ms = tpot x 1000, arrival_s =
-start_time (the run's own clock), prompt_hash = hash of the message contents.
+start_time (the run's own clock), prompt_hash = hash of the message contents. A line with a
+value out of range (_common.RANGES: a negative latency or token count) is skipped with its line
+and field.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from .base import Sniff, iter_jsonl
-from ._common import (RowError, insert_requests, integer, no_rows, num, prompt_hash,
-                      register_run)
+from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
+                      prompt_hash, register_run)
 
 NAME = "aibrix_client"
 KIND = "trace"
+
+
+# canonical column -> client field (and scale), named by the range check's reasons
+_FIELDS = {"prompt_tokens": "prompt_tokens", "completion_tokens": "output_tokens",
+           "e2e_ms": ("latency", 1000.0), "ttft_ms": ("ttft", 1000.0), "tpot_ms": ("tpot", 1000.0)}
 
 
 def detect(sniff: Sniff) -> float:
@@ -33,7 +40,7 @@ def load(path: Path, store, report) -> None:
     rows = []
     for line, rec in iter_jsonl(path, report):
         try:
-            rows.append({
+            rows.append(check_ranges({
                 "request_id": str(line),
                 "arrival_s": num(rec.get("start_time"), "start_time"),
                 "prompt_tokens": integer(rec.get("prompt_tokens"), "prompt_tokens"),
@@ -43,7 +50,7 @@ def load(path: Path, store, report) -> None:
                 "tpot_ms": num(rec.get("tpot"), "tpot", 1000.0),
                 "prompt_hash": prompt_hash(rec.get("input")),
                 "extra": {"throughput_tok_s": rec.get("throughput")},
-            })
+            }, _FIELDS))
         except RowError as e:
             report.skip(e.reason, line=line, field_name=e.field)
     if not rows:

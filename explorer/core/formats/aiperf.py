@@ -6,7 +6,9 @@ Source format: {"metadata": {"x_request_id", "x_correlation_id", "conversation_i
 -> ms). `inter_token_latency` is AIPerf's (request_latency - ttft) / (output tokens - 1), i.e.
 TPOT; `inter_chunk_latency` (a list) becomes token_latencies. arrival_s is timestamp_ns in unix
 seconds. Events: arrived (timestamp_ns), first_token (+ttft), finished (+request_latency) or
-error. The sibling profile_export_aiperf.json, when present, gives the model and the command.
+error. A record with a value out of range (_common.RANGES: a negative latency or token count)
+is skipped with its line and field, in the source's unit ("line 4: field 'metrics.ttft':
+negative value: -12"). The sibling profile_export_aiperf.json, when present, gives the model and the command.
 """
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ import json
 from pathlib import Path
 
 from .base import Sniff, iter_jsonl
-from ._common import (RowError, insert_events, insert_requests, insert_token_latencies,
-                      integer, no_rows, num, register_run, text)
+from ._common import (RowError, check_ranges, insert_events, insert_requests,
+                      insert_token_latencies, integer, no_rows, num, register_run, text)
 
 NAME = "aiperf"
 KIND = "trace"
@@ -35,16 +37,17 @@ def detect(sniff: Sniff) -> float:
     return 0.95 if ("x_request_id" in md or "timestamp_ns" in md) else 0.6
 
 
-def _metric_ms(metrics: dict, name: str) -> float | None:
+def _metric_ms(metrics: dict, name: str) -> tuple[float | None, float]:
+    """(value in ms or None, the scale applied to the source's unit)."""
     m = metrics.get(name)
     if m is None:
-        return None
+        return None, 1.0
     if not isinstance(m, dict) or "value" not in m:
         raise RowError(f"metrics.{name}", "expected {value, unit}")
     unit = str(m.get("unit", "ms")).lower()
     if unit not in _TO_MS:
         raise RowError(f"metrics.{name}", f"unknown time unit {unit!r}")
-    return num(m["value"], f"metrics.{name}", _TO_MS[unit])
+    return num(m["value"], f"metrics.{name}", _TO_MS[unit]), _TO_MS[unit]
 
 
 def _metric_value(metrics: dict, name: str):
@@ -79,10 +82,13 @@ def load(path: Path, store, report) -> None:
             rid = text(md.get("x_request_id")) or text(md.get("x_correlation_id")) or f"line{line}"
             ts_ns = num(md.get("timestamp_ns"), "metadata.timestamp_ns")
             row = {"request_id": rid, "arrival_s": ts_ns / 1e9 if ts_ns is not None else None}
+            fields: dict = {col: f"metrics.{src}" for src, col in _TOKENS.items()}
             for src, col in _TIMES.items():
-                row[col] = _metric_ms(metrics, src)
+                row[col], scale = _metric_ms(metrics, src)
+                fields[col] = (f"metrics.{src}", scale)
             for src, col in _TOKENS.items():
                 row[col] = integer(_metric_value(metrics, src), f"metrics.{src}")
+            check_ranges(row, fields)  # before any event of the row is kept
             err = rec.get("error")
             if err:
                 if isinstance(err, dict):

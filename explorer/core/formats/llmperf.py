@@ -5,6 +5,8 @@ Source format: a JSON list, one object per request with `ttft_s`, `inter_token_l
 `request_output_throughput_token_per_s`, `error_code` (null when the request succeeded) and
 `error_msg`. LLMPerf computes its summary over the rows whose error_code is null; failed rows
 report 0 for the latencies they never measured, which we store as NULL (missing, not zero).
+A response with a value out of range (_common.RANGES: a negative latency or token count) is
+skipped, named by its list position and field ("field '[3].ttft_s': negative value: -0.2").
 The matching `summary/<same name>.json`, when present beside `individual/`, gives the model.
 """
 from __future__ import annotations
@@ -13,7 +15,8 @@ import json
 from pathlib import Path
 
 from .base import Sniff, read_json
-from ._common import RowError, insert_requests, integer, no_rows, num, register_run, text
+from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
+                      register_run, text)
 
 NAME = "llmperf"
 KIND = "trace"
@@ -28,6 +31,12 @@ MAPPING = {
     "error_code, error_msg": "error",
     "(list position)": "request_id",
 }
+
+
+# canonical column -> LLMPerf field (and scale), named by the range check's reasons
+_FIELDS = {"ttft_ms": ("ttft_s", 1000.0), "tpot_ms": ("inter_token_latency_s", 1000.0),
+           "e2e_ms": ("end_to_end_latency_s", 1000.0), "prompt_tokens": "number_input_tokens",
+           "completion_tokens": "number_output_tokens"}
 
 
 def detect(sniff: Sniff) -> float:
@@ -83,6 +92,7 @@ def load(path: Path, store, report) -> None:
             extra = {k: rec[k] for k in ("request_output_throughput_token_per_s",
                                          "number_total_tokens") if k in rec}
             row["extra"] = extra or None
+            check_ranges(row, _FIELDS)
         except RowError as e:
             report.skip(e.reason, field_name=f"[{i}].{e.field}")
             continue

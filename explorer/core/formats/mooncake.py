@@ -4,14 +4,15 @@ Source format: one object a line: `timestamp` (ms from the trace start), `input_
 `output_length` (tokens), `hash_ids` (ids of 512-token prompt blocks; equal ids = shared prefix
 blocks). Only arrivals and sizes are recorded (no latencies): arrival_s = timestamp / 1000,
 prompt_tokens, completion_tokens; hash_ids are kept in extra.hash_ids (the replay engine reads
-them). prompt_hash stays NULL: block ids are not prompt text.
+them). prompt_hash stays NULL: block ids are not prompt text. A line with a negative token
+count or one beyond the store's INTEGER (_common.RANGES) is skipped with its line and field.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from .base import Sniff, iter_jsonl
-from ._common import RowError, insert_requests, integer, no_rows, num, register_run
+from ._common import RowError, check_ranges, insert_requests, integer, no_rows, num, register_run
 
 NAME = "mooncake"
 KIND = "trace"
@@ -39,6 +40,7 @@ def load(path: Path, store, report) -> None:
                    "prompt_tokens": integer(rec.get("input_length"), "input_length"),
                    "completion_tokens": integer(rec.get("output_length"), "output_length"),
                    "extra": {"hash_ids": hids} if hids is not None else None}
+            check_ranges(row, {"prompt_tokens": "input_length", "completion_tokens": "output_length"})
         except RowError as e:
             report.skip(e.reason, line=line, field_name=e.field)
             continue

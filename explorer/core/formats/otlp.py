@@ -10,13 +10,16 @@ Mapping (latencies are seconds in the source):
   gen_ai.request.id -> request_id (else the span id); gen_ai.usage.prompt_tokens |
   gen_ai.usage.input_tokens -> prompt_tokens; gen_ai.usage.completion_tokens |
   gen_ai.usage.output_tokens -> completion_tokens; gen_ai.usage.cache_read.input_tokens ->
-  cached_prompt_tokens and kv_cache_hit_rate = cached / prompt; gen_ai.latency.
+  cached_prompt_tokens and kv_cache_hit_rate = cached / prompt (NULL when cached exceeds
+  prompt, as in generic_table); gen_ai.latency.
   time_to_first_token -> ttft_ms, .e2e -> e2e_ms, .time_in_queue -> queue_ms,
   .time_in_model_prefill -> prefill_ms, .time_in_model_decode -> decode_ms (all x1000);
   tpot_ms = decode_ms / (completion_tokens - 1), else (e2e - ttft) / (completion_tokens - 1);
   startTimeUnixNano -> arrival_s (unix s); gen_ai.response.finish_reasons -> finish_reason;
   status ERROR -> error; span events -> request_events (name as kind, timeUnixNano -> ts_s),
   plus arrived / first_token / finished derived from the span when no event gives them.
+A span with a value out of range (_common.RANGES: a negative latency or token count, a token
+count beyond the store's INTEGER) is skipped with its line (collector JSONL) and attribute.
 """
 from __future__ import annotations
 
@@ -25,8 +28,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from .base import Sniff, read_json
-from ._common import (RowError, insert_events, insert_requests, integer, no_rows, num,
-                      register_run, text)
+from ._common import (RowError, check_ranges, insert_events, insert_requests, integer,
+                      no_rows, num, register_run, text)
 
 NAME = "otlp"
 KIND = "trace"
@@ -141,22 +144,31 @@ def _span(sp: dict):
     if not rid:
         raise RowError("gen_ai.request.id", "missing (and no spanId)")
     row = {"request_id": rid}
+    fields: dict = {}  # canonical column -> attribute (and scale), for the range check's reasons
     for k, c in _LAT.items():
         row[c] = num(a.get(k), k, 1000.0)
-    k, v = _first(a, _PROMPT)
-    row["prompt_tokens"] = integer(v, k) if k else None
-    k, v = _first(a, _COMPLETION)
-    row["completion_tokens"] = integer(v, k) if k else None
-    k, v = _first(a, _CACHED)
-    row["cached_prompt_tokens"] = integer(v, k) if k else None
-    if row["cached_prompt_tokens"] is not None and row["prompt_tokens"]:
-        row["kv_cache_hit_rate"] = min(1.0, row["cached_prompt_tokens"] / row["prompt_tokens"])
+        fields[c] = (k, 1000.0)
+    for c, keys in (("prompt_tokens", _PROMPT), ("completion_tokens", _COMPLETION),
+                    ("cached_prompt_tokens", _CACHED)):
+        k, v = _first(a, keys)
+        row[c] = integer(v, k) if k else None
+        fields[c] = k or keys[0]
+    cached, prompt = row["cached_prompt_tokens"], row["prompt_tokens"]
+    if cached is not None and prompt and 0 <= cached <= prompt:
+        # NULL (not clipped to 1) when a span claims more cached than prompt tokens, as in
+        # generic_table
+        row["kv_cache_hit_rate"] = cached / prompt
     out = row["completion_tokens"]
     if out and out > 1:
         if row["decode_ms"] is not None:
             row["tpot_ms"] = row["decode_ms"] / (out - 1)
+            fields["tpot_ms"] = ("gen_ai.latency.time_in_model_decode / "
+                                 f"({fields['completion_tokens']} - 1)", 1000.0)
         elif row["e2e_ms"] is not None and row["ttft_ms"] is not None:
             row["tpot_ms"] = (row["e2e_ms"] - row["ttft_ms"]) / (out - 1)
+            fields["tpot_ms"] = ("(gen_ai.latency.e2e - gen_ai.latency.time_to_first_token) / "
+                                 f"({fields['completion_tokens']} - 1)", 1000.0)
+    check_ranges(row, fields)
     start = num(sp.get("startTimeUnixNano"), "startTimeUnixNano", 1e-9)
     end = num(sp.get("endTimeUnixNano"), "endTimeUnixNano", 1e-9)
     row["arrival_s"] = start

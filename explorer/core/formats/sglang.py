@@ -6,7 +6,8 @@ median_decode_latency (s per decode step = TPOT), total_latency (s), throughputs
 batch measurement; we store it as one request row of a single run: prompt_tokens = input_len,
 completion_tokens = output_len, batch_size, prefill_ms = ttft_ms = prefill_latency x 1000,
 tpot_ms = median_decode_latency x 1000, e2e_ms = total_latency x 1000, decode_ms = e2e - prefill;
-the raw row is kept in extra. Bare text lines (the real file has `torch:` / `te:` headers
+the raw row is kept in extra. A row with a value out of range (_common.RANGES: a negative
+latency, token count or batch size) is skipped with its line and field. Bare text lines (the real file has `torch:` / `te:` headers
 between groups) are skipped with their text as the reason and label the rows that follow
 (extra.group).
 
@@ -20,13 +21,20 @@ from pathlib import Path
 
 from ..errors import InputError
 from .base import Sniff
-from ._common import RowError, insert_requests, integer, no_rows, num, register_run
+from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
+                      register_run)
 from . import _serving
 
 NAME = "sglang"
 KIND = "trace"
 
 _ONE_BATCH = ("batch_size", "input_len", "output_len", "prefill_latency", "median_decode_latency")
+# canonical column -> bench_one_batch field (and scale), named by the range check's reasons
+_FIELDS = {"prompt_tokens": "input_len", "completion_tokens": "output_len",
+           "batch_size": "batch_size", "prefill_ms": ("prefill_latency", 1000.0),
+           "ttft_ms": ("prefill_latency", 1000.0), "tpot_ms": ("median_decode_latency", 1000.0),
+           "e2e_ms": ("total_latency", 1000.0),
+           "decode_ms": ("total_latency - prefill_latency", 1000.0)}
 
 
 def detect(sniff: Sniff) -> float:
@@ -48,11 +56,12 @@ def _one_batch_row(rec: dict, group: str | None, seq: int) -> dict:
     tpot = num(rec.get("median_decode_latency"), "median_decode_latency", 1000.0)
     total = num(rec.get("total_latency"), "total_latency", 1000.0)
     rid = f"{group + ':' if group else ''}bs{bs}_in{inp}_out{out}"
-    return {"request_id": f"{rid}#{seq}" if seq > 1 else rid,
-            "prompt_tokens": inp, "completion_tokens": out, "batch_size": bs,
-            "prefill_ms": prefill, "ttft_ms": prefill, "tpot_ms": tpot, "e2e_ms": total,
-            "decode_ms": (total - prefill) if total is not None else None,
-            "extra": {"group": group, **rec}}
+    return check_ranges({"request_id": f"{rid}#{seq}" if seq > 1 else rid,
+                         "prompt_tokens": inp, "completion_tokens": out, "batch_size": bs,
+                         "prefill_ms": prefill, "ttft_ms": prefill, "tpot_ms": tpot,
+                         "e2e_ms": total,
+                         "decode_ms": (total - prefill) if total is not None else None,
+                         "extra": {"group": group, **rec}}, _FIELDS)
 
 
 def load(path: Path, store, report) -> None:
