@@ -1,0 +1,197 @@
+"""The DoWhy estimator of the what-if, and DoWhy's lazy import.
+
+ScenarioRegressionEstimator (a RegressionEstimator subclass, built on first use by
+scenario_estimator_class so that importing this package does not import DoWhy):
+- outcome model m(t, W): logistic (fits.fit_logistic_auto) for a 0/1 outcome, OLS
+  (fits.fit_ols) otherwise, on [1, spline of t, per adjustment variable its value and a spline
+  of its rank] (splines.spline_basis; N_KNOTS_TREATMENT, N_KNOTS_ADJUST);
+- effects(): mean counterfactual change of the target units (`selected_col` == 1) moved from
+  their observed t_i to treatment_value. Continuous outcome (additive noise): m(v, W_i) -
+  m(t_i, W_i). Binary outcome, latent-threshold model y = 1[U < p(t, W)] with the same U in
+  both worlds (a monotone effect; Pearl, Causality 2nd ed. s. 9.2): a failed case fails under v
+  with probability p_v / p_t when p_v <= p_t; a succeeded one fails with probability
+  (p_v - p_t) / (1 - p_t) when p_v > p_t;
+- interval(): seeded parametric bootstrap (King, Tomz & Wittenberg 2000): coefficient draws
+  from N(beta_hat, Cov(beta_hat)), effects recomputed per draw, the central `level` quantiles.
+Units: the outcome's (a share 0..1 for a 0/1 outcome); t in the treatment's units.
+
+preload() imports DoWhy (seconds) with matplotlib's cache in a writable place, the Agg backend
+and DoWhy's logging silenced.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+import threading
+import warnings
+
+import numpy as np
+
+from .constants import N_KNOTS_ADJUST, N_KNOTS_TREATMENT
+from .fits import fit_logistic_auto, fit_ols
+from .splines import spline_basis
+
+_dowhy_lock = threading.Lock()
+_estimator_cls = None
+
+
+def preload() -> None:
+    """Import DoWhy (takes seconds) with matplotlib's cache in a writable place and DoWhy's
+    logging silenced. Safe to call from any thread, any number of times."""
+    scenario_estimator_class()
+
+
+def _import_dowhy():
+    # DoWhy imports matplotlib.pyplot; in a Qt app matplotlib would pick its Qt backend and
+    # touch Qt from this worker thread (a segfault under pytest-qt). Nothing here draws with
+    # matplotlib, so the non-interactive Agg backend is chosen unless the user set one.
+    if "matplotlib.pyplot" not in sys.modules:
+        os.environ.setdefault("MPLBACKEND", "agg")
+    if not os.environ.get("MPLCONFIGDIR"):
+        d = os.path.join(tempfile.gettempdir(), f"trace-explorer-mpl-{os.getuid()}"
+                         if hasattr(os, "getuid") else "trace-explorer-mpl")
+        os.makedirs(d, exist_ok=True)
+        os.environ["MPLCONFIGDIR"] = d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import dowhy  # noqa: F401
+        from dowhy.causal_estimators.regression_estimator import RegressionEstimator
+    for name in ("dowhy", "dowhy.causal_model", "dowhy.causal_refuter", "dowhy.causal_refuters",
+                 "dowhy.causal_estimator", "dowhy.causal_identifier", "dowhy.causal_graph"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return RegressionEstimator
+
+
+def scenario_estimator_class():
+    """The DoWhy estimator class (built on first use, so that DoWhy is imported lazily)."""
+    global _estimator_cls
+    with _dowhy_lock:
+        if _estimator_cls is not None:
+            return _estimator_cls
+        RegressionEstimator = _import_dowhy()
+        from dowhy.causal_estimator import CausalEstimate
+
+        class ScenarioRegressionEstimator(RegressionEstimator):
+            """Backdoor regression estimator of the effect of moving each target unit from its
+            observed treatment to `treatment_value` (control_value "observed").
+
+            Outcome model: logistic (binary outcome) or OLS on splines of t and W (see module
+            doc); the estimate is the mean counterfactual change over the target units.
+            init params: binary (bool), selected_col (name of a 0/1 column marking target
+            units; all rows when missing).
+            """
+
+            def __init__(self, identified_estimand, binary=False, selected_col=None, **kwargs):
+                super().__init__(identified_estimand, binary=binary, selected_col=selected_col,
+                                 **kwargs)
+                self.binary = bool(binary)
+                self.selected_col = selected_col
+
+            def construct_symbolic_estimator(self, estimand):
+                link = "logit" if self.binary else "identity"
+                w = estimand.get_adjustment_set()
+                t = estimand.treatment_variable[0]
+                return (f"b: {estimand.outcome_variable[0]} ~ {link}^-1(s({t})"
+                        + "".join(f" + s({x})" for x in w) + ")")
+
+            def _columns(self):
+                return (self._target_estimand.treatment_variable[0],
+                        list(self._target_estimand.get_adjustment_set()))
+
+            def _scales(self, data):
+                """Feature maps per column, fitted on `data`; maps already fitted (this
+                estimator's, inherited by the refuters' deep copies) are kept: a refit on a
+                subset or with a placebo column uses the same fixed features for the others."""
+                t, w = self._columns()
+                sc = dict(getattr(self, "_sc", None) or {})
+                for c in [t] + w:
+                    if c not in sc:
+                        sc[c] = spline_basis(data[c].to_numpy(dtype=float),
+                                             N_KNOTS_TREATMENT if c == t else N_KNOTS_ADJUST,
+                                             ranks=c != t)
+                return sc
+
+            def _build_features(self, data_df, treatment_values=None):
+                t, w = self._columns()
+                if getattr(self, "_sc", None) is None or any(c not in self._sc for c in [t] + w):
+                    self._sc = self._scales(data_df)
+                tv = (data_df[t].to_numpy(dtype=float) if treatment_values is None
+                      else np.broadcast_to(np.asarray(treatment_values, dtype=float),
+                                           (len(data_df),)))
+                cols = [np.ones((len(data_df), 1)), self._sc[t](tv)]
+                for c in w:
+                    cols.append(self._sc[c](data_df[c].to_numpy(dtype=float)))
+                return np.hstack(cols)
+
+            def _build_model(self, data):
+                self._sc = self._scales(data)
+                X = self._build_features(data)
+                y = data[self._target_estimand.outcome_variable[0]].to_numpy(dtype=float)
+                if not self.binary:
+                    return X, fit_ols(X, y)
+                prev = self.model   # refuters deep-copy a fitted estimator: warm start from it
+                start = (prev.params if prev is not None and len(prev.params) == X.shape[1]
+                         else None)
+                ridge = prev.ridge if prev is not None else None
+                return X, fit_logistic_auto(X, y, start=start, ridge=ridge)
+
+            def predict_fn(self, data, model, features):
+                return model.predict(features)
+
+            def _target(self, data):
+                if self.selected_col and self.selected_col in data.columns:
+                    return data[data[self.selected_col].to_numpy() == 1]
+                return data
+
+            def effects(self, data, treatment_value, betas):
+                """Mean counterfactual change over the target units, one per coefficient row
+                of `betas` (k x p array); returns a length-k array."""
+                d = self._target(data)
+                y = d[self._target_estimand.outcome_variable[0]].to_numpy(dtype=float)
+                Xo = self._build_features(d)
+                Xv = self._build_features(d, treatment_values=treatment_value)
+                if not self.binary:
+                    return (Xv - Xo).mean(axis=0) @ betas.T   # linear: mean of differences
+                yc = y[:, None]
+                out = np.empty(len(betas))
+                for i in range(0, len(betas), 32):             # blocks of draws: n x 32
+                    bt = betas[i:i + 32].T
+                    po = 1.0 / (1.0 + np.exp(-np.clip(Xo @ bt, -35, 35)))
+                    pv = 1.0 / (1.0 + np.exp(-np.clip(Xv @ bt, -35, 35)))
+                    cf = np.where(pv <= po, yc * pv / np.maximum(po, 1e-12),
+                                  yc + (1 - yc) * (pv - po) / np.maximum(1 - po, 1e-12))
+                    out[i:i + 32] = (cf - yc).mean(axis=0)
+                return out
+
+            def estimate_effect(self, data, treatment_value=1, control_value="observed",
+                                target_units=None, need_conditional_estimates=None, **_):
+                self._target_units = target_units
+                self._treatment_value = treatment_value
+                self._control_value = control_value
+                beta = np.asarray(self.model.params, dtype=float)[None, :]
+                value = float(self.effects(data, treatment_value, beta)[0])
+                est = CausalEstimate(
+                    data=data, treatment_name=self._target_estimand.treatment_variable,
+                    outcome_name=self._target_estimand.outcome_variable, estimate=value,
+                    control_value=control_value, treatment_value=treatment_value,
+                    conditional_estimates=None, target_estimand=self._target_estimand,
+                    realized_estimand_expr=self.symbolic_estimator,
+                    intercept=float(np.asarray(self.model.params)[0]))
+                est.add_estimator(self)
+                return est
+
+            def interval(self, data, treatment_value, draws, level, seed):
+                """Parametric-bootstrap interval of the estimate: (low, high)."""
+                rng = np.random.default_rng(seed)
+                beta = np.asarray(self.model.params, dtype=float)
+                cov = np.asarray(self.model.cov_params(), dtype=float)
+                cov = (cov + cov.T) / 2
+                b = rng.multivariate_normal(beta, cov, size=draws, method="eigh")
+                e = self.effects(data, treatment_value, b)
+                a = (1 - level) / 2
+                return float(np.quantile(e, a)), float(np.quantile(e, 1 - a))
+
+        _estimator_cls = ScenarioRegressionEstimator
+        return _estimator_cls

@@ -1,0 +1,279 @@
+"""run_whatif: the scenario "set kv_cache_hit_rate to 0.67 for these cases, what happens to the
+error rate?", end to end (checks, identification, DoWhy estimate, interval, refuters, the
+result's method / assumptions / warnings). The method is the package doc's
+(whatif/__init__.py).
+
+frame: one row per case (analysis.cohort_frame); result: WhatIfResult, whose to_dict() is the
+report's `whatif` section (DESIGN.md). Effects are in the outcome's units (a share 0..1 for a
+0/1 outcome such as `badcase`), the scenario value in the treatment's units.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ...errors import NoData
+from ..causal_graph import default_graph_text, parse_graph
+from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_SIMULATIONS
+from .estimator import scenario_estimator_class
+from .exceptions import Cancelled, WhatIfError
+from .fits import one_blas_thread
+from .identify import backdoor_set
+from .refute import REFUTERS, Refutation, run_refuter
+from .sla_met import add_sla_met
+
+#: Progress steps of run_whatif: checks, identification, estimate, three refuters.
+_PROGRESS_STEPS = 5
+
+
+@dataclass(frozen=True)
+class WhatIfResult:
+    """Result of run_whatif; .to_dict() is the report's `whatif` section (DESIGN.md).
+
+    estimate, ci_low, ci_high: mean effect on the outcome (outcome units) of moving each
+    selected case from its observed treatment to `set_value`; predicted_outcome (+ interval):
+    mean outcome of the selected cases under do(treatment = set_value); observed_outcome: their
+    observed mean. n: rows used to fit; n_selected: rows the scenario applies to; n_dropped:
+    rows dropped for missing values.
+    """
+    treatment: str
+    outcome: str
+    set_value: float
+    common_causes: tuple[str, ...]
+    estimate: float
+    ci_low: float
+    ci_high: float
+    observed_outcome: float
+    predicted_outcome: float
+    predicted_ci_low: float
+    predicted_ci_high: float
+    refutations: tuple[Refutation, ...]
+    assumptions: tuple[str, ...]
+    n: int
+    n_selected: int
+    n_dropped: int
+    method: str
+    outcome_kind: str                      # "binary" | "continuous"
+    unobserved: tuple[str, ...] = ()
+    observed_treatment_mean: float | None = None
+    naive_difference: float | None = None  # unadjusted slope x mean shift, for comparison
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "treatment": self.treatment,
+            "outcome": self.outcome,
+            "common_causes": list(self.common_causes),
+            "estimate": self.estimate,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "refutations": [r.to_dict() for r in self.refutations],
+            "scenario": {
+                "set": {self.treatment: self.set_value},
+                "predicted_outcome": self.predicted_outcome,
+                "ci_low": self.predicted_ci_low,
+                "ci_high": self.predicted_ci_high,
+            },
+            "observed_outcome": self.observed_outcome,
+            "observed_treatment_mean": self.observed_treatment_mean,
+            "naive_difference": self.naive_difference,
+            "outcome_kind": self.outcome_kind,
+            "assumptions": list(self.assumptions),
+            "n": self.n,
+            "n_selected": self.n_selected,
+            "n_dropped": self.n_dropped,
+            "unobserved": list(self.unobserved),
+            "method": self.method,
+            "warnings": list(self.warnings),
+        }
+
+
+def _is_binary(s: pd.Series) -> bool:
+    v = pd.unique(s.dropna())
+    return len(v) <= 2 and set(np.asarray(v, dtype=float).tolist()) <= {0.0, 1.0}
+
+
+def _check(cancelled, progress, step):
+    if cancelled is not None and cancelled():
+        raise Cancelled("what-if cancelled")
+    if progress is not None:
+        progress(step, _PROGRESS_STEPS)
+
+
+def run_whatif(frame: pd.DataFrame, treatment: str = "kv_cache_hit_rate",
+               outcome: str = "badcase", set_value: float | None = None,
+               graph_text: str | None = None, selected: pd.Series | None = None,
+               refute: bool = True, seed: int = 0, progress: Callable[[int, int], None] | None = None,
+               cancelled: Callable[[], bool] | None = None, *,
+               thresholds: dict[str, float] | None = None,
+               num_simulations: int = N_SIMULATIONS) -> WhatIfResult:
+    """Estimate what the outcome of the selected cases would be with the treatment set to
+    `set_value` (see the package doc, whatif/__init__.py, for the method).
+
+    frame: one row per case (analysis.cohort_frame); treatment/outcome: column names (outcome
+    `sla_met` is derived from `thresholds` when absent). set_value: scenario value in the
+    treatment's units (default: the control group's mean treatment, or the median of all rows
+    without a `grp` column). graph_text: DOT/GML (default resources/causal_graph.dot).
+    selected: bool mask aligned with frame (default grp == 'bad', else every row). progress
+    (done, total) and cancelled() are optional callbacks.
+    Returns WhatIfResult. Raises InputError (bad graph, with line), WhatIfError (treatment or
+    outcome unknown or not in the graph, effect not identifiable), NoData (too few usable rows,
+    constant treatment, no selected row), Cancelled.
+    """
+    with one_blas_thread():
+        return _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refute,
+                           seed, progress, cancelled, thresholds, num_simulations)
+
+
+def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refute, seed,
+                progress, cancelled, thresholds, num_simulations) -> WhatIfResult:
+    _check(cancelled, progress, 0)
+    if outcome == "sla_met" and "sla_met" not in frame.columns:
+        frame = add_sla_met(frame, thresholds)
+    graph = parse_graph(graph_text if graph_text is not None else default_graph_text(),
+                        known=frame.columns)
+    for role, name in (("treatment", treatment), ("outcome", outcome)):
+        if name not in graph.nodes:
+            raise WhatIfError(f"The {role} '{name}' is not a node of the causal graph.")
+        if name not in frame.columns:
+            raise WhatIfError(f"The {role} '{name}' is not in the data.")
+        if name in graph.latent:
+            raise WhatIfError(f"The {role} '{name}' is marked latent in the graph.")
+    if treatment == outcome:
+        raise WhatIfError("Treatment and outcome must differ.")
+    import networkx as nx
+    g = graph.to_networkx()
+    warn: list[str] = []
+
+    observed_cols = [n for n in graph.nodes if n in frame.columns and n not in graph.latent]
+    unobserved = tuple(graph.unobserved(frame.columns))
+    data = frame[observed_cols].apply(pd.to_numeric, errors="coerce").astype(float)
+    if selected is None:
+        sel = (frame["grp"] == "bad") if "grp" in frame.columns else pd.Series(True, frame.index)
+        if not sel.any():
+            sel = pd.Series(True, frame.index)
+    else:
+        sel = pd.Series(selected, index=frame.index).fillna(False).astype(bool)
+    if set_value is None:
+        ctl = frame["grp"] == "control" if "grp" in frame.columns else ~sel
+        base = data.loc[ctl, treatment].dropna() if ctl.any() else data[treatment].dropna()
+        if base.empty:
+            base = data[treatment].dropna()
+        if base.empty:
+            raise NoData(f"No case has a value of {treatment}.")
+        set_value = float(base.mean() if ctl.any() else base.median())
+        warn.append(f"No scenario value given: {treatment} is set to the control group's mean, "
+                    f"{set_value:.3g}.")
+    set_value = float(set_value)
+
+    if not nx.has_path(g, treatment, outcome):
+        raise WhatIfError(f"The graph has no directed path from {treatment} to {outcome}: by its "
+                          f"assumptions the effect is zero. Add an edge if you believe otherwise.")
+
+    # ---- identification (DoWhy) ----
+    _check(cancelled, progress, 1)
+    Est = scenario_estimator_class()
+    from dowhy import CausalModel
+    from dowhy.causal_estimator import estimate_effect as dowhy_estimate
+
+    adjust = backdoor_set(graph, g, data, treatment, outcome, observed_cols)
+    used = [treatment, outcome] + adjust
+    keep = data[used].notna().all(axis=1)
+    n_dropped = int((~keep).sum())
+    if n_dropped:
+        warn.append(f"{n_dropped} of {len(data)} rows dropped: missing "
+                    + ", ".join(c for c in used if data[c].isna().any()) + ".")
+    d = data.loc[keep, used].copy()
+    d["__selected"] = sel[keep].astype(int).to_numpy()
+    if len(d) < MIN_ROWS:
+        raise NoData(f"Only {len(d)} cases have {', '.join(used)} all recorded; the what-if "
+                     f"needs at least {MIN_ROWS}.")
+    if d[treatment].nunique() < 2:
+        raise NoData(f"{treatment} takes a single value in the usable cases; its effect cannot "
+                     f"be estimated.")
+    n_sel = int(d["__selected"].sum())
+    if n_sel == 0:
+        raise NoData("None of the selected cases has every variable the what-if needs.")
+    binary = _is_binary(d[outcome])
+    if binary:
+        d[outcome] = d[outcome].astype(int)
+    lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
+    if not lo_obs <= set_value <= hi_obs:
+        warn.append(f"{treatment} = {set_value:.3g} lies outside the observed range "
+                    f"[{lo_obs:.3g}, {hi_obs:.3g}]: the prediction is an extrapolation.")
+
+    # ---- estimate (DoWhy) ----
+    _check(cancelled, progress, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = CausalModel(data=d, treatment=treatment, outcome=outcome, graph=g)
+        estimand = model.identify_effect(proceed_when_unidentifiable=True)
+        estimand.set_identifier_method("backdoor")
+        estimator = Est(estimand, binary=binary, selected_col="__selected")
+        estimate = dowhy_estimate(d, treatment, outcome, "backdoor", estimator,
+                                  control_value="observed", treatment_value=set_value,
+                                  target_units="ate", method_params={})
+    est = float(estimate.value)
+    lo, hi = estimator.interval(d, set_value, N_DRAWS, CONFIDENCE, seed)
+    ds = d[d["__selected"] == 1]
+    observed = float(ds[outcome].mean())
+    # unadjusted comparison: slope of outcome on treatment alone x mean shift of the selection
+    tt, yy = d[treatment].to_numpy(), d[outcome].to_numpy(dtype=float)
+    slope = float(np.polyfit(tt, yy, 1)[0])
+    naive = slope * float(set_value - ds[treatment].mean())
+    refs: list[Refutation] = []
+    if refute:
+        half = (hi - lo) / 2
+        for step, name in enumerate(REFUTERS, start=3):
+            _check(cancelled, progress, step)
+            refs.append(run_refuter(model, estimand, estimate, name, treatment, est, half,
+                                    num_simulations, seed))
+    _check(cancelled, progress, _PROGRESS_STEPS)
+
+    pred = observed + est
+    plo, phi = observed + lo, observed + hi
+    if binary:
+        pred, plo, phi = (min(1.0, max(0.0, x)) for x in (pred, plo, phi))
+    kind = "binary" if binary else "continuous"
+    ridge = getattr(estimator.model, "ridge", 0.0)
+    if binary and ridge:
+        warn.append(f"Some range of the variables has (almost) no {outcome} = 1 or no "
+                    f"{outcome} = 0 (quasi-separation): the logistic fit needed a ridge penalty "
+                    f"({ridge:g}), which pulls the effect slightly towards zero.")
+    if binary and not getattr(estimator.model, "converged", True):
+        warn.append("The logistic fit did not converge; treat the interval with care.")
+    model_txt = ((f"logistic regression (penalised maximum likelihood, ridge {ridge:g})" if ridge
+                  else "logistic regression (maximum likelihood)") if binary
+                 else "linear regression (OLS)")
+    method = (f"DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
+              f"{treatment} and, per adjustment variable, its value and a spline of its rank; "
+              f"interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}")
+    assumptions = [
+        f"The causal graph is right: every common cause of {treatment} and {outcome} is drawn, "
+        f"and the adjustment set ({', '.join(adjust) or 'empty'}) blocks every backdoor path.",
+        f"No other case's {treatment} affects this case (no interference); with a shared KV "
+        f"cache this holds only approximately: the scenario changes these cases alone.",
+        f"The outcome model fits: {model_txt}, smooth (spline) in {treatment} and in "
+        f"each adjustment variable, without interactions between them.",
+        f"Positivity: cases like the selected ones are seen with {treatment} near "
+        f"{set_value:.3g} (observed range {lo_obs:.3g} to {hi_obs:.3g}).",
+        "Rows with missing values are missing at random.",
+    ]
+    if binary:
+        assumptions.append(
+            f"Monotone effect: each case responds to {treatment} in the same direction (a "
+            f"latent-threshold model), so a failed case fails under the scenario with "
+            f"probability p(set) / p(observed).")
+    return WhatIfResult(
+        treatment=treatment, outcome=outcome, set_value=set_value,
+        common_causes=tuple(adjust), estimate=est, ci_low=lo, ci_high=hi,
+        observed_outcome=observed, predicted_outcome=float(pred),
+        predicted_ci_low=float(plo), predicted_ci_high=float(phi),
+        refutations=tuple(refs), assumptions=tuple(assumptions), n=int(len(d)),
+        n_selected=n_sel, n_dropped=n_dropped, method=method, outcome_kind=kind,
+        unobserved=unobserved, observed_treatment_mean=float(ds[treatment].mean()),
+        naive_difference=naive, warnings=tuple(warn))
