@@ -230,3 +230,23 @@ def test_otlp_more_cached_than_prompt_tokens_is_a_null_rate_not_one(mstore, tmp_
         "field 'gen_ai.usage.cache_read.input_tokens': negative value: -1"]
     assert _requests(mstore, r.run_ids[0], "request_id, cached_prompt_tokens, kv_cache_hit_rate") \
         == [("a", 150, None)]
+
+
+def test_aibrix_csv_bad_rows_once_every_field_named_in_line_order(mstore, tmp_path):
+    d = tmp_path / "ps_experiment_v0.3.0_20250519"
+    d.mkdir()
+    head = "prompt_tokens,generation_tokens,ttft,generation_time,user_id,question_id,launch_time,finish_time\n"
+    f = d / "cfg_output_2.csv"
+    f.write_text(head
+                 + "100,11,0.5,1.0,1,1,1000.0,1001.6\n"      # line 2: good
+                 + "100,11,-0.5,1.0,2,1,1002.0,1001.0\n"     # line 3: ttft < 0, finish < launch
+                 + "3e9,x,0.5,1.0,3,1,1003.0,1004.6\n")      # line 4: beyond INTEGER, text
+    r = _load(mstore, f, "aibrix")
+    assert (r.rows_loaded, r.rows_skipped) == (1, 2)
+    assert r.skipped_reasons == [
+        "line 3: field 'ttft': negative value: -0.5; "
+        "field 'finish_time - launch_time': negative value: -1",
+        "line 4: field 'generation_tokens': not a number: 'x'; "
+        "field 'prompt_tokens': out of range (above 2,147,483,647): 3000000000"]
+    got = _requests(mstore, r.run_ids[0], "request_id, prompt_tokens, tpot_ms, e2e_ms")
+    assert got == [("u1-q1", 100, pytest.approx(1000.0 / 10), pytest.approx(1600.0))]

@@ -9,6 +9,9 @@ Mapping: ttft_ms = ttft x 1000; tpot_ms = generation_time / (generation_tokens -
 launch_time) x 1000; arrival_s = launch_time (unix s); tenant = user_id; request_id =
 "u<user_id>-q<question_id>". benchmark = "<experiment>/<config>/<qps>" so that one
 configuration at one rate compares across releases.
+A row with text in a numeric column or a value out of range (_common.RANGES: a negative
+latency or token count, finish_time before launch_time, a token count beyond the store's
+INTEGER) is skipped once, its reason naming the line and every bad field.
 """
 from __future__ import annotations
 
@@ -19,13 +22,18 @@ import pandas as pd
 
 from ..errors import InputError
 from .base import Sniff
-from ._common import no_rows, register_run, version_from_path
+from ._common import no_rows, range_mask, range_problems, register_run, version_from_path
 
 NAME = "aibrix"
 KIND = "trace"
 _COLS = ("prompt_tokens", "generation_tokens", "ttft", "generation_time")
 _NUMERIC = ("prompt_tokens", "generation_tokens", "ttft", "generation_time", "launch_time",
             "finish_time")
+# canonical column -> source column (and scale), named by the range check's reasons
+_FIELDS = {"prompt_tokens": "prompt_tokens", "completion_tokens": "generation_tokens",
+           "ttft_ms": ("ttft", 1000.0),
+           "tpot_ms": ("generation_time / (generation_tokens - 1)", 1000.0),
+           "decode_ms": ("generation_time", 1000.0), "e2e_ms": ("finish_time - launch_time", 1000.0)}
 
 
 def detect(sniff: Sniff) -> float:
@@ -57,39 +65,45 @@ def load(path: Path, store, report) -> None:
     missing = [c for c in _COLS if c not in df.columns]
     if missing:
         raise InputError(path, f"missing column(s) {', '.join(missing)}")
-    vals = {}
-    bad = pd.Series(False, index=df.index)
+    vals, wrong = {}, {}
     for c in _NUMERIC:
         if c not in df:
             vals[c] = pd.Series(float("nan"), index=df.index)
             continue
         raw = df[c].str.strip()
-        v = pd.to_numeric(raw, errors="coerce")
-        wrong = v.isna() & (raw != "")
-        for i in wrong[wrong & ~bad].index:
-            report.skip(f"not a number: {df[c][i]!r}", line=int(i) + 2, field_name=c)
-        bad |= wrong
-        vals[c] = v
-    ok = ~bad
-    if not ok.any():
-        raise no_rows(path, report)
-    v = {c: s[ok] for c, s in vals.items()}
-    gen = v["generation_tokens"]
-    uid = df.get("user_id", pd.Series("", index=df.index))[ok]
-    qid = df.get("question_id", pd.Series("", index=df.index))[ok]
+        vals[c] = pd.to_numeric(raw, errors="coerce")
+        wrong[c] = vals[c].isna() & (raw != "")
+    gen = vals["generation_tokens"]
+    uid = df.get("user_id", pd.Series("", index=df.index))
+    qid = df.get("question_id", pd.Series("", index=df.index))
     rid = ("u" + uid + "-q" + qid) if "user_id" in df and "question_id" in df else \
-        (df.index[ok] + 1).astype(str).to_series(index=df.index[ok])
-    rows = pd.DataFrame({
+        (df.index + 1).astype(str).to_series(index=df.index)
+    canon = pd.DataFrame({  # canonical units, token counts still float (checked before Int64)
         "request_id": rid.astype(str),
-        "arrival_s": v["launch_time"],
-        "prompt_tokens": v["prompt_tokens"].round().astype("Int64"),
-        "completion_tokens": gen.round().astype("Int64"),
-        "ttft_ms": v["ttft"] * 1000.0,
-        "tpot_ms": (v["generation_time"] / (gen - 1)).where(gen > 1) * 1000.0,
-        "decode_ms": v["generation_time"] * 1000.0,
-        "e2e_ms": (v["finish_time"] - v["launch_time"]) * 1000.0,
+        "arrival_s": vals["launch_time"],
+        "prompt_tokens": vals["prompt_tokens"].round(),
+        "completion_tokens": gen.round(),
+        "ttft_ms": vals["ttft"] * 1000.0,
+        "tpot_ms": (vals["generation_time"] / (gen - 1)).where(gen > 1) * 1000.0,
+        "decode_ms": vals["generation_time"] * 1000.0,
+        "e2e_ms": (vals["finish_time"] - vals["launch_time"]) * 1000.0,
         "tenant": uid.where(uid != "", None) if "user_id" in df else None,
     })
+    # a row with text in a numeric column or a value out of range (_common.RANGES) is skipped
+    # once, its reason naming every bad field; reasons in line order
+    bad = range_mask(canon)
+    for m in wrong.values():
+        bad |= m
+    for i in bad[bad].index[:report.MAX_REASONS]:
+        whys = [f"field '{c}': not a number: {df[c][i]!r}" for c, m in wrong.items() if m[i]]
+        whys += [f"field '{n}': {w}" for n, w in range_problems(canon.loc[i].to_dict(), _FIELDS)]
+        report.skip("; ".join(whys), line=int(i) + 2)
+    report.rows_skipped += max(0, int(bad.sum()) - report.MAX_REASONS)
+    if bad.all():
+        raise no_rows(path, report)
+    rows = canon[~bad].copy()
+    for c in ("prompt_tokens", "completion_tokens"):
+        rows[c] = rows[c].astype("Int64")
     config, qps = parse_name(path)
     version = version_from_path(path)
     exp = re.sub(r"_v\d+(\.\d+)*.*$", "", path.parent.name) or "aibrix"
