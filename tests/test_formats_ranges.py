@@ -250,3 +250,14 @@ def test_aibrix_csv_bad_rows_once_every_field_named_in_line_order(mstore, tmp_pa
         "field 'prompt_tokens': out of range (above 2,147,483,647): 3000000000"]
     got = _requests(mstore, r.run_ids[0], "request_id, prompt_tokens, tpot_ms, e2e_ms")
     assert got == [("u1-q1", 100, pytest.approx(1000.0 / 10), pytest.approx(1600.0))]
+
+
+def test_azure_token_count_beyond_integer_skips_its_row(mstore, tmp_path):
+    f = tmp_path / "AzureLLMInferenceTrace_big.csv"
+    f.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                 "2023-11-16 18:17:03.9799600,100,20\n"
+                 "2023-11-16 18:17:04.0000000,3000000000,20\n")
+    r = _load(mstore, f, "azure")
+    assert (r.rows_loaded, r.rows_skipped) == (1, 1)
+    assert r.skipped_reasons == [
+        "line 3: field 'ContextTokens': out of range (above 2,147,483,647): 3000000000"]

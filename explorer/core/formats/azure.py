@@ -3,7 +3,8 @@
 Source format: `TIMESTAMP` (wall clock "2023-11-16 18:17:03.9799600", 7 decimals, no zone),
 `ContextTokens`, `GeneratedTokens`. Arrivals and sizes only: arrival_s = seconds since the
 first row's TIMESTAMP (runs.started_at keeps the wall clock of that first row),
-prompt_tokens = ContextTokens, completion_tokens = GeneratedTokens.
+prompt_tokens = ContextTokens, completion_tokens = GeneratedTokens. A row with a token count
+below zero or beyond the store's INTEGER (2,147,483,647) is skipped with its line and field.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pandas as pd
 
 from ..errors import InputError
 from .base import Sniff
-from ._common import no_rows, register_run
+from ._common import INT_MAX, no_rows, register_run
 
 NAME = "azure"
 KIND = "trace"
@@ -42,11 +43,15 @@ def load(path: Path, store, report) -> None:
     ctx = pd.to_numeric(df["ContextTokens"], errors="coerce")
     gen = pd.to_numeric(df["GeneratedTokens"], errors="coerce")
     negative = (ctx < 0) | (gen < 0)  # a token count below zero is a broken row, not data
-    bad = ts.isna() | ctx.isna() | gen.isna() | negative
+    big = (ctx > INT_MAX) | (gen > INT_MAX)  # does not fit the store's INTEGER
+    bad = ts.isna() | ctx.isna() | gen.isna() | negative | big
     for i in bad[bad].index[:report.MAX_REASONS]:
         if negative[i]:
             field = "ContextTokens" if ctx[i] < 0 else "GeneratedTokens"
             why = f"negative token count: {df[field][i]}"
+        elif big[i]:
+            field = "ContextTokens" if ctx[i] > INT_MAX else "GeneratedTokens"
+            why = f"out of range (above {INT_MAX:,}): {df[field][i]}"
         else:
             field = "TIMESTAMP" if pd.isna(ts[i]) else "ContextTokens" if pd.isna(ctx[i]) else "GeneratedTokens"
             why = f"not a {'timestamp' if field == 'TIMESTAMP' else 'number'}: {df[field][i]!r}"
