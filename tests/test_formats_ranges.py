@@ -261,3 +261,24 @@ def test_azure_token_count_beyond_integer_skips_its_row(mstore, tmp_path):
     assert (r.rows_loaded, r.rows_skipped) == (1, 1)
     assert r.skipped_reasons == [
         "line 3: field 'ContextTokens': out of range (above 2,147,483,647): 3000000000"]
+
+
+def test_generic_table_and_check_ranges_word_the_same_rules_alike(mstore, tmp_path):
+    """generic_table's SQL checks read the same RANGES: one bad value gives the same reason
+    through a generic JSONL table as through check_ranges."""
+    bad = [{"ttft_ms": -30}, {"prompt_tokens": -3}, {"completion_tokens": 3_000_000_000},
+           {"kv_cache_hit_rate": 1.5}, {"batch_size": -2.5}]
+    recs = [{"request_id": "ok", "ttft_ms": 5, "prompt_tokens": 7}]
+    recs += [{"request_id": f"b{i}", "ttft_ms": 5, **b} for i, b in enumerate(bad)]
+    r = _load(mstore, _jsonl(tmp_path / "generic.jsonl", recs), "generic_table")
+    assert (r.rows_loaded, r.rows_skipped) == (1, len(bad))
+    want = []
+    for line, b in enumerate(bad, 2):
+        with pytest.raises(RowError) as e:
+            check_ranges(b)
+        want.append(f"line {line}: field '{e.value.field}': {e.value.reason}")
+
+    def split(reason):  # (text before the value, the value): a JSONL column holding a missing
+        head, value = reason.rsplit(": ", 1)  # value is float in generic_table ('-3.0')
+        return head, float(value)
+    assert [split(x) for x in r.skipped_reasons] == [split(x) for x in want]

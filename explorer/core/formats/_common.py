@@ -87,6 +87,12 @@ def integer(value: Any, field: str) -> int | None:
     return int(x)
 
 
+def range_rules(column: str) -> list[tuple[float | None, float | None, str]]:
+    """The RANGES rules of one canonical column as (low, high, why); [] when it has none.
+    generic_table builds its SQL checks from these, the other loaders use check_ranges."""
+    return list(_RULES.get(column, ()))
+
+
 def _shown(x: float) -> str:
     """A value as a reason shows it: whole numbers without '.0', others to 10 digits."""
     if abs(x) < 1e16 and (isinstance(x, int) or float(x).is_integer()):

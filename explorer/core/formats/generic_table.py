@@ -32,7 +32,7 @@ from ..errors import InputError
 from ..sqlutil import quote_ident
 from .base import Sniff, iter_jsonl
 from . import _aliases
-from ._common import register_run
+from ._common import INT_MAX, range_rules, register_run
 
 NAME = "generic_table"
 KIND = "trace"
@@ -396,9 +396,6 @@ def _guess_scale(con, src, params, canon, val) -> tuple[float, str]:
     return 1.0, f"no unit suffix; ms guessed from median {med:.4g}"
 
 
-INT_MAX = 2**31 - 1  # the store's INTEGER columns (token counts, preemptions)
-
-
 def _reason_sql(col: str, what: str, value_sql: str, quoted: bool = False) -> str:
     """SQL text of a skip reason: "field '<col>': <what><value>" (value cut at 40 chars)."""
     v = f"left(CAST({value_sql} AS VARCHAR), 40)"
@@ -410,22 +407,21 @@ def _reason_sql(col: str, what: str, value_sql: str, quoted: bool = False) -> st
 def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]:
     """(source predicate, reason, canonical predicate) triples for the value range of a
     canonical column; `conv` is the SQL of the value in canonical units (token counts are
-    rounded, as stored; one beyond INTEGER is stored as -1 until the check deletes its row). Durations, token counts, preemptions and batch sizes must not
-    be negative; token counts / preemptions must fit the store's INTEGER; kv_cache_hit_rate
-    lies in [0, 1]. A row failing a check is skipped (never clipped or silently nulled)."""
+    rounded, as stored; one beyond INTEGER is stored as -1 until the check deletes its row).
+    The rules are _common.RANGES, shared with the dedicated trace loaders: durations, token
+    counts, preemptions and batch sizes must not be negative; token counts / preemptions must
+    fit the store's INTEGER; kv_cache_hit_rate lies in [0, 1]. A row failing a check is
+    skipped (never clipped or silently nulled)."""
     q, c = quote_ident(col), quote_ident(canon)
+    v = f"round({conv})" if canon in _INT else conv
     out = []
-    if canon in _INT:
-        out.append((f"coalesce(round({conv}) < 0, false)", _reason_sql(col, "negative value: ", q),
-                    f"{c} < 0"))
-        out.append((f"coalesce(round({conv}) > {INT_MAX}, false)",
-                    _reason_sql(col, f"out of range (above {INT_MAX:,}): ", q), f"{c} < 0"))
-    elif canon in _aliases.TIME_MS or canon == "batch_size":
-        out.append((f"coalesce({conv} < 0, false)", _reason_sql(col, "negative value: ", q),
-                    f"{c} < 0"))
-    if canon == "kv_cache_hit_rate":
-        out.append((f"coalesce({conv} < 0 OR {conv} > 1, false)",
-                    _reason_sql(col, "hit rate outside [0, 1]: ", q), f"({c} < 0 OR {c} > 1)"))
+    for low, high, why in range_rules(canon):
+        bounds = [(op, b) for op, b in (("<", low), (">", high)) if b is not None]
+        stored = " OR ".join(f"{c} {op} {b!r}" for op, b in bounds)
+        if canon in _INT and high is not None:
+            stored = f"{c} < 0"  # a count beyond INTEGER is stored as -1
+        out.append((f"coalesce({' OR '.join(f'{v} {op} {b!r}' for op, b in bounds)}, false)",
+                    _reason_sql(col, f"{why}: ", q), f"({stored})"))
     return out
 
 
