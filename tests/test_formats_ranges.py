@@ -108,7 +108,7 @@ def test_aibrix_client_negative_latency_in_seconds(mstore, tmp_path):
     assert _requests(mstore, r.run_ids[0], "request_id, e2e_ms") == [("1", pytest.approx(800.0))]
 
 
-def test_aiperf_negative_ttft_keeps_no_event_of_the_row(mstore, tmp_path):
+def test_aiperf_negative_ttft_or_itl_keeps_no_event_of_the_row(mstore, tmp_path):
     def rec(i, ttft_us):
         return {"metadata": {"x_request_id": f"req-{i}", "timestamp_ns": 1_700_000_000_000_000_000 + i},
                 "metrics": {"ttft": {"value": ttft_us, "unit": "us"},
@@ -118,11 +118,14 @@ def test_aiperf_negative_ttft_keeps_no_event_of_the_row(mstore, tmp_path):
                 "error": None}
     d = tmp_path / "aiperf"
     d.mkdir()
-    f = _jsonl(d / "profile_export.jsonl", [rec(1, 2500.0), rec(2, -2500.0)])
+    icl = rec(3, 2500.0)
+    icl["metrics"]["inter_chunk_latency"] = {"value": [4.0, -1.0], "unit": "ms"}
+    f = _jsonl(d / "profile_export.jsonl", [rec(1, 2500.0), rec(2, -2500.0), icl])
     r = _load(mstore, f, "aiperf")
-    assert (r.rows_loaded, r.rows_skipped) == (1, 1)
+    assert (r.rows_loaded, r.rows_skipped) == (1, 2)
     # the value in the source's own unit (us), not the stored ms
-    assert r.skipped_reasons == ["line 2: field 'metrics.ttft': negative value: -2500"]
+    assert r.skipped_reasons == ["line 2: field 'metrics.ttft': negative value: -2500",
+                                 "line 3: field 'metrics.inter_chunk_latency': negative value: -1"]
     run = r.run_ids[0]
     assert _requests(mstore, run, "request_id, ttft_ms") == [("req-1", pytest.approx(2.5))]
     ev = mstore.execute("SELECT DISTINCT request_id FROM request_events WHERE run_id = ?",
@@ -282,3 +285,15 @@ def test_generic_table_and_check_ranges_word_the_same_rules_alike(mstore, tmp_pa
         head, value = reason.rsplit(": ", 1)  # value is float in generic_table ('-3.0')
         return head, float(value)
     assert [split(x) for x in r.skipped_reasons] == [split(x) for x in want]
+
+
+def test_negative_inter_token_latency_skips_its_request(mstore, tmp_path):
+    """A negative ITL is a negative duration: the request goes (its mean TPOT being positive
+    does not save it), with no token latencies left behind."""
+    f = tmp_path / "vllm_itl.json"
+    f.write_text(json.dumps(_serving_result([0.1, 0.2], [[0.01, 0.02], [0.05, -0.01]], [50, 60])))
+    r = _load(mstore, f, "vllm_bench")
+    assert (r.rows_loaded, r.rows_skipped) == (1, 1)
+    assert r.skipped_reasons == ["field 'itls[1]': negative value: -0.01"]
+    assert mstore.execute("SELECT DISTINCT request_id FROM token_latencies WHERE run_id = ?",
+                          [r.run_ids[0]]).fetchall() == [("0",)]

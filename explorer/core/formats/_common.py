@@ -140,6 +140,16 @@ def check_ranges(row: dict, fields: Mapping[str, str | tuple[str, float]] | None
     return row
 
 
+def check_itls(values_ms: list, field: str, scale: float = 1.0) -> list:
+    """Return `values_ms` (one request's inter-token latencies, ms; None = missing) when none
+    is negative; else raise RowError(field, "negative value: <first negative, in the source's
+    unit (value / scale)>"), so the request is skipped like a negative duration in RANGES."""
+    for v in values_ms:
+        if v is not None and v < 0:
+            raise RowError(field, f"negative value: {_shown(v / scale if scale != 1.0 else v)}")
+    return values_ms
+
+
 def range_mask(frame: pd.DataFrame) -> pd.Series:
     """Vectorised RANGES test for a frame of canonical request columns (canonical units):
     a boolean Series, True for the rows with a value out of range (NaN / NA pass). Give the

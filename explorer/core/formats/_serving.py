@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ._common import (RowError, check_ranges, insert_requests, insert_token_latencies, integer,
-                      mean, num, register_run, text)
+from ._common import (RowError, check_itls, check_ranges, insert_requests,
+                      insert_token_latencies, integer, mean, num, register_run, text)
 
 ARRAYS = ("ttfts", "itls", "input_lens", "output_lens", "errors")
 AGG_KEYS = ("mean_ttft_ms", "median_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "request_throughput",
@@ -65,8 +65,9 @@ def is_result(obj) -> bool:
 def load_result(obj: dict, path: Path, store, report, fmt: str, engine: str, base: str,
                 line: int | None = None) -> str:
     """Register one run for a result dict and insert its per-request rows (if any).
-    Returns the run_id. Bad array entries (wrong type, or out of range: _common.RANGES) are
-    skipped with their index as the field ("field 'ttfts[3]': negative value: -0.2")."""
+    Returns the run_id. Bad array entries (wrong type, or out of range: _common.RANGES, or a
+    negative ITL) are skipped with their index as the field ("field 'ttfts[3]': negative
+    value: -0.2")."""
     ttfts = obj.get("ttfts")
     n = len(ttfts) if isinstance(ttfts, list) else 0
     for k in ARRAYS:
@@ -99,6 +100,7 @@ def load_result(obj: dict, path: Path, store, report, fmt: str, engine: str, bas
                                "e2e_ms": (f"ttfts[{i}] + sum(itls[{i}])", 1000.0),
                                "prompt_tokens": f"input_lens[{i}]",
                                "completion_tokens": f"output_lens[{i}]"})
+            check_itls(gaps_ms, f"itls[{i}]", 1000.0)
             if gaps_ms:
                 itls[rid] = gaps_ms
         except RowError as e:

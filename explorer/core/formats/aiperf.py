@@ -6,9 +6,10 @@ Source format: {"metadata": {"x_request_id", "x_correlation_id", "conversation_i
 -> ms). `inter_token_latency` is AIPerf's (request_latency - ttft) / (output tokens - 1), i.e.
 TPOT; `inter_chunk_latency` (a list) becomes token_latencies. arrival_s is timestamp_ns in unix
 seconds. Events: arrived (timestamp_ns), first_token (+ttft), finished (+request_latency) or
-error. A record with a value out of range (_common.RANGES: a negative latency or token count)
-is skipped with its line and field, in the source's unit ("line 4: field 'metrics.ttft':
-negative value: -12"). The sibling profile_export_aiperf.json, when present, gives the model and the command.
+error. A record with a value out of range (_common.RANGES: a negative latency or token count,
+or a negative inter_chunk_latency entry) is skipped with its line and field, the value in the
+source's unit ("line 4: field 'metrics.ttft': negative value: -12"). The sibling
+profile_export_aiperf.json, when present, gives the model and the command.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import json
 from pathlib import Path
 
 from .base import Sniff, iter_jsonl
-from ._common import (RowError, check_ranges, insert_events, insert_requests,
+from ._common import (RowError, check_itls, check_ranges, insert_events, insert_requests,
                       insert_token_latencies, integer, no_rows, num, register_run, text)
 
 NAME = "aiperf"
@@ -99,7 +100,8 @@ def load(path: Path, store, report) -> None:
             icl = metrics.get("inter_chunk_latency")
             if isinstance(icl, dict) and isinstance(icl.get("value"), list):
                 scale = _TO_MS.get(str(icl.get("unit", "ms")).lower(), 1.0)
-                itls[rid] = [num(v, "metrics.inter_chunk_latency", scale) for v in icl["value"]]
+                itls[rid] = check_itls([num(v, "metrics.inter_chunk_latency", scale)
+                                        for v in icl["value"]], "metrics.inter_chunk_latency", scale)
             extra = {k: _metric_value(metrics, k) for k in ("ttst", "reasoning_token_count",
                                                             "output_token_count",
                                                             "output_token_throughput_per_user")
