@@ -1,8 +1,9 @@
-"""What-if panel: the causal graph (drawing + editable DOT text with validation), treatment /
-outcome pickers, a slider for the scenario value, the predicted outcome with its interval, the
-refutation table and the assumptions. The analysis (explorer.core.analysis.whatif.run_whatif)
-runs in a worker of the panel's own Runner (it needs only the cohort frame, not the store, so
-it does not queue behind store jobs); DoWhy is first imported there, never on the UI thread.
+"""What-if panel: the causal graph (drawing + editable DOT text with validation, from
+widgets/whatif_graph.py), treatment / outcome pickers, a slider for the scenario value, the
+predicted outcome with its interval, the refutation table and the assumptions. The analysis
+(explorer.core.analysis.whatif.run_whatif) runs in a worker of the panel's own Runner (it needs
+only the cohort frame, not the store, so it does not queue behind store jobs); DoWhy is first
+imported there, never on the UI thread.
 
 Inputs: the session's "frame" payload (analysis.cohort_frame) and, from a report, a ready
 "whatif" dict (painted as is, nothing is rerun). The edited graph is kept with the session:
@@ -16,14 +17,13 @@ from typing import Any
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QPainter, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGraphicsScene,
-                               QGraphicsView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
-                               QTableWidget, QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget)
+                               QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QSizePolicy, QSlider, QSpinBox, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.analysis.causal_graph import KNOWN_NODES, default_graph_text, parse_graph
-from explorer.core.errors import InputError
 from explorer.session import Failure
 from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
@@ -32,27 +32,13 @@ from widgets.base import JobControls, Panel
 from widgets.painters.common import label
 from widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
                                      refutation_rows, summary)
+from widgets.whatif_graph import GraphEditor, GraphView
 
 log = logging.getLogger(__name__)
 SETTING = "causal_graph"
 SLIDER_STEPS = 1000
 SCALE_METRICS = ("queue_ms", "ttft_ms", "tpot_ms", "batch_size", "prompt_tokens")
 BINARY_OUTCOMES = ("badcase", "sla_met")
-
-
-class _GraphView(QGraphicsView):
-    def resizeEvent(self, ev):
-        super().resizeEvent(ev)
-        self.fit()
-
-    def fit(self):
-        r = self.scene().itemsBoundingRect().adjusted(-8, -8, 8, 8)
-        if r.isValid():
-            self.fitInView(r, Qt.AspectRatioMode.KeepAspectRatio)
-            if self.transform().m11() > 1.2:
-                self.resetTransform()
-                self.scale(1.2, 1.2)
-                self.centerOn(r.center())
 
 
 class WhatIfPanel(JobControls, Panel):
@@ -108,38 +94,20 @@ class WhatIfPanel(JobControls, Panel):
 
         # -- graph: drawing and editor -------------------------------------------------------------
         self.scene = QGraphicsScene(self)
-        self.view = _GraphView(self.scene)
+        self.view = GraphView(self.scene)
         self.view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.view.setBackgroundBrush(QColor(palette.BACKGROUND))
-        self.editor = QPlainTextEdit()
-        mono = QFont("monospace")
-        mono.setStyleHint(QFont.StyleHint.Monospace)
-        mono.setPointSizeF(9)
-        self.editor.setFont(mono)
-        self.editor.setPlainText(self.graph_text)
-        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.graph_status = QLabel()
-        self.graph_status.setWordWrap(True)
-        self.apply_button = QPushButton(self.tr("Apply graph"))
-        self.apply_button.setEnabled(False)
-        self.default_button = QPushButton(self.tr("Default graph"))
-        self._validate_timer = QTimer(self, singleShot=True, interval=300)
-        self._validate_timer.timeout.connect(self.validate)
-        self.editor.textChanged.connect(self._validate_timer.start)
+        self.graph_editor = GraphEditor(
+            self.graph_text, known=lambda: self.frame.columns if self.frame is not None else None,
+            applied=lambda: self.graph_text)
+        self.editor = self.graph_editor.editor
+        self.graph_status = self.graph_editor.graph_status
+        self.apply_button = self.graph_editor.apply_button
+        self.default_button = self.graph_editor.default_button
         self.apply_button.clicked.connect(self.apply_graph)
-        self.default_button.clicked.connect(lambda: self.editor.setPlainText(default_graph_text()))
-        edit_box = self._edit_box = QWidget()
-        el = QVBoxLayout(edit_box)
-        el.setContentsMargins(0, 0, 0, 0)
-        el.addWidget(self.editor, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.graph_status, 1)
-        row.addWidget(self.default_button)
-        row.addWidget(self.apply_button)
-        el.addLayout(row)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.view)
-        left.addWidget(edit_box)
+        left.addWidget(self.graph_editor)
         left.setSizes([420, 160])
 
         # -- results ---------------------------------------------------------------------------
@@ -285,7 +253,7 @@ class WhatIfPanel(JobControls, Panel):
         # rendered off screen (a report figure): no slider, no editor; the drawing stays
         figure = self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
         self.slider.setVisible(not figure and self.frame is not None)
-        self._edit_box.setVisible(not figure)
+        self.graph_editor.setVisible(not figure)
         if self._dirty and self.frame is not None and not self._delivered:
             self._run_timer().start()
 
@@ -583,36 +551,8 @@ class WhatIfPanel(JobControls, Panel):
         self.view.fit()
 
     def validate(self) -> bool:
-        """Check the editor's text; say what is wrong and where (the line is highlighted)."""
-        text = self.editor.toPlainText()
-        known = self.frame.columns if self.frame is not None else None
-        try:
-            g = parse_graph(text, source=self.tr("graph"), known=known)
-        except InputError as e:
-            self.graph_status.setText(e.message if e.line is None else
-                                      self.tr("line %1: %2").replace("%1", str(e.line))
-                                      .replace("%2", e.message))
-            self.graph_status.setStyleSheet(f"color: {palette.BAD};")
-            self._mark_line(e.line)
-            self.apply_button.setEnabled(False)
-            return False
-        self._mark_line(None)
-        self.graph_status.setText(self.tr("Valid: %1 nodes, %2 edges, acyclic.")
-                                  .replace("%1", str(len(g.nodes))).replace("%2", str(len(g.edges))))
-        self.graph_status.setStyleSheet(f"color: {palette.ACCENT};")
-        self.apply_button.setEnabled(text != self.graph_text)
-        return True
-
-    def _mark_line(self, line: int | None) -> None:
-        if line is None:
-            self.editor.setExtraSelections([])
-            return
-        sel = QTextEdit.ExtraSelection()
-        sel.format.setBackground(palette.qcolor(palette.BAD, 50))
-        sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        block = self.editor.document().findBlockByNumber(max(line - 1, 0))
-        sel.cursor = QTextCursor(block)
-        self.editor.setExtraSelections([sel])
+        """Check the editor's text; say what is wrong and where (GraphEditor.validate)."""
+        return self.graph_editor.validate()
 
     def apply_graph(self, save: bool = True) -> bool:
         """Use the editor's graph (when valid): redraw, keep it with the session, rerun."""
