@@ -104,7 +104,7 @@ class WhatIfPanel(JobControls, Panel):
         self.graph_status = self.graph_editor.graph_status
         self.apply_button = self.graph_editor.apply_button
         self.default_button = self.graph_editor.default_button
-        self.apply_button.clicked.connect(self.apply_graph)
+        self.apply_button.clicked.connect(lambda: self.apply_graph())  # not clicked(checked=False) as save
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.view)
         left.addWidget(self.graph_editor)

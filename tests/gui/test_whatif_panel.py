@@ -115,7 +115,7 @@ def test_graph_editor_says_where_it_is_wrong_and_keeps_the_graph(panel, session,
     assert len(panel.editor.extraSelections()) == 1
     panel.editor.setPlainText(GRAPH)
     assert panel.validate() and panel.apply_button.isEnabled()
-    assert panel.apply_graph()
+    panel.apply_button.click()   # the button, as a user applies it: the graph is saved too
     qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=10000)
     assert session.store.get_setting("causal_graph") == GRAPH
     assert set(panel.graph.nodes) == {"batch_size", "kv_cache_hit_rate", "badcase"}
