@@ -5,8 +5,9 @@ p95 <= 150 ms), and the time from launch to the window shown (target <= 2 s).
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/interaction.py [--requests N] [--choices 20]
 
 The store is synthetic (numpy, seeded): two runs (engine versions 0.5.2 / 0.6.1), N requests
-with every canonical metric, 6,000 eval cases in 6 clusters, each case bound (level 1) to one
-request. "Repainted" = the Session published the analysis results of the new cohort and the
+with every canonical metric, 6,000 eval cases in 6 clusters (--clusters N: 1,000 x N cases in N
+clusters, ~300 badcases each; N = 21 makes every one of 20 choices a first visit), each case
+bound (level 1) to one request. "Repainted" = the Session published the analysis results of the new cohort and the
 panels painted them (the slots run synchronously), measured with processEvents until then.
 Launch = a fresh interpreter importing the app, building the window and showing it.
 """
@@ -30,7 +31,12 @@ CLUSTERS = ["计算题中间步骤错误", "final answer format", "unit conversi
             "answered another question", "truncated output"]
 
 
-def build_store(n_requests: int, n_cases: int = 6000, seed: int = 0):
+def cluster_names(n: int) -> list[str]:
+    """The 6 named clusters, then "cluster 7", "cluster 8", ... up to n."""
+    return (CLUSTERS + [f"cluster {i}" for i in range(len(CLUSTERS) + 1, n + 1)])[:n]
+
+
+def build_store(n_requests: int, n_cases: int = 6000, seed: int = 0, n_clusters: int = len(CLUSTERS)):
     from explorer.core.store import Store
     rng = np.random.default_rng(seed)
     store = Store()
@@ -58,7 +64,7 @@ def build_store(n_requests: int, n_cases: int = 6000, seed: int = 0):
         "case_id": [f"eval0:{i}" for i in range(n_cases)], "eval_id": "eval0",
         "category": rng.choice(["math", "physics"], n_cases), "prompt": "question",
         "prediction": "answer", "correct": correct,
-        "cluster": np.where(correct, None, rng.choice(CLUSTERS, n_cases)),
+        "cluster": np.where(correct, None, rng.choice(cluster_names(n_clusters), n_cases)),
         "request_id": req["request_id"].to_numpy()[idx]})
     store.append("cases", cases)
     store.append("case_links", pd.DataFrame({"case_id": cases["case_id"], "run_id": run[idx],
@@ -101,6 +107,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--choices", type=int, default=20)
+    ap.add_argument("--clusters", type=int, default=len(CLUSTERS),
+                    help="badcase clusters (each ~300 badcases); 21 makes all 20 choices first visits")
     ap.add_argument("--without", default="", help="panels to leave out, e.g. whatif,timeline")
     a = ap.parse_args()
     launch_seconds()
@@ -126,7 +134,7 @@ def main() -> int:
     Panel.show_result = timed
 
     t0 = time.perf_counter()
-    store = build_store(a.requests)
+    store = build_store(a.requests, n_cases=1000 * max(6, a.clusters), n_clusters=a.clusters)
     print(f"store: {a.requests:,} requests built in {time.perf_counter() - t0:.1f} s")
     app = make_app()
     session = Session(store)

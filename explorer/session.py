@@ -107,22 +107,23 @@ def fetch_clusters(store: Store) -> list[dict]:
 
 
 def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFrame | None = None,
-                limit: int = CASE_LIMIT) -> pd.DataFrame:
+                limit: int = CASE_LIMIT, con=None) -> pd.DataFrame:
     """Case rows for the case table: case_id, prompt, prediction, correct, cluster, category,
-    run_id, request_id, level (the strongest link). case_ids None -> no rows."""
+    run_id, request_id, level (the strongest link). case_ids None -> no rows. con: a cursor
+    of the store (Store.cursor) when called from a thread other than the store's."""
     cols = ["case_id", "prompt", "prediction", "correct", "cluster", "category", "run_id",
             "request_id", "level"]
     ids = list(case_ids or [])[:limit]
     if not ids:
         return pd.DataFrame(columns=cols)
-    df = store.df(
+    df = (con or store.con).execute(
         "SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
         " l.run_id, l.request_id, l.level"
         " FROM cases c LEFT JOIN (SELECT case_id, arg_min(run_id, level) AS run_id,"
         "   arg_min(request_id, level) AS request_id, min(level) AS level"
         "   FROM case_links GROUP BY case_id) l USING (case_id)"
         " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
-        " ORDER BY c.correct, c.case_id", [ids])
+        " ORDER BY c.correct, c.case_id", [ids]).df()
     return df[cols]
 
 
@@ -155,19 +156,25 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     objects: dict[str, Any] = {}
     out: dict[str, Any] = {}
 
+    def compute(name: str, fn):
+        """fn() or the SectionError that says why not."""
+        try:
+            return fn()
+        except NoData as e:
+            return A.SectionError(name, str(e), "no_data")
+        except (ValueError, KeyError, TraceExplorerError) as e:
+            return A.SectionError(name, str(e), "error")
+        except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
+            return A.SectionError(name, f"{type(e).__name__}: {e}", "error")
+
+    def keep(name: str, r) -> None:
+        objects[name] = r
+        out[name] = to_payload(r)
+
     def section(name: str, fn) -> None:
         if ctx is not None:
             ctx.check()
-        try:
-            r = fn()
-        except NoData as e:
-            r = A.SectionError(name, str(e), "no_data")
-        except (ValueError, KeyError, TraceExplorerError) as e:
-            r = A.SectionError(name, str(e), "error")
-        except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
-            r = A.SectionError(name, f"{type(e).__name__}: {e}", "error")
-        objects[name] = r
-        out[name] = to_payload(r)
+        keep(name, compute(name, fn))
 
     def cached(name: str, key: tuple, fn) -> None:
         if key in cache:
@@ -191,10 +198,24 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
                          "were wrong)" if store.count("cases") == 0 else "the cohort is empty")
         return frame
     section("cohort", lambda: A.summarize_cohort(store, cohort, frame=frame))
-    section("comparison", lambda: A.compare_metrics(store, cohort, params.get("comparison"), frame=needs_cases()))
-    section("tree", lambda: A.fit_tree(store, cohort, params.get("tree"), frame=needs_cases()))
     ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
-    out["cases"] = fetch_cases(store, ids)
+    if ctx is not None:
+        ctx.check()
+    # The comparison, the tree and the case rows read only the frame (the case rows their own
+    # cursor): they overlap on two threads, as scipy, scikit-learn and DuckDB release the GIL.
+    from concurrent.futures import ThreadPoolExecutor
+    con = store.cursor()
+    try:
+        with ThreadPoolExecutor(2, thread_name_prefix="analyse") as ex:
+            tree = ex.submit(compute, "tree",
+                             lambda: A.fit_tree(store, cohort, params.get("tree"), frame=needs_cases()))
+            cases = ex.submit(fetch_cases, store, ids, con=con)
+            keep("comparison", compute("comparison", lambda: A.compare_metrics(
+                store, cohort, params.get("comparison"), frame=needs_cases())))
+            keep("tree", tree.result())
+            out["cases"] = cases.result()
+    finally:
+        con.close()
     if ctx is not None:
         ctx.publish((dict(out), {k: v for k, v in objects.items() if not isinstance(v, A.SectionError)}))
     runs = sorted(frame["run_id"].dropna().unique().tolist()) if isinstance(frame, pd.DataFrame) else []
