@@ -192,26 +192,37 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     else:
         out["frame"] = frame
 
-    def needs_cases():
-        if frame is None or len(frame) == 0:
-            raise NoData("no eval cases are loaded: a cohort needs eval results (which answers "
-                         "were wrong)" if store.count("cases") == 0 else "the cohort is empty")
-        return frame
+    # Whether there are cases to compare is decided here, on the job's thread: the store's
+    # connection must not be used from the two threads below.
+    if frame is None or len(frame) == 0:
+        no_cases: NoData | None = NoData(
+            "no eval cases are loaded: a cohort needs eval results (which answers were wrong)"
+            if store.count("cases") == 0 else "the cohort is empty")
+    else:
+        no_cases = None
+
+    def on_cases(fn):
+        """fn(frame) as a section body, or the NoData of an empty cohort."""
+        def body():
+            if no_cases is not None:
+                raise no_cases
+            return fn(frame)
+        return body
     section("cohort", lambda: A.summarize_cohort(store, cohort, frame=frame))
     ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
     if ctx is not None:
         ctx.check()
-    # The comparison, the tree and the case rows read only the frame (the case rows their own
-    # cursor): they overlap on two threads, as scipy, scikit-learn and DuckDB release the GIL.
+    # The comparison and the tree read only the frame, the case rows their own cursor: they
+    # overlap on two threads, as scipy, scikit-learn and DuckDB release the GIL.
     from concurrent.futures import ThreadPoolExecutor
     con = store.cursor()
     try:
         with ThreadPoolExecutor(2, thread_name_prefix="analyse") as ex:
-            tree = ex.submit(compute, "tree",
-                             lambda: A.fit_tree(store, cohort, params.get("tree"), frame=needs_cases()))
+            tree = ex.submit(compute, "tree", on_cases(
+                lambda f: A.fit_tree(store, cohort, params.get("tree"), frame=f)))
             cases = ex.submit(fetch_cases, store, ids, con=con)
-            keep("comparison", compute("comparison", lambda: A.compare_metrics(
-                store, cohort, params.get("comparison"), frame=needs_cases())))
+            keep("comparison", compute("comparison", on_cases(
+                lambda f: A.compare_metrics(store, cohort, params.get("comparison"), frame=f))))
             keep("tree", tree.result())
             out["cases"] = cases.result()
     finally:

@@ -1,0 +1,65 @@
+"""session.analyse runs the comparison, the tree and the case rows on two threads: the
+store's own DuckDB connection must stay on the job's thread (a connection used by two threads
+at once raises ResourceInUseException or returns another call's result)."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer.core.analysis import Cohort
+from explorer.core.store import Store
+from explorer.session import analyse
+
+
+class _OneThreadConnection:
+    """The store's connection, failing when called from any thread but its owner's."""
+
+    def __init__(self, con):
+        self._con, self._owner, self.foreign = con, threading.get_ident(), []
+
+    def __getattr__(self, name):
+        attr = getattr(self._con, name)
+        if callable(attr) and threading.get_ident() != self._owner:
+            self.foreign.append((name, threading.current_thread().name))
+        return attr
+
+
+def _store_with_cases() -> Store:
+    rng = np.random.default_rng(0)
+    s = Store()
+    s.add_run("r", engine="vllm", engine_version="1", format="synthetic")
+    n = 400
+    s.append("requests", pd.DataFrame({
+        "run_id": "r", "request_id": [f"q{i}" for i in range(n)],
+        "kv_cache_hit_rate": rng.uniform(0, 1, n), "tpot_ms": rng.gamma(4, 4, n),
+        "num_preemptions": rng.poisson(0.5, n), "batch_size": rng.integers(1, 64, n).astype(float),
+        "ttft_ms": rng.gamma(3, 60, n)}))
+    s.add_eval("e")
+    correct = rng.uniform(size=n) > 0.3
+    s.append("cases", pd.DataFrame({
+        "case_id": [f"e:{i}" for i in range(n)], "eval_id": "e", "category": "math",
+        "correct": correct, "cluster": np.where(correct, None, "k"),
+        "request_id": [f"q{i}" for i in range(n)]}))
+    s.append("case_links", pd.DataFrame({"case_id": [f"e:{i}" for i in range(n)], "run_id": "r",
+                                         "request_id": [f"q{i}" for i in range(n)], "level": 1,
+                                         "score": 1.0}))
+    return s
+
+
+@pytest.mark.parametrize("make,cluster", [(Store, "nope"), (_store_with_cases, "k"),
+                                          (_store_with_cases, "no such cluster")])
+def test_analyse_keeps_the_store_connection_on_its_thread(make, cluster):
+    store = make()
+    guard = _OneThreadConnection(store.con)
+    store.con = guard
+    out, _ = analyse(store, Cohort(cluster), {}, {})
+    assert guard.foreign == []
+    if cluster == "k":
+        assert isinstance(out["comparison"], list) and isinstance(out["tree"], dict)
+        assert len(out["cases"]) == 400
+    else:  # an empty cohort: both sections say why, none fails
+        for k in ("comparison", "tree"):
+            assert getattr(out[k], "nodata", False), out[k]
