@@ -60,7 +60,7 @@ class WhatIfPanel(JobControls, Panel):
         self.runner.busy.connect(self._busy)
         self.runner.idle.connect(self._idle)
         self._cancel_note = ""  # why the running estimate was dropped (shown when it stops)
-        self.runner.dropped.connect(lambda _k: self._status(self._cancel_note or self.tr("Cancelled.")))
+        self.runner.dropped.connect(self._dropped)
 
         # -- controls ------------------------------------------------------------------------
         self.treatment = QComboBox()
@@ -385,6 +385,7 @@ class WhatIfPanel(JobControls, Panel):
         self._run_timer().stop()
         if self.frame is None or self.treatment.currentData() is None:
             return
+        self._cancel_note = ""
         frame = self.frame
         kw = dict(treatment=self.treatment.currentData(), outcome=self.outcome.currentData(),
                   set_value=float(self.set_box.value()), graph_text=self.graph_text,
@@ -443,6 +444,12 @@ class WhatIfPanel(JobControls, Panel):
         self.runner.cancel("whatif")
         self._status(note or self.tr("Cancelled."))
         self._idle()
+
+    def _dropped(self, _key: str) -> None:
+        if self.runner.pending():  # a newer run replaced it (its status stays) or another drops
+            return
+        self._status(self._cancel_note or self.tr("Cancelled."))
+        self._cancel_note = ""
 
     def _cohort_changed(self) -> None:
         if self.runner.pending() or self._run_timer().isActive():

@@ -155,6 +155,16 @@ def test_a_new_cohort_cancels_the_old_cohorts_run(panel, session, qtbot):
     _finish(panel, qtbot)
     assert panel.result is None
     assert "cohort changed" in panel.headline.text()
+    # the note belongs to that cancel only: a run replaced by a newer one says nothing of it
+    # and the newer run's status stays
+    shown = []
+    status = panel._status
+    panel._status = lambda text, *a, **k: (shown.append(text), status(text, *a, **k))
+    panel.run()
+    panel.run()
+    _finish(panel, qtbot)
+    assert panel.result is not None
+    assert not [t for t in shown if "cohort changed" in t or t == "Cancelled."], shown
 
 
 def test_a_reports_result_is_painted_without_rerunning(panel, session, qtbot):
