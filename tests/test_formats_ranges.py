@@ -138,10 +138,12 @@ def test_llmperf_negative_latency(mstore, tmp_path):
            "end_to_end_latency_s": 2.0, "request_output_throughput_token_per_s": 50.0,
            "number_total_tokens": 650, "number_output_tokens": 100, "number_input_tokens": 550}
     f = tmp_path / "anyscale_7b_individual_responses.json"
-    f.write_text(json.dumps([{**rec, "ttft_s": -0.3}, rec]))
+    f.write_text(json.dumps([{**rec, "ttft_s": -0.3}, rec, {**rec, "ttft_s": -0.3, "number_input_tokens": -5}]))
     r = _load(mstore, f, "llmperf")
-    assert (r.rows_loaded, r.rows_skipped) == (1, 1)
-    assert r.skipped_reasons == ["field '[0].ttft_s': negative value: -0.3"]
+    assert (r.rows_loaded, r.rows_skipped) == (1, 2)
+    assert r.skipped_reasons == ["field '[0].ttft_s': negative value: -0.3",
+                                 "field '[2].number_input_tokens': negative value: -5; "
+                                 "field '[2].ttft_s': negative value: -0.3"]
     assert _requests(mstore, r.run_ids[0], "request_id, ttft_ms") == [("1", pytest.approx(300.0))]
 
 
@@ -297,3 +299,17 @@ def test_negative_inter_token_latency_skips_its_request(mstore, tmp_path):
     assert r.skipped_reasons == ["field 'itls[1]': negative value: -0.01"]
     assert mstore.execute("SELECT DISTINCT request_id FROM token_latencies WHERE run_id = ?",
                           [r.run_ids[0]]).fetchall() == [("0",)]
+
+
+def test_missing_values_pass_whatever_their_kind():
+    """None, NaN and pandas' NA (a nullable Int64 column's missing value) are missing, not out
+    of range; the vectorised mask agrees with the row check."""
+    import pandas as pd
+
+    from explorer.core.formats._common import range_mask, range_problems
+    for missing in (None, float("nan"), pd.NA):
+        assert range_problems({"prompt_tokens": missing, "ttft_ms": -1.0}) == [
+            ("ttft_ms", "negative value: -1")]
+    frame = pd.DataFrame({"prompt_tokens": pd.array([pd.NA, -2, 3], dtype="Int64"),
+                          "ttft_ms": [1.0, 2.0, None]})
+    assert range_mask(frame).tolist() == [False, True, False]

@@ -349,10 +349,14 @@ def test_azure_negative_token_counts_skip_their_row(store, tmp_path):
     f.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"
                  "2023-11-16 18:17:03.9799600,100,20\n"
                  "2023-11-16 18:17:04.0000000,-396,20\n"
-                 "2023-11-16 18:17:05.0000000,50,10\n")
+                 "2023-11-16 18:17:05.0000000,50,10\n"
+                 "2023-11-16 18:17:06.0000000,-5,3000000000\n")
     r = store.load_file(f)
-    assert r.error is None and (r.rows_loaded, r.rows_skipped) == (2, 1)
-    assert r.skipped_reasons == ["line 3: field 'ContextTokens': negative token count: -396"]
+    assert r.error is None and (r.rows_loaded, r.rows_skipped) == (2, 2)
+    assert r.skipped_reasons == [
+        "line 3: field 'ContextTokens': negative value: -396",
+        "line 5: field 'ContextTokens': negative value: -5; "
+        "field 'GeneratedTokens': out of range (above 2,147,483,647): 3000000000"]
     assert store.execute("SELECT min(prompt_tokens) FROM requests").fetchall()[0][0] == 50
 
 

@@ -124,7 +124,7 @@ def test_trace_without_hash_ids_says_hit_rates_are_not_meaningful(real, tmp_path
     bad.write_text(lines[0] + lines[1] + lines[2].replace(",", ",-", 1) + lines[3])
     assert main(["replay", str(bad), "--blocks", "5000"]) == 0
     captured = capsys.readouterr()
-    assert "negative token count" in captured.err + captured.out
+    assert "negative value" in captured.err + captured.out
     # ... and the engine itself rejects an empty prompt instead of looping on it
     from explorer.core.replay import EngineConfig, TraceRequest, simulate
     res = simulate([TraceRequest("a", 0.0, 0, 5), TraceRequest("b", 0.1, 300, 5)],

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from ..errors import InputError
+from ._aliases import TIME_MS
 
 REQUEST_COLUMNS = (
     "request_id", "arrival_s", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
@@ -24,7 +25,7 @@ REQUEST_COLUMNS = (
     "num_preemptions", "batch_size", "finish_reason", "error", "prompt_hash", "extra", "tenant",
 )
 INT_COLUMNS = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preemptions")
-TIME_COLUMNS = ("ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "prefill_ms", "decode_ms")
+TIME_COLUMNS = TIME_MS  # the duration columns, in ms (one list, the alias table's)
 INT_MAX = 2**31 - 1  # the store's INTEGER columns (token counts, preemptions)
 
 # Value ranges of the canonical request columns, one row per rule: (columns, low, high, why);
@@ -115,7 +116,7 @@ def range_problems(row: Mapping[str, Any],
     for col in REQUEST_COLUMNS:
         rules = _RULES.get(col)
         v = row.get(col) if rules else None
-        if v is None or v != v:
+        if v is None or pd.isna(v):
             continue
         for low, high, why in rules:
             if (low is not None and v < low) or (high is not None and v > high):
@@ -130,8 +131,8 @@ def range_problems(row: Mapping[str, Any],
 def check_ranges(row: dict, fields: Mapping[str, str | tuple[str, float]] | None = None) -> dict:
     """Return `row` (a canonical request row) when every value lies in RANGES; else raise
     RowError(first bad field, reason) whose text, as report.skip prints it with the line,
-    names every bad field in column order: "line 3: field 'ttft_s': negative value: -1.5;
-    field 'input_len': negative value: -2". See range_problems for `fields`. Call it inside the
+    names every bad field in column order: "line 3: field 'input_len': negative value: -2;
+    field 'ttft_s': negative value: -1.5". See range_problems for `fields`. Call it inside the
     loader's per-record try block (before the row's events / token latencies are kept), so
     the row is skipped and counted once."""
     bad = range_problems(row, fields)

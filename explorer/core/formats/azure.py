@@ -4,7 +4,8 @@ Source format: `TIMESTAMP` (wall clock "2023-11-16 18:17:03.9799600", 7 decimals
 `ContextTokens`, `GeneratedTokens`. Arrivals and sizes only: arrival_s = seconds since the
 first row's TIMESTAMP (runs.started_at keeps the wall clock of that first row),
 prompt_tokens = ContextTokens, completion_tokens = GeneratedTokens. A row with a token count
-below zero or beyond the store's INTEGER (2,147,483,647) is skipped with its line and field.
+outside the shared RANGES (below zero or beyond the store's INTEGER, 2,147,483,647) is skipped
+with its line and every bad field.
 """
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import pandas as pd
 
 from ..errors import InputError
 from .base import Sniff
-from ._common import INT_MAX, no_rows, register_run
+from ._common import no_rows, range_mask, range_problems, register_run
 
 NAME = "azure"
 KIND = "trace"
 _HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
+_FIELDS = {"prompt_tokens": "ContextTokens", "completion_tokens": "GeneratedTokens"}
 
 
 def detect(sniff: Sniff) -> float:
@@ -42,19 +44,18 @@ def load(path: Path, store, report) -> None:
     ts = pd.to_datetime(df["TIMESTAMP"], errors="coerce", format="mixed")
     ctx = pd.to_numeric(df["ContextTokens"], errors="coerce")
     gen = pd.to_numeric(df["GeneratedTokens"], errors="coerce")
-    negative = (ctx < 0) | (gen < 0)  # a token count below zero is a broken row, not data
-    big = (ctx > INT_MAX) | (gen > INT_MAX)  # does not fit the store's INTEGER
-    bad = ts.isna() | ctx.isna() | gen.isna() | negative | big
+    unreadable = ts.isna() | ctx.isna() | gen.isna()
+    tokens = pd.DataFrame({"prompt_tokens": ctx, "completion_tokens": gen})
+    out_of_range = range_mask(tokens)  # the shared RANGES: negative, or beyond INTEGER
+    bad = unreadable | out_of_range
     for i in bad[bad].index[:report.MAX_REASONS]:
-        if negative[i]:
-            field = "ContextTokens" if ctx[i] < 0 else "GeneratedTokens"
-            why = f"negative token count: {df[field][i]}"
-        elif big[i]:
-            field = "ContextTokens" if ctx[i] > INT_MAX else "GeneratedTokens"
-            why = f"out of range (above {INT_MAX:,}): {df[field][i]}"
-        else:
+        if unreadable[i]:
             field = "TIMESTAMP" if pd.isna(ts[i]) else "ContextTokens" if pd.isna(ctx[i]) else "GeneratedTokens"
             why = f"not a {'timestamp' if field == 'TIMESTAMP' else 'number'}: {df[field][i]!r}"
+        else:  # every bad field named, as check_ranges words it
+            problems = range_problems(tokens.loc[i].to_dict(), _FIELDS)
+            field = problems[0][0]
+            why = "; ".join([problems[0][1]] + [f"field '{n}': {w}" for n, w in problems[1:]])
         report.skip(why, line=int(i) + 2, field_name=field)
     report.rows_skipped += max(0, int(bad.sum()) - min(int(bad.sum()), report.MAX_REASONS))
     ok = ~bad

@@ -32,12 +32,12 @@ from ..errors import InputError
 from ..sqlutil import quote_ident
 from .base import Sniff, iter_jsonl
 from . import _aliases
-from ._common import INT_MAX, range_rules, register_run
+from ._common import INT_COLUMNS, INT_MAX, range_rules, register_run
 
 NAME = "generic_table"
 KIND = "trace"
 
-_INT = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preemptions")
+_INT = INT_COLUMNS  # stored as INTEGER: rounded, -1 beyond INTEGER until the range check
 _TEXT = ("request_id", "finish_reason", "error", "prompt_hash", "tenant")
 _COUNTER = itertools.count()
 _CSV_SAMPLE = 2048  # rows DuckDB's CSV sniffer reads for the dialect and the column names

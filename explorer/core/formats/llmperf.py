@@ -39,6 +39,12 @@ _FIELDS = {"ttft_ms": ("ttft_s", 1000.0), "tpot_ms": ("inter_token_latency_s", 1
            "completion_tokens": "number_output_tokens"}
 
 
+def _fields_of(i: int) -> dict:
+    """_FIELDS named as in record i of the list ("[3].ttft_s"), for range reasons."""
+    return {c: (f"[{i}].{f[0]}", f[1]) if isinstance(f, tuple) else f"[{i}].{f}"
+            for c, f in _FIELDS.items()}
+
+
 def detect(sniff: Sniff) -> float:
     """High when the head is a JSON list whose objects carry LLMPerf's field names."""
     head = sniff.head.lstrip()
@@ -92,9 +98,10 @@ def load(path: Path, store, report) -> None:
             extra = {k: rec[k] for k in ("request_output_throughput_token_per_s",
                                          "number_total_tokens") if k in rec}
             row["extra"] = extra or None
-            check_ranges(row, _FIELDS)
-        except RowError as e:
-            report.skip(e.reason, field_name=f"[{i}].{e.field}")
+            check_ranges(row, _fields_of(i))
+        except RowError as e:  # a range reason names its fields with the record index already
+            name = e.field if str(e.field).startswith("[") else f"[{i}].{e.field}"
+            report.skip(e.reason, field_name=name)
             continue
         rows.append(row)
     if not rows:
