@@ -6,7 +6,7 @@ p95 <= 150 ms), and the time from launch to the window shown (target <= 2 s).
 
 The store is synthetic (numpy, seeded): two runs (engine versions 0.5.2 / 0.6.1), N requests
 with every canonical metric, 6,000 eval cases in 6 clusters (--clusters N: 1,000 x N cases in N
-clusters, ~300 badcases each; N = 21 makes every one of 20 choices a first visit), each case
+clusters, ~300 badcases each, N >= 6; N = 21 makes every one of 20 choices a first visit), each case
 bound (level 1) to one request. "Repainted" = the Session published the analysis results of the new cohort and the
 panels painted them (the slots run synchronously), measured with processEvents until then.
 Launch = a fresh interpreter importing the app, building the window and showing it.

@@ -224,11 +224,13 @@ def test_progress_and_cancel():
 
 
 def test_verdicts_raise_doubt():
-    v, why = W._verdict("placebo_treatment_refuter", "t", -0.3, 0.05, -0.2, 0.4)
+    from explorer.core.analysis.whatif.refute import verdict
+
+    v, why = verdict("placebo_treatment_refuter", "t", -0.3, 0.05, -0.2, 0.4)
     assert v == "raises doubt" and "far from zero" in why
-    v, why = W._verdict("data_subset_refuter", "t", -0.3, 0.02, -0.1, 0.0)
+    v, why = verdict("data_subset_refuter", "t", -0.3, 0.02, -0.1, 0.0)
     assert v == "raises doubt" and "depends on which rows" in why and "< 0.001" in why
-    assert W._verdict("random_common_cause", "t", -0.3, 0.05, -0.29, 0.5)[0] == "passes"
+    assert verdict("random_common_cause", "t", -0.3, 0.05, -0.29, 0.5)[0] == "passes"
 
 
 def test_sla_scaling_matches_the_structural_model():

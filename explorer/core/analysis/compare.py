@@ -8,8 +8,8 @@ Numeric rows, per metric with data (NULLs dropped per metric, so n differs by me
   row of the table that has a p-value (numeric and categorical rows form one family);
 - cohens_d = (bad_mean - control_mean) / pooled SD, pooled SD = sqrt(((n1-1) s1^2 +
   (n2-1) s2^2) / (n1 + n2 - 2)), s^2 with ddof=1 (Cohen 1988);
-- ci_low / ci_high: Welch's 95% confidence interval of bad_mean - control_mean (unequal
-  variances, Welch-Satterthwaite degrees of freedom; scipy.stats.ttest_ind(equal_var=False)
+- ci_low / ci_high: Welch's confidence interval (level ci_level, 0.95) of bad_mean -
+  control_mean (unequal variances, Welch-Satterthwaite degrees of freedom; scipy.stats.ttest_ind(equal_var=False)
   .confidence_interval, Welch 1947): a normal-theory interval, which the means of a few dozen
   values or more support whatever the metric's distribution.
 Categorical rows: the share of bound requests truncated at the length limit (finish_reason =
@@ -95,7 +95,7 @@ def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRo
         if sp > 0:
             d = (mb - mc) / sp
         else:
-            reasons.append("zero variance within both groups (Cohen's d undefined)")
+            reasons.append("zero variance within both groups (Cohen's d and the CI undefined)")
         lo, hi = welch_mean_diff_ci(b, c, p["ci_level"])
     return MetricRow(metric=metric, kind="numeric", unit=unit, bad_mean=mb, control_mean=mc,
                      diff_pct=diff, p_value=pv, p_adjusted=None, cohens_d=d, n_bad=nb,

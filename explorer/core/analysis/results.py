@@ -72,7 +72,7 @@ class CohortSummary:
 class MetricRow:
     """One row of the metric table. kind "numeric": means, diff % ((bad - control) / |control|
     x 100), Mann-Whitney U p (two-sided), BH-adjusted p, Cohen's d (bad minus control over the
-    pooled SD), Welch 95% CI of the mean difference (bad - control).
+    pooled SD), Welch CI (ci_level, 0.95) of the mean difference (bad - control).
     kind "categorical": bad_mean / control_mean are shares (0..1) of requests with the signal,
     p from Fisher's exact test, odds_ratio instead of cohens_d.
     reason: why a statistic is None ("too few values", "zero variance", ...)."""

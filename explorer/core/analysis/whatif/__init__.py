@@ -63,7 +63,6 @@ from .estimator import preload
 from .exceptions import Cancelled, WhatIfError
 from .fits import RIDGE
 from .refute import Refutation
-from .refute import verdict as _verdict  # noqa: F401 - its name before the split (tests)
 from .scale import ScaleResult, whatif_scale
 from .scenario import WhatIfResult, run_whatif
 from .sla_met import DEFAULT_SLA, add_sla_met, default_sla
