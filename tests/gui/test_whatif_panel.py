@@ -128,12 +128,17 @@ def test_graph_editor_says_where_it_is_wrong_and_keeps_the_graph(panel, session,
     assert other.editor.toPlainText() == GRAPH
 
 
-def test_cancel_drops_the_run(panel, session, qtbot):
+def _start_run(panel, session, seed):
+    """The test graph applied, a cohort frame in, the panel shown and a run started."""
     panel.editor.setPlainText(GRAPH)
     panel.apply_graph(save=False)
-    session.resultsChanged.emit({"frame": cohort_frame(seed=3)})
+    session.resultsChanged.emit({"frame": cohort_frame(seed=seed)})
     panel.show()
     panel.run()
+
+
+def test_cancel_drops_the_run(panel, session, qtbot):
+    _start_run(panel, session, seed=3)
     panel.cancel_button.click()
     _finish(panel, qtbot)
     assert panel.result is None
@@ -144,11 +149,7 @@ def test_cancel_drops_the_run(panel, session, qtbot):
 def test_a_new_cohort_cancels_the_old_cohorts_run(panel, session, qtbot):
     # the old cohort's estimate is stale: it must not keep a core busy while the new cohort's
     # analysis runs (it reruns when the new frame arrives)
-    panel.editor.setPlainText(GRAPH)
-    panel.apply_graph(save=False)
-    session.resultsChanged.emit({"frame": cohort_frame(seed=5)})
-    panel.show()
-    panel.run()
+    _start_run(panel, session, seed=5)
     assert panel.runner.pending() > 0
     session.cohortChanged.emit()
     assert not panel._run_timer().isActive()
