@@ -37,3 +37,28 @@ def test_cancel_kills_the_child(demo_store, tmp_path):
     with pytest.raises(ExportCancelled):
         export_report(demo_store, Cohort(), tmp_path, ["json"], cancelled=lambda: True)
     assert not (tmp_path / "report.json").exists()
+
+
+def test_a_finished_whatif_goes_into_the_report_as_it_is(demo_store, tmp_path, monkeypatch):
+    """The window hands the What-if panel's finished result to the exporting process: the
+    report shows that result and the child never estimates (nor imports DoWhy) again."""
+    from explorer.core.analysis import cohort_frame, whatif
+    from explorer.reporting import export
+
+    cluster = demo_store.df("SELECT cluster FROM cases WHERE NOT correct GROUP BY cluster "
+                            "ORDER BY count(*) DESC LIMIT 1")["cluster"][0]
+    cohort = Cohort(cluster=cluster)
+    ready = whatif.run_whatif(cohort_frame(demo_store, cohort), refute=False).to_dict()
+    db, res = tmp_path / "s.duckdb", tmp_path / "whatif.json"
+    demo_store.save_as(db)
+    res.write_text(json.dumps(ready), encoding="utf-8")
+
+    def no_estimate(*a, **k):
+        raise AssertionError("the export estimated the what-if again")
+    monkeypatch.setattr(whatif, "run_whatif", no_estimate)
+    out = tmp_path / "out"
+    assert export.main([str(db), "--out", str(out), "--cohort", json.dumps(cohort.to_dict()),
+                        "--format", "json,md", "--whatif-result", str(res)]) == 0
+    doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert doc["whatif"] == json.loads(json.dumps(ready))
+    assert "What-if" in (out / "report.md").read_text(encoding="utf-8")

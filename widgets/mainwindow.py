@@ -298,13 +298,27 @@ class MainWindow(QMainWindow):
         cohort = s.cohort()
         if cohort is None:
             return
+        scenario = self.whatif_scenario()
         s.runner.submit("export", lambda ctx: writer(s.store, cohort, out, progress=ctx.progress,
-                                                     cancelled=ctx.cancelled),
+                                                     cancelled=ctx.cancelled, **scenario),
                         lambda files: (s.message.emit(self.tr("Report written to %1 (%2 files)")
                                                       .replace("%1", out).replace("%2", str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
                         lambda e: QMessageBox.warning(self, self.tr("Export failed"), str(e)),
                         label=self.tr("Writing report"))
+
+    def whatif_scenario(self) -> dict:
+        """export_report keywords for the What-if panel's scenario: the treatment, value and
+        graph the user set (whatif) and, when it is finished and current, its result
+        (whatif_result); {} without the panel or before it has a cohort."""
+        panel = self.panels.get("whatif")
+        if panel is None or getattr(panel, "frame", None) is None:
+            return {}
+        out = {"whatif": panel.report_args()}
+        ready = panel.report_result()
+        if ready is not None:
+            out["whatif_result"] = ready
+        return out
 
     def copy(self) -> None:
         """Copy the focused panel's content (text/TSV/Markdown) to the clipboard."""

@@ -608,6 +608,15 @@ class WhatIfPanel(JobControls, Panel):
             out["outcome"] = self.outcome.currentData()
         return out
 
+    def report_result(self) -> dict | None:
+        """The finished result of exactly report_args() on the cohort's badcases, for an
+        exported report to show as it is (no DoWhy in the exporting process); None when the
+        inputs changed since, a run is under way or the scenario applies to selected cases."""
+        if (self.result is None or self._dirty or self.runner.pending()
+                or self.selected_mask() is not None):
+            return None
+        return self.result
+
     def copy_text(self) -> str:
         return summary(self.result) if self.result else super().copy_text()
 

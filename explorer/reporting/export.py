@@ -27,13 +27,16 @@ class ExportCancelled(Exception):
 def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | None = None,
                   whatif: dict | None = None,
                   progress: Callable[[int, int, str], None] | None = None,
-                  cancelled: Callable[[], bool] | None = None) -> list[Path]:
+                  cancelled: Callable[[], bool] | None = None,
+                  whatif_result: dict | None = None) -> list[Path]:
     """Write the report bundle of `cohort` (analysis.Cohort) to out_dir in a child process.
 
     Runs on a worker thread (it uses the store only to save a copy). formats: default every
     available format; whatif: run_whatif keyword arguments (the What-if panel's report_args(),
-    JSON-able) so the report shows the user's scenario. Returns the files written. Raises
-    ExportCancelled, or RuntimeError with the child's last error lines when it fails."""
+    JSON-able) so the report shows the user's scenario; whatif_result: that scenario's finished
+    result (WhatIfResult.to_dict(), the panel's report_result()), which the child then shows
+    as it is instead of importing DoWhy and estimating again. Returns the files written.
+    Raises ExportCancelled, or RuntimeError with the child's last error lines when it fails."""
     from explorer.core.report import available_formats
 
     formats = list(formats or available_formats())
@@ -45,6 +48,10 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
                "--cohort", json.dumps(cohort.to_dict()), "--format", ",".join(formats)]
         if whatif:
             cmd += ["--whatif", json.dumps(whatif)]
+        if whatif_result:
+            ready = tmp / "whatif.json"
+            ready.write_text(json.dumps(whatif_result), encoding="utf-8")
+            cmd += ["--whatif-result", str(ready)]
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=env)
@@ -69,6 +76,16 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+class _Ready:
+    """A what-if result computed by the window: build_report takes it as it is (to_dict)."""
+
+    def __init__(self, d: dict):
+        self._d = d
+
+    def to_dict(self) -> dict:
+        return self._d
+
+
 def main(argv: list[str] | None = None) -> int:
     """The child: open the saved session, build and write the report, print progress."""
     ap = argparse.ArgumentParser(prog="python -m explorer.reporting.export")
@@ -77,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cohort", default="{}", help="analysis.Cohort.to_dict() as JSON")
     ap.add_argument("--format", default="json,md,png,svg,html,pdf")
     ap.add_argument("--whatif", default=None, help="run_whatif keyword arguments as JSON")
+    ap.add_argument("--whatif-result", default=None,
+                    help="a JSON file holding the scenario's finished result (to_dict)")
     args = ap.parse_args(argv)
     from explorer.core.analysis import Cohort
     from explorer.core.report import write_report
@@ -94,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"progress {int(done)} {int(total)} {text}", flush=True)
 
     whatif = json.loads(args.whatif) if args.whatif else None
+    if args.whatif_result:
+        whatif = _Ready(json.loads(Path(args.whatif_result).read_text(encoding="utf-8")))
     for path in write_report(store, cohort, args.out, args.format.split(","), whatif=whatif,
                              progress=progress):
         print(f"written {path}", flush=True)

@@ -148,3 +148,20 @@ def test_save_and_reopen_a_session(loaded, qtbot, tmp_path):
     qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
     assert [(c["name"], c["badcases"]) for c in s.data["clusters"]] == before
     assert s.data["comparison"] and window.panels["comparison"].message() is None
+
+
+def test_export_takes_the_users_whatif_scenario(loaded, qtbot):
+    """File > Export Report writes the scenario the user set in the What-if panel (not the
+    defaults), with its result once it is finished and current."""
+    window, _, _ = loaded
+    panel = window.panels["whatif"]
+    window.focus_panel("whatif")
+    qtbot.waitUntil(lambda: panel.frame is not None, timeout=60000)
+    panel.set_box.setValue(0.8)
+    panel.run()
+    qtbot.waitUntil(lambda: panel.runner.pending() == 0 and panel.result is not None, timeout=120000)
+    scenario = window.whatif_scenario()
+    assert scenario["whatif"]["set_value"] == 0.8
+    assert scenario["whatif"]["treatment"] == panel.treatment.currentData()
+    assert scenario["whatif_result"] is panel.result
+    assert panel.result["scenario"]["set"][scenario["whatif"]["treatment"]] == 0.8

@@ -90,6 +90,12 @@ def test_slider_sets_the_scenario_value(panel, session, qtbot):
     args = panel.report_args()
     assert args["set_value"] == pytest.approx(0.9) and args["graph_text"] == GRAPH
     assert (args["treatment"], args["outcome"]) == ("kv_cache_hit_rate", "badcase")
+    # the finished result of exactly these arguments goes to an exported report as it is ...
+    assert panel.report_result() is panel.result
+    # ... and no longer once the user moved the slider again (the export estimates anew)
+    panel.slider.setValue(500)
+    panel.slider.sliderReleased.emit()
+    assert panel.report_result() is None
 
 
 def test_selection_changes_the_cases_the_scenario_applies_to(panel, session, qtbot):
