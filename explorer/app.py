@@ -39,9 +39,29 @@ def app_font(point_size: float = 9.5) -> QFont:
     return font
 
 
+# Qt messages that say nothing to the user: the offscreen platform (screenshots, reports, CI)
+# warns on every dock / window it cannot size-hint.
+_QT_NOISE = ("This plugin does not support propagateSizeHints()",)
+_previous_qt_handler = None
+
+
+def _qt_messages(mode, context, message: str) -> None:
+    if message in _QT_NOISE:
+        return
+    if _previous_qt_handler is not None:
+        _previous_qt_handler(mode, context, message)
+    else:
+        print(message, file=sys.stderr)
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
     """The QApplication (reused when one exists) with names for QSettings, the font, the style
-    sheet and pyqtgraph's options."""
+    sheet and pyqtgraph's options; Qt's harmless offscreen-plugin warnings are filtered out."""
+    global _previous_qt_handler
+    from PySide6.QtCore import qInstallMessageHandler
+    if _previous_qt_handler is None:
+        prev = qInstallMessageHandler(_qt_messages)
+        _previous_qt_handler = prev if prev is not _qt_messages else None
     QCoreApplication.setOrganizationName("TraceExplorer")
     QCoreApplication.setApplicationName("Trace Explorer")
     app = QApplication.instance() or QApplication(argv or [sys.argv[0]])

@@ -85,3 +85,17 @@ def test_screenshot_names_failed_inputs_and_exits_non_zero(tmp_path):
     assert out.returncode == 1
     assert "broken.json" in out.stderr and "Traceback" not in out.stderr
     assert png.stat().st_size > 10_000
+
+
+def test_qt_offscreen_noise_is_filtered_and_other_messages_pass(app, qtlog):
+    """The offscreen platform's size-hint warning is not shown to users (make demo, reports);
+    every other Qt message still reaches the previous handler."""
+    from PySide6.QtCore import qWarning
+
+    from explorer.app import make_app
+    make_app()
+    qWarning("This plugin does not support propagateSizeHints()")
+    qWarning("a real warning")
+    texts = [r.message for r in qtlog.records]
+    assert "a real warning" in texts
+    assert "This plugin does not support propagateSizeHints()" not in texts
