@@ -59,9 +59,9 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     sheet and pyqtgraph's options; Qt's harmless offscreen-plugin warnings are filtered out."""
     global _previous_qt_handler
     from PySide6.QtCore import qInstallMessageHandler
-    if _previous_qt_handler is None:
-        prev = qInstallMessageHandler(_qt_messages)
-        _previous_qt_handler = prev if prev is not _qt_messages else None
+    prev = qInstallMessageHandler(_qt_messages)  # first in line, whatever came before
+    if prev is not _qt_messages:
+        _previous_qt_handler = prev
     QCoreApplication.setOrganizationName("TraceExplorer")
     QCoreApplication.setApplicationName("Trace Explorer")
     app = QApplication.instance() or QApplication(argv or [sys.argv[0]])
