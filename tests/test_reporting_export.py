@@ -62,3 +62,16 @@ def test_a_finished_whatif_goes_into_the_report_as_it_is(demo_store, tmp_path, m
     doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert doc["whatif"] == json.loads(json.dumps(ready))
     assert "What-if" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_an_explorer_folder_in_the_working_directory_does_not_shadow_the_app(demo_store, tmp_path,
+                                                                            monkeypatch):
+    """`python -m` puts the working directory first on sys.path: the child must still import
+    the app that exports, not a stray explorer/ folder where the user happens to be."""
+    stray = tmp_path / "cwd" / "explorer"
+    stray.mkdir(parents=True)
+    (stray / "__init__.py").write_text("raise ImportError('the stray explorer package')\n")
+    monkeypatch.chdir(tmp_path / "cwd")
+    files = export_report(demo_store, Cohort(), "out", ["json"])
+    assert [p.name for p in files] == ["report.json"]
+    assert (tmp_path / "cwd" / "out" / "report.json").exists()

@@ -44,7 +44,8 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
     try:
         db = tmp / "session.duckdb"
         store.save_as(db)
-        cmd = [sys.executable, "-m", "explorer.reporting.export", str(db), "--out", str(out_dir),
+        cmd = [sys.executable, "-m", "explorer.reporting.export", str(db),
+               "--out", str(Path(out_dir).resolve()),
                "--cohort", json.dumps(cohort.to_dict()), "--format", ",".join(formats)]
         if whatif:
             cmd += ["--whatif", json.dumps(whatif)]
@@ -52,9 +53,15 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
             ready = tmp / "whatif.json"
             ready.write_text(json.dumps(whatif_result), encoding="utf-8")
             cmd += ["--whatif-result", str(ready)]
-        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        # the child imports the very package this process runs (installed or a checkout)
+        import explorer
+        root = str(Path(explorer.__file__).resolve().parent.parent)
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+                   PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+        # cwd: the temporary folder, so that an explorer/ folder in the user's working
+        # directory cannot shadow the installed package (python -m puts cwd first on sys.path)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env)
+                                env=env, cwd=tmp)
         written: list[Path] = []
         for line in proc.stdout:
             if cancelled and cancelled():
