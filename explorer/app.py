@@ -54,14 +54,20 @@ def _qt_messages(mode, context, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+def filter_qt_noise() -> None:
+    """Put the _QT_NOISE filter first in line for Qt's messages (every other message goes on
+    to the handler that was there before, or to stderr)."""
+    global _previous_qt_handler
+    from PySide6.QtCore import qInstallMessageHandler
+    prev = qInstallMessageHandler(_qt_messages)
+    if prev is not _qt_messages:
+        _previous_qt_handler = prev
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
     """The QApplication (reused when one exists) with names for QSettings, the font, the style
     sheet and pyqtgraph's options; Qt's harmless offscreen-plugin warnings are filtered out."""
-    global _previous_qt_handler
-    from PySide6.QtCore import qInstallMessageHandler
-    prev = qInstallMessageHandler(_qt_messages)  # first in line, whatever came before
-    if prev is not _qt_messages:
-        _previous_qt_handler = prev
+    filter_qt_noise()
     QCoreApplication.setOrganizationName("TraceExplorer")
     QCoreApplication.setApplicationName("Trace Explorer")
     app = QApplication.instance() or QApplication(argv or [sys.argv[0]])

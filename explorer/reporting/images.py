@@ -19,6 +19,8 @@ CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC"]
 
 def ensure_app() -> QApplication:
     """The running QApplication, or a new one (offscreen when no DISPLAY / WAYLAND_DISPLAY)."""
+    from explorer.app import filter_qt_noise
+    filter_qt_noise()
     app = QApplication.instance()
     if app is None:
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
