@@ -143,3 +143,147 @@ def test_sha256_provenance_with_the_hash_in_a_thread(tmp_path, monkeypatch, thre
     bad.write_text("a,b\n1,2\n")
     assert "no usable column" in s.load_file(bad).error and s.count("runs") == 1
     s.close()
+
+
+# -- the same content loaded twice ------------------------------------------------------------
+def _trace_csv(path: Path, n: int, scale: float = 1.0) -> Path:
+    path.write_text("request_id,ttft_ms,e2e_ms,model\n"
+                    + "".join(f"r{i},{scale * (i % 997)},{scale * (3 * i % 1009)},m\n"
+                              for i in range(n)))
+    return path
+
+
+def _sha(path: Path) -> str:
+    import hashlib
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _assert_duplicate(r, earlier: Path, sha: str) -> None:
+    assert r.error is None and r.format is None and r.kind is None
+    assert (r.rows_loaded, r.run_ids, r.eval_ids) == (0, [], [])
+    assert r.sha256 == sha
+    assert r.skipped_file == (f"same content as {earlier} (sha256 {sha[:12]}…), "
+                              f"already loaded: not loaded again")
+
+
+def _snapshot(s: Store) -> tuple:
+    return (s.df("SELECT run_id, source_path, source_sha256 FROM runs ORDER BY run_id"),
+            s.df("SELECT run_id, request_id, ttft_ms, e2e_ms FROM requests"
+                 " ORDER BY run_id, request_id"))
+
+
+def test_same_file_twice_is_ignored_and_counts_stay(tmp_path):
+    """QA: `report F F` doubled every count. The second load of one file (named twice, or its
+    folder dropped again) leaves the store as it was and is listed as ignored, naming the
+    first path; the reason survives input_reports() (the Inputs panel and report read it)."""
+    d = tmp_path / "run"
+    d.mkdir()
+    f = _trace_csv(d / "requests.csv", 300)
+    (d / "NOTES.md").write_text("# notes\n")
+    want = pd.read_csv(f)  # independent reading of the file
+    s = Store()
+    first, second = s.load_paths([f, f])
+    assert first.error is None and first.rows_loaded == len(want) and first.skipped_file is None
+    _assert_duplicate(second, f, _sha(f))
+    before = _snapshot(s)
+    assert len(before[0]) == 1 and len(before[1]) == len(want)
+    assert before[1]["ttft_ms"].sum() == pytest.approx(want["ttft_ms"].sum())
+    again = s.load_paths([d])  # the folder dropped again: its trace is the same content
+    by = {Path(r.path).name: r for r in again}
+    _assert_duplicate(by["requests.csv"], f, _sha(f))
+    assert "document" in by["NOTES.md"].skipped_file
+    after = _snapshot(s)
+    assert all(a.equals(b) for a, b in zip(before, after))
+    stored = s.input_reports()
+    assert [r.skipped_file is not None for r in stored] == [False, True, True, True]
+    assert stored[1].skipped_file == second.skipped_file and stored[1].sha256 == _sha(f)
+    s.close()
+
+
+def test_same_content_under_another_name_is_a_duplicate(tmp_path):
+    """Content, not path, decides: a copy under another name is not loaded again; a file
+    that differs by one value is (a second run)."""
+    import shutil
+    a = _trace_csv(tmp_path / "a.csv", 200)
+    b = tmp_path / "copy_of_a.csv"
+    shutil.copyfile(a, b)
+    c = _trace_csv(tmp_path / "c.csv", 200, scale=2.0)
+    s = Store()
+    ra, rb, rc = s.load_paths([a, b, c])
+    assert ra.error is None and ra.rows_loaded == 200
+    _assert_duplicate(rb, a, _sha(a))
+    assert rc.error is None and rc.skipped_file is None and rc.rows_loaded == 200
+    runs = s.df("SELECT source_path, source_sha256 FROM runs ORDER BY source_path")
+    assert runs["source_path"].map(lambda x: Path(x).name).tolist() == ["a.csv", "c.csv"]
+    assert runs["source_sha256"].tolist() == [_sha(a), _sha(c)]
+    assert s.count("requests") == 400
+    s.close()
+
+
+def test_big_file_twice_is_rolled_back_after_the_threaded_hash(tmp_path, monkeypatch):
+    """A file over _Hasher.THREAD_BYTES is hashed in a thread while it loads; its duplicate is
+    found once the hash is known and rolled back: nothing of it stays."""
+    from explorer.core import store as store_mod
+    threaded = []
+    run = store_mod._Hasher._run
+    monkeypatch.setattr(store_mod._Hasher, "_run",
+                        lambda self, path: (threaded.append(path), run(self, path)))
+    f = _trace_csv(tmp_path / "big.csv", 220_000)
+    assert f.stat().st_size > store_mod._Hasher.THREAD_BYTES
+    n = sum(1 for _ in open(f)) - 1  # data lines, counted independently
+    s = Store()
+    first = s.load_file(f)
+    assert first.error is None and first.rows_loaded == n and first.sha256 == _sha(f)
+    before = _snapshot(s)
+    second = s.load_file(f)
+    assert threaded == [f, f]  # both hashes ran in the thread
+    _assert_duplicate(second, f, _sha(f))
+    after = _snapshot(s)
+    assert all(a.equals(b) for a, b in zip(before, after))
+    assert len(after[1]) == n and after[0]["source_sha256"].tolist() == [_sha(f)]
+    assert [r.skipped_file is None for r in s.input_reports()] == [True, False]
+    s.close()
+
+
+def test_a_failed_file_may_be_loaded_again(tmp_path):
+    """An input that failed is no reference for duplicates: the same content loads when the
+    failure is gone (a wrong format forced, then detection), and a fixed file loads."""
+    f = _trace_csv(tmp_path / "t.csv", 50)
+    s = Store()
+    forced = s.load_file(f, format="mmlu_pro")
+    assert forced.error and "t.csv" in forced.error and s.count("runs") == 0
+    ok = s.load_file(f)
+    assert ok.error is None and ok.skipped_file is None and ok.rows_loaded == 50
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    e1, e2 = s.load_file(bad), s.load_file(bad)
+    assert "no usable column" in e1.error and "no usable column" in e2.error
+    assert e2.skipped_file is None
+    _trace_csv(bad, 30, scale=3.0)  # fixed in place
+    fixed = s.load_file(bad)
+    assert fixed.error is None and fixed.skipped_file is None and fixed.rows_loaded == 30
+    assert s.count("requests") == 80 and s.count("runs") == 2
+    s.close()
+
+
+def test_helm_folder_twice_uses_the_folder_digest(real, tmp_path):
+    """A folder a format claims as a whole (a HELM run) is one input whose sha256 is the
+    folder digest: loaded again (or a copy of it) it is a duplicate; a changed copy is not."""
+    import shutil
+    from explorer.core.store import sha256_of
+    helm = real / "every_eval_ever" / "helm_mmlu_philosophy_gpt2"
+    copy = tmp_path / "helm_copy"
+    shutil.copytree(helm, copy)
+    s = Store()
+    first = s.load_file(helm)
+    assert first.error is None and first.kind == "eval" and first.rows_loaded > 0
+    cases = s.count("cases")
+    _assert_duplicate(s.load_file(helm), helm, sha256_of(helm))
+    _assert_duplicate(s.load_file(copy), helm, sha256_of(helm))
+    assert s.count("cases") == cases and s.count("evals") == 1
+    with open(copy / "run_spec.json", "a") as fh:
+        fh.write("\n")  # same JSON, other bytes: other content
+    changed = s.load_file(copy)
+    assert changed.error is None and changed.skipped_file is None
+    assert s.count("cases") == 2 * cases and s.count("evals") == 2
+    s.close()

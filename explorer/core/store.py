@@ -37,7 +37,9 @@ class LoadReport:
     skipped_file is set (with format None, error None) for a file found inside a folder that was
     passed over on purpose: not a trace or eval (binary, empty, an aggregate summary such as
     AIPerf's profile_export_aiperf.json / .csv, a CSV with no request column such as aibrix's
-    pod_count.csv); the text says why. Such a file is not a failure.
+    pod_count.csv), or any input (file or folder) whose sha256 equals that of an input already
+    loaded into the store ("same content as <path> (sha256 <12 hex>…), already loaded: not
+    loaded again"; sha256 is then set); the text says why. Such a file is not a failure.
     """
     path: str
     format: str | None = None
@@ -245,6 +247,15 @@ class Store:
         Never raises for a bad file: the returned LoadReport carries `error` (naming the file,
         line and field where known) and nothing of that file stays in the store. The input file
         is only read. The report is also recorded in the `inputs` table.
+
+        Content, not path, decides what is new: an input whose sha256 equals that of an input
+        already loaded successfully into this store (the same file again, a copy under another
+        name, a folder with the same digest) is not loaded; its report has skipped_file =
+        "same content as <earlier path> (sha256 <12 hex>…), already loaded: not loaded again"
+        (format, kind and error None, no rows) and the earlier data stays. A small input is
+        hashed before anything is inserted; a big one (over _Hasher.THREAD_BYTES) is hashed
+        in a thread while it loads and, when a duplicate, rolled back before COMMIT. An input
+        that failed (error) may be loaded again.
         """
         from .formats import detect_format, get_format
 
@@ -261,20 +272,12 @@ class Store:
                 report.format, report.kind = fmt.NAME, fmt.KIND
                 hasher = _Hasher(p)  # in a thread for big inputs: hashlib releases the GIL
                 report.sha256 = hasher.early()
-                self.con.execute("BEGIN TRANSACTION")
-                try:
-                    fmt.load(p, self, report)
-                    if report.sha256 is None:
-                        report.sha256 = hasher.result()
-                        self._set_source_sha256(report)
-                    self._record_input(report)  # same transaction: one commit per file
-                    self.con.execute("COMMIT")
-                    recorded = True
-                except BaseException:
-                    self.con.execute("ROLLBACK")
-                    raise
-                finally:
-                    hasher.result()
+                earlier = self._loaded_as(report.sha256)  # known before any insert
+                if earlier is None:
+                    earlier = self._load_in_transaction(fmt, p, report, hasher)
+                    recorded = earlier is None
+                if earlier is not None:
+                    self._mark_duplicate(report, earlier)
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
@@ -284,6 +287,58 @@ class Store:
             if not recorded:
                 self._record_input(report)
         return report
+
+    def _load_in_transaction(self, fmt, p: Path, report: LoadReport,
+                             hasher: "_Hasher") -> str | None:
+        """fmt.load(p) and the `inputs` row in one transaction, committed; or, when the hash
+        (computed meanwhile in a thread for a big input) turns out to be that of an input
+        already loaded, rolled back, returning that input's path (None when committed).
+        Exceptions roll back and propagate."""
+        self.con.execute("BEGIN TRANSACTION")
+        done = False
+        try:
+            fmt.load(p, self, report)
+            earlier = None
+            if report.sha256 is None:
+                report.sha256 = hasher.result()
+                earlier = self._loaded_as(report.sha256)
+                if earlier is None:
+                    self._set_source_sha256(report)
+            if earlier is not None:
+                done = True
+                self.con.execute("ROLLBACK")  # a duplicate: nothing of it stays
+                return earlier
+            self._record_input(report)  # same transaction: one commit per file
+            self.con.execute("COMMIT")
+            done = True
+            return None
+        except BaseException:
+            if not done:
+                self.con.execute("ROLLBACK")
+            raise
+        finally:
+            hasher.result()
+
+    def _loaded_as(self, sha256: str | None) -> str | None:
+        """Path of the first input with this sha256 that loaded successfully into this store
+        (not failed, not ignored); None when there is none."""
+        if sha256 is None:
+            return None
+        rows = self.con.execute(
+            "SELECT path FROM inputs WHERE sha256 = ? AND error IS NULL AND kind IS DISTINCT"
+            " FROM 'ignored' ORDER BY input_id LIMIT 1", [sha256]).fetchall()
+        return rows[0][0] if rows else None
+
+    @staticmethod
+    def _mark_duplicate(report: LoadReport, earlier: str) -> None:
+        """Turn `report` into that of an ignored input (nothing loaded) whose content equals
+        the input loaded earlier from `earlier`; the sha256 stays."""
+        report.format = report.kind = report.error = None
+        report.run_ids, report.eval_ids, report.columns = [], [], {}
+        report.rows_loaded = report.rows_skipped = 0
+        report.skipped_reasons = []
+        report.skipped_file = (f"same content as {earlier} (sha256 {report.sha256[:12]}…), "
+                               f"already loaded: not loaded again")
 
     def load_paths(self, paths: Iterable[str | Path], progress=None,
                    cancelled=lambda: False) -> list[LoadReport]:
@@ -295,7 +350,8 @@ class Store:
         fallback claims and in which no column maps to a request metric) is not loaded: its
         report has skipped_file = the reason (format and error None) and it is recorded in the
         `inputs` table with kind 'ignored'. A file named explicitly is always loaded (and fails
-        with a clear error when unusable). progress(i, n, path) is called before each file;
+        with a clear error when unusable), unless its content was already loaded (load_file:
+        then ignored as a duplicate). progress(i, n, path) is called before each file;
         cancelled() stops between files."""
         from .formats import claims_folder
 
