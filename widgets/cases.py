@@ -149,12 +149,23 @@ class CasesPanel(Panel):
         self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
         s, n = self.session, len(df)
         if s.selection is not None:
-            self.caption.setText(self.tr("%1 selected case(s): %2 (Esc clears, Alt+Left goes back)")
-                                 .replace("%1", str(n)).replace("%2", s.selection_label))
-        else:
-            bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
-            self.caption.setText(self.tr("%1 case(s) in the cohort: %2 badcase(s), %3 control")
-                                 .replace("%1", str(n)).replace("%2", str(bad)).replace("%3", str(n - bad)))
+            ids = getattr(s, "selected_cases", None)
+            total = len(ids) if ids is not None else n
+            text = (self.tr("%1 selected case(s): %2 (Esc clears, Alt+Left goes back)")
+                    .replace("%1", f"{total:,}").replace("%2", s.selection_label))
+        else:  # the counts of the whole cohort (its frame), not of the listed rows
+            frame = (getattr(s, "data", None) or {}).get("frame")
+            if isinstance(frame, pd.DataFrame) and "badcase" in frame:
+                total, bad = len(frame), int((frame["badcase"] == 1).sum())
+            else:
+                total = n
+                bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
+            text = (self.tr("%1 case(s) in the cohort: %2 badcase(s), %3 control")
+                    .replace("%1", f"{total:,}").replace("%2", f"{bad:,}")
+                    .replace("%3", f"{total - bad:,}"))
+        if n < total:
+            text += self.tr(" (the first %1 listed)").replace("%1", f"{n:,}")
+        self.caption.setText(text)
         return None
 
     def open_row(self, index) -> None:

@@ -83,3 +83,23 @@ def test_panel_accepts_empty_and_nan(cls, kind, session, qtbot):
         assert msg == "no case of the cohort is bound"
     if kind == "empty" and cls.key not in ("cohort", "conclusion"):
         assert msg, f"{cls.__name__} shows an empty panel without saying why"
+
+
+def test_case_caption_counts_the_whole_cohort_when_the_list_is_capped(session, qtbot):
+    """The case list holds at most CASE_LIMIT rows; its caption still gives the cohort's own
+    counts and says how many rows are listed."""
+    import pandas as pd
+
+    from widgets.cases import CasesPanel
+    n, bad, listed = 6200, 3275, 5000
+    frame = pd.DataFrame({"case_id": [f"c{i}" for i in range(n)],
+                          "badcase": [1] * bad + [0] * (n - bad)})
+    session.data["frame"] = frame
+    rows = pd.DataFrame({"case_id": frame["case_id"][:listed], "prompt": "q", "prediction": "a",
+                         "correct": [False] * bad + [True] * (listed - bad), "cluster": None,
+                         "category": "x", "run_id": None, "request_id": None, "level": None})
+    panel = CasesPanel(session)
+    qtbot.addWidget(panel)
+    panel.show_result(rows)
+    assert panel.caption.text() == ("6,200 case(s) in the cohort: 3,275 badcase(s), 2,925 "
+                                    "control (the first 5,000 listed)")
