@@ -63,4 +63,4 @@ class ComparisonPanel(Panel):
         return None
 
     def copy_text(self) -> str:
-        return painter.to_markdown(self.value) if isinstance(self.value, list) else super().copy_text()
+        return painter.to_tsv(self.value) if isinstance(self.value, list) else super().copy_text()

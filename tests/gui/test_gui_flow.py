@@ -165,3 +165,18 @@ def test_export_takes_the_users_whatif_scenario(loaded, qtbot):
     assert scenario["whatif"]["treatment"] == panel.treatment.currentData()
     assert scenario["whatif_result"] is panel.result
     assert panel.result["scenario"]["set"][scenario["whatif"]["treatment"]] == 0.8
+
+
+def test_ctrl_c_copies_the_focused_table_as_tsv(loaded, qtbot):
+    """Edit > Copy (Ctrl+C) on the metric comparison puts one TSV line per metric on the
+    clipboard, as the README says (Markdown stays on the panel's own button)."""
+    window, _, _ = loaded
+    panel = window.panels["comparison"]
+    window.focus_panel("comparison")
+    rows = panel.value
+    assert isinstance(rows, list) and rows
+    QApplication.clipboard().clear()
+    window.copy()
+    lines = QApplication.clipboard().text().splitlines()
+    assert len(lines) == len(rows) + 1 and all("\t" in ln for ln in lines)
+    assert not lines[0].startswith("|")
