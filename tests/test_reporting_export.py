@@ -75,3 +75,20 @@ def test_an_explorer_folder_in_the_working_directory_does_not_shadow_the_app(dem
     files = export_report(demo_store, Cohort(), "out", ["json"])
     assert [p.name for p in files] == ["report.json"]
     assert (tmp_path / "cwd" / "out" / "report.json").exists()
+
+
+def test_the_whatif_of_a_selection_applies_to_the_selected_cases(demo_store):
+    """The window's selection goes to the exported what-if as case ids: the scenario applies
+    to those cases (n_selected), as in the What-if panel."""
+    from explorer.core.analysis import cohort_frame
+    from explorer.core.report import run_whatif_section
+
+    cluster = demo_store.df("SELECT cluster FROM cases WHERE NOT correct GROUP BY cluster "
+                            "ORDER BY count(*) DESC LIMIT 1")["cluster"][0]
+    frame = cohort_frame(demo_store, Cohort(cluster=cluster))
+    bound = frame[frame["request_id"].notna()]
+    ids = bound["case_id"].head(40).tolist()
+    res = run_whatif_section(frame, {"selected_case_ids": ids, "refute": False})
+    assert res.to_dict()["n_selected"] == 40
+    plain = run_whatif_section(frame, {"refute": False}).to_dict()
+    assert plain["n_selected"] == int((bound["grp"] == "bad").sum())

@@ -601,6 +601,9 @@ class WhatIfPanel(JobControls, Panel):
         """The panel's scenario as run_whatif keyword arguments (treatment, outcome, set_value,
         graph_text), for a report exported from the window to show what the user set up."""
         out: dict = {"graph_text": self.graph_text}
+        mask = self.selected_mask()
+        if mask is not None:  # the scenario applies to the selected cases, as on screen
+            out["selected_case_ids"] = sorted(self.frame.loc[mask, "case_id"].astype(str))
         if self.treatment.currentData():
             out.update(treatment=self.treatment.currentData(),
                        set_value=float(self.set_box.value()))
@@ -609,11 +612,10 @@ class WhatIfPanel(JobControls, Panel):
         return out
 
     def report_result(self) -> dict | None:
-        """The finished result of exactly report_args() on the cohort's badcases, for an
-        exported report to show as it is (no DoWhy in the exporting process); None when the
-        inputs changed since, a run is under way or the scenario applies to selected cases."""
-        if (self.result is None or self._dirty or self.runner.pending()
-                or self.selected_mask() is not None):
+        """The finished result of exactly report_args(), for an exported report to show as it
+        is (no DoWhy in the exporting process); None when the inputs changed since or a run is
+        under way."""
+        if self.result is None or self._dirty or self.runner.pending():
             return None
         return self.result
 

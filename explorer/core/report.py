@@ -94,7 +94,8 @@ def _frame_key(frame: pd.DataFrame) -> str:
 
 def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     """The what-if result (engineer C's analysis.whatif.run_whatif) or a SectionError.
-    args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword).
+    args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword);
+    selected_case_ids: the case_ids the scenario applies to (default: the cluster's badcases).
 
     The what-if is the slowest section (DoWhy import + estimator + refuters), so its result is
     memoised on (the frame's content hash, args): building the report of the same cohort again
@@ -107,6 +108,9 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     args = dict(args or {})
     callbacks = {k: args.pop(k) for k in ("progress", "cancelled") if k in args}
     key = (_frame_key(frame), repr(sorted(args.items())), id(whatif.run_whatif))
+    ids = args.pop("selected_case_ids", None)
+    if ids is not None:  # the cases the scenario applies to (the window's selection)
+        args["selected"] = frame["case_id"].astype(str).isin(set(map(str, ids)))
     if key in _WHATIF_CACHE:
         _WHATIF_CACHE.move_to_end(key)
         return _WHATIF_CACHE[key]
@@ -531,6 +535,9 @@ def _md_whatif(w: dict) -> str:
     if sc:
         what = ", ".join(f"{k} = {fmt_num(v)}" for k, v in (sc.get("set") or {}).items())
         obs = w.get("observed_outcome")
+        n = w.get("n_selected")
+        if isinstance(n, int):
+            what += f" for the {n:,} case{'s' if n != 1 else ''} it applies to"
         out.append(f"What if {what}: predicted {w.get('outcome')} {fmt_num(sc.get('predicted_outcome'))} "
                    f"(95% CI [{fmt_num(sc.get('ci_low'))}, {fmt_num(sc.get('ci_high'))}])"
                    + (f", observed {fmt_num(obs)}" if obs is not None else "") + ".")

@@ -111,6 +111,9 @@ def test_selection_changes_the_cases_the_scenario_applies_to(panel, session, qtb
     _finish(panel, qtbot)
     assert panel.result["n_selected"] == 100
     assert "100 selected cases" in panel.applies.text()
+    # an exported report applies the scenario to the same cases, and may take this result
+    assert panel.report_args()["selected_case_ids"] == sorted(frame["case_id"][:100])
+    assert panel.report_result() is panel.result
 
 
 def test_graph_editor_says_where_it_is_wrong_and_keeps_the_graph(panel, session, qtbot):
