@@ -322,7 +322,24 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
         binding_rate=nb / len(bad), control=cohort.control, control_cases=len(ctrl),
         control_bound=int(bound_mask(ctrl).sum()), link_levels=link_levels,
         selection=cohort.selection.to_dict() if cohort.selection is not None else None,
-        note=note)
+        note=note, bound_versions=_bound_versions(con, bad[bound_mask(bad)]))
+
+
+def _bound_versions(con, bound_bad: pd.DataFrame) -> tuple:
+    """({benchmark, engine_version, badcases}, ...): the bound badcases counted per
+    (benchmark, engine_version) of their request's run (runs table; None when not named),
+    most badcases first."""
+    per_run = bound_bad["run_id"].value_counts()
+    if per_run.empty:
+        return ()
+    runs = con.execute("SELECT run_id, benchmark, engine_version FROM runs "
+                       "WHERE list_contains($ids, run_id)",
+                       {"ids": [str(r) for r in per_run.index]}).fetchall()
+    counts: dict = {}
+    for run_id, bench, ver in runs:
+        counts[(bench, ver)] = counts.get((bench, ver), 0) + int(per_run[run_id])
+    return tuple({"benchmark": b, "engine_version": v, "badcases": n} for (b, v), n in
+                 sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0][0]), str(kv[0][1]))))
 
 
 def cluster_table(store, con=None, eval_id: str | None = None) -> list[dict]:

@@ -43,7 +43,10 @@ class CohortSummary:
     category: the single category of the badcases, a list when several, None when unknown.
     share_of_badcases: cluster badcases / every badcase in the store (0..1).
     binding_rate: bound / badcases (0..1); link_levels: bound cases (both groups) per level
-    ("1" exact id, "2" multi-condition fuzzy, "3" single-condition weak)."""
+    ("1" exact id, "2" multi-condition fuzzy, "3" single-condition weak).
+    bound_versions: the engine releases that served the bound badcases, [{benchmark,
+    engine_version, badcases}] per (runs.benchmark, runs.engine_version) of the bound request's
+    run (None when the run does not name it), most badcases first."""
     cluster: str | None
     category: Any
     badcases: int
@@ -56,6 +59,7 @@ class CohortSummary:
     link_levels: dict
     selection: dict | None = None
     note: str | None = None
+    bound_versions: tuple = ()
 
     def to_dict(self) -> dict:
         return {
@@ -64,6 +68,7 @@ class CohortSummary:
             "binding_rate": num(self.binding_rate), "control": self.control,
             "control_cases": self.control_cases, "control_bound": self.control_bound,
             "link_levels": dict(self.link_levels), "selection": self.selection, "note": self.note,
+            "bound_versions": [dict(v) for v in self.bound_versions],
         }
 
 
