@@ -126,3 +126,153 @@ def test_case_level_difference_is_read_as_such():
     assert "differ in answer length, a case-level signal" in nar
     assert fmt_pct((b.mean() - k.mean()) / k.mean() * 100) in nar and "truncation" in nar
     assert "no engine evidence" in nar and "no trace" in nar
+
+
+# ---- version regressions count only for the cohort that ran on the regressed release --------
+def _release_store(bound_run: str, effect: bool = True):
+    """Two releases ("1.0" -> "2.0") of benchmark "bench" whose TTFT triples, and a cohort
+    (cluster "k") bound to requests of run `bound_run` ("1.0", "2.0" or "helm", a run naming no
+    engine version); effect: badcases have a lower KV-cache hit rate and more preemptions.
+    Returns (store, ttft by release)."""
+    from explorer.core.store import Store
+    rng = np.random.default_rng(9)
+    s = Store()
+    s.add_run("1.0", engine_version="1.0", benchmark="bench")
+    s.add_run("2.0", engine_version="2.0", benchmark="bench")
+    s.add_run("helm", benchmark="mmlu")
+    ttft = {}
+    for ver, scale in (("1.0", 100), ("2.0", 300)):
+        ttft[ver] = rng.exponential(scale, 200)
+        s.append("requests", pd.DataFrame({"run_id": ver, "request_id": [f"t{i}" for i in range(200)],
+                                           "ttft_ms": ttft[ver]}))
+    bad = np.r_[np.ones(NB, bool), np.zeros(NC, bool)]
+    hit = np.where(bad & effect, rng.beta(2, 6, N), rng.beta(6, 2, N))
+    pre = np.where(bad & effect, rng.poisson(3, N), rng.poisson(0.3, N))
+    ids = [f"c{i}" for i in range(N)]
+    s.append("requests", pd.DataFrame({"run_id": bound_run, "request_id": ids,
+                                       "kv_cache_hit_rate": hit, "num_preemptions": pre}))
+    s.append("cases", pd.DataFrame({"case_id": ids, "category": "m", "correct": ~bad,
+                                    "cluster": np.where(bad, "k", None)}))
+    s.append("case_links", pd.DataFrame({"case_id": ids, "run_id": bound_run, "request_id": ids,
+                                         "level": 1}))
+    return s, ttft
+
+
+@pytest.fixture(scope="module")
+def by_run():
+    """run_all of cohort "k" bound to each run (cohort, comparison, versions, conclusion)."""
+    out = {}
+    for run in ("helm", "1.0", "2.0"):
+        s, ttft = _release_store(run)
+        try:
+            out[run] = run_all(s, Cohort("k"), {"sections": ["cohort", "comparison", "tree",
+                                                             "versions", "conclusion"]}), ttft
+        finally:
+            s.close()
+    return out
+
+
+def test_cohort_summary_names_the_releases_that_served_its_badcases(by_run):
+    assert by_run["helm"][0]["cohort"].to_dict()["bound_versions"] == [
+        {"benchmark": "mmlu", "engine_version": None, "badcases": NB}]
+    assert by_run["2.0"][0]["cohort"].to_dict()["bound_versions"] == [
+        {"benchmark": "bench", "engine_version": "2.0", "badcases": NB}]
+
+
+@pytest.mark.parametrize("run", ["helm", "1.0"])
+def test_regression_of_unrelated_runs_names_no_module(by_run, run):
+    from scipy import stats
+    res, ttft = by_run[run]
+    assert stats.mannwhitneyu(ttft["1.0"], ttft["2.0"]).pvalue < 1e-6  # a real regression
+    assert any(c["regression"] and c["metric"] == "ttft_ms" for c in res["versions"].changes)
+    c = res["conclusion"].to_dict()
+    # the cohort's own evidence still names its modules ...
+    assert c["narrative"].startswith("The evidence points to")
+    assert {"prefix caching", "scheduler"} <= set(c["modules"])
+    # ... but the TTFT regression of releases that did not serve the badcases names none
+    assert "prefill" not in c["modules"]
+    assert not [e for e in c["evidence"] if e["kind"] == "version_regression" and not e["independent"]]
+    assert not [s for s in c["suggestions"] if s["rule"].startswith("version_")]
+    ind = [e for e in c["evidence"] if e["independent"]]
+    assert [e["rule"] for e in ind] == ["version_ttft"] and ind[0]["module"] is None
+    assert ("Independently of these badcases (their requests belong to runs "
+            + ("that name no engine version" if run == "helm" else "of 1.0 (benchmark bench)")
+            + ", not to the regressed release, so it is not shown to cause them)") in c["narrative"]
+    assert fmt_num(ttft["1.0"].mean(), "ms") in c["narrative"]
+    assert fmt_num(ttft["2.0"].mean(), "ms") in c["narrative"]
+
+
+def test_regression_of_the_release_that_served_the_badcases_is_evidence(by_run):
+    res, ttft = by_run["2.0"]
+    c = res["conclusion"].to_dict()
+    assert "prefill" in c["modules"] and "Independently" not in c["narrative"]
+    ev = [e for e in c["evidence"] if e["rule"] == "version_ttft"]
+    assert ev and ev[0]["module"] == "prefill" and not ev[0]["independent"]
+    assert any(s["rule"] == "version_ttft" for s in c["suggestions"])
+    assert fmt_num(ttft["2.0"].mean()) in c["narrative"]
+
+
+def test_version_regression_alone_does_not_point_to_a_module():
+    s, _ = _release_store("2.0", effect=False)
+    try:
+        no_tree = run_all(s, Cohort("k"), {"sections": ["cohort", "comparison", "versions",
+                                                        "conclusion"]})
+        res = run_all(s, Cohort("k"), {"sections": ["cohort", "comparison", "tree", "versions",
+                                                    "conclusion"]})
+    finally:
+        s.close()
+    tested = [r for r in res["comparison"].rows if r.p_adjusted is not None]
+    assert tested and all(r.p_adjusted >= 0.05 for r in tested)  # nothing separates the badcases
+    c = no_tree["conclusion"].to_dict()
+    assert c["modules"] == [] and c["suggestions"] == []
+    assert "points to" not in c["narrative"]
+    assert (f"Independently of these badcases ({NB} of them ran on the regressed release, but no "
+            "engine metric of theirs separates them from the control") in c["narrative"]
+    assert "TTFT rose from" in c["narrative"]
+    # a tree split (not tested for significance) does not turn the regression into evidence
+    c = res["conclusion"].to_dict()
+    assert "prefill" not in c["modules"] and "TTFT rose from" in c["narrative"]
+    assert [e["independent"] for e in c["evidence"] if e["kind"] == "version_regression"] == [True]
+
+
+# ---- the demo: the noise cluster gets no module, the main cluster keeps its own ------------
+@pytest.fixture(scope="module")
+def demo_store():
+    from explorer.core.store import Store
+    from explorer.demo import load_demo
+    s = Store()
+    load_demo(s)
+    yield s
+    s.close()
+
+
+def _demo_run(store, cluster):
+    return run_all(store, Cohort(cluster), {"sections": ["cohort", "comparison", "tree",
+                                                         "versions", "conclusion"]})
+
+
+def test_demo_noise_cluster_gets_no_module_from_versions(demo_store):
+    res = _demo_run(demo_store, "单位换算错误")
+    assert all(r.p_adjusted is None or r.p_adjusted >= 0.05 for r in res["comparison"].rows)
+    assert any(c["regression"] for c in res["versions"].changes)
+    c = res["conclusion"].to_dict()
+    assert c["modules"] == [] and c["suggestions"] == []
+    assert "points to" not in c["narrative"]
+    assert "No engine metric separates the badcases" in c["narrative"]
+    served = sum(v["badcases"] for v in res["cohort"].bound_versions if v["engine_version"] == "0.6.1")
+    assert served > 0 and f"({served} of them ran on the regressed release" in c["narrative"]
+
+
+def test_demo_main_cluster_keeps_its_conclusion(demo_store):
+    res = _demo_run(demo_store, "计算题中间步骤出错")
+    c = res["conclusion"].to_dict()
+    assert c["modules"][:3] == ["scheduler", "KV-cache policy", "prefix caching"]
+    assert c["narrative"].startswith("The evidence points to scheduler, KV-cache policy and "
+                                     "prefix caching. Badcases reused fewer cached prompt blocks")
+    assert "Independently" not in c["narrative"]
+    # its badcases ran on 0.6.1, so the 0.5.2 -> 0.6.1 regressions still count as evidence
+    ver = {e["rule"] for e in c["evidence"] if e["kind"] == "version_regression"
+           and not e["independent"]}
+    assert {"version_hit_rate", "version_preemptions"} <= ver
+    assert [s["rule"] for s in c["suggestions"][:3]] == ["more_preemptions", "low_prefix_hits",
+                                                         "version_hit_rate"]

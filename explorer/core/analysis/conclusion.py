@@ -14,10 +14,17 @@ suggestions of fired rules are merged (duplicates dropped) and sorted by priorit
 module's weight. The narrative names the top modules, then gives the fired rules' sentences in
 knowledge-base order (so a rule's follow-up sentence comes after its primary evidence).
 
+A version regression is evidence about the cohort only when its bound badcases ran on the
+regressed (newer) release of that benchmark (CohortSummary.bound_versions: the runs of their
+bound requests) and a rule also fired on the cohort's own significant evidence (comparison or
+categorical: a tree split alone is not tested for significance). Any other flagged regression is stated as context, as a plain fact without the
+rule's reading: "Independently of these badcases (<why>), the engine versions differ: ..."
+(evidence entries with independent=True, no module, no suggestion), where <why> is that none
+is bound to a trace request, that their requests belong to other runs, or that no engine
+metric of theirs separates them from the control.
 When the cohort has badcases but none is bound to a trace request, no engine module is blamed
-for them: version regressions are reported as a separate finding ("Independently of these
-badcases, ..."; evidence entries with independent=True, no module, no suggestion) and any other
-fired rule (only case-level features can differ) is reported as a case-level finding.
+for them: any fired rule other than a version regression (only case-level features can differ)
+is reported as a case-level finding.
 Case-level differences (answer / question length, `[case_level]` in the knowledge base) that
 no rule explains are read as such ("the badcases differ in answer length, a case-level
 signal"), never as "no metric separates the badcases".
@@ -91,8 +98,10 @@ def _row_ctx(row, kb) -> dict:
             "label": meta.get("label", row.metric), "metric": row.metric}
 
 
-def _fires(rule: dict, results: dict) -> dict | None:
-    """The context the rule's sentence needs when its evidence holds, else None."""
+def _fires(rule: dict, results: dict, keep=None) -> dict | None:
+    """The context the rule's sentence needs when its evidence holds, else None. keep: for a
+    version_regression rule, a predicate on a change (dict of VersionsResult.changes): only the
+    regressions it keeps count (None = every one)."""
     ev = rule["evidence"]
     if ev in ("comparison", "categorical"):
         comp = results.get("comparison")
@@ -130,14 +139,16 @@ def _fires(rule: dict, results: dict) -> dict | None:
         ver = results.get("versions")
         if not isinstance(ver, VersionsResult):
             return None
-        regs = [c for c in ver.changes if c["metric"] == rule["metric"] and c["regression"]]
+        regs = [c for c in ver.changes if c["metric"] == rule["metric"] and c["regression"]
+                and (keep is None or keep(c))]
         if not regs:
             return None
         c = max(regs, key=lambda c: abs(c["change_pct"] or 0))
         bench = f" (benchmark {c['benchmark']})" if c.get("benchmark") else ""
         if len(regs) > 1:
             bench += f", the largest of {len(regs)} flagged changes"
-        return {"from_version": c["from_version"], "to_version": c["to_version"], "bench": bench,
+        return {"change": c,
+                "from_version": c["from_version"], "to_version": c["to_version"], "bench": bench,
                 "from_value": fmt_num(c["from_value"]), "to_value": fmt_num(c["to_value"]),
                 "change_pct": fmt_pct(c["change_pct"]), "p_value": fmt_p(c["p_adjusted"]),
                 "n_regressions": len(regs)}
@@ -150,9 +161,70 @@ def _unbound(results: dict) -> bool:
     return isinstance(c, CohortSummary) and c.badcases > 0 and c.bound == 0
 
 
+def _served(cohort, change: dict, pooled: bool) -> int:
+    """The cohort's bound badcases whose request ran on the change's newer release (on the
+    change's benchmark, unless the versions section pooled benchmarks); 0 without a cohort
+    summary."""
+    if not isinstance(cohort, CohortSummary):
+        return 0
+    return sum(v["badcases"] for v in cohort.bound_versions
+               if v.get("engine_version") is not None
+               and v["engine_version"] == change["to_version"]
+               and (pooled or v.get("benchmark") == change.get("benchmark")))
+
+
+def _ran_on(cohort) -> str:
+    """Which runs the cohort's bound badcases belong to, for a sentence: "runs of 0.2.1
+    (benchmark b)", "runs that name no engine version"; at most three, most badcases first."""
+    versions = getattr(cohort, "bound_versions", ())
+    parts = list(dict.fromkeys(
+        "runs that name no engine version" if v.get("engine_version") is None else
+        f"runs of {v['engine_version']}" + (f" (benchmark {v['benchmark']})"
+                                            if v.get("benchmark") else "")
+        for v in versions[:3]))
+    if len(versions) > 3:
+        parts.append("others")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _context_sentence(ctx: dict, rule: dict, kb: dict) -> str:
+    """A version regression stated as a fact, without the rule's reading (no module named):
+    "TTFT rose from 4111 ms on 0.2.1 to 24673 ms on 0.3.0 (benchmark b) (+500.2%, adjusted p
+    < 0.001)"."""
+    c = ctx["change"]
+    meta = kb.get("metrics", {}).get(rule["metric"], {})
+    label = meta.get("label", rule["metric"])
+    unit = meta.get("unit", "")
+    way = "fell" if (c["to_value"] or 0) < (c["from_value"] or 0) else "rose"
+    return (f"{label[:1].upper() + label[1:]} {way} from {fmt_num(c['from_value'], unit)} on "
+            f"{c['from_version']} to {fmt_num(c['to_value'], unit)} on {c['to_version']}"
+            f"{ctx['bench']} ({ctx['change_pct']}, adjusted p {ctx['p_value']}).")
+
+
+def _context_reason(why: str, cohort, served: int = 0) -> str:
+    """The parenthesis of "Independently of these badcases (...)": why a version regression is
+    not evidence about them."""
+    if why == "unbound":
+        return "none is bound to a trace request, so this is not their cause"
+    if why == "unserved":
+        if getattr(cohort, "bound_versions", ()):
+            return (f"their requests belong to {_ran_on(cohort)}, not to the regressed "
+                    "release, so it is not shown to cause them")
+        return "none of their requests is known to have run on the regressed release, so it " \
+               "is not shown to cause them"
+    return (f"{served} of them ran on the regressed release, but no engine metric of theirs "
+            "separates them from the control, so it is not shown to cause them")
+
+
 def conclude(results: dict, params: dict | None = None) -> Conclusion:
     """Fire the knowledge-base rules on the results of the other sections (a dict section ->
     result or SectionError, as run_all builds it) and write the conclusion (see the module doc).
+
+    A version regression is evidence about the cohort only when its bound badcases ran on the
+    regressed (newer) release of that benchmark (CohortSummary.bound_versions) and some rule
+    fired on the cohort's own significant evidence (comparison, categorical); otherwise it is
+    stated as context ("Independently of these badcases (...), ...": evidence entries with
+    independent=True, no module, no suggestion).
 
     params: kb (a loaded knowledge base; default resources/knowledge_base.toml), alpha (0.05,
     for the case-level reading). Never raises NoData: with no evidence the narrative says what
@@ -161,20 +233,47 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
     kb = p.get("kb") or load_knowledge_base()
     alpha = p.get("alpha", 0.05)
     unbound = _unbound(results)
-    fired, independent, case_found = [], [], []
+    cohort = results.get("cohort")
+    pooled = bool(getattr(results.get("versions"), "pooled", False))
+
+    def related(c):
+        return _served(cohort, c, pooled) > 0
+
+    hits = []  # (order, rule, ctx of the cohort's evidence, ctx of unrelated regressions)
     for order, rule in enumerate(kb.get("rules", [])):
-        ctx = _fires(rule, results)
+        if rule["evidence"] == "version_regression":
+            hits.append((order, rule, _fires(rule, results, related),
+                         _fires(rule, results, lambda c: not related(c))))
+        else:
+            hits.append((order, rule, _fires(rule, results), None))
+    # significant evidence of the cohort's own (a tree split is not tested for significance)
+    own = not unbound and any(ctx is not None for _, r, ctx, _ in hits
+                              if r["evidence"] in ("comparison", "categorical"))
+    fired, case_found = [], []
+    context: dict = {}  # reason -> {metric: (rule, sentence)}, first rule per metric
+    for order, rule, ctx, other in hits:
+        if rule["evidence"] == "version_regression":
+            if ctx is not None and own:
+                fired.append((rule, _fill(rule["explain"], ctx), order))
+            elif ctx is not None:
+                served = _served(cohort, ctx["change"], pooled)
+                context.setdefault(("no_evidence", served), {}).setdefault(
+                    rule["metric"], (rule, _context_sentence(ctx, rule, kb)))
+            if other is not None:
+                context.setdefault(("unbound" if unbound else "unserved", 0), {}).setdefault(
+                    rule["metric"], (rule, _context_sentence(other, rule, kb)))
+            continue
         if ctx is None:
             continue
         if "row" in ctx:
             ctx = _row_ctx(ctx.pop("row"), kb)
         text = _fill(rule["explain"], ctx)
-        if unbound and rule["evidence"] == "version_regression":
-            independent.append((rule, text))
-        elif unbound:
+        if unbound:
             case_found.append((rule, text))
         else:
             fired.append((rule, text, order))
+    fired.sort(key=lambda x: x[2])
+    independent = [(reason, list(group.values())) for reason, group in context.items()]
     score: dict[str, float] = {}
     for rule, _, _ in fired:
         score[rule["module"]] = score.get(rule["module"], 0) + rule.get("weight", 1)
@@ -182,8 +281,9 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
     evidence = [{"rule": r["id"], "module": r["module"], "weight": r.get("weight", 1),
                  "kind": r["evidence"], "text": t, "independent": False} for r, t, _ in fired]
     evidence += [{"rule": r["id"], "module": None, "weight": 0, "kind": r["evidence"], "text": t,
-                  "independent": kind} for kind, group in ((False, case_found), (True, independent))
-                 for r, t in group]
+                  "independent": False} for r, t in case_found]
+    evidence += [{"rule": r["id"], "module": None, "weight": 0, "kind": r["evidence"], "text": t,
+                  "independent": True} for _, group in independent for r, t in group]
     sentences = []
     if modules:
         names = modules[:3]
@@ -196,15 +296,15 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                              "evidence.)")
     else:
         sentences.append(_no_evidence(results, kb, alpha, case_found))
-    if independent:
-        shown = [t for _, t in independent][:3]
+    for (why, served), group in independent:
+        shown = [t for _, t in group][:3]
         first = shown[0]
-        sentences.append("Independently of these badcases (none is bound to a trace request, so "
-                         "this is not their cause), the engine versions differ: "
+        sentences.append(f"Independently of these badcases ({_context_reason(why, cohort, served)}"
+                         "), the engine versions differ: "
                          + (first[:1].lower() if first[1:2].islower() else first[:1])
                          + first[1:] + "".join(" " + t for t in shown[1:]))
-        if len(independent) > len(shown):
-            sentences.append(f"({len(independent) - len(shown)} more version findings are "
+        if len(group) > len(shown):
+            sentences.append(f"({len(group) - len(shown)} more version findings are "
                              "listed with the evidence.)")
     seen = set()
     sugg = []
