@@ -87,10 +87,17 @@ def pct(v: Any, signed: bool = True, digits: int = 1) -> str:
 
 
 def share(v: Any) -> str:
-    """A fraction in [0, 1] as a percentage: share(0.913) -> "91%"."""
+    """A fraction in [0, 1] as a percentage: share(0.913) -> "91%"; a share that is not zero
+    (or not whole) never rounds to "0%" ("100%"): share(0.0025) -> "<1%", share(0.997) -> ">99%"."""
     if is_missing(v):
         return "–"
-    return f"{100 * float(v):.0f}%"
+    v = float(v)
+    text = f"{100 * v:.0f}"
+    if v > 0 and text in ("0", "-0"):
+        return "<1%"
+    if v < 1 and text == "100":
+        return ">99%"
+    return f"{text}%"
 
 
 def pval(p: Any) -> str:
@@ -102,11 +109,11 @@ def pval(p: Any) -> str:
 
 
 def ratio(k: Any, n: Any) -> str:
-    """'21/23 (91%)'."""
+    """'21/23 (91%)', '9/3,588 (<1%)' (thousands separated, the share as share() gives it)."""
     if is_missing(k) or is_missing(n):
         return "–"
     k, n = int(k), int(n)
-    return f"{k}/{n} ({100 * k / n:.0f}%)" if n else f"{k}/{n}"
+    return f"{k:,}/{n:,} ({share(k / n)})" if n else f"{k:,}/{n:,}"
 
 
 def significant(row: dict, alpha: float = 0.05) -> bool:
