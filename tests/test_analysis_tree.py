@@ -91,3 +91,12 @@ def test_sentence_numbers_are_plain_with_units():
     assert plain_number(18.34, False, "ms/token") == "18.3 ms/token"
     assert plain_number(2.5, True) == "2"  # integer feature: x <= 2.5 is x <= 2
     assert plain_number(0.3521) == "0.352"
+
+
+def test_node_conditions_and_the_risk_sentence_write_thresholds_alike():
+    """QA saw "e2e_ms <= 6.4e+03" in a node and "6,399 ms" in the sentence."""
+    from explorer.core.analysis.tree import _condition, plain_number
+    assert _condition("e2e_ms", "le", 6399.4, False) == "e2e_ms <= 6,399"
+    assert plain_number(6399.4, False, "ms") == "6,399 ms"
+    assert _condition("kv_cache_hit_rate", "gt", 0.3521, False) == "kv_cache_hit_rate > 0.352"
+    assert _condition("num_preemptions", "gt", 2.5, True) == "num_preemptions > 2"

@@ -30,11 +30,10 @@ NAN_POLICY = ("bound cases only; features present in fewer than min_coverage of 
 
 
 def fmt_threshold(value: float, integral: bool) -> str:
-    """Threshold as the user reads it: an integer feature's x.5 split shows as its floor
-    (x <= 2.5 is x <= 2 and x > 2.5 is x > 2 for integers), else 3 significant digits."""
-    if integral:
-        return str(int(np.floor(value)))
-    return f"{value:.3g}"
+    """Threshold as the user reads it, as plain_number writes it (the node conditions and the
+    risk sentence agree: "e2e_ms <= 6,399", never "6.4e+03"): an integer feature's x.5 split
+    shows as its floor (x <= 2.5 is x <= 2 and x > 2.5 is x > 2 for integers)."""
+    return plain_number(value, integral)
 
 
 def _condition(feature: str, side: str, thr: float, integral: bool) -> str:
