@@ -159,12 +159,34 @@ class MainWindow(QMainWindow):
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop the running load or analysis"))
         self.cancel_button.clicked.connect(self.session.cancel)
+        self.inputs_status = QLabel()
+        self.inputs_status.setToolTip(self.tr("Files loaded into this session; the Inputs panel "
+                                              "(Alt+2) says why a file could not be read"))
+        sb.addPermanentWidget(self.inputs_status)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
+        self.session.resultsChanged.connect(
+            lambda u: self._show_inputs_status(u["inputs"]) if "inputs" in u else None)
         self._set_busy(False)
         r = self.session.runner
         r.busy.connect(self._on_busy)
         r.idle.connect(lambda: self._set_busy(False))
+
+    def _show_inputs_status(self, reports) -> None:
+        """'4 files loaded · 1 could not be read · 2 ignored' in the status bar, kept (unlike a
+        message) so a failed file stays in sight after the analyses ran."""
+        reports = list(reports or [])
+        failed = sum(1 for r in reports if getattr(r, "error", None))
+        ignored = sum(1 for r in reports if getattr(r, "skipped_file", None))
+        loaded = len(reports) - failed - ignored
+        parts = [self.tr("%1 file(s) loaded").replace("%1", f"{loaded:,}")] if reports else []
+        if failed:
+            parts.append(self.tr("%1 could not be read").replace("%1", f"{failed:,}"))
+        if ignored:
+            parts.append(self.tr("%1 ignored").replace("%1", f"{ignored:,}"))
+        self.inputs_status.setText(" · ".join(parts))
+        self.inputs_status.setObjectName("error" if failed else "muted")
+        self.inputs_status.setStyleSheet("color: #b3261e;" if failed else "")
 
     def _on_busy(self, text: str, done: int, total: int) -> None:
         self._set_busy(True)
@@ -224,7 +246,7 @@ class MainWindow(QMainWindow):
         go = v.addMenu(self.tr("&Go to panel"))
         for i, name in enumerate(n for n in self.docks if n != "header"):
             self._act(go, self.tr(TITLES.get(name, name)), lambda n=name: self.focus_panel(n),
-                      f"Alt+{i + 1}" if i < 9 else None)
+                      panel_shortcut(i))
         v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
         h = mb.addMenu(self.tr("&Help"))
@@ -400,6 +422,14 @@ class MainWindow(QMainWindow):
                 r.shutdown(msecs)
             else:
                 r.wait(msecs)
+
+
+def panel_shortcut(i: int) -> str:
+    """The key of the i-th panel (0-based, in the View > Go to panel order): Alt+1 ... Alt+9,
+    Alt+0, then Ctrl+Alt+1 ... Ctrl+Alt+9, so that every panel has one."""
+    if i < 10:
+        return f"Alt+{(i + 1) % 10}"
+    return f"Ctrl+Alt+{i - 9}"
 
 
 def _local_paths(mime) -> list[str]:

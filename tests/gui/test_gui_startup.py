@@ -99,3 +99,19 @@ def test_qt_offscreen_noise_is_filtered_and_other_messages_pass(app, qtlog):
     texts = [r.message for r in qtlog.records]
     assert "a real warning" in texts
     assert "This plugin does not support propagateSizeHints()" not in texts
+
+
+def test_every_panel_has_a_go_to_shortcut_and_inputs_failures_stay_in_sight(window):
+    """View > Go to panel gives each panel its own key; the status bar keeps the count of
+    files that could not be read (a message would be replaced by the analyses' progress)."""
+    from types import SimpleNamespace
+
+    go = next(sub.menu() for top in window.menuBar().actions() if top.menu()
+              for sub in top.menu().actions() if sub.menu() and "Go to panel" in sub.text())
+    keys = [a.shortcut().toString() for a in go.actions()]
+    assert len(keys) == len([n for n in window.docks if n != "header"])
+    assert all(keys) and len(set(keys)) == len(keys)
+    window._show_inputs_status([SimpleNamespace(error=None, skipped_file=None),
+                                SimpleNamespace(error="x.json: truncated", skipped_file=None),
+                                SimpleNamespace(error=None, skipped_file="not a trace")])
+    assert window.inputs_status.text() == "1 file(s) loaded · 1 could not be read · 1 ignored"
