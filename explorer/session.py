@@ -340,7 +340,7 @@ class Session(QObject):
                            self._failed, label=self.tr("Saving session"))
 
     def _after_load(self, ctx: JobContext, reports: list, prepare: bool = True) -> dict:
-        if prepare and any(not r.error for r in reports):
+        if prepare and any(not r.error and not r.skipped_file for r in reports):
             pipeline = optional_module("explorer.core.pipeline")
             if pipeline is not None:
                 ctx.progress(0, 0, self.tr("Binding cases to requests"))

@@ -184,3 +184,25 @@ def test_text_output_has_one_number_format(real, capsys):
     assert "tokens" in line and f"{len(raw):,}" in line
     assert f"{np.mean(raw['ContextTokens']):,.0f}" in line
     assert f"rows: {len(raw):,} loaded" in out
+
+
+def test_a_folder_given_twice_is_loaded_once_and_not_called_a_failure(real, capsys):
+    """The second copy of a folder is a duplicate (same content): listed as ignored with the
+    reason, never reported as a folder without any trace or eval."""
+    folder = real / "aiperf_example"
+    code, out, err = run_cli(capsys, "--json", folder, folder)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [Path(f["path"]).name for f in doc["files"]] == ["profile_export.jsonl"]
+    assert any("already loaded" in g["reason"] for g in doc["ignored"])
+    assert "no trace or eval file found" not in out + err
+
+
+def test_report_cli_says_a_duplicate_was_ignored(real, tmp_path, capsys):
+    f = real / "mmlu_pro_outputs" / "Meta-Llama-3_1-8B-Instruct_mmlu_hs_college_math.json"
+    code = main(["report", str(f), str(f), "--out", str(tmp_path), "--format", "json",
+                 "--no-whatif"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"ignored {f}: same content as {f}" in err
+    assert "None, 0 rows" not in err

@@ -78,7 +78,7 @@ def render_text(doc: dict) -> str:
         out.append("")
     ignored = doc.get("ignored") or []
     if ignored:
-        out.append(f"ignored {len(ignored)} file(s) that are not traces or evals:")
+        out.append(f"ignored {len(ignored)} file(s):")
         for g in ignored:
             out.append(f"  {g['path']}: {g['reason']}")
         out.append("")

@@ -137,6 +137,8 @@ def _load(store, args) -> tuple[int, int]:
         if r.error:
             failed += 1
             _err(f"failed: {r.error}")
+        elif r.skipped_file:
+            print(f"ignored {r.path}: {r.skipped_file}", file=sys.stderr)
         else:
             loaded += 1
             print(f"loaded {r.path}: {r.format}, {r.rows_loaded} rows"

@@ -101,7 +101,8 @@ def _load_all(store: Store, paths: Iterable[str | Path]) -> list[LoadReport]:
             if p.is_dir() and not claims_folder(p):
                 got = store.load_paths([p])
                 reports += got
-                if all(r.skipped_file for r in got):
+                # nothing recognised (a folder already loaded is a duplicate: it has a sha256)
+                if all(r.skipped_file and r.sha256 is None for r in got):
                     reports.append(_failed(store, p, "no trace or eval file found in this folder"))
             else:
                 reports.append(store.load_file(p))

@@ -574,8 +574,7 @@ def _md_inputs(rows: list) -> str:
         return "_No input file was loaded._"
     ignored = [r for r in rows if r.get("ignored")]
     rows = [r for r in rows if not r.get("ignored")]
-    note = (f"\n\n{len(ignored)} file(s) in the dropped folders were ignored (neither traces nor "
-            "evals): " + "; ".join(f"{Path(r['path']).name} ({r['ignored']})" for r in ignored[:8])
+    note = (f"\n\n{len(ignored)} file(s) were ignored: " + "; ".join(f"{Path(r['path']).name} ({r['ignored']})" for r in ignored[:8])
             + (" ..." if len(ignored) > 8 else "")) if ignored else ""
     return _md_input_rows(rows) + note
 
