@@ -198,9 +198,9 @@ class TimelinePanel(QWidget):
         notes = list(tl["notes"]) + ([data["note"]] if data["note"] else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = data["nb"]
-        self.readout.setText(self.tr("%1 neighbours in flight within ± %2 s. ")
-                             .replace("%1", str(len(nb))).replace("%2", f"{self.window.value():g}")
-                             + " ".join(notes))
+        self.readout.setText(self.tr("%1 neighbours in flight within ± %2 s.")
+                             .replace("%1", f"{len(nb):,}").replace("%2", f"{self.window.value():g}")
+                             + "".join(f" {_sentence(n)}" for n in notes))
         self.stack.setCurrentIndex(1)
         self.requestShown.emit(*self.current)
 
@@ -276,3 +276,12 @@ class TimelinePanel(QWidget):
         i = painter.hit_neighbour(self.view_data["nb"], self.figure["lanes"], pt.x(), pt.y())
         if i is not None:
             self.show_request(self.current[0], str(self.view_data["nb"]["request_id"].iloc[i]))
+
+
+def _sentence(note: str) -> str:
+    """A note as a sentence of the readout: capitalised, ending with a full stop."""
+    note = note.strip()
+    if not note:
+        return ""
+    note = note[0].upper() + note[1:]
+    return note if note.endswith((".", "!", "?", ")")) else note + "."

@@ -203,3 +203,14 @@ def test_a_new_cohort_opens_its_worst_badcase_until_the_user_picks(loaded, panel
     session.resultsChanged.emit({"frame": frame(first)})
     qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=TIMEOUT)
     assert panel.current == (run, ids[20])
+
+
+def test_readout_notes_are_sentences():
+    """QA read "± 30 s. no per-token latencies for this request no first-token time…": each
+    note is its own capitalised sentence."""
+    from widgets.timeline import _sentence
+    notes = ["no per-token latencies for this request",
+             "no first-token time: prefill and decode not separable", "Already one."]
+    assert "".join(f" {_sentence(n)}" for n in notes) == (
+        " No per-token latencies for this request. No first-token time: prefill and decode not"
+        " separable. Already one.")

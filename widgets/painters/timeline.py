@@ -308,6 +308,8 @@ def make_plots(layout: pg.GraphicsLayout) -> dict[str, Any]:
     conc.setMouseEnabled(y=False)
     for p in (top, itl, lanes, conc):
         p.getAxis("left").setWidth(95)
+        for side in ("left", "bottom"):  # the unit is in the label: no "(x0.001)" scaling
+            p.getAxis(side).enableAutoSIPrefix(False)
     return {"title": title, "timeline": top, "itl": itl, "swimlane": lanes, "concurrency": conc,
             "layout": layout}
 
