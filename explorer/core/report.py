@@ -447,7 +447,7 @@ def _md_versions(v: dict) -> str:
         head = ("Every benchmark pooled per version (no benchmark ran on two versions)."
                 if v.get("pooled") else
                 f"{n_b} benchmark{'s' if n_b != 1 else ''} ran on at least two versions "
-                "and are compared.")
+                + ("and are compared." if n_b != 1 else "and is compared."))
         parts.append(head)
         summ = v.get("summary") or []
         if summ and n_b > 1:

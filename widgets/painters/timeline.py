@@ -44,6 +44,8 @@ def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
         return "–"
     x = float(v)
     s = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{digits}g}"
+    if x == 1 and unit in ("tokens", "requests"):  # "1 token", "1 request"
+        unit = unit[:-1]
     return f"{s} {unit}".strip()
 
 

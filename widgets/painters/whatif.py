@@ -46,7 +46,8 @@ def headline(w: dict | None) -> str:
     out = w.get("outcome")
     what = ", ".join(f"{label(k, False)} = {num(v, k)}" for k, v in (sc.get("set") or {}).items())
     n = w.get("n_selected")
-    who = f" of the {int(n):,} cases in the scenario" if not is_missing(n) else ""
+    who = (f" of the {int(n):,} case{'s' if int(n) != 1 else ''} in the scenario"
+           if not is_missing(n) else "")
     return (f"{outcome_name(out)}{who}: {_val(w.get('observed_outcome'), out)} observed → "
             f"{_val(sc.get('predicted_outcome'), out)} predicted (95% CI "
             f"{_val(sc.get('ci_low'), out)} to {_val(sc.get('ci_high'), out)}) with {what}")
