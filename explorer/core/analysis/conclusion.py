@@ -340,8 +340,9 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
         aspects.add(m.get("aspect"))
         way = "higher" if r.bad_mean > r.control_mean else "lower"
         unit = m.get("unit", "")
+        from .tree import METRIC_NAMES
         out.append(f"The badcases differ in {m.get('aspect', r.metric)}, a case-level signal: "
-                   f"{r.metric} {fmt_num(r.bad_mean, unit)} on average against "
+                   f"{METRIC_NAMES.get(r.metric, r.metric)} {fmt_num(r.bad_mean, unit)} on average against "
                    f"{fmt_num(r.control_mean, unit)} in the control ({fmt_pct(r.diff_pct)}, "
                    f"adjusted p {fmt_p(r.p_adjusted)}, n = {r.n_bad} / {r.n_control}); "
                    f"{m.get(way, '')}.".replace("; .", "."))

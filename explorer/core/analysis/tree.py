@@ -40,13 +40,14 @@ def _condition(feature: str, side: str, thr: float, integral: bool) -> str:
     return f"{feature} {'<=' if side == 'le' else '>'} {fmt_threshold(thr, integral)}"
 
 
-# Readable names of the tree's features for the risk sentence (the same words the app's
-# painters use, widgets/painters/common.LABELS); units come from schema.REQUEST_METRICS.
+# Readable names of the metrics for the tree's risk sentence and the conclusion (the same words
+# the app's painters use, widgets/painters/common.LABELS); units come from schema.REQUEST_METRICS.
 METRIC_NAMES = {"kv_cache_hit_rate": "KV-cache hit rate", "num_preemptions": "preemptions",
                 "tpot_ms": "TPOT", "batch_size": "batch size", "ttft_ms": "TTFT",
                 "queue_ms": "scheduling delay", "e2e_ms": "E2E latency", "prefill_ms": "prefill",
                 "decode_ms": "decode", "prompt_tokens": "prompt tokens",
-                "completion_tokens": "output tokens", "cached_prompt_tokens": "cached prompt tokens"}
+                "completion_tokens": "output tokens", "cached_prompt_tokens": "cached prompt tokens",
+                "prompt_chars": "prompt length", "prediction_chars": "answer length"}
 
 
 def plain_number(value: float, integral: bool = False, unit: str = "") -> str:
