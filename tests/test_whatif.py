@@ -104,6 +104,9 @@ def test_refuters_pass_on_a_correct_model_and_placebo_is_near_zero(lin):
     assert all(r.verdict == "passes" for r in res.refutations), [r.why for r in res.refutations]
     assert abs(by["placebo_treatment_refuter"].new_effect) < 0.1 * abs(res.estimate)
     assert by["random_common_cause"].new_effect == pytest.approx(res.estimate, rel=0.05)
+    # each simulation draws its own subset: identical subsets (an int seed handed to every
+    # DataFrame.sample) have spread 0, and DoWhy's normal test then gives p = 0 (or NaN)
+    assert by["data_subset_refuter"].p_value > 0.05, by["data_subset_refuter"].why
 
 
 def test_report_section_keys(lin):
@@ -159,6 +162,7 @@ def test_null_treatment_gives_zero():
                        selected=df["kv_cache_hit_rate"] < 0.5, refute=False)
     assert res.ci_low <= 0 <= res.ci_high
     assert not res.ci_low <= res.naive_difference <= res.ci_high
+    assert any("includes no change" in w for w in res.warnings), res.warnings   # says so
 
 
 def test_nulls_are_dropped_and_counted():
@@ -231,6 +235,37 @@ def test_verdicts_raise_doubt():
     v, why = verdict("data_subset_refuter", "t", -0.3, 0.02, -0.1, 0.0)
     assert v == "raises doubt" and "depends on which rows" in why and "< 0.001" in why
     assert verdict("random_common_cause", "t", -0.3, 0.05, -0.29, 0.5)[0] == "passes"
+
+
+def test_data_subset_shift_beyond_a_subsets_spread_with_small_p_raises_doubt():
+    """The QA case: estimate -0.0153 (95 % CI -0.412 to 0, half-width 0.206), the 80 % subsets
+    average -0.0782 with DoWhy p < 0.001. The shift, 0.063, is inside the half-width but larger
+    than the spread a stable estimate shows on one 80 % subset, SE sqrt(0.2 / 0.8) (SE = half
+    / z_0.975), with DoWhy rejecting: doubt. The same shift with a large p, or a small p for a
+    shift below that spread, passes."""
+    from scipy.stats import norm
+
+    from explorer.core.analysis.whatif.refute import verdict
+    est, half = -0.0153, 0.412 / 2
+    spread = half / norm.ppf(0.975) * np.sqrt(0.2 / 0.8)
+    assert spread < abs(-0.0782 - est) < half
+    v, why = verdict("data_subset_refuter", "t", est, half, -0.0782, 0.0004)
+    assert v == "raises doubt", why
+    assert "(stable)" not in why and "DoWhy p < 0.001" in why and "p = <" not in why
+    assert verdict("data_subset_refuter", "t", est, half, -0.0782, 0.3)[0] == "passes"
+    v, why = verdict("data_subset_refuter", "t", est, half, est - 0.9 * spread, 0.0004)
+    assert v == "passes" and "(stable)" in why
+    v, why = verdict("data_subset_refuter", "t", est, half, est - 1.1 * spread, 0.04)
+    assert v == "raises doubt" and "DoWhy p = 0.04" in why
+
+
+def test_placebo_says_when_the_interval_includes_zero_and_prints_zero_plainly():
+    from explorer.core.analysis.whatif.refute import verdict
+    v, why = verdict("placebo_treatment_refuter", "t", -0.0153, 0.206, -0.032, 0.24,
+                     ci=(-0.412, 0.0))
+    assert v == "passes" and "interval includes zero" in why
+    v, why = verdict("placebo_treatment_refuter", "t", -0.3, 0.1, 0.0, 0.001, ci=(-0.5, -0.1))
+    assert v == "passes" and "includes zero" not in why and "effect is 0," in why
 
 
 def test_sla_scaling_matches_the_structural_model():

@@ -31,11 +31,17 @@ in `n_dropped`).
    (p_v - p_t) / (1 - p_t) when p_v > p_t. The mean of these over all rows equals mean p_v.
    estimate = mean(y_i' - y_i); predicted_outcome = observed_outcome + estimate.
 4. Interval: seeded parametric bootstrap (King, Tomz & Wittenberg 2000): N_DRAWS draws of the
-   coefficients from N(beta_hat, Cov(beta_hat)), the estimate recomputed per draw, 2.5/97.5
-   percentiles. The observed outcomes of the selected cases are data, not resampled.
+   coefficients from N(beta_hat, Cov(beta_hat)) (via its Cholesky factor), the estimate
+   recomputed per draw, 2.5/97.5 percentiles. The observed outcomes of the selected cases are
+   data, not resampled. An interval including 0 is said in the warnings.
 5. Refuters (DoWhy): placebo_treatment_refuter (treatment permuted), random_common_cause,
-   data_subset_refuter (80 %), N_SIMULATIONS simulations each, seeded. Verdicts: see
+   data_subset_refuter (80 %), N_SIMULATIONS simulations each, seeded (one RandomState per
+   refuter, so each simulation draws its own permutation / subset). Verdicts: see
    refute.verdict.
+
+Determinism: the same frame content and seed give the same result to the last digit in every
+process: rows are taken in case_id order, the adjustment set (a Python set inside DoWhy, whose
+order follows PYTHONHASHSEED) is sorted, BLAS runs on one thread, every draw is seeded.
 
 whatif_scale() answers the SLA question "queue_ms 20 % lower: attainment from A to B" with the
 same identification and linear additive-noise counterfactuals (see its docstring).

@@ -64,6 +64,28 @@ def _import_dowhy():
     return RegressionEstimator
 
 
+def coefficient_draws(beta: np.ndarray, cov: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """`draws` x p coefficient draws from N(beta, cov), seeded: beta + z L' with z standard
+    normal (np.random.default_rng(seed)) and L the Cholesky factor of cov.
+
+    The Cholesky factor is unique and continuous in cov, so a covariance that differs in its
+    last bits (another BLAS, another summation order) gives draws that differ in their last
+    bits. An eigendecomposition (numpy's multivariate_normal, "eigh" or "svd") is not: each
+    eigenvector's sign is arbitrary and may flip, giving other draws and another interval. A
+    covariance that is not numerically positive definite falls back to the eigendecomposition,
+    each eigenvector's largest entry made positive."""
+    p = len(beta)
+    cov = (cov + cov.T) / 2
+    z = np.random.default_rng(seed).standard_normal((draws, p))
+    try:
+        root = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        s, u = np.linalg.eigh(cov)
+        u = u * np.where(u[np.abs(u).argmax(axis=0), np.arange(p)] < 0, -1.0, 1.0)
+        root = u * np.sqrt(np.clip(s, 0, None))
+    return beta + z @ root.T
+
+
 def scenario_estimator_class():
     """The DoWhy estimator class (built on first use, so that DoWhy is imported lazily)."""
     global _estimator_cls
@@ -91,14 +113,16 @@ def scenario_estimator_class():
 
             def construct_symbolic_estimator(self, estimand):
                 link = "logit" if self.binary else "identity"
-                w = estimand.get_adjustment_set()
+                w = sorted(estimand.get_adjustment_set())
                 t = estimand.treatment_variable[0]
                 return (f"b: {estimand.outcome_variable[0]} ~ {link}^-1(s({t})"
                         + "".join(f" + s({x})" for x in w) + ")")
 
             def _columns(self):
+                # sorted: DoWhy's adjustment set is a Python set of str, whose order changes
+                # with the process's string hash seed, and so would the features' order
                 return (self._target_estimand.treatment_variable[0],
-                        list(self._target_estimand.get_adjustment_set()))
+                        sorted(self._target_estimand.get_adjustment_set()))
 
             def _scales(self, data):
                 """Feature maps per column, fitted on `data`; maps already fitted (this
@@ -184,11 +208,9 @@ def scenario_estimator_class():
 
             def interval(self, data, treatment_value, draws, level, seed):
                 """Parametric-bootstrap interval of the estimate: (low, high)."""
-                rng = np.random.default_rng(seed)
                 beta = np.asarray(self.model.params, dtype=float)
-                cov = np.asarray(self.model.cov_params(), dtype=float)
-                cov = (cov + cov.T) / 2
-                b = rng.multivariate_normal(beta, cov, size=draws, method="eigh")
+                b = coefficient_draws(beta, np.asarray(self.model.cov_params(), dtype=float),
+                                      draws, seed)
                 e = self.effects(data, treatment_value, b)
                 a = (1 - level) / 2
                 return float(np.quantile(e, a)), float(np.quantile(e, 1 - a))

@@ -4,18 +4,23 @@ Three refuters (DoWhy's refute_estimate), each num_simulations simulations, seed
 placebo_treatment_refuter (treatment permuted: the effect must vanish), random_common_cause
 (an irrelevant confounder added: the estimate must stay), data_subset_refuter (random
 SUBSET_FRACTION of the rows: the estimate must stay). Effects are in the outcome's units; the
-tolerance is the estimate's own interval half-width (see verdict).
+tolerance is the estimate's own interval half-width, and for the data subset also DoWhy's p
+with the spread a stable estimate shows on a subset (see verdict).
 """
 from __future__ import annotations
 
 import math
 import warnings
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
-from .constants import SUBSET_FRACTION
+from .constants import CONFIDENCE, SUBSET_FRACTION
+
+#: DoWhy's significance level for its refutation p-values (test_significance's default).
+ALPHA = 0.05
 
 #: The refuters run, in order, with the label the user reads.
 REFUTERS = {"placebo_treatment_refuter": "Placebo treatment",
@@ -38,12 +43,17 @@ class Refutation:
 
 
 def run_refuter(model, estimand, estimate, name: str, treatment: str, est: float,
-                half: float, num_simulations: int, seed: int) -> Refutation:
+                half: float, num_simulations: int, seed: int,
+                ci: tuple[float, float] | None = None) -> Refutation:
     """Run refuter `name` (a key of REFUTERS) on DoWhy's `estimate` of `estimand` (from
     CausalModel `model`) and judge it against the estimate `est` and its interval half-width
-    `half` (outcome units). A refuter that fails is a finding, not a crash: its Refutation
+    `half` (outcome units), `ci` its interval (low, high). A refuter that fails is a finding, not a crash: its Refutation
     says "raises doubt" with the error."""
-    kw: dict[str, Any] = {"num_simulations": num_simulations, "random_state": seed}
+    # A RandomState, not the int: DoWhy 0.14's data_subset_refuter hands an int seed to every
+    # simulation's DataFrame.sample, so all of them drew the same subset (spread 0, p = 0);
+    # the other two refuters turn an int into one RandomState themselves.
+    kw: dict[str, Any] = {"num_simulations": num_simulations,
+                          "random_state": np.random.RandomState(seed)}
     if name == "placebo_treatment_refuter":
         kw["placebo_type"] = "permute"
     elif name == "data_subset_refuter":
@@ -57,40 +67,85 @@ def run_refuter(model, estimand, estimate, name: str, treatment: str, est: float
         rr = r.refutation_result or {}
         p = rr.get("p_value")
         p = float(np.asarray(p, dtype=float).ravel()[0]) if p is not None else None
-        judged, why = verdict(name, treatment, est, half, new, p)
+        judged, why = verdict(name, treatment, est, half, new, p, ci=ci)
     except Exception as exc:   # a refuter failing is a finding, not a crash
         new, p, judged, why = None, None, "raises doubt", f"the refuter failed: {exc}"
     return Refutation(name, REFUTERS[name], new, p, judged, why)
 
 
-def verdict(kind: str, treatment: str, est: float, half: float, new: float | None,
-            p: float | None) -> tuple[str, str]:
-    """Plain verdict for one refuter.
+def _num(x: float) -> str:
+    """A signed number in 3 significant digits, an exact zero as plain "0" (not "+0")."""
+    return "0" if x == 0 else f"{x:+.3g}"
 
-    placebo: passes when the placebo effect is within the estimate's own half-interval of zero
-    (or below 10 % of the estimate): a shuffled treatment must have no effect.
-    random_common_cause / data_subset: passes when the new estimate stays within the half-
-    interval (or 10 %) of the original: an irrelevant confounder or a random 80 % of the rows
-    must not move it.
+
+def _p_text(p: float | None) -> str:
+    if p is None or not math.isfinite(p):
+        return ""
+    return "; DoWhy p < 0.001" if p < 0.001 else f"; DoWhy p = {p:.3g}"
+
+
+def subset_spread(half: float, fraction: float = SUBSET_FRACTION) -> float:
+    """Standard deviation of the difference between one estimate on a random `fraction` of the
+    rows and the full-data estimate when the estimate is stable: SE * sqrt((1 - f) / f)
+    (the subset estimate's variance SE^2 / f minus the shared part SE^2), with the standard
+    error SE = half / z, half the CONFIDENCE interval's width (z = 1.96 at 95 %). Outcome
+    units; 0.5 SE at f = 0.8."""
+    z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
+    return half / z * math.sqrt((1 - fraction) / fraction)
+
+
+def verdict(kind: str, treatment: str, est: float, half: float, new: float | None,
+            p: float | None, *, ci: tuple[float, float] | None = None) -> tuple[str, str]:
+    """Plain verdict ("passes" | "raises doubt", why) for one refuter.
+
+    est: the estimate; half: half its interval's width; ci: the interval (low, high), used to
+    say whether the estimate is distinguishable from zero (default: |est| <= half); new: the
+    refuter's mean new effect; p: DoWhy's p-value (test_significance: a normal test of the
+    estimate against the refuter's simulated estimates, one-sided, ALPHA its significance
+    level). Outcome units throughout. tol = max(half, 10 % of |est|).
+
+    placebo_treatment_refuter (DoWhy: with the treatment permuted the effect must go to zero):
+    passes when |new| <= tol. DoWhy's p here measures how unlike the placebo effects the
+    estimate is; it is reported, not judged.
+    random_common_cause (DoWhy: an independent random confounder must not change the
+    estimate): passes when |new - est| <= tol. Its simulations barely differ from each other,
+    so DoWhy's p is small for shifts of no practical size; it is reported, not judged.
+    data_subset_refuter (DoWhy: on random subsets the estimate must stay, i.e. lie within the
+    subset estimates' distribution): raises doubt when |new - est| > tol, or when DoWhy's
+    p <= ALPHA and the shift exceeds subset_spread(half), the spread a stable estimate shows
+    on one subset (the mean of the simulations is steadier still): a small p alone can flag a
+    shift too small to matter, a shift alone can be chance.
     """
     if new is None or not math.isfinite(new):
         return "raises doubt", "the refuter produced no estimate"
     tol = max(half, 0.1 * abs(est))
+    p_ok = p is not None and math.isfinite(p)
     if kind == "placebo_treatment_refuter":
         ok = abs(new) <= tol
         why = (f"with {treatment} shuffled (a placebo with no effect by construction) the effect "
-               f"is {new:+.3g}, {'near zero' if ok else 'far from zero'} against the estimate "
-               f"{est:+.3g} (interval half-width {half:.3g})")
-        if ok and abs(est) <= half:
-            why += "; the estimate itself is not distinguishable from zero either"
+               f"is {_num(new)}, {'near zero' if ok else 'far from zero'} against the estimate "
+               f"{_num(est)} (interval half-width {half:.3g})")
+        zero_in = ci[0] <= 0 <= ci[1] if ci is not None else abs(est) <= half
+        if ok and zero_in:
+            why += ("; the estimate's own interval includes zero too, so this check cannot tell "
+                    "an effect from none")
     elif kind == "random_common_cause":
         ok = abs(new - est) <= tol
-        why = (f"adding a random common cause moves the estimate from {est:+.3g} to {new:+.3g}"
-               + (" (within its interval)" if ok else ", outside its interval"))
+        why = (f"adding a random common cause moves the estimate from {_num(est)} to "
+               f"{_num(new)}" + (" (within its interval)" if ok else ", outside its interval"))
     else:
-        ok = abs(new - est) <= tol
-        why = (f"on random {SUBSET_FRACTION:.0%} subsets the estimate is {new:+.3g} on average "
-               f"against {est:+.3g}" + (" (stable)" if ok else ": it depends on which rows are used"))
-    if p is not None and math.isfinite(p):
-        why += f"; DoWhy p = {'< 0.001' if p < 0.001 else f'{p:.3g}'}"
-    return ("passes" if ok else "raises doubt"), why
+        shift, spread = abs(new - est), subset_spread(half)
+        far = shift > tol
+        shifted = p_ok and p <= ALPHA and shift > spread
+        ok = not (far or shifted)
+        why = (f"on random {SUBSET_FRACTION:.0%} subsets the estimate is {_num(new)} on average "
+               f"against {_num(est)}")
+        if ok:
+            why += " (stable)"
+        elif far:
+            why += ": it depends on which rows are used"
+        else:
+            why += (f": it moves by {shift:.3g}, more than the {spread:.3g} a stable estimate "
+                    f"moves on one subset, and DoWhy's test puts the full-data estimate outside "
+                    f"the subsets' estimates: it depends on which rows are used")
+    return ("passes" if ok else "raises doubt"), why + _p_text(p)

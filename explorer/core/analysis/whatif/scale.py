@@ -122,7 +122,7 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
             slopes[m], ses[m], adjust_by[m] = 0.0, 0.0, []
             continue
         scenario_estimator_class()
-        adj = backdoor_set(graph, g, data, metric, m, observed_cols)
+        adj = sorted(backdoor_set(graph, g, data, metric, m, observed_cols))  # set order varies
         sub = data[[metric, m] + adj].dropna()
         if len(sub) < MIN_ROWS:
             raise NoData(f"Only {len(sub)} rows have {metric}, {m} and the adjustment set.")

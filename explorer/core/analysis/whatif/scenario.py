@@ -97,6 +97,23 @@ def _is_binary(s: pd.Series) -> bool:
     return len(v) <= 2 and set(np.asarray(v, dtype=float).tolist()) <= {0.0, 1.0}
 
 
+def _num(x: float) -> str:
+    """3 significant digits, signed; an exact zero as plain "0"."""
+    return "0" if x == 0 else f"{x:+.3g}"
+
+
+def _canonical_order(frame: pd.DataFrame, sel: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
+    """frame and its selection mask in case_id order (a stable sort; unchanged without a
+    case_id column): sums, the spline knots' row sample and the refuters' seeded permutations
+    and subsets then depend on the frame's content, not on the order its rows came in."""
+    if "case_id" not in frame.columns or len(frame) < 2:
+        return frame, sel
+    order = np.argsort(frame["case_id"].astype(str).to_numpy(), kind="stable")
+    if (order == np.arange(len(order))).all():
+        return frame, sel
+    return frame.iloc[order], sel.iloc[order]
+
+
 def _check(cancelled, progress, step):
     if cancelled is not None and cancelled():
         raise Cancelled("what-if cancelled")
@@ -151,13 +168,14 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
 
     observed_cols = [n for n in graph.nodes if n in frame.columns and n not in graph.latent]
     unobserved = tuple(graph.unobserved(frame.columns))
-    data = frame[observed_cols].apply(pd.to_numeric, errors="coerce").astype(float)
     if selected is None:
         sel = (frame["grp"] == "bad") if "grp" in frame.columns else pd.Series(True, frame.index)
         if not sel.any():
             sel = pd.Series(True, frame.index)
     else:
         sel = pd.Series(selected, index=frame.index).fillna(False).astype(bool)
+    frame, sel = _canonical_order(frame, sel)
+    data = frame[observed_cols].apply(pd.to_numeric, errors="coerce").astype(float)
     if set_value is None:
         ctl = frame["grp"] == "control" if "grp" in frame.columns else ~sel
         base = data.loc[ctl, treatment].dropna() if ctl.any() else data[treatment].dropna()
@@ -180,7 +198,10 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     from dowhy import CausalModel
     from dowhy.causal_estimator import estimate_effect as dowhy_estimate
 
-    adjust = backdoor_set(graph, g, data, treatment, outcome, observed_cols)
+    # DoWhy returns the backdoor set in the order of a Python set of str, which changes with
+    # the per-process string hash seed (PYTHONHASHSEED): sorted, the design matrix's columns,
+    # hence every digit of the fit and of the seeded draws, are the same in every process.
+    adjust = sorted(backdoor_set(graph, g, data, treatment, outcome, observed_cols))
     used = [treatment, outcome] + adjust
     keep = data[used].notna().all(axis=1)
     n_dropped = int((~keep).sum())
@@ -231,7 +252,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         for step, name in enumerate(REFUTERS, start=3):
             _check(cancelled, progress, step)
             refs.append(run_refuter(model, estimand, estimate, name, treatment, est, half,
-                                    num_simulations, seed))
+                                    num_simulations, seed, ci=(lo, hi)))
     _check(cancelled, progress, _PROGRESS_STEPS)
 
     pred = observed + est
@@ -244,6 +265,16 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         warn.append(f"Some range of the variables has (almost) no {outcome} = 1 or no "
                     f"{outcome} = 0 (quasi-separation): the logistic fit needed a ridge penalty "
                     f"({ridge:g}), which pulls the effect slightly towards zero.")
+    if lo <= 0 <= hi:
+        note = (f"The effect's {CONFIDENCE:.0%} interval ({_num(lo)} to {_num(hi)}) includes "
+                f"no change: the data cannot tell this scenario from leaving {treatment} as it is.")
+        if binary and ((hi == 0 and observed == 1) or (lo == 0 and observed == 0)):
+            v = int(observed)
+            note += (f" Its {'upper' if v else 'lower'} end is exactly 0, a bound, not a "
+                     f"rounding: every selected case has {outcome} = {v}, and under the "
+                     f"monotone model such a case can keep it or lose it, never gain more, so "
+                     f"no coefficient draw gives an effect {'above' if v else 'below'} 0.")
+        warn.append(note)
     if binary and not getattr(estimator.model, "converged", True):
         warn.append("The logistic fit did not converge; treat the interval with care.")
     model_txt = ((f"logistic regression (penalised maximum likelihood, ridge {ridge:g})" if ridge
