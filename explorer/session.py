@@ -33,6 +33,7 @@ from explorer.workers import JobContext, Runner
 log = logging.getLogger(__name__)
 
 ANALYSIS_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion")
+CLUSTER_SETTING = "chosen_cluster"  # settings key: the cluster chosen when the session was saved
 CASE_LIMIT = 5000  # rows fetched for the case table
 REQUEST_LIMIT = 500  # rows of a heatmap cell's request list
 REQUEST_COLUMNS = ["run_id", "request_id", "arrival_s", "ttft_ms", "tpot_ms", "queue_ms",
@@ -322,7 +323,9 @@ class Session(QObject):
             new = Store.open(path)
             old, self.store = self.store, new
             old.close()
-            return self._after_load(ctx, [], prepare=False)
+            payload = self._after_load(ctx, [], prepare=False)
+            payload["chosen_cluster"] = new.get_setting(CLUSTER_SETTING)  # when it was saved
+            return payload
         self.runner.submit("open", job, self._loaded, self._failed, label=self.tr("Opening session"))
 
     def rescan(self) -> None:
@@ -333,8 +336,14 @@ class Session(QObject):
                            self._loaded, self._failed, label=self.tr("Reading the session"))
 
     def save_session(self, path: str, on_done=None) -> None:
-        """Write the store to a .duckdb file (Store.save_as) in a worker."""
-        self.runner.submit("save", lambda ctx: self.store.save_as(path),
+        """Write the store to a .duckdb file (Store.save_as) in a worker, with the chosen
+        cluster (reopening the session chooses it again)."""
+        cluster = self.cluster
+
+        def job(ctx: JobContext):
+            self.store.set_setting(CLUSTER_SETTING, cluster)
+            return self.store.save_as(path)
+        self.runner.submit("save", job,
                            lambda _r: (self.message.emit(self.tr("Session saved to %1").replace("%1", path)),
                                        on_done and on_done()),
                            self._failed, label=self.tr("Saving session"))
@@ -358,6 +367,9 @@ class Session(QObject):
     def _loaded(self, payload: dict) -> None:
         self._cache = {}
         names = [c["name"] for c in payload["clusters"]]
+        chosen = payload.pop("chosen_cluster", None)  # a reopened session's own choice
+        if isinstance(chosen, str) and chosen in names:
+            self.cluster = chosen
         if self.cluster not in names:
             self.cluster = names[0] if names else None
         self._publish(payload)

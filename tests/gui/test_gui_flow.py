@@ -140,6 +140,10 @@ def test_save_and_reopen_a_session(loaded, qtbot, tmp_path):
     window, req, cases = loaded
     s = window.session
     before = [(c["name"], c["badcases"]) for c in s.data["clusters"]]
+    assert len(before) > 1
+    smallest = before[-1][0]  # not the one a fresh session starts on
+    s.set_cluster(smallest)
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
     path = str(tmp_path / "s.duckdb")
     with qtbot.waitSignal(s.runner.idle, timeout=60000):
         s.save_session(path)
@@ -148,6 +152,7 @@ def test_save_and_reopen_a_session(loaded, qtbot, tmp_path):
         s.open_session(path)
     qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
     assert [(c["name"], c["badcases"]) for c in s.data["clusters"]] == before
+    assert s.cluster == smallest and s.data["cohort"]["cluster"] == smallest
     assert s.data["comparison"] and window.panels["comparison"].message() is None
 
 
