@@ -315,3 +315,17 @@ def test_import_does_not_load_dowhy():
 def test_default_sla_thresholds_are_the_sla_panels():
     import explorer.core.analysis.sla as sla
     assert W.default_sla() == sla.DEFAULT_THRESHOLDS
+
+
+def test_panel_text_says_no_change_and_writes_an_exact_zero_plainly():
+    """The What-if panel's headline says when the effect's interval includes no change, and an
+    interval end of exactly 0 (a bound of the model, not a clip) reads "0", not "+0"."""
+    from widgets.painters.whatif import effect_line
+    from widgets.whatif import no_change_note, plain_zero
+    d = {"outcome": "badcase", "estimate": -0.0153, "ci_low": -0.392, "ci_high": 0.0,
+         "common_causes": ["batch_size"]}
+    line = plain_zero(effect_line(d))
+    assert "-0.392 to 0)" in line and "+0" not in line and "-0.0153" in line
+    assert "no change" in no_change_note(d)
+    assert no_change_note({**d, "ci_high": -0.01}) == ""
+    assert plain_zero("+0.5 to -0") == "+0.5 to 0"

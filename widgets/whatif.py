@@ -476,9 +476,9 @@ class WhatIfPanel(JobControls, Panel):
             self._status(str(value["reason"]), error=value.get("status") == "error")
         elif isinstance(value, dict):
             self.result = value
-            self.headline.setText(headline(value))
+            self.headline.setText(headline(value) + no_change_note(value))
             self.headline.setStyleSheet("")
-            self.effect.setText(effect_line(value))
+            self.effect.setText(plain_zero(effect_line(value)))
             paint_interval(self.plot, value)
             self._fill_table(value)
             items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
@@ -625,6 +625,22 @@ class WhatIfPanel(JobControls, Panel):
     def closeEvent(self, ev):
         self.runner.cancel()
         super().closeEvent(ev)
+
+
+def no_change_note(d: dict) -> str:
+    """' – no change lies within the interval' when the effect's interval [ci_low, ci_high]
+    includes 0 (the scenario cannot be told from no change), else ''. d: a `whatif` dict."""
+    lo, hi = d.get("ci_low"), d.get("ci_high")
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo <= 0 <= hi:
+        return " – no change lies within the interval"
+    return ""
+
+
+def plain_zero(text: str) -> str:
+    """A signed exact zero ("+0", "-0") written as "0": an interval end of exactly 0 (a bound of
+    the model, e.g. cases that all failed cannot fail more) must not read as a clipped "+0"."""
+    import re
+    return re.sub(r"(?<![\w.])[+\-\u2212]0(?![\w.])", "0", text)
 
 
 def _esc(s: str) -> str:
