@@ -273,3 +273,15 @@ def test_markdown_escapes_input_text(planted, tmp_path):
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "<img" not in md
     assert "&lt;img src=x onerror=alert(1)&gt;" in md
+
+
+def test_markdown_timeline_lists_the_phases_or_says_how_many_it_left_out():
+    """QA: report.md listed 12 of 31 phases of the worst badcase without saying so."""
+    from explorer.core.report import MD_TIMELINE_PHASES, _md_timeline
+    t = {"request_id": "r", "run_id": "x", "preemptions": [],
+         "phases": [{"kind": "decode", "start_ms": i, "duration_ms": 1} for i in range(31)]}
+    assert _md_timeline(t).count("| decode") == 31
+    t["phases"] *= 2
+    out = _md_timeline(t)
+    assert out.count("| decode") == MD_TIMELINE_PHASES
+    assert f"The first {MD_TIMELINE_PHASES} of 62 phases" in out

@@ -612,6 +612,9 @@ def _md_clusters(rows: list) -> str:
         for r in rows])
 
 
+MD_TIMELINE_PHASES = 40  # phases listed in report.md (every one is in report.json)
+
+
 def _md_timeline(t: dict) -> str:
     """The worst badcase's request: phases, preemptions and ITL in one paragraph and a table."""
     m = t.get("metrics") or {}
@@ -620,10 +623,13 @@ def _md_timeline(t: dict) -> str:
              f"({'from its events' if t.get('source') == 'events' else 'derived from its metrics'}): "
              f"{len(pre)} preemption(s), {t.get('gaps_above_p99', 0)} inter-token gap(s) above the "
              f"run's p99 ITL of {fmt_num(t.get('run_p99_itl_ms'))} ms.", ""]
+    phases = t.get("phases") or []
     rows = [[p.get("kind"), fmt_num(p.get("start_ms")), fmt_num(p.get("duration_ms"))]
-            for p in (t.get("phases") or [])[:12]]
+            for p in phases[:MD_TIMELINE_PHASES]]
     if rows:
         lines.append(_table(["phase", "start (ms from arrival)", "duration (ms)"], rows))
+    if len(phases) > len(rows):
+        lines += ["", f"The first {len(rows)} of {len(phases)} phases; report.json has them all."]
     keys = [k for k in ("queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "kv_cache_hit_rate",
                         "prompt_tokens", "completion_tokens") if m.get(k) is not None]
     if keys:
