@@ -136,3 +136,15 @@ def test_trace_without_hash_ids_says_hit_rates_are_not_meaningful(real, tmp_path
                    EngineConfig(num_gpu_blocks=1000))
     assert res.requests.cached_prompt_tokens.isna().all()
     assert np.isnan(res.requests.kv_cache_hit_rate.astype(float)).all()
+
+
+def test_a_truncated_json_names_its_line_as_inspect_does(real, tmp_path, capsys):
+    """QA: replay dropped the ':LINE' that inspect gives for a truncated JSON document."""
+    src = sorted((real / "llmperf_leaderboard" / "individual").glob("*.json"))[0]
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(src.read_bytes()[:3000])
+    assert main(["inspect", str(cut)]) == 1
+    line = capsys.readouterr().err.split(f"{cut}:")[1].split(":")[0]
+    assert line.isdigit()
+    assert main(["replay", str(cut), "--blocks", "100"]) == 1
+    assert f"{cut}:{line}: invalid JSON" in capsys.readouterr().err

@@ -99,9 +99,12 @@ def _load(path: Path, warnings: list[str]):
     store = Store()
     try:
         rep = store.load_file(path)
-        if rep.error:
-            raise InputError(path, rep.error.split(": ", 1)[-1] if rep.error.startswith(str(path))
-                             else rep.error)
+        if rep.error:  # "FILE[:LINE]: message" as the loader wrote it: keep the line
+            where = re.match(re.escape(str(path)) + r"(?::(\d+))?: (.*)\Z", rep.error, re.S)
+            if where:
+                raise InputError(path, where.group(2),
+                                 line=int(where.group(1)) if where.group(1) else None)
+            raise InputError(path, rep.error)
         if not rep.run_ids:
             raise InputError(path, "holds no trace run to replay")
         if rep.rows_skipped:
