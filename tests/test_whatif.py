@@ -320,12 +320,13 @@ def test_default_sla_thresholds_are_the_sla_panels():
 def test_panel_text_says_no_change_and_writes_an_exact_zero_plainly():
     """The What-if panel's headline says when the effect's interval includes no change, and an
     interval end of exactly 0 (a bound of the model, not a clip) reads "0", not "+0"."""
-    from widgets.painters.whatif import effect_line
-    from widgets.whatif import no_change_note, plain_zero
+    from widgets.painters.whatif import effect_line, refutation_rows, signed
+    from widgets.whatif import no_change_note
     d = {"outcome": "badcase", "estimate": -0.0153, "ci_low": -0.392, "ci_high": 0.0,
          "common_causes": ["batch_size"]}
-    line = plain_zero(effect_line(d))
+    line = effect_line(d)   # the panel, its copy text and the summary all use it
     assert "-0.392 to 0)" in line and "+0" not in line and "-0.0153" in line
     assert "no change" in no_change_note(d)
     assert no_change_note({**d, "ci_high": -0.01}) == ""
-    assert plain_zero("+0.5 to -0") == "+0.5 to 0"
+    assert [signed(v) for v in (0.5, -0.0, 0, None)] == ["+0.5", "0", "0", "–"]
+    assert refutation_rows({"refutations": [{"label": "x", "new_effect": 0.0}]})[0][1] == "0"

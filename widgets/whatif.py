@@ -478,7 +478,7 @@ class WhatIfPanel(JobControls, Panel):
             self.result = value
             self.headline.setText(headline(value) + no_change_note(value))
             self.headline.setStyleSheet("")
-            self.effect.setText(plain_zero(effect_line(value)))
+            self.effect.setText(effect_line(value))
             paint_interval(self.plot, value)
             self._fill_table(value)
             items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
@@ -634,13 +634,6 @@ def no_change_note(d: dict) -> str:
     if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo <= 0 <= hi:
         return " – no change lies within the interval"
     return ""
-
-
-def plain_zero(text: str) -> str:
-    """A signed exact zero ("+0", "-0") written as "0": an interval end of exactly 0 (a bound of
-    the model, e.g. cases that all failed cannot fail more) must not read as a clipped "+0"."""
-    import re
-    return re.sub(r"(?<![\w.])[+\-\u2212]0(?![\w.])", "0", text)
 
 
 def _esc(s: str) -> str:

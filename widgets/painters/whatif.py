@@ -53,12 +53,21 @@ def headline(w: dict | None) -> str:
             f"{_val(sc.get('ci_low'), out)} to {_val(sc.get('ci_high'), out)}) with {what}")
 
 
+def signed(v) -> str:
+    """An effect with its sign ("+0.12", "-0.3"); an exact zero is "0" (an interval end of
+    exactly 0 is a bound of the model, e.g. cases that all failed cannot fail more, not a clip
+    of "+0"); "–" when missing."""
+    if is_missing(v):
+        return "–"
+    return "0" if float(v) == 0 else f"{float(v):+.3g}"
+
+
 def effect_line(w: dict | None) -> str:
     """'effect -0.38 (95% CI -0.45 to -0.30), adjusted for prompt tokens, batch size'."""
     w = w or {}
     if is_missing(w.get("estimate")):
         return ""
-    f = lambda v: "–" if is_missing(v) else f"{float(v):+.3g}"  # noqa: E731
+    f = signed
     adj = ", ".join(label(c, False) for c in w.get("common_causes") or []) or "nothing"
     return (f"effect on {outcome_name(w.get('outcome'))}: {f(w.get('estimate'))} (95% CI "
             f"{f(w.get('ci_low'))} to {f(w.get('ci_high'))}); adjusted for {adj}")
@@ -72,7 +81,7 @@ def refutation_rows(w: dict | None) -> list[tuple[str, str, str, str]]:
             continue
         ne = r.get("new_effect")
         rows.append((str(r.get("label") or r.get("name") or ""),
-                     "–" if is_missing(ne) else f"{float(ne):+.3g}",
+                     signed(ne),
                      str(r.get("verdict") or "–"), str(r.get("why") or "")))
     return rows
 
