@@ -19,8 +19,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGraphicsScene,
-                               QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QSizePolicy, QSlider, QSpinBox, QSplitter, QTableWidget,
+                               QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
+                               QPushButton, QScrollArea, QSizePolicy, QSlider, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.analysis.causal_graph import KNOWN_NODES, default_graph_text, parse_graph
@@ -67,9 +67,10 @@ class WhatIfPanel(JobControls, Panel):
         self.outcome = QComboBox()
         for box in (self.treatment, self.outcome):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.setMinimumContentsLength(13)  # "KV-cache hit rate" is not cut at 1600 px
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, SLIDER_STEPS)
-        self.slider.setMinimumWidth(160)
+        self.slider.setMinimumWidth(100)
         self.set_box = QDoubleSpinBox()
         self.set_box.setKeyboardTracking(False)
         self.set_box.setDecimals(3)
@@ -77,10 +78,13 @@ class WhatIfPanel(JobControls, Panel):
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
-        self.progress.setMaximumWidth(140)
+        self.progress.setMaximumWidth(70)
         self.progress.setVisible(False)
-        for w in (QLabel(self.tr("Treatment")), self.treatment, QLabel(self.tr("Outcome")),
-                  self.outcome, QLabel(self.tr("Set to")), self.slider, self.set_box,
+        # one sentence: "Set [treatment] to [value], effect on [outcome] [Run]"
+        self.treatment.setToolTip(self.tr("Treatment: the engine metric the scenario sets"))
+        self.outcome.setToolTip(self.tr("Outcome: what the scenario predicts"))
+        for w in (QLabel(self.tr("Set")), self.treatment, QLabel(self.tr("to")), self.slider,
+                  self.set_box, QLabel(self.tr("effect on")), self.outcome,
                   self.run_button, self.cancel_button, self.progress):
             self.top.addWidget(w)
         self.top.addStretch(1)
@@ -138,7 +142,7 @@ class WhatIfPanel(JobControls, Panel):
         scale_row.addWidget(self.scale_metric)
         scale_row.addWidget(QLabel(self.tr("changes by")))
         scale_row.addWidget(self.scale_pct)
-        scale_row.addWidget(self.scale_text, 1)
+        scale_row.addStretch(1)
         self.scale_metric.currentIndexChanged.connect(lambda _i: self.run_scale())
         self.scale_pct.valueChanged.connect(lambda _v: self.run_scale())
         self.plot_widget = pg.PlotWidget(background="w")
@@ -157,9 +161,10 @@ class WhatIfPanel(JobControls, Panel):
         for i in range(3):
             hh.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        hh.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
+        hh.sectionResized.connect(lambda *_: self._fit_table())
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
-        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.assumptions = QLabel()
         self.assumptions.setWordWrap(True)
         self.assumptions.setTextFormat(Qt.TextFormat.RichText)
@@ -169,19 +174,26 @@ class WhatIfPanel(JobControls, Panel):
         self.method = QLabel()
         self.method.setWordWrap(True)
         self.method.setStyleSheet(f"color: {palette.MUTED};")
-        right = QWidget()
-        rl = QVBoxLayout(right)
+        results = QWidget()
+        rl = QVBoxLayout(results)
         rl.setContentsMargins(4, 0, 4, 0)
         for w, stretch in ((self.applies, 0), (self.headline, 0), (self.effect, 0),
-                           (self.plot_widget, 0), (self.table, 1), (self.assumptions, 0),
+                           (self.plot_widget, 0), (self.table, 0), (self.assumptions, 0),
                            (self.notes, 0), (self.method, 0)):
             rl.addWidget(w, stretch)
             if w is self.effect:
                 rl.addLayout(scale_row)
+                rl.addWidget(self.scale_text)
+        rl.addStretch(1)
+        right = QScrollArea()  # a small dock scrolls the results instead of squeezing them
+        right.setWidget(results)
+        right.setWidgetResizable(True)
+        right.setFrameShape(QFrame.Shape.NoFrame)
+        right.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
-        split.setSizes([520, 600])
+        split.setSizes([400, 720])
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(split)
@@ -233,7 +245,7 @@ class WhatIfPanel(JobControls, Panel):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
-        QTimer.singleShot(0, self.table.resizeRowsToContents)   # wrapped "why" texts
+        QTimer.singleShot(0, self._fit_table)   # wrapped "why" texts
 
     def show_result(self, value: Any) -> None:
         super().show_result(value)
@@ -451,6 +463,14 @@ class WhatIfPanel(JobControls, Panel):
         self._status(self._cancel_note or self.tr("Cancelled."))
         self._cancel_note = ""
 
+    def _fit_table(self) -> None:
+        """Rows as high as their wrapped text, the table as high as its rows (the results
+        column scrolls; a report figure shows every refuter)."""
+        t = self.table
+        t.resizeRowsToContents()
+        rows = sum(t.rowHeight(r) for r in range(t.rowCount()))
+        t.setFixedHeight(rows + t.horizontalHeader().sizeHint().height() + 2 * t.frameWidth() + 2)
+
     def _cohort_changed(self) -> None:
         if self.runner.pending() or self._run_timer().isActive():
             self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
@@ -523,7 +543,7 @@ class WhatIfPanel(JobControls, Panel):
                     item.setForeground(QColor(palette.ACCENT if text == "passes" else palette.BAD))
                 item.setToolTip(row[3])
                 self.table.setItem(i, j, item)
-        self.table.resizeRowsToContents()
+        self._fit_table()
 
     def _clear_results(self) -> None:
         self.headline.setText("")

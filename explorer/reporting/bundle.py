@@ -10,7 +10,8 @@ from typing import Any, Callable
 import pandas as pd
 from PySide6.QtCore import QSize
 
-from .images import ensure_app, report_mode, save_png, save_svg, settle, table_overflow
+from .images import (ensure_app, report_mode, save_png, save_svg, scroll_overflow, settle,
+                     table_overflow)
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,10 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
         size = PANEL_SIZES.get(name, QSize(900, 500))
         report_mode(widget)  # after painting: panels show their controls once data arrives
         settle(widget, size)
+        grow = scroll_overflow(widget)
+        if grow > 0:  # a scrolled column of results (the what-if's) shown whole
+            size = QSize(size.width(), size.height() + grow)
+            settle(widget, size)
         grow = table_overflow(widget)
         if grow:  # every row of a table, no scroll bar and no empty tail
             settle(widget, QSize(size.width(), max(160, size.height() + grow)))

@@ -96,6 +96,22 @@ def report_mode(panel: QWidget) -> None:
         area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
 
+def scroll_overflow(panel: QWidget) -> int:
+    """Pixels of height the panel's scroll areas (QScrollArea) need to show all their content:
+    positive to grow, 0 when everything fits or there is none."""
+    from PySide6.QtWidgets import QScrollArea
+    deltas = [0]
+    for area in panel.findChildren(QScrollArea):
+        content = area.widget()
+        if content is None or not area.isVisible():
+            continue
+        width = area.viewport().width()
+        need = (content.heightForWidth(width) if content.hasHeightForWidth()
+                else content.sizeHint().height())
+        deltas.append(need - area.viewport().height())
+    return max(deltas)
+
+
 def table_overflow(panel: QWidget) -> int:
     """Pixels of height the panel's visible tables need to show every row and no empty tail:
     positive to grow, negative to shrink, 0 without a table."""
