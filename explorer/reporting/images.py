@@ -97,9 +97,9 @@ def report_mode(panel: QWidget) -> None:
 
 
 def scroll_overflow(panel: QWidget) -> int:
-    """Pixels of height the panel's scroll areas (QScrollArea) need to show all their content:
-    positive to grow, 0 when everything fits or there is none."""
-    from PySide6.QtWidgets import QScrollArea
+    """Pixels of height the panel's scroll areas (a QScrollArea's widget, a QTextEdit's
+    document) need to show all their content: positive to grow, 0 when everything fits."""
+    from PySide6.QtWidgets import QPlainTextEdit, QScrollArea, QTextEdit
     deltas = [0]
     for area in panel.findChildren(QScrollArea):
         content = area.widget()
@@ -109,6 +109,12 @@ def scroll_overflow(panel: QWidget) -> int:
         need = (content.heightForWidth(width) if content.hasHeightForWidth()
                 else content.sizeHint().height())
         deltas.append(need - area.viewport().height())
+    for edit in panel.findChildren(QTextEdit):  # a narrative (the conclusion) shown whole
+        if not edit.isVisible() or isinstance(edit, QPlainTextEdit):
+            continue
+        doc = edit.document()
+        doc.setTextWidth(edit.viewport().width())
+        deltas.append(int(doc.size().height()) + 4 - edit.viewport().height())
     return max(deltas)
 
 
