@@ -7,7 +7,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QInputDialog, QLabel, QMenu, QTableView, QVBoxLayout)
 
 from widgets.base import Panel
-from widgets.painters.common import is_missing, ratio, share
+from widgets.painters.common import common_prefix_len, is_missing, ratio, share
 from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 ALL = "\x00all"  # row key of "every badcase"
@@ -18,20 +18,6 @@ def _bound(bound, bad) -> str:
     if is_missing(bound):
         return "–"
     return f"{int(bound)} ({share(int(bound) / int(bad))})" if not is_missing(bad) and int(bad) else str(int(bound))
-
-
-def _common_prefix(names: list[str], least: int = 8) -> int:
-    """Length of the prefix every name shares (cut at a separator), when it is at least
-    `least` characters and every name goes on past it; else 0. "ori_mmlu-high_school_maths" and
-    "ori_mmlu-college_maths" show as "…high_school_maths" and "…college_maths"."""
-    if len(names) < 2:
-        return 0
-    import os.path
-    pre = os.path.commonprefix(names)
-    cut = max((pre.rfind(ch) + 1 for ch in "-_ /:."), default=0)
-    if cut < least or any(len(n) <= cut for n in names):
-        return 0
-    return cut
 
 
 class ClustersPanel(Panel):
@@ -85,7 +71,7 @@ class ClustersPanel(Panel):
         keys.append(ALL)
         tips.append(self.tr("Every badcase against the control group"))
         names = [str(c.get("name")) for c in clusters]
-        cut = _common_prefix(names)
+        cut = common_prefix_len(names)
         for c in clusters:
             bad = c.get("badcases")
             name = str(c.get("name"))

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLa
 
 from widgets import palette
 from widgets.base import Panel
-from widgets.painters.common import is_missing
+from widgets.painters.common import common_prefix_len, is_missing
 
 
 def _n(v) -> int:
@@ -44,8 +44,9 @@ class InputsPanel(Panel):
                            "outputs, HELM runs, CSV/JSONL) and traces (vLLM/SGLang bench, AIPerf, "
                            "LLMPerf, OTLP, aibrix CSV) here, or use File > Open files… (Ctrl+O).")
         bad = QBrush(QColor(palette.BAD))
+        shown = _short_names([str(r.path) for r in reports])
         for r in reports:
-            name = os.path.basename(str(r.path).rstrip("/")) or str(r.path)
+            name = shown[str(r.path)]
             loaded, skipped = _n(r.rows_loaded), _n(r.rows_skipped)
             ignored = getattr(r, "skipped_file", None)
             if ignored:  # in a dropped folder, neither a trace nor an eval: listed, not loaded
@@ -90,3 +91,19 @@ class InputsPanel(Panel):
         for r in self.value or []:
             lines.append(f"{r.path}\t{r.format}\t{r.rows_loaded}\t{r.rows_skipped}\t{r.error or ''}")
         return "\n".join(lines)
+
+
+def _short_names(paths: list[str]) -> dict[str, str]:
+    """path -> the file name the panel shows: the base name, without the prefix it shares with
+    the other files of its folder ("Meta-Llama-3_1-8B-…" and "Meta-Llama-3_1-70B-…" show as
+    "…8B-…" and "…70B-…"; the full path is in the tooltip)."""
+    by_dir: dict[str, list[str]] = {}
+    for p in paths:
+        by_dir.setdefault(os.path.dirname(p.rstrip("/")), []).append(p)
+    out = {}
+    for group in by_dir.values():
+        names = [os.path.basename(p.rstrip("/")) or p for p in group]
+        cut = common_prefix_len(sorted(set(names)), seps="-_ ")  # "0.1.csv" stays whole
+        for p, n in zip(group, names):
+            out[p] = ("…" + n[cut:]) if cut else n
+    return out

@@ -17,3 +17,15 @@ def test_share_never_rounds_a_nonzero_share_to_zero_or_a_partial_one_to_all(v, t
                                       (0, 3275, "0/3,275 (0%)"), (3, 0, "3/0")])
 def test_ratio_separates_thousands(k, n, text):
     assert ratio(k, n) == text
+
+
+def test_input_names_drop_the_prefix_their_folder_shares():
+    """QA could not tell 'Meta-Lla…ath.json' (8B) from 'Meta-Lla…ath.json' (70B) in a narrow
+    Inputs dock: what differs comes first."""
+    from widgets.inputs import _short_names
+    got = _short_names(["/r/m/Meta-Llama-3_1-8B-Instruct_math.json",
+                        "/r/m/Meta-Llama-3_1-70B-Instruct_math.json",
+                        "/r/a/aibrix_k8s_naive_0.1.csv", "/r/a/aibrix_k8s_naive_1.3.csv",
+                        "/x/alone.json"])
+    assert list(got.values()) == ["…8B-Instruct_math.json", "…70B-Instruct_math.json",
+                                  "…0.1.csv", "…1.3.csv", "alone.json"]

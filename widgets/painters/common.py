@@ -122,3 +122,18 @@ def significant(row: dict, alpha: float = 0.05) -> bool:
     if is_missing(p):
         p = row.get("p_value")
     return not is_missing(p) and float(p) < alpha
+
+
+def common_prefix_len(names: list[str], least: int = 8, seps: str = "-_ /:.") -> int:
+    """Length of the prefix every name shares (cut at a separator), when it is at least
+    `least` characters and every name goes on past it; else 0. "ori_mmlu-high_school_maths" and
+    "ori_mmlu-college_maths" show as "…high_school_maths" and "…college_maths". seps: the
+    characters a cut may follow (file names leave out "." so "0.1.csv" stays whole)."""
+    if len(names) < 2:
+        return 0
+    import os.path
+    pre = os.path.commonprefix(names)
+    cut = max((pre.rfind(ch) + 1 for ch in seps), default=0)
+    if cut < least or any(len(n) <= cut for n in names):
+        return 0
+    return cut
