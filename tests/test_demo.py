@@ -278,3 +278,15 @@ def test_long_traces_skip_token_latencies(monkeypatch):
     reports = load_demo(s, n_requests=150, use_cache=False)
     assert [r.error for r in reports] == [None] * 4
     assert s.count("requests") == 300 and s.count("token_latencies") == 0
+
+
+def test_demo_runs_keep_their_prefix_blocks_for_replay(demo):
+    """QA: replaying the demo's own run said 'no prefix information (no hash_ids)'. Each
+    request keeps the prompt's 512-token blocks: as many as the prompt starts (ceil(n / 512))."""
+    from explorer.core.replay.io import requests_from_store
+    store, _ = demo
+    run = store.df("SELECT run_id FROM runs WHERE engine_version = '0.6.1' AND format <> 'replay' "
+                   "LIMIT 1")["run_id"][0]
+    trs = requests_from_store(store, run)
+    assert trs and all(t.hash_ids for t in trs)
+    assert all(len(t.hash_ids) == -(-t.prompt_tokens // 512) for t in trs)

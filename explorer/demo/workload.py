@@ -149,8 +149,11 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
         idx = rq["request_id"].str.rsplit("-", n=1).str[1].astype(int).to_numpy()
         rq["arrival_s"] = rq["arrival_s"] + epoch
         rq["prompt_hash"] = [hashes[i] for i in idx]
+        # hash_ids: the prompt's 512-token prefix blocks, so the Replay panel can replay the
+        # demo's own runs with prefix caching (as a loaded Mooncake trace keeps them)
         rq["extra"] = [json.dumps({"conversation_id": conv[i], "turn": turn[i],
-                                   "trace_index": int(i)}) for i in idx]
+                                   "trace_index": int(i), "hash_ids": list(blocks[i])})
+                       for i in idx]
         rq["version"] = version
         reqs.append(rq)
         ev = res.events.copy()
