@@ -277,3 +277,25 @@ def test_demo_main_cluster_keeps_its_conclusion(demo_store):
     assert {"version_hit_rate", "version_preemptions"} <= ver
     assert [s["rule"] for s in c["suggestions"][:3]] == ["more_preemptions", "low_prefix_hits",
                                                          "version_hit_rate"]
+
+
+def test_longer_prompts_alone_do_not_make_a_regression_evidence():
+    """The badcases ran on the regressed release but only their prompts are longer (the
+    workload, not the engine): the TTFT regression stays context and names no module."""
+    s, _ = _release_store("2.0", effect=False)
+    ids = [f"c{i}" for i in range(N)]
+    bad = np.r_[np.ones(NB, bool), np.zeros(NC, bool)]
+    pt = np.where(bad, np.random.default_rng(1).integers(3000, 4000, N),
+                  np.random.default_rng(2).integers(200, 400, N))
+    s.execute("CREATE TEMP TABLE p AS SELECT * FROM (SELECT unnest($1) AS id, unnest($2) AS pt)",
+              [ids, pt.tolist()])
+    s.execute("UPDATE requests SET prompt_tokens = p.pt FROM p "
+              "WHERE requests.request_id = p.id AND run_id = '2.0'")
+    try:
+        c = run_all(s, Cohort("k"), {"sections": ["cohort", "comparison", "versions",
+                                                  "conclusion"]})["conclusion"].to_dict()
+    finally:
+        s.close()
+    ev = {e["rule"]: e for e in c["evidence"]}
+    assert ev["version_ttft"]["independent"] and ev["version_ttft"]["module"] is None
+    assert "no engine metric of theirs separates them" in c["narrative"]

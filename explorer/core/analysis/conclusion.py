@@ -14,11 +14,13 @@ suggestions of fired rules are merged (duplicates dropped) and sorted by priorit
 module's weight. The narrative names the top modules, then gives the fired rules' sentences in
 knowledge-base order (so a rule's follow-up sentence comes after its primary evidence).
 
-A version regression is evidence about the cohort only when its bound badcases ran on the
-regressed (newer) release of that benchmark (CohortSummary.bound_versions: the runs of their
-bound requests) and a rule also fired on the cohort's own significant evidence (comparison or
-categorical: a tree split alone is not tested for significance). Any other flagged regression is stated as context, as a plain fact without the
-rule's reading: "Independently of these badcases (<why>), the engine versions differ: ..."
+A version regression is evidence about the cohort only when at least half (SERVED_SHARE) of
+its bound badcases ran on the regressed (newer) release of that benchmark
+(CohortSummary.bound_versions: the runs of their bound requests) and a rule also fired on the
+cohort's own significant engine evidence (OWN_ENGINE_EVIDENCE: an engine metric's comparison,
+or the preempted / errored shares; not a tree split, which is not tested for significance, and
+not prompt or answer length, which describe the workload). Any other flagged regression is
+stated as context, as a plain fact without the rule's reading: "Independently of these badcases (<why>), the engine versions differ: ..."
 (evidence entries with independent=True, no module, no suggestion), where <why> is that none
 is bound to a trace request, that their requests belong to other runs, or that no engine
 metric of theirs separates them from the control.
@@ -35,6 +37,7 @@ import tomllib
 from functools import lru_cache
 from importlib import resources
 
+from .cohort import ENGINE_METRICS
 from .fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
                       VersionsResult)
@@ -161,6 +164,12 @@ def _unbound(results: dict) -> bool:
     return isinstance(c, CohortSummary) and c.badcases > 0 and c.bound == 0
 
 
+# A version regression is evidence about a cluster when at least this share of its bound
+# badcases ran on the regressed release, and one of these of its own metrics separates them.
+SERVED_SHARE = 0.5
+OWN_ENGINE_EVIDENCE = frozenset(ENGINE_METRICS) | {"preempted", "errored"}
+
+
 def _served(cohort, change: dict, pooled: bool) -> int:
     """The cohort's bound badcases whose request ran on the change's newer release (on the
     change's benchmark, unless the versions section pooled benchmarks); 0 without a cohort
@@ -236,8 +245,9 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
     cohort = results.get("cohort")
     pooled = bool(getattr(results.get("versions"), "pooled", False))
 
-    def related(c):
-        return _served(cohort, c, pooled) > 0
+    def related(c):  # most of the bound badcases ran on the regressed release
+        bound = getattr(cohort, "bound", 0) or 0
+        return bound > 0 and _served(cohort, c, pooled) >= SERVED_SHARE * bound
 
     hits = []  # (order, rule, ctx of the cohort's evidence, ctx of unrelated regressions)
     for order, rule in enumerate(kb.get("rules", [])):
@@ -246,9 +256,11 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                          _fires(rule, results, lambda c: not related(c))))
         else:
             hits.append((order, rule, _fires(rule, results), None))
-    # significant evidence of the cohort's own (a tree split is not tested for significance)
+    # significant engine evidence of the cohort's own (a tree split is not tested for
+    # significance; longer prompts or answers describe the workload, not the engine)
     own = not unbound and any(ctx is not None for _, r, ctx, _ in hits
-                              if r["evidence"] in ("comparison", "categorical"))
+                              if r["evidence"] in ("comparison", "categorical")
+                              and r["metric"] in OWN_ENGINE_EVIDENCE)
     fired, case_found = [], []
     context: dict = {}  # reason -> {metric: (rule, sentence)}, first rule per metric
     for order, rule, ctx, other in hits:
