@@ -45,13 +45,21 @@ _QT_NOISE = ("This plugin does not support propagateSizeHints()",)
 _previous_qt_handler = None
 
 
+_in_handler = threading.local()
+
+
 def _qt_messages(mode, context, message: str) -> None:
     if message in _QT_NOISE:
         return
-    if _previous_qt_handler is not None:
-        _previous_qt_handler(mode, context, message)
-    else:
+    if _previous_qt_handler is None or getattr(_in_handler, "on", False):
+        # no handler before ours, or the one before forwards back to us: print it once
         print(message, file=sys.stderr)
+        return
+    _in_handler.on = True
+    try:
+        _previous_qt_handler(mode, context, message)
+    finally:
+        _in_handler.on = False
 
 
 def filter_qt_noise() -> None:

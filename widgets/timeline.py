@@ -198,8 +198,9 @@ class TimelinePanel(QWidget):
         notes = list(tl["notes"]) + ([data["note"]] if data["note"] else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = data["nb"]
-        self.readout.setText(self.tr("%1 neighbours in flight within ± %2 s.")
-                             .replace("%1", f"{len(nb):,}").replace("%2", f"{self.window.value():g}")
+        self.readout.setText(self.tr("%1 in flight within ± %2 s.")
+                             .replace("%1", f"{len(nb):,} neighbour" + ("s" if len(nb) != 1 else ""))
+                             .replace("%2", f"{self.window.value():g}")
                              + "".join(f" {_sentence(n)}" for n in notes))
         self.stack.setCurrentIndex(1)
         self.requestShown.emit(*self.current)

@@ -629,6 +629,9 @@ class WhatIfPanel(JobControls, Panel):
                        set_value=float(self.set_box.value()))
         if self.outcome.currentData():
             out["outcome"] = self.outcome.currentData()
+        sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
+        if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
+            out["thresholds"] = dict(sla["thresholds"])   # SLA met as the run judged it
         return out
 
     def report_result(self) -> dict | None:

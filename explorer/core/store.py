@@ -238,7 +238,11 @@ class Store:
         return default if not rows else json.loads(rows[0][0])
 
     def set_setting(self, key: str, value: Any) -> None:
-        self.con.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, json.dumps(value)])
+        """Keep `value` (JSON-able) under `key` with the session. Waits for a load in progress
+        (the store's lock): written inside a file's transaction, it would go if that rolled back."""
+        with self._lock:
+            self.con.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)",
+                             [key, json.dumps(value)])
 
     # -- loading ----------------------------------------------------------------------------
     def load_file(self, path: str | Path, format: str | None = None) -> LoadReport:

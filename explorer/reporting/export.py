@@ -53,11 +53,16 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
             ready = tmp / "whatif.json"
             ready.write_text(json.dumps(whatif_result), encoding="utf-8")
             cmd += ["--whatif-result", str(ready)]
-        # the child imports the very package this process runs (installed or a checkout)
+        # the child imports the very package this process runs: a checkout goes on PYTHONPATH;
+        # an installed package is found anyway (site-packages must not go ahead of the stdlib)
+        import site
+
         import explorer
         root = str(Path(explorer.__file__).resolve().parent.parent)
+        sites = {str(Path(p).resolve()) for p in site.getsitepackages() + [site.getusersitepackages()]}
+        extra = [] if root in sites else [root]
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
-                   PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+                   PYTHONPATH=os.pathsep.join(extra + [p for p in [os.environ.get("PYTHONPATH")] if p]))
         # cwd: the temporary folder, so that an explorer/ folder in the user's working
         # directory cannot shadow the installed package (python -m puts cwd first on sys.path)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

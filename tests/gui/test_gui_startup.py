@@ -115,3 +115,32 @@ def test_every_panel_has_a_go_to_shortcut_and_inputs_failures_stay_in_sight(wind
                                 SimpleNamespace(error="x.json: truncated", skipped_file=None),
                                 SimpleNamespace(error=None, skipped_file="not a trace")])
     assert window.inputs_status.text() == "1 file(s) loaded · 1 could not be read · 1 ignored"
+
+
+def test_qt_message_filter_survives_a_handler_that_forwards_back_to_it(app, capfd):
+    """A handler installed after ours that forwards to ours, then ours installed again in front
+    of it (a second make_app): a message goes round once and is printed, never forever."""
+    import sys
+
+    from PySide6.QtCore import qInstallMessageHandler, qWarning
+
+    from explorer.app import filter_qt_noise
+    filter_qt_noise()
+    calls = []
+    before = None
+
+    def other(mode, ctx, msg):
+        calls.append(msg)
+        if len(calls) > 20:
+            raise SystemExit("forwarded forever")
+        if before is not None:
+            before(mode, ctx, msg)
+    before = qInstallMessageHandler(other)
+    filter_qt_noise()
+    try:
+        qWarning("round trip")
+    finally:
+        qInstallMessageHandler(None)
+        sys.stderr.flush()
+    assert calls == ["round trip"]
+    assert "round trip" in capfd.readouterr().err
