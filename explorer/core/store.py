@@ -274,7 +274,9 @@ class Store:
                     raise InputError(p, "the file is empty")
                 fmt = get_format(format) if format else detect_format(p)
                 report.format, report.kind = fmt.NAME, fmt.KIND
-                hasher = _Hasher(p)  # in a thread for big inputs: hashlib releases the GIL
+                # what the format reads (a HELM file: its run folder), in a thread for big
+                # inputs (hashlib releases the GIL)
+                hasher = _Hasher(Path(getattr(fmt, "input_root", lambda q: q)(p)))
                 report.sha256 = hasher.early()
                 earlier = self._loaded_as(report.sha256)  # known before any insert
                 if earlier is None:

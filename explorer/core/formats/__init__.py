@@ -10,6 +10,9 @@ A format module defines:
         # (rows_loaded, skip(...), columns, run_ids, eval_ids); raises InputError for a file
         # it cannot use at all. Runs inside a transaction the store rolls back on error.
     CLAIMS_FOLDER = True              # optional: detect() also judges folders (HELM runs)
+    def input_root(path: Path) -> Path  # optional: what load(path) reads when that is more
+        # than `path` (a HELM per_instance_stats.json loads its whole run folder); the store
+        # hashes that, so the file and its folder are one input (provenance, duplicates)
 
 Modules whose name starts with "_" or is "base" are helpers, not formats.
 """

@@ -47,6 +47,12 @@ def _run_dir(path: Path) -> Path | None:
     return None
 
 
+def input_root(path: Path) -> Path:
+    """The run folder a per_instance_stats.json loads (the store hashes it: the file and its
+    folder are the same input); `path` itself when it is not in a run folder."""
+    return _run_dir(Path(path)) or Path(path)
+
+
 def detect(sniff: Sniff) -> float:
     """0.95 for a folder holding per_instance_stats.json and scenario_state.json, and for the
     per_instance_stats.json file of such a folder (so walking a parent folder loads the run
