@@ -17,7 +17,8 @@ def _bound(bound, bad) -> str:
     """'369 (100%)': badcases bound to a trace request and their share."""
     if is_missing(bound):
         return "–"
-    return f"{int(bound)} ({share(int(bound) / int(bad))})" if not is_missing(bad) and int(bad) else str(int(bound))
+    return (f"{int(bound):,} ({share(int(bound) / int(bad))})" if not is_missing(bad) and int(bad)
+            else f"{int(bound):,}")
 
 
 class ClustersPanel(Panel):
@@ -66,7 +67,7 @@ class ClustersPanel(Panel):
         rows, sort, keys, tips = [], [], [], []
         tot_bad = sum(int(c.get("badcases") or 0) for c in clusters if not is_missing(c.get("badcases")))
         tot_bound = sum(int(c.get("bound") or 0) for c in clusters if not is_missing(c.get("bound")))
-        rows.append([self.tr("(all badcases)"), str(tot_bad), "100%", _bound(tot_bound, tot_bad)])
+        rows.append([self.tr("(all badcases)"), f"{tot_bad:,}", "100%", _bound(tot_bound, tot_bad)])
         sort.append(["", float("inf"), 2.0, float("inf")])
         keys.append(ALL)
         tips.append(self.tr("Every badcase against the control group"))
@@ -75,7 +76,7 @@ class ClustersPanel(Panel):
         for c in clusters:
             bad = c.get("badcases")
             name = str(c.get("name"))
-            rows.append([("…" + name[cut:]) if cut else name, "–" if is_missing(bad) else str(int(bad)),
+            rows.append([("…" + name[cut:]) if cut else name, "–" if is_missing(bad) else f"{int(bad):,}",
                          share(c.get("share")), _bound(c.get("bound"), bad)])
             sort.append([str(c.get("name")), -1 if is_missing(bad) else float(bad),
                          -1 if is_missing(c.get("share")) else float(c["share"]),

@@ -46,7 +46,7 @@ def test_dropping_files_fills_the_panels(window, qtbot, real):
     raw = json.loads(mmlu.read_text())
     wrong = sum(1 for r in raw if r.get("pred") != r.get("answer"))
     clusters = window.panels["clusters"]
-    assert clusters.model.rows[0][1] == str(wrong)  # "(all badcases)" row
+    assert clusters.model.rows[0][1] == f"{wrong:,}"  # "(all badcases)" row
     assert window.panels["comparison"].model.rowCount() > 0
     assert window.panels["cases"].model.rowCount() > 0
     assert window.panels["header"].message() is None
