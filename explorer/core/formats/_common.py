@@ -135,10 +135,35 @@ def check_ranges(row: dict, fields: Mapping[str, str | tuple[str, float]] | None
     field 'ttft_s': negative value: -1.5". See range_problems for `fields`. Call it inside the
     loader's per-record try block (before the row's events / token latencies are kept), so
     the row is skipped and counted once."""
-    bad = range_problems(row, fields)
-    if bad:
-        raise RowError(bad[0][0], "; ".join([bad[0][1]] + [f"field '{n}': {w}" for n, w in bad[1:]]))
+    why = range_reason(row, fields)
+    if why:
+        raise RowError(*why)
     return row
+
+
+def range_reason(row: Mapping[str, Any],
+                 fields: Mapping[str, str | tuple[str, float]] | None = None) -> tuple[str, str] | None:
+    """(first bad field, reason) for a row outside RANGES, the reason naming every bad field
+    after the first as check_ranges words it ("negative value: -2; field 'ttft_s': negative
+    value: -1.5"); None when every value is in range. For loaders that skip rows themselves
+    (vectorised CSV loaders, after range_mask)."""
+    bad = range_problems(row, fields)
+    if not bad:
+        return None
+    return bad[0][0], "; ".join([bad[0][1]] + [f"field '{n}': {w}" for n, w in bad[1:]])
+
+
+def read_text_csv(path: Path, required: Iterable[str]) -> pd.DataFrame:
+    """A CSV with every cell as text ('' for empty), for loaders that check values themselves.
+    Raises InputError when it cannot be parsed or lacks a `required` column."""
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise InputError(path, f"not a readable CSV ({e})") from None
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise InputError(path, f"missing column(s) {', '.join(missing)}")
+    return df
 
 
 def check_itls(values_ms: list, field: str, scale: float = 1.0) -> list:

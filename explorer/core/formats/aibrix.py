@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
 from .base import Sniff
-from ._common import no_rows, range_mask, range_problems, register_run, version_from_path
+from ._common import (no_rows, range_mask, range_problems, read_text_csv, register_run,
+                      version_from_path)
 
 NAME = "aibrix"
 KIND = "trace"
@@ -58,13 +58,7 @@ def parse_name(path: Path) -> tuple[str, float | None]:
 
 def load(path: Path, store, report) -> None:
     """Load one aibrix per-request CSV as one run (engine "aibrix")."""
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise InputError(path, f"not a readable CSV ({e})") from None
-    missing = [c for c in _COLS if c not in df.columns]
-    if missing:
-        raise InputError(path, f"missing column(s) {', '.join(missing)}")
+    df = read_text_csv(path, _COLS)
     vals, wrong = {}, {}
     for c in _NUMERIC:
         if c not in df:

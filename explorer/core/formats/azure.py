@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
 from .base import Sniff
-from ._common import no_rows, range_mask, range_problems, register_run
+from ._common import no_rows, range_mask, range_reason, read_text_csv, register_run
 
 NAME = "azure"
 KIND = "trace"
@@ -34,13 +33,7 @@ def detect(sniff: Sniff) -> float:
 
 def load(path: Path, store, report) -> None:
     """Load an Azure trace as one run (request_id = data row number, from 1)."""
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise InputError(path, f"not a readable CSV ({e})") from None
-    missing = [c for c in _HEADER if c not in df.columns]
-    if missing:
-        raise InputError(path, f"missing column(s) {', '.join(missing)}")
+    df = read_text_csv(path, _HEADER)
     ts = pd.to_datetime(df["TIMESTAMP"], errors="coerce", format="mixed")
     ctx = pd.to_numeric(df["ContextTokens"], errors="coerce")
     gen = pd.to_numeric(df["GeneratedTokens"], errors="coerce")
@@ -53,9 +46,7 @@ def load(path: Path, store, report) -> None:
             field = "TIMESTAMP" if pd.isna(ts[i]) else "ContextTokens" if pd.isna(ctx[i]) else "GeneratedTokens"
             why = f"not a {'timestamp' if field == 'TIMESTAMP' else 'number'}: {df[field][i]!r}"
         else:  # every bad field named, as check_ranges words it
-            problems = range_problems(tokens.loc[i].to_dict(), _FIELDS)
-            field = problems[0][0]
-            why = "; ".join([problems[0][1]] + [f"field '{n}': {w}" for n, w in problems[1:]])
+            field, why = range_reason(tokens.loc[i].to_dict(), _FIELDS)
         report.skip(why, line=int(i) + 2, field_name=field)
     report.rows_skipped += max(0, int(bad.sum()) - min(int(bad.sum()), report.MAX_REASONS))
     ok = ~bad
