@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequen
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QWidget)
 
+from widgets import palette
 from widgets.cases import CasesPanel
 from widgets.clusters import ClustersPanel
 from widgets.comparison import ComparisonPanel
@@ -185,8 +186,7 @@ class MainWindow(QMainWindow):
         if ignored:
             parts.append(self.tr("%1 ignored").replace("%1", f"{ignored:,}"))
         self.inputs_status.setText(" · ".join(parts))
-        self.inputs_status.setObjectName("error" if failed else "muted")
-        self.inputs_status.setStyleSheet("color: #b3261e;" if failed else "")
+        self.inputs_status.setStyleSheet(f"color: {palette.BAD};" if failed else "")
 
     def _on_busy(self, text: str, done: int, total: int) -> None:
         self._set_busy(True)

@@ -93,7 +93,7 @@ def share(v: Any) -> str:
         return "–"
     v = float(v)
     text = f"{100 * v:.0f}"
-    if v > 0 and text in ("0", "-0"):
+    if v > 0 and text == "0":
         return "<1%"
     if v < 1 and text == "100":
         return ">99%"

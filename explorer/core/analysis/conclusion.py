@@ -38,6 +38,7 @@ from functools import lru_cache
 from importlib import resources
 
 from .cohort import ENGINE_METRICS
+from .tree import METRIC_NAMES
 from .fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
                       VersionsResult)
@@ -352,7 +353,6 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
         aspects.add(m.get("aspect"))
         way = "higher" if r.bad_mean > r.control_mean else "lower"
         unit = m.get("unit", "")
-        from .tree import METRIC_NAMES
         out.append(f"The badcases differ in {m.get('aspect', r.metric)}, a case-level signal: "
                    f"{METRIC_NAMES.get(r.metric, r.metric)} {fmt_num(r.bad_mean, unit)} on average against "
                    f"{fmt_num(r.control_mean, unit)} in the control ({fmt_pct(r.diff_pct)}, "
