@@ -15,9 +15,10 @@ from explorer.core.formats import detect_format
 from explorer.core.store import Store, sha256_of
 
 # Files in ../shared/data/real that are not traces: licences and notes, aggregate summaries
-# (the oracles), the autoscaling experiment's side files, and the eval files (engineer E).
+# (the oracles), the autoscaling experiment's side files, the eval files (engineer E), and the
+# published/ artefacts (results, logs, scrapes: each has its own test against its published numbers).
 NOT_TRACES = re.compile(
-    r"(LICENSE|SOURCES\.md$|/summary/|profile_export_aiperf\.(json|csv)$|pod_count\.csv$|"
+    r"(LICENSE|SOURCES\.md$|^published/|/summary/|profile_export_aiperf\.(json|csv)$|pod_count\.csv$|"
     r"performance_stats\.txt$|every_eval_ever/|gsm8k_model_solutions/|mmlu_pro_outputs/)")
 
 
