@@ -9,7 +9,8 @@ TABLES: dict[str, str] = {
         run_id VARCHAR PRIMARY KEY, source_path VARCHAR, source_sha256 VARCHAR, format VARCHAR,
         engine VARCHAR, engine_version VARCHAR, model VARCHAR, label VARCHAR, benchmark VARCHAR,
         started_at TIMESTAMP, config JSON,
-        simulated BOOLEAN DEFAULT false  -- extra: the run was produced by a simulation
+        simulated BOOLEAN DEFAULT false,  -- extra: the run was produced by a simulation
+        version_source VARCHAR  -- extra: where engine_version came from (file content or path or user)
     """,
     "requests": """
         run_id VARCHAR NOT NULL, request_id VARCHAR NOT NULL, arrival_s DOUBLE,
@@ -30,6 +31,13 @@ TABLES: dict[str, str] = {
         run_id VARCHAR NOT NULL, ts_s DOUBLE, running DOUBLE, waiting DOUBLE, swapped DOUBLE,
         kv_usage_gpu DOUBLE, kv_usage_cpu DOUBLE, prompt_tps DOUBLE, gen_tps DOUBLE,
         prefix_cache_hit_rate DOUBLE, num_preemptions DOUBLE
+    """,
+    # aggregates a result file publishes per run (explorer/core/formats/_results.py holds the
+    # vocabulary): metric (ttft_ms, tpot_ms, itl_ms, e2e_ms, requests, request_throughput, ...),
+    # stat (mean, median, std, p99, ...; completed / failed for requests; value for a scalar)
+    "run_metrics": """
+        run_id VARCHAR NOT NULL, metric VARCHAR NOT NULL, stat VARCHAR NOT NULL, value DOUBLE,
+        unit VARCHAR
     """,
     # extra: one row per eval (a file can hold several, e.g. GSM8K with four models)
     "evals": """
@@ -76,9 +84,5 @@ REQUEST_METRICS: dict[str, str] = {
 
 def columns(table: str) -> list[str]:
     """Column names of a canonical table, in DDL order."""
-    out = []
-    for line in TABLES[table].split(","):
-        line = line.split("--")[0].strip()
-        if line:
-            out.append(line.split()[0])
-    return out
+    ddl = "\n".join(ln.split("--")[0] for ln in TABLES[table].splitlines())  # comments off
+    return [part.split()[0] for part in ddl.split(",") if part.strip()]

@@ -64,6 +64,13 @@ def _one_batch_row(rec: dict, group: str | None, seq: int) -> dict:
                          "extra": {"group": group, **rec}}, _FIELDS)
 
 
+def _serving_label(rec: dict, path: Path, line: int) -> str:
+    """'<file>:<line> <dataset> rate=<request_rate>': the lines of one file differ by them."""
+    what = " ".join(f"{k}={rec[k]}" for k in ("dataset_name", "request_rate", "max_concurrency")
+                    if rec.get(k) is not None)
+    return f"{path.stem}:{line}" + (f" {what}" if what else "")
+
+
 def load(path: Path, store, report) -> None:
     """Load a bench_one_batch file as one run, or each bench_serving line as one run."""
     one_batch, serving = [], []
@@ -113,6 +120,7 @@ def load(path: Path, store, report) -> None:
     for line, rec in serving:
         try:
             _serving.load_result(rec, path, store, report, NAME, "sglang",
-                                 f"sglang:{path.stem}:{line}", line=line)
+                                 f"sglang:{path.stem}:{line}", line=line,
+                                 label=_serving_label(rec, path, line))
         except RowError as e:
             raise InputError(path, e.reason, line=line, field=e.field) from None

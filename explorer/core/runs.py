@@ -1,0 +1,148 @@
+"""Runs as first-class data: who ran what (label, engine, version and where the version came
+from), the aggregates the result file published (`run_metrics`), the same aggregates
+recomputed by the product from the request rows with the benchmarks' own definitions, and
+loud flags (a run in which no request succeeded).
+
+Recomputation follows calculate_metrics of vllm/benchmarks/serve.py and
+sglang/bench_serving.py over the successful requests (error IS NULL): TTFT with a request
+that streamed nothing counted as 0 ms (the benchmarks' initial value; the store keeps NULL),
+TPOT = (e2e - ttft) / (output_len - 1) for output_len > 1 (the requests' tpot_ms), ITL over
+every chunk gap pooled (token_latencies), E2E over the requests' e2e_ms; mean, median, std
+(population, numpy's default) and pNN (numpy's linear interpolation); throughputs divide by
+the published duration. See explorer/core/formats/_results.py for the vocabulary.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+RATE_METRICS = {"request_throughput": "completed", "output_throughput": "completion_tokens",
+                "input_throughput": "prompt_tokens", "total_token_throughput": "all_tokens"}
+
+
+def _f(x: Any) -> float | None:
+    if x is None:
+        return None
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def published(store, run_ids: list[str] | None = None) -> pd.DataFrame:
+    """run_metrics rows (run_id, metric, stat, value, unit) of some runs (None = all)."""
+    return store.query("runs_published", {"run_ids": None if run_ids is None else list(run_ids)})
+
+
+def _stat(values: np.ndarray, stat: str) -> float | None:
+    if stat == "mean":
+        return float(np.mean(values))
+    if stat == "median":
+        return float(np.median(values))
+    if stat == "std":
+        return float(np.std(values))
+    if stat in ("min", "max"):
+        return float(values.min() if stat == "min" else values.max())
+    m = re.fullmatch(r"p(\d+(?:\.\d+)?)", stat)
+    return float(np.percentile(values, float(m.group(1)))) if m else None
+
+
+def recompute(store, run_id: str, wanted: pd.DataFrame) -> list[dict[str, Any]]:
+    """For each published (metric, stat) of `wanted` (run_metrics rows of this run) that the
+    run's request rows can give: {metric, stat, unit, published, recomputed, diff_pct}, or
+    recomputed None with a `note` saying why (E2E when some successful requests have no
+    latency in the file).
+    [] when the run has no request rows (aggregates-only results)."""
+    req = store.query("runs_request_values", {"run_id": run_id})
+    n_all = store.scalar("SELECT count(*) FROM requests WHERE run_id = ?", [run_id])
+    if not n_all:
+        return []
+    itl = None
+    pops = {"ttft_ms": req["ttft_ms"].astype("float64").fillna(0.0).to_numpy(),
+            "tpot_ms": req["tpot_ms"].dropna().astype("float64").to_numpy(),
+            "e2e_ms": req["e2e_ms"].dropna().astype("float64").to_numpy()}
+    no_e2e = int(req["e2e_ms"].isna().sum())  # the benchmark measured them; the file has no value
+    sums = {"completed": float(len(req)),
+            "prompt_tokens": float(req["prompt_tokens"].dropna().sum()),
+            "completion_tokens": float(req["completion_tokens"].dropna().sum())}
+    sums["all_tokens"] = sums["prompt_tokens"] + sums["completion_tokens"]
+    counts = {"completed": float(len(req)), "failed": float(n_all - len(req)), "total": float(n_all)}
+    pub = {(r.metric, r.stat): r.value for r in wanted.itertuples(index=False)}
+    duration = _f(pub.get(("duration_s", "value")))
+    out = []
+    for r in wanted.itertuples(index=False):
+        value = None
+        if r.metric == "itl_ms":
+            if itl is None:
+                itl = store.query("runs_itls", {"run_id": run_id})["itl_ms"].to_numpy(float)
+            if len(itl):
+                value = _stat(itl, r.stat)
+        elif r.metric == "e2e_ms" and no_e2e:
+            out.append({"metric": r.metric, "stat": r.stat, "unit": r.unit,
+                        "published": _f(r.value), "recomputed": None, "diff_pct": None,
+                        "note": f"not recomputed: the file has no latency for {no_e2e} "
+                                f"successful request(s) that streamed nothing"})
+            continue
+        elif r.metric in pops:
+            if len(pops[r.metric]):
+                value = _stat(pops[r.metric], r.stat)
+        elif r.metric == "requests":
+            value = counts.get(r.stat)
+        elif r.metric in ("prompt_tokens", "completion_tokens") and r.stat == "total":
+            value = sums[r.metric]
+        elif r.metric in RATE_METRICS and r.stat == "value" and duration:
+            value = sums[RATE_METRICS[r.metric]] / duration
+        if value is None:
+            continue
+        p = _f(r.value)
+        out.append({"metric": r.metric, "stat": r.stat, "unit": r.unit, "published": p,
+                    "recomputed": value,
+                    "diff_pct": (value - p) / abs(p) * 100 if p else None})
+    return out
+
+
+def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
+    """One dict per run: run_id, label, engine, engine_version, version_source, model,
+    benchmark, format, source_path, simulated, n_requests, completed, failed, no_success,
+    flags (sentences for the user), published [{metric, stat, value, unit}] and recomputed
+    (see recompute)."""
+    runs = store.query("runs_overview")
+    if run_ids is not None:
+        runs = runs[runs["run_id"].isin(list(run_ids))]
+    pub = published(store, None if run_ids is None else list(run_ids))
+    by_run = {k: g for k, g in pub.groupby("run_id", sort=False)}
+    out = []
+    for r in runs.to_dict("records"):
+        p = by_run.get(r["run_id"], pub.iloc[0:0])
+        pd_ = {(m, s): v for m, s, v in zip(p["metric"], p["stat"], p["value"])}
+        n = int(r["n_requests"])
+        completed = _f(pd_.get(("requests", "completed")))
+        failed = _f(pd_.get(("requests", "failed")))
+        if completed is None and n:
+            completed, failed = float(r["n_ok"]), float(r["n_failed"])
+        no_success = completed == 0 and (failed or n or not p.empty)
+        flags = []
+        if no_success:
+            flags.append(f"no successful request: 0 completed, {int(failed or 0)} failed; "
+                         f"its latencies (printed as 0) are not measurements")
+        if n and r["engine"] in ("vllm", "sglang"):
+            silent = store.scalar("SELECT count(*) FROM requests WHERE run_id = ? AND error IS"
+                                  " NULL AND ttft_ms IS NULL", [r["run_id"]])
+            if silent:
+                flags.append(f"{silent} successful request(s) streamed no token: the benchmark"
+                             f" counts their TTFT as 0 ms, the product leaves it empty")
+        out.append({
+            **{k: (None if isinstance(v, float) and math.isnan(v) else v)
+               for k, v in r.items() if k not in ("n_ok", "n_failed")},
+            "n_requests": n, "completed": completed, "failed": failed,
+            "no_success": bool(no_success), "flags": flags,
+            "published": [{"metric": m, "stat": s, "value": _f(v), "unit": u}
+                          for m, s, v, u in zip(p["metric"], p["stat"], p["value"], p["unit"])],
+            "recomputed": recompute(store, r["run_id"], p) if n and not p.empty else [],
+        })
+    return out
