@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
+from explorer.core.escape import qt_plain_tip
 from widgets.base import Panel
 from widgets.painters.header import header_items, summary_line
 
@@ -52,7 +53,7 @@ class HeaderPanel(Panel):
             box = QFrame()
             box.setObjectName("headerBox")
             box.setProperty("kind", {"Data": "simulated", "Selected": "selected"}.get(title, ""))
-            box.setToolTip(tip)
+            box.setToolTip(qt_plain_tip(tip))
             v = QVBoxLayout(box)
             v.setContentsMargins(8, 2, 8, 2)
             v.setSpacing(0)

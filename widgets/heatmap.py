@@ -10,6 +10,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
+from explorer.core.escape import qt_plain_tip
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters.common import label, num
@@ -143,7 +144,7 @@ class HeatmapPanel(Panel):
             self.outline.setZValue(20)
             self.plot.addItem(self.outline, ignoreBounds=True)
         self.outline.setRect(rect)
-        self.outline.setToolTip(cell_text(hm, ix, iy))
+        self.outline.setToolTip(qt_plain_tip(cell_text(hm, ix, iy)))
         self.outline.show()
 
     def _list_requests(self, df) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout
 
+from explorer.core.escape import qt_plain_tip
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters.common import common_prefix_len, is_missing
@@ -51,8 +52,8 @@ class InputsPanel(Panel):
             ignored = getattr(r, "skipped_file", None)
             if ignored:  # in a dropped folder, neither a trace nor an eval: listed, not loaded
                 it = QTreeWidgetItem([name, "–", "–", "–", self.tr("ignored")])
-                it.setToolTip(0, f"{r.path}\n{ignored}")
-                it.setToolTip(4, ignored)
+                it.setToolTip(0, qt_plain_tip(f"{r.path}\n{ignored}"))
+                it.setToolTip(4, qt_plain_tip(ignored))
                 for c in range(5):
                     it.setForeground(c, QBrush(QColor(palette.MUTED)))
                 it.addChild(QTreeWidgetItem([self.tr("ignored: %1").replace("%1", ignored)]))
@@ -61,18 +62,18 @@ class InputsPanel(Panel):
             status = self.tr("error") if r.error else (self.tr("ok, %n skipped", "", skipped)
                                                        if skipped else self.tr("ok"))
             it = QTreeWidgetItem([name, r.format or "?", f"{loaded:,}", f"{skipped:,}", status])
-            it.setToolTip(0, f"{r.path}\nsha256 {r.sha256 or '–'}\nkind {r.kind or '–'}")
+            it.setToolTip(0, qt_plain_tip(f"{r.path}\nsha256 {r.sha256 or '–'}\nkind {r.kind or '–'}"))
             if r.error:
                 for c in range(5):
                     it.setForeground(c, bad)
                 err = QTreeWidgetItem([r.error])
                 err.setForeground(0, bad)
-                err.setToolTip(0, r.error)
+                err.setToolTip(0, qt_plain_tip(r.error))
                 it.addChild(err)
                 it.setFirstColumnSpanned(False)
             for reason in r.skipped_reasons:
                 ch = QTreeWidgetItem([self.tr("skipped: %1").replace("%1", reason)])
-                ch.setToolTip(0, reason)
+                ch.setToolTip(0, qt_plain_tip(reason))
                 it.addChild(ch)
             if r.columns:
                 cols = QTreeWidgetItem([self.tr("columns: %1").replace(

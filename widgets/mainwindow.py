@@ -450,18 +450,18 @@ def _report_writer():
 
 def about_html(session) -> str:
     """About text with the provenance of the loaded data (files, formats, sha256, simulated)."""
-    import html
+    from explorer.core.escape import html_text
     from importlib.metadata import PackageNotFoundError, version
     try:
         v = version("trace-explorer")
     except PackageNotFoundError:
         v = "dev"
     meta = session.data.get("meta") or {}
-    rows = "".join(f"<tr><td>{html.escape(Path(r.path).name)}</td><td>{html.escape(r.format or '?')}</td>"
+    rows = "".join(f"<tr><td>{html_text(Path(r.path).name)}</td><td>{html_text(r.format or '?')}</td>"
                    f"<td>{r.rows_loaded:,}</td><td><code>{(r.sha256 or '–')[:12]}</code></td></tr>"
                    for r in session.data.get("inputs") or [])
-    sim = "<p><b>Simulated data:</b> " + html.escape(meta.get("demo_note") or "the loaded runs are simulated.") + \
+    sim = "<p><b>Simulated data:</b> " + html_text(meta.get("demo_note") or "the loaded runs are simulated.") + \
         "</p>" if meta.get("simulated") else ""
-    return (f"<h3>Trace Explorer {html.escape(v)}</h3><p>Binds LLM eval badcases to inference-engine "
+    return (f"<h3>Trace Explorer {html_text(v)}</h3><p>Binds LLM eval badcases to inference-engine "
             f"trace requests and explains them.</p>{sim}<p><b>Inputs</b></p>"
             f"<table>{rows or '<tr><td>nothing loaded</td></tr>'}</table>")

@@ -6,6 +6,8 @@ from typing import Any, Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from explorer.core.escape import qt_plain_tip
+
 SORT_ROLE = Qt.ItemDataRole.UserRole
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -48,7 +50,7 @@ class RowsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self.headers[section]
         if role == Qt.ItemDataRole.ToolTipRole and section < len(self.header_tips):
-            return self.header_tips[section]
+            return qt_plain_tip(self.header_tips[section])
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -68,8 +70,8 @@ class RowsModel(QAbstractTableModel):
             f = QFont()
             f.setBold(True)
             return f
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self.tips[r] or (self.rows[r][c] if len(self.rows[r][c]) > 40 else None)
+        if role == Qt.ItemDataRole.ToolTipRole:  # plain text: a name may start with a tag
+            return qt_plain_tip(self.tips[r] or (self.rows[r][c] if len(self.rows[r][c]) > 40 else None))
         return None
 
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGr
                                QPushButton, QScrollArea, QSizePolicy, QSlider, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from explorer.core.escape import qt_plain_tip
 from explorer.core.analysis.causal_graph import KNOWN_NODES, default_graph_text, parse_graph
 from explorer.session import Failure
 from explorer.workers import Cancelled as WorkerCancelled
@@ -541,7 +542,7 @@ class WhatIfPanel(JobControls, Panel):
                 item = QTableWidgetItem(self.tr(text) if j == 2 else text)
                 if j == 2:
                     item.setForeground(QColor(palette.ACCENT if text == "passes" else palette.BAD))
-                item.setToolTip(row[3])
+                item.setToolTip(qt_plain_tip(row[3]))
                 self.table.setItem(i, j, item)
         self._fit_table()
 
@@ -660,7 +661,7 @@ def no_change_note(d: dict) -> str:
 
 
 def _esc(s: str) -> str:
-    import html
-    return html.escape(str(s))
+    from explorer.core.escape import html_text
+    return html_text(s)
 
 

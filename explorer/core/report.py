@@ -17,7 +17,6 @@ time, so this module never imports Qt; without it those formats raise FormatUnav
 from __future__ import annotations
 
 import hashlib
-import html
 import importlib
 import json
 import logging
@@ -33,6 +32,7 @@ from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table,
                        run_all)
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .errors import NoData, TraceExplorerError
+from .escape import md, md_code
 
 log = logging.getLogger(__name__)
 
@@ -323,10 +323,14 @@ WRITERS: dict[str, Callable[[dict, Path], Path]] = {"json": _write_json, "md": _
 
 
 # ---- Markdown -------------------------------------------------------------------------------
+class _Raw(str):
+    """Markdown already escaped (code spans of md_code) for a table cell."""
+
+
 def _cell(x: Any) -> str:
-    """A Markdown table cell: input text escaped (HTML tags render in Markdown viewers)."""
-    s = "" if x is None else html.escape(str(x), quote=False)
-    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A Markdown table cell: input text escaped (escape.md); a _Raw cell is kept as it is
+    but for its pipes (GFM splits cells at a pipe even inside a code span)."""
+    return x.replace("|", "\\|") if isinstance(x, _Raw) else md(x)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -339,7 +343,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def _missing(sec: Any) -> str | None:
     if isinstance(sec, dict) and sec.get("status") in ("no_data", "error", "cancelled"):
         what = "No data" if sec["status"] == "no_data" else "Not computed"
-        return f"_{what}: {sec.get('reason')}_"
+        return f"_{what}: {md(sec.get('reason'))}_"
     return None
 
 
@@ -357,7 +361,7 @@ def _md_cohort(c: dict) -> str:
                                f"weak {lv.get('3', 0)}")]
     out = _table(("", ""), rows)
     if c.get("note"):
-        out += f"\n\n> {c['note']}"
+        out += f"\n\n> {md(c['note'])}"
     return out
 
 
@@ -374,7 +378,7 @@ def _md_comparison(rows: list) -> str:
                      fmt_p(r.get("p_value")), fmt_p(r.get("p_adjusted")), eff, ci,
                      f"{r.get('n_bad')} / {r.get('n_control')}"))
         if r.get("reason"):
-            notes.append(f"- {r['metric']}: {r['reason']}")
+            notes.append(f"- {md(r['metric'])}: {md(r['reason'])}")
     out = _table(("Metric", "Badcase mean", "Control mean", "Diff", "p (Mann-Whitney / Fisher)",
                   "p adjusted (BH)", "Cohen's d / odds ratio", "95% CI of the difference",
                   "n bad / control"), body)
@@ -387,12 +391,12 @@ def _md_tree(t: dict) -> str:
     lines = [f"Baseline error rate: {fmt_share(t.get('baseline_error_rate'))} over {t.get('n')} "
              f"bound cases (max depth {t.get('max_depth')}, min {t.get('min_samples_leaf')} "
              f"per leaf; {t.get('dropped_rows')} dropped for missing values).", "",
-             f"**Riskiest path:** {t.get('sentence')}", ""]
+             f"**Riskiest path:** {md(t.get('sentence'))}", ""]
     risky = set(t.get("riskiest_path") or ())
     for n in t.get("nodes") or ():
         cond = n.get("condition") or "all cases"
         mark = " ←" if n["id"] in risky and n.get("is_leaf") else ""
-        lines.append(f"{'  ' * n.get('depth', 0)}- [{n['id']}] {cond}: error rate "
+        lines.append(f"{'  ' * n.get('depth', 0)}- \\[{md(n['id'])}\\] {md(cond)}: error rate "
                      f"{fmt_share(n.get('error_rate'))} (n={n.get('n')}){mark}")
     return "\n".join(lines)
 
@@ -408,7 +412,7 @@ def _md_heatmap(h: dict) -> str:
                     ["" if v is None else fmt_num(v) for v in vals])
     level = (f"time windows of {fmt_num(h.get('window_s'))} s" if h.get("level") == "window"
              else "requests")
-    return (f"Mean {h.get('value_metric')} per cell; {h.get('n_items')} {level}.\n\n"
+    return (f"Mean {md(h.get('value_metric'))} per cell; {md(h.get('n_items'))} {level}.\n\n"
             + _table(head, rows))
 
 
@@ -463,7 +467,7 @@ def _md_versions(v: dict) -> str:
         rows = [(c.get("benchmark") or "", c["metric"], f"{c['from_version']} → {c['to_version']}",
                  fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
                  fmt_p(c.get("p_value")), fmt_p(c.get("p_adjusted")),
-                 "**REGRESSION**" if c.get("regression") else "") for c in shown]
+                 _Raw("**REGRESSION**") if c.get("regression") else "") for c in shown]
         title = ("Changes between consecutive versions, regressions first, then by adjusted p"
                  + (f" ({len(shown)} of {len(ch)}, {len(regs)} flagged as regressions; every "
                     "change is in report.json)" if len(shown) < len(ch) else "") + ":")
@@ -478,7 +482,7 @@ def _md_versions(v: dict) -> str:
             rows = [[m] + [("" if (m, x) not in cell else
                             f"{fmt_num(cell[(m, x)]['value'])} (n={cell[(m, x)]['n']})") for x in vs]
                     for m in metrics]
-            title = f"**{b}**\n\n" if b else ("**every benchmark pooled**\n\n" if v.get("pooled") else "")
+            title = f"**{md(b)}**\n\n" if b else ("**every benchmark pooled**\n\n" if v.get("pooled") else "")
             parts.append(title + _table(["Metric"] + vs, rows))
         if len(benches) > 12:
             parts.append(f"_({len(benches) - 12} more benchmarks in report.json.)_")
@@ -489,7 +493,7 @@ def _md_versions(v: dict) -> str:
             by_v.setdefault(r["engine_version"], []).append(str(r.get("benchmark") or "unknown"))
         parts.append(f"{len(single)} benchmark{'s' if len(single) != 1 else ''} seen in one "
                      "version only (not compared): "
-                     + "; ".join(f"{ver}: {_bench_list(bs)}" for ver, bs in by_v.items()) + ".")
+                     + "; ".join(f"{md(ver)}: {md(_bench_list(bs))}" for ver, bs in by_v.items()) + ".")
     acc = v.get("accuracy") or []
     if acc:
         parts.append("Accuracy of the bound eval cases:\n\n" + _table(
@@ -508,7 +512,7 @@ def _md_versions(v: dict) -> str:
 
 
 def _md_sla(s: dict) -> str:
-    thr = ", ".join(f"{m} <= {fmt_num(t)}" for m, t in (s.get("thresholds") or {}).items())
+    thr = ", ".join(f"{md(m)} <= {fmt_num(t)}" for m, t in (s.get("thresholds") or {}).items())
     a = s.get("attainment") or {}
     out = [f"Thresholds: {thr}. Attainment {fmt_share(a.get('share'))} ({a.get('n_met')} of "
            f"{a.get('n')} judged requests; {a.get('n_unjudged')} lacked a metric); goodput "
@@ -518,7 +522,7 @@ def _md_sla(s: dict) -> str:
             continue
         top = sorted(rows, key=lambda r: -r["n"])[:12]
         more = f" (12 largest of {len(rows)})" if len(rows) > 12 else ""
-        out.append(f"By {name}{more}:\n\n" + _table(
+        out.append(f"By {md(name)}{more}:\n\n" + _table(
             (name, "Attainment", "Met / judged", "Goodput (req/s)", "Goodput (tokens/s)"),
             [(r["key"], fmt_share(r.get("share")), f"{r['n_met']} / {r['n']}",
               fmt_num(r.get("goodput_rps")), fmt_num(r.get("goodput_tps"))) for r in top]))
@@ -526,19 +530,19 @@ def _md_sla(s: dict) -> str:
 
 
 def _md_whatif(w: dict) -> str:
-    out = [f"Effect on {w.get('outcome')} of moving {w.get('treatment')} to the scenario value: "
+    out = [f"Effect on {md(w.get('outcome'))} of moving {md(w.get('treatment'))} to the scenario value: "
            f"{fmt_num(w.get('estimate'))} (95% CI [{fmt_num(w.get('ci_low'))}, "
            f"{fmt_num(w.get('ci_high'))}]); adjusted for "
-           f"{', '.join(w.get('common_causes') or []) or 'no common cause'}"
-           + (f"; {w.get('method')}" if w.get("method") else "") + "."]
+           f"{md(', '.join(w.get('common_causes') or [])) or 'no common cause'}"
+           + (f"; {md(w.get('method'))}" if w.get("method") else "") + "."]
     sc = w.get("scenario") or {}
     if sc:
-        what = ", ".join(f"{k} = {fmt_num(v)}" for k, v in (sc.get("set") or {}).items())
+        what = ", ".join(f"{md(k)} = {fmt_num(v)}" for k, v in (sc.get("set") or {}).items())
         obs = w.get("observed_outcome")
         n = w.get("n_selected")
         if isinstance(n, int):
             what += f" for the {n:,} case{'s' if n != 1 else ''} it applies to"
-        out.append(f"What if {what}: predicted {w.get('outcome')} {fmt_num(sc.get('predicted_outcome'))} "
+        out.append(f"What if {what}: predicted {md(w.get('outcome'))} {fmt_num(sc.get('predicted_outcome'))} "
                    f"(95% CI [{fmt_num(sc.get('ci_low'))}, {fmt_num(sc.get('ci_high'))}])"
                    + (f", observed {fmt_num(obs)}" if obs is not None else "") + ".")
     refs = [r for r in (w.get("refutations") or []) if isinstance(r, dict)]
@@ -547,19 +551,19 @@ def _md_whatif(w: dict) -> str:
             (r.get("label") or r.get("name"), fmt_num(r.get("new_effect")), fmt_p(r.get("p_value")),
              r.get("verdict")) for r in refs]))
     for warn in w.get("warnings") or []:
-        out.append(f"> {warn}")
+        out.append(f"> {md(warn)}")
     return "\n\n".join(out)
 
 
 def _md_conclusion(c: dict) -> str:
     out = []
     if c.get("modules"):
-        out.append("**Modules:** " + ", ".join(c["modules"]))
-    out.append(c.get("narrative") or "")
+        out.append("**Modules:** " + md(", ".join(map(str, c["modules"]))))
+    out.append(md(c.get("narrative") or ""))
     sg = c.get("suggestions") or []
     if sg:
         out.append(_table(("Priority", "Suggestion", "Flags to try", "Module"), [
-            (s["priority"], s["text"], " ".join(f"`{f}`" for f in s.get("flags") or []) or "–",
+            (s["priority"], s["text"], _Raw(" ".join(md_code(f) for f in s.get("flags") or []) or "–"),
              s.get("module")) for s in sg]))
     return "\n\n".join(out)
 
@@ -574,7 +578,7 @@ def _md_inputs(rows: list) -> str:
         return "_No input file was loaded._"
     ignored = [r for r in rows if r.get("ignored")]
     rows = [r for r in rows if not r.get("ignored")]
-    note = (f"\n\n{len(ignored)} file(s) were ignored: " + "; ".join(f"{Path(r['path']).name} ({r['ignored']})" for r in ignored[:8])
+    note = (f"\n\n{len(ignored)} file(s) were ignored: " + "; ".join(f"{md(Path(r['path']).name)} ({md(r['ignored'])})" for r in ignored[:8])
             + (" ..." if len(ignored) > 8 else "")) if ignored else ""
     return _md_input_rows(rows) + note
 
@@ -619,7 +623,7 @@ def _md_timeline(t: dict) -> str:
     """The worst badcase's request: phases, preemptions and ITL in one paragraph and a table."""
     m = t.get("metrics") or {}
     pre = t.get("preemptions") or []
-    lines = [f"Request `{t.get('request_id')}` of run `{t.get('run_id')}` "
+    lines = [f"Request {md_code(t.get('request_id'))} of run {md_code(t.get('run_id'))} "
              f"({'from its events' if t.get('source') == 'events' else 'derived from its metrics'}): "
              f"{len(pre)} preemption(s), {t.get('gaps_above_p99', 0)} inter-token gap(s) above the "
              f"run's p99 ITL of {fmt_num(t.get('run_p99_itl_ms'))} ms.", ""]
@@ -658,13 +662,13 @@ def render_markdown(doc: dict) -> str:
     meta = doc.get("meta") or {}
     coh = (doc.get("cohort") or {}) if not _missing(doc.get("cohort")) else {}
     title = coh.get("cluster") or (meta.get("cohort") or {}).get("cluster") or "every badcase"
-    out = [f"# Trace Explorer report: {html.escape(str(title), quote=False)}", "",
-           f"Generated {meta.get('generated_at', '')} by Trace Explorer {meta.get('app_version', '')}."]
+    out = [f"# Trace Explorer report: {md(title)}", "",
+           f"Generated {md(meta.get('generated_at', ''))} by Trace Explorer {md(meta.get('app_version', ''))}."]
     ev = (meta.get("cohort") or {}).get("eval_id")
     if ev:
-        out += ["", f"Eval: {ev} (the other loaded evals are left out)."]
+        out += ["", f"Eval: {md(ev)} (the other loaded evals are left out)."]
     if meta.get("simulated"):
-        out += ["", f"> **Simulated data.** {meta.get('demo_note') or ''}".rstrip()]
+        out += ["", f"> **Simulated data.** {md(meta.get('demo_note') or '')}".rstrip()]
     for key, heading, fn in SECTIONS_MD:
         if key not in doc:
             continue
@@ -678,5 +682,5 @@ def render_markdown(doc: dict) -> str:
             out.append(fn(sec))
         except Exception as e:  # noqa: BLE001 - a malformed section must not lose the report
             log.exception("markdown of %s failed", key)
-            out.append(f"_Could not render this section: {type(e).__name__}: {e}_")
+            out.append(f"_Could not render this section: {type(e).__name__}: {md(e)}_")
     return "\n".join(out) + "\n"

@@ -2,15 +2,15 @@
 from the report JSON (../shared/DESIGN.md), the panel images and the painters' HTML tables.
 
 Every piece of input text (cluster names, prompts, predictions, file names) is escaped with
-html.escape; images are embedded (data: URIs for the HTML file, resource URLs for the PDF).
+escape.html_text; images are embedded (data: URIs for the HTML file, resource URLs for the PDF).
 """
 from __future__ import annotations
 
 import base64
-import html
 from pathlib import Path
 from typing import Callable
 
+from explorer.core.escape import html_text
 from widgets import palette
 from widgets.painters.comparison import comparison_html
 from widgets.painters.conclusion import conclusion_html
@@ -18,7 +18,7 @@ from widgets.painters.header import header_html
 from widgets.painters.sla import sla_html
 from widgets.painters.versions import versions_html
 
-esc = html.escape
+esc = html_text
 
 CSS = f"""
 body {{ font-family: 'DejaVu Sans', 'WenQuanYi Micro Hei', sans-serif; color: {palette.TEXT};

@@ -2,9 +2,9 @@
 Cohen's d, n per group (report JSON `comparison`: list of rows)."""
 from __future__ import annotations
 
-import html
-
 from .common import is_missing, label, num, pct, pval, share, significant
+
+from explorer.core.escape import html_text
 
 HEADERS = ["Metric", "Badcase", "Control", "Diff", "p", "p adj.", "d", "n bad / ctl"]
 TIPS = ["Metric (unit)", "Badcase mean (share of requests for yes/no signals)", "Control mean",
@@ -69,9 +69,9 @@ def to_tsv(rows: list[dict] | None) -> str:
 
 def comparison_html(rows: list[dict] | None) -> str:
     """HTML table (reports); significant rows get class 'sig'."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in HEADERS)
     body = []
     for r, cells in zip(rows or [], comparison_rows(rows)):
         cls = " class='sig'" if significant(r) else ""
-        body.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        body.append(f"<tr{cls}>" + "".join(f"<td>{html_text(c)}</td>" for c in cells) + "</tr>")
     return f"<table class='comparison'><tr>{head}</tr>{''.join(body)}</table>"

@@ -2,8 +2,7 @@
 text, flags}], evidence) as HTML for a QTextBrowser or a report."""
 from __future__ import annotations
 
-import html
-
+from explorer.core.escape import html_text
 from widgets import palette
 
 
@@ -11,7 +10,7 @@ def conclusion_html(conclusion: dict | None, tree_sentence: str | None = None) -
     """The narrative, the modules the evidence points to, and the prioritised suggestions with
     the engine flags to try. All input text is escaped."""
     c = conclusion or {}
-    esc = html.escape
+    esc = html_text
     parts = []
     mods = c.get("modules") or []
     if mods:

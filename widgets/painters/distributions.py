@@ -3,11 +3,10 @@ pyqtgraph PlotItem. Means and the Mann-Whitney U p-value go into the legend; sel
 drawn as a rug in the selection colour."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.escape import html_text
 from widgets import palette
 
 from .common import label, num, pval
@@ -82,7 +81,7 @@ def paint_distribution(plot: pg.PlotItem, bad, control, metric: str, mode: str =
     if stats:
         p = stats.get("p_adjusted", stats.get("p_value"))
         plot.legend.addItem(pg.PlotDataItem(pen=None),
-                            html.escape(f"Mann-Whitney U p adj. {_rel(pval(p))}"))
+                            html_text(f"Mann-Whitney U p adj. {_rel(pval(p))}"))
     h = clean(highlight)
     if h.size:
         ymax = 1.0 if mode == "ecdf" else plot.viewRange()[1][1] or 1.0

@@ -2,10 +2,11 @@
 control size and category, strongest link level, simulated label)."""
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from .common import is_missing, ratio, share
+
+from explorer.core.escape import html_text
 
 LEVEL_NAMES = {1: "L1 exact request id", 2: "L2 multi-condition fuzzy", 3: "L3 single-condition (weak)"}
 
@@ -121,7 +122,7 @@ def selection_text(n_cases: int | None, n_requests: int | None) -> str:
 
 def header_html(cohort: dict | None, meta: dict | None = None) -> str:
     """The header as an HTML table row (reports)."""
-    cells = "".join(f"<td><div class='t'>{html.escape(t)}</div><div class='v'>{html.escape(v)}</div></td>"
+    cells = "".join(f"<td><div class='t'>{html_text(t)}</div><div class='v'>{html_text(v)}</div></td>"
                     for t, v, _ in header_items(cohort, meta))
     return f"<table class='header'><tr>{cells}</tr></table>"
 

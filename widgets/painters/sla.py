@@ -3,11 +3,10 @@ n_unjudged, goodput_rps, goodput_tps}, by {run|version|category|tenant: [{key, s
 a summary line and horizontal bars of attainment per group."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.escape import html_text
 from widgets import palette
 
 from .common import is_missing, label, num, share
@@ -98,7 +97,7 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
 
 
 def sla_html(sla: dict | None) -> str:
-    rows = "".join(f"<tr><td>{html.escape(g)}</td><td>{html.escape(k)}</td><td>{share(s)}</td>"
+    rows = "".join(f"<tr><td>{html_text(g)}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
                    f"<td>{'–' if n is None else n}</td></tr>" for g, k, s, n in group_rows(sla))
-    return (f"<p>{html.escape(summary(sla))}</p><table class='sla'><tr><th>By</th><th>Group</th>"
+    return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr><th>By</th><th>Group</th>"
             f"<th>Attained</th><th>n</th></tr>{rows}</table>")

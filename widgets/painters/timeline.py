@@ -15,8 +15,6 @@ Inputs are plain data: `tl` is Timeline.to_dict(), `nb` is the neighbours() Data
 """
 from __future__ import annotations
 
-import html
-
 import heapq
 import math
 from typing import Any
@@ -25,6 +23,8 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
+
+from explorer.core.escape import html_text
 
 # Okabe & Ito colour-blind safe palette, the same hexes as widgets/palette.py
 BAD, CONTROL, SELECTED, NEUTRAL = "#D55E00", "#0072B2", "#CC79A7", "#999999"
@@ -257,8 +257,8 @@ def paint_concurrency(plot: pg.PlotItem, nb: pd.DataFrame | None, tl: dict):
 def _title(tl: dict, who: str) -> str:
     m = tl.get("metrics", {})
     # ids come from the trace file: escaped, since a LabelItem renders HTML
-    ident = [f"<b>{html.escape(who)} {html.escape(str(tl['request_id']))}</b>",
-             html.escape(tr("run %1").replace("%1", str(tl["run_id"]))),
+    ident = [f"<b>{html_text(who)} {html_text(str(tl['request_id']))}</b>",
+             html_text(tr("run %1").replace("%1", str(tl["run_id"]))),
              tr("source: %1").replace("%1", tr(tl["source"]))]
     bits = []
     for k, unit, name in (("ttft_ms", "ms", "TTFT"), ("tpot_ms", "ms/token", "TPOT"),

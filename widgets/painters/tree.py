@@ -9,6 +9,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
+from explorer.core.escape import qt_plain_tip
 from widgets import palette
 
 from .common import is_missing, label, num, share
@@ -150,9 +151,10 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
         rect.setData(0, n["id"])
         rect.setCursor(Qt.CursorShape.PointingHandCursor)
         er = n.get("error_rate")
-        rect.setToolTip(f"node {n['id']}: {condition(n, byid.get(n.get('parent')))}\n"
-                        f"n = {n.get('n')}, error rate = {share(er)}"
-                        + ("\nriskiest branch" if n["id"] in risky else "") + "\nclick to select these cases")
+        rect.setToolTip(qt_plain_tip(
+            f"node {n['id']}: {condition(n, byid.get(n.get('parent')))}\n"
+            f"n = {n.get('n')}, error rate = {share(er)}"
+            + ("\nriskiest branch" if n["id"] in risky else "") + "\nclick to select these cases"))
         scene.addItem(rect)
         dark = not is_missing(er) and float(er) > 0.6
         lines = [(ln, font) for ln in node_lines(condition(n, byid.get(n.get("parent"))), fm,

@@ -2,11 +2,10 @@
 per-version values with change % and regression flags, and a bar chart of change %."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.escape import html_text
 from widgets import palette
 
 from .common import is_missing, label, num, pct, pval
@@ -138,8 +137,8 @@ def paint_versions(plot: pg.PlotItem, versions) -> str | None:
 
 def versions_html(versions) -> str:
     """HTML table (reports); regression rows get class 'regression'."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADERS)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in HEADERS)
     body = "".join(f"<tr{' class=regression' if reg else ''}>"
-                   + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
+                   + "".join(f"<td>{html_text(c)}</td>" for c in cells) + "</tr>"
                    for cells, reg in versions_rows(versions))
     return f"<table class='versions'><tr>{head}</tr>{body}</table>"

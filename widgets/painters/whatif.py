@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsScene
 
+from explorer.core.escape import qt_plain_tip
 from widgets import palette
 
 from .common import is_missing, label, num
@@ -220,7 +221,7 @@ def paint_graph(scene: QGraphicsScene, nodes, edges, latent=(), unobserved=(),
             pen.setStyle(Qt.PenStyle.DashLine)
         rect = scene.addRect(QRectF(x, y, NODE_W, NODE_H), pen, QBrush(fill))
         rect.setData(0, n)
-        rect.setToolTip(n + (" (not observed)" if hidden else ""))
+        rect.setToolTip(qt_plain_tip(n + (" (not observed)" if hidden else "")))
         text = scene.addSimpleText({"badcase": "badcase", "sla_met": "SLA met"}.get(n, label(n, False)), font)
         text.setBrush(QColor(palette.MUTED if hidden else palette.TEXT))
         br = text.boundingRect()

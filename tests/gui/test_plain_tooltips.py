@@ -1,0 +1,44 @@
+"""Names from input files show as their own characters in tooltips: Qt renders a tooltip as
+rich text when it merely looks like markup (Qt::mightBeRichText), so a cluster named
+"<b>x</b>" showed as a bold "x" and "<img src=...>" loaded an image."""
+from __future__ import annotations
+
+from PySide6 import QtGui
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
+
+NAME = "<b>bold</b> & <img src='x'> [y](javascript:z)"
+
+
+def shown(tip: str) -> str:
+    """The text QToolTip shows for `tip` (its rich-text guess, then the document's text)."""
+    doc = QTextDocument()
+    if QtGui.Qt.mightBeRichText(tip):
+        doc.setHtml(tip)
+    else:
+        doc.setPlainText(tip)
+    return doc.toPlainText()
+
+
+def test_cluster_list_tooltip_is_plain_text(session, qtbot):
+    from widgets.clusters import ClustersPanel
+    panel = ClustersPanel(session)
+    qtbot.addWidget(panel)
+    panel.show_result([{"name": NAME, "badcases": 3, "share": 1.0, "bound": 1,
+                        "categories": ["<i>cat</i>"]}])
+    tips = [shown(panel.proxy.index(r, 0).data(Qt.ItemDataRole.ToolTipRole))
+            for r in range(panel.proxy.rowCount())]
+    mine = [t for t in tips if "bold" in t]
+    assert len(mine) == 1 and mine[0].startswith(NAME) and "<i>cat</i>" in mine[0], tips
+
+
+def test_inputs_panel_tooltips_are_plain_text(session, qtbot):
+    from explorer.core.store import LoadReport
+    from widgets.inputs import InputsPanel
+    panel = InputsPanel(session)
+    qtbot.addWidget(panel)
+    bad = LoadReport(path=f"/data/{NAME}.csv", error=f"/data/{NAME}.csv: <b>broken</b>")
+    panel.show_result([bad])
+    top = panel.tree.topLevelItem(0)
+    assert shown(top.toolTip(0)).startswith(f"/data/{NAME}.csv")
+    assert shown(top.child(0).toolTip(0)) == bad.error
