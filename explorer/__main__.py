@@ -38,7 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--session", metavar="DB", help="open a saved session (.duckdb)")
     parser.add_argument("--screenshot", metavar="PNG",
                         help="load, render every panel, save the window to PNG and exit")
+    from explorer.cli import add_engine_version_argument, engine_version_overrides
+    add_engine_version_argument(parser)
     args = parser.parse_args(argv)
+    try:
+        args.version_overrides = engine_version_overrides(args)
+    except ValueError as e:
+        parser.error(str(e))
     from explorer.app import run_app  # Qt only from here on
     return run_app(args)
 

@@ -13,6 +13,8 @@ import sys
 
 def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="trace or eval files / folders")
+    from explorer.cli import add_engine_version_argument
+    add_engine_version_argument(parser)
     parser.add_argument("--json", action="store_true",
                         help='print one JSON object {"files": [...]} instead of text')
 
@@ -44,6 +46,27 @@ def fmt_number(x) -> str:
     return f"{x:,.{digits}f}"
 
 
+def _run_lines(r: dict) -> list[str]:
+    """A run: who and which version (and where the version came from), its flags, and the
+    aggregates it published (with the product's recomputation where there are requests)."""
+    from explorer.core.report_runs import fmt_published
+    ver = r.get("engine_version") or "version unknown"
+    src = f" [{r['version_source']}]" if r.get("version_source") else \
+        " [no version in the file or its path; set one with --engine-version PATH=VERSION]"
+    out = [f"  run {r['run_id']}: {r.get('label') or '-'} · {r.get('engine') or '-'} {ver}{src}"]
+    out += [f"    !! {flag}" for flag in r.get("flags", [])]
+    if r.get("published"):
+        rec = {(x["metric"], x["stat"]): x for x in r.get("recomputed", [])}
+        out.append(f"    {'published':34s} {'value':>16s}" + (f" {'recomputed':>16s}" if rec else ""))
+        for p in r["published"]:
+            c = rec.get((p["metric"], p["stat"]))
+            again = "" if c is None else (" " + (f"{'(' + c['note'] + ')'}" if c.get("note")
+                                                 else f"{fmt_published(c['recomputed'], p['unit']):>16s}"))
+            name = p["metric"] + ("" if p["stat"] == "value" else f" {p['stat']}")
+            out.append(f"      {name:32s} {fmt_published(p['value'], p['unit']):>16s}{again}")
+    return out
+
+
 def render_text(doc: dict) -> str:
     """The human-readable form of an inspect document."""
     out = []
@@ -69,6 +92,8 @@ def render_text(doc: dict) -> str:
             for m, st in f["metrics"].items():
                 out.append(f"    {m:32s} {_UNITS.get(m, ''):>9s} {fmt_number(st['n']):>9s} "
                            + " ".join(f"{fmt_number(st[k]):>12s}" for k in ("mean", "p50", "p90", "p99")))
+        for r in f.get("run_details", []):
+            out += _run_lines(r)
         for e in f.get("evals", []):
             out.append(f"  eval {e['eval_id']}: model {e['model'] or '-'}, "
                        f"{fmt_number(e['cases'])} cases, {fmt_number(e['correct'])} correct")
@@ -89,6 +114,8 @@ def render_text(doc: dict) -> str:
     if bad:
         summary += " (failed: " + ", ".join(f["path"] for f in bad) + ")"
     out.append(summary)
+    for w in doc.get("warnings", []):
+        out.append(f"warning: {w}")
     if doc.get("prepare_error"):
         out.append(f"warning: {doc['prepare_error']}")
     return "\n".join(out)
@@ -96,8 +123,14 @@ def render_text(doc: dict) -> str:
 
 def run(args) -> int:
     try:
+        from explorer.cli import engine_version_overrides
+        overrides = engine_version_overrides(args)
+    except ValueError as e:
+        print(f"trace-explorer inspect: {e}", file=sys.stderr)
+        return 2
+    try:
         from explorer.core.inspect import inspect_paths
-        result = inspect_paths(args.files)
+        result = inspect_paths(args.files, version_overrides=overrides)
         doc = result.to_dict()
         if args.json:
             print(json.dumps(doc, indent=2, ensure_ascii=False, default=str))

@@ -42,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-samples-leaf", type=int, default=None,
                         help="decision tree: minimum cases per leaf (default max(5, 1%% of cases))")
     parser.add_argument("--no-whatif", action="store_true", help="skip the causal what-if section")
+    from explorer.cli import add_engine_version_argument
+    add_engine_version_argument(parser)
     parser.add_argument("--timings", action="store_true",
                         help="print the wall time of loading, of each section and of writing "
                              "to stderr")
@@ -128,6 +130,9 @@ def _load(store, args) -> tuple[int, int]:
         reports = []
     if args.files:
         reports = list(reports) + list(store.load_paths(args.files))
+        from explorer.core.runs import apply_version_overrides
+        for msg in apply_version_overrides(store, args.version_overrides):
+            _err(msg)
         from explorer.core import pipeline
         res = pipeline.prepare(store)  # bind every case to its request after the last file
         if res.total:
@@ -180,6 +185,8 @@ def run(args) -> int:
         _err("give eval / trace files to analyse, or --demo")
         return 2
     try:
+        from explorer.cli import engine_version_overrides
+        args.version_overrides = engine_version_overrides(args)
         formats = check_formats(args.format.split(","))
         whatif = _whatif_args(args)
         params: dict = {"tree": {"max_depth": args.max_depth,

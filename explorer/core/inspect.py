@@ -2,8 +2,10 @@
 
 inspect_paths(paths) -> InspectResult; InspectResult.to_dict() is the `--json` document
 {"files": [{"path", "format", "kind", "runs", "rows_loaded", "rows_skipped", "skipped_reasons",
-"columns", "metrics": {metric: {"n", "mean", "p50", "p90", "p99"}}, "error", ["evals"]}],
- "ignored": [{"path", "reason"}]}: "ignored" lists the files found in a folder that are not
+"columns", "metrics": {metric: {"n", "mean", "p50", "p90", "p99"}}, "run_details": [per run:
+label, engine, engine_version, version_source (the rule or the user's override), flags such as
+"no successful request", published aggregates and their recomputation: explorer.core.runs
+.overview], "error", ["evals"]}], "ignored": [{"path", "reason"}], ["warnings"]}: "ignored" lists the files found in a folder that are not
 traces or evals (binary, empty, aggregate summaries, tables without a request column); they are
 not failures.
 Metrics are over the requests of the file's runs that carry no error (engine_stats columns for
@@ -25,6 +27,7 @@ class InspectResult:
     files: tuple[dict[str, Any], ...]
     prepare_error: str | None = None
     ignored: tuple[dict[str, str], ...] = ()  # {"path", "reason"} per file passed over
+    warnings: tuple[str, ...] = ()  # e.g. an --engine-version PATH that matched no run
 
     @property
     def failed(self) -> list[dict[str, Any]]:
@@ -35,6 +38,8 @@ class InspectResult:
                              "ignored": [dict(x) for x in self.ignored]}
         if self.prepare_error:
             d["prepare_error"] = self.prepare_error
+        if self.warnings:
+            d["warnings"] = list(self.warnings)
         return d
 
 
@@ -117,12 +122,17 @@ def _failed(store: Store, p: Path, msg: str) -> LoadReport:
     return r
 
 
-def inspect_paths(paths: Iterable[str | Path], store: Store | None = None) -> InspectResult:
-    """Load every path into `store` (a fresh in-memory one by default), bind cases to requests
-    when the pipeline exists, and describe each input. Never raises for a bad file: its entry
-    carries "error" naming the file (and line / field where known)."""
+def inspect_paths(paths: Iterable[str | Path], store: Store | None = None,
+                  version_overrides: list[tuple[str, str]] | None = None) -> InspectResult:
+    """Load every path into `store` (a fresh in-memory one by default), apply the user's
+    (PATH, VERSION) engine versions, bind cases to requests when the pipeline exists, and
+    describe each input. Never raises for a bad file: its entry carries "error" naming the
+    file (and line / field where known)."""
+    from .runs import apply_version_overrides, overview
     store = store or Store()
     reports = _load_all(store, paths)
+    warnings = apply_version_overrides(store, list(version_overrides or []))
+    details = {r["run_id"]: r for r in overview(store)}
     prep = _prepare(store) if any(r.eval_ids for r in reports) else None
     files, ignored = [], []
     for r in reports:
@@ -134,9 +144,10 @@ def inspect_paths(paths: Iterable[str | Path], store: Store | None = None) -> In
             "rows_loaded": r.rows_loaded, "rows_skipped": r.rows_skipped,
             "skipped_reasons": list(r.skipped_reasons), "columns": dict(r.columns),
             "metrics": metrics_for(store, r.run_ids) if not r.error else {},
+            "run_details": [details[x] for x in r.run_ids if x in details],
             "error": r.error,
         }
         if r.kind == "eval" and not r.error:
             entry["evals"] = evals_for(store, r.eval_ids)
         files.append(entry)
-    return InspectResult(tuple(files), prep, tuple(ignored))
+    return InspectResult(tuple(files), prep, tuple(ignored), tuple(warnings))

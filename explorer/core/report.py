@@ -177,6 +177,9 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
     doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
+    from .report_runs import run_versions_section, runs_section
+    doc["runs"] = runs_section(store)
+    doc["run_versions"] = run_versions_section(store)
     doc["timeline"] = _worst_timeline(store, frame)
     sim = _simulated(store)
     note = None
@@ -641,13 +644,26 @@ def _md_timeline(t: dict) -> str:
     return "\n".join(lines)
 
 
+def _md_runs(v):
+    from .report_runs import md_runs
+    return md_runs(v)
+
+
+def _md_run_versions(v):
+    from .report_runs import md_run_versions
+    return md_run_versions(v)
+
+
 SECTIONS_MD = (
     ("clusters", "Badcase clusters", _md_clusters),
     ("cohort", "Cohort", _md_cohort),
     ("comparison", "Metric comparison (badcases vs control)", _md_comparison),
     ("tree", "Decision tree", _md_tree),
     ("heatmap", "Heatmap", _md_heatmap),
+    ("runs", "Runs and their published results", _md_runs),
     ("versions", "Engine versions", _md_versions),
+    ("run_versions", "Engine versions at run level (published aggregates)",
+     _md_run_versions),
     ("sla", "SLA attainment", _md_sla),
     ("whatif", "What-if", _md_whatif),
     ("timeline", "Timeline of the worst badcase", _md_timeline),

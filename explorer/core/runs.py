@@ -146,3 +146,48 @@ def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
             "recomputed": recompute(store, r["run_id"], p) if n and not p.empty else [],
         })
     return out
+
+
+USER_SOURCE = "user"
+
+
+def set_run(store, run_id: str, *, engine_version: str | None = None,
+            label: str | None = None, source: str = USER_SOURCE) -> None:
+    """The user's engine version and / or label for one run (None leaves a field as it is;
+    '' clears the version). Kept in the runs table, so a saved session keeps it."""
+    if engine_version is not None:
+        v = engine_version.strip() or None
+        store.execute("UPDATE runs SET engine_version = ?, version_source = ? WHERE run_id = ?",
+                      [v, source if v else None, run_id])
+    if label is not None:
+        store.execute("UPDATE runs SET label = ? WHERE run_id = ?", [label.strip() or None, run_id])
+
+
+def parse_version_override(text: str) -> tuple[str, str]:
+    """'PATH=VERSION' -> (PATH, VERSION). Raises ValueError naming the argument."""
+    path, sep, version = str(text).rpartition("=")
+    if not sep or not path.strip() or not version.strip():
+        raise ValueError(f"--engine-version needs PATH=VERSION (e.g. runs/a.json=0.9.2), "
+                         f"not {text!r}")
+    return path.strip(), version.strip()
+
+
+def apply_version_overrides(store, overrides: list[tuple[str, str]]) -> list[str]:
+    """Set the engine version of every run loaded from PATH (a file, or any file under a
+    folder) for each (PATH, VERSION), the later pairs winning; version_source becomes
+    "user: --engine-version PATH=VERSION". Returns one message per PATH that matched no run
+    (the caller shows them)."""
+    from pathlib import Path
+    runs = store.df("SELECT run_id, source_path FROM runs")
+    resolved = [(r, Path(p).resolve()) for r, p in zip(runs["run_id"], runs["source_path"])
+                if isinstance(p, str)]
+    problems = []
+    for path, version in overrides:
+        target = Path(path).resolve()
+        hit = [r for r, p in resolved if p == target or target in p.parents]
+        if not hit:
+            problems.append(f"--engine-version {path}={version}: no loaded run comes from {path}")
+        for run_id in hit:
+            set_run(store, run_id, engine_version=version,
+                    source=f"user: --engine-version {path}={version}")
+    return problems

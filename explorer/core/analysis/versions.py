@@ -65,8 +65,9 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
         if eval_id is not None:
             raise NoData(f"no run bound to a case of eval {eval_id!r} names an engine version, "
                          "so there is nothing to compare across versions")
-        raise NoData("no loaded run names an engine version (engine_version), so there is "
-                     "nothing to compare across versions")
+        raise NoData("no loaded run with per-request rows names an engine version "
+                     "(engine_version), so no request-level comparison across versions (runs "
+                     "with published aggregates only are compared at run level)")
 
     def multi(df):
         return df.groupby(df["benchmark"].fillna("\0"))["engine_version"].nunique().max() >= 2
@@ -135,10 +136,9 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
         adj = stats.false_discovery_control([c["p_value"] for c in tested], method="bh")
         for c, q in zip(tested, adj):
             c["p_adjusted"] = float(q)
-            worse = (c["better"] == "higher" and c["to_value"] < c["from_value"]) or \
-                    (c["better"] == "lower" and c["to_value"] > c["from_value"])
-            big = c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]
-            c["regression"] = bool(q < p["alpha"] and worse and big)
+            c["regression"] = regression_flag(c["from_value"], c["to_value"], c["change_pct"],
+                                              c["better"], c["p_adjusted"], p["alpha"],
+                                              p["min_change_pct"])
     changes.sort(key=change_rank)
     summary = summarize_changes(changes, p["alpha"])
     acc = store.query("analysis_versions_accuracy",
@@ -159,6 +159,20 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                           min_change_pct=p["min_change_pct"], pooled=not by_bench,
                           accuracy_by_category=tuple(by_cat), single_version=tuple(single),
                           summary=tuple(summary), max_changes=p["max_changes"])
+
+
+def regression_flag(from_value, to_value, change_pct, better, p_adjusted, alpha: float,
+                    min_change_pct: float, run_level: bool = False) -> bool:
+    """The one regression rule: the change goes the bad way (`better` is "higher" or "lower"),
+    |change_pct| >= min_change_pct (an unknown change_pct, from a 0 old value, counts as big)
+    and, per request, p_adjusted < alpha. At run level (run_versions: one published aggregate
+    per version, nothing to test) the first two conditions decide."""
+    worse = (better == "higher" and to_value < from_value) or \
+            (better == "lower" and to_value > from_value)
+    big = change_pct is None or abs(change_pct) >= min_change_pct
+    if run_level:
+        return bool(worse and big)
+    return bool(p_adjusted is not None and p_adjusted < alpha and worse and big)
 
 
 def change_rank(c: dict) -> tuple:

@@ -204,11 +204,21 @@ def text(value: Any) -> str | None:
 def register_run(store, report, path: Path, fmt: str, base: str, *, engine: str | None = None,
                  engine_version: str | None = None, model: str | None = None,
                  label: str | None = None, benchmark: str | None = None, started_at=None,
-                 config: dict | None = None) -> str:
-    """Insert one `runs` row for a file and return its unique run_id (base, base#2, ...)."""
+                 config: dict | None = None, version_source: str | None = None) -> str:
+    """Insert one `runs` row for a file and return its unique run_id (base, base#2, ...).
+    The engine version is the one the loader read from the file's content (version_source
+    "file content" unless the loader says otherwise), else the one the path names
+    (version_rule; the source says which part and rule); the user may override it later
+    (explorer.core.runs.set_version)."""
+    if engine_version:
+        version_source = version_source or "file content"
+    else:
+        found = version_rule(path)
+        engine_version, version_source = found if found else (None, None)
     run_id = store.new_id("runs", "run_id", base)
     store.add_run(run_id, source_path=str(path), source_sha256=report.sha256, format=fmt,
-                  engine=engine, engine_version=engine_version, model=model,
+                  engine=engine, engine_version=engine_version, version_source=version_source,
+                  model=model,
                   label=label or Path(path).stem, benchmark=benchmark, started_at=started_at,
                   config=config)
     report.run_ids.append(run_id)
@@ -282,15 +292,37 @@ def mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def version_from_path(path: Path) -> str | None:
-    """A release string such as '0.3.0' from a folder name like ps_experiment_v0.3.0_20250519."""
-    for part in reversed(Path(path).resolve().parts[:-1]):
-        m = re.search(r"(?:^|[_\-])v(\d+\.\d+(?:\.\d+)?(?:[.\-]?(?:post|rc|dev)\d*)?)(?:$|[_\-])",
-                      part)
-        if m:
-            return m.group(1)
+_ENGINES = r"(vllm|sglang|lmdeploy|tensorrt[-_]?llm|trtllm|tgi|aibrix|llumnix)"
+_VER = r"(\d+\.\d+(?:\.\d+){0,2}(?:[.\-]?(?:post|rc|dev|a|b)\d*)?)"
+# (name shown in inspect, pattern over one path part: a folder name or the file's stem);
+# tried on the file name first, then on each folder from the nearest up
+VERSION_RULES: tuple[tuple[str, re.Pattern], ...] = (
+    ("engine name and version", re.compile(rf"(?:^|[_\-. ]){_ENGINES}(?:[-_ ]|==?)?v?{_VER}(?=$|[_\-. ])", re.I)),
+    ("v + version", re.compile(rf"(?:^|[_\-. ])v{_VER}(?=$|[_\-. ])")),
+    ("a version of three numbers", re.compile(r"(?:^|[_\- ])(\d+\.\d+\.\d+(?:[.\-]?(?:post|rc|dev)\d*)?)(?=$|[_\- ])")),
+)
+
+
+def version_rule(path: Path) -> tuple[str, str] | None:
+    """(engine version, the rule that found it) from a file's name or its folders: a part
+    such as 'vllm-0.6.1', 'sglang_0.4.3.post2' or 'vllm==0.9.2' (engine name and version),
+    'v0.9.2' / 'ps_experiment_v0.3.0_20250519' (v + version), or 'before-0.8.5' (a version of
+    three numbers; two numbers alone, like the rate in 'output_0.5', are not a version).
+    The rule text names the part: "path: folder 'vllm-0.6.1' (engine name and version)"."""
+    p = Path(path)
+    parts = [("file", p.stem)] + [("folder", x) for x in reversed(p.resolve().parts[:-1])]
+    for where, part in parts:
+        for name, rx in VERSION_RULES:
+            m = rx.search(part)
+            if m:
+                return m.group(m.lastindex), f"path: {where} '{part}' ({name})"
     return None
 
+
+def version_from_path(path: Path) -> str | None:
+    """The engine version named by a file's path (version_rule), or None."""
+    found = version_rule(path)
+    return found[0] if found else None
 
 
 def prompt_hash(prompt: Any) -> str | None:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .base import Sniff
 from ._common import (no_rows, range_mask, range_problems, read_text_csv, register_run,
-                      version_from_path)
+                      version_rule)
 
 NAME = "aibrix"
 KIND = "trace"
@@ -99,11 +99,13 @@ def load(path: Path, store, report) -> None:
     for c in ("prompt_tokens", "completion_tokens"):
         rows[c] = rows[c].astype("Int64")
     config, qps = parse_name(path)
-    version = version_from_path(path)
+    found = version_rule(path)
+    version = found[0] if found else None
     exp = re.sub(r"_v\d+(\.\d+)*.*$", "", path.parent.name) or "aibrix"
     run_id = register_run(store, report, path, NAME,
                           f"aibrix:{version + ':' if version else ''}{path.stem}",
                           engine="aibrix", engine_version=version, label=path.stem,
+                          version_source=found[1] if found else None,
                           benchmark=f"{exp}/{config}/{qps:g}" if qps is not None else f"{exp}/{config}",
                           config={"config": config, "request_rate_qps": qps})
     rows.insert(0, "run_id", run_id)
