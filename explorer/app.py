@@ -3,7 +3,8 @@ guard), the main window (widgets/mainwindow.py), and `--screenshot` (load, wait 
 panel's result, render, save, exit).
 
     run_app(args) -> int     args: files (list), demo (bool), session (path|None),
-                             screenshot (PNG path|None)
+                             screenshot (PNG path|None), size ("WxH"|None: the window's size;
+                             --screenshot defaults to 1600x1000)
 """
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import logging
 import os
 import sys
 import threading
-import traceback
 from importlib import resources as importlib_resources
 
 from PySide6.QtCore import QCoreApplication, QSettings, QTimer
@@ -94,16 +94,20 @@ def style_sheet() -> str:
 
 
 def install_excepthook(window=None, interactive: bool = True) -> None:
-    """Log every uncaught exception (slots included) and, when interactive, show it in a dialog;
-    the app keeps running."""
+    """Write every uncaught exception (slots included) to the error log and, when
+    interactive, say in a dialog what failed and where the details are (no traceback for the
+    user); the app keeps running."""
+    from explorer.core import errlog
+
     def hook(etype, value, tb):
-        text = "".join(traceback.format_exception(etype, value, tb))
-        log.error("uncaught exception:\n%s", text)
+        if value is None:
+            value = etype()
+        value.__traceback__ = tb
+        where = errlog.record(value, "uncaught exception in the window")
         if interactive and window is not None and QApplication.instance() is not None:
             box = QMessageBox(QMessageBox.Icon.Warning, window.tr("Unexpected error"),
                               window.tr("Something went wrong; the window keeps running.\n\n%1")
-                              .replace("%1", str(value)), parent=window)
-            box.setDetailedText(text)
+                              .replace("%1", f"{errlog.describe(value)}\n\n{where}"), parent=window)
             box.setModal(False)
             box.show()
     sys.excepthook = hook
@@ -120,8 +124,8 @@ def _warm_imports() -> None:
 def run_app(args) -> int:
     """Open the window, load args.files / --demo / --session, and run the event loop (or, with
     --screenshot, save the window to PNG once every panel has its result and exit 0)."""
-    logging.basicConfig(level=os.environ.get("TRACE_EXPLORER_LOG", "WARNING"),
-                        format="%(levelname)s %(name)s: %(message)s")
+    from explorer.core import errlog
+    errlog.configure_logging(os.environ.get("TRACE_EXPLORER_LOG", "WARNING"))
     # pandas, DuckDB and pyqtgraph import in a thread while Qt builds the application (font
     # database, style): PySide6 releases the GIL in C++, so the two overlap (~0.2 s saved)
     warm = threading.Thread(target=_warm_imports, name="warm-imports", daemon=True)
@@ -137,6 +141,9 @@ def run_app(args) -> int:
         settings = QSettings(os.devnull, QSettings.Format.IniFormat)
     session = Session()
     window = MainWindow(session, settings)
+    size = parse_size(getattr(args, "size", None))
+    if size and not shot:
+        window.resize(size[0], size[1])
     install_excepthook(window, interactive=not shot)
     window.show()
 
@@ -146,39 +153,66 @@ def run_app(args) -> int:
         files = list(getattr(args, "files", []) or [])
         if files:
             window.load(files)
+        if getattr(args, "version_overrides", None):  # queued after the load (one worker)
+            session.apply_version_overrides(args.version_overrides)
         if getattr(args, "demo", False) and not session.load_demo():
             window.statusBar().showMessage(window.tr("Demo workload not available yet."))
     if not shot:
         QTimer.singleShot(0, start)
         rc = app.exec()
     else:
-        rc = _screenshot(app, window, session, shot, start)
-    shutdown(window)
+        rc = _screenshot(app, window, session, shot, start, size or SCREENSHOT_SIZE)
+    if not shutdown(window, EXIT_WAIT_MS):
+        # a job still runs (a long query that cannot be interrupted): its result would be
+        # dropped anyway, and an in-memory store has nothing to flush; a session being saved
+        # keeps its previous file (saves are atomic). Exit now rather than hang.
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
     return rc
 
 
-def shutdown(window, msecs: int = 60000) -> None:
+EXIT_WAIT_MS = 500  # after the window closed (it already waited CLOSE_WAIT_MS): < 2 s in all
+
+
+def shutdown(window, msecs: int = 60000) -> bool:
     """After the event loop: stop every runner of the window for good (cancel, drop queued
-    jobs, wait for the running one, disconnect), so no worker thread emits into deleted
-    objects while Python tears the window down."""
+    jobs, wait up to msecs for the running one, disconnect), so no worker thread emits into
+    deleted objects while Python tears the window down. False when a job still runs."""
+    ok = True
     for runner in window.runners():
         if hasattr(runner, "shutdown"):
-            runner.shutdown(msecs)
+            ok = runner.shutdown(msecs) and ok
         else:
             runner.cancel()
-            runner.wait(msecs)
+            ok = runner.wait(msecs) and ok
+    return ok
 
 
-def _screenshot(app, window, session, path: str, start) -> int:
+def parse_size(text: str | None) -> tuple[int, int] | None:
+    """'1366x768' -> (1366, 768); None -> None. Raises ValueError for anything else."""
+    if not text:
+        return None
+    w, sep, h = text.lower().partition("x")
+    if not sep or not w.strip().isdigit() or not h.strip().isdigit() or int(w) < 320 or int(h) < 240:
+        raise ValueError(f"--size wants WIDTHxHEIGHT of at least 320x240, e.g. 1366x768 (got {text!r})")
+    return int(w), int(h)
+
+
+def _screenshot(app, window, session, path: str, start, size=SCREENSHOT_SIZE) -> int:
     state = {"rc": 0}
+    window.resize(*size)
+    window.fit_layout()
 
     def save():
         timer.stop()
-        if (window.width(), window.height()) != SCREENSHOT_SIZE and not state.get("resized"):
+        if (window.width(), window.height()) != size and not state.get("resized"):
             # the offscreen platform (an 800x800 screen) may shrink the window while docks
-            # settle: a screenshot is always the default 1600x1000 layout
+            # settle: a screenshot is always at the size asked for, in that size's layout
             state["resized"] = True
-            window.resize(*SCREENSHOT_SIZE)
+            window.resize(*size)
+            window.fit_layout()
             QTimer.singleShot(300, save)
             return
         app.processEvents()

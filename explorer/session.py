@@ -6,12 +6,17 @@ at a time; a result that arrives after the cohort or the selection changed is dr
 
 What the session sends (Session.resultsChanged(dict), partial updates, key -> value):
     "inputs"    list[LoadReport]                   (Inputs panel)
+    "runs"      list[dict]: explorer.core.runs.overview (Runs panel, Inputs panel's run rows)
+    "run_versions" dict: the run-level version comparison (report_runs.run_versions_section)
     "clusters"  list[dict]: name, badcases, share (0..1), bound, binding_rate, categories
                 (clusters.cluster_summary, else analysis.cluster_table)
     "meta"      dict: simulated (bool), demo_note (str|None), cases, requests, runs (ints)
     "frame"     pandas.DataFrame from analysis.cohort_frame (one row per cohort case)
     "cases"     pandas.DataFrame(case_id, prompt, prediction, correct, cluster, category,
                 run_id, request_id, level) of the cohort, or of the selection when one is set
+    "selection" dict of analysis.selected.analyse_selection for the current selection (the
+                selection against the rest and the control, its heatmap cells, versions, SLA,
+                conclusion), None when nothing is selected, or a Failure
     "cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion", ...:
                 the result's .to_dict() (../shared/DESIGN.md report JSON), or a Failure
 An analysis that raised arrives as Failure(message, nodata) so the panel can say why in place.
@@ -27,12 +32,13 @@ from typing import Any, Iterable
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core.store import Store
+from explorer.core.store import LoadCancelled, Store
 from explorer.workers import JobContext, Runner
 
 log = logging.getLogger(__name__)
 
-ANALYSIS_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion")
+ANALYSIS_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion",
+                 "engine")
 CLUSTER_SETTING = "chosen_cluster"  # settings key: the cluster chosen when the session was saved
 CASE_LIMIT = 5000  # rows fetched for the case table
 REQUEST_LIMIT = 500  # rows of a heatmap cell's request list
@@ -142,6 +148,20 @@ def fetch_requests(store: Store, keys: pd.DataFrame, limit: int = REQUEST_LIMIT)
     return df[REQUEST_COLUMNS]
 
 
+def select_payload(store: Store, cohort, frame, ids, objects: dict, params: dict):
+    """The "selection" payload (analysis.selected.analyse_selection: the selection against the
+    rest of the cohort and the control, its heatmap cells, versions, SLA and conclusion), a
+    Failure when it raised, or None without a cohort frame."""
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        return None
+    from explorer.core.analysis.selected import analyse_selection
+    try:
+        return analyse_selection(store, cohort, frame, ids, objects, params)
+    except Exception as e:  # noqa: BLE001 - shown in the panels
+        log.exception("selection analysis failed")
+        return to_payload(e)
+
+
 def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | None = None):
     """Every analysis section of `cohort`, the way analysis.run_all does it (same sections,
     same NoData / error mapping to SectionError, conclusion from the others), but sharing one
@@ -235,10 +255,15 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     eval_id = getattr(cohort, "eval_id", None)
     dump = lambda v: json.dumps(v, sort_keys=True, default=str)  # noqa: E731
     cached("heatmap", ("heatmap", dump(hp)), lambda: A.compute_heatmap(store, cohort, hp, frame=frame))
+    if isinstance(out["heatmap"], dict) and isinstance(frame, pd.DataFrame) and len(frame):
+        from explorer.core.analysis.selected import cell_counts  # the cohort's cases per cell
+        out["heatmap"] = {**out["heatmap"], "case_cells": cell_counts(objects["heatmap"], frame)}
     cached("versions", ("versions", eval_id, dump(params.get("versions"))),
            lambda: A.compare_versions(store, cohort, params.get("versions")))
     cached("sla", ("sla", eval_id, dump(params.get("sla"))),
            lambda: A.sla_attainment(store, cohort, params.get("sla")))
+    from explorer.core.analysis.engine import engine_stats
+    cached("engine", ("engine",), lambda: engine_stats(store))  # needs no eval, no cohort
     section("conclusion", lambda: A.conclude(dict(objects), params.get("conclusion")))
     return out, {k: v for k, v in objects.items() if not isinstance(v, A.SectionError)}
 
@@ -362,10 +387,54 @@ class Session(QObject):
             except Exception as e:  # noqa: BLE001 - lookups then scan, only slower
                 log.warning("timeline indexes not created: %s", e)
         return {"inputs": self.store.input_reports(), "clusters": fetch_clusters(self.store),
-                "meta": fetch_meta(self.store)}
+                "meta": fetch_meta(self.store),
+                "load_failed": [r.error for r in reports if r.error], **self._runs_payload()}
+
+    def _runs_payload(self) -> dict:
+        from explorer.core.report_runs import run_versions_section, runs_section
+        return {"runs": runs_section(self.store), "run_versions": run_versions_section(self.store)}
+
+    def set_run(self, run_id: str, engine_version: str | None = None,
+                label: str | None = None) -> None:
+        """The user's engine version and / or label of one run (explorer.core.runs.set_run,
+        kept with the session); then the runs are repainted and every analysis reruns (the
+        version comparison depends on it)."""
+        def job(ctx: JobContext):
+            from explorer.core.runs import set_run
+            set_run(self.store, run_id, engine_version=engine_version, label=label)
+            return self._runs_payload()
+
+        def done(payload: dict) -> None:
+            self._cache = {}
+            self._publish(payload)
+            self.refresh()
+        self.runner.submit(f"set_run:{run_id}", job, done, self._failed,
+                           label=self.tr("Updating run %1").replace("%1", run_id))
+
+    def apply_version_overrides(self, overrides: list) -> None:
+        """--engine-version PATH=VERSION pairs, applied once the files are loaded (a PATH that
+        matched no run is said in the status bar)."""
+        def job(ctx: JobContext):
+            from explorer.core.runs import apply_version_overrides
+            return apply_version_overrides(self.store, list(overrides)), self._runs_payload()
+
+        def done(result) -> None:
+            problems, payload = result
+            for p in problems:
+                self.message.emit(p)
+            self._cache = {}
+            self._publish(payload)
+            self.refresh()
+        self._loads += 1
+        self.runner.submit(f"load{self._loads}", job, done, self._failed,
+                           label=self.tr("Setting engine versions"))
 
     def _loaded(self, payload: dict) -> None:
         self._cache = {}
+        failed = payload.pop("load_failed", None) or []
+        if failed:  # the status bar names them; the Inputs panel lists each with its reason
+            self.message.emit(self.tr("%n input(s) could not be read: %1", "", len(failed))
+                              .replace("%1", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
         names = [c["name"] for c in payload["clusters"]]
         chosen = payload.pop("chosen_cluster", None)  # a reopened session's own choice
         if isinstance(chosen, str) and chosen in names:
@@ -383,8 +452,15 @@ class Session(QObject):
         self.refresh()
 
     def _failed(self, err: BaseException) -> None:
-        self.errors.append(str(err))
-        self.message.emit(self.tr("Error: %1").replace("%1", str(err)))
+        """A job failed: one line in the status bar, never a traceback. An unexpected fault
+        (not a TraceExplorerError, which explains itself) has its details in the error log,
+        whose path the line gives."""
+        from explorer.core import errlog
+        from explorer.core.errors import TraceExplorerError
+        text = str(err) if isinstance(err, TraceExplorerError) and str(err) else \
+            f"{errlog.describe(err)} ({errlog.record(err, 'background job')})"
+        self.errors.append(text)
+        self.message.emit(self.tr("Error: %1").replace("%1", text))
 
     def _publish(self, payload: dict) -> None:
         self.data.update(payload)
@@ -435,6 +511,7 @@ class Session(QObject):
             payload, objects = cache[key]
             self.objects = dict(objects)
             self._publish(dict(payload))
+            self._reselect()
             return
 
         def job(ctx: JobContext):
@@ -459,6 +536,16 @@ class Session(QObject):
         self.objects = objects
         self._publish({k: v for k, v in payload.items()
                        if k not in ("frame", "cases", "cohort", "comparison", "tree")})
+        self._reselect()
+
+    def _reselect(self) -> None:
+        """The analyses were rerun under a selection (new parameters, F5): answer the same
+        selection again, so no view keeps figures of the results before."""
+        if self.selection is None:
+            return
+        pred, label, requests, source = self.history[self.hist_index]
+        if pred is self.selection:
+            self.set_selection(pred, label, record=False, requests=requests, source=source)
 
     def _analysis_failed(self, err: BaseException) -> None:
         self._publish({k: to_payload(err) for k in ANALYSIS_KEYS + ("frame",)})
@@ -510,11 +597,13 @@ class Session(QObject):
             frame = self.data.get("frame")
             ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
             self.runner.submit("cases", lambda ctx: {"cases": fetch_cases(self.store, ids),
-                                                     "selected_requests": None},
+                                                     "selected_requests": None, "selection": None},
                                self._publish, self._failed, label=self.tr("Listing cases"))
             return
         analysis = importlib.import_module("explorer.core.analysis")
         cohort = analysis.Cohort(cluster=self.cluster, control=self.control, selection=predicate)
+        frame, objects, whole = self.data.get("frame"), dict(self.objects), self.cohort()
+        params = {k: dict(v) for k, v in self.params.items()}
 
         def job(ctx: JobContext):
             ids = frozenset(analysis.cohort_frame(self.store, cohort)["case_id"])
@@ -524,15 +613,17 @@ class Session(QObject):
                 sel = importlib.import_module("explorer.core.selection")
                 keys = sel.select_requests(self.store, predicate)
                 nreq, reqs = len(keys), fetch_requests(self.store, keys)
-            return ids, nreq, fetch_cases(self.store, sorted(ids)), reqs
+            cases = fetch_cases(self.store, sorted(ids))
+            ctx.check()
+            return ids, nreq, cases, reqs, select_payload(self.store, whole, frame, ids, objects, params)
         self.runner.submit("selection", job, self._selected, self._failed,
                            label=self.tr("Selecting"))
 
     def _selected(self, result) -> None:
-        ids, nreq, cases, reqs = result
+        ids, nreq, cases, reqs, selection = result
         self.selected_cases, self.selected_requests = ids, nreq
         self.selectedCasesChanged.emit(ids)
-        self._publish({"selected_requests": reqs, "cases": cases})
+        self._publish({"selected_requests": reqs, "cases": cases, "selection": selection})
 
     def open_request(self, run_id, request_id) -> None:
         """Open one request in the Timeline panel (emits requestActivated); the main window
@@ -572,8 +663,26 @@ class Session(QObject):
         if tree is None:
             return
         self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           self.tr("tree node %1").replace("%1", str(node_id)),
+                           self.tr("Decision tree: node %1").replace("%1", str(node_id)),
                            source=("tree", node_id))
+
+    def select_cases(self, case_ids, view: str = "Cases") -> None:
+        """Select a set of cases (rows picked in the Cases table) by their ids."""
+        sel = importlib.import_module("explorer.core.selection")
+        ids = tuple(sorted({str(c) for c in case_ids}))
+        if not ids:
+            return
+        self.set_selection(sel.InSet("case_id", ids),
+                           self.tr("%1: %2 case(s) picked").replace("%1", view).replace("%2", f"{len(ids):,}"),
+                           source=("cases", len(ids)))
+
+    def select_range(self, metric: str, lo: float | None, hi: float | None, text: str = "") -> None:
+        """Select the cohort's cases whose `metric` lies in [lo, hi) (a range brushed on the
+        Distributions panel, `text` its readable form, e.g. "TPOT 12 ms to 20 ms")."""
+        sel = importlib.import_module("explorer.core.selection")
+        self.set_selection(sel.Range(metric, lo, hi),
+                           self.tr("Distributions: %1").replace("%1", text or f"{metric} {lo} to {hi}"),
+                           source=("range", metric, lo, hi))
 
     def select_heatmap_cell(self, ix: int, iy: int) -> None:
         """Select the requests of one heatmap cell (analysis.heatmap_cell_predicate)."""
@@ -582,9 +691,34 @@ class Session(QObject):
         if hm is None:
             return
         self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
-                           self.tr("heatmap cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)),
+                           self.tr("Heatmap: cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)),
                            requests=True, source=("heatmap", ix, iy))
 
     def cancel(self) -> None:
-        """Cancel every running or queued job (the status bar's Cancel)."""
+        """Cancel every running or queued job (the status bar's Cancel). A load in progress
+        rolls back the file it was reading (Store.load_paths); the files loaded before it
+        stay, and the window is refreshed from the store to show exactly that."""
+        loading = any(k.startswith("load") for k in self.runner.live_keys())
         self.runner.cancel()
+        if loading:
+            self._loads += 1
+
+            def job(ctx: JobContext):
+                pipeline = optional_module("explorer.core.pipeline")
+                if pipeline is not None:  # the files committed before the cancel, bound
+                    pipeline.prepare(self.store)
+                payload = self._after_load(ctx, [], prepare=False)
+                undone = [r.path for r in payload["inputs"]
+                          if r.error and r.error.endswith(LoadCancelled.TEXT)]
+                payload["cancel_note"] = undone[-1] if undone else None
+                return payload
+
+            def done(payload: dict) -> None:
+                path = payload.pop("cancel_note", None)
+                self._loaded(payload)
+                self.message.emit(
+                    self.tr("Loading cancelled: %1 was rolled back; the files loaded before it stay.")
+                    .replace("%1", path) if path else
+                    self.tr("Loading cancelled; the files loaded before stay."))
+            self.runner.submit(f"load{self._loads}", job, done, self._failed,
+                               label=self.tr("Reading the session"))

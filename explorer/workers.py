@@ -149,6 +149,10 @@ class Runner(QObject):
     def pending(self) -> int:
         return len(self._live)
 
+    def live_keys(self) -> list[str]:
+        """Keys of the jobs queued or running (stale ones included)."""
+        return [job.key for job, _, _ in self._live.values()]
+
     def wait(self, msecs: int = -1) -> bool:
         """Block until the pool is empty (for shutdown and tests only)."""
         return self.pool.waitForDone(msecs)

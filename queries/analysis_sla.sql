@@ -25,11 +25,16 @@ rq AS (
     SELECT * FROM requests __RUNS__
 ),
 j AS (
-    SELECT r.run_id, ru.engine_version, cat.category, r.tenant, r.completion_tokens,
-           __JUDGED__ AS judged, __MET__ AS met
+    -- one pass over the requests: per (run, category, tenant), then the grouping sets below
+    -- run over these few rows, not over every request four times (10M requests: 1.6 s before)
+    SELECT r.run_id, cat.category, r.tenant,
+           count(*) FILTER (WHERE __JUDGED__) AS n,
+           count(*) FILTER (WHERE __JUDGED__ AND __MET__) AS n_met,
+           count(*) FILTER (WHERE NOT __JUDGED__) AS n_unjudged,
+           sum(r.completion_tokens) FILTER (WHERE __JUDGED__ AND __MET__) AS tok_met
     FROM rq r
-    LEFT JOIN runs ru ON ru.run_id = r.run_id
     LEFT JOIN cat ON cat.run_id = r.run_id AND cat.request_id = r.request_id
+    GROUP BY ALL
 ),
 span AS (
     SELECT run_id,
@@ -40,14 +45,14 @@ g AS (
     SELECT CASE WHEN grouping(engine_version) = 0 THEN 'version'
                 WHEN grouping(category) = 0 THEN 'category'
                 WHEN grouping(tenant) = 0 THEN 'tenant' ELSE 'run' END AS dim,
-           coalesce(engine_version, category, tenant) AS key, run_id,
-           count(*) FILTER (WHERE judged) AS n,
-           count(*) FILTER (WHERE judged AND met) AS n_met,
-           count(*) FILTER (WHERE NOT judged) AS n_unjudged,
-           coalesce(sum(completion_tokens) FILTER (WHERE judged AND met), 0) AS tok_met
-    FROM j
-    GROUP BY GROUPING SETS ((run_id), (run_id, engine_version), (run_id, category),
-                            (run_id, tenant))
+           coalesce(engine_version, category, tenant) AS key, j.run_id,
+           CAST(sum(n) AS BIGINT) AS n,
+           CAST(sum(n_met) AS BIGINT) AS n_met,
+           CAST(sum(n_unjudged) AS BIGINT) AS n_unjudged,
+           coalesce(sum(tok_met), 0) AS tok_met
+    FROM j LEFT JOIN runs ru ON ru.run_id = j.run_id
+    GROUP BY GROUPING SETS ((j.run_id), (j.run_id, engine_version), (j.run_id, category),
+                            (j.run_id, tenant))
 ),
 k AS (
     SELECT dim, CASE WHEN dim = 'run' THEN g.run_id ELSE key END AS key, g.run_id, n, n_met,

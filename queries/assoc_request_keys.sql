@@ -1,7 +1,8 @@
 -- Purpose: every id under which a staged request can be found (temp table _assoc_keys):
 --          its request_id and its x-request-id / gen_ai.request.id forms (alt_ids) as
 --          stored (exact = true), plus each of them normalised like _assoc_cases.norm_id
---          where normalising changes it (exact = false).
+--          where normalising changes it (exact = false); only keys equal to a staged case's
+--          request_id or norm_id (the others can bind nothing).
 -- Params:  none
 -- Returns: (creates) _assoc_keys(rk BIGINT, key VARCHAR, exact BOOLEAN)
 CREATE OR REPLACE TEMP TABLE _assoc_keys AS
@@ -31,6 +32,11 @@ WITH raw AS (
                 ELSE n1 END AS norm
     FROM p
 )
+-- only the keys a staged case can meet (assoc_level1 joins exact keys on request_id and any
+-- key on norm_id): 10M requests keep ~1M keys instead of 10M (binding 42 -> s at load 11)
 SELECT rk, id AS key, true AS exact FROM n
+WHERE id IN (SELECT request_id FROM _assoc_cases WHERE request_id IS NOT NULL)
+   OR id IN (SELECT norm_id FROM _assoc_cases WHERE norm_id IS NOT NULL)
 UNION ALL
-SELECT rk, norm AS key, false AS exact FROM n WHERE norm <> id
+SELECT rk, norm AS key, false AS exact FROM n
+WHERE norm <> id AND norm IN (SELECT norm_id FROM _assoc_cases WHERE norm_id IS NOT NULL)

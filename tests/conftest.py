@@ -10,13 +10,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MPLCONFIGDIR", str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "mpl"))
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL = ROOT.parent / "shared" / "data" / "real"
+# TRACE_EXPLORER_REAL_DATA points elsewhere (e.g. at a missing folder, to check the skips).
+REAL = Path(os.environ.get("TRACE_EXPLORER_REAL_DATA") or ROOT.parent / "shared" / "data" / "real")
 
 
 @pytest.fixture(scope="session")
 def real() -> Path:
-    """The folder of real public files (../shared/data/real); the tests need it."""
-    assert REAL.is_dir(), f"real test data missing: {REAL} (CI lays ../shared beside the clone)"
+    """The folder of real public files (../shared/data/real, see the README's Data section);
+    the tests that need it skip, saying so, on a clone without it."""
+    if not REAL.is_dir():
+        pytest.skip(f"real test data not found at {REAL} (the public files the README's Data "
+                    "section lists; CI lays ../shared beside the clone)")
     return REAL
 
 

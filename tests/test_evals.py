@@ -204,3 +204,47 @@ def test_opencompass_predictions_with_results_details(tmp_path):
     assert rep.format == "opencompass" and rep.error is None
     assert _counts(s, "opencompass:qwen-7b/gsm8k") == (6, 3)
     s.close()
+
+
+@pytest.mark.parametrize("kind", ["csv", "tsv", "parquet"])
+def test_generic_eval_sql_path_matches_the_record_path(tmp_path, monkeypatch, kind):
+    """The vectorised loader (DuckDB) and the per-record parsers give the same cases, skips
+    and reasons on awkward values: spaces, ISO and ms timestamps, scores, repeated ids,
+    blank and whitespace-only text, extra columns."""
+    import pandas as pd
+    from explorer.core.formats import generic_eval
+    rows = [["id", "question", "is_correct", "subject", "ts", "input_tokens", "note", "n"],
+            ["a", "Q one", "true", "alg", "1700000000", "12", "x", "1"],
+            ["b", "  Q  TWO ", " yes ", " ", "1700000001000", "7.0", "", ""],
+            ["c", "q3", "0.7", "geo", "2023-11-14T22:13:22Z", "", "é \"q\"", "2"],
+            ["a", "dup", "false", "alg", "", "", "", ""],
+            ["", "no id", "0", "alg", "nan", "3", "", "4"],
+            ["e", "bad", "maybe", "alg", "", "", "", ""],
+            ["f", "bad tokens", "1", "alg", "", "2.5", "", ""],
+            ["g", "score", "1.5", "alg", "", "", "", ""],
+            ["h", "\u3000", "PASS", "\t", "+12", "+4", "y", ""]]
+    p = tmp_path / f"ev.{kind}"
+    if kind == "parquet":
+        pd.DataFrame(rows[1:], columns=rows[0]).to_parquet(p)
+    else:
+        sep = "\t" if kind == "tsv" else ","
+        p.write_text("\n".join(sep.join(f'"{v}"' if '"' in v or sep in v else v
+                                        for v in (c.replace('"', '""') for c in r))
+                               for r in rows) + "\n", encoding="utf-8")
+    from explorer.core.formats import _eval_sql
+    calls, real = [], _eval_sql.load_table
+    monkeypatch.setattr(_eval_sql, "load_table", lambda *a: calls.append(1) or real(*a))
+    seen = {}
+    for path in ("sql", "records"):
+        if path == "records":
+            monkeypatch.setattr(generic_eval, "_load_sql", lambda *a: False)
+        s = Store()
+        rep = s.load_file(p)
+        assert rep.error is None
+        df = s.df("SELECT * FROM cases ORDER BY case_id")
+        df["extra"] = [None if pd.isna(v) else json.loads(v) for v in df["extra"]]
+        seen[path] = (rep.rows_loaded, rep.rows_skipped, rep.skipped_reasons,
+                      df.astype(object).where(df.notna(), None).to_dict("records"))
+        s.close()
+    assert seen["sql"] == seen["records"]
+    assert seen["sql"][:2] == (5, 4) and calls == [1]

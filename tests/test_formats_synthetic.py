@@ -118,7 +118,7 @@ vllm:num_requests_waiting{{engine="0",model_name="m"}} {wait}
 vllm:gpu_cache_usage_perc{{engine="0",model_name="m"}} {kv}
 vllm:num_preemptions_total{{engine="0",model_name="m"}} {pre}
 vllm:prefix_cache_hits_total{{engine="0",model_name="m"}} {hits}
-vllm:prefix_cache_queries_total{{engine="0",model_name="m"}} 1000.0
+vllm:prefix_cache_queries_total{{engine="0",model_name="m"}} {queries}
 vllm:time_to_first_token_seconds_sum{{engine="0",model_name="m"}} 12.0
 vllm:time_to_first_token_seconds_count{{engine="0",model_name="m"}} 48.0
 """
@@ -126,15 +126,16 @@ vllm:time_to_first_token_seconds_count{{engine="0",model_name="m"}} 48.0
 
 def test_prometheus_scrapes_to_engine_stats(store, tmp_path):
     f = tmp_path / "metrics.txt"
-    f.write_text(PROM.format(run=3, wait=1, kv=0.25, pre=0, hits=100.0)
-                 + PROM.format(run=7, wait=4, kv=0.5, pre=2, hits=400.0))
+    f.write_text(PROM.format(run=3, wait=1, kv=0.25, pre=0, hits=100.0, queries=1000.0)
+                 + PROM.format(run=7, wait=4, kv=0.5, pre=2, hits=400.0, queries=2000.0))
     r = store.load_file(f)
     assert r.format == "prometheus" and r.kind == "stats" and r.rows_loaded == 2
     s = store.df("SELECT * FROM engine_stats")
     assert s["running"].tolist() == [3, 7] and s["waiting"].tolist() == [1, 4]
     np.testing.assert_allclose(s["kv_usage_gpu"], [0.25, 0.5])
-    np.testing.assert_allclose(s["prefix_cache_hit_rate"], [0.1, 0.4])
-    assert s["num_preemptions"].tolist() == [0, 2]
+    # counters differenced between scrapes: (400 - 100) / (2000 - 1000) hits per query
+    np.testing.assert_allclose(s["prefix_cache_hit_rate"], [0.1, 0.3])
+    assert s["num_preemptions"].tolist() == [0, 2] and s["engine"].tolist() == ["0", "0"]
     cfg = json.loads(store.df("SELECT config FROM runs")["config"][0])
     assert cfg["vllm:time_to_first_token_seconds_mean"] == 0.25
 

@@ -58,12 +58,20 @@ def test_headline_is_the_capacity_comparable_hit_rate(conv3000, capsys):
 
     assert main(["replay", str(conv3000), "--blocks", "20000"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[1].strip().startswith("prompt tokens served from the prefix cache: "
-                                     f"{100 * small['hit_rate_tokens']:.1f}% (mean per request "
+    assert out[1].strip().startswith(f"prefix-cache hit rate {100 * small['hit_rate']:.1f}% of "
+                                     "first-query tokens (vLLM's prefix_cache_hits / "
+                                     "prefix_cache_queries; mean per request "
                                      f"{100 * small['hit_rate_per_request']:.1f}%")
+    assert small["hit_rate"] == small["hit_rate_tokens"]
     assert "comparable across capacities" in out[1]
-    assert out[2].strip().startswith(f"hit_rate_blocks {100 * small['hit_rate_blocks']:.1f}%: "
-                                     "vLLM-style, counted per scheduling attempt")
+    lines = [x.strip() for x in out[2:5]]
+    if small["preemptions"]:
+        pc = small["prefix_cache"]
+        assert lines[0].startswith(f"preempted requests re-queried {pc['preempted_queries']:,} "
+                                   f"tokens {pc['preempted_requests']:,} times")
+        lines = lines[1:]
+    assert lines[0].startswith(f"hit_rate_blocks {100 * small['hit_rate_blocks']:.1f}%: "
+                               "older per-attempt block count")
 
 
 def test_truncated_mooncake_file_skips_the_cut_line(real, tmp_path, capsys):
@@ -148,3 +156,29 @@ def test_a_truncated_json_names_its_line_as_inspect_does(real, tmp_path, capsys)
     assert line.isdigit()
     assert main(["replay", str(cut), "--blocks", "100"]) == 1
     assert f"{cut}:{line}: invalid JSON" in capsys.readouterr().err
+
+
+def test_aiperf_replay_is_calibrated_and_counts_its_dropped_requests(real, capsys):
+    """Issue 20: the AIPerf example replayed at mean TTFT 306 ms against 2,343 ms observed and
+    dropped its 11 cancelled requests silently ("89 requests replayed")."""
+    path = real / "aiperf_example" / "profile_export.jsonl"
+    doc = _json(capsys, path, "--blocks", "inf")
+    cal = doc["calibration"]
+    for m in ("ttft_ms", "tpot_ms"):
+        assert set(cal[m]) >= {"observed", "replayed", "error"}
+        assert abs(cal[m]["error"]) < 0.02
+        assert cal["before"][m]["error"] < -0.5
+    assert cal["ttft_ms"]["observed"] == pytest.approx(2343.2, abs=0.1)
+    # the replay itself, run with the calibrated step time, gives the calibrated mean
+    assert doc["ttft_ms_mean"] == pytest.approx(cal["ttft_ms"]["replayed"], rel=1e-9)
+    assert doc["requests"] == 89 and sum(doc["dropped"].values()) == 11
+    assert doc["timing"].startswith("default (SGLang bench_one_batch), scaled to reproduce")
+    assert main(["replay", str(path), "--blocks", "inf"]) == 0
+    out = capsys.readouterr().out
+    assert "89 requests replayed of 100" in out
+    assert "dropped 11: errored (499 RequestCancellationError" in out
+    assert "calibration TTFT: observed mean 2,343.2 ms" in out and "WARNING" not in out
+    # --timing default: the default's errors are reported, not hidden
+    doc = _json(capsys, path, "--blocks", "inf", "--timing", "default")
+    assert doc["calibration"]["ttft_ms"]["error"] == pytest.approx(-0.87, abs=0.02)
+    assert "not calibrated (asked for the default step time)" in doc["timing"]

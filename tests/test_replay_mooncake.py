@@ -114,3 +114,55 @@ def test_lru_at_least_as_good_as_fifo(synth_sweep, conv):
         lru, fifo = _run(conv, cap, "lru"), _run(conv, cap, "fifo")
         assert lru["hit_rate_tokens"] > fifo["hit_rate_tokens"]
         assert lru["hit_rate_per_request"] > fifo["hit_rate_per_request"]
+
+
+# ---- the headline hit rate as vLLM defines it: first queries by tokens, preempted apart ------
+
+SWEEP16 = (10_000, 20_000, 50_000, 100_000, 400_000, None)
+
+
+@pytest.fixture(scope="module")
+def sweeps16(conv, synth):
+    """LRU, 16-token blocks, at the capacities of SWEEP16 that hold the trace's largest request
+    (below that some requests are rejected and the rate is over another set of requests)."""
+    out = {}
+    for name, trace in (("conversation", conv), ("synthetic", synth)):
+        largest = max(-(-(t.prompt_tokens + t.output_tokens) // 16) for t in trace)
+        caps = [c for c in SWEEP16 if c is None or c >= largest]
+        out[name] = (trace, [simulate(trace, EngineConfig(num_gpu_blocks=c), record_events=False)
+                             for c in caps])
+    return out
+
+
+@pytest.mark.parametrize("name", ["conversation", "synthetic"])
+def test_first_query_hit_rate_never_falls_as_capacity_grows(sweeps16, name):
+    trace, runs = sweeps16[name]
+    rates = [r.summary["hit_rate"] for r in runs]
+    assert len(rates) >= 5
+    assert all(b >= a for a, b in zip(rates, rates[1:])), rates
+    total_prompt = sum(t.prompt_tokens for t in trace)
+    for r in runs:
+        s, pc = r.summary, r.summary["prefix_cache"]
+        assert s["rejected"] == 0
+        # vLLM's PrefixCacheStats: every request queried once as a new request, with its prompt
+        assert pc["requests"] == len(trace) and pc["queries"] == total_prompt
+        # recomputed from the per-request rows: tokens served from cache at first admission
+        rq = r.requests
+        assert pc["hits"] == int(rq["cached_prompt_tokens"].sum())
+        assert s["hit_rate"] == pytest.approx(rq["cached_prompt_tokens"].sum()
+                                              / rq["prompt_tokens"].sum(), rel=1e-12)
+        # every preemption is followed by one re-admission, counted apart
+        assert pc["preempted_requests"] == s["preemptions"] == int(rq["num_preemptions"].sum())
+
+
+def test_conversation_trace_old_block_rate_was_not_monotone(sweeps16):
+    """Why hit_rate_blocks is no longer the headline (issue 20): at 20,000 blocks preempted and
+    blocked requests re-query their own blocks, and it rates the small cache above 100,000."""
+    _, runs = sweeps16["conversation"]
+    by_cap = {r.config.num_gpu_blocks: r.summary for r in runs}
+    small, mid = by_cap[20_000], by_cap[100_000]
+    assert small["preemptions"] > 100 and mid["preemptions"] == 0
+    assert small["hit_rate_blocks"] > 3 * mid["hit_rate_blocks"]
+    assert small["hit_rate"] < mid["hit_rate"]
+    pc = small["prefix_cache"]
+    assert pc["preempted_queries"] > 0 and small["hit_rate_preempted"] > small["hit_rate"]

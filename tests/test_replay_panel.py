@@ -52,14 +52,15 @@ def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot, tmp_path
     row = labels.index("preemptions")
     assert panel.table.item(row, 2).text() == str(expected["preemptions"])
     assert panel.table.item(row, 1).text() == "–"          # Mooncake records no preemptions
-    # headline: the capacity-comparable share of prompt tokens served from cache leads; vLLM's
-    # per-attempt hit_rate_blocks follows, explained
+    # headline: vLLM's hit rate over first queries by tokens leads; preempted re-queries are
+    # counted apart; the older per-attempt hit_rate_blocks follows, explained
     status = panel.status.text().splitlines()
-    assert status[0].startswith("prompt tokens served from the prefix cache: "
-                                f"{100 * expected['hit_rate_tokens']:.1f}%")
-    assert "vLLM-style, counted per scheduling attempt" in status[1]
-    assert labels[0] == "prompt tokens served from cache"
-    assert panel.table.item(0, 2).text() == f"{expected['hit_rate_tokens']:.3f}"
+    assert status[0].startswith(f"prefix-cache hit rate {100 * expected['hit_rate']:.1f}% of "
+                                "first-query tokens")
+    assert expected["preemptions"] > 0 and status[1].startswith("preempted requests re-queried")
+    assert "older per-attempt block count" in status[2]
+    assert labels[0] == "prefix-cache hit rate (first-query tokens)"
+    assert panel.table.item(0, 2).text() == f"{expected['hit_rate']:.3f}"
     # the store belongs to the session's worker: wait until it is idle, then read on a cursor
     qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=30000)
     cur = session.store.cursor()
@@ -70,13 +71,15 @@ def test_run_and_sweep_on_a_mooncake_trace(real, session, panel, qtbot, tmp_path
     qtbot.waitUntil(lambda: panel.sweep is not None, timeout=120000)
     assert 1500 in [r["num_gpu_blocks"] for r in panel.sweep]
     # where no request is too large to fit, more capacity never lowers the hit rate
-    hits = [r["hit_rate_tokens"] for r in panel.sweep if r["rejected"] == 0]
+    hits = [r["hit_rate"] for r in panel.sweep if r["rejected"] == 0]
     assert hits == sorted(hits) and len(hits) >= 4
+    # the sweep starts where every request fits; only the capacity asked for may reject some
+    assert all(r["rejected"] == 0 for r in panel.sweep if r["num_gpu_blocks"] != 1500)
     # the chart draws that comparable figure (not hit_rate_blocks) against capacity
     curve = panel.plot.listDataItems()[0]
     drawn = [r for r in panel.sweep if r["num_gpu_blocks"]]
-    assert list(curve.yData) == pytest.approx([r["hit_rate_tokens"] for r in drawn])
-    assert "prompt tokens served from cache" in panel.status.text()
+    assert list(curve.yData) == pytest.approx([r["hit_rate"] for r in drawn])
+    assert "prefix-cache hit rate" in panel.status.text()
 
 
 def test_sweep_of_a_trace_without_hash_ids_draws_no_hit_rate(panel):
@@ -87,3 +90,52 @@ def test_sweep_of_a_trace_without_hash_ids_draws_no_hit_rate(panel):
     assert "no prefix information in this trace (no hash_ids)" in panel.status.text().lower()
     assert len(panel.plot.listDataItems()) == 0
     assert panel.sweep[0]["preemptions"] > panel.sweep[-1]["preemptions"] == 0
+
+
+def test_run_on_the_aiperf_example_shows_its_calibration(real, session, panel, qtbot):
+    """The replay is calibrated on the run's observed TTFT / TPOT before it runs; the panel says
+    by how much it was off before, what it reproduces after, and what it dropped."""
+    from explorer.core.replay.calibrate import calibrate_run
+    path = real / "aiperf_example" / "profile_export.jsonl"
+    session.load_paths([str(path)])
+    qtbot.waitUntil(lambda: panel.run_box.count() >= 1, timeout=30000)
+    panel.add_run.setChecked(False)
+    panel.run_button.click()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
+    cal = panel.calibration
+    assert cal is not None and cal.warning is None and not panel.warning.isVisibleTo(panel)
+    expected = calibrate_run(session.store, panel.run_box.currentData(), panel.config()).to_dict()
+    text = panel.status.text()
+    assert (f"calibration TTFT: observed mean {expected['ttft_ms']['observed']:,.1f} ms, replayed "
+            f"{expected['ttft_ms']['replayed']:,.1f}") in text
+    assert f"before calibration {expected['before']['ttft_ms']['error']:+.1%}" in text
+    assert "11 request(s) dropped: errored (499 RequestCancellationError" in text
+    assert panel.result.summary["ttft_ms_mean"] == pytest.approx(expected["ttft_ms"]["replayed"])
+
+
+def test_a_calibration_warning_is_shown_prominently(panel):
+    panel.show_warning("Calibration error above 25% (TPOT +190%): the replay does not "
+                       "reproduce the observed run; its what-if answers may mislead.")
+    assert not panel.warning.isHidden() and "above 25%" in panel.warning.text()
+    panel.show_warning(None)
+    assert panel.warning.isHidden()
+
+
+def test_report_section_paints_answer_table_and_sweep(panel):
+    sec = {"setting": {"label": "40,000 KV blocks (observed 10,000)"}, "observed_badcases": 304,
+           "predicted_badcases": 222.2, "ci_low": 210.0, "ci_high": 237.0,
+           "sentence": "304 observed, 222.2 predicted",
+           "calibration": {"ttft_ms": {"observed": 100.0, "replayed": 150.0, "error": 0.5},
+                           "before": {}, "step_time": "default", "warning": "Calibration error "
+                           "above 25% (TTFT +50%)"},
+           "replay": {"hit_rate": {"observed_settings": 0.04, "scenario": 0.05},
+                      "preemptions": {"observed_settings": 748, "scenario": 0}},
+           "sweep": {"rows": [{"num_gpu_blocks": c, "hit_rate": h, "preemptions": p, "rejected": 0}
+                              for c, h, p in ((1000, 0.1, 9), (4000, 0.2, 0))]}}
+    panel.show_report(sec)
+    assert panel.answer.text() == "304 observed, 222.2 predicted"
+    assert panel.warning.isVisibleTo(panel) and "TTFT +50%" in panel.warning.text()
+    labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    assert labels[0] == "badcases (observed → predicted)"
+    assert panel.table.item(0, 2).text() == "222.2" and panel.table.item(0, 3).text() == "-26.9%"
+    assert list(panel.plot.listDataItems()[0].yData) == [0.1, 0.2]

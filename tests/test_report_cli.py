@@ -271,8 +271,10 @@ def test_markdown_escapes_input_text(planted, tmp_path):
     core_report.write_report(planted, Cohort("<img src=x onerror=alert(1)>"), tmp_path, ["md"],
                              whatif=False)
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert "<img" not in md
-    assert "&lt;img src=x onerror=alert(1)&gt;" in md
+    from markdown_it import MarkdownIt
+    assert "<img" not in MarkdownIt("commonmark").enable("table").render(md)
+    assert "\\<img src=x onerror=alert(1)\\>" in md  # escaped with backslashes, no HTML entity
+    assert "&lt;" not in md and "&gt;" not in md
 
 
 def test_markdown_timeline_lists_the_phases_or_says_how_many_it_left_out():
@@ -285,3 +287,24 @@ def test_markdown_timeline_lists_the_phases_or_says_how_many_it_left_out():
     out = _md_timeline(t)
     assert out.count("| decode") == MD_TIMELINE_PHASES
     assert f"The first {MD_TIMELINE_PHASES} of 62 phases" in out
+
+
+def test_markdown_speaks_in_display_names_without_entities(planted, tmp_path):
+    """report.md as a reader sees it: 'KV-cache hit rate', '< 0.001', 'preemptions ≥ 3'; never
+    kv_cache_hit_rate, &lt; or a count compared with 2.5."""
+    core_report.write_report(planted, Cohort("sign | errors"), tmp_path, ["json", "md"], whatif=False)
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert "&lt;" not in md and "&gt;" not in md and "&amp;" not in md
+    table = md[md.index("| Metric"):].split("\n\n")[0]
+    assert "KV-cache hit rate" in table and "kv_cache_hit_rate" not in table
+    assert "| < 0.001 |" in table  # the planted hit rate separates the groups
+    tree = [n for n in doc["tree"]["nodes"] if n["parent"] is not None]
+    for n in tree:
+        par = next(p for p in doc["tree"]["nodes"] if p["id"] == n["parent"])
+        if par["feature"] == "num_preemptions":
+            k = int(par["threshold"] // 1)
+            want = (("preemptions = 0" if k == 0 else f"preemptions ≤ {k}") if n["side"] == "le"
+                    else f"preemptions ≥ {k + 1}")
+            assert f"\\[{n['id']}\\] {want}:" in md
+    assert "TTFT ≤ 500 ms" in md and "ttft_ms <=" not in md

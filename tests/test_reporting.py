@@ -33,7 +33,9 @@ def test_every_file_is_written(bundle):
         assert (out / name).exists() and (out / name).stat().st_size > 0, name
     from PySide6.QtGui import QImage
     img = QImage(str(out / "tree.png"))
-    assert (img.width(), img.height()) == (2200, 1040)  # 2x device pixel ratio of 1100x520
+    from explorer.reporting.bundle import PANEL_SIZES
+    size = PANEL_SIZES["tree"]
+    assert (img.width(), img.height()) == (2 * size.width(), 2 * size.height())  # 2x device pixel ratio
 
 
 def test_html_shows_markup_in_case_text_as_text(bundle):

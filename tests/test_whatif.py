@@ -326,7 +326,7 @@ def test_panel_text_says_no_change_and_writes_an_exact_zero_plainly():
          "common_causes": ["batch_size"]}
     line = effect_line(d)   # the panel, its copy text and the summary all use it
     assert "-0.392 to 0)" in line and "+0" not in line and "-0.0153" in line
-    assert "no change" in no_change_note(d)
+    assert "zero change" in no_change_note(d)
     assert no_change_note({**d, "ci_high": -0.01}) == ""
     assert [signed(v) for v in (0.5, -0.0, 0, None)] == ["+0.5", "0", "0", "–"]
     assert refutation_rows({"refutations": [{"label": "x", "new_effect": 0.0}]})[0][1] == "0"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
@@ -38,6 +38,7 @@ class Panel(QWidget):
 
     key = ""
     title = "Panel"
+    chart = False  # draws a figure: Ctrl+C copies its picture beside its data
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -74,6 +75,17 @@ class Panel(QWidget):
     def on_results(self, update: dict) -> None:
         if self.key in update:
             self.show_result(update[self.key])
+        if "selection" in update:
+            sel = update["selection"]
+            self.show_selection(sel if isinstance(sel, dict) else None)
+
+    def show_selection(self, selection: dict | None) -> None:
+        """The current selection's analysis (Session "selection" payload), None when nothing
+        is selected: panels that recompute or locate the selection override this."""
+
+    def selection_name(self) -> str:
+        """'tree node 3' / 'heatmap cell (2, 5)': what is selected and in which view."""
+        return self.session.selection_label or self.tr("the selection")
 
     def show_result(self, value: Any) -> None:
         """Paint `value` (a report-JSON section, a Failure, or None) or say why not."""
@@ -123,6 +135,11 @@ class Panel(QWidget):
         """What Edit > Copy puts on the clipboard when this panel has focus."""
         return self.message() or ""
 
+    def copy_mime(self) -> QMimeData:
+        """Edit > Copy (Ctrl+C): copy_text() (tables as TSV, full text) and, for a chart that is
+        shown, its picture too (a paste into a document takes the picture, into a sheet the data)."""
+        return copy_mime(self)
+
     def copy_image(self) -> None:
         QGuiApplication.clipboard().setPixmap(self.grab())
 
@@ -131,3 +148,16 @@ class Panel(QWidget):
                                               self.tr("PNG image (*.png)"))
         if path:
             self.grab().save(path)
+
+
+def copy_mime(widget) -> QMimeData:
+    """The clipboard content of a panel (a Panel or a panel of its own kind, such as the
+    Timeline): text from copy_text(), the picture of charts (chart = True) as image data."""
+    mime = QMimeData()
+    text = widget.copy_text() if hasattr(widget, "copy_text") else ""
+    if text:
+        mime.setText(text)
+    showing = getattr(widget, "message", lambda: None)() is None
+    if getattr(widget, "chart", False) and showing and widget.isVisible():
+        mime.setImageData(widget.grab().toImage())
+    return mime

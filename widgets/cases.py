@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+                               QTableView, QVBoxLayout)
 
 from widgets import palette
 from widgets.base import Panel
@@ -122,13 +123,27 @@ class CasesPanel(Panel):
         for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 90)):
             self.view.setColumnWidth(c, w)
         self.view.doubleClicked.connect(self.open_row)
-        self.view.setToolTip(self.tr("Double-click a case to open its bound request in the Timeline"))
+        self.view.setToolTip(self.tr("Double-click a case to open its bound request in the Timeline; "
+                                     "pick rows and press “Select in every view” to compare them"))
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.pick = QPushButton(self.tr("Select in every view"))
+        self.pick.setToolTip(self.tr("Make the picked cases the selection: every view shows them "
+                                     "against the rest of the cohort"))
+        self.pick.setEnabled(False)
+        self.pick.clicked.connect(self.select_picked)
+        self.view.selectionModel().selectionChanged.connect(
+            lambda *_: self.pick.setEnabled(self.view.selectionModel().hasSelection()))
+
         self.caption = QLabel()
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setObjectName("muted")
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.caption)
+        row = QHBoxLayout()  # the caption and the button share a line: rows keep the height
+        row.setContentsMargins(0, 0, 4, 0)
+        row.addWidget(self.caption, 1)
+        row.addWidget(self.pick)
+        lay.addLayout(row)
         lay.addWidget(self.view, 1)
 
     def paint(self, df) -> str | None:
@@ -167,6 +182,16 @@ class CasesPanel(Panel):
             text += self.tr(" (the first %1 listed)").replace("%1", f"{n:,}")
         self.caption.setText(text)
         return None
+
+    def picked_ids(self) -> list[str]:
+        """case_id of the rows picked in the table."""
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [str(self.model.df.at[r, "case_id"]) for r in rows]
+
+    def select_picked(self) -> None:
+        ids = self.picked_ids()
+        if ids:
+            self.session.select_cases(ids, self.tr("Cases"))
 
     def open_row(self, index) -> None:
         """Open the bound request of the case on `index`'s row in the Timeline panel."""

@@ -135,4 +135,6 @@ class ClustersPanel(Panel):
                 self.session.rename_cluster(str(key), new.strip())
 
     def copy_text(self) -> str:
-        return "\n".join("\t".join(r) for r in [self.model.headers] + self.model.rows)
+        """TSV of the list with every cluster's full name (the list may shorten shared prefixes)."""
+        rows = [[r[0] if k == ALL else str(k)] + list(r[1:]) for r, k in zip(self.model.rows, self.model.keys)]
+        return "\n".join("\t".join(r) for r in [self.model.headers] + rows)

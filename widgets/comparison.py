@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QTableView, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QTableView, QVBoxLayout)
 
 from widgets import palette
 from widgets.base import Panel
@@ -15,12 +15,28 @@ from widgets.painters.common import significant
 from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 
+# what the table compares: the cohort, or the selection (Session "selection" payload keys)
+VIEWS = (("cohort", "Badcases vs control"), ("vs_rest", "Selection vs rest of the cohort"),
+         ("vs_control", "Selected badcases vs control"))
+
+
 class ComparisonPanel(Panel):
     key = "comparison"
     title = "Metric comparison"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
+        self.selection: dict | None = None
+        self.shown: list | None = None  # the rows on screen (cohort's or the selection's)
+        self.what = QComboBox()
+        for key, text in VIEWS:
+            self.what.addItem(self.tr(text), key)
+        self.what.setToolTip(self.tr("Compare the cohort's badcases with the control, or the "
+                                     "selection (a tree node, a heatmap cell, picked cases) with "
+                                     "the rest of the cohort or with the control"))
+        self.what.currentIndexChanged.connect(lambda _i: self._repaint())
+        self.top.addWidget(QLabel(self.tr("Compare")))
+        self.top.addWidget(self.what, 1)
         self.model = RowsModel([self.tr(h) for h in painter.HEADERS], self,
                                [self.tr(t) for t in painter.TIPS])
         self.proxy = sortable(self.model, self)
@@ -31,15 +47,16 @@ class ComparisonPanel(Panel):
         self.view.verticalHeader().hide()
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        hh.setStretchLastSection(True)
+        hh.setStretchLastSection(False)  # on a wide screen "n bad / ctl" must not span the gap
         self.view.clicked.connect(lambda idx: session.set_metric(idx.data(KEY_ROLE)))
         self.note = QLabel(self.tr("★ significant: Benjamini-Hochberg adjusted p < 0.05 "
                                    "(Mann-Whitney U, two-sided). d = Cohen's d, badcase minus control."))
+        self._cohort_note = self.note.text()
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
         md, tsv = QPushButton(self.tr("Copy as Markdown")), QPushButton(self.tr("Copy as TSV"))
-        md.clicked.connect(lambda: QGuiApplication.clipboard().setText(painter.to_markdown(self.value)))
-        tsv.clicked.connect(lambda: QGuiApplication.clipboard().setText(painter.to_tsv(self.value)))
+        md.clicked.connect(lambda: QGuiApplication.clipboard().setText(painter.to_markdown(self.shown)))
+        tsv.clicked.connect(lambda: QGuiApplication.clipboard().setText(painter.to_tsv(self.shown)))
         row = QHBoxLayout()
         row.addWidget(self.note, 1)
         row.addWidget(md)
@@ -49,7 +66,45 @@ class ComparisonPanel(Panel):
         lay.addWidget(self.view, 1)
         lay.addLayout(row)
 
+    def show_selection(self, selection: dict | None) -> None:
+        """A new selection shows itself against the rest of the cohort; none: the cohort."""
+        self.selection = selection
+        model = self.what.model()
+        for i in (1, 2):
+            model.item(i).setEnabled(selection is not None)
+        self.what.blockSignals(True)
+        self.what.setCurrentIndex(1 if selection is not None else 0)
+        self.what.blockSignals(False)
+        self._repaint()
+
+    def view_key(self) -> str:
+        return self.what.currentData() or "cohort"
+
+    def _repaint(self) -> None:
+        if self.value is not None:
+            self.show_result(self.value)
+
     def paint(self, rows) -> str | None:
+        key, sel = self.view_key(), self.selection
+        self.shown = rows
+        if key != "cohort" and sel is not None:
+            if sel.get(key) is None:
+                self.shown = None
+                return self.tr("No comparison for %1: %2").replace("%1", self.selection_name()) \
+                    .replace("%2", str(sel.get(key + "_reason") or ""))
+            rows = self.shown = sel[key]
+        heads = painter.HEADERS if key == "cohort" or sel is None else \
+            painter.headers_for("rest" if key == "vs_rest" else "control")
+        self.model.set_headers([self.tr(h) for h in heads])
+        if key == "cohort" or sel is None:
+            self.note.setText(self._cohort_note)
+        else:
+            self.note.setText(self.tr("%1 (%2 case(s), %3 badcase(s)) against %4. ★ BH-adjusted p < 0.05; "
+                                      "d = Cohen's d, selected minus %4.")
+                              .replace("%1", self.selection_name()).replace("%2", f"{sel.get('n', 0):,}")
+                              .replace("%3", f"{sel.get('n_bad', 0):,}")
+                              .replace("%4", self.tr("the rest of the cohort") if key == "vs_rest"
+                                       else self.tr("the control")))
         if not rows:
             return self.tr("No metric to compare: neither group has a value of any engine or "
                            "case metric (bind cases to trace requests to get TTFT, TPOT, ...).")
@@ -63,4 +118,4 @@ class ComparisonPanel(Panel):
         return None
 
     def copy_text(self) -> str:
-        return painter.to_tsv(self.value) if isinstance(self.value, list) else super().copy_text()
+        return painter.to_tsv(self.shown) if isinstance(self.shown, list) else super().copy_text()

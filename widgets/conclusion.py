@@ -2,6 +2,8 @@
 and prioritised suggestions with the engine flags to try."""
 from __future__ import annotations
 
+import html
+
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 
 from widgets.base import Panel
@@ -17,6 +19,7 @@ class ConclusionPanel(Panel):
         self.text = QTextBrowser()
         self.text.setOpenExternalLinks(False)
         self.tree_sentence = None
+        self.selection: dict | None = None
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.text)
@@ -27,9 +30,34 @@ class ConclusionPanel(Panel):
             self.tree_sentence = t.get("sentence") if isinstance(t, dict) else None
         super().on_results(update)
 
+    def show_selection(self, selection: dict | None) -> None:
+        self.selection = selection
+        if self.value is not None:
+            self.show_result(self.value)
+
+    def _selection_title(self) -> str:
+        sel = self.selection or {}
+        return self.tr("For %1 (%2 case(s), %3 badcase(s))").replace("%1", self.selection_name()) \
+            .replace("%2", f"{sel.get('n', 0):,}").replace("%3", f"{sel.get('n_bad', 0):,}")
+
     def paint(self, conclusion) -> str | None:
-        self.text.setHtml(conclusion_html(conclusion, self.tree_sentence))
+        body = conclusion_html(conclusion, self.tree_sentence)
+        sel = self.selection
+        if sel is not None:  # the selection's own reading first, the cohort's below it
+            own = conclusion_html(sel["conclusion"]) if sel.get("conclusion") else \
+                "<p>" + html.escape(self.tr("No conclusion for the selection: %1")
+                                    .replace("%1", str(sel.get("vs_control_reason") or ""))) + "</p>"
+            body = (f"<h3>{html.escape(self._selection_title())}</h3>{own}<hr>"
+                    f"<h3>{html.escape(self.tr('For the whole cohort'))}</h3>{body}")
+        self.text.setHtml(body)
         return None
 
     def copy_text(self) -> str:
-        return conclusion_text(self.value) if isinstance(self.value, dict) else super().copy_text()
+        if not isinstance(self.value, dict):
+            return super().copy_text()
+        text = conclusion_text(self.value)
+        sel = self.selection
+        if sel is not None and sel.get("conclusion"):
+            text = (f"{self._selection_title()}\n{conclusion_text(sel['conclusion'])}\n\n"
+                    f"{self.tr('For the whole cohort')}\n{text}")
+        return text

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QHBoxLayout, QLabel, QRadioButton,
+                               QVBoxLayout)
 
 from widgets.base import Panel
-from widgets.painters.common import label
+from widgets import palette
+from widgets.painters.common import label, num
 from widgets.painters.distributions import paint_distribution
 
 # Metrics offered, in order; only those with at least one value in the cohort are listed.
@@ -21,6 +23,7 @@ METRICS = ("tpot_ms", "ttft_ms", "queue_ms", "e2e_ms", "kv_cache_hit_rate", "num
 class DistributionsPanel(Panel):
     key = "frame"
     title = "Distributions"
+    chart = True
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -38,6 +41,13 @@ class DistributionsPanel(Panel):
         top.addWidget(self.metric_box, 1)
         top.addWidget(self.hist)
         top.addWidget(self.ecdf)
+        self.brush = QCheckBox(self.tr("Brush a range"))
+        self.brush.setToolTip(self.tr("Drag the shaded band: the cases whose value lies in it become "
+                                      "the selection in every view"))
+        self.brush.toggled.connect(self._brush_toggled)
+        top.addWidget(self.brush)
+        self.region: pg.LinearRegionItem | None = None
+        self.metric_box.currentIndexChanged.connect(lambda _i: self.brush.setChecked(False))
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.plot.addLegend(offset=(-10, 10), labelTextSize="9pt")
@@ -85,6 +95,48 @@ class DistributionsPanel(Panel):
             self.metric_box.setCurrentIndex(have.index(best))
         self.metric_box.blockSignals(False)
         return self._draw(frame)
+
+    def _brush_toggled(self, on: bool) -> None:
+        if not on:
+            if self.region is not None:
+                self.plot.removeItem(self.region)
+                self.region = None
+            if (self.session.selection_source or ("",))[0] == "range":
+                self.session.clear_selection()
+            return
+        lo, hi = self.plot.getViewBox().viewRange()[0]
+        self.set_brush(lo + 0.6 * (hi - lo), lo + 0.9 * (hi - lo))
+
+    def set_brush(self, lo: float, hi: float) -> None:
+        """Put the brushed band on [lo, hi) and select the cases whose value lies in it."""
+        if self.region is None:
+            self.region = pg.LinearRegionItem(values=(lo, hi), brush=pg.mkBrush(palette.SELECTED + "40"))
+            self.region.setZValue(30)
+            self.region.sigRegionChangeFinished.connect(self._brushed)
+            self.plot.addItem(self.region, ignoreBounds=True)
+        self.region.setRegion((lo, hi))
+        self._brushed()
+
+    def _brushed(self, *_) -> None:
+        m = self.metric_box.currentData()
+        if self.region is None or not m:
+            return
+        lo, hi = (float(v) for v in self.region.getRegion())
+        self.session.select_range(m, lo, hi, f"{label(m, False)} {num(lo, m)} to {num(hi, m)}")
+
+    def copy_text(self) -> str:
+        """The values drawn, as TSV: case, group, selected, the metric (raw, in its unit)."""
+        frame, m = self.value, self.metric_box.currentData()
+        if not isinstance(frame, pd.DataFrame) or frame.empty or m not in frame:
+            return super().copy_text()
+        vals = pd.to_numeric(frame[m], errors="coerce")
+        sel = self.session.selected_cases or frozenset()
+        lines = ["\t".join(("case_id", "group", "selected", m))]
+        for cid, grp, v in zip(frame["case_id"], frame["grp"], vals):
+            if pd.notna(v):
+                lines.append(f"{cid}\t{'badcase' if grp == 'bad' else 'control'}\t"
+                             f"{'yes' if cid in sel else 'no'}\t{v:g}")
+        return "\n".join(lines)
 
     def nearest_case(self, x: float):
         """(run_id, request_id) of the bound case whose current-metric value is nearest x:
@@ -135,5 +187,8 @@ class DistributionsPanel(Panel):
         if sel:
             self.note.setText(self.tr("▲ %1 selected case(s) with a value, in the selection colour")
                               .replace("%1", str(int(hi.notna().sum()))))
-        return paint_distribution(self.plot, bad, ctl, m, "ecdf" if self.ecdf.isChecked() else "hist",
-                                  stats, hi)
+        msg = paint_distribution(self.plot, bad, ctl, m, "ecdf" if self.ecdf.isChecked() else "hist",
+                                 stats, hi)
+        if self.region is not None:  # the plot was cleared: the band goes back on top
+            self.plot.addItem(self.region, ignoreBounds=True)
+        return msg

@@ -14,7 +14,7 @@ from explorer.core.escape import qt_plain_tip
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters.common import label, num
-from widgets.painters.heatmap import cell_at, cell_text, paint_heatmap
+from widgets.painters.heatmap import cell_at, cell_text, heatmap_tsv, paint_heatmap, share_view
 from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 REQUEST_HEADERS = ("run", "request", "TTFT", "TPOT", "scheduling delay", "E2E", "preemptions",
@@ -32,20 +32,29 @@ except ImportError:  # pragma: no cover - analysis core not installed
 class HeatmapPanel(Panel):
     key = "heatmap"
     title = "Heatmap"
+    chart = True
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.boxes = {}
         top = self.top
+        self.colour = QComboBox()  # colour by the mean value metric or by the badcase share
+        self.colour.addItem(self.tr("colour = mean of"), "mean")
+        self.colour.addItem(self.tr("colour = badcase share"), "share")
+        self.colour.setToolTip(self.tr("Colour each cell by the mean of a metric, or by the share "
+                                       "of badcases among the cohort's cases whose requests fall in it"))
+        self.colour.currentIndexChanged.connect(lambda _i: self._repaint())
+        self.selection: dict | None = None
+        self.occupied: list = []  # outlines of the cells the selection's requests fall in
         for name, text in (("x_metric", self.tr("x")), ("y_metric", self.tr("y")),
-                           ("value_metric", self.tr("colour = mean of"))):
+                           ("value_metric", None)):
             box = QComboBox()
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(8)
             for m in CHOICES:
                 box.addItem(label(m), m)
             box.activated.connect(lambda _i, n=name, b=box: session.set_params("heatmap", **{n: b.currentData()}))
-            top.addWidget(QLabel(text))
+            top.addWidget(QLabel(text) if text else self.colour)
             top.addWidget(box, 1)
             self.boxes[name] = box
         self.glw = pg.GraphicsLayoutWidget()
@@ -104,16 +113,28 @@ class HeatmapPanel(Panel):
             if m:
                 box.setCurrentIndex(box.findData(m))
 
+    def shown(self) -> dict:
+        """The heatmap as painted: by mean value, or by badcase share (painters.heatmap)."""
+        hm = self.value if isinstance(self.value, dict) else {}
+        return share_view(hm) if self.colour.currentData() == "share" and hm else hm
+
+    def _repaint(self) -> None:
+        if self.value is not None:
+            self.show_result(self.value)
+
     def paint(self, hm) -> str | None:
-        hm = hm or {}
+        hm = self.shown() if hm else {}
+        self.boxes["value_metric"].setEnabled(self.colour.currentData() != "share")
         self.outline = None  # plot.clear() in paint_heatmap removes it
+        self.occupied = []
         msg = paint_heatmap(self.plot, hm)
         if msg is None:
             self._mark_cell()
+            self._mark_selection()
         if msg:
             return msg + "\n" + self.tr("Choose other metrics above.")
         if msg is None:
-            self.hint.setText(self.tr("%1 · hover a cell for its n and value; click it to select its requests")
+            self.hint.setText(self.tr("%1 · hover a cell for its counts and value; click it to select its requests")
                               .replace("%1", f"{hm.get('level', 'request')} level, n = {hm.get('n_items', '–')}"))
         return msg
 
@@ -121,6 +142,39 @@ class HeatmapPanel(Panel):
         super().on_results(update)
         if "selected_requests" in update:
             self._list_requests(update["selected_requests"])
+
+    def show_selection(self, selection: dict | None) -> None:
+        self.selection = selection
+        if isinstance(self.value, dict) and self.message() is None:
+            self._mark_selection()
+
+    def selected_cells(self) -> list:
+        """[[ix, iy, n, n_bad], ...]: the cells the selection's cases fall in."""
+        return list(((self.selection or {}).get("heatmap") or {}).get("cells") or [])
+
+    def _mark_selection(self) -> None:
+        """Outline every cell the selection occupies (dashed) with its number of selected cases."""
+        for item in self.occupied:
+            self.plot.removeItem(item)
+        self.occupied = []
+        hm = self.value if isinstance(self.value, dict) else {}
+        xe, ye = hm.get("x_edges") or [], hm.get("y_edges") or []
+        pen = pg.mkPen(palette.SELECTED, width=2, style=Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        for ix, iy, n, nb in self.selected_cells():
+            if not (0 <= ix < len(xe) - 1 and 0 <= iy < len(ye) - 1):
+                continue
+            box = QGraphicsRectItem(QRectF(xe[ix], ye[iy], xe[ix + 1] - xe[ix], ye[iy + 1] - ye[iy]))
+            box.setPen(pen)
+            box.setZValue(15)
+            box.setToolTip(self.tr("%1 selected case(s) here, %2 badcase(s)")
+                           .replace("%1", f"{n:,}").replace("%2", f"{nb:,}"))
+            text = pg.TextItem(f"{n:,}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
+            text.setPos((xe[ix] + xe[ix + 1]) / 2, (ye[iy] + ye[iy + 1]) / 2)
+            text.setZValue(16)
+            for item in (box, text):
+                self.plot.addItem(item, ignoreBounds=True)
+                self.occupied.append(item)
 
     def _mark_cell(self) -> None:
         """Outline the selected cell (Session.selection_source ("heatmap", ix, iy)), if any."""
@@ -190,12 +244,24 @@ class HeatmapPanel(Panel):
             QToolTip.hideText()
             return
         gp = self.glw.mapToGlobal(self.glw.mapFromScene(scene_pos))
-        QToolTip.showText(gp, cell_text(self.value, *cell), self.glw)
+        QToolTip.showText(gp, cell_text(self.shown(), *cell), self.glw)
 
     def _click(self, ev) -> None:
         cell = self._data_pos(ev.scenePos())
         if cell is not None:
             self.session.select_heatmap_cell(*cell)
+
+    def copy_text(self) -> str:
+        """Every cell with data as TSV (as coloured), then the selection's cells."""
+        if not isinstance(self.value, dict) or self.message() is not None:
+            return super().copy_text()
+        text = heatmap_tsv(self.shown())
+        cells = self.selected_cells()
+        if cells:
+            text += "\n\n" + self.tr("%1: cells it occupies").replace("%1", self.selection_name()) + \
+                "\nx cell\ty cell\tselected cases\tselected badcases\n" + \
+                "\n".join("\t".join(str(v) for v in c) for c in cells)
+        return text
 
     def cell_scene_pos(self, ix: int, iy: int) -> QPointF:
         """Scene position of the centre of cell (ix, iy) (tests)."""

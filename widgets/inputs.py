@@ -1,16 +1,19 @@
 """Inputs panel: every file or folder loaded, its format, rows loaded, rows skipped and why, and
-the error of a file that could not be read."""
+the error of a file that could not be read; under each file its runs, with an editable label
+and engine version (kept with the session; the version's source is in the tooltip)."""
 from __future__ import annotations
 
 import os
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.escape import qt_plain_tip
 from widgets import palette
 from widgets.base import Panel
+from explorer.core.names import distinct_names
 from widgets.painters.common import common_prefix_len, is_missing
 
 
@@ -18,9 +21,13 @@ def _n(v) -> int:
     return 0 if is_missing(v) else int(v)
 
 
+MAX_RUN_EDITORS = 40  # per file: a sweep or a folder of CSVs can hold hundreds of runs
+
+
 class InputsPanel(Panel):
     key = "inputs"
     title = "Inputs"
+    runs: dict = {}
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -37,6 +44,47 @@ class InputsPanel(Panel):
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree)
+
+    def on_results(self, update: dict) -> None:
+        if "runs" in update:
+            self.runs = {r["run_id"]: r for r in update["runs"] or []
+                         if isinstance(r, dict) and "run_id" in r}
+            if "inputs" not in update and self.value is not None:
+                self.show_result(self.value)
+        super().on_results(update)
+
+    def _run_editor(self, parent: QTreeWidgetItem, run: dict) -> None:
+        """A child row: 'run', the label and the engine version as line edits."""
+        it = QTreeWidgetItem([""])
+        parent.addChild(it)
+        it.setFirstColumnSpanned(True)
+        w = QWidget()
+        row = QHBoxLayout(w)
+        row.setContentsMargins(0, 0, 0, 0)
+        label = QLineEdit(run.get("label") or "")
+        label.setPlaceholderText(self.tr("label"))
+        version = QLineEdit(run.get("engine_version") or "")
+        version.setPlaceholderText(self.tr("engine version"))
+        version.setMaximumWidth(140)
+        src = run.get("version_source") or self.tr("no version in the file or its path")
+        version.setToolTip(qt_plain_tip(self.tr("Engine version (from: %1)").replace("%1", src)))
+        label.setToolTip(qt_plain_tip(run["run_id"]))
+        row.addWidget(QLabel(self.tr("run")))
+        row.addWidget(label, 1)
+        row.addWidget(QLabel(self.tr("version")))
+        row.addWidget(version)
+        rid = run["run_id"]
+        label.editingFinished.connect(lambda e=label, r=run: self._edit(r, "label", e.text()))
+        version.editingFinished.connect(
+            lambda e=version, r=run: self._edit(r, "engine_version", e.text()))
+        label.setObjectName(f"run-label:{rid}")
+        version.setObjectName(f"run-version:{rid}")
+        self.tree.setItemWidget(it, 0, w)
+
+    def _edit(self, run: dict, field: str, text: str) -> None:
+        if (run.get(field) or "") != text.strip():
+            run[field] = text.strip()
+            self.session.set_run(run["run_id"], **{field: text})
 
     def paint(self, reports) -> str | None:
         self.tree.clear()
@@ -80,6 +128,9 @@ class InputsPanel(Panel):
                     "%1", "; ".join(f"{k} → {v}" for k, v in list(r.columns.items())[:12]))])
                 it.addChild(cols)
             self.tree.addTopLevelItem(it)
+            for rid in list(r.run_ids or [])[:MAX_RUN_EDITORS]:
+                if rid in self.runs:
+                    self._run_editor(it, self.runs[rid])
             if r.error:
                 it.setExpanded(True)
                 err.setFirstColumnSpanned(True)
@@ -95,9 +146,12 @@ class InputsPanel(Panel):
 
 
 def _short_names(paths: list[str]) -> dict[str, str]:
-    """path -> the file name the panel shows: the base name, without the prefix it shares with
-    the other files of its folder ("Meta-Llama-3_1-8B-…" and "Meta-Llama-3_1-70B-…" show as
-    "…8B-…" and "…70B-…"; the full path is in the tooltip)."""
+    """path -> the name the panel shows: the fewest trailing path parts that keep it distinct
+    from every other input (explorer.core.names: two releases' naive_output_1.csv keep their
+    folders), then without the prefix the file names of one folder share
+    ("Meta-Llama-3_1-8B-…" and "Meta-Llama-3_1-70B-…" show as "…8B-…" and "…70B-…"; the full
+    path is in the tooltip)."""
+    tails = distinct_names(paths)
     by_dir: dict[str, list[str]] = {}
     for p in paths:
         by_dir.setdefault(os.path.dirname(p.rstrip("/")), []).append(p)
@@ -106,5 +160,6 @@ def _short_names(paths: list[str]) -> dict[str, str]:
         names = [os.path.basename(p.rstrip("/")) or p for p in group]
         cut = common_prefix_len(sorted(set(names)), seps="-_ ")  # "0.1.csv" stays whole
         for p, n in zip(group, names):
-            out[p] = ("…" + n[cut:]) if cut else n
+            folder = tails[p][: len(tails[p]) - len(n)]  # "v0.2.1/" when the folder tells it apart
+            out[p] = folder + (("…" + n[cut:]) if cut else n)
     return out

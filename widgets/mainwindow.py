@@ -6,12 +6,13 @@ import importlib
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QUrl
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QWidget)
 
 from widgets import palette
+from widgets.base import copy_mime
 from widgets.cases import CasesPanel
 from widgets.clusters import ClustersPanel
 from widgets.comparison import ComparisonPanel
@@ -37,8 +38,10 @@ PANELS = [
     ("tree", TreePanel, "centre"),
     ("heatmap", HeatmapPanel, "centre"),
     ("versions", VersionsPanel, "centre"),
+    ("runs", "widgets.runs:RunsPanel", "centre"),
     ("sla", SlaPanel, "centre"),
     ("timeline", "widgets.timeline:TimelinePanel", "centre"),  # full height: axis labels fit
+    ("engine", "widgets.engine:EnginePanel", "centre"),
     ("whatif", "widgets.whatif:WhatIfPanel", "centre"),
     ("conclusion", ConclusionPanel, "right"),
     ("cases", CasesPanel, "bottom"),
@@ -46,10 +49,12 @@ PANELS = [
 ]
 TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
           "comparison": "Metric comparison", "distributions": "Distributions",
-          "tree": "Decision tree", "heatmap": "Heatmap", "versions": "Versions", "sla": "SLA",
+          "tree": "Decision tree", "heatmap": "Heatmap", "versions": "Versions", "runs": "Runs",
+          "sla": "SLA",
           "whatif": "What-if", "conclusion": "Conclusion", "cases": "Cases",
-          "timeline": "Timeline", "replay": "Replay"}
+          "timeline": "Timeline", "engine": "Engine", "replay": "Replay"}
 MAX_RECENT = 10
+DEFAULT_SIZE = (1600, 1000)
 LAYOUT_VERSION = 2  # 2: the Timeline moved among the centre tabs
 
 
@@ -78,7 +83,7 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks | QMainWindow.DockOption.AllowNestedDocks
                             | QMainWindow.DockOption.AnimatedDocks)
         self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, self.tabPosition(Qt.DockWidgetArea.TopDockWidgetArea).North)
-        self.resize(1600, 1000)
+        self.resize(fit_size(DEFAULT_SIZE, available(self.screen())))
         self.panels: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
@@ -88,6 +93,8 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self.setAcceptDrops(True)
         QApplication.instance().installEventFilter(self)
+        self._current: str | None = None  # the panel last focused (Ctrl+C copies it)
+        QApplication.instance().focusChanged.connect(self._focus_changed)
         session.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         session.storeChanged.connect(self._update_actions)
         session.selectionChanged.connect(self._update_actions)
@@ -144,12 +151,27 @@ class MainWindow(QMainWindow):
             centre[0].raise_()
         if bottom:
             bottom[0].raise_()
+        self._centre, self._bottom = centre, bottom
+        self.fit_layout()
+
+    def fit_layout(self, size: QSize | None = None) -> None:
+        """Share the window between the docks by proportion of its size: on a laptop screen
+        (1366x768) the side panels narrow and the bottom tabs shrink to a strip; on a large
+        one (2560x1440) the analysis tabs keep about two thirds of the height."""
+        size = size or self.size()
+        w, h = size.width(), size.height()
+        d, centre, bottom = self.docks, self._centre, self._bottom
         left = [d[n] for n in ("clusters", "conclusion") if n in d] + centre[:1]
-        self.resizeDocks(left, [430, 340, 830], Qt.Orientation.Horizontal)
+        side = 0.26 if w < 1500 else 0.27 if w < 2200 else 0.22
+        widths = [int(w * side), int(w * (0.17 if w < 1500 else 0.21)), 0]
+        widths[2] = max(300, w - widths[0] - widths[1])
+        self.resizeDocks(left, widths[:len(left) - 1] + widths[2:], Qt.Orientation.Horizontal)
         vert = [d[n] for n in ("clusters", "inputs") if n in d]
-        self.resizeDocks(vert, [420, 260], Qt.Orientation.Vertical)
+        self.resizeDocks(vert, [int(h * 0.42), int(h * 0.26)], Qt.Orientation.Vertical)
         if bottom and centre:
-            self.resizeDocks([centre[0], bottom[0]], [640, 260], Qt.Orientation.Vertical)
+            low = 0.24 if h < 900 else 0.28
+            self.resizeDocks([centre[0], bottom[0]], [int(h * (1 - low)), int(h * low)],
+                             Qt.Orientation.Vertical)
 
     # -- status bar -------------------------------------------------------------------------
     def _build_status(self) -> None:
@@ -168,10 +190,19 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.cancel_button)
         self.session.resultsChanged.connect(
             lambda u: self._show_inputs_status(u["inputs"]) if "inputs" in u else None)
+        self.session.resultsChanged.connect(self._front_engine_without_eval)
         self._set_busy(False)
         r = self.session.runner
         r.busy.connect(self._on_busy)
         r.idle.connect(lambda: self._set_busy(False))
+
+    def _front_engine_without_eval(self, update: dict) -> None:
+        """Engine logs / scrapes loaded without an eval: the Engine tab is the one with
+        something to show, so it comes to the front (once per load; the user's choice wins)."""
+        eng = update.get("engine")
+        meta = self.session.data.get("meta") or {}
+        if isinstance(eng, dict) and "runs" in eng and not meta.get("cases"):
+            self.show_panel("engine")
 
     def _show_inputs_status(self, reports) -> None:
         """'4 files loaded · 1 could not be read · 2 ignored' in the status bar, kept (unlike a
@@ -326,7 +357,7 @@ class MainWindow(QMainWindow):
                         lambda files: (s.message.emit(self.tr("Report written to %1 (%2 files)")
                                                       .replace("%1", out).replace("%2", str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
-                        lambda e: QMessageBox.warning(self, self.tr("Export failed"), str(e)),
+                        lambda e: QMessageBox.warning(self, self.tr("Export failed"), _one_line(e)),
                         label=self.tr("Writing report"))
 
     def whatif_scenario(self) -> dict:
@@ -343,20 +374,46 @@ class MainWindow(QMainWindow):
         return out
 
     def copy(self) -> None:
-        """Copy the focused panel's content (text/TSV/Markdown) to the clipboard."""
-        w = QApplication.focusWidget()
-        while w is not None and not hasattr(w, "copy_text"):
+        """Copy the focused panel (the one that holds the keyboard focus, else the last one
+        gone to with Alt+N or clicked) to the clipboard: text / TSV, and charts as a picture."""
+        panel = self.current_panel()
+        if panel is not None:
+            QGuiApplication.clipboard().setMimeData(copy_mime(panel))
+
+    def panel_of(self, w: QWidget | None) -> QWidget | None:
+        """The panel that holds widget `w` (through its dock, scroll area and children), or None."""
+        by_dock = {id(d): self.panels[n] for n, d in self.docks.items()}
+        panels = {id(p) for p in self.panels.values()}
+        while w is not None:
+            if id(w) in panels:
+                return w
+            if id(w) in by_dock:
+                return by_dock[id(w)]
             w = w.parentWidget()
-        text = w.copy_text() if w is not None else self.panels["header"].copy_text()
-        if text:
-            QGuiApplication.clipboard().setText(text)
+        return None
+
+    def current_panel(self) -> QWidget | None:
+        panel = self.panel_of(QApplication.focusWidget())
+        if panel is not None:
+            return panel
+        return self.panels.get(self._current or "") or self.panels.get("header")
+
+    def _focus_changed(self, _old, new) -> None:
+        panel = self.panel_of(new)
+        if panel is not None:
+            self._current = next(n for n, p in self.panels.items() if p is panel)
 
     def focus_panel(self, name: str) -> None:
-        """Show a panel's dock, bring its tab to the front and give it the keyboard focus."""
+        """Show a panel's dock, bring its tab to the front and give it the keyboard focus
+        (the panel itself, also inside a scroll area: Ctrl+C then copies it)."""
         dock = self.docks[name]
         dock.show()
         dock.raise_()
-        dock.widget().setFocus()
+        self._current = name
+        panel = self.panels[name]
+        if panel.focusPolicy() == Qt.FocusPolicy.NoFocus:
+            panel.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        panel.setFocus()
 
     def show_panel(self, name: str) -> None:
         """Show a panel's dock and bring its tab to the front (keyboard focus stays put)."""
@@ -369,6 +426,7 @@ class MainWindow(QMainWindow):
         self.restoreState(self._default_state, LAYOUT_VERSION)
         for d in self.docks.values():
             d.show()
+        self.fit_layout()
 
     def about(self) -> None:
         QMessageBox.about(self, self.tr("About Trace Explorer"), about_html(self.session))
@@ -390,17 +448,29 @@ class MainWindow(QMainWindow):
     def _restore_settings(self) -> None:
         geo = self.settings.value("geometry")
         if geo is not None:
-            self.restoreGeometry(geo)
+            self.restoreGeometry(geo)  # saved on a larger screen: shrink to this one
+            fitted = fit_size((self.width(), self.height()), available(self.screen()))
+            if fitted != self.size():
+                self.resize(fitted)
         st = self.settings.value("windowState")
-        if st is not None:
-            self.restoreState(st, LAYOUT_VERSION)
+        self._fitted = st is not None and self.restoreState(st, LAYOUT_VERSION)
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        if not self._fitted:  # the first show without a saved layout: share by the real size
+            self._fitted = True
+            QTimer.singleShot(0, self.fit_layout)
 
     def closeEvent(self, ev) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState(LAYOUT_VERSION))
         self.settings.sync()
         QApplication.instance().removeEventFilter(self)
-        self.stop_workers()
+        try:
+            QApplication.instance().focusChanged.disconnect(self._focus_changed)
+        except (RuntimeError, TypeError):
+            pass
+        self.stop_workers(CLOSE_WAIT_MS)  # bounded: run_app exits anyway when a job lingers
         super().closeEvent(ev)
 
     def runners(self) -> list:
@@ -422,6 +492,36 @@ class MainWindow(QMainWindow):
                 r.shutdown(msecs)
             else:
                 r.wait(msecs)
+
+
+CLOSE_WAIT_MS = 1500  # closing the window waits this long for a running job, then exits
+
+
+def _one_line(err: BaseException) -> str:
+    """What the user reads of a failed job: the error's own sentence when it is one of ours,
+    else its type and message with the error log's path (never a traceback)."""
+    from explorer.core import errlog
+    from explorer.core.errors import TraceExplorerError
+    if isinstance(err, TraceExplorerError) and str(err):
+        return str(err)
+    return f"{errlog.describe(err)} ({errlog.record(err, 'window job')})"
+
+
+def available(screen) -> QSize | None:
+    """The screen's area free of task bars, or None without a real screen (the offscreen
+    platform's pretend 800x800 screen of tests and --screenshot must not shrink the window)."""
+    if screen is None or QGuiApplication.platformName() == "offscreen":
+        return None
+    return screen.availableGeometry().size()
+
+
+def fit_size(size: tuple[int, int], avail: QSize | None) -> QSize:
+    """`size` shrunk to the available area `avail` less the window frame, so the window never
+    opens larger than the screen."""
+    want = QSize(*size)
+    if avail is None:
+        return want
+    return want.boundedTo(QSize(max(640, avail.width() - 16), max(480, avail.height() - 40)))
 
 
 def panel_shortcut(i: int) -> str:

@@ -1,15 +1,16 @@
 """Replay panel: re-run an observed trace run through the engine model (explorer.core.replay)
 under other KV-cache and scheduler settings, show the result beside the observed run, add it
 to the session as a simulated run, and sweep the KV capacity (hit rate and preemptions against
-capacity). The hit rate shown first and charted is the capacity-comparable one: the share of
-prompt tokens served from the prefix cache, each request counted once (summary hit_rate_tokens);
-vLLM's hit_rate_blocks, counted per scheduling attempt, follows it, explained.
+capacity). The hit rate shown first and charted is vLLM's own, over first queries by tokens
+(summary hit_rate: prefix_cache_hits / prefix_cache_queries; preempted re-queries are counted
+apart, as vLLM does); the older per-attempt hit_rate_blocks follows it, explained.
 
 Store access goes through the session's worker (one at a time); simulations run in the
 panel's own worker with progress and Cancel.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pyqtgraph as pg
@@ -20,9 +21,11 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView
 
 from explorer.core.replay import (EVICTION_POLICIES, Cancelled, EngineConfig, blocks_for_gb,
                                   requests_from_store, simulate, write_run)
-from explorer.core.replay.compare import (NO_PREFIX, comparison_rows, default_capacities,
-                                          hit_rate_lines, observed_summary, replayable_runs,
-                                          sweep_capacity)
+from explorer.core.replay.calibrate import calibration_inputs, calibrate
+from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
+                                          default_capacities, hit_rate_lines, observed_summary,
+                                          replayable_runs, sweep_capacity)
+from explorer.core.replay.replicas import simulate_replicas
 from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets.base import JobControls, Panel
@@ -49,6 +52,8 @@ class ReplayPanel(JobControls, Panel):
         self.trace = None            # (run_id, list[TraceRequest], observed summary)
         self.result = None           # last ReplayResult
         self.sweep: list[dict] | None = None
+        self.calibration = None      # last CalibrationResult (None: the trace has no latencies)
+        self.prediction = None       # last BadcasePrediction
         self.runner = Runner(self)
         self.runner.busy.connect(self._busy)
         self.runner.idle.connect(self._idle)
@@ -89,6 +94,11 @@ class ReplayPanel(JobControls, Panel):
         self.add_run.setChecked(True)
         self.run_button = QPushButton(self.tr("Run"))
         self.sweep_button = QPushButton(self.tr("Sweep capacity"))
+        self.predict_button = QPushButton(self.tr("Predict badcases"))
+        self.predict_button.setToolTip(self.tr(
+            "Replay the cohort's time window at the observed settings and under the settings "
+            "shown, and predict with the what-if's outcome model how many of its badcases "
+            "would remain"))
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
@@ -96,7 +106,8 @@ class ReplayPanel(JobControls, Panel):
         self.progress.setVisible(False)
         for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
                   self.block_size, self.eviction, self.seqs, self.batched, self.add_run,
-                  self.run_button, self.sweep_button, self.cancel_button, self.progress):
+                  self.run_button, self.sweep_button, self.predict_button, self.cancel_button,
+                  self.progress):
             self.top.addWidget(w)
         self.top.addStretch(1)
         self.gb.valueChanged.connect(self._gb_changed)
@@ -104,8 +115,12 @@ class ReplayPanel(JobControls, Panel):
         self.block_size.valueChanged.connect(self._gb_changed)
         self.run_button.clicked.connect(self.run)
         self.sweep_button.clicked.connect(self.run_sweep)
+        self.predict_button.clicked.connect(self.run_prediction)
         self.cancel_button.clicked.connect(self.cancel)
         self.run_box.currentIndexChanged.connect(lambda _i: setattr(self, "trace", None))
+        self.run_box.currentIndexChanged.connect(
+            lambda _i: self._settings_of_run(self.run_box.currentData()))
+        self.session.cohortChanged.connect(lambda: self.answer.setVisible(False))
 
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
@@ -115,7 +130,7 @@ class ReplayPanel(JobControls, Panel):
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("bottom", self.tr("KV-cache capacity (blocks, log)"))
-        self.plot.setLabel("left", self.tr("prompt tokens served from cache"))
+        self.plot.setLabel("left", self.tr("hit rate (first queries)"))
         self.plot.setLogMode(x=True, y=False)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.pre_view = pg.ViewBox()
@@ -131,12 +146,24 @@ class ReplayPanel(JobControls, Panel):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setObjectName("muted")
+        # a calibration error above 25 % is said prominently, above everything else
+        self.warning = QLabel()
+        self.warning.setWordWrap(True)
+        self.warning.setProperty("error", True)
+        self.warning.setStyleSheet("font-weight: bold; color: #b00020;")
+        self.warning.setVisible(False)
+        self.answer = QLabel()
+        self.answer.setWordWrap(True)
+        self.answer.setVisible(False)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.table)
         split.addWidget(self.plot_widget)
         split.setSizes([460, 800])
+        self.split = split
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.warning)
+        lay.addWidget(self.answer)
         lay.addWidget(split, 1)
         lay.addWidget(self.status)
 
@@ -158,6 +185,8 @@ class ReplayPanel(JobControls, Panel):
         i = self.run_box.findData(keep)
         self.run_box.setCurrentIndex(max(i, 0))
         self.run_box.blockSignals(False)
+        if self.run_box.currentData() != keep:
+            self._settings_of_run(self.run_box.currentData())
         if df.empty:
             self.show_message(self.tr("No run has requests with arrival times and prompt lengths."))
 
@@ -187,7 +216,8 @@ class ReplayPanel(JobControls, Panel):
         store = self.session.store
 
         def fetch(ctx):
-            return run_id, requests_from_store(store, run_id), observed_summary(store, run_id)
+            return (run_id, requests_from_store(store, run_id), observed_summary(store, run_id),
+                    calibration_inputs(store, run_id))
 
         def got(t):
             self.trace = t
@@ -207,29 +237,50 @@ class ReplayPanel(JobControls, Panel):
         self._with_trace(lambda: self._simulate(cfg))
 
     def _simulate(self, cfg: EngineConfig) -> None:
-        run_id, trace, observed = self.trace
+        run_id, trace, observed, cal_in = self.trace
         self.cancel_button.setEnabled(True)
         self._status(self.tr("Replaying %n request(s)…", "", len(trace)))
 
         def job(ctx):
             try:
-                return simulate(trace, cfg, progress=lambda d, n: ctx.progress(d, n, "replay"),
-                                cancelled=ctx.cancelled)
+                cal = None
+                if cal_in is not None:
+                    ctx.progress(0, 2, "calibration")
+                    cal = calibrate(trace, config=cfg, cancelled=ctx.cancelled, **cal_in)
+                    if not any(m in cal.after for m in ("ttft_ms", "tpot_ms")):
+                        cal = None
+                run_cfg = cfg if cal is None else replace(cfg, **cal.params)
+                ctx.progress(1, 2, "replay")
+                res = simulate_replicas(trace, run_cfg, 1 if cal is None else cal.replicas,
+                                        cancelled=ctx.cancelled, record_events=True)
+                return res, cal
             except Cancelled:
                 raise WorkerCancelled() from None
-        self.runner.submit("replay", job, lambda res: self._done(res, run_id, observed),
+        self.runner.submit("replay", job, lambda rc: self._done(rc[0], run_id, observed, rc[1]),
                            self._failed, label=self.tr("Replay"))
 
-    def _done(self, res, run_id: str, observed: dict) -> None:
+    def _done(self, res, run_id: str, observed: dict, cal=None) -> None:
         self.result = res
+        self.calibration = cal
         self.show_comparison(comparison_rows(observed, res.summary))
         s = res.summary
-        # headline: the capacity-comparable hit rate first (share of prompt tokens served from
-        # the cache), vLLM's per-attempt hit_rate_blocks after it, explained
+        self.show_warning(cal.warning if cal is not None else None)
+        dropped = cal.dropped if cal is not None else {}
+        n_drop = sum(dropped.values())
+        note = self.tr("not calibrated: the run records no TTFT or TPOT")
+        cal_lines = calibration_lines(cal.to_dict() if cal is not None else None, note)
+        # headline: vLLM's first-query hit rate, preempted re-queries apart, then calibration
         self._status("\n".join(hit_rate_lines(s)) + "\n"
                      + self.tr("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
                      .replace("%1", res.config.label()).replace("%2", str(s["requests"]))
-                     .replace("%3", str(s["preemptions"])).replace("%4", str(s["evicted_blocks"])))
+                     .replace("%3", str(s["preemptions"])).replace("%4", str(s["evicted_blocks"]))
+                     + "".join("\n" + self.tr("%1 request(s) dropped: %2")
+                               .replace("%1", str(k)).replace("%2", why)
+                               for why, k in dropped.items())
+                     + "\n" + "\n".join(cal_lines))
+        if n_drop:
+            self.status.setToolTip(self.tr("%1 of %2 requests replayed").replace(
+                "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
         if self.add_run.isChecked():
             store = self.session.store
             label = f"{res.config.label()} of {run_id}"
@@ -239,8 +290,91 @@ class ReplayPanel(JobControls, Panel):
                 lambda _rid: self.session.rescan(), self._failed,
                 label=self.tr("Replay: adding the run"))
 
+    def show_warning(self, text: str | None) -> None:
+        """Show (or hide, with None) the prominent calibration warning."""
+        self.warning.setText(text or "")
+        self.warning.setVisible(bool(text))
+
+    # -- badcases under the scenario ------------------------------------------------------------
+    def scenario(self) -> dict:
+        """The settings shown, as the scenario's changes to the observed run's settings."""
+        cfg = self.config()
+        return {"num_gpu_blocks": cfg.num_gpu_blocks, "eviction": cfg.eviction,
+                "max_num_seqs": cfg.max_num_seqs,
+                "max_num_batched_tokens": cfg.max_num_batched_tokens}
+
+    def run_prediction(self) -> None:
+        """Replay the cohort's window at the observed settings and under the settings shown;
+        predict how many of its badcases would remain (explorer.core.replay.badcases)."""
+        from explorer.core.replay.badcases import gather_inputs, predict
+        cohort = self.session.cohort()
+        if cohort is None:
+            self._status(self.tr("No cohort to predict for."), error=True)
+            return
+        try:
+            self.config().validate()
+        except ValueError as e:
+            self._status(str(e), error=True)
+            return
+        scenario = self.scenario()
+        store = self.session.store
+
+        def compute(inp):
+            def job(ctx):
+                try:
+                    return predict(inp, scenario, progress=lambda d, n: ctx.progress(d, n, "predict"),
+                                   cancelled=ctx.cancelled)
+                except Cancelled:
+                    raise WorkerCancelled() from None
+            self.cancel_button.setEnabled(True)
+            self.runner.submit("replay", job, self.show_prediction, self._failed,
+                               label=self.tr("Replay: badcases"))
+        self._status(self.tr("Reading the cohort…"))
+        self.session.runner.submit("replay-cohort", lambda ctx: gather_inputs(store, cohort),
+                                   compute, self._failed,
+                                   label=self.tr("Replay: reading the cohort"))
+
+    def show_prediction(self, p) -> None:
+        """Paint a BadcasePrediction as the report paints its section: the answer line, the
+        calibration (warning above 25 %), the table of badcases, calibration and replay."""
+        self.prediction = p
+        d = p.to_dict()
+        d["sentence"] = self.tr("Badcases: %1 observed, %2 predicted under %3 (95% interval "
+                                "%4 to %5), %6 cases of %7 replayed.") \
+            .replace("%1", str(p.observed_badcases)).replace("%2", f"{p.predicted_badcases:.1f}") \
+            .replace("%3", p.setting["label"]).replace("%4", f"{p.ci_low:.0f}") \
+            .replace("%5", f"{p.ci_high:.0f}").replace("%6", str(p.n_cases)) \
+            .replace("%7", p.run_id)
+        self.show_report(d)
+        self.status.setText(self.status.text() + "\n" + p.model)
+
+    def _settings_of_run(self, run_id) -> None:
+        """Fill the controls with the settings the picked run records (its observed ones), so
+        a scenario starts from them."""
+        from explorer.core.replay.badcases import observed_settings
+        if run_id is None:
+            return
+        store = self.session.store
+
+        def fill(st: dict) -> None:
+            if not st:
+                return
+            if "num_gpu_blocks" in st:
+                self.blocks.setValue(int(st["num_gpu_blocks"] or 0))
+            if st.get("eviction") in EVICTION_POLICIES:
+                self.eviction.setCurrentText(st["eviction"])
+            if "max_num_seqs" in st:
+                self.seqs.setValue(int(st["max_num_seqs"]))
+            if "max_num_batched_tokens" in st:
+                self.batched.setValue(int(st["max_num_batched_tokens"]))
+            if "block_size" in st:
+                self.block_size.setValue(int(st["block_size"]))
+        self.session.runner.submit("replay-settings", lambda ctx: observed_settings(store, run_id),
+                                   fill, self._failed, label=self.tr("Replay: settings"))
+
     def show_comparison(self, rows: list[dict]) -> None:
         """Fill the observed-vs-replay table from compare.comparison_rows."""
+        self.table.setVisible(True)
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             diff = None if r["diff_pct"] is None else f"{r['diff_pct']:+.1f}%"
@@ -251,6 +385,59 @@ class ReplayPanel(JobControls, Panel):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
         self._stack.setCurrentIndex(1)
+
+    def show_report(self, sec: dict) -> None:
+        """Paint the report's `replay` section (explorer.core.replay.section.replay_section): the
+        badcase answer, the calibration warning, a table (badcases, calibration, the replay at
+        the observed settings vs the scenario) and the capacity sweep."""
+        cal = sec.get("calibration") or {}
+        self.show_warning(cal.get("warning"))
+        if sec.get("predicted_badcases") is not None:
+            self.answer.setText(sec.get("sentence") or "")
+        else:
+            self.answer.setText(self.tr("No badcase prediction: %1").replace(
+                "%1", str(sec.get("reason") or "")))
+        self.answer.setVisible(True)
+        rows = []
+
+        def row(label, unit, o, r):
+            d = 100.0 * (r - o) / abs(o) if o not in (None, 0) and r is not None else None
+            rows.append({"label": label, "unit": unit, "observed": o, "replay": r, "diff_pct": d})
+        if sec.get("predicted_badcases") is not None:
+            row(self.tr("badcases (observed → predicted)"), "", int(sec["observed_badcases"]),
+                float(sec["predicted_badcases"]))
+        for m, name, unit in (("ttft_ms", self.tr("TTFT mean, calibration"), "ms"),
+                              ("tpot_ms", self.tr("TPOT mean, calibration"), "ms/token")):
+            if cal.get(m):
+                row(name, unit, cal[m]["observed"], cal[m]["replayed"])
+        for k, name in (("hit_rate", self.tr("hit rate: observed settings → scenario")),
+                        ("preemptions", self.tr("preemptions: observed settings → scenario"))):
+            v = (sec.get("replay") or {}).get(k)
+            if v:
+                row(name, "", v["observed_settings"], v["scenario"])
+        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
+                                              self.tr("replay"), self.tr("change %")])
+        self.show_comparison(rows)
+        self.table.setVisible(bool(rows))   # no prediction: the sweep alone
+        self.table.resizeColumnsToContents()
+        # the table's labels are long here: give it half the width
+        self.split.setSizes([660, 640])
+        sw = sec.get("sweep") or {}
+        lines = calibration_lines(cal) if cal else []
+        if sw.get("rows"):
+            self.show_sweep(sw["rows"])
+            hits = [r["hit_rate"] for r in sw["rows"] if r.get("hit_rate") is not None]
+            lines.append(self.tr("Capacity sweep of %1 (%2 requests, %3): the first-query hit "
+                                 "rate %4 as the capacity grows%5; preemptions %6 → %7.")
+                         .replace("%1", str(sw.get("run_id"))).replace("%2", f"{sw.get('requests', 0):,}")
+                         .replace("%3", str(sw.get("eviction", "")).upper())
+                         .replace("%4", self.tr("never falls") if sw.get("monotone")
+                                  else self.tr("FALLS somewhere"))
+                         .replace("%5", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else "")
+                         .replace("%6", str(sw["rows"][0]["preemptions"]))
+                         .replace("%7", str(sw["rows"][-1]["preemptions"])))
+        self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
+                                                     if w != cal.get("warning")]))
 
     def run_sweep(self) -> None:
         """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
@@ -290,13 +477,13 @@ class ReplayPanel(JobControls, Panel):
             return
         x = [float(r["num_gpu_blocks"]) for r in rows]
         no_prefix = not rows[0].get("prefix_information", True)
-        hit = [float("nan") if r["hit_rate_tokens"] is None else r["hit_rate_tokens"]
-               for r in rows]
+        hit = [float("nan") if r.get("hit_rate", r.get("hit_rate_tokens")) is None
+               else r.get("hit_rate", r.get("hit_rate_tokens")) for r in rows]
         pre = [float(r["preemptions"]) for r in rows]
         self.plot.addLegend(offset=(10, 10))
         if not no_prefix:
             self.plot.plot(x, hit, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6,
-                           name=self.tr("prompt tokens served from cache"))
+                           name=self.tr("prefix-cache hit rate"))
         import math
         curve = pg.PlotDataItem([math.log10(v) for v in x], pre,
                                 pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
@@ -306,7 +493,7 @@ class ReplayPanel(JobControls, Panel):
         self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect())
         self._stack.setCurrentIndex(1)
         hits = ("" if no_prefix else
-                self.tr("prompt tokens served from cache %1 → %2; ")
+                self.tr("prefix-cache hit rate %1 → %2; ")
                 .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}"))
         self._status(self.tr("Sweep from %3 to %4 blocks: ").replace("%3", str(int(x[0])))
                      .replace("%4", str(int(x[-1]))) + hits

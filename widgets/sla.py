@@ -3,33 +3,90 @@ attainment per engine version / run / category / tenant."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QVBoxLayout
+from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
+from widgets import palette
 from widgets.base import Panel
+from widgets.painters.common import label, share, unit
 from widgets.painters.sla import paint_sla, summary
 
 
 class SlaPanel(Panel):
     key = "sla"
+    chart = True
     title = "SLA"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.thresholds: dict[str, QDoubleSpinBox] = {}  # editable SLA bounds (Enter applies)
+        for metric, hi in (("ttft_ms", 600000.0), ("tpot_ms", 60000.0)):
+            box = QDoubleSpinBox()
+            box.setRange(0.0, hi)
+            box.setDecimals(1)
+            box.setSuffix(" " + unit(metric))
+            box.setKeyboardTracking(False)
+            box.setToolTip(self.tr("SLA bound on %1: a request meets the SLA when it did not error and "
+                                   "every bound holds").replace("%1", label(metric, False)))
+            box.valueChanged.connect(self._edited)
+            self.top.addWidget(QLabel(label(metric, False) + " ≤"))
+            self.top.addWidget(box)
+            self.thresholds[metric] = box
+        self.top.addStretch(1)
+        self.selection: dict | None = None
+        self.sel_label = QLabel()  # the selection's own attainment, beside the cohort's
+        self.sel_label.setWordWrap(True)
+        self.sel_label.setStyleSheet(f"color: {palette.SELECTED}; font-weight: 600;")
+        self.sel_label.hide()
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.summary)
+        lay.addWidget(self.sel_label)
         lay.addWidget(self.plot_widget, 1)
 
+    def _edited(self, _v=None) -> None:
+        """New bounds from the boxes: the SLA (and the what-if's SLA met) is computed again."""
+        want = {m: float(b.value()) for m, b in self.thresholds.items()}
+        have = ((self.value or {}).get("thresholds") if isinstance(self.value, dict) else None) or {}
+        extra = {m: v for m, v in have.items() if m not in want}  # bounds set elsewhere (--sla)
+        if {m: float(v) for m, v in have.items() if m in want} != want:
+            self.session.set_params("sla", thresholds={**extra, **want})
+
     def paint(self, sla) -> str | None:
+        for m, box in self.thresholds.items():  # the bounds the result was computed with
+            v = (sla or {}).get("thresholds", {}).get(m)
+            if v is not None:
+                box.blockSignals(True)
+                box.setValue(float(v))
+                box.blockSignals(False)
         msg = paint_sla(self.plot, sla)
         if msg:
             return self.tr(msg)
         self.summary.setText(summary(sla))
         return None
 
+    def show_selection(self, selection: dict | None) -> None:
+        self.selection = selection
+        text = self.selection_text()
+        self.sel_label.setText(text)
+        self.sel_label.setVisible(bool(text))
+
+    def selection_text(self) -> str:
+        """'Decision tree: node 3: 41% of its 45 judged requests meet the SLA (cohort: 78%)'."""
+        sla = (self.selection or {}).get("sla")
+        if not sla:
+            return ""
+        if not sla.get("judged"):
+            return self.tr("%1: none of its cases' requests can be judged against the SLA") \
+                .replace("%1", self.selection_name())
+        return self.tr("%1: %2 of its %3 judged request(s) meet the SLA (the whole cohort: %4)") \
+            .replace("%1", self.selection_name()).replace("%2", share(sla.get("attainment"))) \
+            .replace("%3", f"{sla['judged']:,}").replace("%4", share(sla.get("cohort_attainment")))
+
     def copy_text(self) -> str:
-        return summary(self.value) if isinstance(self.value, dict) else super().copy_text()
+        if not isinstance(self.value, dict):
+            return super().copy_text()
+        return "\n".join(t for t in (summary(self.value), self.selection_text()) if t)

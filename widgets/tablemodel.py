@@ -44,6 +44,12 @@ class RowsModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.headers)
 
+    def set_headers(self, headers: Sequence[str]) -> None:
+        """New column titles (same number of columns)."""
+        if list(headers) != self.headers:
+            self.headers = list(headers)
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
+
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
             return None

@@ -50,6 +50,7 @@ class TimelinePanel(QWidget):
 
     requestShown = Signal(str, str)
     failed = Signal(str)
+    chart = True  # Ctrl+C copies the picture beside the data (widgets.base.copy_mime)
 
     def __init__(self, session=None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -186,6 +187,29 @@ class TimelinePanel(QWidget):
             self.stack.setCurrentIndex(0)
         else:
             self.show_request(*hit)
+
+    def message(self) -> str | None:
+        """The sentence shown instead of the timeline, or None when a request is shown."""
+        return self.msg.text() if self.stack.currentIndex() == 0 else None
+
+    def copy_text(self) -> str:
+        """The request shown, as TSV: its phases (start, end, duration in ms from arrival),
+        events, and every inter-token gap."""
+        if self.message() is not None or not self.view_data:
+            return self.message() or ""
+        tl = self.view_data["tl"]
+        lines = [f"run\t{tl['run_id']}", f"request\t{tl['request_id']}", "",
+                 "phase\tstart_ms\tend_ms\tduration_ms\tnote"]
+        lines += [f"{p['kind']}\t{p['start_ms']:g}\t{p['end_ms']:g}\t{p['duration_ms']:g}\t{p['note'] or ''}"
+                  for p in tl["phases"]]
+        lines += ["", "event\tt_ms\tdetail"]
+        lines += [f"{e['kind']}\t{e['t_ms']:g}\t{e['detail'] or ''}" for e in tl["events"]]
+        itl = tl.get("itl") or {}
+        if itl.get("itl_ms"):
+            lines += ["", "token\tt_ms\titl_ms\tabove_run_p99"]
+            lines += [f"{i}\t{t:g}\t{g:g}\t{'yes' if a else 'no'}" for i, t, g, a in zip(
+                itl["token_index"], itl["t_ms"], itl["itl_ms"], itl["above_p99"])]
+        return "\n".join(lines)
 
     # -- painting ---------------------------------------------------------------------------
     def _paint(self, data: dict) -> None:

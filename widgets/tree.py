@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QGraphicsScene, QLabel, QSpinBox, QVBoxLayout
 
 from widgets import palette
 from widgets.base import Panel
-from widgets.painters.tree import paint_tree
+from widgets.painters.tree import MAX_NODE_W, paint_tree, tree_tsv
+from widgets.zoomview import MIN_WINDOW_PT, ZoomView
+
+PRINT_NODE_W = 160   # the print layout's node width (conditions on two lines) ...
+PRINT_PT = 10.5      # ... and text size: >= 7 pt once the figure is scaled to the page
 
 
-class _View(QGraphicsView):
+class _View(ZoomView):
+    """The tree's view (widgets.zoomview: text >= 9 pt, pan, Ctrl+wheel); a click on a node
+    emits nodeClicked(node id)."""
     nodeClicked = Signal(int)
 
     def mousePressEvent(self, ev):
@@ -22,22 +28,10 @@ class _View(QGraphicsView):
             self.nodeClicked.emit(int(item.data(0)))
         super().mousePressEvent(ev)
 
-    def resizeEvent(self, ev):
-        super().resizeEvent(ev)
-        self.fit()
-
-    def fit(self):
-        r = self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10)
-        if r.isValid():
-            self.fitInView(r, Qt.AspectRatioMode.KeepAspectRatio)
-            if self.transform().m11() > 1.3:  # never blow a small tree up past 130 %
-                self.resetTransform()
-                self.scale(1.3, 1.3)
-                self.centerOn(r.center())
-
 
 class TreePanel(Panel):
     key = "tree"
+    chart = True
     title = "Decision tree"
 
     def __init__(self, session, parent=None):
@@ -67,7 +61,9 @@ class TreePanel(Panel):
         top.addWidget(QLabel(self.tr("min cases per leaf")))
         top.addWidget(self.leaf)
         top.addStretch(1)
-        top.addWidget(QLabel(self.tr("click a node to select its cases")))
+        self.hint = QLabel(self.tr("click a node to select its cases · drag to pan, Ctrl+wheel to zoom"))
+        top.addWidget(self.hint)
+        self.horizontal = False  # the print layout (reports): depth left to right
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.view, 1)
@@ -84,7 +80,14 @@ class TreePanel(Panel):
                 box.blockSignals(False)
         if not nodes:
             return self.tr("No decision tree: too few bound cases with engine metrics in both groups.")
-        self.items = paint_tree(self.scene, tree, self.font())
+        self.hint.setVisible(not self.horizontal)  # no "click" hint on a page
+        font = self.font()
+        if self.horizontal:
+            font.setPointSizeF(PRINT_PT)
+        self.view.font_pt = font.pointSizeF() if font.pointSizeF() > 0 else 9.5
+        self.items = paint_tree(self.scene, tree, font, self.horizontal,
+                                PRINT_NODE_W if self.horizontal else MAX_NODE_W)
+        self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-20, -30, 20, 20))
         self._pens = {nid: QPen(item.pen()) for nid, item in self.items.items()}
         self._mark_selected()
         self.sentence.setText(str(tree.get("sentence") or ""))
@@ -97,12 +100,30 @@ class TreePanel(Panel):
         self.session.select_tree_node(node_id)
 
     def _mark_selected(self) -> None:
-        label = self.session.selection_label or ""
+        src = self.session.selection_source
         for nid, item in self.items.items():
-            if label == self.session.tr("tree node %1").replace("%1", str(nid)):
+            if src == ("tree", nid):
                 item.setPen(QPen(QColor(palette.SELECTED), 4, Qt.PenStyle.DashLine))
             else:
                 item.setPen(self._pens.get(nid, item.pen()))
+
+    def set_print_layout(self, on: bool = True) -> None:
+        """The layout for a page (reports): depth left to right with two-line conditions, so
+        a tree of 8 leaves keeps its text at 7 pt or more at the page's width; always fitted."""
+        self.horizontal = on
+        self.hint.setVisible(not on)
+        self.view.min_pt = None if on else MIN_WINDOW_PT
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on
+                                               else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on
+                                             else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        if self.value is not None:
+            self.show_result(self.value)
+
+    def copy_text(self) -> str:
+        """The tree as TSV, one node a row: its condition, n, badcases and error rate."""
+        nodes = (self.value or {}).get("nodes") if isinstance(self.value, dict) else None
+        return tree_tsv(self.value) if nodes else super().copy_text()
 
     def click_node(self, node_id: int) -> None:
         """Simulate a user click on a node (tests, keyboard)."""

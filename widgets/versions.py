@@ -15,6 +15,7 @@ from widgets.tablemodel import RowsModel, sortable
 
 class VersionsPanel(Panel):
     key = "versions"
+    chart = True
     title = "Versions"
 
     def __init__(self, session, parent=None):
@@ -35,6 +36,12 @@ class VersionsPanel(Panel):
         split.addWidget(self.plot_widget)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
+        self.sel_label = QLabel()  # which releases served the selected cases
+        self.sel_label.setWordWrap(True)
+        self.sel_label.setStyleSheet(f"color: {palette.SELECTED}; font-weight: 600;")
+        self.sel_label.hide()
+        self.selection: dict | None = None
+        lay.addWidget(self.sel_label)
         lay.addWidget(split, 1)
         lay.addWidget(self.note)
 
@@ -51,3 +58,27 @@ class VersionsPanel(Panel):
         self.note.setText(self.tr(msg) if msg else self.tr("▼ regression: the change is significant "
                                                           "and in the worse direction"))
         return None
+
+    def show_selection(self, selection: dict | None) -> None:
+        self.selection = selection
+        text = self.selection_text()
+        self.sel_label.setText(text)
+        self.sel_label.setVisible(bool(text))
+
+    def selection_text(self) -> str:
+        """'Decision tree: node 3 ran on: 0.6.1: 40 case(s) (38 badcases); 0.5.2: 5 (2)'."""
+        rows = (self.selection or {}).get("versions") or []
+        if not rows:
+            return ""
+        parts = [self.tr("%1: %2 case(s) (%3 badcase(s))").replace("%1", r["engine_version"])
+                 .replace("%2", f"{r['n']:,}").replace("%3", f"{r['n_bad']:,}")
+                 for r in sorted(rows, key=lambda r: -r["n"])]
+        return self.tr("%1 ran on %2").replace("%1", self.selection_name()).replace("%2", "; ".join(parts))
+
+    def copy_text(self) -> str:
+        """The table as TSV (every row, full text), then the selection's releases."""
+        m = self.model
+        if not m.rows:
+            return super().copy_text()
+        lines = ["\t".join(m.headers)] + ["\t".join(r) for r in m.rows]
+        return "\n".join(lines + [t for t in (self.selection_text(),) if t])

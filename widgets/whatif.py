@@ -644,7 +644,14 @@ class WhatIfPanel(JobControls, Panel):
         return self.result
 
     def copy_text(self) -> str:
-        return summary(self.result) if self.result else super().copy_text()
+        """The result in full, or, before Run, the scenario set up (so a copy is never empty)."""
+        if self.result:
+            return summary(self.result)
+        if self.message() is None and self.treatment.currentData():
+            return self.tr("What-if (not run yet): set %1 to %2, effect on %3").replace(
+                "%1", self.treatment.currentText()).replace("%2", f"{self.set_box.value():g}").replace(
+                "%3", self.outcome.currentText())
+        return super().copy_text()
 
     def closeEvent(self, ev):
         self.runner.cancel()
@@ -652,11 +659,11 @@ class WhatIfPanel(JobControls, Panel):
 
 
 def no_change_note(d: dict) -> str:
-    """' – no change lies within the interval' when the effect's interval [ci_low, ci_high]
-    includes 0 (the scenario cannot be told from no change), else ''. d: a `whatif` dict."""
+    """' – the interval includes zero change' when the effect's interval [ci_low, ci_high]
+    holds 0 (the scenario cannot be told from no change), else ''. d: a `whatif` dict."""
     lo, hi = d.get("ci_low"), d.get("ci_high")
     if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo <= 0 <= hi:
-        return " – no change lies within the interval"
+        return " – the interval includes zero change"
     return ""
 
 

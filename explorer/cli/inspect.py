@@ -139,6 +139,9 @@ def run(args) -> int:
         for f in result.failed:
             print(f"trace-explorer inspect: {f['error']}", file=sys.stderr)
         return 1 if result.failed else 0
-    except Exception as e:  # never a traceback for the user
-        print(f"trace-explorer inspect: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+    except Exception as e:  # never a traceback for the user: one line, details in the log
+        from explorer.core import errlog
+        where = errlog.record(e, "trace-explorer inspect " + " ".join(map(str, args.files)))
+        print(f"trace-explorer inspect: internal error: {errlog.describe(e)} ({where})",
+              file=sys.stderr)
         return 2

@@ -7,12 +7,23 @@ FILE is a Mooncake trace (timestamp, input_length, output_length, hash_ids) or a
 Trace Explorer loads that has arrival times and prompt lengths (its first run is replayed;
 without hash ids no prompt shares a prefix). --blocks 0 or "inf" means an infinite cache;
 --kv-gb with --bytes-per-token gives the capacity in GB instead.
-Prints the summary, led by the capacity-comparable hit rate (the share of prompt tokens served
-from the prefix cache, each request counted once); hit_rate_blocks is vLLM's own figure, counted
-per scheduling attempt, which a small thrashing cache inflates. With --json: one JSON object
-with requests, hit_rate_blocks, hit_rate_per_request, hit_rate_tokens, preemptions,
+Prints the summary, led by the prefix-cache hit rate as vLLM defines it (prefix_cache_hits /
+prefix_cache_queries in tokens over first queries; preempted requests' re-queries counted apart,
+as vLLM's PrefixCacheStats does); hit_rate_blocks, the older per-attempt block count, which a
+small thrashing cache inflates, follows it. With --json: one JSON object with requests,
+hit_rate, hit_rate_preempted, prefix_cache {requests, queries, hits, preempted_requests,
+preempted_queries, preempted_hits}, hit_rate_blocks, hit_rate_per_request, hit_rate_tokens, preemptions,
 ttft_ms_mean, tpot_ms_mean, prefix_information (false, hit rates null and a "note" when the
 trace has no hash_ids), skipped_lines, ...
+When the trace records observed latencies (TTFT, TPOT), the replay is first calibrated on them
+at the settings given (taken as the observed ones; explorer.core.replay.calibrate): the step
+time, and where the trace lacks batch sizes the number of engine replicas the arrivals were
+spread over, are fitted so the replay reproduces the observed mean TTFT and TPOT; `calibration`
+in the JSON is {ttft_ms: {observed, replayed, error, p90_*}, tpot_ms: {...}, before: {...},
+step_time, scales, replicas, dropped, reasons, warning} with error = replayed / observed - 1, and
+a WARNING line says when an error stays above 25%. Requests the replay leaves out (errored ones,
+without a prompt length) are counted with their reason (`dropped`). --timing default skips the
+fit and reports the default step time's errors.
 Bad lines (e.g. the cut last line of a truncated file) are skipped with a warning naming
 FILE:LINE on stderr, as `inspect` skips them. FILE must be one file (a folder is refused with
 the list of its trace files).
@@ -30,7 +41,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import InputError, NoData
-from ..core.replay.compare import NO_PREFIX, hit_rate_lines
+from ..core.replay.compare import NO_PREFIX, calibration_lines, hit_rate_lines
 from ..core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
 
 
@@ -67,17 +78,20 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-num-batched-tokens", type=int, default=8192, metavar="N",
                         help="tokens per engine step, chunked-prefill budget (default 8192)")
     parser.add_argument("--timing", choices=("auto", "default"), default="auto",
-                        help="auto (default): fit the step-time model to the trace's own "
-                             "per-request timings when it has them, else the SGLang-calibrated "
-                             "default; default: always the default")
+                        help="auto (default): calibrate the step time (and replicas) on the "
+                             "trace's observed TTFT and TPOT when it has them; default: the "
+                             "SGLang-calibrated default, its errors reported, not corrected")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _load(path: Path, warnings: list[str]):
-    """(trace requests, TimingFit or None) of FILE; lines or rows skipped are appended to
+def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
+    """(trace requests, CalibrationResult or None, note) of FILE: the calibration of the replay
+    at `cfg` (taken as the observed settings) on the trace's observed latencies, None with the
+    reason in `note` when the trace records none; lines or rows skipped are appended to
     `warnings` ("FILE:LINE: reason"). Raises InputError (a folder: replay takes one file)."""
     from ..core.formats.base import Sniff
-    from ..core.replay import fit_timing, read_mooncake, requests_from_store
+    from ..core.replay import read_mooncake, requests_from_store
+    from ..core.replay.calibrate import calibrate_run
     from ..core.store import Store
 
     if not path.exists():
@@ -95,7 +109,8 @@ def _load(path: Path, warnings: list[str]):
             skipped: list = []
             trace = read_mooncake(path, skipped=skipped)
             warnings.extend(str(e) for e in skipped)
-            return trace, None
+            return trace, None, ("not calibrated: a Mooncake trace records arrival times, "
+                                 "lengths and hash ids, no latencies")
     store = Store()
     try:
         rep = store.load_file(path)
@@ -116,11 +131,10 @@ def _load(path: Path, warnings: list[str]):
                 warnings.append(f"{path}: {rep.rows_skipped - len(rep.skipped_reasons)} more "
                                 "row(s) skipped")
         trace = requests_from_store(store, rep.run_ids[0])
-        try:
-            fit = fit_timing(store.df("SELECT * FROM requests WHERE run_id = ?", [rep.run_ids[0]]))
-        except NoData:
-            fit = None
-        return trace, fit
+        cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit)
+        if "ttft_ms" not in cal.after and "tpot_ms" not in cal.after:
+            return trace, None, "not calibrated: the trace records no TTFT or TPOT"
+        return trace, cal, None
     finally:
         store.close()
 
@@ -144,32 +158,42 @@ def run(args) -> int:
         return 2
     warnings: list[str] = []
     try:
-        trace, fit = _load(path, warnings)
+        trace, cal, note = _load(path, warnings, cfg, fit=args.timing == "auto")
     except (InputError, NoData) as e:
         print(f"trace-explorer replay: {e}", file=sys.stderr)
         return 1
+    except ValueError as e:
+        print(f"trace-explorer replay: {path}: {e}", file=sys.stderr)
+        return 2
     for w in warnings[:MAX_WARNINGS]:
         print(f"trace-explorer replay: warning: {w} (skipped)", file=sys.stderr)
     if len(warnings) > MAX_WARNINGS:
         print(f"trace-explorer replay: warning: {len(warnings) - MAX_WARNINGS} more bad "
               "line(s) skipped", file=sys.stderr)
-    timing = "default (SGLang bench_one_batch)"
-    if fit is not None and args.timing == "auto":
-        cfg = replace(cfg, **fit.params)
-        timing = f"fitted to the trace ({', '.join(fit.fitted)})"
-    from ..core.replay import simulate
+    timing = ("default (SGLang bench_one_batch): " + note.replace("not calibrated: ", "")
+              if cal is None else cal.step_time())
+    replicas = 1
+    if cal is not None:
+        cfg = replace(cfg, **cal.params)
+        replicas = cal.replicas
     from ..core.replay.io import summary_jsonable
+    from ..core.replay.replicas import simulate_replicas
 
     t0 = time.perf_counter()
     try:
-        res = simulate(trace, cfg, record_events=False)
+        res = simulate_replicas(trace, cfg, replicas)
     except ValueError as e:
         print(f"trace-explorer replay: {path}: {e}", file=sys.stderr)
         return 2
     summary = summary_jsonable(res.summary)
     summary["replay_wall_s"] = round(time.perf_counter() - t0, 3)
+    dropped = cal.dropped if cal is not None else {}
     doc = {"file": str(path), "config": cfg.to_dict(), "label": cfg.label(), "timing": timing,
-           "skipped_lines": len(warnings), **summary}
+           "skipped_lines": len(warnings), **summary,
+           "calibration": cal.to_dict() if cal is not None else None,
+           "dropped": dropped, "replicas": replicas}
+    if cal is None:
+        doc["calibration_note"] = note
     if not summary.get("prefix_information", True):
         doc["note"] = NO_PREFIX
     if args.json:
@@ -182,8 +206,15 @@ def run(args) -> int:
             return "-"
         return f"{100 * x:.1f}%" if pct else f"{x:.1f}{unit}"
 
-    print(f"{path}: {s['requests']} requests replayed ({cfg.label()})"
+    n_drop = sum(dropped.values())
+    print(f"{path}: {s['requests']} requests replayed"
+          + (f" of {s['requests'] + n_drop}" if n_drop else "") + f" ({cfg.label()})"
           + (f", {len(warnings)} bad line(s) skipped" if warnings else ""))
+    for why, k in dropped.items():
+        print(f"  dropped {k}: {why}")
+    if cal is not None and cal.warning:
+        print(f"  WARNING: {cal.warning}")
+
     for line in hit_rate_lines(s):
         print(f"  {line}")
     print(f"  preemptions: {s['preemptions']}   evicted blocks: {s['evicted_blocks']}   "
@@ -195,6 +226,9 @@ def run(args) -> int:
         print(f"    ... and {len(bad) - 3} more rejected")
     print(f"  TTFT mean {f(s['ttft_ms_mean'], ' ms')}   TPOT mean {f(s['tpot_ms_mean'], ' ms/token')}"
           f"   queue mean {f(s['queue_ms_mean'], ' ms')}   E2E mean {f(s['e2e_ms_mean'], ' ms')}")
+    for line in calibration_lines(cal.to_dict() if cal is not None else None, note):
+        if not line.startswith("step time:"):
+            print(f"  {line}")
     print(f"  step time: {timing}")
     print(f"  simulated {s['steps']} engine steps in {s['replay_wall_s']:.2f} s")
     return 0

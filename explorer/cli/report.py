@@ -133,11 +133,17 @@ def _load(store, args) -> tuple[int, int]:
         from explorer.core.runs import apply_version_overrides
         for msg in apply_version_overrides(store, args.version_overrides):
             _err(msg)
-        from explorer.core import pipeline
-        res = pipeline.prepare(store)  # bind every case to its request after the last file
-        if res.total:
-            print(f"bound {res.bound} of {res.total} cases to trace requests"
-                  + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
+        from explorer.core import errlog, pipeline
+        try:
+            res = pipeline.prepare(store)  # bind every case to its request after the last file
+        except Exception as e:  # noqa: BLE001 - the report is still written, unbound
+            _err(f"binding cases to requests failed: {errlog.describe(e)} "
+                 f"({errlog.record(e, 'binding cases to requests')})")
+        else:
+            if res.total:
+                print(f"bound {res.bound:,} of {res.total:,} case{'s' if res.total != 1 else ''} "
+                      "to trace requests"
+                      + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
     for r in reports:
         if r.error:
             failed += 1
@@ -209,7 +215,7 @@ def run(args) -> int:
         cluster = _resolve_cluster(store, args.cluster, eval_id)
         cohort = Cohort(cluster, args.control, eval_id=eval_id)
         written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif,
-                               progress=timer.progress)
+                               progress=timer.progress, cached=False)
         timer.total()
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))

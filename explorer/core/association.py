@@ -212,6 +212,17 @@ def overall_rate(store, badcases_only: bool = False, con=None) -> BindingRate:
                        sum(r.total for r in rates.values()), lv)
 
 
+# assoc_fuzzy's result when no case is left for it (its columns and types)
+_EMPTY_FUZZY = ("CREATE OR REPLACE TEMP TABLE _assoc_fuzzy (ck BIGINT, rk BIGINT, run_id VARCHAR, "
+                "nconds INTEGER, n_best BIGINT, score DOUBLE)")
+
+
+def _all_bound_by_id(con) -> bool:
+    """True when every staged case has a level-1 candidate (assoc_fuzzy would match none)."""
+    return not con.execute("SELECT EXISTS (SELECT 1 FROM _assoc_cases c ANTI JOIN _assoc_l1 l "
+                           "USING (ck))").fetchall()[0][0]
+
+
 def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     """Bind every case of the store to at most one request; rewrites case_links.
 
@@ -229,8 +240,12 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     con = store.cursor()
     try:
         for name in ("assoc_cases", "assoc_runs", "assoc_requests", "assoc_request_keys", "assoc_pairs",
-                     "assoc_level1", "assoc_fuzzy"):
+                     "assoc_level1"):
             _run(con, name, params)
+        if _all_bound_by_id(con):  # nothing left to match: no fuzzy pass over the requests
+            con.execute(_EMPTY_FUZZY)
+        else:
+            _run(con, "assoc_fuzzy", params)
         ambiguous = _run(con, "assoc_ambiguous").df()
         con.execute("BEGIN TRANSACTION")
         try:

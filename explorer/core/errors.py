@@ -26,6 +26,11 @@ class InputError(TraceExplorerError):
         super().__init__(f"{where}: {what}{message}")
 
 
+class SessionError(InputError):
+    """A session file cannot be saved to, or opened from, the path the user chose (the
+    message names that path, never a temporary file)."""
+
+
 class UnknownFormat(InputError):
     """No registered format recognised the file's content."""
 

@@ -28,7 +28,7 @@ _BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
 # Markdown punctuation that can start markup anywhere in a line ( ( ) and ! only act after an
 # escaped [ ). "_" only where it could open
 # or close emphasis (not between two letters or digits: kv_cache_hit_rate stays readable).
-_MD_SPECIAL = re.compile(r"[\\`*\[\]|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_MD_SPECIAL = re.compile(r"[\\`*\[\]|~<>&]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 # what starts a block when it begins a line: heading, quote, list item, setext / rule
 _MD_LINE_START = re.compile(r"^(#|=|[-+*](?=\s|$)|\d+(?=[.)](?:\s|$)))")
 
@@ -43,13 +43,12 @@ def plain(s: Any) -> str:
 
 
 def md(s: Any) -> str:
-    """s as one line of Markdown that renders as exactly its characters: &, <, > as HTML
-    entities (no tag, no autolink), Markdown punctuation backslash-escaped (no link, no
+    """s as one line of Markdown that renders as exactly its characters: &, <, > and the
+    Markdown punctuation backslash-escaped (no tag, no autolink, no entity, no link, no
     emphasis, no code span, no table cell break), line breaks as spaces (no new block can
     start), a leading #, -, +, =, "1." escaped (no heading or list where the text begins a
     line), control characters (NUL, ...) removed."""
     t = _BREAKS.sub(" ", plain(s))
-    t = html.escape(t, quote=False)
     t = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), t)
     return _MD_LINE_START.sub(lambda m: (m.group(0) + "\\") if m.group(0)[0].isdigit()
                               else "\\" + m.group(0), t, count=1)

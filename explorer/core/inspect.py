@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import errlog
 from .store import LoadReport, Store
 
 
@@ -93,7 +94,8 @@ def _prepare(store: Store) -> str | None:
     try:
         pipeline.prepare(store)
     except Exception as e:  # a failing association must not hide the load reports
-        return f"binding cases to requests failed: {type(e).__name__}: {e}"
+        return (f"binding cases to requests failed: {errlog.describe(e)} "
+                f"({errlog.record(e, 'binding cases to requests')})")
     return None
 
 
@@ -113,7 +115,8 @@ def _load_all(store: Store, paths: Iterable[str | Path]) -> list[LoadReport]:
                 reports.append(store.load_file(p))
         except Exception as e:  # a bug in one loader: report it against the file, go on
             reports.append(_failed(store, p, f"internal error while reading: "
-                                             f"{type(e).__name__}: {e}"))
+                                             f"{errlog.describe(e)} "
+                                             f"({errlog.record(e, f'inspecting {p}')})"))
     return reports
 
 

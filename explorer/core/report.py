@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -31,13 +32,14 @@ import pandas as pd
 from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
                        run_all)
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
+from .names import condition_text, distinct_names, label, more, plural, unit
 from .errors import NoData, TraceExplorerError
 from .escape import md, md_code
 
 log = logging.getLogger(__name__)
 
 REPORT_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif",
-               "conclusion", "inputs")
+               "conclusion", "inputs", "engine")
 RENDERER_MODULES = ("explorer.reporting",)
 OWN_FORMATS = ("json", "md")
 KNOWN_FORMATS = ("json", "md", "html", "pdf", "png", "svg")
@@ -65,6 +67,19 @@ def _inputs(store) -> list[dict]:
                     "skipped_reasons": r.skipped_reasons[:5], "error": r.error,
                     "ignored": r.skipped_file})
     return out
+
+
+def _engine(store) -> dict:
+    """The `engine` section: engine statistics over time per engine and their summary
+    (analysis.engine), or why there is none."""
+    from .analysis.engine import engine_stats
+    try:
+        return engine_stats(store).to_dict()
+    except NoData as e:
+        return {"status": "no_data", "reason": str(e)}
+    except Exception as e:  # noqa: BLE001 - one section must not sink the report
+        log.exception("engine section failed")
+        return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
 
 
 def _simulated(store) -> bool:
@@ -133,16 +148,19 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
 def build_report(store, cohort: Cohort, params: dict | None = None,
                  whatif: Any = None,
                  progress: Callable[[int, int, str], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> ReportBuild:
+                 cancelled: Callable[[], bool] | None = None, *,
+                 cached: bool = True) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
     params: run_all params; whatif: keyword arguments for run_whatif (None = its defaults,
     False = skip the section, which then says so), or an already computed what-if result
     (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done, total,
     section) is called before each section, the what-if included ("whatif", last), then with
-    "done". Raises analysis.Cancelled when cancelled."""
+    "done". Raises analysis.Cancelled when cancelled. cached=False: the cohort's rows come
+    straight from SQL instead of the cached view of every case (one-off reports: no frame
+    of every case is built)."""
     try:
-        frame = cohort_frame(store, cohort)
+        frame = cohort_frame(store, cohort, cached=cached)
     except TraceExplorerError:
         frame = None
     wanted = [s for s in SECTIONS if s in set((params or {}).get("sections", SECTIONS))]
@@ -172,10 +190,13 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     for key in REPORT_KEYS:
         if key == "inputs":
             doc[key] = _inputs(store)
+        elif key == "engine":
+            doc[key] = _engine(store)
         elif key in results:
             doc[key] = results[key].to_dict()
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
+    doc["replay"] = replay_report_section(store, cohort, (params or {}).get("replay"), cancelled)
     doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
     from .report_runs import run_versions_section, runs_section
     doc["runs"] = runs_section(store)
@@ -190,8 +211,86 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                    "app_version": _app_version(), "cohort": cohort.to_dict(),
                    "simulated": sim, "demo_note": note,
                    "sections_without_data": [k for k, v in results.items()
-                                             if isinstance(v, SectionError)]}
+                                             if isinstance(v, SectionError)],
+                   "scope": _scope(store, cohort, doc.get("inputs") or [], frame)}
+    doc, bad = finite_doc(doc)
+    if bad:  # never invalid JSON: each value that is not a number is null, with its reason
+        doc["meta"]["not_finite"] = bad
     return ReportBuild(doc=doc, results=results, frame=frame)
+
+
+def finite_doc(x: Any, path: str = "") -> tuple[Any, list[dict]]:
+    """x with every float that is not finite (NaN, inf) replaced by None, and where each was:
+    [{path, value, reason}] ("whatif.refutations[2].new_effect")."""
+    bad: list[dict] = []
+
+    def walk(v, at):
+        if isinstance(v, dict):
+            return {k: walk(w, f"{at}.{k}" if at else str(k)) for k, w in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [walk(w, f"{at}[{i}]") for i, w in enumerate(v)]
+        if isinstance(v, float) and not math.isfinite(v):
+            bad.append({"path": at, "value": str(v),
+                        "reason": "the statistic is not a finite number (undefined for this "
+                                  "data); written as null"})
+            return None
+        return v
+    return walk(x, path), bad
+
+
+def _scope(store, cohort: Cohort, inputs: list, frame: pd.DataFrame | None = None) -> dict:
+    """What the report is about, for every format's first lines: the evals analysed (id,
+    model, benchmark), the models and engine versions of the runs, the input files by their
+    distinct short names; cohort_runs: the runs that served the cohort's cases."""
+    con = store.con
+    try:
+        evals = [{"eval_id": e, "model": m, "benchmark": b} for e, m, b in con.execute(
+            "SELECT eval_id, any_value(model), any_value(benchmark) FROM cases "
+            "WHERE eval_id IS NOT NULL AND ($e IS NULL OR eval_id = $e) GROUP BY eval_id ORDER BY eval_id",
+            {"e": cohort.eval_id}).fetchall()]
+        runs = con.execute("SELECT DISTINCT model, engine, engine_version FROM runs "
+                           "ORDER BY engine_version NULLS LAST, model NULLS LAST").fetchall()
+    except Exception:  # noqa: BLE001 - a store without these tables still reports
+        evals, runs = [], []
+    paths = [str(f.get("path")) for f in inputs if f.get("path")]
+    short = distinct_names(paths)
+    runs_used = sorted(frame["run_id"].dropna().astype(str).unique().tolist()) \
+        if isinstance(frame, pd.DataFrame) and "run_id" in frame else None
+    return {"evals": evals, "cohort_runs": runs_used,
+            "models": sorted({m for m, _, _ in runs if m} | {e["model"] for e in evals if e["model"]}),
+            "engine_versions": sorted({v for _, _, v in runs if v}),
+            "inputs": [short[p] for p in paths]}
+
+
+def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
+    """(title, text) lines naming the evals, models, engine versions and inputs of a report,
+    long lists cut as "a, b and N more" (the same lines in Markdown, HTML, PDF, dashboard)."""
+    sc = meta.get("scope") or {}
+    ev = [e["eval_id"] + (f" ({e['model']})" if e.get("model") and e["model"] not in e["eval_id"] else "")
+          for e in sc.get("evals") or []]
+    if (meta.get("cohort") or {}).get("eval_id"):
+        ev = [f"{ev[0]}, the other loaded evals left out"] if ev else ev
+    out = [("Evals" if len(ev) > 1 else "Eval", more(ev, shown) or "none loaded"), ("Models", more(sc.get("models") or [], shown) or "not named"),
+           ("Engine versions", more(sc.get("engine_versions") or [], shown) or "not named"),
+           ("Inputs", more(sc.get("inputs") or [], shown) or "none")]
+    return out
+
+
+def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
+                          cancelled: Callable[[], bool] | None = None) -> dict:
+    """The `replay` section (explorer.core.replay.section.replay_section), or why there is
+    none. scenario: EngineConfig changes (default: 4x the observed KV blocks)."""
+    from .replay.model import Cancelled as ReplayCancelled
+    from .replay.section import replay_section
+    try:
+        return replay_section(store, cohort, scenario, cancelled=cancelled)
+    except ReplayCancelled as e:
+        raise Cancelled("analysis cancelled") from e
+    except (TraceExplorerError, ValueError, KeyError) as e:
+        return {"status": "no_data", "reason": str(e)}
+    except Exception as e:  # noqa: BLE001 - one section must not sink the report
+        log.exception("replay section failed")
+        return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
 
 
 def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
@@ -200,7 +299,7 @@ def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
     from .timeline import request_timeline, worst_badcase
     try:
         run_id, request_id = worst_badcase(frame)
-        return request_timeline(store, run_id, request_id).to_dict()
+        return request_timeline(store, run_id, request_id, index=False).to_dict()
     except (NoData, ValueError, KeyError, TypeError) as e:
         return {"status": "no_data", "reason": f"no bound badcase to show ({e})"}
 
@@ -243,6 +342,8 @@ def check_formats(formats: Sequence[str]) -> list[str]:
         out.append(f)
     if not out:
         raise ValueError("no report format given")
+    if set(out) <= set(OWN_FORMATS):  # json / md: no need to import the (Qt) renderer
+        return list(dict.fromkeys(out))
     have = set(available_formats())
     missing = [f for f in out if f not in have]
     if missing:
@@ -255,29 +356,35 @@ def check_formats(formats: Sequence[str]) -> list[str]:
 
 
 def _badcase_texts(store, cohort: Cohort, limit: int = 200) -> pd.DataFrame:
-    """The cohort's badcases with their text, for the HTML / PDF listing."""
+    """The cohort's badcases with their text and their bound request (run_id, request_id,
+    level of the strongest link), for the HTML / PDF listing; attrs["total"] is how many
+    badcases the cohort has (the listing holds the first `limit`)."""
     try:
         from .analysis.cohort import cohort_sql
         sql, params = cohort_sql(cohort)
-        return store.con.execute(
-            f"SELECT k.case_id, k.category, k.cluster, c.prompt, c.prediction, c.reference "
+        df = store.con.execute(
+            f"SELECT k.case_id, k.category, k.cluster, c.prompt, c.prediction, c.reference, "
+            f"k.run_id, k.request_id, k.level, count(*) OVER () AS total "
             f"FROM ({sql}) k JOIN cases c ON c.case_id = k.case_id WHERE k.badcase = 1 "
             f"ORDER BY k.case_id LIMIT {int(limit)}", params).df()
     except Exception:  # noqa: BLE001 - a listing is optional
         return pd.DataFrame()
+    df.attrs["total"] = int(df["total"].iloc[0]) if len(df) else 0
+    return df.drop(columns="total")
 
 
 def write_report(store, cohort: Cohort, out_dir: str | Path,
                  formats: Sequence[str] = OWN_FORMATS, params: dict | None = None,
                  whatif: dict | bool | None = None,
                  progress: Callable[[int, int, str], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> list[Path]:
+                 cancelled: Callable[[], bool] | None = None, *,
+                 cached: bool = True) -> list[Path]:
     """Build the report and write it in each format to out_dir (created): report.json,
     report.md, and the renderer plug-in's files. Returns the paths written.
     Raises ValueError / FormatUnavailable (checked before any work), OSError when out_dir
     cannot be written."""
     formats = check_formats(formats)
-    build = build_report(store, cohort, params, whatif, progress, cancelled)
+    build = build_report(store, cohort, params, whatif, progress, cancelled, cached=cached)
     return write_build(build, out_dir, formats, store=store, cohort=cohort)
 
 
@@ -336,6 +443,16 @@ def _cell(x: Any) -> str:
     return x.replace("|", "\\|") if isinstance(x, _Raw) else md(x)
 
 
+def _p(v) -> _Raw:
+    """A p-value cell ("< 0.001" is our own text: no escaping, no entity)."""
+    return _Raw(fmt_p(v))
+
+
+def _name(metric: Any) -> str:
+    """A metric's display name with its unit ("scheduling delay (ms)"), as the panels write it."""
+    return label(str(metric)) if metric is not None else ""
+
+
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(_cell(h) for h in headers) + " |",
              "|" + "|".join("---" for _ in headers) + "|"]
@@ -358,7 +475,7 @@ def _md_cohort(c: dict) -> str:
             ("Badcases", c.get("badcases")),
             ("Share of all badcases", fmt_share(c.get("share_of_badcases"))),
             ("Bound to a trace request", f"{c.get('bound')} ({fmt_share(c.get('binding_rate'))})"),
-            ("Control group", f"{c.get('control')}: {c.get('control_cases')} cases, "
+            ("Control group", f"{c.get('control')}: {plural(c.get('control_cases') or 0, 'case')}, "
                               f"{c.get('control_bound')} bound"),
             ("Links by level", f"exact id {lv.get('1', 0)}, fuzzy {lv.get('2', 0)}, "
                                f"weak {lv.get('3', 0)}")]
@@ -376,12 +493,13 @@ def _md_comparison(rows: list) -> str:
         f = fmt_share if share else (lambda v: fmt_num(v))
         ci = "n/a" if r.get("ci_low") is None else f"[{fmt_num(r['ci_low'])}, {fmt_num(r['ci_high'])}]"
         eff = (f"OR {fmt_num(r.get('odds_ratio'))}" if share else fmt_num(r.get("cohens_d")))
-        body.append((r["metric"] + (f" ({unit})" if unit and not share else ""),
+        name = label(r["metric"], False) + (" (share)" if share else f" ({unit})" if unit else "")
+        body.append((name,
                      f(r.get("bad_mean")), f(r.get("control_mean")), fmt_pct(r.get("diff_pct")),
-                     fmt_p(r.get("p_value")), fmt_p(r.get("p_adjusted")), eff, ci,
+                     _p(r.get("p_value")), _p(r.get("p_adjusted")), eff, ci,
                      f"{r.get('n_bad')} / {r.get('n_control')}"))
         if r.get("reason"):
-            notes.append(f"- {md(r['metric'])}: {md(r['reason'])}")
+            notes.append(f"- {md(label(r['metric'], False))}: {md(r['reason'])}")
     out = _table(("Metric", "Badcase mean", "Control mean", "Diff", "p (Mann-Whitney / Fisher)",
                   "p adjusted (BH)", "Cohen's d / odds ratio", "95% CI of the difference",
                   "n bad / control"), body)
@@ -396,8 +514,13 @@ def _md_tree(t: dict) -> str:
              f"per leaf; {t.get('dropped_rows')} dropped for missing values).", "",
              f"**Riskiest path:** {md(t.get('sentence'))}", ""]
     risky = set(t.get("riskiest_path") or ())
+    byid = {n["id"]: n for n in t.get("nodes") or ()}
     for n in t.get("nodes") or ():
-        cond = n.get("condition") or "all cases"
+        par = byid.get(n.get("parent"))
+        cond = (condition_text(par["feature"], "<=" if n.get("side") == "le" else ">",
+                               float(par["threshold"]), lambda v, m: fmt_num(v, unit(m)))
+                if par and par.get("feature") and par.get("threshold") is not None
+                else n.get("condition") or "all cases")
         mark = " ←" if n["id"] in risky and n.get("is_leaf") else ""
         lines.append(f"{'  ' * n.get('depth', 0)}- \\[{md(n['id'])}\\] {md(cond)}: error rate "
                      f"{fmt_share(n.get('error_rate'))} (n={n.get('n')}){mark}")
@@ -406,7 +529,7 @@ def _md_tree(t: dict) -> str:
 
 def _md_heatmap(h: dict) -> str:
     xe, ye = h.get("x_edges") or [], h.get("y_edges") or []
-    head = [f"{h.get('y_metric')} ↓ / {h.get('x_metric')} →"] + [
+    head = [f"{_name(h.get('y_metric'))} ↓ / {_name(h.get('x_metric'))} →"] + [
         f"{fmt_num(xe[i])}–{fmt_num(xe[i + 1])}" for i in range(len(xe) - 1)]
     rows = []
     for j in reversed(range(len(ye) - 1)):
@@ -415,7 +538,7 @@ def _md_heatmap(h: dict) -> str:
                     ["" if v is None else fmt_num(v) for v in vals])
     level = (f"time windows of {fmt_num(h.get('window_s'))} s" if h.get("level") == "window"
              else "requests")
-    return (f"Mean {md(h.get('value_metric'))} per cell; {md(h.get('n_items'))} {level}.\n\n"
+    return (f"Mean {md(_name(h.get('value_metric')))} per cell; {md(h.get('n_items'))} {level}.\n\n"
             + _table(head, rows))
 
 
@@ -461,15 +584,15 @@ def _md_versions(v: dict) -> str:
             parts.append("Per metric, over the benchmarks compared:\n\n" + _table(
                 ("Metric", "Versions", "Benchmarks", "Significant", "Regressions",
                  "Median change", "Range", "Smallest p adjusted"),
-                [(s["metric"], f"{s['from_version']} → {s['to_version']}", s["benchmarks"],
+                [(_name(s["metric"]), f"{s['from_version']} → {s['to_version']}", s["benchmarks"],
                   s["significant"], s["regressions"], fmt_pct(s.get("median_change_pct")),
                   f"{fmt_pct(s.get('min_change_pct'))} … {fmt_pct(s.get('max_change_pct'))}",
-                  fmt_p(s.get("min_p_adjusted"))) for s in summ]))
+                  _p(s.get("min_p_adjusted"))) for s in summ]))
         regs = [c for c in ch if c.get("regression")]
         shown = ch[:MD_MAX_CHANGES]
-        rows = [(c.get("benchmark") or "", c["metric"], f"{c['from_version']} → {c['to_version']}",
+        rows = [(c.get("benchmark") or "", _name(c["metric"]), f"{c['from_version']} → {c['to_version']}",
                  fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
-                 fmt_p(c.get("p_value")), fmt_p(c.get("p_adjusted")),
+                 _p(c.get("p_value")), _p(c.get("p_adjusted")),
                  _Raw("**REGRESSION**") if c.get("regression") else "") for c in shown]
         title = ("Changes between consecutive versions, regressions first, then by adjusted p"
                  + (f" ({len(shown)} of {len(ch)}, {len(regs)} flagged as regressions; every "
@@ -482,7 +605,7 @@ def _md_versions(v: dict) -> str:
             metrics = list(dict.fromkeys(r["metric"] for r in vals if r.get("benchmark") == b))
             cell = {(r["metric"], r["engine_version"]): r for r in vals if r.get("benchmark") == b}
             vs = [x for x in versions if any(k[1] == x for k in cell)]
-            rows = [[m] + [("" if (m, x) not in cell else
+            rows = [[_name(m)] + [("" if (m, x) not in cell else
                             f"{fmt_num(cell[(m, x)]['value'])} (n={cell[(m, x)]['n']})") for x in vs]
                     for m in metrics]
             title = f"**{md(b)}**\n\n" if b else ("**every benchmark pooled**\n\n" if v.get("pooled") else "")
@@ -514,13 +637,26 @@ def _md_versions(v: dict) -> str:
     return "\n\n".join(parts)
 
 
-def _md_sla(s: dict) -> str:
-    thr = ", ".join(f"{md(m)} <= {fmt_num(t)}" for m, t in (s.get("thresholds") or {}).items())
+def _md_sla(s: dict, runs=None) -> str:
+    """Thresholds, attainment, goodput and the tables by grouping; with `runs` (the runs that
+    served the cohort) the per-run table keeps only those, the rest in one sentence."""
+    thr = ", ".join(f"{md(label(m, False))} ≤ {fmt_num(t, unit(m))}" for m, t in (s.get("thresholds") or {}).items())
     a = s.get("attainment") or {}
     out = [f"Thresholds: {thr}. Attainment {fmt_share(a.get('share'))} ({a.get('n_met')} of "
            f"{a.get('n')} judged requests; {a.get('n_unjudged')} lacked a metric); goodput "
            f"{fmt_num(a.get('goodput_rps'))} req/s, {fmt_num(a.get('goodput_tps'))} tokens/s."]
     for name, rows in (s.get("by") or {}).items():
+        rest = []
+        if name == "run" and runs is not None:
+            keep = {str(r) for r in runs}
+            rest = [r for r in rows if str(r["key"]) not in keep]
+            rows = [r for r in rows if str(r["key"]) in keep]
+            if rest:
+                sh = [r["share"] for r in rest if r.get("share") is not None]
+                out.append(f"{len(rest):,} other run{'s' if len(rest) != 1 else ''} served no case of this "
+                           f"cohort: attainment {fmt_share(min(sh)) if sh else 'n/a'} to "
+                           f"{fmt_share(max(sh)) if sh else 'n/a'}, {sum(r['n'] for r in rest):,} judged "
+                           "requests (every run is in report.json).")
         if not rows:
             continue
         top = sorted(rows, key=lambda r: -r["n"])[:12]
@@ -533,25 +669,27 @@ def _md_sla(s: dict) -> str:
 
 
 def _md_whatif(w: dict) -> str:
-    out = [f"Effect on {md(w.get('outcome'))} of moving {md(w.get('treatment'))} to the scenario value: "
+    out = [f"Effect on {md(label(str(w.get('outcome')), False))} of moving "
+           f"{md(label(str(w.get('treatment')), False))} to the scenario value: "
            f"{fmt_num(w.get('estimate'))} (95% CI [{fmt_num(w.get('ci_low'))}, "
            f"{fmt_num(w.get('ci_high'))}]); adjusted for "
-           f"{md(', '.join(w.get('common_causes') or [])) or 'no common cause'}"
+           f"{md(', '.join(label(c, False) for c in w.get('common_causes') or [])) or 'no common cause'}"
            + (f"; {md(w.get('method'))}" if w.get("method") else "") + "."]
     sc = w.get("scenario") or {}
     if sc:
-        what = ", ".join(f"{md(k)} = {fmt_num(v)}" for k, v in (sc.get("set") or {}).items())
+        what = ", ".join(f"{md(label(k, False))} = {fmt_num(v)}" for k, v in (sc.get("set") or {}).items())
         obs = w.get("observed_outcome")
         n = w.get("n_selected")
         if isinstance(n, int):
             what += f" for the {n:,} case{'s' if n != 1 else ''} it applies to"
-        out.append(f"What if {what}: predicted {md(w.get('outcome'))} {fmt_num(sc.get('predicted_outcome'))} "
+        out.append(f"What if {what}: predicted {md(label(str(w.get('outcome')), False))} "
+                   f"{fmt_num(sc.get('predicted_outcome'))} "
                    f"(95% CI [{fmt_num(sc.get('ci_low'))}, {fmt_num(sc.get('ci_high'))}])"
                    + (f", observed {fmt_num(obs)}" if obs is not None else "") + ".")
     refs = [r for r in (w.get("refutations") or []) if isinstance(r, dict)]
     if refs:
         out.append(_table(("Refutation", "New effect", "p", "Verdict"), [
-            (r.get("label") or r.get("name"), fmt_num(r.get("new_effect")), fmt_p(r.get("p_value")),
+            (r.get("label") or r.get("name"), fmt_num(r.get("new_effect")), _p(r.get("p_value")),
              r.get("verdict")) for r in refs]))
     for warn in w.get("warnings") or []:
         out.append(f"> {md(warn)}")
@@ -628,8 +766,10 @@ def _md_timeline(t: dict) -> str:
     pre = t.get("preemptions") or []
     lines = [f"Request {md_code(t.get('request_id'))} of run {md_code(t.get('run_id'))} "
              f"({'from its events' if t.get('source') == 'events' else 'derived from its metrics'}): "
-             f"{len(pre)} preemption(s), {t.get('gaps_above_p99', 0)} inter-token gap(s) above the "
-             f"run's p99 ITL of {fmt_num(t.get('run_p99_itl_ms'))} ms.", ""]
+             f"{plural(len(pre), 'preemption')}, "
+             + (f"{plural(t.get('gaps_above_p99') or 0, 'inter-token gap')} above the run's p99 ITL of "
+                f"{fmt_num(t.get('run_p99_itl_ms'))} ms." if t.get("run_p99_itl_ms") is not None else
+                "no p99 ITL for the run (no per-token latencies recorded)."), ""]
     phases = t.get("phases") or []
     rows = [[p.get("kind"), fmt_num(p.get("start_ms")), fmt_num(p.get("duration_ms"))]
             for p in phases[:MD_TIMELINE_PHASES]]
@@ -640,7 +780,88 @@ def _md_timeline(t: dict) -> str:
     keys = [k for k in ("queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "kv_cache_hit_rate",
                         "prompt_tokens", "completion_tokens") if m.get(k) is not None]
     if keys:
-        lines += ["", _table(keys, [[fmt_num(m[k]) for k in keys]])]
+        lines += ["", _table([_name(k) for k in keys], [[fmt_num(m[k]) for k in keys]])]
+    return "\n".join(lines)
+
+
+def _count(x) -> str:
+    """A request count as written: whole numbers without decimals ("212"), else fmt_num."""
+    return f"{int(x):,}" if isinstance(x, (int, float)) and float(x).is_integer() else fmt_num(x)
+
+
+def _md_engine(e: dict) -> str:
+    """Per stats run: its clock and the server-wide peak, then one row per engine."""
+    lines = []
+    for run in e.get("runs") or []:
+        clock = run.get("clock") or "unknown clock"
+        if run.get("first_stat_line_time"):
+            clock += f" (0 s = {run['first_stat_line_time']})"
+        lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
+                  f"{md(run.get('engine_kind') or 'engine ?')}"
+                  + (f", {md(run['model'])}" if run.get("model") else "") + f"); time: {md(clock)}.", ""]
+        sv = run.get("server") or {}
+        if sv.get("engines", 0) > 1 and sv.get("peak_running") is not None:
+            at = f" at {fmt_num(sv['peak_running_ts_s'])} s" if sv.get("peak_running_ts_s") is not None else ""
+            lines += [f"Server-wide (summed over {sv['engines']} engines): peak {_count(sv['peak_running'])} "
+                      f"running{at}, {_count(sv.get('waiting_at_peak'))} waiting then.", ""]
+        rows = []
+        for g in run.get("engines") or []:
+            span = (f"{fmt_num(g['ts_last'] - g['ts_first'])} s"
+                    if g.get("ts_first") is not None and g.get("ts_last") is not None else "–")
+            rows.append([g.get("engine") or "–", g.get("samples"), span,
+                         f"{fmt_num(g.get('running_mean'))} / {_count(g.get('running_max'))}",
+                         f"{fmt_num(g.get('waiting_mean'))} / {_count(g.get('waiting_max'))}",
+                         f"{fmt_share(g.get('kv_usage_gpu_mean'))} / {fmt_share(g.get('kv_usage_gpu_max'))}",
+                         fmt_share(g.get("prefix_cache_hit_rate_mean")),
+                         fmt_num(g.get("gen_tps_mean")), _count(g.get("num_preemptions_sum"))])
+        lines += [_table(["engine", "samples", "span", "running mean / max", "waiting mean / max",
+                          "KV usage mean / max", "prefix hit mean", "gen tok/s mean",
+                          "preemptions"], rows), ""]
+    ctx = e.get("request_context") or {}
+    if ctx.get("bound_requests"):
+        lines.append(f"{ctx.get('with_context', 0):,} of {ctx['bound_requests']:,} bound requests have the engine's "
+                     "state over their lifetime (engine_running, engine_waiting, engine_kv_usage, "
+                     "engine_prefix_hit_rate in the comparison).")
+    return "\n".join(lines).rstrip()
+
+
+def _md_replay(r: dict) -> str:
+    """The replay section: the badcases under the scenario, the calibration, the sweep."""
+    from .replay.compare import calibration_lines
+    lines = []
+    cal = r.get("calibration")
+    if cal and cal.get("warning"):
+        lines += [f"**{md(cal['warning'])}**", ""]
+    if r.get("predicted_badcases") is None:
+        lines.append(f"No badcase prediction: {md((r.get('reason') or 'not computed').rstrip('.'))}.")
+    else:
+        lines.append(md(r.get("sentence") or ""))
+        lines += ["", _table(["setting", "observed badcases", "predicted badcases", "95% interval"],
+                             [[r["setting"]["label"], str(r["observed_badcases"]),
+                               f"{r['predicted_badcases']:.1f}",
+                               f"{r['ci_low']:.0f} to {r['ci_high']:.0f}"]])]
+        if r.get("model"):
+            lines += ["", f"Outcome model: {r['model']}; each case's KV-cache hit rate and "
+                      "preemptions move by the replay's difference between the scenario and the "
+                      "observed settings. The interval covers the model's uncertainty and chance, "
+                      "not the engine model's own error (see the calibration)."]
+        for w in r.get("warnings") or []:
+            if not (cal and w == cal.get("warning")):
+                lines.append(f"- {md(w)}")
+    if cal:
+        lines += [""] + [f"- {md(x)}" for x in calibration_lines(cal)]
+        if cal.get("dropped"):
+            lines += [f"- dropped {k}: {md(why)}" for why, k in cal["dropped"].items()]
+    sw = r.get("sweep") or {}
+    if sw.get("rows"):
+        lines += ["", f"Capacity sweep of {md(sw.get('run_id'))} ({sw.get('requests', 0):,} requests, "
+                  f"{str(sw.get('eviction', '')).upper()}, {sw.get('block_size')}-token blocks): "
+                  f"the first-query hit rate {'never falls' if sw.get('monotone') else 'FALLS somewhere'}"
+                  " as the capacity grows.", "",
+                  _table(["KV blocks", "hit rate", "preemptions", "rejected"],
+                         [[f"{x['num_gpu_blocks']:,}",
+                           "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
+                           str(x["preemptions"]), str(x["rejected"])] for x in sw["rows"]])]
     return "\n".join(lines)
 
 
@@ -666,8 +887,10 @@ SECTIONS_MD = (
      _md_run_versions),
     ("sla", "SLA attainment", _md_sla),
     ("whatif", "What-if", _md_whatif),
+    ("replay", "Replay: the badcases under another engine setting", _md_replay),
     ("timeline", "Timeline of the worst badcase", _md_timeline),
     ("conclusion", "Conclusion", _md_conclusion),
+    ("engine", "Engine statistics", _md_engine),
     ("inputs", "Inputs", _md_inputs),
 )
 
@@ -680,9 +903,7 @@ def render_markdown(doc: dict) -> str:
     title = coh.get("cluster") or (meta.get("cohort") or {}).get("cluster") or "every badcase"
     out = [f"# Trace Explorer report: {md(title)}", "",
            f"Generated {md(meta.get('generated_at', ''))} by Trace Explorer {md(meta.get('app_version', ''))}."]
-    ev = (meta.get("cohort") or {}).get("eval_id")
-    if ev:
-        out += ["", f"Eval: {md(ev)} (the other loaded evals are left out)."]
+    out += [""] + [f"- {t}: {md(v)}" for t, v in scope_lines(meta)]
     if meta.get("simulated"):
         out += ["", f"> **Simulated data.** {md(meta.get('demo_note') or '')}".rstrip()]
     for key, heading, fn in SECTIONS_MD:
@@ -695,7 +916,7 @@ def render_markdown(doc: dict) -> str:
             out.append(miss)
             continue
         try:
-            out.append(fn(sec))
+            out.append(fn(sec, (meta.get("scope") or {}).get("cohort_runs")) if key == "sla" else fn(sec))
         except Exception as e:  # noqa: BLE001 - a malformed section must not lose the report
             log.exception("markdown of %s failed", key)
             out.append(f"_Could not render this section: {type(e).__name__}: {md(e)}_")

@@ -33,7 +33,7 @@ def run_versions_section(store) -> dict:
 
 def fmt_published(value: Any, unit: str | None) -> str:
     """A published value as the benchmarks print it: counts whole, the rest to 2 decimals."""
-    if value is None:
+    if value is None or value != value:
         return "n/a"
     if unit in ("requests", "tokens") and float(value).is_integer():
         return f"{int(value):,}"

@@ -30,7 +30,8 @@ TABLES: dict[str, str] = {
     "engine_stats": """
         run_id VARCHAR NOT NULL, ts_s DOUBLE, running DOUBLE, waiting DOUBLE, swapped DOUBLE,
         kv_usage_gpu DOUBLE, kv_usage_cpu DOUBLE, prompt_tps DOUBLE, gen_tps DOUBLE,
-        prefix_cache_hit_rate DOUBLE, num_preemptions DOUBLE
+        prefix_cache_hit_rate DOUBLE, num_preemptions DOUBLE,
+        engine VARCHAR  -- data-parallel rank or engine id where the source names it (NULL otherwise)
     """,
     # aggregates a result file publishes per run (explorer/core/formats/_results.py holds the
     # vocabulary): metric (ttft_ms, tpot_ms, itl_ms, e2e_ms, requests, request_throughput, ...),
@@ -79,6 +80,14 @@ REQUEST_METRICS: dict[str, str] = {
     "prompt_tokens": "tokens",
     "completion_tokens": "tokens",
     "cached_prompt_tokens": "tokens",
+}
+# The engine's state over a request's lifetime, from engine logs / scrapes (not columns of
+# `requests`: queries/request_engine_context.sql computes them), with the unit shown.
+CONTEXT_METRICS: dict[str, str] = {
+    "engine_running": "requests",
+    "engine_waiting": "requests",
+    "engine_kv_usage": "",
+    "engine_prefix_hit_rate": "",
 }
 
 

@@ -5,8 +5,11 @@ from files or users go through quote_ident, never pasted raw.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
+
+_INCLUDE = re.compile(r"^--\s*include:\s*(\w+)\s*$", re.M)
 
 
 def quote_ident(name: str) -> str:
@@ -21,5 +24,8 @@ def quote_ident(name: str) -> str:
 
 @lru_cache(maxsize=None)
 def load_query(name: str) -> str:
-    """Text of queries/<name>.sql (header comment included). Raises FileNotFoundError."""
-    return resources.files("queries").joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    """Text of queries/<name>.sql (header comment included), a line "-- include: other"
+    replaced by the text of queries/other.sql (one query used inside another, e.g. as a CTE
+    body). Raises FileNotFoundError."""
+    text = resources.files("queries").joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    return _INCLUDE.sub(lambda m: load_query(m.group(1)), text)

@@ -10,20 +10,109 @@ import hashlib
 import json
 import os
 import re
-import shutil
+import stat
 import tempfile
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from glob import escape as glob_escape
 from typing import Any, Iterable, Sequence
 
 import duckdb
 import numpy as np
 import pandas as pd
 
-from . import schema
-from .errors import InputError
+from . import errlog, schema
+from .errors import InputError, SessionError, TraceExplorerError
 from .sqlutil import load_query, quote_ident
+
+
+class LoadCancelled(TraceExplorerError):
+    """The user cancelled a load while a file was being read: that file is rolled back."""
+    TEXT = "loading cancelled while this file was read: nothing of it was kept"
+
+
+def special_file(p: Path) -> str | None:
+    """What `p` is when it is neither a regular file nor a folder ("a FIFO", "a socket",
+    "a device"), else None. Uses stat, never open (opening a FIFO blocks)."""
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def walk_inputs(paths: Iterable[str | Path]) -> list[tuple[Path, bool, tuple[str, str] | None]]:
+    """What load_paths loads, in order: (path, named explicitly or a claimed folder, note).
+    note is None for a file to load, else ("ignored" | "error", why) for an entry listed
+    without loading it.
+
+    Folders are walked (sorted; hidden files and LICENSE* passed over) without leaving them:
+    a symbolic link is followed only when its target lies inside the folder dropped, and each
+    real path is visited once, so links to the folder itself or to each other cannot loop;
+    FIFOs, sockets and devices are listed as ignored and never opened; a sub-folder that
+    cannot be listed is an error of its own."""
+    from .formats import claims_folder
+
+    todo: list[tuple[Path, bool, tuple[str, str] | None]] = []
+    seen: set[str] = set()
+
+    def walk(d: Path, root: str) -> None:
+        try:
+            entries = sorted(d.iterdir())
+        except OSError as e:
+            todo.append((d, False, ("error", f"cannot be read ({e.strerror or e})")))
+            return
+        for f in entries:
+            if f.name.startswith(".") or f.name.upper().startswith("LICENSE"):
+                continue
+            real = os.path.realpath(f)
+            if f.is_symlink():
+                if not os.path.exists(real):
+                    todo.append((f, False, ("ignored", "a broken symbolic link")))
+                    continue
+                if os.path.commonpath([real, root]) != root:
+                    todo.append((f, False, ("ignored", f"a symbolic link to {real}, outside the "
+                                                       f"folder dropped: not followed")))
+                    continue
+            if real in seen:
+                continue  # the same file or folder reached again (a link): once is enough
+            seen.add(real)
+            why = special_file(f)
+            if why:
+                todo.append((f, False, ("ignored", f"{why}, not a file: not opened")))
+            elif f.is_dir():
+                if claims_folder(f):  # e.g. a HELM run inside the folder: one input
+                    todo.append((f, True, None))
+                else:
+                    walk(f, root)
+            else:
+                todo.append((f, False, None))
+
+    for raw in paths:
+        p = Path(raw)
+        real = os.path.realpath(p)
+        try:
+            is_folder = p.is_dir() and not claims_folder(p)
+        except OSError as e:  # a folder a detector could not read: fails alone
+            todo.append((p, True, ("error", f"cannot be read ({e.strerror or e})")))
+            continue
+        if is_folder:
+            if real not in seen:
+                seen.add(real)
+                walk(p, real)
+        else:
+            seen.add(real)
+            todo.append((p, True, None))
+    return todo
 
 
 @dataclass
@@ -147,6 +236,8 @@ class Store:
         self.con = duckdb.connect(self.path or ":memory:")
         self.con.execute("SET enable_progress_bar = false")  # no terminal bars from long inserts
         self._lock = threading.RLock()
+        self._cancelled = lambda: False  # the cancelled() of the load_paths in progress
+        self._report: LoadReport | None = None  # the report of the file loading (append)
         self.create_schema()
 
     # -- schema and plain access ------------------------------------------------------------
@@ -184,8 +275,14 @@ class Store:
     def append(self, table: str, data: pd.DataFrame | Any, con=None) -> int:
         """Insert the rows of a DataFrame (or Arrow table) into a canonical table by column
         name; columns the table lacks raise duckdb.BinderException, missing ones become NULL.
-        Returns the number of rows inserted."""
+        Returns the number of rows inserted. While a file loads (load_file), a cancelled load
+        raises LoadCancelled, and DataFrame rows holding a value no analysis can use (infinite,
+        beyond the time range: value_limits) are left out and counted as skipped in the
+        file's report, whatever loader sent them (the loaders' own checks name the line)."""
         con = con or self.con
+        self.check_cancelled()
+        if self._report is not None and isinstance(data, pd.DataFrame):
+            data = _drop_unusable(data, table, self._report)
         n = len(data)
         if n == 0:
             return 0
@@ -270,6 +367,9 @@ class Store:
                 p = Path(path)
                 if not p.exists():
                     raise InputError(p, "no such file or folder")
+                why = special_file(p)
+                if why:  # a FIFO would block the read forever: never opened
+                    raise InputError(p, f"{why}: not opened")
                 if p.is_file() and p.stat().st_size == 0:
                     raise InputError(p, "the file is empty")
                 fmt = get_format(format) if format else detect_format(p)
@@ -284,10 +384,18 @@ class Store:
                     recorded = earlier is None
                 if earlier is not None:
                     self._mark_duplicate(report, earlier)
+            except LoadCancelled:
+                report.error = f"{path}: {LoadCancelled.TEXT}"
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
                 report.error = f"{path}: cannot be read as {report.format or 'a known format'}: {e}"
+            except OSError as e:
+                report.error = f"{path}: cannot be read ({e.strerror or errlog.describe(e)})"
+            except Exception as e:  # noqa: BLE001 - any other fault (OverflowError,
+                # RecursionError, MemoryError, a loader's bug) fails this file alone
+                report.error = (f"{path}: cannot be read as {report.format or 'a known format'}: "
+                                f"{errlog.describe(e)} ({errlog.record(e, f'loading {path}')})")
             if report.error:
                 report.run_ids, report.eval_ids, report.rows_loaded = [], [], 0
             if not recorded:
@@ -302,6 +410,7 @@ class Store:
         Exceptions roll back and propagate."""
         self.con.execute("BEGIN TRANSACTION")
         done = False
+        self._report = report
         try:
             fmt.load(p, self, report)
             earlier = None
@@ -314,6 +423,7 @@ class Store:
                 done = True
                 self.con.execute("ROLLBACK")  # a duplicate: nothing of it stays
                 return earlier
+            self.check_cancelled()  # the last moment a Cancel can still undo this file
             self._record_input(report)  # same transaction: one commit per file
             self.con.execute("COMMIT")
             done = True
@@ -323,6 +433,7 @@ class Store:
                 self.con.execute("ROLLBACK")
             raise
         finally:
+            self._report = None
             hasher.result()
 
     def _loaded_as(self, sha256: str | None) -> str | None:
@@ -348,54 +459,64 @@ class Store:
 
     def load_paths(self, paths: Iterable[str | Path], progress=None,
                    cancelled=lambda: False) -> list[LoadReport]:
-        """Load files and folders; one LoadReport per file, in order.
+        """Load files and folders; one LoadReport per file, in order. Never raises for a bad
+        input: each fails alone (its report has `error`) and the others load.
 
         A folder that a format claims as a whole (a HELM run) loads as one input; any other
-        folder loads every file in it that some format recognises. A file found in a folder
-        that is not a trace or eval (unrecognised, binary, empty, or a table only the generic
-        fallback claims and in which no column maps to a request metric) is not loaded: its
-        report has skipped_file = the reason (format and error None) and it is recorded in the
-        `inputs` table with kind 'ignored'. A file named explicitly is always loaded (and fails
-        with a clear error when unusable), unless its content was already loaded (load_file:
-        then ignored as a duplicate). progress(i, n, path) is called before each file;
-        cancelled() stops between files."""
-        from .formats import claims_folder
-
-        todo: list[tuple[Path, bool]] = []  # (path, named explicitly or a claimed folder)
-
-        def walk(d: Path) -> None:
-            for f in sorted(d.iterdir()):
-                if f.name.startswith(".") or f.name.upper().startswith("LICENSE"):
-                    continue
-                if f.is_dir():
-                    if claims_folder(f):  # e.g. a HELM run inside the folder: one input
-                        todo.append((f, True))
-                    else:
-                        walk(f)
-                elif f.is_file():
-                    todo.append((f, False))
-
-        for raw in paths:
-            p = Path(raw)
-            if p.is_dir() and not claims_folder(p):
-                walk(p)
-            else:
-                todo.append((p, True))
-        out = []
-        for i, (p, explicit) in enumerate(todo):
-            if cancelled():
-                break
-            if progress:
-                progress(i, len(todo), str(p))
-            why, fmt = (None, None) if explicit else self._why_ignored(p)
-            if why:
-                report = LoadReport(path=str(p), skipped_file=why)
-                with self._lock:
-                    self._record_input(report)
-                out.append(report)
-            else:
-                out.append(self.load_file(p, fmt))  # detected once
+        folder loads every file in it that some format recognises (walk_inputs: symbolic links
+        are followed only inside the folder, each real path once; FIFOs, sockets and devices
+        are listed and never opened; an unreadable sub-folder fails alone). A file found in a
+        folder that is not a trace or eval (unrecognised, binary, empty, or a table only the
+        generic fallback claims and in which no column maps to a request metric) is not
+        loaded: its report has skipped_file = the reason (format and error None) and it is
+        recorded in the `inputs` table with kind 'ignored'. A file named explicitly is always
+        loaded (and fails with a clear error when unusable), unless its content was already
+        loaded (load_file: then ignored as a duplicate). progress(i, n, path) is called before
+        each file; cancelled() is checked between files and while a file loads (Store.append):
+        the file being read is then rolled back, its report says so, and loading stops."""
+        todo = walk_inputs(paths)
+        out: list[LoadReport] = []
+        self._cancelled = cancelled
+        try:
+            for i, (p, explicit, note) in enumerate(todo):
+                if cancelled():
+                    break
+                if progress:
+                    progress(i, len(todo), str(p))
+                out.append(self._load_one(p, explicit, note))
+                if out[-1].error and out[-1].error.endswith(LoadCancelled.TEXT):
+                    break
+        finally:
+            self._cancelled = lambda: False
         return out
+
+    def _load_one(self, p: Path, explicit: bool, note: tuple[str, str] | None) -> LoadReport:
+        """One entry of walk_inputs: a failed / ignored report for a note, else load_file."""
+        if note is not None:
+            kind, why = note
+            report = LoadReport(path=str(p), **({"error": f"{p}: {why}"} if kind == "error"
+                                                 else {"skipped_file": why}))
+        else:
+            try:
+                why, fmt = (None, None) if explicit else self._why_ignored(p)
+            except Exception as e:  # noqa: BLE001 - detection must not stop the other files
+                why, fmt = None, None
+                report = LoadReport(path=str(p), error=(
+                    f"{p}: cannot be read: {errlog.describe(e)} "
+                    f"({errlog.record(e, f'detecting the format of {p}')})"))
+            else:
+                if not why:
+                    return self.load_file(p, fmt)  # detected once
+                report = LoadReport(path=str(p), skipped_file=why)
+        with self._lock:
+            self._record_input(report)
+        return report
+
+    def check_cancelled(self) -> None:
+        """Raise LoadCancelled when the load in progress was cancelled (load_paths'
+        cancelled()); loaders reach it through append, load_file before COMMIT."""
+        if self._cancelled():
+            raise LoadCancelled(LoadCancelled.TEXT)
 
     @staticmethod
     def _why_ignored(p: Path) -> tuple[str | None, str | None]:
@@ -405,8 +526,8 @@ class Store:
             if p.stat().st_size == 0:
                 return "empty file", None
             ranked = rank_formats(p)
-        except OSError as e:
-            return f"cannot be read ({e.strerror or e})", None
+        except OSError:
+            return None, None  # load_file fails it with the reason (an error, not ignored)
         from .formats.base import Sniff
         if not ranked or ranked[0][0] < MIN_CONFIDENCE:
             sniff = Sniff.of(p)
@@ -474,19 +595,48 @@ class Store:
 
     # -- sessions ---------------------------------------------------------------------------
     def save_as(self, path: str | Path) -> None:
-        """Write the whole database to a .duckdb file (replacing it atomically)."""
-        path = Path(path)
+        """Write the whole database to `path`, atomically: into a temporary file in the same
+        folder (named for this process, so a later save can sweep it if the process dies),
+        flushed and fsynced, then renamed over the target; a symbolic link's target is the
+        file written (the link stays). Raises SessionError naming `path` (never the temporary
+        file) when it is a folder, a read-only or special file, in a folder that is missing
+        or not writable, or when writing fails (disk full...): the temporary file and its
+        .wal are removed and the previous file is intact."""
+        user = str(path)
+        target = Path(os.path.realpath(path))
+        _refuse_target(user, target)
+        _sweep_temps(target)
         with self._lock:
-            fd, tmp = tempfile.mkstemp(suffix=".duckdb", dir=path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
+                                       dir=target.parent)
             os.close(fd)
-            os.unlink(tmp)
-            self.con.execute(f"ATTACH {_sql_str(tmp)} AS _save")
+            os.unlink(tmp)  # DuckDB creates the file itself
+            attached = False
             try:
+                self.con.execute(f"ATTACH {_sql_str(tmp)} AS _save")
+                attached = True
                 self.con.execute("COPY FROM DATABASE memory TO _save" if self.path is None else
                                  f"COPY FROM DATABASE {quote_ident(self._dbname())} TO _save")
-            finally:
                 self.con.execute("DETACH _save")
-            shutil.move(tmp, path)
+                attached = False
+                with open(tmp, "rb+") as fh:
+                    os.fsync(fh.fileno())
+                os.replace(tmp, target)
+                _fsync_dir(target.parent)
+            except (duckdb.Error, OSError) as e:
+                msg = (e.strerror if isinstance(e, OSError) and e.strerror else str(e))
+                raise SessionError(user, "cannot be saved: " + msg.replace(tmp, user)) from None
+            finally:
+                if attached:
+                    try:
+                        self.con.execute("DETACH _save")
+                    except duckdb.Error:
+                        pass
+                for leftover in (tmp, tmp + ".wal"):
+                    try:
+                        os.unlink(leftover)
+                    except FileNotFoundError:
+                        pass
 
     def _dbname(self) -> str:
         return self.scalar("SELECT current_database()")
@@ -494,38 +644,197 @@ class Store:
     @classmethod
     def open(cls, path: str | Path) -> "Store":
         """Reopen a saved session (read into memory so the file is never changed by accident).
-        Raises InputError when the file is not a Trace Explorer session."""
+        Raises SessionError naming `path` when it is not a Trace Explorer session: not a
+        DuckDB file, no requests / cases table, a canonical table of another shape (a foreign
+        database), or a malformed setting (validate_settings). Nothing of the caller's current
+        store is touched: the caller swaps stores only when this returns."""
         p = Path(path)
         if not p.is_file():
-            raise InputError(path, "no such session file")
-        with open(p, "rb") as fh:  # DuckDB's file header carries "DUCK" at byte 8
-            if fh.read(12)[8:12] != b"DUCK":
-                raise InputError(path, "not a DuckDB session file (save one with File > Save Session)")
+            raise SessionError(path, "no such session file" if not p.exists() else
+                               "is not a session file (a folder or a special file)")
+        try:
+            with open(p, "rb") as fh:  # DuckDB's file header carries "DUCK" at byte 8
+                head = fh.read(12)
+        except OSError as e:
+            raise SessionError(path, f"cannot be read ({e.strerror or e})") from None
+        if head[8:12] != b"DUCK":
+            raise SessionError(path, "not a DuckDB session file (save one with File > Save Session)")
+        _sweep_temps(Path(os.path.realpath(p)))
         store = cls()
         try:
-            store.con.execute(f"ATTACH {_sql_str(str(path))} AS _src (READ_ONLY)")
-        except duckdb.Error as e:
-            raise InputError(path, f"not a DuckDB session file ({e})") from None
+            store._copy_session(path)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _copy_session(self, path: str | Path) -> None:
+        """Store.open's body: attach `path` read-only and copy the canonical tables."""
         try:
-            have = {r[0] for r in store.con.execute(
+            self.con.execute(f"ATTACH {_sql_str(str(path))} AS _src (READ_ONLY)")
+        except duckdb.Error as e:
+            raise SessionError(path, f"not a readable DuckDB session file ({e})") from None
+        try:
+            have = {r[0] for r in self.con.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_catalog = '_src'"
             ).fetchall()}
             if "requests" not in have or "cases" not in have:
-                raise InputError(path, "not a Trace Explorer session (no requests / cases table)")
+                raise SessionError(path, "not a Trace Explorer session (no requests / cases "
+                                         "table): a DuckDB database of another program?")
             for t in schema.TABLES:
-                if t in have:
-                    cols = [c for c in schema.columns(t) if c in {r[0] for r in store.con.execute(
-                        "SELECT column_name FROM information_schema.columns"
-                        " WHERE table_catalog = '_src' AND table_name = ?", [t]).fetchall()}]
-                    sel = ", ".join(quote_ident(c) for c in cols)
-                    store.con.execute(f"INSERT INTO {quote_ident(t)} ({sel}) "
-                                      f"SELECT {sel} FROM _src.{quote_ident(t)}")
+                if t not in have:
+                    continue
+                src_cols = {r[0] for r in self.con.execute(
+                    "SELECT column_name FROM information_schema.columns"
+                    " WHERE table_catalog = '_src' AND table_name = ?", [t]).fetchall()}
+                cols = [c for c in schema.columns(t) if c in src_cols]
+                if not cols:
+                    raise SessionError(path, f"not a Trace Explorer session: its table {t!r} "
+                                             f"has none of the expected columns")
+                sel = ", ".join(quote_ident(c) for c in cols)
+                try:
+                    self.con.execute(f"INSERT INTO {quote_ident(t)} ({sel}) "
+                                     f"SELECT {sel} FROM _src.{quote_ident(t)}")
+                except duckdb.Error as e:
+                    raise SessionError(path, f"not a Trace Explorer session: its table {t!r} "
+                                             f"does not fit ({str(e).splitlines()[0]})") from None
+            bad = validate_settings(self)
+            if bad:
+                raise SessionError(path, f"malformed session setting {bad[0]!r}: {bad[1]}")
         finally:
-            store.con.execute("DETACH _src")
-        return store
+            self.con.execute("DETACH _src")
 
     def close(self) -> None:
         self.con.close()
+
+
+def value_limits(column: str) -> tuple[float, float] | None:
+    """(low, high) a numeric column of any canonical table must lie in for the store's SQL
+    (times in microseconds fit INT64) and the analyses: unix times within +-MAX_TIME_S,
+    durations (*_ms) within +-MAX_DURATION_MS, anything else finite. None: not checked here."""
+    from .formats._common import MAX_DURATION_MS, MAX_TIME_S
+    if column in ("arrival_s", "ts_s", "timestamp_s"):
+        return -MAX_TIME_S, MAX_TIME_S
+    if column.endswith("_ms"):
+        return -MAX_DURATION_MS, MAX_DURATION_MS
+    return -np.inf, np.inf
+
+
+def _drop_unusable(frame: pd.DataFrame, table: str, report: LoadReport) -> pd.DataFrame:
+    """`frame` without the rows whose float columns hold an infinite value or one beyond
+    value_limits (vectorised; NaN is a missing value and passes); each dropped row is
+    counted in report.skip with its field, value and position in the inserted batch."""
+    bad = None
+    why: dict[str, np.ndarray] = {}
+    for col in frame.columns:
+        if frame[col].dtype.kind != "f":
+            continue
+        v = frame[col].to_numpy()
+        low, high = value_limits(col)
+        m = np.isinf(v) | (v < low) | (v > high)  # NaN compares False: passes
+        if m.any():
+            why[col] = m
+            bad = m if bad is None else (bad | m)
+    if bad is None:
+        return frame
+    for i in np.flatnonzero(bad)[:LoadReport.MAX_REASONS]:
+        col = next(c for c, m in why.items() if m[i])
+        report.skip(f"value beyond what the store can use: {frame[col].iloc[i]!r} "
+                    f"(record {i + 1} of the {table} rows)", field_name=col)
+    report.rows_skipped += max(0, int(bad.sum()) - LoadReport.MAX_REASONS)
+    return frame.loc[~bad]
+
+
+MAX_TOLERANCE = 1e9  # a binding tolerance beyond this overflows the binding SQL's times
+
+
+def validate_settings(store: "Store") -> tuple[str, str] | None:
+    """(key, why) of the first setting a saved session cannot use, else None: every value
+    must be JSON; the keys the app reads must have their shape (tolerances a mapping that
+    association.Tolerances accepts, the ambiguous list a list, the causal graph and the
+    chosen cluster text or null)."""
+    rows = store.con.execute("SELECT key, value FROM settings ORDER BY key").fetchall()
+    for key, raw in rows:
+        try:
+            value = json.loads(raw) if raw is not None else None
+        except (TypeError, ValueError) as e:
+            return key, f"not JSON ({e})"
+        if key == "association.tolerances" and value is not None:
+            from .association import Tolerances
+            if not isinstance(value, dict):
+                return key, "not a mapping"
+            for k, v in value.items():
+                if k in ("level3_hash", "level3_time") and not isinstance(v, bool):
+                    return key, f"{k} is not true / false: {v!r}"
+                if k in ("prompt_tokens", "window_s", "time_base_margin_s") and not (
+                        isinstance(v, (int, float)) and not isinstance(v, bool)
+                        and 0 <= v <= MAX_TOLERANCE):
+                    return key, f"{k} is not a number in [0, {MAX_TOLERANCE:.0e}]: {v!r}"
+            try:
+                Tolerances.from_dict(value)
+            except Exception as e:  # noqa: BLE001 - any refusal of from_dict
+                return key, errlog.describe(e)
+        elif key == "association.ambiguous" and not isinstance(value, (list, type(None))):
+            return key, "not a list"
+        elif key in ("causal_graph", "chosen_cluster") and not isinstance(value, (str, type(None))):
+            return key, "not text"
+    return None
+
+
+def _refuse_target(user: str, target: Path) -> None:
+    """Raise SessionError when a session must not be written at `target` (the real path of
+    what the user chose, `user`)."""
+    if target.is_dir():
+        raise SessionError(user, "is a folder: choose a file name for the session")
+    if target.exists():
+        st = target.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise SessionError(user, "is not a regular file: not overwritten")
+        if not st.st_mode & 0o222 or not os.access(target, os.W_OK):
+            raise SessionError(user, "is read-only: not overwritten")
+    folder = target.parent
+    if not folder.is_dir():
+        raise SessionError(user, f"cannot be saved: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise SessionError(user, f"cannot be saved: the folder {folder} is not writable")
+
+
+def _sweep_temps(target: Path) -> None:
+    """Remove the temporary files (and .wal) that saves to `target` left behind when their
+    process was killed: named .<name>.<pid>.<random>.tmp, removed when that pid is gone."""
+    for f in target.parent.glob(f".{glob_escape(target.name)}.*.tmp*"):
+        parts = f.name[len(target.name) + 2:].split(".")
+        try:
+            pid = int(parts[0])
+        except (ValueError, IndexError):
+            continue
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+            continue  # still running: perhaps saving right now
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        try:
+            f.unlink()
+        except OSError:
+            pass
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in `folder` durable (no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _sql_str(s: str) -> str:

@@ -174,11 +174,16 @@ def ensure_indexes(store, con=None, min_rows: int = INDEX_MIN_ROWS) -> list[str]
     return done
 
 
-def _run_stats(store, run_id: str, con) -> dict[str, float | None]:
-    """{'p99_itl_ms', 'itl_n', 'max_duration_s'} for a run, cached per store and run."""
-    c = _cache(store).setdefault("runs", {})
-    if run_id not in c:
+def _run_stats(store, run_id: str, con, index: bool = True) -> dict[str, float | None]:
+    """{'p99_itl_ms', 'itl_n', 'max_duration_s'} for a run, cached per store and run.
+    index: build the lookup indexes first (the window opens many timelines; a one-off
+    timeline, as in a report, scans instead: an index on 10M requests costs seconds)."""
+    cache = _cache(store)
+    c, indexed = cache.setdefault("runs", {}), cache.setdefault("indexed", set())
+    if index and run_id not in indexed:  # first indexed use of a run
         ensure_indexes(store, con)
+        indexed.add(run_id)
+    if run_id not in c:
         p = store.query("timeline_run_itl_p99", {"run_id": run_id}, con=con).iloc[0]
         s = store.query("timeline_run_span", {"run_id": run_id}, con=con).iloc[0]
         c[run_id] = {"p99_itl_ms": _num(p["p99_itl_ms"]), "itl_n": int(p["n"]),
@@ -193,14 +198,16 @@ def run_p99_itl_ms(store, run_id: str, con=None) -> float | None:
 
 
 # -- the timeline ------------------------------------------------------------------------------
-def request_timeline(store, run_id: str, request_id: str, con=None) -> Timeline:
+def request_timeline(store, run_id: str, request_id: str, con=None, *,
+                     index: bool = True) -> Timeline:
     """The timeline of one request (see Timeline). con: a worker's own cursor (store.cursor()).
+    index=False: no lookup indexes are built (one-off use, e.g. the headless report).
 
     Raises NoData when the run has no such request. Events are placed relative to the request's
     arrival_s (request_events.ts_s and requests.arrival_s share the run's clock); without
     arrival_s, relative to its earliest event."""
     con = con or store.con
-    _run_stats(store, run_id, con)  # first use of a run: indexes (big stores) + run stats
+    _run_stats(store, run_id, con, index)  # first use: indexes (big stores) + run stats
     params = {"run_id": run_id, "request_id": request_id}
     row_df = store.query("timeline_request", params, con=con)
     if row_df.empty:
@@ -209,7 +216,7 @@ def request_timeline(store, run_id: str, request_id: str, con=None) -> Timeline:
            for k, v in row_df.iloc[0].items()}
     ev_df = store.query("timeline_events", params, con=con)
     itl_df = store.query("timeline_itl", params, con=con)
-    stats = _run_stats(store, run_id, con)
+    stats = _run_stats(store, run_id, con, index)
     metrics = {k: v for k, v in row.items() if k not in ("run_id", "request_id")}
     arrival_s = row.get("arrival_s")
 

@@ -21,11 +21,12 @@ QT_FORMATS = {"png", "svg", "html", "pdf"}
 # panel name -> (payload key it paints, logical size in px)
 PANEL_SIZES: dict[str, QSize] = {
     "header": QSize(1400, 86), "comparison": QSize(1100, 420), "distributions": QSize(760, 400),
-    "tree": QSize(1100, 520), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
+    "tree": QSize(820, 720), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
     "sla": QSize(820, 400), "whatif": QSize(1100, 640), "conclusion": QSize(760, 640),
-    "timeline": QSize(1100, 560),
+    "timeline": QSize(1100, 560), "engine": QSize(1100, 620), "replay": QSize(1300, 620),
 }
-SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion")
+SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion",
+                "engine")
 
 
 def telling_metrics(comparison: Any, k: int = 2) -> list[str]:
@@ -57,7 +58,7 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
     session = Session(store if store is not None else Store())
     classes = _panel_classes()
     wanted = ["header", "comparison", "distributions", "tree", "heatmap", "versions", "sla",
-              "whatif", "conclusion", "timeline"]
+              "whatif", "replay", "conclusion", "timeline", "engine"]
     panels = {}
     for n in wanted:
         if n not in classes:
@@ -66,6 +67,8 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
             panels[n] = classes[n](None if n == "timeline" else session)
         except Exception:  # noqa: BLE001 - a panel that cannot start leaves only its picture out
             log.exception("panel %s could not start", n)
+    if hasattr(panels.get("tree"), "set_print_layout"):  # legible on a page: depth across
+        panels["tree"].set_print_layout(True)
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
     if frame is not None:
@@ -106,6 +109,12 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
                 panel.set_store(store)
                 panel.set_cohort_frame(frame)
                 panel.show_request(*timeline)
+                shoot(name, panel, name)
+            elif name == "replay":
+                sec = doc.get("replay")
+                if not isinstance(sec, dict) or sec.get("status") or not hasattr(panel, "show_report"):
+                    continue
+                panel.show_report(sec)
                 shoot(name, panel, name)
             elif name != "header" and name not in doc:
                 continue  # a section the report did not compute gets no picture

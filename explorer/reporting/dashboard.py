@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 
+from explorer.core.report import scope_lines
 from widgets import palette
 
 from .html import title_of
@@ -66,7 +67,14 @@ def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
                                      Qt.TextFlag.TextWordWrap, note).height()) + 8
         fp.end()
     top = 72 + banner
-    height = top + sum(h + PAD for h, _ in rows) + 40
+    footer = "\n".join(f"{t}: {v}" for t, v in scope_lines(meta)) + (
+        "\nSIMULATED" if meta.get("simulated") else "")  # names, "… and N more"
+    probe = QImage(10, 10, QImage.Format.Format_ARGB32)
+    fp = QPainter(probe)
+    fp.setFont(_font(11))
+    foot_h = int(fp.boundingRect(QRectF(0, 0, WIDTH - 2 * PAD, 600), Qt.TextFlag.TextWordWrap, footer).height()) + 10
+    fp.end()
+    height = top + sum(h + PAD for h, _ in rows) + foot_h
     img = QImage(int(WIDTH * DPR), int(height * DPR), QImage.Format.Format_ARGB32)
     img.setDevicePixelRatio(DPR)
     img.fill(QColor(palette.BACKGROUND))
@@ -96,10 +104,8 @@ def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
         y += h + PAD
     p.setFont(_font(11))
     p.setPen(QColor(palette.MUTED))
-    files = ", ".join(f"{Path(str(f.get('path', ''))).name} ({(f.get('sha256') or '')[:8]})"
-                      for f in (doc.get("inputs") or [])[:6])
-    p.drawText(QRectF(PAD, y, WIDTH - 2 * PAD, 30), Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
-               f"Inputs: {files or '–'}" + ("  ·  SIMULATED" if meta.get("simulated") else ""))
+    p.drawText(QRectF(PAD, y, WIDTH - 2 * PAD, foot_h), Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
+               footer)
     p.end()
     if not img.save(str(path), "PNG"):
         raise OSError(f"cannot write {path}")

@@ -5,7 +5,9 @@ window neither renders on its worker thread nor blocks its UI thread: the worker
 session to a temporary .duckdb file and runs `python -m explorer.reporting.export` on it (its
 own offscreen QApplication), reading progress lines and killing it on Cancel.
 
-Child protocol (stdout, one line each): "progress DONE TOTAL TEXT", then "written PATH".
+Child protocol (stdout, one line each): "progress DONE TOTAL TEXT", then "written PATH"; or
+"error TEXT" (one line for the user; the child's traceback goes to the error log, never to
+the dialog).
 """
 from __future__ import annotations
 
@@ -19,9 +21,17 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
+from explorer.core import errlog
+from explorer.core.errors import TraceExplorerError
+
 
 class ExportCancelled(Exception):
     """The user cancelled the export; the child process was killed."""
+
+
+class ExportFailed(TraceExplorerError):
+    """The export did not complete; the message is one line for the user, naming the output
+    folder and where the details went (the error log)."""
 
 
 def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | None = None,
@@ -36,7 +46,8 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
     JSON-able) so the report shows the user's scenario; whatif_result: that scenario's finished
     result (WhatIfResult.to_dict(), the panel's report_result()), which the child then shows
     as it is instead of importing DoWhy and estimating again. Returns the files written.
-    Raises ExportCancelled, or RuntimeError with the child's last error lines when it fails."""
+    Raises ExportCancelled, or ExportFailed (one line naming out_dir; the child's output goes
+    to the error log) when it fails."""
     from explorer.core.report import available_formats
 
     formats = list(formats or available_formats())
@@ -68,6 +79,7 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=env, cwd=tmp)
         written: list[Path] = []
+        said: str | None = None
         for line in proc.stdout:
             if cancelled and cancelled():
                 proc.kill()
@@ -79,10 +91,15 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
                 progress(int(done), int(total), text)
             elif kind == "written":
                 written.append(Path(rest))
+            elif kind == "error":
+                said = rest
         err = proc.stderr.read()
         if proc.wait() != 0:
-            tail = "\n".join(ln for ln in err.splitlines() if ln.strip())[-2000:]
-            raise RuntimeError(f"report export failed: {tail or 'exit ' + str(proc.returncode)}")
+            if said is None:  # the child died without a word (killed, crashed): log its output
+                where = errlog.record(RuntimeError(err.strip()[-20000:] or "no output"),
+                                      f"report export child, exit {proc.returncode}")
+                said = f"the report writer stopped (exit {proc.returncode}; {where})"
+            raise ExportFailed(f"{out_dir}: report export failed: {said}")
         return written
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -133,5 +150,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def child(argv: list[str] | None = None) -> int:
+    """main(), saying any failure in one "error" line (details to the error log)."""
+    try:
+        return main(argv)
+    except SystemExit:
+        raise
+    except OSError as e:  # a full disk, a folder not writable: the user's own folder named
+        where = errlog.record(e, "report export child")
+        print(f"error cannot write {e.filename or 'the report'}: {e.strerror or e} ({where})",
+              flush=True)
+    except BaseException as e:  # noqa: BLE001 - one line for the dialog, the rest to the log
+        where = errlog.record(e, "report export child")
+        print(f"error {errlog.describe(e)} ({where})", flush=True)
+    return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(child())

@@ -10,12 +10,18 @@ import base64
 from pathlib import Path
 from typing import Callable
 
+import pandas as pd
+
 from explorer.core.escape import html_text
+from explorer.core.names import plural
+from explorer.core.report import scope_lines
 from widgets import palette
 from widgets.painters.comparison import comparison_html
 from widgets.painters.conclusion import conclusion_html
+from widgets.painters.engine import engine_html
 from widgets.painters.header import header_html
 from widgets.painters.sla import sla_html
+from widgets.painters.runs import run_versions_html, runs_html
 from widgets.painters.versions import versions_html
 
 esc = html_text
@@ -42,10 +48,15 @@ SECTIONS = [
     ("distributions", "Distributions", "distributions", None),
     ("tree", "Decision tree", "tree", None),
     ("heatmap", "Heatmap: TPOT x batch-size entropy", "heatmap", None),
+    ("runs", "Runs and their published results", None, lambda v: runs_html(v)),
     ("versions", "Engine versions", "versions", lambda v: versions_html(v)),
+    ("run_versions", "Engine versions at run level (published aggregates)", None,
+     lambda v: run_versions_html(v)),
     ("sla", "SLA attainment", "sla", lambda v: sla_html(v)),
     ("whatif", "Counterfactual what-if", "whatif", None),
+    ("replay", "Replay: the badcases under another engine setting", "replay", None),
     ("timeline", "Timeline of the worst badcase", "timeline", None),
+    ("engine", "Engine statistics", "engine", lambda v: engine_html(v)),
     ("conclusion", "Conclusion", None, lambda v: conclusion_html(v)),
 ]
 
@@ -92,6 +103,8 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     cohort = doc.get("cohort")
     if isinstance(cohort, dict) and "status" not in cohort:
         out.append(header_html(cohort, meta))
+    out.append("<p class='scope'>" + "<br>".join(f"<b>{esc(t)}:</b> {esc(v)}" for t, v in scope_lines(meta))
+               + "</p>")
     if "dashboard" in images and not for_pdf:
         out.append(f"<h2>Dashboard</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
     for key, title, img, table in SECTIONS:
@@ -104,20 +117,48 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
             out.append(f"<p class='why'>{esc(why)}</p>")
             continue
         if img in images:  # in its own paragraph: QTextDocument sets an image inline
-            width = " width='640'" if for_pdf else ""
+            # figures with small text (tree, what-if graph, timeline) take the page's width
+            width = (" width='920'" if img in WIDE else " width='640'") if for_pdf else ""
             out.append(f"<p><img src='{src(img, images[img])}'{width} alt='{esc(title)}'></p>")
-        if table is not None:
+        if key == "sla":  # per-run rows only for the runs that served the cohort
+            out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs")))
+        elif table is not None:
             out.append(table(value))
     if cases is not None and len(cases):
-        out.append("<h2>Badcases of the cohort</h2><table><tr><th>case</th><th>prompt</th>"
-                   "<th>prediction</th><th>request</th><th>link</th></tr>")
-        for r in cases.head(30).itertuples(index=False):
-            out.append("<tr>" + "".join(f"<td>{esc(_short(getattr(r, c, '')))}</td>" for c in
-                                        ("case_id", "prompt", "prediction", "request_id", "level")) + "</tr>")
-        out.append("</table>")
+        out.append(badcase_table(cases))
     out.append(provenance_html(doc))
     out.append("</body></html>")
     return "".join(out)
+
+
+WIDE = ("tree", "whatif", "timeline")  # PDF figures at the text's width (about 1000 px at 144 dpi)
+CASES_LISTED = 50  # badcase rows in the HTML / PDF listing
+LINKS = {1: "exact id", 2: "fuzzy", 3: "weak"}
+
+
+def badcase_table(cases, limit: int = CASES_LISTED) -> str:
+    """The cohort's badcases: case, prompt, prediction, bound request and how it was bound,
+    every row or "the first N of M" (M from cases.attrs["total"] when the caller cut it)."""
+    total = max(int(cases.attrs.get("total") or 0), len(cases))
+    shown = cases.head(limit)
+    note = (f"<p class='why'>The first {len(shown):,} of {total:,} badcases, by case id.</p>"
+            if len(shown) < total else f"<p class='why'>{'The' if total == 1 else 'All'} "
+            f"{plural(total, 'badcase')}, by case id.</p>")
+    head = "".join(f"<th width='{w}%'>{esc(t)}</th>" for t, w in (
+        ("case", 12), ("prompt", 36), ("prediction", 26), ("request", 18), ("link", 8)))
+    rows = []
+    for r in shown.itertuples(index=False):
+        req, level = getattr(r, "request_id", None), getattr(r, "level", None)
+        bound = req is not None and not pd.isna(req)
+        run = getattr(r, "run_id", None)
+        request = (f"{req}" + (f" ({run})" if run is not None and not pd.isna(run) else "")) if bound \
+            else "not bound"
+        link = LINKS.get(int(level), str(level)) if bound and level is not None and not pd.isna(level) else "–"
+        rows.append("<tr>" + "".join(f"<td>{esc(_short(v))}</td>" for v in (
+            getattr(r, "case_id", ""), getattr(r, "prompt", ""), getattr(r, "prediction", ""),
+            request, link)) + "</tr>")
+    return (f"<h2>Badcases of the cohort</h2>{note}<table class='cases'><tr>{head}</tr>"
+            + "".join(rows) + "</table>")
 
 
 def provenance_html(doc: dict) -> str:

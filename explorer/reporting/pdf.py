@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QMarginsF, QSizeF, QUrl
-from PySide6.QtGui import QFont, QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocument
+from PySide6.QtGui import (QFont, QImage, QPageLayout, QPageSize, QPdfWriter, QTextBlockFormat, QTextCursor,
+                           QTextDocument)
 
 from .html import build_html
 from .images import CJK_FAMILIES, ensure_app
@@ -34,7 +35,50 @@ def save_pdf(doc: dict, images: dict[str, Path], path: Path, cases=None) -> Path
     writer.setCreator("Trace Explorer")
     rect = writer.pageLayout().paintRectPixels(writer.resolution())
     text.setPageSize(QSizeF(rect.width(), rect.height()))
+    keep_headings_with_next(text)
     text.print_(writer)
     if not path.exists() or path.stat().st_size == 0:
         raise OSError(f"cannot write {path}")
     return path
+
+
+def _page(y: float, page_h: float) -> int:
+    return int(y // page_h)
+
+
+def orphan_headings(text: QTextDocument) -> list:
+    """Heading blocks (h1-h6) whose next block's first line falls on a later page: a heading
+    alone at a page foot."""
+    page_h = text.pageSize().height()
+    lay = text.documentLayout()
+    out = []
+    block = text.begin()
+    while block.isValid():
+        nxt = block.next()
+        if block.blockFormat().headingLevel() > 0 and nxt.isValid():
+            top = lay.blockBoundingRect(block).top()
+            r = lay.blockBoundingRect(nxt)
+            line = nxt.layout().lineAt(0) if nxt.layout().lineCount() else None
+            first = r.top() + (line.y() + line.height() if line is not None and line.isValid() else r.height())
+            if _page(first - 0.5, page_h) > _page(top, page_h):
+                out.append(block)
+        block = nxt
+    return out
+
+
+def keep_headings_with_next(text: QTextDocument, passes: int = 12) -> int:
+    """Start a new page before every heading that would stand alone at a page foot (Qt's
+    text layout has no keep-with-next); returns how many headings were moved."""
+    moved = 0
+    for _ in range(passes):
+        found = orphan_headings(text)
+        if not found:
+            break
+        for block in found:
+            cur = QTextCursor(block)
+            fmt = QTextBlockFormat(block.blockFormat())
+            fmt.setPageBreakPolicy(QTextBlockFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+            cur.setBlockFormat(fmt)
+            moved += 1
+        text.documentLayout().documentSize()  # lay out again before the next pass
+    return moved

@@ -134,7 +134,8 @@ def test_heatmap_cell_outlined_and_its_requests_listed(loaded, qtbot):
     n = len(members(*empty))
     assert s.selected_requests == n and len(s.selected_cases) == 0
     header = dict((t, v) for t, v, _ in window.panels["header"].items)
-    assert header["Selected"] == f"{n} request{'s' if n != 1 else ''}, none bound to a case of this cohort"
+    assert header["Selected"] == (f"{n} request{'s' if n != 1 else ''}, none bound to a case of this "
+                                  f"cohort · Heatmap: cell ({empty[0]}, {empty[1]})")
     msg = window.panels["cases"].message()
     assert msg and "none is bound to a case of this cohort" in msg
     assert panel.req_box.isVisibleTo(panel) and panel.req_model.rowCount() == n

@@ -48,6 +48,16 @@ SAMPLES = {
                  "by": {"version": [{"key": "a", "share": NAN, "n": NAN}]}}),
     "conclusion": ({}, {"modules": [], "narrative": None, "suggestions": [
         {"priority": NAN, "text": None, "flags": []}]}),
+    "runs": ([], [{"run_id": "r", "label": None, "engine": None, "engine_version": None,
+                   "completed": NAN, "failed": NAN, "no_success": False, "flags": [],
+                   "published": [{"metric": "ttft_ms", "stat": "mean", "value": NAN, "unit": "ms"}],
+                   "recomputed": [{"metric": "ttft_ms", "stat": "mean", "unit": "ms",
+                                   "published": NAN, "recomputed": NAN, "diff_pct": NAN}]}]),
+    "engine": ({}, {"runs": [{"run_id": "x", "server": {"engines": NAN, "peak_running": NAN},
+                              "engines": [{"engine": None, "samples": NAN, "running_mean": NAN,
+                                           "series": {"ts_s": [NAN, NAN], "running": [NAN, NAN],
+                                                      "kv_usage_gpu": [NAN, NAN]}}]}],
+                    "request_context": {"bound_requests": NAN, "with_context": NAN}}),
     "cases": (pd.DataFrame(columns=CASE_COLS),
               _nan_frame(CASE_COLS)[CASE_COLS].astype(object).assign(correct=pd.NA, level=pd.NA)),
 }

@@ -71,20 +71,41 @@ def test_real_x_window_under_xvfb(tmp_path):
         server.wait(10)
 
 
-def test_screenshot_names_failed_inputs_and_exits_non_zero(tmp_path):
+def test_screenshot_names_failed_inputs_and_exits_non_zero(tmp_path, real):
     """Like inspect and report: a bad file is named on stderr, the good ones still load and
-    the window is still saved, and the exit code says something failed."""
+    the window is still saved (at the --size asked for), and the exit code says something
+    failed."""
+    import struct
     bad = tmp_path / "broken.json"
     bad.write_text('{"ttfts": [0.1, ')
-    good = ROOT.parent / "shared" / "data" / "real" / "every_eval_ever" / \
-        "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    good = real / "every_eval_ever" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
     png = tmp_path / "shot.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, "-m", "explorer", str(bad), str(good), "--screenshot",
-                          str(png)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+                          str(png), "--size", "1366x768"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=180)
     assert out.returncode == 1
     assert "broken.json" in out.stderr and "Traceback" not in out.stderr
     assert png.stat().st_size > 10_000
+    assert struct.unpack(">II", png.read_bytes()[16:24]) == (1366, 768)  # the PNG's IHDR
+
+
+def test_size_option_is_checked_and_the_window_fits_the_screen(app):
+    from PySide6.QtCore import QSize
+
+    from explorer.app import parse_size
+    from widgets.mainwindow import fit_size
+    assert parse_size("2560x1440") == (2560, 1440) and parse_size(None) is None
+    for bad in ("1366", "wide x tall", "100x100"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+    out = subprocess.run([sys.executable, "-m", "explorer", "--size", "big"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "WIDTHxHEIGHT" in out.stderr
+    # a 1366x768 laptop (minus a 30 px panel): the default 1600x1000 window is shrunk to it
+    assert fit_size((1600, 1000), QSize(1366, 738)) == QSize(1350, 698)
+    assert fit_size((1600, 1000), QSize(2560, 1400)) == QSize(1600, 1000)
+    assert fit_size((1600, 1000), None) == QSize(1600, 1000)  # no real screen (offscreen)
 
 
 def test_qt_offscreen_noise_is_filtered_and_other_messages_pass(app, qtlog):

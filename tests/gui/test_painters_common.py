@@ -29,3 +29,12 @@ def test_input_names_drop_the_prefix_their_folder_shares():
                         "/x/alone.json"])
     assert list(got.values()) == ["…8B-Instruct_math.json", "…70B-Instruct_math.json",
                                   "…0.1.csv", "…1.3.csv", "alone.json"]
+
+
+def test_input_names_keep_the_folder_that_tells_siblings_apart():
+    """132 aibrix CSVs: two releases' naive_output_1.csv must not show as the same name."""
+    from widgets.inputs import _short_names
+    got = _short_names(["/d/ps_v0.2.1/naive_output_1.csv", "/d/ps_v0.3.0/naive_output_1.csv",
+                        "/d/ps_v0.3.0/prefix_output_1.csv"])
+    assert list(got.values()) == ["ps_v0.2.1/naive_output_1.csv", "ps_v0.3.0/naive_output_1.csv",
+                                  "prefix_output_1.csv"]

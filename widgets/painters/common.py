@@ -7,27 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from explorer.core.schema import REQUEST_METRICS
-
-LABELS = {
-    "kv_cache_hit_rate": "KV-cache hit rate",
-    "num_preemptions": "preemptions",
-    "tpot_ms": "TPOT",
-    "batch_size": "batch size",
-    "ttft_ms": "TTFT",
-    "queue_ms": "scheduling delay",
-    "e2e_ms": "E2E latency",
-    "prefill_ms": "prefill",
-    "decode_ms": "decode",
-    "prompt_tokens": "prompt tokens",
-    "completion_tokens": "output tokens",
-    "cached_prompt_tokens": "cached prompt tokens",
-    "batch_entropy": "batch-size entropy",
-    "batch_size_entropy": "batch-size entropy",
-    "itl_ms": "ITL",
-    "prompt_chars": "prompt length",
-    "prediction_chars": "answer length",
-}
+from explorer.core.names import LABELS, label, unit  # noqa: F401 - the one display-name table
 
 
 def is_missing(v: Any) -> bool:
@@ -38,28 +18,6 @@ def is_missing(v: Any) -> bool:
         return math.isnan(float(v))
     except (TypeError, ValueError):
         return True
-
-
-def unit(metric: str) -> str:
-    """The unit of a metric ("ms", "ms/token", "" for ratios and counts)."""
-    if metric in ("batch_size_entropy", "batch_entropy"):
-        return "bits"
-    if metric in REQUEST_METRICS:
-        return REQUEST_METRICS[metric]
-    if metric.endswith("_chars"):
-        return "chars"
-    if metric.endswith("_ms"):
-        return "ms"
-    if metric.endswith("_s"):
-        return "s"
-    return ""
-
-
-def label(metric: str, with_unit: bool = True) -> str:
-    """Readable name of a metric, with its unit in brackets: "TPOT (ms/token)"."""
-    name = LABELS.get(metric, metric.replace("_", " "))
-    u = unit(metric)
-    return f"{name} ({u})" if with_unit and u and not name.endswith(u) else name
 
 
 def num(v: Any, metric: str | None = None, digits: int = 3) -> str:

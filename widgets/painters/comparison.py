@@ -13,6 +13,13 @@ TIPS = ["Metric (unit)", "Badcase mean (share of requests for yes/no signals)", 
         "the pooled SD (odds ratio for yes/no signals)", "badcases / control cases with a value"]
 
 
+def headers_for(other: str) -> list[str]:
+    """HEADERS of a selection's comparison: "Selected" against "Rest" (the rest of the
+    cohort) or "Control"."""
+    return ["Metric", "Selected", "Rest" if other == "rest" else "Control", "Diff", "p", "p adj.",
+            "d", "n sel / " + ("rest" if other == "rest" else "ctl")]
+
+
 def sort_key(row: dict, col: int):
     """Sort value of one cell (numbers sort numerically, missing last)."""
     keys = [None, "bad_mean", "control_mean", "diff_pct", "p_value", "p_adjusted", "cohens_d",

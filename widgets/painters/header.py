@@ -90,7 +90,7 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     name = cohort.get("cluster") or "all badcases"
     bad = cohort.get("badcases")
     items.append(("Cluster", f"{name}", "The badcase cluster under study"))
-    items.append(("Badcases", f"{'–' if is_missing(bad) else f'{int(bad):,}'} ({share(cohort.get('share_of_badcases'))} of all)",
+    items.append(("Badcases", f"{'–' if is_missing(bad) else f'{int(bad):,}'} ({share(cohort.get('share_of_badcases'))} of badcases)",
                   "Badcases in this cluster and their share of all badcases"))
     items.append(("Bound to traces", ratio(cohort.get("bound"), bad),
                   "Badcases of the cluster bound to an inference request"))
@@ -102,7 +102,8 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     items.append(("Strongest link", LEVEL_NAMES.get(lv, "none") if lv else "none", detail))
     if selection and selection[0]:
         lab, nc, nr = selection
-        items.append(("Selected", selection_text(nc, nr), lab))
+        items.append(("Selected", f"{selection_text(nc, nr)} · {lab}",
+                      f"{lab}: every view shows these cases (Esc clears the selection)"))
     if meta.get("simulated"):
         items.append(("Data", "SIMULATED", meta.get("demo_note") or "Generated data, not a real run"))
     return items

@@ -8,7 +8,7 @@ import pyqtgraph as pg
 
 from widgets import palette
 
-from .common import label, num
+from .common import label, num, share
 
 
 def grid(heatmap: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -41,6 +41,32 @@ def cell_at(heatmap: dict, x: float, y: float) -> tuple[int, int] | None:
     return None
 
 
+def case_grid(heatmap: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """(cases [y, x], badcases [y, x]) of the cohort per cell ('case_cells': [ix, iy, n,
+    n_bad] rows, see analysis.selected.cell_counts), or None when the result has none."""
+    rows = heatmap.get("case_cells")
+    xe, ye, _ = grid(heatmap)
+    if rows is None or len(xe) < 2 or len(ye) < 2:
+        return None
+    n = np.zeros((len(ye) - 1, len(xe) - 1))
+    nb = np.zeros_like(n)
+    for ix, iy, k, kb in rows:
+        n[iy, ix], nb[iy, ix] = k, kb
+    return n, nb
+
+
+def share_view(heatmap: dict) -> dict:
+    """The heatmap coloured by the badcase share of the cohort's cases in each cell (empty
+    where no cohort case falls) instead of the mean value metric."""
+    g = case_grid(heatmap)
+    if g is None:
+        return {**heatmap, "values": []}
+    n, nb = g
+    values = [[None if n[j, i] == 0 else float(nb[j, i] / n[j, i]) for i in range(n.shape[1])]
+              for j in range(n.shape[0])]
+    return {**heatmap, "values": values, "value_metric": "badcase_share", "colour": "share"}
+
+
 def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     """Draw the heatmap onto `plot` (cleared first). Non-uniform bins are drawn cell by cell
     positions-true via a rect per image (the image spans [x0, xN] x [y0, yN]; cells are
@@ -53,6 +79,8 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     heatmap = heatmap or {}
     xe, ye, v = grid(heatmap)
     if v.size == 0 or len(xe) < 2 or len(ye) < 2 or not np.isfinite(v).any():
+        if heatmap.get("colour") == "share" or heatmap.get("case_cells") is not None and not v.size:
+            return "No case of the cohort is bound to a request in these cells: no badcase share to show."
         return "No cell of the heatmap has a value (the cohort's requests lack these metrics)."
     img = _uniform(xe, ye, v)
     finite = v[np.isfinite(v)]
@@ -68,7 +96,12 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     xm, ym, vm = heatmap.get("x_metric", "x"), heatmap.get("y_metric", "y"), heatmap.get("value_metric", "value")
     plot.setLabel("bottom", label(xm))
     plot.setLabel("left", label(ym))
-    plot.setTitle(f"mean {label(vm)} per cell", size="10pt")
+    by_share = heatmap.get("colour") == "share"
+    if by_share:
+        lo, hi = 0.0, max(hi, 1e-9)
+        image.setLevels((lo, hi))
+    plot.setTitle("badcase share of the cohort's cases per cell" if by_share else f"mean {label(vm)} per cell",
+                  size="10pt")
     if bar is None:
         bar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, label=label(vm), interactive=False, width=14)
         bar.setImageItem(image, insert_in=plot)
@@ -104,7 +137,39 @@ def cell_text(heatmap: dict, ix: int, iy: int) -> str:
     xe, ye, v = grid(heatmap)
     xm, ym, vm = heatmap.get("x_metric", "x"), heatmap.get("y_metric", "y"), heatmap.get("value_metric", "value")
     c = counts(heatmap)
-    n = "–" if c is None else str(int(c[iy, ix]))
-    return (f"{label(xm, False)} {num(xe[ix], xm)} – {num(xe[ix + 1], xm)}\n"
+    what = "time windows" if heatmap.get("level") == "window" else "requests"
+    n = "–" if c is None else f"{int(c[iy, ix]):,}"
+    value = (f"badcase share = {share(v[iy, ix])}" if heatmap.get("colour") == "share" else
+             f"mean {label(vm, False)} = {num(v[iy, ix], vm)}")
+    text = (f"{label(xm, False)} {num(xe[ix], xm)} – {num(xe[ix + 1], xm)}\n"
             f"{label(ym, False)} {num(ye[iy], ym)} – {num(ye[iy + 1], ym)}\n"
-            f"mean {label(vm, False)} = {num(v[iy, ix], vm)}\nn = {n}")
+            f"{value}\n{what}: {n}")
+    g = case_grid(heatmap)
+    if g is not None:
+        k, kb = int(g[0][iy, ix]), int(g[1][iy, ix])
+        text += f"\ncohort cases: {k:,} ({kb:,} badcase{'s' if kb != 1 else ''})"
+    return text
+
+
+def heatmap_tsv(heatmap: dict | None) -> str:
+    """The heatmap as TSV: one row per cell with data (x range, y range, value, count, the
+    cohort's cases and badcases in it), raw numbers for a spreadsheet."""
+    hm = heatmap or {}
+    xe, ye, v = grid(hm)
+    c, g = counts(hm), case_grid(hm)
+    xm, ym = hm.get("x_metric", "x"), hm.get("y_metric", "y")
+    vm = "badcase_share" if hm.get("colour") == "share" else hm.get("value_metric", "value")
+    head = [f"{xm} from", f"{xm} to", f"{ym} from", f"{ym} to", vm,
+            "windows" if hm.get("level") == "window" else "requests"]
+    lines = ["\t".join(head + (["cohort cases", "cohort badcases"] if g is not None else []))]
+    for iy in range(v.shape[0]):
+        for ix in range(v.shape[1]):
+            n = 0 if c is None else int(c[iy, ix])
+            if not n and not np.isfinite(v[iy, ix]):
+                continue
+            row = [f"{xe[ix]:g}", f"{xe[ix + 1]:g}", f"{ye[iy]:g}", f"{ye[iy + 1]:g}",
+                   "" if not np.isfinite(v[iy, ix]) else f"{v[iy, ix]:g}", str(n)]
+            if g is not None:
+                row += [str(int(g[0][iy, ix])), str(int(g[1][iy, ix]))]
+            lines.append("\t".join(row))
+    return "\n".join(lines)

@@ -96,8 +96,31 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
     return None
 
 
-def sla_html(sla: dict | None) -> str:
-    rows = "".join(f"<tr><td>{html_text(g)}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
-                   f"<td>{'–' if n is None else n}</td></tr>" for g, k, s, n in group_rows(sla))
+def cohort_rows(sla: dict | None, runs=None) -> tuple[list, str]:
+    """group_rows() with the per-run rows kept only for `runs` (the runs that served the
+    cohort's cases; None keeps every run), and one sentence summarising the runs left out."""
+    rows = group_rows(sla)
+    if runs is None:
+        return rows, ""
+    keep = {str(r) for r in runs}
+    other = [r for r in rows if r[0] == "run" and r[1] not in keep]
+    rows = [r for r in rows if r[0] != "run" or r[1] in keep]
+    if not other:
+        return rows, ""
+    shares = [s for _, _, s, _ in other if s is not None]
+    n = sum(k or 0 for _, _, _, k in other)
+    span = (f"attainment {share(min(shares))} to {share(max(shares))}" if len(shares) > 1 else
+            f"attainment {share(shares[0])}" if shares else "no attainment")
+    return rows, (f"{len(other):,} other run{'s' if len(other) != 1 else ''} served no case of this "
+                  f"cohort: {span}, {n:,} judged requests (every run is in report.json).")
+
+
+def sla_html(sla: dict | None, runs=None) -> str:
+    """Summary and the table by version, run, category, tenant; with `runs` only the runs
+    that served the cohort get a row, the others one sentence."""
+    rows, rest = cohort_rows(sla, runs)
+    body = "".join(f"<tr><td>{html_text(g)}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
+                   f"<td>{'–' if n is None else f'{n:,}'}</td></tr>" for g, k, s, n in rows)
     return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr><th>By</th><th>Group</th>"
-            f"<th>Attained</th><th>n</th></tr>{rows}</table>")
+            f"<th>Attained</th><th>n</th></tr>{body}</table>"
+            + (f"<p class='why'>{html_text(rest)}</p>" if rest else ""))

@@ -276,6 +276,12 @@ def _legend(plot: pg.PlotItem, entries: list[tuple[Any, str]], cols: int) -> Non
     legend.setColumnCount(cols)
     for item, text in entries:
         legend.addItem(item, text)
+    # fewer columns (more rows) rather than a legend wider than its plot: it is anchored at
+    # the right and would be clipped on the left
+    width = plot.width()
+    while cols > 1 and width > 0 and legend.boundingRect().width() > width - 10:
+        cols -= 1
+        legend.setColumnCount(cols)
 
 
 def make_plots(layout: pg.GraphicsLayout) -> dict[str, Any]:

@@ -10,14 +10,14 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from explorer.core.escape import qt_plain_tip
+from explorer.core.names import condition_text
 from widgets import palette
 
-from .common import is_missing, label, num, share
+from .common import is_missing, num, share
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 170, 58, 16, 46
 MAX_NODE_W = 230  # wider labels wrap to two lines (name / comparison) instead
 PAD = 14
-INTEGER_FEATURES = ("num_preemptions", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
 
 
 def children(nodes: list[dict]) -> dict:
@@ -52,11 +52,7 @@ def condition(node: dict, parent: dict | None) -> str:
     if parent is None or is_missing(parent.get("threshold")) or not parent.get("feature"):
         return "all cases"
     op = "≤" if node.get("side") == "le" else ">"
-    f = parent["feature"]
-    thr = float(parent["threshold"])
-    if f in INTEGER_FEATURES and thr != int(thr):  # counts: x <= 2.5 is x <= 2, x > 2.5 is x > 2
-        thr = float(int(thr // 1))
-    return f"{label(f, False)} {op} {num(thr, f)}"
+    return condition_text(parent["feature"], op, float(parent["threshold"]), num)
 
 
 def node_lines(text: str, fm: QFontMetricsF, max_w: float) -> list[str]:
@@ -74,24 +70,26 @@ def node_lines(text: str, fm: QFontMetricsF, max_w: float) -> list[str]:
     return [fm.elidedText(ln, Qt.TextElideMode.ElideRight, max_w) for ln in lines]
 
 
-def node_size(tree: dict, font: QFont | None = None) -> tuple[float, float, int]:
+def node_size(tree: dict, font: QFont | None = None, max_w: float = MAX_NODE_W) -> tuple[float, float, int]:
     """(width, height, condition lines) of every node box: wide enough for the widest
-    condition (at most MAX_NODE_W, then two lines)."""
+    condition (at most max_w, then two lines)."""
     font = font or QFont()
     fm = QFontMetricsF(font)
     nodes = tree.get("nodes") or []
     byid = {n["id"]: n for n in nodes}
     texts = [condition(n, byid.get(n.get("parent"))) for n in nodes]
     widest = max((fm.horizontalAdvance(t) for t in texts), default=0.0)
-    w = min(max(NODE_W, widest + 2 * PAD), MAX_NODE_W)
+    w = min(max(min(NODE_W, max_w), widest + 2 * PAD), max_w)
     lines = max((len(node_lines(t, fm, w - 2 * PAD)) for t in texts), default=1)
     line_h = fm.height()
     h = max(NODE_H, 8 + lines * line_h + 4 + fm.height() + 8)
     return w, h, lines
 
 
-def layout(tree: dict, size: tuple[float, float] | None = None) -> dict:
-    """node id -> (x, y) top-left, leaves spread left to right, parents centred.
+def layout(tree: dict, size: tuple[float, float] | None = None, horizontal: bool = False) -> dict:
+    """node id -> (x, y) top-left, leaves spread left to right, parents centred; horizontal:
+    the root on the left, depth to the right, leaves stacked top to bottom (a page's width
+    then holds the depth, not the leaves: the print layout).
     size: (node width, node height), default (NODE_W, NODE_H)."""
     node_w, node_h = size or (NODE_W, NODE_H)
     kids = children(tree.get("nodes") or [])
@@ -103,20 +101,22 @@ def layout(tree: dict, size: tuple[float, float] | None = None) -> dict:
         ch = kids.get(node["id"], [])
         if not ch:
             x = cursor[0]
-            cursor[0] += node_w + GAP_X
+            cursor[0] += (node_h + GAP_X) if horizontal else (node_w + GAP_X)
         else:
             xs = [place(c, depth + 1) for c in ch]
             x = (xs[0] + xs[-1]) / 2
-        pos[node["id"]] = (x, depth * (node_h + GAP_Y))
+        pos[node["id"]] = (depth * (node_w + GAP_Y), x) if horizontal else (x, depth * (node_h + GAP_Y))
         return x
     for r in roots:
         place(r, 0)
     return pos
 
 
-def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = None) -> dict:
+def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = None,
+               horizontal: bool = False, max_node_w: float = MAX_NODE_W) -> dict:
     """Draw `tree` onto `scene` (cleared first). Returns {node_id: QGraphicsRectItem}; each item
-    has data(0) = node id. An empty tree draws nothing and returns {}."""
+    has data(0) = node id. An empty tree draws nothing and returns {}. horizontal / max_node_w:
+    the print layout (depth left to right, conditions on two lines in narrower boxes)."""
     scene.clear()
     tree = tree or {}
     nodes = tree.get("nodes") or []
@@ -127,8 +127,8 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
     small = QFont(font)
     small.setPointSizeF(max(font.pointSizeF() - 1, 7))
     fm = QFontMetricsF(font)
-    node_w, node_h, _ = node_size(tree, font)
-    pos = layout(tree, (node_w, node_h))
+    node_w, node_h, _ = node_size(tree, font, max_node_w)
+    pos = layout(tree, (node_w, node_h), horizontal)
     risky = set(riskiest_path(tree))
     items = {}
     edge_pen = QPen(QColor(palette.MUTED), 1.2)
@@ -139,7 +139,10 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
             continue
         (x0, y0), (x1, y1) = pos[p["id"]], pos[n["id"]]
         on = n["id"] in risky and p["id"] in risky
-        scene.addLine(x0 + node_w / 2, y0 + node_h, x1 + node_w / 2, y1, risky_pen if on else edge_pen)
+        if horizontal:
+            scene.addLine(x0 + node_w, y0 + node_h / 2, x1, y1 + node_h / 2, risky_pen if on else edge_pen)
+        else:
+            scene.addLine(x0 + node_w / 2, y0 + node_h, x1 + node_w / 2, y1, risky_pen if on else edge_pen)
     for n in nodes:
         if n["id"] not in pos:
             continue
@@ -178,3 +181,18 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
     cap.setPos(0, -24)
     scene.addItem(cap)
     return items
+
+
+def tree_tsv(tree: dict | None) -> str:
+    """The tree as TSV, one node a row (the full condition, never elided): node, parent,
+    condition, cases, badcases, error rate, leaf."""
+    nodes = (tree or {}).get("nodes") or []
+    byid = {n["id"]: n for n in nodes}
+    lines = ["node\tparent\tcondition\tcases\tbadcases\terror rate\tleaf"]
+    for n in nodes:
+        rate = n.get("error_rate")
+        lines.append("\t".join(str(x) for x in (
+            n["id"], "" if n.get("parent") is None else n["parent"],
+            condition(n, byid.get(n.get("parent"))), n.get("n", ""), n.get("n_bad", ""),
+            "" if rate is None else f"{rate:.4f}", "yes" if n.get("is_leaf") else "no")))
+    return "\n".join(lines)

@@ -49,9 +49,11 @@ def headline(w: dict | None) -> str:
     n = w.get("n_selected")
     who = (f" of the {int(n):,} case{'s' if int(n) != 1 else ''} in the scenario"
            if not is_missing(n) else "")
+    lo, hi = _val(sc.get('ci_low'), out), _val(sc.get('ci_high'), out)
+    ci = (f"95% CI {lo} to {hi}" if lo != hi else
+          f"95% CI {lo}, narrower than the last digit shown")  # never "0.37 to 0.37"
     return (f"{outcome_name(out)}{who}: {_val(w.get('observed_outcome'), out)} observed → "
-            f"{_val(sc.get('predicted_outcome'), out)} predicted (95% CI "
-            f"{_val(sc.get('ci_low'), out)} to {_val(sc.get('ci_high'), out)}) with {what}")
+            f"{_val(sc.get('predicted_outcome'), out)} predicted ({ci}) with {what}")
 
 
 def signed(v) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import schema
 from ..errors import NoData
 from ..selection import Predicate, named_params
 from ..sqlutil import load_query
@@ -28,6 +29,10 @@ CONTROLS = ("same-category", "all-correct")
 # Engine metrics of the bound request (NULL when the case is not bound).
 ENGINE_METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
                   "queue_ms", "e2e_ms")
+# The engine's state over the bound request's lifetime, from engine logs / scrapes
+# (queries/request_engine_context.sql): a cohort compares on engine context even when the
+# trace has no per-request cache metrics.
+CONTEXT_METRICS = tuple(schema.CONTEXT_METRICS)
 # Case-level features, present without any trace when the eval has them.
 CASE_METRICS = ("prompt_tokens", "completion_tokens")
 # Fallback case-level features (characters of prompt / prediction text).
@@ -35,7 +40,8 @@ TEXT_METRICS = ("prompt_chars", "prediction_chars")
 EXTRA_METRICS = ("prefill_ms", "decode_ms", "cached_prompt_tokens", "arrival_s")
 
 FRAME_COLUMNS = (("case_id", "grp", "badcase", "category", "cluster", "run_id", "request_id",
-                  "level") + ENGINE_METRICS + CASE_METRICS + EXTRA_METRICS + TEXT_METRICS
+                  "level") + ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS + EXTRA_METRICS
+                 + TEXT_METRICS
                  + ("finish_reason", "error", "tenant", "engine_version", "eval_id", "correct"))
 
 
@@ -81,7 +87,7 @@ def _frame_select(sql: str) -> str:
     frame order (badcases first, then control, each by case_id)."""
     cols = []
     for c in FRAME_COLUMNS:
-        if c in ENGINE_METRICS + CASE_METRICS + EXTRA_METRICS + TEXT_METRICS + ("level",):
+        if c in ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS + EXTRA_METRICS + TEXT_METRICS + ("level",):
             cols.append(f"CAST({c} AS DOUBLE) AS {c}")
         elif c == "badcase":
             cols.append("CAST(badcase AS INTEGER) AS badcase")
@@ -314,7 +320,7 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
         n_req = scalar(con, "SELECT count(*) FROM requests")
         note = ("no trace is bound to these cases: "
                 + ("no trace is loaded" if n_req == 0 else
-                   f"{n_req} requests are loaded but none matched a case")
+                   f"{n_req:,} request{'s are' if n_req != 1 else ' is'} loaded but none matched a case")
                 + "; only case-level features (prompt / completion length) are compared")
     return CohortSummary(
         cluster=cohort.cluster, category=category, badcases=len(bad),

@@ -25,11 +25,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import NoData
-from ..schema import REQUEST_METRICS
-from .cohort import CASE_METRICS, ENGINE_METRICS, TEXT_METRICS, Cohort, cohort_frame
+from ..schema import CONTEXT_METRICS as CONTEXT_UNITS, REQUEST_METRICS
+from .cohort import (CASE_METRICS, CONTEXT_METRICS, ENGINE_METRICS, TEXT_METRICS, Cohort,
+                     cohort_frame)
 from .results import Comparison, MetricRow
 
-DEFAULT_METRICS = ENGINE_METRICS + CASE_METRICS
+DEFAULT_METRICS = ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS
 DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "ci_level": 0.95, "categorical": True}
 
 # signal name -> (description, function(frame) -> (has_signal bool array, judged bool array))
@@ -72,7 +73,7 @@ def welch_mean_diff_ci(bad: np.ndarray, control: np.ndarray,
 def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRow:
     from scipy import stats
 
-    unit = REQUEST_METRICS.get(metric, "tokens" if metric in CASE_METRICS else
+    unit = {**REQUEST_METRICS, **CONTEXT_UNITS}.get(metric, "tokens" if metric in CASE_METRICS else
                                "characters" if metric in TEXT_METRICS else "")
     nb, nc = len(b), len(c)
     mb = float(b.mean()) if nb else None

@@ -39,6 +39,7 @@ from importlib import resources
 
 from .cohort import ENGINE_METRICS
 from .tree import METRIC_NAMES
+from .evidence import FLOOR_TEXT, MIN_SUPPORT, MIN_SUPPORT_WHY, Family, version_key
 from .fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
                       VersionsResult)
@@ -90,61 +91,71 @@ def _fill(template: str, ctx: dict) -> str:
     return template.format_map(Safe(ctx))
 
 
-def _row_ctx(row, kb) -> dict:
+def _row_ctx(row, kb, q=None) -> dict:
     meta = kb.get("metrics", {}).get(row.metric, {})
     unit = meta.get("unit", row.unit or "")
     share = row.kind == "categorical"
     f = fmt_share if share else (lambda v: fmt_num(v))
     return {"bad_mean": f(row.bad_mean), "control_mean": f(row.control_mean),
-            "diff_pct": fmt_pct(row.diff_pct), "p_adjusted": fmt_p(row.p_adjusted),
+            "diff_pct": fmt_pct(row.diff_pct),
+            "p_adjusted": fmt_p(row.p_adjusted if q is None else q),
             "p_value": fmt_p(row.p_value), "cohens_d": fmt_num(row.cohens_d),
+            "hedges_g": fmt_num(getattr(row, "hedges_g", None)),
             "n_bad": row.n_bad, "n_control": row.n_control, "unit": unit,
             "label": meta.get("label", row.metric), "metric": row.metric}
 
 
-def _fires(rule: dict, results: dict, keep=None) -> dict | None:
-    """The context the rule's sentence needs when its evidence holds, else None. keep: for a
-    version_regression rule, a predicate on a change (dict of VersionsResult.changes): only the
-    regressions it keeps count (None = every one)."""
+def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
+    """The context the rule's sentence needs when its evidence holds, else None. Evidence holds
+    only when its finding survives the family's gates (evidence.Family.passes: family-adjusted p,
+    support, effect floor). keep: for a version_regression rule, a predicate on a change (dict of
+    VersionsResult.changes): only the regressions it keeps count (None = every one); it returns
+    the support to check (badcases that ran on the release) or True / False."""
     ev = rule["evidence"]
     if ev in ("comparison", "categorical"):
         comp = results.get("comparison")
         if not isinstance(comp, Comparison):
             return None
         row = comp.row(rule["metric"])
-        if row is None or row.p_adjusted is None or row.bad_mean is None or row.control_mean is None:
+        if row is None or row.bad_mean is None or row.control_mean is None:
             return None
-        if row.p_adjusted >= rule.get("max_p_adjusted", 0.05):
+        key = ("comparison", rule["metric"])
+        if key not in fam.q or fam.adjusted(key) >= rule.get("max_p_adjusted", fam.alpha):
+            return None
+        if not fam.passes(key, rule.get("min_abs_d") if ev == "comparison" else None):
             return None
         if (row.bad_mean > row.control_mean) != (rule["direction"] == "higher") or \
                 row.bad_mean == row.control_mean:
             return None
-        if ev == "comparison":
-            if row.cohens_d is None or abs(row.cohens_d) < rule.get("min_abs_d", 0.0):
-                return None
-        return {"row": row}
+        return {"row": row, "_q": fam.adjusted(key)}
     if ev == "tree_split":
         tree = results.get("tree")
-        if not isinstance(tree, TreeResult) or len(tree.riskiest_path) < 2:
+        h = getattr(tree, "holdout", None) if isinstance(tree, TreeResult) else None
+        if not h or h.get("lift") is None:
             return None
-        nodes = {n.id: n for n in tree.nodes}
-        steps = [(nodes[nodes[c].parent].feature, nodes[c].side) for c in tree.riskiest_path[1:]]
+        steps = [(st["feature"], st["side"]) for st in h["steps"]]
         if not any(f == rule["feature"] and (rule.get("side") in (None, s)) for f, s in steps):
             return None
-        leaf = nodes[tree.riskiest_path[-1]]
-        base = tree.baseline_error_rate
-        if not base or leaf.error_rate is None:
+        if not fam.passes(("tree",), rule.get("min_lift")):
             return None
-        lift = leaf.error_rate / base
-        if lift < rule.get("min_lift", 1.0):
-            return None
-        return {"sentence": tree.sentence, "feature": rule["feature"], "lift": f"{lift:.1f}"}
+        return {"sentence": f"{h['condition']}: error rate {h['error_rate']:.0%} on held-out "
+                            f"cases (n={h['n']}) against a {h['baseline_error_rate']:.0%} "
+                            f"baseline, adjusted p {fmt_p(fam.adjusted(('tree',)))}",
+                "feature": rule["feature"], "lift": f"{h['lift']:.1f}",
+                "_q": fam.adjusted(("tree",))}
     if ev == "version_regression":
         ver = results.get("versions")
         if not isinstance(ver, VersionsResult):
             return None
-        regs = [c for c in ver.changes if c["metric"] == rule["metric"] and c["regression"]
-                and (keep is None or keep(c))]
+        regs = []
+        for c in ver.changes:
+            if c["metric"] != rule["metric"] or not c["regression"]:
+                continue
+            k = True if keep is None else keep(c)
+            if k is False:
+                continue
+            if fam.passes(version_key(c), support=None if k is True else k):
+                regs.append(c)
         if not regs:
             return None
         c = max(regs, key=lambda c: abs(c["change_pct"] or 0))
@@ -154,8 +165,8 @@ def _fires(rule: dict, results: dict, keep=None) -> dict | None:
         return {"change": c,
                 "from_version": c["from_version"], "to_version": c["to_version"], "bench": bench,
                 "from_value": fmt_num(c["from_value"]), "to_value": fmt_num(c["to_value"]),
-                "change_pct": fmt_pct(c["change_pct"]), "p_value": fmt_p(c["p_adjusted"]),
-                "n_regressions": len(regs)}
+                "change_pct": fmt_pct(c["change_pct"]), "p_value": fmt_p(fam.q[version_key(c)]),
+                "n_regressions": len(regs), "_q": fam.q[version_key(c)]}
     return None
 
 
@@ -246,28 +257,35 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
     cohort = results.get("cohort")
     pooled = bool(getattr(results.get("versions"), "pooled", False))
 
-    def related(c):  # most of the bound badcases ran on the regressed release
+    fam = Family(results, alpha)
+
+    def related(c):  # most of the bound badcases ran on the regressed release: their number
         bound = getattr(cohort, "bound", 0) or 0
-        return bound > 0 and _served(cohort, c, pooled) >= SERVED_SHARE * bound
+        served = _served(cohort, c, pooled)
+        return served if bound > 0 and served >= SERVED_SHARE * bound else False
+
+    def unrelated(c):
+        return related(c) is False
 
     hits = []  # (order, rule, ctx of the cohort's evidence, ctx of unrelated regressions)
     for order, rule in enumerate(kb.get("rules", [])):
         if rule["evidence"] == "version_regression":
-            hits.append((order, rule, _fires(rule, results, related),
-                         _fires(rule, results, lambda c: not related(c))))
+            hits.append((order, rule, _fires(rule, results, fam, related),
+                         _fires(rule, results, fam, unrelated)))
         else:
-            hits.append((order, rule, _fires(rule, results), None))
-    # significant engine evidence of the cohort's own (a tree split is not tested for
-    # significance; longer prompts or answers describe the workload, not the engine)
+            hits.append((order, rule, _fires(rule, results, fam), None))
+    # tested engine evidence of the cohort's own (longer prompts or answers describe the
+    # workload, not the engine)
     own = not unbound and any(ctx is not None for _, r, ctx, _ in hits
-                              if r["evidence"] in ("comparison", "categorical")
-                              and r["metric"] in OWN_ENGINE_EVIDENCE)
+                              if r["evidence"] == "tree_split" or
+                              (r["evidence"] in ("comparison", "categorical")
+                               and r["metric"] in OWN_ENGINE_EVIDENCE))
     fired, case_found = [], []
     context: dict = {}  # reason -> {metric: (rule, sentence)}, first rule per metric
     for order, rule, ctx, other in hits:
         if rule["evidence"] == "version_regression":
             if ctx is not None and own:
-                fired.append((rule, _fill(rule["explain"], ctx), order))
+                fired.append((rule, _fill(rule["explain"], ctx), order, ctx["_q"]))
             elif ctx is not None:
                 served = _served(cohort, ctx["change"], pooled)
                 context.setdefault(("no_evidence", served), {}).setdefault(
@@ -279,20 +297,21 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if ctx is None:
             continue
         if "row" in ctx:
-            ctx = _row_ctx(ctx.pop("row"), kb)
+            ctx = {**_row_ctx(ctx.pop("row"), kb, ctx["_q"]), "_q": ctx["_q"]}
         text = _fill(rule["explain"], ctx)
         if unbound:
             case_found.append((rule, text))
         else:
-            fired.append((rule, text, order))
+            fired.append((rule, text, order, ctx["_q"]))
     fired.sort(key=lambda x: x[2])
     independent = [(reason, list(group.values())) for reason, group in context.items()]
     score: dict[str, float] = {}
-    for rule, _, _ in fired:
+    for rule, *_ in fired:
         score[rule["module"]] = score.get(rule["module"], 0) + rule.get("weight", 1)
     modules = sorted(score, key=lambda m: (-score[m], m))
     evidence = [{"rule": r["id"], "module": r["module"], "weight": r.get("weight", 1),
-                 "kind": r["evidence"], "text": t, "independent": False} for r, t, _ in fired]
+                 "kind": r["evidence"], "text": t, "independent": False, "p_adjusted": q}
+                for r, t, _, q in fired]
     evidence += [{"rule": r["id"], "module": None, "weight": 0, "kind": r["evidence"], "text": t,
                   "independent": False} for r, t in case_found]
     evidence += [{"rule": r["id"], "module": None, "weight": 0, "kind": r["evidence"], "text": t,
@@ -302,13 +321,12 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         names = modules[:3]
         joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         sentences.append(f"The evidence points to {joined}.")
-        # knowledge-base order (primary evidence first), at most MAX_SENTENCES; all in evidence
-        sentences += [t for _, t, _ in fired][:MAX_SENTENCES]
-        if len(fired) > MAX_SENTENCES:
-            sentences.append(f"({len(fired) - MAX_SENTENCES} more findings are listed with the "
-                             "evidence.)")
+        sentences += _shown(fired)
     else:
-        sentences.append(_no_evidence(results, kb, alpha, case_found))
+        if len(fam):
+            sentences.append("No finding about the engine survives the tests, so no engine "
+                             "module is named.")
+        sentences.append(_no_evidence(results, kb, alpha, case_found, fam))
     for (why, served), group in independent:
         shown = [t for _, t in group][:3]
         first = shown[0]
@@ -319,20 +337,55 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if len(group) > len(shown):
             sentences.append(f"({len(group) - len(shown)} more version findings are "
                              "listed with the evidence.)")
-    seen = set()
-    sugg = []
-    for r, _, order in fired:
-        for s in r.get("suggestions", []):
-            if s["text"] in seen:
-                continue
-            seen.add(s["text"])
-            sugg.append((s["priority"], -score[r["module"]], order,
-                         Suggestion(priority=int(s["priority"]), text=s["text"],
-                                    flags=tuple(s.get("flags", ())), module=r["module"],
-                                    rule=r["id"])))
-    sugg.sort(key=lambda x: x[:3])
+    if len(fam):
+        sentences.append(FLOOR_TEXT.format(n=f"{len(fam)} test{'s' if len(fam) != 1 else ''}"))
+    top, more = _suggestions(fired, score)
     return Conclusion(modules=tuple(modules), narrative=" ".join(sentences),
-                      suggestions=tuple(s for *_, s in sugg), evidence=tuple(evidence))
+                      suggestions=top, evidence=tuple(evidence), more_suggestions=more,
+                      tests=len(fam))
+
+
+def _shown(fired: list) -> list[str]:
+    """The fired rules' sentences for the narrative, in knowledge-base order: at most
+    MAX_SENTENCES, always including (up to 3) the version regressions the cohort's badcases ran
+    into, so that they are never hidden behind "N more findings"."""
+    ver = [i for i, f in enumerate(fired) if f[0]["evidence"] == "version_regression"][:3]
+    rest = [i for i, f in enumerate(fired) if i not in ver][:max(0, MAX_SENTENCES - len(ver))]
+    keep = sorted(set(ver) | set(rest))
+    out = [fired[i][1] for i in keep]
+    if len(fired) > len(keep):
+        out.append(f"({len(fired) - len(keep)} more findings are listed with the evidence.)")
+    return out
+
+
+MAX_TOP_SUGGESTIONS = 3
+
+
+def _suggestions(fired: list, score: dict) -> tuple[tuple, tuple]:
+    """(top, more): the fired rules' suggestions ordered by the knowledge base's priority, then
+    by the strength of their evidence (the module's total weight, then the family-adjusted p);
+    each
+    engine flag is offered once (by the strongest suggestion that carries it); the first
+    MAX_TOP_SUGGESTIONS become priority 1, the rest (priority 2 or the knowledge base's, if
+    lower) go behind "more"."""
+    cand, seen_text = [], set()
+    for r, _, order, q in fired:
+        for s in r.get("suggestions", []):
+            if s["text"] in seen_text:
+                continue
+            seen_text.add(s["text"])
+            cand.append(((int(s["priority"]), -score[r["module"]], q, order), r, s))
+    cand.sort(key=lambda x: x[0])
+    top, more, flags_seen = [], [], set()
+    for _, r, s in cand:
+        flags = tuple(f for f in s.get("flags", ()) if f not in flags_seen)
+        flags_seen.update(flags)
+        high = len(top) < MAX_TOP_SUGGESTIONS and (flags or not s.get("flags"))
+        sug = Suggestion(priority=1 if high else max(2, int(s["priority"])), text=s["text"],
+                         flags=flags, module=r["module"], rule=r["id"])
+        (top if high else more).append(sug)
+    more.sort(key=lambda x: x.priority)
+    return tuple(top), tuple(more)
 
 
 def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
@@ -371,7 +424,7 @@ def _no_separation(what: str, rows) -> str:
 
 
 def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
-                 case_found: list | None = None) -> str:
+                 case_found: list | None = None, fam: Family | None = None) -> str:
     """The narrative when no rule blames an engine module. case_found: (rule, sentence) of
     the rules that fired on case-level features of unbound badcases."""
     kb = kb or {}
@@ -387,6 +440,10 @@ def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
     if note:
         parts.append(f"There is no engine evidence: {note}. Load the inference server's traces "
                      "of this eval to see which engine behaviour goes with the badcases.")
+    bound = getattr(cohort, "bound", None)
+    if isinstance(cohort, CohortSummary) and 0 < bound < MIN_SUPPORT:
+        parts.append(f"Only {bound} badcase{'s are' if bound != 1 else ' is'} bound to a trace "
+                     f"request: naming a module needs at least {MIN_SUPPORT} ({MIN_SUPPORT_WHY}).")
     if isinstance(comp, Comparison):
         case_metrics = set(kb.get("case_level", {}))
         engine = [r for r in comp.rows if r.p_adjusted is not None and r.metric not in case_metrics]
@@ -398,6 +455,14 @@ def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
                 parts.append(_no_separation("metric", tested))
     elif isinstance(comp, SectionError):
         parts.append(f"No comparison: {comp.reason}.")
+    tree = results.get("tree")
+    h = getattr(tree, "holdout", None) if isinstance(tree, TreeResult) else None
+    if h and h.get("error_rate") is not None and h.get("condition"):
+        q = fam.adjusted(("tree",)) if fam is not None and ("tree",) in fam.q else None
+        parts.append(f"The decision tree's riskiest leaf ({h['condition']}) does not hold up on "
+                     f"held-out cases: error rate {h['error_rate']:.0%} (n={h['n']}) against a "
+                     f"{h['baseline_error_rate']:.0%} baseline"
+                     + (f", adjusted p {fmt_p(q)}" if q is not None else "") + ".")
     ver = results.get("versions")
     if isinstance(ver, VersionsResult) and ver.changes and not any(c["regression"] for c in ver.changes):
         parts.append("No metric regressed significantly between engine versions.")

@@ -23,6 +23,17 @@ def num(x: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
+def _finite(x: Any) -> Any:
+    """x with every float that is not finite replaced by None (dicts and lists walked)."""
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, float):
+        return num(x)
+    return x
+
+
 @dataclass(frozen=True)
 class SectionError:
     """A section that could not be computed: `kind` is "no_data" (nothing to analyse, the
@@ -160,9 +171,10 @@ class TreeResult:
     riskiest_path: tuple
     sentence: str
     nan_policy: str
+    holdout: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
+        return {"holdout": _finite(self.holdout), "max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
                 "baseline_error_rate": num(self.baseline_error_rate),
                 "nodes": [n.to_dict() for n in self.nodes], "features": list(self.features),
                 "n": self.n, "dropped_rows": self.dropped_rows,
@@ -277,14 +289,19 @@ class Suggestion:
 @dataclass(frozen=True)
 class Conclusion:
     """DESIGN `conclusion`: modules (engine modules the evidence points to, strongest first),
-    narrative (sentences citing the numbers), suggestions (priority 1 first), evidence (one
-    entry per fired rule: rule, module, weight, text)."""
+    narrative (sentences citing the numbers), suggestions (at most three, priority 1, strongest
+    evidence first; each engine flag once), more_suggestions (the rest, shown behind "more"),
+    evidence (one entry per fired rule: rule, module, weight, text, p_adjusted in the family),
+    tests (how many tests the conclusion's Benjamini-Hochberg family held)."""
     modules: tuple
     narrative: str
     suggestions: tuple
     evidence: tuple
+    more_suggestions: tuple = ()
+    tests: int = 0
 
     def to_dict(self) -> dict:
         return {"modules": list(self.modules), "narrative": self.narrative,
                 "suggestions": [s.to_dict() for s in self.suggestions],
-                "evidence": [dict(e) for e in self.evidence]}
+                "more_suggestions": [s.to_dict() for s in self.more_suggestions],
+                "evidence": [_finite(dict(e)) for e in self.evidence], "tests": self.tests}

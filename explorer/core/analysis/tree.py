@@ -20,11 +20,17 @@ import pandas as pd
 
 from ..errors import NoData
 from ..selection import And, Range, TreePath
-from .cohort import ENGINE_METRICS, Cohort, cohort_frame
+from .cohort import CONTEXT_METRICS, ENGINE_METRICS, Cohort, cohort_frame
+from .evidence import MIN_SUPPORT
 from .results import TreeNode, TreeResult
 
-DEFAULTS = {"max_depth": 3, "min_samples_leaf": None, "features": ENGINE_METRICS,
-            "min_coverage": 0.5, "seed": 0, "fit_max_n": 20000}
+# Outcome metrics: consequences of a slow or failed request, not engine conditions that cause
+# one; they are tree features only when the user adds them (params["features"]).
+OUTCOME_METRICS = ("e2e_ms",)
+DEFAULTS = {"max_depth": 3, "min_samples_leaf": None,
+            "features": tuple(m for m in ENGINE_METRICS + CONTEXT_METRICS
+                              if m not in OUTCOME_METRICS),
+            "min_coverage": 0.5, "seed": 0, "fit_max_n": 20000, "holdout": True}
 NAN_POLICY = ("bound cases only; features present in fewer than min_coverage of them are left "
               "out; cases missing an entered feature are dropped, not imputed")
 
@@ -47,7 +53,11 @@ METRIC_NAMES = {"kv_cache_hit_rate": "KV-cache hit rate", "num_preemptions": "pr
                 "queue_ms": "scheduling delay", "e2e_ms": "E2E latency", "prefill_ms": "prefill",
                 "decode_ms": "decode", "prompt_tokens": "prompt tokens",
                 "completion_tokens": "output tokens", "cached_prompt_tokens": "cached prompt tokens",
-                "prompt_chars": "prompt length", "prediction_chars": "answer length"}
+                "prompt_chars": "prompt length", "prediction_chars": "answer length",
+                "engine_running": "engine running requests",
+                "engine_waiting": "engine waiting requests",
+                "engine_kv_usage": "engine KV-cache usage",
+                "engine_prefix_hit_rate": "engine prefix-cache hit rate"}
 
 
 def plain_number(value: float, integral: bool = False, unit: str = "") -> str:
@@ -117,6 +127,10 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
     if y.min() == y.max():
         raise NoData("the bound cases are all " + ("badcases" if y[0] else "control cases")
                      + ": nothing to separate")
+    if y.sum() < MIN_SUPPORT:
+        raise NoData(f"only {int(y.sum())} bound badcase{'s' if y.sum() != 1 else ''} with every "
+                     f"tree feature recorded: a tree needs at least {MIN_SUPPORT} to separate "
+                     "them from the control")
     X = data[feats].to_numpy(dtype=float)
     fit_idx = np.arange(len(y))
     if p["fit_max_n"] and len(y) > p["fit_max_n"]:
@@ -163,10 +177,72 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
         k = parent[k]
     chain.reverse()
     sentence = _sentence(nodes, chain, baseline, integral)
+    held = _holdout(X, y, feats, p, integral) if p["holdout"] else None
     return TreeResult(max_depth=p["max_depth"], min_samples_leaf=leaf,
                       baseline_error_rate=baseline, nodes=tuple(nodes), features=tuple(feats),
                       n=len(data), dropped_rows=dropped, riskiest_path=tuple(chain),
-                      sentence=sentence, nan_policy=NAN_POLICY)
+                      sentence=sentence, nan_policy=NAN_POLICY, holdout=held)
+
+
+def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict) -> dict:
+    """An honest estimate of the riskiest leaf (sample splitting): the same tree is fitted on a
+    seeded half of the cases (stratified by badcase), its riskiest leaf picked there, and that
+    leaf's error rate counted on the other half, which played no part in finding it; p is
+    Fisher's exact test (one-sided, "greater") of the held-out leaf against the held-out rest,
+    lift = held-out leaf error rate / held-out baseline."""
+    from scipy import stats
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(p["seed"] + 1)
+    fit = np.zeros(len(y), bool)
+    for cls in (0, 1):
+        idx = np.flatnonzero(y == cls)
+        fit[rng.permutation(idx)[: len(idx) // 2]] = True
+    out = {"method": "sample splitting: fitted on one half, counted on the other",
+           "fit_n": int(fit.sum()), "test_n": int((~fit).sum()), "steps": [], "condition": None,
+           "n": 0, "n_bad": 0, "error_rate": None, "baseline_error_rate": None, "lift": None,
+           "p_value": None, "reason": None}
+    fi = np.flatnonzero(fit)
+    if p["fit_max_n"] and len(fi) > p["fit_max_n"]:
+        fi = np.sort(rng.choice(fi, p["fit_max_n"], replace=False))
+    if y[fi].min() == y[fi].max() or y[~fit].min() == y[~fit].max():
+        out["reason"] = "too few badcases or control cases to split the cases in two"
+        return out
+    leaf = p["min_samples_leaf"] or max(5, int(0.01 * len(fi)))
+    clf = DecisionTreeClassifier(max_depth=p["max_depth"], min_samples_leaf=leaf,
+                                 random_state=p["seed"]).fit(X[fi], y[fi])
+    t = clf.tree_
+    leaves = np.flatnonzero(t.children_left == -1)
+    if len(leaves) < 2:
+        out["reason"] = "the half-sample tree finds no split"
+        return out
+    fit_leaf = clf.apply(X[fi])
+    rate = {k: y[fi][fit_leaf == k].mean() for k in leaves}
+    best = max(leaves, key=lambda k: (rate[k], (fit_leaf == k).sum(), -k))
+    steps, k = [], best
+    parents = {c: (i, s) for i in range(t.node_count)
+               for c, s in ((t.children_left[i], "le"), (t.children_right[i], "gt")) if c != -1}
+    while k in parents:
+        par, side = parents[k]
+        steps.append((feats[t.feature[par]], side, float(t.threshold[par])))
+        k = par
+    steps.reverse()
+    test = ~fit
+    inside = clf.apply(X[test]) == best
+    yt = y[test]
+    n, nb = int(inside.sum()), int(yt[inside].sum())
+    base = float(yt.mean())
+    out.update(steps=[{"feature": f, "side": s, "threshold": thr} for f, s, thr in steps],
+               condition=_path_text(steps, integral), n=n, n_bad=nb, baseline_error_rate=base)
+    if n == 0:
+        out["reason"] = "no held-out case reaches the leaf"
+        return out
+    out["error_rate"] = nb / n
+    out["lift"] = out["error_rate"] / base
+    rest_n, rest_b = int((~inside).sum()), int(yt[~inside].sum())
+    out["p_value"] = float(stats.fisher_exact([[nb, n - nb], [rest_b, rest_n - rest_b]],
+                                              alternative="greater").pvalue)
+    return out
 
 
 def _steps(nodes, chain) -> list[tuple[str, str, float]]:
@@ -180,10 +256,19 @@ def _sentence(nodes, chain, baseline, integral) -> str:
     baseline" for the riskiest path, with repeated features merged to their tightest bound;
     readable metric names, plain numbers with units ("scheduling delay ≤ 3,070 ms")."""
     leaf = {n.id: n for n in nodes}[chain[-1]]
+    tail = f"error rate {leaf.error_rate:.0%} (n={leaf.n}) against a {baseline:.0%} baseline"
+    text = _path_text(_steps(nodes, chain), integral)
+    if not text:
+        return f"no split separates badcases from the control: {tail}"
+    return text + ": " + tail
+
+
+def _path_text(steps, integral) -> str:
+    """The conditions of a path, repeated features merged to their tightest bound."""
     le: dict[str, float] = {}
     gt: dict[str, float] = {}
     order: list[str] = []
-    for f, s, thr in _steps(nodes, chain):
+    for f, s, thr in steps:
         if f not in order:
             order.append(f)
         if s == "le":
@@ -202,10 +287,7 @@ def _sentence(nodes, chain, baseline, integral) -> str:
             parts.append(_readable(f, "le", le[f], integral[f]))
         else:
             parts.append(_readable(f, "gt", gt[f], integral[f]))
-    tail = f"error rate {leaf.error_rate:.0%} (n={leaf.n}) against a {baseline:.0%} baseline"
-    if not parts:
-        return f"no split separates badcases from the control: {tail}"
-    return " and ".join(parts) + ": " + tail
+    return " and ".join(parts)
 
 
 def tree_node_predicate(tree: TreeResult, node_id: int) -> And:

@@ -63,9 +63,16 @@ RUN_FIELDS: dict[str, tuple[str, ...]] = {
     "engine_version": ("engine_version", "version", "vllm_version", "sglang_version"),
     "benchmark": ("benchmark", "dataset", "dataset_name", "workload"),
 }
-# columns that make a table an EVAL file (engineer E's formats), not a trace
+# Correctness columns: they make a table an EVAL file, not a trace (one list, read by the
+# generic trace table's detector and by the generic eval loader). `reward` is what RL / verifier
+# pipelines write (1.0 / 0.0), `resolved` SWE-bench style harnesses; no "success" / "ok":
+# traces use those for the request's own outcome.
 CORRECTNESS = ("correct", "is_correct", "acc", "accuracy", "exact_match", "em", "passed",
-               "is_right", "label_correct")
+               "is_right", "label_correct", "reward", "pass", "is_passed", "resolved",
+               "is_resolved", "solved")
+# Names that are correctness only when every value seen is 0 / 1 (or true / false): a `score`
+# column elsewhere holds a grade or a latency score.
+BINARY_CORRECTNESS = ("score",)
 
 TIME_MS = ("ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "prefill_ms", "decode_ms")
 UNIT_SUFFIXES: dict[str, float] = {  # scale to ms
@@ -119,8 +126,35 @@ def run_field(name: str) -> str | None:
 
 
 def is_correctness(name: str) -> bool:
-    """True for a correctness column (an eval file's label)."""
+    """True for a correctness column (an eval file's label) by its name alone."""
     return normalise(name) in CORRECTNESS
+
+
+def _binary(v) -> bool:
+    if isinstance(v, bool):
+        return True
+    s = str(v).strip().lower()
+    return s in ("0", "1", "0.0", "1.0", "true", "false")
+
+
+def correctness_column(columns, records=()) -> str | None:
+    """The correctness column among `columns` (the actual name): the first CORRECTNESS name
+    present, else a BINARY_CORRECTNESS column whose values in `records` (dicts; None / '' pass
+    over) are all 0 / 1 / true / false, with at least one value; None when there is none."""
+    by_norm = {}
+    for c in columns:
+        by_norm.setdefault(normalise(c), c)
+    for n in CORRECTNESS:
+        if n in by_norm:
+            return by_norm[n]
+    for n in BINARY_CORRECTNESS:
+        c = by_norm.get(n)
+        if c is None:
+            continue
+        vals = [r.get(c) for r in records if r.get(c) is not None and str(r.get(c)).strip() != ""]
+        if vals and all(_binary(v) for v in vals):
+            return c
+    return None
 
 
 def _table() -> str:

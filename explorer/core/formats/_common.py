@@ -27,16 +27,24 @@ REQUEST_COLUMNS = (
 INT_COLUMNS = ("prompt_tokens", "completion_tokens", "cached_prompt_tokens", "num_preemptions")
 TIME_COLUMNS = TIME_MS  # the duration columns, in ms (one list, the alias table's)
 INT_MAX = 2**31 - 1  # the store's INTEGER columns (token counts, preemptions)
+# The time range the analyses can use: unix seconds up to 1e11 (the year 5138) and durations up
+# to 1e11 ms (3 years). Beyond it, times in microseconds no longer fit INT64 in the binding and
+# timeline SQL: one arrival of 1e300 s made every later load of the session fail.
+MAX_TIME_S = 1e11
+MAX_DURATION_MS = 1e11
 
 # Value ranges of the canonical request columns, one row per rule: (columns, low, high, why);
 # None = unbounded. A value outside makes its whole row unusable: the row is skipped with
 # "field 'F': <why>: <value>" (never clipped, never stored as NULL). The same rules as
 # generic_table's SQL checks: durations, token counts, preemptions and batch sizes are not
-# negative, token counts / preemptions fit INTEGER, kv_cache_hit_rate lies in [0, 1].
+# negative, token counts / preemptions / batch sizes fit INTEGER, kv_cache_hit_rate lies in
+# [0, 1], durations and arrival times lie in the time range (MAX_DURATION_MS, MAX_TIME_S).
 RANGES: tuple[tuple[tuple[str, ...], float | None, float | None, str], ...] = (
     (INT_COLUMNS, 0, None, "negative value"),
-    (INT_COLUMNS, None, INT_MAX, f"out of range (above {INT_MAX:,})"),
+    (INT_COLUMNS + ("batch_size",), None, INT_MAX, f"out of range (above {INT_MAX:,})"),
     (TIME_COLUMNS + ("batch_size",), 0, None, "negative value"),
+    (TIME_COLUMNS, None, MAX_DURATION_MS, f"beyond the time range (above {MAX_DURATION_MS:.0e} ms)"),
+    (("arrival_s",), -MAX_TIME_S, MAX_TIME_S, f"beyond the time range (|t| above {MAX_TIME_S:.0e} s)"),
     (("kv_cache_hit_rate",), 0, 1, "hit rate outside [0, 1]"),
 )
 _RULES: dict[str, list[tuple[float | None, float | None, str]]] = {}
@@ -96,6 +104,8 @@ def range_rules(column: str) -> list[tuple[float | None, float | None, str]]:
 
 def _shown(x: float) -> str:
     """A value as a reason shows it: whole numbers without '.0', others to 10 digits."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
     if abs(x) < 1e16 and (isinstance(x, int) or float(x).is_integer()):
         return str(int(x))
     return f"{x:.10g}"

@@ -1,22 +1,32 @@
 """Shared pieces for format modules: the content sniff and tolerant JSON / JSONL readers."""
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import InputError
 
 HEAD_BYTES = 64 * 1024
-
+FIRST_RECORD_MAX = 16 << 20  # a first JSON line longer than the head is read on up to this
+_BOM = b"\xef\xbb\xbf"
+_NUL_LINES = re.compile(rb"(?m)^\x00+\r?$\n?")
 
 @dataclass(frozen=True)
 class Sniff:
     """What detectors look at: the path, whether it is a folder, and the first 64 KiB as text.
 
-    head is decoded as UTF-8 with replacement; is_binary is True when the head holds NUL bytes
-    or is mostly undecodable.
+    head is decoded as UTF-8 with replacement, without a UTF-8 byte-order mark and without lines
+    made only of NUL bytes (a stray one in a JSONL, which iter_jsonl skips with its number);
+    when the file starts with a JSON line longer than 64 KiB (long-context lm-eval samples,
+    AIPerf records with long chunk arrays) the head runs on to the end of that line (up to
+    FIRST_RECORD_MAX), so detectors see one whole record. is_binary is True when the head holds
+    other NUL bytes or is mostly undecodable.
     """
     path: Path
     is_dir: bool
@@ -29,6 +39,23 @@ class Sniff:
             return cls(path, True, "", False)
         with open(path, "rb") as fh:
             raw = fh.read(HEAD_BYTES)
+            if raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            body = raw.lstrip(b" \t\r\n")
+            if body[:1] == b"{" and b"\n" not in body and len(raw) >= HEAD_BYTES - len(_BOM):
+                parts = [raw]
+                size = len(raw)
+                while size < FIRST_RECORD_MAX:
+                    chunk = fh.read(1 << 20)
+                    if not chunk:
+                        break
+                    cut = chunk.find(b"\n")
+                    parts.append(chunk if cut < 0 else chunk[:cut + 1])
+                    size += len(parts[-1])
+                    if cut >= 0:
+                        break
+                raw = b"".join(parts)
+        raw = _NUL_LINES.sub(b"", raw)
         text = raw.decode("utf-8", errors="replace")
         binary = b"\x00" in raw or text.count("\ufffd") > max(8, len(text) // 100)
         return cls(path, False, text, binary)
@@ -43,6 +70,12 @@ class Sniff:
 
     def first_json_line(self) -> dict | None:
         """The first line of the head that parses as a JSON object, or None."""
+        return self._json_lines[0] if self._json_lines else None
+
+    @cached_property
+    def _json_lines(self) -> list[dict]:
+        """The first 20 lines of the head that parse as JSON objects (parsed once)."""
+        out = []
         for ln in self.head.splitlines():
             ln = ln.strip()
             if ln.startswith("{"):
@@ -51,14 +84,32 @@ class Sniff:
                 except ValueError:
                     continue
                 if isinstance(obj, dict):
-                    return obj
-        return None
+                    out.append(obj)
+                    if len(out) >= 20:
+                        break
+        return out
+
+    def records(self, n: int = 20) -> list[dict]:
+        """Up to n records from the head: its JSON-object lines, else the rows of a CSV / TSV
+        header and the complete lines after it (values as text)."""
+        if self._json_lines:
+            return self._json_lines[:n]
+        lines = self.head.splitlines()
+        if len(lines) < 2 or lines[0].lstrip().startswith(("{", "[")):
+            return []
+        if len(self.head.encode("utf-8", errors="replace")) >= HEAD_BYTES:
+            lines = lines[:-1]  # the last line may be cut short
+        delim = "\t" if lines[0].count("\t") > lines[0].count(",") else ","
+        try:
+            return list(csv.DictReader(io.StringIO("\n".join(lines[:n + 1])), delimiter=delim))
+        except csv.Error:
+            return []
 
 
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file. Raises InputError with the line of a syntax error."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             return json.load(fh)
     except json.JSONDecodeError as e:
         raise InputError(path, f"invalid JSON ({e.msg}, column {e.colno})", line=e.lineno) from None
@@ -69,11 +120,17 @@ def read_json(path: Path) -> Any:
 def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each JSON-object line. Blank lines are passed over;
     a line that is not a JSON object is counted as skipped in `report` (when given) with its
-    reason, so mixed files (e.g. SGLang's bare 'torch:' lines) still load."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    reason, so mixed files (e.g. SGLang's bare 'torch:' lines) still load. A UTF-8 byte-order
+    mark is ignored; a line of NUL bytes (left by a crash or a preallocated file) is skipped as
+    such."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for no, line in enumerate(fh, 1):
             s = line.strip()
             if not s:
+                continue
+            if not s.strip("\x00"):
+                if report is not None:
+                    report.skip("a line of NUL bytes, not a JSON object", line=no)
                 continue
             try:
                 obj = json.loads(s)

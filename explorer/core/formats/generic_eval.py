@@ -2,8 +2,9 @@
 and a correctness column.
 
 Recognised columns (first match wins, names compared case-insensitively; see the tuples below):
-correctness (required: CORRECTNESS_COLUMNS, e.g. `correct`, `is_correct`, `acc`,
-`exact_match`), and optionally case id, cluster, category, request_id (also `x_request_id`,
+correctness (required: _aliases.CORRECTNESS, e.g. `correct`, `is_correct`, `acc`,
+`exact_match`, `reward`, `passed`, `resolved`; or a `score` whose values are all 0 / 1), and
+optionally case id, cluster, category, request_id (also `x_request_id`,
 `x-request-id`, `gen_ai.request.id`), timestamp, prompt, prediction, reference, model,
 prompt_tokens, completion_tokens. Other columns are kept in cases.extra.
 
@@ -23,6 +24,7 @@ import io
 import json
 import math
 import re
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,15 +33,15 @@ import pandas as pd
 
 from ..association import prompt_hash
 from ..errors import InputError
+from ._common import MAX_TIME_S
 from .base import Sniff, iter_jsonl, read_json
+from . import _aliases
 
 NAME = "generic_eval"
 KIND = "eval"
 
-# the same names the generic *trace* table (formats/_aliases.CORRECTNESS) gives way to; no
-# "success" / "ok": traces use those for the request's own outcome
-CORRECTNESS_COLUMNS = ("correct", "is_correct", "acc", "accuracy", "exact_match", "em",
-                       "passed", "is_right", "label_correct")
+# the names the generic *trace* table gives way to: one list, in the alias table
+CORRECTNESS_COLUMNS = _aliases.CORRECTNESS
 CASE_ID_COLUMNS = ("case_id", "id", "question_id", "doc_id", "sample_id", "idx", "index")
 CLUSTER_COLUMNS = ("cluster", "badcase_cluster", "error_cluster", "error_type", "failure_mode")
 CATEGORY_COLUMNS = ("category", "subject", "src", "task", "subset", "type")
@@ -94,7 +96,8 @@ def parse_correct(value: Any) -> bool | None:
 
 def parse_timestamp(value: Any) -> float | None:
     """Unix seconds from a number (s, or ms / us / ns by magnitude) or ISO-8601 text.
-    None when missing. Raises ValueError when unreadable."""
+    None when missing (NaN included). Raises ValueError when unreadable, infinite or beyond
+    the time range (_common.MAX_TIME_S)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -114,8 +117,13 @@ def parse_timestamp(value: Any) -> float | None:
     x = float(value)
     if math.isnan(x):
         return None
+    if math.isinf(x):
+        raise ValueError(f"not a finite number: {value!r}")
     a = abs(x)
-    return x / 1e9 if a > 1e17 else x / 1e6 if a > 1e14 else x / 1e3 if a > 1e11 else x
+    t = x / 1e9 if a > 1e17 else x / 1e6 if a > 1e14 else x / 1e3 if a > 1e11 else x
+    if abs(t) > MAX_TIME_S:  # even as nanoseconds: beyond what the binding SQL can hold
+        raise ValueError(f"beyond the time range (|t| above {MAX_TIME_S:.0e} s): {value!r}")
+    return t
 
 
 def register_eval(store, report, path: Path, fmt: str, base: str, *, model: str | None = None,
@@ -222,7 +230,7 @@ def detect(sniff: Sniff) -> float:
     if sniff.is_dir:
         return 0.0
     cols = _header(sniff)
-    if not cols or pick(cols, CORRECTNESS_COLUMNS) is None:
+    if not cols or _aliases.correctness_column(cols, sniff.records()) is None:
         return 0.0
     return 0.7
 
@@ -276,58 +284,140 @@ def _int(v: Any, name: str) -> int | None:
     return int(x)
 
 
-def load(path: Path, store, report) -> None:
-    """Load the file as one eval (eval_id = the file's stem); one case a row. Rows whose
-    correctness is missing or unreadable are skipped with their line and field."""
-    records = _read(path, report)
-    if not records:
-        raise InputError(path, "no rows")
-    cols = list(dict.fromkeys(k for _, r in records[:50] for k in r))
+def _mapping(cols, records=()) -> dict:
+    """Canonical case field -> the file's column (or None), from the alias tuples above;
+    `records` (a sample of dicts) decides a score column that is only 0 / 1."""
     m = {k: pick(cols, names) for k, names in (
-        ("correct", CORRECTNESS_COLUMNS), ("local_id", CASE_ID_COLUMNS),
+        ("local_id", CASE_ID_COLUMNS),
         ("cluster", CLUSTER_COLUMNS), ("category", CATEGORY_COLUMNS),
         ("request_id", REQUEST_ID_COLUMNS), ("timestamp_s", TIMESTAMP_COLUMNS),
         ("prompt", PROMPT_COLUMNS), ("prediction", PREDICTION_COLUMNS),
         ("reference", REFERENCE_COLUMNS), ("model", MODEL_COLUMNS),
         ("prompt_tokens", PROMPT_TOKENS_COLUMNS),
         ("completion_tokens", COMPLETION_TOKENS_COLUMNS))}
+    m["correct"] = _aliases.correctness_column(cols, records)
+    return m
+
+
+def _parse_record(rec: dict, line: int, m: dict, used: set, report) -> dict | None:
+    """One record as an insert_cases row; None (skipped with line, field and reason) when
+    its correctness is missing or a value is unreadable."""
+    field = m["correct"]
+    try:
+        correct = parse_correct(rec.get(field))
+        if correct is None:
+            raise ValueError("missing")
+        field = m["timestamp_s"]
+        ts = parse_timestamp(_text(rec.get(field))) if field else None
+        field = m["prompt_tokens"]
+        pt = _int(rec.get(field), field) if field else None
+        field = m["completion_tokens"]
+        ct = _int(rec.get(field), field) if field else None
+    except (ValueError, TypeError, OverflowError) as e:
+        report.skip(str(e), line=line, field_name=field)
+        return None
+    get = {k: (_text(rec.get(c)) if c else None) for k, c in m.items()}
+    extra = {k: v for k, v in rec.items() if k not in used and _text(v) is not None}
+    return {"local_id": get["local_id"] if get["local_id"] is not None else line,
+            "_line": line, "correct": correct, "cluster": get["cluster"],
+            "category": get["category"], "request_id": get["request_id"],
+            "timestamp_s": ts, "prompt": get["prompt"],
+            "prediction": get["prediction"], "reference": get["reference"],
+            "model": get["model"], "prompt_tokens": pt, "completion_tokens": ct,
+            "extra": extra or None}
+
+
+def _no_rows(path: Path, report) -> InputError:
+    first = f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""
+    return InputError(path, f"no usable case rows{first}")
+
+
+def _base(path: Path) -> str:
+    return re.sub(r"\s+", "_", path.stem)
+
+
+def _load_sql(path: Path, store, report) -> bool:
+    """CSV / TSV / Parquet through DuckDB (_eval_sql); False when the file needs pandas."""
+    from . import _eval_sql as S
+    con, name = store.con, f"_eval_{threading.get_ident()}"
+    delim = ","
+    if path.suffix.lower() != ".parquet":
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            first = fh.readline()
+        delim = "\t" if first.count("\t") > first.count(",") else ","
+    maps: dict = {}
+
+    def mapped(cols):
+        maps.update(_mapping(cols))
+        return {v for v in maps.values() if v is not None}
+
+    cols = S.read_source(con, path, delim, name, mapped)
+    if cols is None:
+        return False
+    try:
+        if not maps:
+            mapped(cols)
+        if maps["correct"] is None:
+            return False  # a 0 / 1 score column is decided from its values: the pandas path
+        if con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0] == 0:
+            raise InputError(path, "no rows")
+        m = _check_mapping(path, maps, report)
+        used = {v for v in m.values() if v is not None}
+
+        def parse_row(rec, line):
+            row = _parse_record(rec, line, m, used, report)
+            if row is not None:
+                row["local_id"] = str(row["local_id"])
+                if row["extra"]:
+                    row["extra"] = json.dumps(row["extra"], default=str, ensure_ascii=False)
+            return row
+
+        out, odd = S.load_table(con, name, cols, m, report, parse_row, _TRUE, _FALSE)
+        models = [r[0] for r in con.execute(
+            f"SELECT DISTINCT model FROM {out} WHERE model IS NOT NULL LIMIT 2").fetchall()]
+        if con.execute(f"SELECT count(*) FROM {out}").fetchall()[0][0] == 0:
+            raise _no_rows(path, report)
+        eval_id = register_eval(store, report, path, NAME, _base(path),
+                                model=models[0] if len(models) == 1 else None)
+        S.insert_parsed(con, store, out, eval_id, report, sort=odd)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {name}_p")
+        if path.suffix.lower() == ".parquet":
+            con.execute(f"DROP TABLE IF EXISTS {name}")
+        else:
+            con.unregister(name)
+    return True
+
+
+def _check_mapping(path: Path, m: dict, report) -> dict:
     if m["correct"] is None:
         raise InputError(path, "no correctness column (one of: " + ", ".join(CORRECTNESS_COLUMNS)
-                         + ")")
+                         + "; or a score of only 0 / 1)")
     report.columns = {src: ("case_id" if dst == "local_id" else dst)
                       for dst, src in m.items() if src is not None}
+    return m
+
+
+def load(path: Path, store, report) -> None:
+    """Load the file as one eval (eval_id = the file's stem); one case a row. Rows whose
+    correctness is missing or unreadable are skipped with their line and field.
+    CSV / TSV / Parquet load in DuckDB (_eval_sql); JSON and files DuckDB cannot read as
+    pandas would go record by record."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        head = fh.read(4096).lstrip()
+    if not head.startswith(("[", "{")) and _load_sql(path, store, report):
+        return
+    records = _read(path, report)
+    if not records:
+        raise InputError(path, "no rows")
+    cols = list(dict.fromkeys(k for _, r in records[:50] for k in r))
+    m = _check_mapping(path, _mapping(cols, [r for _, r in records[:200]]), report)
     used = {v for v in m.values() if v is not None}
-    rows, models = [], set()
-    for line, rec in records:
-        field = m["correct"]
-        try:
-            correct = parse_correct(rec.get(field))
-            if correct is None:
-                raise ValueError("missing")
-            field = m["timestamp_s"]
-            ts = parse_timestamp(_text(rec.get(field))) if field else None
-            field = m["prompt_tokens"]
-            pt = _int(rec.get(field), field) if field else None
-            field = m["completion_tokens"]
-            ct = _int(rec.get(field), field) if field else None
-        except (ValueError, TypeError, OverflowError) as e:
-            report.skip(str(e), line=line, field_name=field)
-            continue
-        get = {k: (_text(rec.get(c)) if c else None) for k, c in m.items()}
-        model = get["model"]
-        if model:
-            models.add(model)
-        extra = {k: v for k, v in rec.items() if k not in used and _text(v) is not None}
-        rows.append({"local_id": get["local_id"] if get["local_id"] is not None else line,
-                     "_line": line, "correct": correct, "cluster": get["cluster"],
-                     "category": get["category"], "request_id": get["request_id"],
-                     "timestamp_s": ts, "prompt": get["prompt"],
-                     "prediction": get["prediction"], "reference": get["reference"],
-                     "model": model, "prompt_tokens": pt, "completion_tokens": ct,
-                     "extra": extra or None})
+    rows = [r for r in (_parse_record(rec, line, m, used, report) for line, rec in records)
+            if r is not None]
     if not rows:
-        first = f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""
-        raise InputError(path, f"no usable case rows{first}")
-    eval_id = register_eval(store, report, path, NAME, re.sub(r"\s+", "_", path.stem),
+        raise _no_rows(path, report)
+    models = {r["model"] for r in rows if r["model"]}
+    eval_id = register_eval(store, report, path, NAME, _base(path),
                             model=models.pop() if len(models) == 1 else None)
     insert_cases(store, report, eval_id, rows)

@@ -13,8 +13,9 @@ outside [0, 1]. A row is counted once however many fields are bad; its reason na
 ("line 3: field 'ttft_ms': not a number: 'fast'; field 'e2e_ms': ..."), reasons in line order.
 A hit rate derived from cached / prompt tokens is NULL when cached exceeds prompt. Columns that map to nothing are kept in `extra` (JSON).
 A single distinct value of a model / engine / engine_version / benchmark column fills the run.
-A table with a correctness column (correct, is_correct, acc, exact_match) is an eval file and is
-left to the eval formats (detect returns 0.1).
+A table with a correctness column (_aliases.CORRECTNESS: correct, is_correct, acc, exact_match,
+reward, passed, ...; a `score` of only 0 / 1) is an eval file and is left to the eval formats
+(detect returns 0.1).
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def detect(sniff: Sniff) -> float:
     if not kind:
         return 0.0
     cols = _header(sniff, kind)
-    if any(_aliases.is_correctness(c) for c in cols):
+    if _aliases.correctness_column(cols, sniff.records() if kind != "parquet" else ()):
         return 0.1
     mapped = {m[0] for c in cols if (m := _aliases.match(c))}
     metrics = mapped - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
@@ -410,11 +411,16 @@ def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]
     rounded, as stored; one beyond INTEGER is stored as -1 until the check deletes its row).
     The rules are _common.RANGES, shared with the dedicated trace loaders: durations, token
     counts, preemptions and batch sizes must not be negative; token counts / preemptions must
-    fit the store's INTEGER; kv_cache_hit_rate lies in [0, 1]. A row failing a check is
-    skipped (never clipped or silently nulled)."""
+    fit the store's INTEGER; kv_cache_hit_rate lies in [0, 1]; times lie in the time range.
+    Before them, a value of a DOUBLE column must be finite (NaN, Infinity are not numbers).
+    A row failing a check is skipped (never clipped or silently nulled)."""
     q, c = quote_ident(col), quote_ident(canon)
     v = f"round({conv})" if canon in _INT else conv
     out = []
+    if canon not in _INT:  # NaN / Infinity are not numbers (a NaN TTFT counted as an SLA miss)
+        out.append((f"coalesce(NOT isfinite({v}), false)",
+                    _reason_sql(col, "not a finite number: ", q), f"(NOT isfinite({c}))"))
+        v = f"(CASE WHEN isfinite({v}) THEN {v} END)"  # the range reasons skip non-finite ones
     for low, high, why in range_rules(canon):
         bounds = [(op, b) for op, b in (("<", low), (">", high)) if b is not None]
         stored = " OR ".join(f"{c} {op} {b!r}" for op, b in bounds)

@@ -71,12 +71,14 @@ def _attrs(lst) -> dict:
 
 
 def _documents(path: Path) -> list[tuple[int | None, dict]]:
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        first = fh.read(1 << 16)
-    lines = [ln for ln in first.splitlines() if ln.strip()]
-    if len(lines) > 1 and lines[0].strip().startswith("{") and lines[0].strip().endswith("}"):
+    """One OTLP/JSON document, or one per line (collector JSONL; the first line may be of any
+    length). A UTF-8 byte-order mark is ignored."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        first = fh.readline().strip()
+        second = next((ln for ln in fh if ln.strip()), "")
+    if second and first.startswith("{") and first.endswith("}"):
         docs = []
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             for no, ln in enumerate(fh, 1):
                 if ln.strip():
                     try:

@@ -4,27 +4,35 @@ Source: the Prometheus text format 0.0.4 (`name{label="v",...} value [timestamp_
 `# HELP` / `# TYPE` comments) as served by vLLM's /metrics (vllm/engine/metrics.py,
 vllm/v1/metrics/loggers.py). A file may hold one scrape or several concatenated: a new scrape
 starts when a series repeats, or samples are grouped by their timestamp when they carry one.
-Mapping per scrape (label sets summed for counts, averaged for fractions):
+Mapping, one row per scrape and engine (engine = vLLM V1's `engine` label, the data-parallel
+rank, or SGLang's `dp_rank`; NULL when unlabelled); SGLang's per-rank copies of a gauge
+(`tp_rank`, `pp_rank` labels: one engine) are averaged, then other label sets are summed for
+counts and averaged for fractions:
   vllm:num_requests_running -> running; vllm:num_requests_waiting -> waiting;
   vllm:num_requests_swapped -> swapped; vllm:gpu_cache_usage_perc | vllm:kv_cache_usage_perc
   -> kv_usage_gpu (already 0..1); vllm:cpu_cache_usage_perc -> kv_usage_cpu;
-  vllm:gpu_prefix_cache_hit_rate -> prefix_cache_hit_rate, else vllm:prefix_cache_hits_total /
-  vllm:prefix_cache_queries_total (cumulative); vllm:num_preemptions_total -> num_preemptions
-  (cumulative); vllm:avg_prompt_throughput_toks_per_s / avg_generation_... -> prompt_tps /
-  gen_tps; SGLang: sglang:num_running_reqs, sglang:num_queue_reqs, sglang:token_usage,
-  sglang:cache_hit_rate. ts_s = sample timestamp / 1000 (unix s), NULL when the scrape has
-  none. Histogram means (<name>_sum / <name>_count of the last scrape, e.g. TTFT) go to
-  runs.config.
+  vllm:avg_prompt_throughput_toks_per_s / avg_generation_... (V0 gauges) -> prompt_tps / gen_tps;
+  vllm:gpu_prefix_cache_hit_rate (V0 gauge; its -1 "no data" sentinel -> NULL) ->
+  prefix_cache_hit_rate; SGLang: sglang:num_running_reqs, sglang:num_queue_reqs,
+  sglang:token_usage, sglang:cache_hit_rate, sglang:gen_throughput.
+Cumulative counters are differenced per engine between consecutive scrapes (a drop is a restart:
+the count starts again from 0, as Prometheus' increase() treats it; the first scrape counts from
+the server's start): num_preemptions = increase of vllm:num_preemptions_total;
+prefix_cache_hit_rate (where no gauge gives it) = increase of vllm:prefix_cache_hits_total /
+increase of vllm:prefix_cache_queries_total (V1; 0 queries: undefined, NULL);
+prompt_tps / gen_tps (where no gauge gives them) = increase of vllm:prompt_tokens_total /
+generation_tokens_total over the seconds between two timestamped scrapes.
+ts_s = sample timestamp / 1000 (unix s), NULL when the scrape has none. Histogram means
+(<name>_sum / <name>_count of the last scrape, e.g. TTFT) go to runs.config.
 """
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from .base import Sniff
 from ._common import no_rows, register_run, text
+from ._stats import insert_stats
 
 NAME = "prometheus"
 KIND = "stats"
@@ -32,16 +40,23 @@ KIND = "stats"
 _SAMPLE = re.compile(r"^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+"
                      r"(?P<value>[-+]?(?:[0-9.]+(?:[eE][-+]?\d+)?|NaN|[Ii]nf))"
                      r"(?:\s+(?P<ts>-?\d+))?\s*$")
+_RANKS = ("tp_rank", "pp_rank")  # label sets of one engine that repeat the same gauge
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 SUMMED = {
     "vllm:num_requests_running": "running", "sglang:num_running_reqs": "running",
     "vllm:num_requests_waiting": "waiting", "sglang:num_queue_reqs": "waiting",
     "vllm:num_requests_swapped": "swapped",
-    "vllm:num_preemptions_total": "num_preemptions", "vllm:num_preemptions": "num_preemptions",
     "vllm:avg_prompt_throughput_toks_per_s": "prompt_tps",
     "vllm:avg_generation_throughput_toks_per_s": "gen_tps",
     "sglang:gen_throughput": "gen_tps",
 }
+# Cumulative counters (per engine, differenced between scrapes): the first name present wins
+# (vLLM renamed gpu_prefix_cache_* to prefix_cache_* and kept the old name for a while).
+PREEMPTIONS = ("vllm:num_preemptions_total", "vllm:num_preemptions")
+PREFIX_HITS = ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
+PREFIX_QUERIES = ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total")
+COUNTERS = frozenset(PREEMPTIONS + PREFIX_HITS + PREFIX_QUERIES
+                     + ("vllm:prompt_tokens_total", "vllm:generation_tokens_total"))
 AVERAGED = {
     "vllm:gpu_cache_usage_perc": "kv_usage_gpu", "vllm:kv_cache_usage_perc": "kv_usage_gpu",
     "sglang:token_usage": "kv_usage_gpu",
@@ -93,30 +108,92 @@ def _parse(path: Path, report) -> list[list[tuple[str, dict, float, int | None]]
     return [s for s in scrapes if s]
 
 
-def load(path: Path, store, report) -> None:
-    """Load each scrape of a metrics dump as one engine_stats row of one run."""
-    scrapes = _parse(path, report)
-    rows, model = [], None
+def _engine(labels: dict) -> str | None:
+    """The engine a sample belongs to: vLLM V1's `engine` label (the data-parallel rank),
+    SGLang's `dp_rank`; None when the scrape names none."""
+    return text(labels.get("engine")) or text(labels.get("dp_rank"))
+
+
+def _combine(by_series: dict[tuple, list[float]], summed: bool) -> float:
+    """One value from the label sets of one engine: the ranks of one engine (tp_rank, pp_rank:
+    SGLang exports a gauge per tensor-parallel rank, all describing the same batch) are
+    averaged, then counts are summed over the remaining label sets and fractions averaged."""
+    per = [sum(v) / len(v) for v in by_series.values()]
+    return sum(per) if summed else sum(per) / len(per)
+
+
+def _increase(now: float, before: float | None) -> float:
+    """A counter's increase since the previous scrape (Prometheus' increase(): a drop is a
+    restart, whose count starts again from 0); the value itself when there is no earlier one."""
+    return now if before is None or now < before else now - before
+
+
+def _scrape_rows(scrapes: list[list]) -> list[dict]:
+    """One engine_stats row per scrape and engine (see the module doc for the mapping)."""
+    rows, prev = [], {}
     for sc in scrapes:
-        acc: dict[str, list[float]] = {}
-        hits = queries = 0.0
+        acc: dict[str | None, dict[str, dict[tuple, list[float]]]] = {}
+        cum: dict[str | None, dict[str, float]] = {}
         ts = None
         for name, labels, value, t in sc:
-            model = model or text(labels.get("model_name"))
             ts = t if t is not None else ts
+            eng = _engine(labels)
             col = SUMMED.get(name) or AVERAGED.get(name)
-            if col:
-                acc.setdefault(col, []).append(value)
-            elif name in ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"):
-                hits += value
-            elif name in ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"):
-                queries += value
-        row = {c: (sum(v) if c in SUMMED.values() else sum(v) / len(v)) for c, v in acc.items()}
-        if "prefix_cache_hit_rate" not in row and queries > 0:
-            row["prefix_cache_hit_rate"] = hits / queries
-        if row:
-            row["ts_s"] = ts / 1000.0 if ts is not None else None
-            rows.append(row)
+            if col and value == value:  # NaN: no value
+                if name in AVERAGED and col == "prefix_cache_hit_rate" and value < 0:
+                    continue  # the -1 "no data" sentinel (prefix caching off, nothing queried)
+                series = tuple(sorted((k, v) for k, v in labels.items() if k not in _RANKS))
+                acc.setdefault(eng, {}).setdefault(col, {}).setdefault(series, []).append(value)
+            elif name in COUNTERS:
+                c = cum.setdefault(eng, {})
+                c[name] = c.get(name, 0.0) + value
+        for eng in sorted(set(acc) | set(cum), key=lambda e: (e is not None, e or "")):
+            a, c = acc.get(eng, {}), cum.get(eng, {})
+            row = {k: _combine(v, k in SUMMED.values()) for k, v in a.items()}
+            before = prev.get(eng)
+            for k, v in _counter_fields(c, before, ts).items():
+                row.setdefault(k, v)  # a gauge (V0's hit rate, avg throughputs) wins
+            prev[eng] = {**c, "_ts": ts}
+            if row:
+                row["ts_s"] = ts / 1000.0 if ts is not None else None
+                row["engine"] = eng
+                rows.append(row)
+    return rows
+
+
+def _counter_fields(c: dict[str, float], before: dict | None, ts) -> dict:
+    """num_preemptions, prefix_cache_hit_rate and token throughputs from the cumulative
+    counters of one engine, differenced against its previous scrape (`before`; None: the
+    first scrape, whose counts run from the server's start)."""
+    def inc(names) -> float | None:
+        name = next((n for n in names if n in c), None)
+        if name is None:
+            return None
+        return _increase(c[name], None if before is None else before.get(name))
+
+    out = {}
+    pre = inc(PREEMPTIONS)
+    if pre is not None:
+        out["num_preemptions"] = pre
+    hits, queries = inc(PREFIX_HITS), inc(PREFIX_QUERIES)
+    if hits is not None and queries:
+        out["prefix_cache_hit_rate"] = hits / queries  # 0 queries: undefined (NULL)
+    if before is not None and ts is not None and before.get("_ts") is not None and ts > before["_ts"]:
+        dt = (ts - before["_ts"]) / 1000.0
+        for names, col in ((("vllm:prompt_tokens_total",), "prompt_tps"),
+                           (("vllm:generation_tokens_total",), "gen_tps")):
+            d = inc(names)
+            if d is not None:
+                out[col] = d / dt
+    return out
+
+
+def load(path: Path, store, report) -> None:
+    """Load each scrape of a metrics dump as engine_stats rows (one per engine) of one run."""
+    scrapes = _parse(path, report)
+    model = next((text(lb.get("model_name")) for sc in scrapes for _, lb, _, _ in sc
+                  if text(lb.get("model_name"))), None)
+    rows = _scrape_rows(scrapes)
     if not rows:
         raise no_rows(path, report, "engine metric (vllm:* / sglang:*)")
     hist = {}
@@ -127,15 +204,30 @@ def load(path: Path, store, report) -> None:
             hist.setdefault(name[:-6], [0.0, 0.0])[1] += value
     config = {f"{k}_mean": s / c for k, (s, c) in hist.items() if c > 0}
     config["scrapes"] = len(scrapes)
-    engine = "sglang" if scrapes[0][0][0].startswith("sglang:") else "vllm"
+    if all(r["ts_s"] is None for r in rows):
+        config["clock"] = "none (samples carry no timestamp)"
+    else:
+        config["clock"] = "unix (sample timestamps)"
+    engines = sorted({r["engine"] for r in rows if r["engine"] is not None})
+    if engines:
+        config["engines"] = engines
+    engine = "sglang" if any(n.startswith("sglang:") for sc in scrapes for n, *_ in sc) else "vllm"
     run_id = register_run(store, report, path, NAME, f"prometheus:{path.stem}", engine=engine,
                           model=model, config=config)
-    df = pd.DataFrame(rows)
-    df.insert(0, "run_id", run_id)
-    report.rows_loaded += store.append("engine_stats", df)
-    used = {n: c for n, c in {**SUMMED, **AVERAGED}.items() if any(n == x[0] for sc in scrapes for x in sc)}
-    report.columns.update({n: f"{c}" + (" (summed over label sets)" if n in SUMMED else "")
-                           for n, c in used.items()})
-    if any(x[0].startswith(("vllm:prefix_cache_", "vllm:gpu_prefix_cache_hits")) for sc in scrapes for x in sc):
-        report.columns["vllm:prefix_cache_hits_total / queries_total"] = "prefix_cache_hit_rate"
+    insert_stats(store, report, path, run_id, rows, "engine metric (vllm:* / sglang:*)")
+    names = {n for sc in scrapes for n, *_ in sc}
+    report.columns.update({n: c + (" (summed over label sets)" if n in SUMMED else "")
+                           for n, c in {**SUMMED, **AVERAGED}.items() if n in names})
+    for group, col in ((PREEMPTIONS, "num_preemptions (increase since the previous scrape)"),
+                       (PREFIX_HITS + PREFIX_QUERIES,
+                        "prefix_cache_hit_rate (increase of hits / of queries; 0 queries: NULL)"),
+                       (("vllm:prompt_tokens_total", "vllm:generation_tokens_total"),
+                        "prompt_tps / gen_tps (increase / seconds between timestamped scrapes)")):
+        for n in group:
+            if n in names:
+                report.columns[n] = col
+    if "vllm:gpu_prefix_cache_hit_rate" in names:
+        report.columns["vllm:gpu_prefix_cache_hit_rate"] = "prefix_cache_hit_rate (-1 sentinel -> NULL)"
+    if engines:
+        report.columns["engine / dp_rank label"] = "engine"
     report.columns["(sample timestamp ms)"] = "ts_s (/1000)"

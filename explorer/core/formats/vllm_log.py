@@ -1,14 +1,22 @@
 """vLLM server log: the periodic engine-stat lines (into engine_stats).
 
-Source: vllm/engine/metrics.py (V0, "metrics.py:351] Avg prompt throughput: 0.0 tokens/s, Avg
-generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV
-cache usage: 0.0%, CPU KV cache usage: 0.0%.") and vllm/v1/metrics/loggers.py (V1, "Engine 000:
-Avg prompt throughput: ..., Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix
-cache hit rate: 0.0%"). Each line starts with "LEVEL MM-DD HH:MM:SS".
+Sources (the logger's own format strings):
+- V0, vllm/engine/metrics.py LoggingStatLogger.log: "Avg prompt throughput: %.1f tokens/s, Avg
+  generation throughput: %.1f tokens/s, Running: %d reqs, Swapped: %d reqs, Pending: %d reqs,
+  GPU KV cache usage: %.1f%%, CPU KV cache usage: %.1f%%." (early releases without the final
+  ".", vllm#3094), then, only when a prefix cache is on, a separate line "Prefix cache hit rate:
+  GPU: %.2f%%, CPU: %.2f%%" whose -1 "no data" value prints as -100.00%.
+- V1, vllm/v1/metrics/loggers.py LoggingStatLogger: "Engine %03d: Avg prompt throughput: ...,
+  Running: %d reqs, Waiting: %d reqs, GPU KV cache usage: %.1f%%, Prefix cache hit rate:
+  %.1f%%" (later releases append e.g. "External prefix cache hit rate", "MFU: ...": ignored).
+Each line carries "LEVEL MM-DD HH:MM:SS" (or a full "YYYY-MM-DD HH:MM:SS" when the logging
+format was changed); see _stats.clock for ts_s.
 Mapping: prompt_tps / gen_tps (tokens/s), running, waiting (= Pending or Waiting), swapped,
 kv_usage_gpu / kv_usage_cpu and prefix_cache_hit_rate as fractions in [0, 1] (the log prints
-percent). The log has no year: ts_s counts seconds from the first stat line (runs.config keeps
-its "MM-DD HH:MM:SS"). Other log lines are not records and are passed over.
+percent); a negative hit rate (the -1 sentinel) is NULL. engine = the V1 engine index ("0",
+"1", ...: the data-parallel rank, as Prometheus labels it), NULL for V0; two engines logging at
+the same second stay two rows. A V0 prefix line fills the hit rate of the stat line just before
+it (same engine, within 1 s), else stands as a row of its own. Other lines are passed over.
 """
 from __future__ import annotations
 
@@ -16,16 +24,17 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-import pandas as pd
-
 from .base import Sniff
-from ._common import no_rows, register_run
+from ._common import register_run
+from ._stats import clock, insert_stats
 
 NAME = "vllm_log"
 KIND = "stats"
 
 _STAT = re.compile(r"Avg prompt throughput:\s*(?P<ptps>[-\d.eE+]+) tokens/s")
-_TS = re.compile(r"\b(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?\b")
+_PREFIX_V0 = re.compile(r"Prefix cache hit rate: GPU:\s*(?P<gpu>-?[\d.]+)%")
+_ENGINE = re.compile(r"Engine (\d+):\s*$")
+_TS = re.compile(r"(?:\b(\d{4})-)?\b(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?\b")
 _FIELDS = {
     "gen_tps": (r"Avg generation throughput:\s*([-\d.eE+]+)", 1.0),
     "running": (r"Running:\s*(\d+)", 1.0),
@@ -33,9 +42,14 @@ _FIELDS = {
     "waiting": (r"(?:Pending|Waiting):\s*(\d+)", 1.0),
     "kv_usage_gpu": (r"GPU KV cache usage:\s*([\d.]+)%", 0.01),
     "kv_usage_cpu": (r"CPU KV cache usage:\s*([\d.]+)%", 0.01),
-    "prefix_cache_hit_rate": (r"(?:GPU )?[Pp]refix cache hit rate:\s*(?:GPU:\s*)?([\d.]+)%", 0.01),
+    "prefix_cache_hit_rate": (r"(?<![Ee]xternal )(?<!MM )(?:GPU )?[Pp]refix cache hit rate:"
+                              r"\s*(-?[\d.]+)%", 0.01),
 }
 _RX = {k: (re.compile(p), s) for k, (p, s) in _FIELDS.items()}
+_NAMES = {"prompt_tps": "Avg prompt throughput", "gen_tps": "Avg generation throughput",
+          "running": "Running", "swapped": "Swapped", "waiting": "Pending / Waiting",
+          "kv_usage_gpu": "GPU KV cache usage %", "kv_usage_cpu": "CPU KV cache usage %",
+          "prefix_cache_hit_rate": "Prefix cache hit rate %"}
 
 
 def detect(sniff: Sniff) -> float:
@@ -44,49 +58,80 @@ def detect(sniff: Sniff) -> float:
         return 0.0
     if "Avg prompt throughput:" in sniff.head and "Running:" in sniff.head:
         return 0.9
+    if "Prefix cache hit rate: GPU:" in sniff.head:
+        return 0.8
     return 0.0
 
 
+def _when(raw: str, end: int, line: int, report) -> tuple[datetime, bool] | None:
+    """(time of the line, whether it names the year), or None after recording a skip."""
+    t = None
+    for t in _TS.finditer(raw[:end]):
+        pass  # the last stamp before the message (a "(APIServer pid=…)" prefix has none)
+    if t is None:
+        report.skip("stat line without a 'MM-DD HH:MM:SS' time", line=line)
+        return None
+    yr, mo, d, hh, mi, ss, frac = t.groups()
+    try:
+        return datetime(int(yr or 2000), int(mo), int(d), int(hh), int(mi), int(ss),
+                        int((frac or "0")[:6].ljust(6, "0"))), yr is not None
+    except ValueError as e:
+        report.skip(f"bad time ({e})", line=line)
+        return None
+
+
+def _pct(value: str, scale: float) -> float | None:
+    """A logged percentage as a fraction; a negative value (vLLM's -1 "no data") is None."""
+    x = float(value) * scale
+    return None if x < 0 else x
+
+
 def load(path: Path, store, report) -> None:
-    """Load the stat lines of one vLLM log as one run's engine_stats."""
-    recs, first_stamp = [], None
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    """Load the stat lines of one vLLM log as one run's engine_stats, one row per engine and
+    logging interval."""
+    recs: list[dict] = []
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for line, raw in enumerate(fh, 1):
             m = _STAT.search(raw)
-            if not m:
+            p = None if m else _PREFIX_V0.search(raw)
+            if not (m or p):
                 continue
-            t = _TS.search(raw[:m.start()])
-            if not t:
-                report.skip("stat line without a 'MM-DD HH:MM:SS' time", line=line)
+            start = (m or p).start()
+            got = _when(raw, start, line, report)
+            if got is None:
                 continue
-            mo, d, hh, mi, ss, frac = t.groups()
-            try:
-                when = datetime(2000, int(mo), int(d), int(hh), int(mi), int(ss),
-                                int((frac or "0")[:6].ljust(6, "0")))
-            except ValueError as e:
-                report.skip(f"bad time ({e})", line=line)
+            e = _ENGINE.search(raw[:start])
+            engine = str(int(e.group(1))) if e else None
+            if p:
+                hit = _pct(p.group("gpu"), 0.01)
+                last = next((r for r in reversed(recs) if r["engine"] == engine), None)
+                if (last is not None and "ptps" in last and last["prefix_cache_hit_rate"] is None
+                        and abs((got[0] - last["when"]).total_seconds()) <= 1):
+                    last["prefix_cache_hit_rate"] = hit
+                else:
+                    recs.append({"when": got[0], "dated": got[1], "engine": engine,
+                                 "prefix_cache_hit_rate": hit})
                 continue
-            row = {"when": when, "prompt_tps": float(m.group("ptps"))}
+            row = {"when": got[0], "dated": got[1], "engine": engine, "ptps": True,
+                   "prompt_tps": float(m.group("ptps"))}
             for k, (rx, scale) in _RX.items():
-                f = rx.search(raw)
-                row[k] = float(f.group(1)) * scale if f else None
+                f = rx.search(raw, m.start())
+                row[k] = (_pct(f.group(1), scale) if scale != 1.0 else float(f.group(1))) if f else None
             recs.append(row)
-            first_stamp = first_stamp or t.group(0)
-    if not recs:
-        raise no_rows(path, report, "engine-stat")
-    df = pd.DataFrame(recs)
-    t0 = df["when"].min()
-    df["ts_s"] = (df["when"] - t0).dt.total_seconds()
-    df = df.drop(columns="when")
+    dated = bool(recs) and all(r["dated"] for r in recs)
+    ts, cfg = clock([r["when"] for r in recs], "date" if dated else "month-day") if recs else ([], {})
+    for r, t in zip(recs, ts):
+        r["ts_s"] = t
+    engines = sorted({r["engine"] for r in recs if r["engine"] is not None})
+    if engines:
+        cfg["engines"] = engines
     run_id = register_run(store, report, path, NAME, f"vllm_log:{path.stem}", engine="vllm",
-                          benchmark=None, config={"first_stat_line_time": first_stamp})
-    df.insert(0, "run_id", run_id)
-    report.rows_loaded += store.append("engine_stats", df)
-    names = {"prompt_tps": "Avg prompt throughput", "gen_tps": "Avg generation throughput",
-             "running": "Running", "swapped": "Swapped", "waiting": "Pending / Waiting",
-             "kv_usage_gpu": "GPU KV cache usage %", "kv_usage_cpu": "CPU KV cache usage %",
-             "prefix_cache_hit_rate": "Prefix cache hit rate %"}
-    report.columns["MM-DD HH:MM:SS"] = "ts_s (seconds since the first stat line)"
-    for col, src in names.items():
-        if df[col].notna().any():
-            report.columns[src] = col + (" (/100)" if src.endswith("%") else "")
+                          benchmark=None, config=cfg)
+    insert_stats(store, report, path, run_id, recs, "engine-stat")
+    report.columns["MM-DD HH:MM:SS"] = ("ts_s (unix s)" if dated
+                                        else "ts_s (seconds since the first stat line)")
+    if engines:
+        report.columns["Engine NNN"] = "engine (data-parallel rank)"
+    for col, src in _NAMES.items():
+        if any(r.get(col) is not None for r in recs):
+            report.columns[src] = col + (" (/100; -1 sentinel -> NULL)" if src.endswith("%") else "")

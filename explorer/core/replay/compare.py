@@ -13,11 +13,11 @@ NO_PREFIX = "no prefix information in this trace (no hash_ids): hit rates not me
 
 # (summary key, observed SQL aggregate over the run's requests, label, unit)
 METRICS = (
-    ("hit_rate_tokens", "sum(cached_prompt_tokens) / nullif(sum(CASE WHEN cached_prompt_tokens "
-                        "IS NOT NULL THEN prompt_tokens END), 0)",
-     "prompt tokens served from cache", ""),
+    ("hit_rate", "sum(cached_prompt_tokens) / nullif(sum(CASE WHEN cached_prompt_tokens "
+                 "IS NOT NULL THEN prompt_tokens END), 0)",
+     "prefix-cache hit rate (first-query tokens)", ""),
     ("hit_rate_per_request", "avg(kv_cache_hit_rate)", "served from cache, mean per request", ""),
-    ("hit_rate_blocks", "NULL", "hit_rate_blocks (vLLM-style, counted per scheduling attempt)", ""),
+    ("hit_rate_blocks", "NULL", "hit_rate_blocks (older per-attempt block count)", ""),
     ("preemptions", "sum(num_preemptions)", "preemptions", ""),
     ("ttft_ms_mean", "avg(ttft_ms)", "TTFT mean", "ms"),
     ("tpot_ms_mean", "avg(tpot_ms)", "TPOT mean", "ms/token"),
@@ -28,21 +28,29 @@ METRICS = (
 
 def hit_rate_lines(summary: dict) -> list[str]:
     """The prefix-cache lines of a replay summary, for the CLI text and the replay panel: first
-    the capacity-comparable figures (hit_rate_tokens, the share of prompt tokens served from the
-    cache, and hit_rate_per_request, its mean per request: each request counted once, at its
-    first admission), then hit_rate_blocks explained as vLLM's per-scheduling-attempt count;
-    or [NO_PREFIX-sentence] when summary["prefix_information"] is False."""
+    the headline, vLLM's own hit rate (prefix_cache_hits / prefix_cache_queries, in tokens, over
+    first queries; summary["hit_rate"]) with the per-request mean, then the preempted requests'
+    re-queries, which vLLM counts apart (summary["prefix_cache"]), then hit_rate_blocks explained
+    as the older per-attempt count; or [NO_PREFIX-sentence] when summary["prefix_information"]
+    is False."""
     if not summary.get("prefix_information", True):
         return [f"prefix cache: {NO_PREFIX}"]
 
     def pct(x):
         return "-" if x is None else f"{100 * x:.1f}%"
-    return [f"prompt tokens served from the prefix cache: {pct(summary.get('hit_rate_tokens'))} "
-            f"(mean per request {pct(summary.get('hit_rate_per_request'))}; each request counted "
-            "once, comparable across capacities)",
-            f"hit_rate_blocks {pct(summary.get('hit_rate_blocks'))}: vLLM-style, counted per "
-            "scheduling attempt (a blocked or preempted request re-queries its own blocks, so a "
-            "small cache can score higher; do not compare it across capacities)"]
+    head = summary.get("hit_rate", summary.get("hit_rate_tokens"))
+    pc = summary.get("prefix_cache") or {}
+    lines = [f"prefix-cache hit rate {pct(head)} of first-query tokens (vLLM's prefix_cache_hits "
+             f"/ prefix_cache_queries; mean per request {pct(summary.get('hit_rate_per_request'))}"
+             "; comparable across capacities)"]
+    if pc.get("preempted_requests"):
+        lines.append(f"preempted requests re-queried {pc['preempted_queries']:,} tokens "
+                     f"{pc['preempted_requests']:,} times, {pct(summary.get('hit_rate_preempted'))} "
+                     "hit (mostly their own blocks): counted apart, as vLLM does")
+    lines.append(f"hit_rate_blocks {pct(summary.get('hit_rate_blocks'))}: older per-attempt "
+                 "block count (blocked and preempted requests re-query their own blocks, so a "
+                 "small cache can score higher; do not compare it across capacities)")
+    return lines
 
 
 def replayable_runs(store):
@@ -83,15 +91,16 @@ def comparison_rows(observed: dict, replay: dict) -> list[dict]:
 
 def default_capacities(trace: Sequence[TraceRequest], block_size: int, points: int = 6,
                        include: int | None = None) -> list[int]:
-    """Capacities (blocks) for a sweep: geometric from the 90th percentile of one request's
-    need (prompt + output; larger requests are rejected at the smallest capacities) up to the
+    """Capacities (blocks) for a sweep: geometric from the largest request's need (prompt +
+    output: below it some requests are rejected and the hit rate would rate another population
+    of requests) up to the
     blocks of all prompts together (beyond which nothing more can be cached); `include` (e.g.
     the capacity being looked at) is added."""
     if not trace:
         return []
     needs = sorted(-(-(t.prompt_tokens + t.output_tokens) // block_size) for t in trace)
     total = sum(-(-t.prompt_tokens // block_size) for t in trace)
-    lo = max(1, needs[int(0.9 * (len(needs) - 1))])
+    lo = max(1, needs[-1])
     hi = max(lo + 1, total)
     caps = {lo, hi}
     if points > 2:
@@ -121,4 +130,28 @@ def sweep_capacity(trace: Sequence[TraceRequest], config: EngineConfig,
         out.append({"num_gpu_blocks": cap, **res.summary})
     if progress is not None:
         progress(n, n)
+    return out
+
+
+def calibration_lines(cal: dict | None, note: str | None = None) -> list[str]:
+    """The calibration of a replay as text lines (CLI, panel, report): per metric the observed
+    and replayed means, the error (replayed / observed - 1) after and before calibration and
+    the 90th percentile's error; then where the step time came from. `cal` is
+    CalibrationResult.to_dict() or None (then `note` says why there is none)."""
+    if not cal:
+        return [f"calibration: {note or 'none'}"]
+    out = []
+    for m, name, unit in (("ttft_ms", "TTFT", "ms"), ("tpot_ms", "TPOT", "ms/token")):
+        a = cal.get(m)
+        if not a:
+            continue
+        b = (cal.get("before") or {}).get(m) or {}
+        p90 = a.get("p90_error")
+        out.append(f"calibration {name}: observed mean {a['observed']:,.1f} {unit}, replayed "
+                   f"{a['replayed']:,.1f} (error {a['error']:+.1%}"
+                   + (f"; before calibration {b['error']:+.1%}" if b and b is not a else "")
+                   + (f"; P90 error {p90:+.1%}" if p90 is not None else "") + ")"
+                   + ("; the mean is reproduced, the spread is not"
+                      if p90 is not None and abs(p90) > 0.25 and abs(a["error"]) <= 0.25 else ""))
+    out.append(f"step time: {cal.get('step_time')}")
     return out

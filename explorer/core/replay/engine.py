@@ -160,6 +160,10 @@ class _Engine:
         self.seg_g: list = []     # step timeline: segments (g_first, t_start, dt, k)
         # counters
         self.q_blocks = 0
+        # vLLM's PrefixCacheStats (vllm/v1/metrics/stats.py), in tokens, counted at admission:
+        # [requests, queries, hits] of first queries and of preempted requests' re-queries
+        self.pc_first = [0, 0, 0]
+        self.pc_preempted = [0, 0, 0]
         self.h_blocks = 0
         self.evicted = 0
         self.preemptions = 0
@@ -608,6 +612,10 @@ class _Engine:
                     prefills.append(r)
                     nrun += 1
                     i = r.i
+                    pc = self.pc_preempted if r.first_admitted else self.pc_first
+                    pc[0] += 1
+                    pc[1] += ntok
+                    pc[2] += hit * bs
                     if not r.first_admitted:
                         r.first_admitted = True
                         self.t_sched[i] = t
@@ -746,6 +754,14 @@ class _Engine:
                                      if ok.any() and prefix_info else None),
             "hit_rate_tokens": (float(np.nansum(cached) / prompt[ok].sum())
                                 if prompt[ok].sum() and prefix_info else None),
+            "hit_rate": (float(self.pc_first[2] / self.pc_first[1])
+                         if self.pc_first[1] and prefix_info else None),
+            "hit_rate_preempted": (float(self.pc_preempted[2] / self.pc_preempted[1])
+                                   if self.pc_preempted[1] and prefix_info else None),
+            "prefix_cache": {"requests": self.pc_first[0], "queries": self.pc_first[1],
+                             "hits": self.pc_first[2], "preempted_requests": self.pc_preempted[0],
+                             "preempted_queries": self.pc_preempted[1],
+                             "preempted_hits": self.pc_preempted[2]},
             "cache_query_blocks": int(self.q_blocks),
             "cache_hit_blocks": int(self.h_blocks),
             "evicted_blocks": int(self.evicted),
@@ -815,16 +831,28 @@ def simulate(requests: Sequence[TraceRequest], config: EngineConfig | None = Non
     preempted, resumed, finished, error); record_itl: fill token_latencies.
 
     summary keys: requests, finished, rejected, prefix_information (False when no request has
-    hash ids: the trace says nothing about shared prefixes, and the three hit rates below, the
+    hash ids: the trace says nothing about shared prefixes, and every hit rate below, the
     requests' cached_prompt_tokens and kv_cache_hit_rate are then None / NULL, not 0),
+    prefix_cache: vLLM's PrefixCacheStats in tokens (vllm/v1/metrics/stats.py: record(num_tokens,
+    num_hits, preempted=request.num_preemptions > 0), called for the lookup of
+    kv_cache_manager.get_computed_blocks): {requests, queries, hits} of first queries and
+    {preempted_requests, preempted_queries, preempted_hits} of the re-queries of preempted
+    requests (a query is the request's num_tokens, prompt plus output so far; a hit is whole
+    cached blocks, at most num_tokens - 1 tokens). Counted when the request is admitted: a
+    request turned away for lack of blocks is counted once, when it gets in. vLLM versions that
+    record inside get_computed_blocks count each such retry as another query (some newer
+    schedulers record at admission, "so unscheduled lookups are not counted"; not checked
+    against upstream here); preempted requests are apart either way.
+    hit_rate: hits / queries of first queries, the HEADLINE figure (vLLM's
+    prefix_cache_hits / prefix_cache_queries); a smaller cache cannot look better because a
+    preempted request hits its own blocks again; equals hit_rate_tokens. hit_rate_preempted:
+    preempted_hits / preempted_queries (None without preemptions).
     hit_rate_tokens (prompt tokens served from the cache / prompt tokens, each request counted
-    once, at its first admission: the figure to compare across capacities, since retries do not
-    inflate it; it can still move a little either way under heavy preemption, as queueing
-    changes what is cached when a request is admitted), hit_rate_per_request (mean over requests of hit / queried blocks
-    at first admission, also comparable), hit_rate_blocks (vLLM-style: hit / queried prompt
-    blocks over every scheduling attempt, a query being ceil(num_tokens / block_size) blocks, as
-    vLLM's prefix-cache metrics count them; a request blocked or preempted re-queries its own
-    cached blocks, so a small, thrashing cache can show a HIGHER figure than a large one),
+    once, at its first admission; requests rejected at arrival are not queried, so a capacity
+    that rejects some requests rates another population), hit_rate_per_request (mean over
+    requests of hit / queried blocks at first admission), hit_rate_blocks (older vLLM-style
+    block count over EVERY scheduling attempt, first, blocked and preempted alike: a small,
+    thrashing cache shows a HIGHER figure than a large one; kept for comparison only),
     cache_query_blocks,
     cache_hit_blocks, evicted_blocks, preemptions, ttft_ms_mean, tpot_ms_mean, queue_ms_mean,
     e2e_ms_mean, steps, makespan_s.

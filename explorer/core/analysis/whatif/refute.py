@@ -35,7 +35,7 @@ class Refutation:
     label: str           # "Placebo treatment" ...
     new_effect: float | None
     p_value: float | None
-    verdict: str         # "passes" | "raises doubt"
+    verdict: str         # "passes" | "raises doubt" | "could not run" (why says why)
     why: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,7 +67,16 @@ def run_refuter(model, estimand, estimate, name: str, treatment: str, est: float
         rr = r.refutation_result or {}
         p = rr.get("p_value")
         p = float(np.asarray(p, dtype=float).ravel()[0]) if p is not None else None
-        judged, why = verdict(name, treatment, est, half, new, p, ci=ci)
+        if p is not None and not math.isfinite(p):
+            p = None
+        if not math.isfinite(new):
+            new, p = None, None
+            judged, why = "could not run", (
+                "the refuter could not run: its refits gave no finite estimate (a random "
+                "subset or permutation left the model undefined, e.g. without any case of one "
+                "outcome), so this check says nothing")
+        else:
+            judged, why = verdict(name, treatment, est, half, new, p, ci=ci)
     except Exception as exc:   # a refuter failing is a finding, not a crash
         new, p, judged, why = None, None, "raises doubt", f"the refuter failed: {exc}"
     return Refutation(name, REFUTERS[name], new, p, judged, why)

@@ -121,6 +121,12 @@ def _check(cancelled, progress, step):
         progress(step, _PROGRESS_STEPS)
 
 
+#: Fewest cases of each outcome (0 and 1) a binary outcome model is fitted on: the
+#: conclusion's minimum support (evidence.MIN_SUPPORT), and below it an 80% subset of the
+#: data-subset refuter often holds no case of the rarer outcome at all.
+MIN_EVENTS = 10
+
+
 def run_whatif(frame: pd.DataFrame, treatment: str = "kv_cache_hit_rate",
                outcome: str = "badcase", set_value: float | None = None,
                graph_text: str | None = None, selected: pd.Series | None = None,
@@ -211,7 +217,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     d = data.loc[keep, used].copy()
     d["__selected"] = sel[keep].astype(int).to_numpy()
     if len(d) < MIN_ROWS:
-        raise NoData(f"Only {len(d)} cases have {', '.join(used)} all recorded; the what-if "
+        raise NoData(f"Only {len(d)} case{'s have' if len(d) != 1 else ' has'} {', '.join(used)} all recorded; the what-if "
                      f"needs at least {MIN_ROWS}.")
     if d[treatment].nunique() < 2:
         raise NoData(f"{treatment} takes a single value in the usable cases; its effect cannot "
@@ -222,6 +228,14 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     binary = _is_binary(d[outcome])
     if binary:
         d[outcome] = d[outcome].astype(int)
+        events = int(d[outcome].sum())
+        few = min(events, len(d) - events)
+        if few < MIN_EVENTS:
+            which = "with" if events == few else "without"
+            raise NoData(f"Only {few} usable case{'s' if few != 1 else ''} {which} {outcome} = 1: "
+                         f"a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
+                         "(with fewer, its fit and its refuters' refits on subsets are "
+                         "undefined).")
     lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
     if not lo_obs <= set_value <= hi_obs:
         warn.append(f"{treatment} = {set_value:.3g} lies outside the observed range "

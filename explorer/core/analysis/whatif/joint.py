@@ -1,0 +1,173 @@
+"""Per-case counterfactual outcomes for several treatments moved at once, each case to its own
+new value: the what-if's outcome model fed with values a replay predicts ("with 40,000 KV
+blocks this request would have hit 62 % of its prompt and not been preempted").
+
+Same outcome model family as run_whatif (package doc, step 2): logistic (fits.fit_logistic_auto,
+so it follows whatever penalty rule the what-if uses) or OLS on a cubic spline of each
+treatment and, per adjustment variable, its value and a spline of its rank. The adjustment set
+is the observed parents of the treatments in the causal graph (Pearl's parent adjustment, a
+valid backdoor set when every parent that also reaches the outcome other than through the
+treatments is observed; otherwise WhatIfError names the culprit). Counterfactuals: the
+latent-threshold model of a binary outcome (a failed case keeps failing with probability
+p_new / p_obs when p_new <= p_obs, a correct one fails with probability (p_new - p_obs) /
+(1 - p_obs) when p_new > p_obs), additive noise for a continuous one. Interval: seeded
+coefficient draws (estimator.coefficient_draws) and, for a binary outcome, one Bernoulli draw
+of every case's counterfactual outcome per coefficient draw, so the interval of the count
+covers chance as well as the model's uncertainty.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ...errors import NoData
+from ..causal_graph import default_graph_text, parse_graph
+from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_KNOTS_ADJUST, N_KNOTS_TREATMENT
+from .estimator import coefficient_draws
+from .exceptions import WhatIfError
+from .fits import fit_logistic_auto, fit_ols, one_blas_thread
+from .splines import spline_basis
+
+
+@dataclass(frozen=True)
+class JointCounterfactual:
+    """observed: sum of the outcome over the target rows; predicted: expected sum under the new
+    values; ci_low / ci_high: CONFIDENCE interval of the sum (model draws x chance); per_case:
+    DataFrame(index = target rows) with p_obs, p_new, y, y_new_expected; adjustment: the
+    adjustment set; n_fit: rows the model was fitted on; warnings."""
+    outcome: str
+    treatments: tuple[str, ...]
+    adjustment: tuple[str, ...]
+    observed: float
+    predicted: float
+    ci_low: float
+    ci_high: float
+    n_fit: int
+    n_target: int
+    per_case: pd.DataFrame
+    model: str
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def parent_adjustment(graph, treatments, outcome, columns) -> list[str]:
+    """Observed parents of the treatments (minus the treatments). Raises WhatIfError when an
+    unobserved parent can reach the outcome other than through the treatments."""
+    import networkx as nx
+    g = graph.to_networkx()
+    hidden = set(graph.unobserved(columns))
+    adj, bad = set(), []
+    for t in treatments:
+        for p in g.predecessors(t):
+            if p in treatments:
+                continue
+            if p in hidden:
+                h = g.copy()
+                h.remove_nodes_from(treatments)
+                if outcome in h and p in h and nx.has_path(h, p, outcome):
+                    bad.append(p)
+            else:
+                adj.add(p)
+    if bad:
+        raise WhatIfError("Unobserved cause(s) of the treatments also reach the outcome: "
+                          + ", ".join(sorted(set(bad))) + "; the effect is not identified.")
+    return sorted(adj)
+
+
+def joint_counterfactual(frame: pd.DataFrame, new_values: Mapping[str, np.ndarray],
+                         target: pd.Series, outcome: str = "badcase",
+                         graph_text: str | None = None, seed: int = 0,
+                         draws: int = N_DRAWS) -> JointCounterfactual:
+    """frame: one row per case (analysis.cohort_frame); new_values: treatment -> values aligned
+    with the rows where `target` is True (the cases whose treatments change); the model is fitted
+    on every row with all variables recorded. Raises WhatIfError, NoData."""
+    with one_blas_thread():
+        return _joint(frame, new_values, target, outcome, graph_text, seed, draws)
+
+
+def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
+    graph = parse_graph(graph_text if graph_text is not None else default_graph_text(),
+                        known=frame.columns)
+    treatments = tuple(new_values)
+    for name in treatments + (outcome,):
+        if name not in frame.columns:
+            raise WhatIfError(f"'{name}' is not in the data.")
+        if name not in graph.nodes:
+            raise WhatIfError(f"'{name}' is not a node of the causal graph.")
+    adjust = parent_adjustment(graph, treatments, outcome, frame.columns)
+    used = list(treatments) + adjust + [outcome]
+    data = frame[used].apply(pd.to_numeric, errors="coerce").astype(float)
+    keep = data.notna().all(axis=1)
+    d = data[keep]
+    if len(d) < MIN_ROWS:
+        raise NoData(f"Only {len(d)} cases have {', '.join(used)} all recorded; at least "
+                     f"{MIN_ROWS} are needed.")
+    tgt = pd.Series(target, index=frame.index).fillna(False).astype(bool)
+    new = pd.DataFrame({t: np.asarray(v, dtype=float) for t, v in new_values.items()},
+                       index=frame.index[tgt])
+    tgt_ok = tgt & keep
+    tgt_ok[tgt_ok] = new.loc[tgt_ok[tgt_ok].index].notna().all(axis=1).to_numpy()
+    if not tgt_ok.any():
+        raise NoData("No target case has every variable recorded.")
+    warn = []
+    if int(tgt.sum()) > int(tgt_ok.sum()):
+        warn.append(f"{int(tgt.sum() - tgt_ok.sum())} target case(s) left out: a variable is "
+                    "missing.")
+    y = d[outcome].to_numpy()
+    binary = set(np.unique(y)) <= {0.0, 1.0}
+    maps = {c: spline_basis(d[c].to_numpy(), N_KNOTS_TREATMENT if c in treatments else N_KNOTS_ADJUST,
+                            ranks=c not in treatments) for c in treatments + tuple(adjust)}
+
+    def features(df, override=None):
+        cols = [np.ones((len(df), 1))]
+        for c in treatments + tuple(adjust):
+            v = (override[c] if override is not None and c in override else df[c]).to_numpy(float)
+            cols.append(maps[c](v))
+        return np.hstack(cols)
+
+    X = features(d)
+    fit = fit_logistic_auto(X, y) if binary else fit_ols(X, y)
+    if binary and getattr(fit, "ridge", 0.0):
+        warn.append(f"The logistic fit needed a ridge penalty ({fit.ridge:g}): quasi-separation.")
+    dt = d.loc[tgt_ok[tgt_ok].index]
+    nt = new.loc[dt.index]
+    for t in treatments:
+        lo, hi = float(d[t].min()), float(d[t].max())
+        out = int(((nt[t] < lo - 1e-12) | (nt[t] > hi + 1e-12)).sum())
+        if out:
+            warn.append(f"{out} case(s) move {t} outside its observed range [{lo:.3g}, {hi:.3g}]: "
+                        "extrapolation.")
+    Xo, Xn = features(dt), features(dt, nt)
+    yt = dt[outcome].to_numpy()
+    betas = np.vstack([fit.params, coefficient_draws(np.asarray(fit.params, float),
+                                                     np.asarray(fit.cov_params(), float),
+                                                     draws, seed)])
+    rng = np.random.default_rng([seed, 0x6A6F696E])
+    if binary:
+        po = 1.0 / (1.0 + np.exp(-np.clip(Xo @ betas.T, -35, 35)))
+        pn = 1.0 / (1.0 + np.exp(-np.clip(Xn @ betas.T, -35, 35)))
+        yc = yt[:, None]
+        cf = np.where(pn <= po, yc * pn / np.maximum(po, 1e-12),
+                      yc + (1 - yc) * (pn - po) / np.maximum(1 - po, 1e-12))
+        sums = (rng.random(cf[:, 1:].shape) < cf[:, 1:]).sum(axis=0).astype(float)
+        expected = cf[:, 0]
+        p_obs, p_new = po[:, 0], pn[:, 0]
+    else:
+        delta = (Xn - Xo) @ betas.T
+        expected = yt + delta[:, 0]
+        sums = (yt[:, None] + delta[:, 1:]).sum(axis=0)
+        p_obs, p_new = Xo @ betas[0], Xn @ betas[0]
+    a = (1 - CONFIDENCE) / 2
+    per_case = pd.DataFrame({"y": yt, "p_obs": p_obs, "p_new": p_new, "y_new_expected": expected},
+                            index=dt.index)
+    model = ("logistic regression" if binary else "linear regression") + \
+        f" of {outcome} on splines of {', '.join(treatments)}" + \
+        (f" adjusted for {', '.join(adjust)}" if adjust else "")
+    return JointCounterfactual(
+        outcome=outcome, treatments=treatments, adjustment=tuple(adjust),
+        observed=float(yt.sum()), predicted=float(expected.sum()),
+        ci_low=float(np.quantile(sums, a)), ci_high=float(np.quantile(sums, 1 - a)),
+        n_fit=int(len(d)), n_target=int(len(dt)), per_case=per_case, model=model,
+        warnings=tuple(warn))

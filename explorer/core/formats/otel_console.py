@@ -1,0 +1,154 @@
+"""OpenTelemetry spans as printed by the Python SDK's ConsoleSpanExporter (into requests).
+
+Source: opentelemetry-sdk, opentelemetry/sdk/trace/__init__.py ReadableSpan.to_json(indent=4),
+which ConsoleSpanExporter writes one span after another (stdout / a file), e.g.
+  {"name": "llm_request", "context": {"trace_id": "0x…", "span_id": "0x…", "trace_state": "[]"},
+   "kind": "SpanKind.SERVER", "parent_id": null, "start_time": "2024-10-04T05:16:47.340006Z",
+   "end_time": "…Z", "status": {"status_code": "UNSET"}, "attributes": {"gen_ai.…": …},
+   "events": [{"name": …, "timestamp": "…Z", "attributes": {…}}], "links": [],
+   "resource": {"attributes": {"service.name": …}, "schema_url": ""}}
+(older SDKs print the resource's attributes directly under "resource"). A file may hold one
+span, many pretty-printed spans concatenated or one per line, or a JSON array of them; other
+printed lines between spans are passed over. Attributes are plain JSON values here (OTLP wraps
+them in {"stringValue": …}); each span is rewritten into the OTLP/JSON shape and mapped exactly
+as explorer.core.formats.otlp maps it (vLLM's `llm_request` span, OpenTelemetry GenAI names:
+gen_ai.usage.input_tokens, gen_ai.latency.*, ...). start_time -> arrival_s (unix s); a span
+whose status_code is ERROR carries its description as the error.
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import InputError
+from .base import Sniff
+from ._common import RowError, insert_events, insert_requests, no_rows, register_run, text
+from .otlp import _span
+
+NAME = "otel_console"
+KIND = "trace"
+
+_CONTEXT = re.compile(r'"context"\s*:\s*\{\s*"trace_id"\s*:\s*"0x[0-9a-f]+"')
+
+
+def detect(sniff: Sniff) -> float:
+    """High when the head holds a console-exported span: a "context" with a "0x…" trace_id
+    and a "SpanKind.…" kind."""
+    if sniff.is_binary or not _CONTEXT.search(sniff.head) or '"SpanKind.' not in sniff.head:
+        return 0.0
+    return 0.9 if '"gen_ai.' in sniff.head or '"llm_request"' in sniff.head else 0.6
+
+
+def _spans(path: Path) -> list[tuple[int, dict]]:
+    """(line where it starts, object) for every span object in the file."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            doc = fh.read()
+    except UnicodeDecodeError as e:
+        raise InputError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    dec, out, i = json.JSONDecoder(), [], 0
+    while True:
+        j = doc.find("{", i)
+        k = doc.find("[", i)
+        start = min(x for x in (j, k, len(doc)) if x >= 0)
+        if start >= len(doc):
+            return out
+        try:
+            obj, end = dec.raw_decode(doc, start)
+        except ValueError:
+            i = start + 1  # a brace in a printed line, not JSON
+            continue
+        line = doc.count("\n", 0, start) + 1
+        for o in obj if isinstance(obj, list) else [obj]:
+            if isinstance(o, dict) and isinstance(o.get("context"), dict):
+                out.append((line, o))
+        i = end
+
+
+def _ns(iso, field: str) -> int | None:
+    s = text(iso)
+    if s is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise RowError(field, f"not an ISO 8601 time: {s[:40]!r}") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return int(round(dt.timestamp() * 1e6)) * 1000
+
+
+def _wrap(v) -> dict:
+    """A plain JSON attribute value in OTLP's AnyValue shape."""
+    if isinstance(v, bool):
+        return {"boolValue": v}
+    if isinstance(v, int):
+        return {"intValue": str(v)}
+    if isinstance(v, float):
+        return {"doubleValue": v}
+    if isinstance(v, (list, tuple)):
+        return {"arrayValue": {"values": [_wrap(x) for x in v]}}
+    return {"stringValue": None if v is None else str(v)}
+
+
+def _attrs(d) -> list[dict]:
+    return [{"key": k, "value": _wrap(v)} for k, v in (d or {}).items()] if isinstance(d, dict) else []
+
+
+def _otlp_span(o: dict) -> dict:
+    """The console span `o` in the OTLP/JSON span shape that otlp._span reads."""
+    ctx = o.get("context") or {}
+    status = o.get("status") or {}
+    sp = {"name": o.get("name"), "traceId": ctx.get("trace_id"), "spanId": ctx.get("span_id"),
+          "startTimeUnixNano": _ns(o.get("start_time"), "start_time"),
+          "endTimeUnixNano": _ns(o.get("end_time"), "end_time"),
+          "attributes": _attrs(o.get("attributes")),
+          "events": [{"name": e.get("name"), "timeUnixNano": _ns(e.get("timestamp"), "events.timestamp"),
+                      "attributes": _attrs(e.get("attributes"))}
+                     for e in o.get("events") or [] if isinstance(e, dict)]}
+    if str(status.get("status_code", "")).upper().endswith("ERROR"):
+        sp["status"] = {"code": "ERROR", "message": status.get("description")}
+    return sp
+
+
+def _resource(o: dict) -> dict:
+    r = o.get("resource") or {}
+    return r.get("attributes") if isinstance(r.get("attributes"), dict) else r
+
+
+def load(path: Path, store, report) -> None:
+    """Load every LLM request span of a console export as one run."""
+    rows, events, model, engine, version = [], [], None, None, None
+    spans = _spans(path)
+    if not spans:
+        raise InputError(path, "no span object (with a \"context\") found")
+    for line, o in spans:
+        try:
+            row, evs = _span(_otlp_span(o))
+        except RowError as e:
+            report.skip(e.reason, line=line, field_name=e.field)
+            continue
+        if row is None:
+            report.skip(f"span {o.get('name')!r} is not an LLM request", line=line)
+            continue
+        model = model or row.pop("_model", None)
+        row.pop("_model", None)
+        res = _resource(o)
+        engine = engine or text(res.get("service.name"))
+        version = version or text(res.get("service.version"))
+        rows.append(row)
+        events += evs
+    if not rows:
+        raise no_rows(path, report, "LLM request span")
+    if engine == "unknown_service":
+        engine = None
+    run_id = register_run(store, report, path, NAME, f"otel_console:{path.stem}", engine=engine,
+                          engine_version=version, model=model)
+    insert_requests(store, report, run_id, rows)
+    insert_events(store, run_id, events)
+    report.columns.update({
+        "attributes": "as OTLP (see the otlp format: gen_ai.usage.*, gen_ai.latency.*)",
+        "start_time": "arrival_s (ISO 8601 -> unix s)", "end_time": "finished event",
+        "status.status_code ERROR": "error", "events": "request_events"})

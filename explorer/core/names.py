@@ -1,0 +1,105 @@
+"""Names the user reads. Metrics: the one display-name table (LABELS, label, unit) that the
+panels, the reports and report.md share ("scheduling delay (ms)", never "queue_ms").
+Files: short names for input files that stay distinct: the fewest trailing path parts that tell
+each path from every other one ("v0.2.1/naive_output_1.csv" and "v0.3.0/naive_output_1.csv",
+never two "naive_output_1.csv"), as editors name tabs of files that share a name. Qt-free:
+the Inputs panel, the reports and the dashboard footer show the same names."""
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from .schema import CONTEXT_METRICS, REQUEST_METRICS
+
+COUNT_FEATURES = ("num_preemptions", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
+
+LABELS = {
+    "kv_cache_hit_rate": "KV-cache hit rate",
+    "num_preemptions": "preemptions",
+    "tpot_ms": "TPOT",
+    "batch_size": "batch size",
+    "ttft_ms": "TTFT",
+    "queue_ms": "scheduling delay",
+    "e2e_ms": "E2E latency",
+    "prefill_ms": "prefill",
+    "decode_ms": "decode",
+    "prompt_tokens": "prompt tokens",
+    "completion_tokens": "output tokens",
+    "cached_prompt_tokens": "cached prompt tokens",
+    "engine_running": "engine running requests",
+    "engine_waiting": "engine waiting requests",
+    "engine_kv_usage": "engine KV-cache usage",
+    "engine_prefix_hit_rate": "engine prefix-cache hit rate",
+    "batch_entropy": "batch-size entropy",
+    "batch_size_entropy": "batch-size entropy",
+    "itl_ms": "ITL",
+    "prompt_chars": "prompt length",
+    "prediction_chars": "answer length",
+    "badcase_share": "badcase share",
+}
+
+
+def unit(metric: str) -> str:
+    """The unit of a metric ("ms", "ms/token", "" for ratios and counts)."""
+    if metric in ("batch_size_entropy", "batch_entropy"):
+        return "bits"
+    if metric in REQUEST_METRICS:
+        return REQUEST_METRICS[metric]
+    if metric in CONTEXT_METRICS:
+        return CONTEXT_METRICS[metric]
+    if metric.endswith("_chars"):
+        return "chars"
+    if metric.endswith("_ms"):
+        return "ms"
+    if metric.endswith("_s"):
+        return "s"
+    return ""
+
+
+def label(metric: str, with_unit: bool = True) -> str:
+    """Readable name of a metric, with its unit in brackets: "TPOT (ms/token)"."""
+    name = LABELS.get(metric, metric.replace("_", " "))
+    u = unit(metric)
+    return f"{name} ({u})" if with_unit and u and not name.endswith(u) else name
+
+
+def condition_text(feature: str, op: str, threshold: float, fmt=None) -> str:
+    """A split condition in words: 'TPOT > 18.3 ms/token'; counts read as counts
+    ("preemptions = 0", "preemptions ≥ 1", never "preemptions <= 0.5" or "<= 0")."""
+    fmt = fmt or (lambda v, _m: f"{v:g}")
+    name = label(feature, False)
+    if feature in COUNT_FEATURES:
+        k = int(threshold // 1)  # x <= 2.5 is x <= 2; x > 2.5 is x >= 3
+        if op in ("<=", "≤"):
+            return f"{name} = 0" if k <= 0 else f"{name} ≤ {k:,}"
+        return f"{name} ≥ {k + 1:,}"
+    return f"{name} {'≤' if op in ('<=', '≤') else '>'} {fmt(threshold, feature)}"
+
+
+def distinct_names(paths: list[str]) -> dict[str, str]:
+    """path -> its shortest distinguishing tail of path parts ('/'-joined). Equal paths share
+    a name; a path that is a folder keeps its own name."""
+    parts = {p: PurePath(str(p).rstrip("/") or str(p)).parts or (str(p),) for p in paths}
+    depth = {p: 1 for p in parts}
+    while True:
+        tails: dict[tuple, set[str]] = {}
+        for p, ps in parts.items():
+            tails.setdefault(ps[-depth[p]:], set()).add(p)
+        clash = [p for group in tails.values() if len(group) > 1 for p in group
+                 if depth[p] < len(parts[p])]
+        if not clash:
+            break
+        for p in clash:
+            depth[p] += 1
+    return {p: "/".join(ps[-depth[p]:]).replace("//", "/") for p, ps in parts.items()}
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """'1 case', '2 cases', '1,204 requests' (nouns: an irregular plural)."""
+    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
+
+
+def more(names: list[str], shown: int, sep: str = ", ") -> str:
+    """The first `shown` names joined, then "and N more" for the rest."""
+    head = sep.join(names[:shown])
+    rest = len(names) - shown
+    return f"{head} and {rest:,} more" if rest > 0 else head

@@ -1,0 +1,86 @@
+"""The report's `replay` section (DESIGN.md: {setting, observed_badcases, predicted_badcases,
+ci_low, ci_high, calibration}) plus a small capacity sweep of the replayed run, so the report
+shows both what the scenario does to the badcases and that the hit rate it rests on grows with
+the cache. Qt-free; the Replay panel paints the same dict (ReplayPanel.show_report)."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from ..errors import NoData, TraceExplorerError
+from .badcases import gather_inputs, predict
+from .compare import default_capacities
+from .replicas import simulate_replicas
+
+#: the report's default scenario: this many times the observed KV blocks
+DEFAULT_FACTOR = 4
+SWEEP_POINTS = 5
+
+
+def default_scenario(observed) -> dict:
+    """A larger cache: DEFAULT_FACTOR x the observed blocks (LRU stays LRU, FIFO stays FIFO)."""
+    if observed.num_gpu_blocks is None:
+        return {"eviction": "lru"}
+    return {"num_gpu_blocks": int(observed.num_gpu_blocks) * DEFAULT_FACTOR}
+
+
+def capacity_sweep(trace, config, params: dict, replicas: int = 1, include=(),
+                   cancelled: Callable[[], bool] | None = None) -> dict:
+    """The replay's first-query hit rate and preemptions at SWEEP_POINTS capacities (from the
+    largest request's need to all prompts' blocks) plus `include`, with the calibrated step
+    time: {eviction, rows: [{num_gpu_blocks, hit_rate, preemptions, rejected}], monotone}."""
+    caps = default_capacities(trace, config.block_size, points=SWEEP_POINTS)
+    caps = sorted(set(caps) | {int(c) for c in include if c})
+    rows = []
+    for c in caps:
+        s = simulate_replicas(trace, replace(config, num_gpu_blocks=c, **params), replicas,
+                              cancelled=cancelled).summary
+        rows.append({"num_gpu_blocks": c, "hit_rate": s.get("hit_rate"),
+                     "preemptions": s["preemptions"], "rejected": s["rejected"],
+                     "prefix_information": s.get("prefix_information")})
+    hits = [r["hit_rate"] for r in rows if r["hit_rate"] is not None and not r["rejected"]]
+    return {"eviction": config.eviction, "block_size": config.block_size, "rows": rows,
+            "requests": len(trace),
+            "monotone": bool(hits) and all(b >= a for a, b in zip(hits, hits[1:]))}
+
+
+def replay_section(store, cohort, scenario: dict | None = None,
+                   cancelled: Callable[[], bool] | None = None) -> dict:
+    """The report's `replay` dict. Without a bound badcase or recorded engine settings the
+    prediction fields are None with `reason`, and the sweep covers the first replayable run."""
+    from .compare import replayable_runs
+    from .io import requests_from_store
+    try:
+        inp = gather_inputs(store, cohort)
+    except NoData as e:
+        runs = replayable_runs(store)
+        out = {"setting": None, "observed_badcases": None, "predicted_badcases": None,
+               "ci_low": None, "ci_high": None, "calibration": None, "reason": str(e)}
+        if runs.empty:
+            return out
+        run_id = str(runs["run_id"].iloc[0])
+        from .badcases import observed_settings
+        from .model import EngineConfig
+        trace = requests_from_store(store, run_id)
+        cfg = EngineConfig(**observed_settings(store, run_id))
+        out["sweep"] = {"run_id": run_id, **capacity_sweep(trace, cfg, {}, cancelled=cancelled)}
+        return out
+    scn = dict(scenario) if scenario else default_scenario(inp.observed)
+    p = predict(inp, scn, cancelled=cancelled)
+    out = p.to_dict()
+    out["sentence"] = p.sentence()
+    cal = p.calibration or {}
+    params = cal.get("params") or {}
+    scn_cfg = replace(inp.observed, **scn)
+    try:
+        out["sweep"] = {"run_id": inp.run_id,
+                        **capacity_sweep(inp.trace, scn_cfg, params, cal.get("replicas") or 1,
+                                         include=(inp.observed.num_gpu_blocks,
+                                                  scn_cfg.num_gpu_blocks),
+                                         cancelled=cancelled)}
+    except (TraceExplorerError, ValueError) as e:
+        out["sweep"] = {"status": "no_data", "reason": str(e)}
+    return out
+
+
+__all__ = ["replay_section", "capacity_sweep", "default_scenario"]

@@ -1,0 +1,96 @@
+"""The fuzz inputs (tests/fuzz_inputs.py) dropped on the window: the good files load, every bad
+one is listed in the Inputs panel with its reason and named in the status bar, nothing is
+shown as a traceback, the files stay byte-identical; Cancel rolls back the file being read;
+closing the window while a job runs returns within two seconds."""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fuzz_inputs import make_inputs
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def inputs(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
+    inp = make_inputs(tmp_path)
+    locked = inp.bad["unreadable_folder"]
+    listdir = Path.iterdir
+
+    def iterdir(self):
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listdir(self)
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    before = inp.digests()
+    yield inp
+    assert inp.digests() == before, "an input file was modified"
+    inp.close()
+
+
+def test_window_lists_every_bad_file_and_keeps_the_good_ones(window, session, qtbot, inputs):
+    messages: list[str] = []
+    session.message.connect(messages.append)
+    window.load([str(inputs.folder)])
+    qtbot.waitUntil(lambda: "inputs" in session.data and session.runner.pending() == 0,
+                    timeout=60000)
+    reports = {r.path: r for r in session.data["inputs"]}
+    for p in inputs.good:
+        assert reports[str(p)].error is None and reports[str(p)].rows_loaded > 0
+    for p in inputs.bad.values():
+        assert reports[str(p)].error.startswith(str(p))
+    for p in inputs.special.values():
+        assert reports[str(p)].skipped_file
+    panel = window.panels["inputs"]
+    shown = [panel.tree.topLevelItem(i) for i in range(panel.tree.topLevelItemCount())]
+    errors = [it.child(0).text(0) for it in shown if it.text(4) == "error"]
+    assert len(errors) == len(inputs.bad) and not any("Traceback" in e for e in errors)
+    failed_msgs = [m for m in messages if "could not be read" in m]
+    assert failed_msgs and str(inputs.bad["overflow"]) in " ".join(failed_msgs)
+    assert session.store.count("cases") > 0 and session.data["meta"]["requests"] > 0
+
+
+def test_cancel_rolls_back_the_file_being_read_and_says_so(window, session, qtbot, inputs,
+                                                           monkeypatch):
+    """Cancel pressed while the second file loads: the first stays (the window shows it), the
+    second is rolled back and the status bar says so."""
+    from explorer.core.store import Store
+    started, release = threading.Event(), threading.Event()
+    real = Store.load_file
+
+    def load_file(self, path, format=None):
+        if Path(path) == inputs.good[1]:
+            started.set()
+            release.wait(30)  # the user presses Cancel meanwhile
+        return real(self, path, format)
+    monkeypatch.setattr(Store, "load_file", load_file)
+    messages: list[str] = []
+    session.message.connect(messages.append)
+    session.load_paths([str(inputs.good[0]), str(inputs.good[1])])
+    qtbot.waitUntil(started.is_set, timeout=30000)
+    session.cancel()
+    release.set()
+    qtbot.waitUntil(lambda: session.runner.pending() == 0 and any("cancelled" in m for m in messages),
+                    timeout=60000)
+    reports = {r.path: r for r in session.data["inputs"]}
+    assert reports[str(inputs.good[0])].error is None
+    assert "nothing of it was kept" in reports[str(inputs.good[1])].error
+    assert session.store.count("cases") == 0 and session.data["meta"]["requests"] > 0
+    assert any(str(inputs.good[1]) in m and "rolled back" in m for m in messages), messages
+
+
+def test_closing_the_window_returns_within_two_seconds_while_a_job_hangs(window, session):
+    """A job that never returns (a read that blocks) does not keep the window from closing."""
+    gate = threading.Event()
+    session.runner.submit("stuck", lambda ctx: gate.wait(60), lambda _r: None)
+    t0 = time.perf_counter()
+    window.close()
+    took = time.perf_counter() - t0
+    gate.set()  # let the thread end so the test's teardown is clean
+    session.runner.wait(20000)
+    assert took < 2.0, took

@@ -1,0 +1,117 @@
+"""Legible on any screen and page: the window's docks share by proportion, the tree's text
+stays >= 9 pt in the window (pan instead) and >= 7 pt on the PDF page, and no heading is left
+alone at a page foot."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSizeF
+
+TREE = {"max_depth": 3, "baseline_error_rate": 0.12, "nodes": [
+    {"id": 0, "parent": None, "feature": "num_preemptions", "threshold": 2.5, "n": 3153, "error_rate": 0.12},
+    {"id": 1, "parent": 0, "side": "le", "feature": "num_preemptions", "threshold": 0.5, "n": 3077, "error_rate": 0.11},
+    {"id": 2, "parent": 1, "side": "le", "feature": "kv_cache_hit_rate", "threshold": 0.325, "n": 2789, "error_rate": 0.09},
+    {"id": 3, "parent": 2, "side": "le", "is_leaf": True, "n": 2003, "error_rate": 0.12},
+    {"id": 4, "parent": 2, "side": "gt", "is_leaf": True, "n": 786, "error_rate": 0.03},
+    {"id": 5, "parent": 1, "side": "gt", "feature": "batch_size", "threshold": 10.3, "n": 288, "error_rate": 0.25},
+    {"id": 6, "parent": 5, "side": "le", "is_leaf": True, "n": 114, "error_rate": 0.18},
+    {"id": 7, "parent": 5, "side": "gt", "is_leaf": True, "n": 174, "error_rate": 0.30},
+    {"id": 8, "parent": 0, "side": "gt", "feature": "e2e_ms", "threshold": 6399, "n": 76, "error_rate": 0.66},
+    {"id": 9, "parent": 8, "side": "le", "feature": "queue_ms", "threshold": 900, "n": 31, "error_rate": 0.48},
+    {"id": 10, "parent": 8, "side": "gt", "feature": "ttft_ms", "threshold": 3000, "n": 45, "error_rate": 0.78},
+    {"id": 11, "parent": 9, "side": "le", "is_leaf": True, "n": 20, "error_rate": 0.4},
+    {"id": 12, "parent": 9, "side": "gt", "is_leaf": True, "n": 11, "error_rate": 0.6},
+    {"id": 13, "parent": 10, "side": "le", "is_leaf": True, "n": 25, "error_rate": 0.7},
+    {"id": 14, "parent": 10, "side": "gt", "is_leaf": True, "n": 20, "error_rate": 0.9}]}
+
+
+def test_tree_text_stays_at_9pt_in_a_small_window_and_pans(session, qtbot):
+    from widgets.tree import TreePanel
+    panel = TreePanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(520, 300)  # a laptop's tab: 8 leaves do not fit at 9 pt
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_result(TREE)
+    panel.view.fit()
+    assert panel.view.text_pt() >= 9.0 - 1e-6
+    bar = panel.view.horizontalScrollBar()
+    assert bar.maximum() > 0  # the rest is reached by panning
+    before = bar.value()
+    bar.setValue(bar.maximum())
+    assert bar.value() != before
+    # Ctrl+wheel zoom changes the scale and a resize keeps the user's zoom
+    k = panel.view.transform().m11()
+    panel.view.zoom(1.15)
+    assert panel.view.transform().m11() == pytest.approx(k * 1.15)
+    panel.resize(600, 320)
+    qtbot.waitUntil(lambda: panel.view.width() > 500, timeout=2000)
+    assert panel.view.transform().m11() == pytest.approx(k * 1.15)
+    # counts read as counts
+    texts = [c.text() for item in panel.items.values() for c in item.childItems()]
+    assert "preemptions = 0" in texts and "preemptions ≥ 3" in texts
+    assert not [t for t in texts if "0.5" in t or "2.5" in t]
+
+
+def test_tree_prints_at_7pt_or_more(session, qtbot):
+    """The report's tree (bundle.PANEL_SIZES, printed html.WIDE at 920 px of a 144 dpi page)."""
+    from explorer.reporting.bundle import PANEL_SIZES
+    from explorer.reporting.html import WIDE
+    from explorer.reporting.images import settle
+    from widgets.tree import TreePanel
+    assert "tree" in WIDE
+    panel = TreePanel(session)
+    qtbot.addWidget(panel)
+    panel.set_print_layout(True)
+    panel.show_result(TREE)
+    size = PANEL_SIZES["tree"]
+    settle(panel, size)
+    panel.view.fit()
+    printed_mm_per_px = 920 / 144 * 25.4 / size.width()
+    px = panel.view.font_pt * 96 / 72 * panel.view.transform().m11()
+    pt = px * printed_mm_per_px * 72 / 25.4
+    assert pt >= 7.0, pt
+    assert not panel.hint.isVisible()
+
+
+def test_no_heading_alone_at_a_page_foot(app):
+    from PySide6.QtGui import QTextDocument
+
+    from explorer.reporting.pdf import keep_headings_with_next, orphan_headings
+    doc = QTextDocument()
+    doc.setPageSize(QSizeF(600, 400))
+    body = "".join(f"<p>filler line {i}</p>" for i in range(14))
+    doc.setHtml(body + "<h2>Heading</h2><p><img width='300' height='200' src='x'></p>"
+                + "".join(f"<p>more {i}</p>" for i in range(30)) + "<h2>Second</h2><p>tail</p>")
+    before = orphan_headings(doc)
+    moved = keep_headings_with_next(doc)
+    assert moved >= len(before) and not orphan_headings(doc)
+
+
+def test_window_layout_shares_by_proportion(window, qtbot):
+    for w, h in ((1366, 768), (2560, 1440)):
+        window.resize(w, h)
+        qtbot.waitUntil(lambda: window.width() == w, timeout=3000)
+        window.fit_layout()
+        qtbot.waitUntil(lambda: window.docks["comparison"].height() > 0.5 * h, timeout=3000)
+        centre = window.docks["comparison"]
+        assert centre.height() > 0.5 * h  # the analysis area, not ~290 px
+        assert window.docks["cases"].height() < 0.35 * h
+        assert centre.width() > 0.45 * w
+
+
+def test_causal_graph_text_stays_at_9pt_in_the_window(app, qtbot):
+    from PySide6.QtWidgets import QGraphicsScene
+
+    from explorer.core.analysis.causal_graph import default_graph_text, parse_graph
+    from widgets.painters.whatif import paint_graph
+    from widgets.whatif_graph import GraphView
+    g = parse_graph(default_graph_text())
+    scene = QGraphicsScene()
+    paint_graph(scene, g.nodes, g.edges, g.latent, (), "kv_cache_hit_rate", "badcase")
+    view = GraphView(scene)
+    qtbot.addWidget(view)
+    view.resize(260, 200)
+    view.show()
+    qtbot.waitExposed(view)
+    view.fit()
+    assert view.text_pt() >= 9.0 - 1e-6

@@ -1,0 +1,195 @@
+"""More readers: OpenTelemetry ConsoleSpanExporter output, eval correctness aliases, BurstGPT,
+and detection that sees a whole long first record, ignores a byte-order mark and survives a
+stray NUL line."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from explorer.core.formats import detect_format, rank_formats
+from tests.conftest import REAL
+
+PUB = REAL / "published"
+
+
+def console_span(i: int, *, error: bool = False) -> dict:
+    """One span as the Python SDK's ReadableSpan.to_json() prints it (field layout of the SDK's
+    console output, as quoted in public docs, e.g. Mirascope's OpenTelemetry page), with vLLM's
+    llm_request attribute names (vllm/tracing.py) and OpenTelemetry GenAI usage names."""
+    start = f"2024-10-04T05:16:{47 + i:02d}.250000Z"
+    end = f"2024-10-04T05:16:{47 + i:02d}.950000Z"
+    span = {
+        "name": "llm_request",
+        "context": {"trace_id": f"0x{i:032x}", "span_id": f"0x{i:016x}", "trace_state": "[]"},
+        "kind": "SpanKind.SERVER", "parent_id": None, "start_time": start, "end_time": end,
+        "status": {"status_code": "ERROR", "description": "boom"} if error else {"status_code": "UNSET"},
+        "attributes": {"gen_ai.request.id": f"cmpl-{i}", "gen_ai.response.model": "llama-8b",
+                       "gen_ai.usage.input_tokens": 100 + i, "gen_ai.usage.output_tokens": 11,
+                       "gen_ai.latency.time_to_first_token": 0.05 * (i + 1),
+                       "gen_ai.latency.e2e": 0.7, "gen_ai.latency.time_in_queue": 0.01,
+                       "gen_ai.response.finish_reasons": ["stop"]},
+        "events": [], "links": [],
+        "resource": {"attributes": {"service.name": "vllm", "telemetry.sdk.language": "python"},
+                     "schema_url": ""}}
+    return span
+
+
+@pytest.mark.parametrize("layout", ["one", "concatenated", "per_line", "array"])
+def test_otel_console_spans_map_like_otlp(store, tmp_path, layout):
+    spans = [console_span(i, error=(i == 2)) for i in range(3)]
+    f = tmp_path / "spans.txt"
+    if layout == "one":
+        spans = spans[:1]
+        f.write_text(json.dumps(spans[0], indent=4) + "\n")
+    elif layout == "concatenated":  # the exporter's default: to_json(indent=4) + os.linesep each
+        f.write_text("INFO: server started\n" + "".join(json.dumps(s, indent=4) + "\n" for s in spans))
+    elif layout == "per_line":
+        f.write_text("".join(json.dumps(s) + "\n" for s in spans))
+    else:
+        f.write_text(json.dumps(spans, indent=2))
+    assert detect_format(f).NAME == "otel_console"
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == len(spans)
+    got = store.df("SELECT * FROM requests ORDER BY request_id")
+    assert got["request_id"].tolist() == [f"cmpl-{i}" for i in range(len(spans))]
+    np.testing.assert_allclose(got["ttft_ms"], [50.0 * (i + 1) for i in range(len(spans))])
+    np.testing.assert_allclose(got["e2e_ms"], 700.0)
+    np.testing.assert_allclose(got["queue_ms"], 10.0)
+    assert got["prompt_tokens"].tolist() == [100 + i for i in range(len(spans))]
+    # TPOT as the OTLP reader defines it: (e2e - ttft) / (output tokens - 1)
+    np.testing.assert_allclose(got["tpot_ms"], [(700 - 50.0 * (i + 1)) / 10 for i in range(len(spans))])
+    t0 = datetime(2024, 10, 4, 5, 16, 47, 250000, tzinfo=timezone.utc).timestamp()
+    np.testing.assert_allclose(got["arrival_s"], [t0 + i for i in range(len(spans))])
+    assert got["finish_reason"].tolist() == ["stop"] * len(spans)
+    if len(spans) == 3:
+        assert got["error"].isna().tolist() == [True, True, False] and got["error"][2] == "boom"
+    run = store.df("SELECT engine, model FROM runs").iloc[0]
+    assert (run["engine"], run["model"]) == ("vllm", "llama-8b")
+
+
+def test_otel_console_non_llm_span_is_skipped_with_its_line(store, tmp_path):
+    other = console_span(5)
+    other["name"], other["attributes"] = "going to the grocery store", {}
+    f = tmp_path / "spans.txt"
+    f.write_text(json.dumps(console_span(0), indent=4) + "\n" + json.dumps(other, indent=4) + "\n")
+    r = store.load_file(f)
+    assert r.rows_loaded == 1 and r.rows_skipped == 1
+    line = 1 + json.dumps(console_span(0), indent=4).count("\n") + 1
+    assert r.skipped_reasons == [f"line {line}: span 'going to the grocery store' is not an LLM request"]
+
+
+@pytest.mark.parametrize("column,values", [("reward", [1.0, 0.0, 1.0]), ("passed", [True, False, True]),
+                                           ("is_correct", [1, 0, 1]), ("score", [1, 0, 1])])
+def test_eval_jsonl_with_a_correctness_alias_is_an_eval(store, tmp_path, column, values):
+    f = tmp_path / "results.jsonl"
+    f.write_text("".join(json.dumps({"id": i, "prompt": f"q{i}", "ttft_ms": 5.0, "latency_ms": 9.0,
+                                     column: v}) + "\n" for i, v in enumerate(values)))
+    assert detect_format(f).NAME == "generic_eval"
+    r = store.load_file(f)
+    assert r.kind == "eval" and r.rows_loaded == 3
+    assert store.df("SELECT correct FROM cases ORDER BY case_id")["correct"].tolist() == [True, False, True]
+    assert store.count("requests") == 0
+
+
+def test_a_graded_score_does_not_make_an_eval(tmp_path):
+    f = tmp_path / "trace.jsonl"
+    f.write_text("".join(json.dumps({"request_id": f"r{i}", "ttft_ms": 5.0 + i, "e2e_ms": 9.0 + i,
+                                     "score": 0.37 + i / 10}) + "\n" for i in range(3)))
+    assert detect_format(f).NAME == "generic_table"
+
+
+@pytest.mark.skipif(not PUB.is_dir(), reason=f"published real files missing: {PUB}")
+def test_burstgpt_published_rows(store):
+    f = PUB / "burstgpt-1-first-rows-as-quoted.csv"
+    r = store.load_file(f)
+    assert r.format == "burstgpt" and r.rows_loaded == 3
+    got = store.df("SELECT arrival_s, prompt_tokens, completion_tokens, extra FROM requests "
+                   "ORDER BY arrival_s")
+    assert got["arrival_s"].tolist() == [5, 45, 118]
+    assert got["prompt_tokens"].tolist() == [472, 1087, 417]
+    assert got["completion_tokens"].tolist() == [18, 230, 276]
+    assert [json.loads(x)["model"] for x in got["extra"]] == ["ChatGPT", "ChatGPT", "GPT-4"]
+
+
+def test_burstgpt_failed_request_and_bad_value(store, tmp_path):
+    """BurstGPT's README: files with failures mark them with Response tokens 0."""
+    f = tmp_path / "BurstGPT_1.csv"
+    f.write_text("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                 "5,ChatGPT,472,18,490,Conversation log\n"
+                 "7,ChatGPT,300,0,300,API log\n"
+                 "9,GPT-4,lots,1,1,API log\n")
+    r = store.load_file(f)
+    assert r.rows_loaded == 2 and r.skipped_reasons == ["line 4: field 'Request tokens': not a number: 'lots'"]
+    err = store.df("SELECT error FROM requests ORDER BY arrival_s")["error"]
+    assert err.isna().tolist() == [True, False]
+
+
+def test_first_record_longer_than_the_head_is_read_whole(store, tmp_path):
+    """An AIPerf record (profile_export.jsonl field layout) whose inter_chunk_latency array
+    alone is longer than the 64 KiB head, then a normal one."""
+    def rec(i, n):
+        return {"metadata": {"x_request_id": f"r{i}", "timestamp_ns": 1759522419159192408 + i,
+                             "credit_phase": "profiling"},
+                "metrics": {"ttft": {"value": 100.0, "unit": "ms"},
+                            "request_latency": {"value": 100.0 + n * 20.0, "unit": "ms"},
+                            "output_token_count": {"value": n + 1, "unit": "tokens"},
+                            "inter_chunk_latency": {"value": [20.123456789] * n, "unit": "ms"}}}
+    f = tmp_path / "profile_export.jsonl"
+    f.write_text(json.dumps(rec(0, 6000)) + "\n" + json.dumps(rec(1, 3)) + "\n")
+    assert len(f.read_text().splitlines()[0]) > 64 * 1024
+    assert detect_format(f).NAME == "aiperf"
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 2
+    assert store.scalar("SELECT count(*) FROM token_latencies WHERE request_id = 'r0'") == 6000
+
+
+def test_long_first_eval_sample_with_reward(store, tmp_path):
+    f = tmp_path / "samples.jsonl"
+    long_prompt = "Read the passage. " * 8000  # ~144 KB, a long-context sample
+    f.write_text(json.dumps({"doc_id": 0, "prompt": long_prompt, "reward": 1.0}) + "\n"
+                 + json.dumps({"doc_id": 1, "prompt": "short", "reward": 0.0}) + "\n")
+    assert detect_format(f).NAME == "generic_eval"
+    assert store.load_file(f).rows_loaded == 2
+
+
+def test_byte_order_mark_is_ignored(store, tmp_path):
+    f = tmp_path / "bom.jsonl"
+    f.write_bytes(b"\xef\xbb\xbf" + b'{"request_id": "a", "ttft_ms": 5, "e2e_ms": 9}\n'
+                  b'{"request_id": "b", "ttft_ms": 6, "e2e_ms": 8}\n')
+    assert detect_format(f).NAME == "generic_table"
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 2 and r.rows_skipped == 0
+    g = tmp_path / "bom.csv"
+    g.write_bytes(b"\xef\xbb\xbfid,correct\n1,true\n2,false\n")
+    assert detect_format(g).NAME == "generic_eval"
+    assert store.load_file(g).rows_loaded == 2
+
+
+def test_stray_nul_line_in_jsonl_is_skipped_with_its_number(store, tmp_path):
+    f = tmp_path / "mc.jsonl"
+    f.write_bytes(b'{"timestamp": 0, "input_length": 5, "output_length": 2, "hash_ids": [1]}\n'
+                  + b"\x00" * 4096 + b"\n"
+                  + b'{"timestamp": 10, "input_length": 7, "output_length": 2, "hash_ids": [1]}\n')
+    assert dict((n, c) for c, n in rank_formats(f))["mooncake"] >= 0.5
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 2
+    assert r.skipped_reasons == ["line 2: a line of NUL bytes, not a JSON object"]
+
+
+def test_long_context_lm_eval_sample_first(store, tmp_path):
+    """lm-evaluation-harness samples_*.jsonl (doc_id, doc, target, resps, filtered_resps, a
+    metric per sample) whose first sample carries a ~200 KB context."""
+    def sample(i, text, acc):
+        return {"doc_id": i, "doc": {"context": text, "question": f"q{i}"}, "target": "A",
+                "arguments": [[text, {"until": ["\n"]}]], "resps": [["A" if acc else "B"]],
+                "filtered_resps": ["A" if acc else "B"], "acc": acc}
+    f = tmp_path / "samples_longbench_2024-06-01T00-00-00.jsonl"
+    f.write_text(json.dumps(sample(0, "lorem ipsum " * 9000, 1.0)) + "\n"
+                 + json.dumps(sample(1, "short", 0.0)) + "\n")
+    assert len(f.read_text().splitlines()[0]) > 64 * 1024
+    assert detect_format(f).NAME == "lm_eval"
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 2

@@ -1,0 +1,58 @@
+"""`report` on engine logs alone: the `engine` section (JSON and Markdown) holds their
+statistics per engine, as the published logs print them."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from explorer.core.analysis.cohort import Cohort
+from explorer.core.report import build_report, render_markdown
+from tests.conftest import REAL
+
+PUB = REAL / "published"
+pytestmark = pytest.mark.skipif(not PUB.is_dir(), reason=f"published real files missing: {PUB}")
+
+
+@pytest.fixture(scope="module")
+def doc():
+    from explorer.core.store import Store
+    store = Store()
+    for f in ("vllm-30738-v1-dp2-two-engines-mfu.txt", "vllm-43295-v1-engine-log.txt",
+              "sglang-1270-decode-batch-no-date.txt", "korean-doc-vllm-0.6-llama31-metrics.prom.txt"):
+        assert store.load_file(PUB / f).error is None
+    out = build_report(store, Cohort(), whatif=False).doc
+    store.close()
+    return json.loads(json.dumps(out))  # what report.json holds
+
+
+def _run(doc, stem):
+    return next(r for r in doc["engine"]["runs"] if r["run_id"].endswith(stem))
+
+
+def test_engine_section_per_engine_and_server(doc):
+    dp = _run(doc, "vllm-30738-v1-dp2-two-engines-mfu")
+    assert [e["engine"] for e in dp["engines"]] == ["0", "1"]
+    assert [e["running_max"] for e in dp["engines"]] == [106, 106]
+    assert [e["waiting_max"] for e in dp["engines"]] == [22, 22]
+    assert dp["server"] == {"engines": 2, "peak_running": 212, "peak_running_ts_s": 10,
+                            "waiting_at_peak": 44}
+    assert dp["first_stat_line_time"] == "12-15 18:51:34"
+    mtp = _run(doc, "vllm-43295-v1-engine-log")["engines"][0]
+    assert mtp["series"]["running"] == [18, 18, 18, 21, 20]
+    assert mtp["series"]["waiting"] == [43, 42, 33, 23, 23]
+    assert mtp["gen_tps_max"] == 1242.7 and mtp["kv_usage_gpu_max"] == pytest.approx(0.984)
+    sgl = _run(doc, "sglang-1270-decode-batch-no-date")["engines"][0]
+    assert sgl["engine"] == "TP0" and sgl["samples"] == 10 and sgl["gen_tps_max"] == 447.31
+    prom = _run(doc, "korean-doc-vllm-0.6-llama31-metrics.prom")["engines"][0]
+    assert prom["prefix_cache_hit_rate_mean"] is None  # the -1 sentinel is no data
+    assert doc["meta"]["sections_without_data"]  # no eval: the cohort sections say why
+
+
+def test_engine_section_in_markdown(doc):
+    md = render_markdown(doc)
+    sec = md.split("## Engine statistics", 1)[1].split("\n## ", 1)[0]
+    assert "peak 212 running at 10.0 s, 44 waiting then" in sec
+    assert re.search(r"\| 0 \| 2 \| 10\.0 s \| 53\.5 / 106 \| 11\.0 / 22 \|", sec)
+    assert "| TP0 | 10 |" in sec

@@ -1,0 +1,59 @@
+"""HTML of the report's `runs` and `run_versions` sections (report.html and the PDF): per run
+its label, engine, version and where the version came from, flags in the warning colour, and
+the headline published aggregates beside the product's recomputation."""
+from __future__ import annotations
+
+from explorer.core.escape import html_text as esc
+from explorer.core.report_runs import MD_MAX_RUNS, SHOWN, fmt_published
+from widgets import palette
+
+
+def runs_html(runs: list) -> str:
+    shown = [r for r in runs or [] if r.get("published") or r.get("flags")]
+    rest = len(runs or []) - len(shown)
+    out = []
+    for r in shown[:MD_MAX_RUNS]:
+        ver = r.get("engine_version") or "unknown version"
+        src = f" ({r['version_source']})" if r.get("version_source") else ""
+        out.append(f"<p><b>{esc(r.get('label') or r['run_id'])}</b>: "
+                   f"{esc(r.get('engine') or 'engine?')} {esc(ver)}{esc(src)}<br>"
+                   f"<span class='sub'>{esc(r.get('source_path') or '')}</span></p>")
+        for f in r.get("flags") or []:
+            out.append(f"<p style='color:{palette.BAD}'><b>{esc(f)}</b></p>")
+        pub = {(p["metric"], p["stat"]): p for p in r.get("published") or []}
+        rec = {(p["metric"], p["stat"]): p for p in r.get("recomputed") or []}
+        rows = []
+        for key in SHOWN:
+            if key in pub:
+                p, c = pub[key], rec.get(key)
+                again = "" if c is None else (c.get("note") or fmt_published(c["recomputed"], p["unit"]))
+                name = key[0] + ("" if key[1] == "value" else f" {key[1]}")
+                rows.append(f"<tr><td>{esc(name)}</td><td>{esc(fmt_published(p['value'], p['unit']))}"
+                            f"</td>" + (f"<td>{esc(again)}</td>" if rec else "") + "</tr>")
+        if rows:
+            head = "<tr><th>published</th><th>value</th>" + \
+                ("<th>recomputed from the requests</th>" if rec else "") + "</tr>"
+            out.append("<table>" + head + "".join(rows) + "</table>")
+    if len(shown) > MD_MAX_RUNS:
+        out.append(f"<p class='sub'>{len(shown) - MD_MAX_RUNS} more runs in report.json.</p>")
+    if rest:
+        out.append(f"<p class='sub'>{rest} other run(s) published no aggregates.</p>")
+    return "".join(out) or "<p class='why'>No run published aggregates.</p>"
+
+
+def run_versions_html(v: dict) -> str:
+    ch = (v or {}).get("changes") or []
+    rows = []
+    for c in ch[:30]:
+        pct = "n/a" if c.get("change_pct") is None else f"{c['change_pct']:+.1f} %"
+        cls = " class='sig'" if c.get("regression") else ""
+        rows.append(f"<tr{cls}><td>{esc(c.get('engine') or '')} {esc(c.get('benchmark') or '')}</td>"
+                    f"<td>{esc(c['metric'])} {esc(c['stat'])}</td>"
+                    f"<td>{esc(c['from_version'])} → {esc(c['to_version'])}</td>"
+                    f"<td>{esc(fmt_published(c['from_value'], c.get('unit')))}</td>"
+                    f"<td>{esc(fmt_published(c['to_value'], c.get('unit')))}</td><td>{esc(pct)}</td>"
+                    f"<td>{'REGRESSION' if c.get('regression') else ''}</td></tr>")
+    return ("<p class='sub'>Published aggregates, one number per version: the bad direction and "
+            "at least the minimum change flag a regression; nothing is tested.</p><table><tr>"
+            "<th>engine / benchmark</th><th>metric</th><th>versions</th><th>old</th><th>new</th>"
+            "<th>change</th><th>flag</th></tr>" + "".join(rows) + "</table>")

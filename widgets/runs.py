@@ -1,0 +1,161 @@
+"""Runs: every loaded run with its label, engine, engine version (and where the version came
+from), success counts and the headline aggregates its result file published; a run in which no
+request succeeded is drawn in the warning colour with its flag. Label and version are editable
+(kept with the session). Below: the selected run's published aggregates beside the product's
+recomputation from the request rows, and the run-level version changes."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
+
+from explorer.core.escape import qt_plain_tip
+from explorer.core.report_runs import SHOWN, fmt_published
+from widgets import palette
+from widgets.base import Panel
+
+HEADLINE = (("ttft_ms", "mean"), ("tpot_ms", "mean"), ("itl_ms", "mean"), ("e2e_ms", "mean"),
+            ("output_throughput", "value"))
+EDITABLE = {0: "label", 2: "engine_version"}
+
+
+def _item(text: str, editable: bool = False) -> QTableWidgetItem:
+    it = QTableWidgetItem(text)
+    flags = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+    it.setFlags(flags | Qt.ItemFlag.ItemIsEditable if editable else flags)
+    return it
+
+
+class RunsPanel(Panel):
+    key = "runs"
+    title = "Runs"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self._painting = False
+        self.runs: list[dict] = []
+        self.table = QTableWidget()
+        heads = [self.tr("Run"), self.tr("Engine"), self.tr("Version"), self.tr("Completed"),
+                 self.tr("Failed"), self.tr("Flags"), self.tr("Mean TTFT"), self.tr("Mean TPOT"),
+                 self.tr("Mean ITL"), self.tr("Mean E2E"), self.tr("Output tok/s"),
+                 self.tr("Version from"), self.tr("File")]
+        self.table.setColumnCount(len(heads))
+        self.table.setHorizontalHeaderLabels(heads)
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.itemChanged.connect(self._edited)
+        self.table.itemSelectionChanged.connect(self._show_detail)
+        self.detail = QTableWidget()
+        self.detail.setColumnCount(3)
+        self.detail.setHorizontalHeaderLabels([self.tr("Published"), self.tr("Value"),
+                                               self.tr("Recomputed from the requests")])
+        self.detail.verticalHeader().hide()
+        self.detail.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.detail.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.detail.horizontalHeader().setStretchLastSection(True)
+        self.note = QLabel()
+        self.note.setObjectName("muted")
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split, 1)
+        lay.addWidget(self.note)
+
+    def on_results(self, update: dict) -> None:
+        super().on_results(update)
+        if "run_versions" in update and self.runs:
+            self._show_note(update["run_versions"])
+
+    def paint(self, runs) -> str | None:
+        self.runs = list(runs or [])
+        if not self.runs:
+            return self.tr("No run loaded yet: drop benchmark results (vLLM / SGLang result "
+                           "JSON, printed result blocks, sweep folders) or traces here.")
+        self._painting = True
+        try:
+            self.table.setRowCount(len(self.runs))
+            bad = QBrush(QColor(palette.BAD))
+            for i, r in enumerate(self.runs):
+                pub = {(p["metric"], p["stat"]): p for p in r.get("published") or []}
+                flags = r.get("flags") or []
+                cells = [r.get("label") or r["run_id"], r.get("engine") or "",
+                         r.get("engine_version") or "", _count(r.get("completed")),
+                         _count(r.get("failed")), "; ".join(f.split(":")[0] for f in flags)]
+                cells += [fmt_published(pub[k]["value"], pub[k]["unit"]) if k in pub else ""
+                          for k in HEADLINE]
+                cells += [r.get("version_source") or "", r.get("source_path") or ""]
+                tips = {0: cells[0], 5: "\n".join(flags), 11: cells[11], 12: cells[12]}
+                for c, text in enumerate(cells):
+                    it = _item(str(text), editable=c in EDITABLE)
+                    if tips.get(c):
+                        it.setToolTip(qt_plain_tip(str(tips[c])))
+                    if r.get("no_success"):
+                        it.setForeground(bad)
+                        f = QFont(it.font())
+                        f.setBold(True)
+                        it.setFont(f)
+                    self.table.setItem(i, c, it)
+        finally:
+            self._painting = False
+        if self.table.currentRow() < 0 or self.table.currentRow() >= len(self.runs):
+            self.table.selectRow(0)
+        self._show_detail()
+        self._show_note(self.session.data.get("run_versions"))
+        return None
+
+    def _edited(self, item: QTableWidgetItem) -> None:
+        if self._painting or item.column() not in EDITABLE or item.row() >= len(self.runs):
+            return
+        run = self.runs[item.row()]
+        field = EDITABLE[item.column()]
+        if (run.get(field) or "") == item.text().strip():
+            return
+        self.session.set_run(run["run_id"], **{field: item.text()})
+
+    def _show_detail(self) -> None:
+        row = self.table.currentRow()
+        r = self.runs[row] if 0 <= row < len(self.runs) else None
+        order = {k: i for i, k in enumerate(SHOWN)}
+        pub = sorted((r or {}).get("published") or [],
+                     key=lambda p: order.get((p["metric"], p["stat"]), len(order)))
+        rec = {(x["metric"], x["stat"]): x for x in (r or {}).get("recomputed") or []}
+        self.detail.setRowCount(len(pub))
+        for i, p in enumerate(pub):
+            c = rec.get((p["metric"], p["stat"]))
+            again = "" if c is None else (c.get("note") or fmt_published(c["recomputed"], p["unit"]))
+            name = p["metric"] + ("" if p["stat"] == "value" else f" {p['stat']}")
+            for j, text in enumerate((name, fmt_published(p["value"], p["unit"]), again)):
+                self.detail.setItem(i, j, _item(text))
+
+    def _show_note(self, rv) -> None:
+        if not isinstance(rv, dict) or not rv.get("changes"):
+            self.note.setText(self.tr("Double-click a run's name or version to edit it (kept "
+                                      "with the session)."))
+            return
+        regs = [c for c in rv["changes"] if c.get("regression")]
+        parts = [f"{c['metric']} {c['stat']} {c['from_version']} → {c['to_version']}: "
+                 f"{c['change_pct']:+.1f} %" for c in regs[:4] if c.get("change_pct") is not None]
+        text = self.tr("Run level (published aggregates, not tested): %n regression(s)", "",
+                       len(regs))
+        self.note.setText(text + (": " + "; ".join(parts) if parts else "."))
+
+    def copy_text(self) -> str:
+        rows = ["\t".join(self.table.horizontalHeaderItem(c).text()
+                          for c in range(self.table.columnCount()))]
+        for i in range(self.table.rowCount()):
+            rows.append("\t".join((self.table.item(i, c).text() if self.table.item(i, c) else "")
+                                  for c in range(self.table.columnCount())))
+        return "\n".join(rows)
+
+
+def _count(v) -> str:
+    return "" if v is None or v != v else f"{int(v):,}"
