@@ -522,9 +522,13 @@ class Store:
     def _why_ignored(p: Path) -> tuple[str | None, str | None]:
         """(why a file found in a folder is passed over, None) or (None, the detected format)."""
         from .formats import MIN_CONFIDENCE, rank_formats
+        from .formats._sweep import pass_over
         try:
             if p.stat().st_size == 0:
                 return "empty file", None
+            sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
+            if sweep:
+                return sweep, None
             ranked = rank_formats(p)
         except OSError:
             return None, None  # load_file fails it with the reason (an error, not ignored)
