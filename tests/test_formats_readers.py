@@ -193,3 +193,28 @@ def test_long_context_lm_eval_sample_first(store, tmp_path):
     assert detect_format(f).NAME == "lm_eval"
     r = store.load_file(f)
     assert r.error is None and r.rows_loaded == 2
+
+
+def test_genai_client_span_without_latency_attributes(store, tmp_path):
+    """A GenAI client span printed by the console exporter, in the layout of the span pasted in
+    BerriAI/litellm PR #4076 (a proxy's completion span: gen_ai.response.id, the older
+    gen_ai.usage.prompt_tokens / completion_tokens names, no gen_ai.latency.*); values here are
+    our own. The completion id binds (it is what the client logged) and the span's duration is
+    the call's E2E."""
+    span = console_span(0)
+    span.update(name="proxy-completion", kind="SpanKind.INTERNAL",
+                start_time="2025-01-02T03:04:05.100000Z", end_time="2025-01-02T03:04:06.350000Z",
+                attributes={"gen_ai.request.model": "m-small", "gen_ai.system": "openai",
+                            "gen_ai.response.id": "chatcmpl-abc1",
+                            "gen_ai.response.model": "m-small-0125", "llm.usage.total_tokens": 30,
+                            "gen_ai.usage.completion_tokens": 12, "gen_ai.usage.prompt_tokens": 18})
+    f = tmp_path / "proxy.log"
+    f.write_text(json.dumps(span, indent=4) + "\n")
+    r = store.load_file(f)
+    assert r.format == "otel_console" and r.error is None and r.rows_loaded == 1
+    row = store.df("SELECT * FROM requests").iloc[0]
+    assert row["request_id"] == "chatcmpl-abc1"
+    assert row["e2e_ms"] == pytest.approx(1250.0)
+    assert (row["prompt_tokens"], row["completion_tokens"]) == (18, 12)
+    assert np.isnan(row["ttft_ms"]) and np.isnan(row["tpot_ms"])  # not in the span: not invented
+    assert store.scalar("SELECT model FROM runs") == "m-small-0125"
