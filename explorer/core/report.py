@@ -609,7 +609,8 @@ def _md_versions(v: dict) -> str:
         rows = [(c.get("benchmark") or "", _name(c["metric"]), f"{c['from_version']} → {c['to_version']}",
                  fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
                  _p(c.get("p_value")), _p(c.get("p_adjusted")),
-                 _Raw("**REGRESSION**") if c.get("regression") else "") for c in shown]
+                 _Raw("**REGRESSION**") if c.get("regression") else
+                 ("workload differs" if c.get("workload_differs") else "")) for c in shown]
         title = ("Changes between consecutive versions, regressions first, then by adjusted p"
                  + (f" ({len(shown)} of {len(ch)}, {len(regs)} flagged as regressions; every "
                     "change is in report.json)" if len(shown) < len(ch) else "") + ":")
@@ -628,6 +629,7 @@ def _md_versions(v: dict) -> str:
             parts.append(title + _table(["Metric"] + vs, rows))
         if len(benches) > 12:
             parts.append(f"_({len(benches) - 12} more benchmarks in report.json.)_")
+    parts += [md(n) for n in v.get("notes") or []]
     single = v.get("single_version") or []
     if single:
         by_v: dict = {}
