@@ -264,3 +264,17 @@ def test_utf16_bad_value_and_bad_json_name_the_original_file(store, tmp_path):
     g.write_bytes('{"ttfts": [0.1, ], "input_lens": [1]}'.encode("utf-16"))
     r = store.load_file(g)
     assert r.error == f"{g}:1: invalid JSON (Expecting value, column 17)"
+
+
+def test_ungraded_opencompass_predictions_are_refused_with_the_reason(store, tmp_path):
+    """The record shape open-compass/LawBench publishes its predictions in (index-keyed
+    origin_prompt turns, prediction, a reference `refr`; values here our own) carries no
+    grading: the file is an OpenCompass prediction, refused with what would make it usable."""
+    f = tmp_path / "predictions" / "zero_shot" / "model-x" / "3-2.json"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps({str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": f"问题 {i}"}],
+                                      "prediction": f"答 {i}", "refr": f"参考 {i}"}
+                             for i in range(3)}, ensure_ascii=False, indent=4))
+    r = store.load_file(f)
+    assert r.format == "opencompass" and r.rows_loaded == 0
+    assert r.error.startswith(str(f)) and "--dump-eval-details" in r.error
