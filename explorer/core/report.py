@@ -826,6 +826,9 @@ def _md_engine(e: dict) -> str:
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
                   f"{md(run.get('engine_kind') or 'engine ?')}"
                   + (f", {md(run['model'])}" if run.get("model") else "") + f"); time: {md(clock)}.", ""]
+        if run.get("settings"):
+            lines += ["Engine settings (vllm:cache_config_info): " + ", ".join(
+                f"{md(k)} = {md(v)}" for k, v in run["settings"].items()) + ".", ""]
         sv = run.get("server") or {}
         if sv.get("engines", 0) > 1 and sv.get("peak_running") is not None:
             at = f" at {fmt_num(sv['peak_running_ts_s'])} s" if sv.get("peak_running_ts_s") is not None else ""
