@@ -267,3 +267,13 @@ def test_cache_config_info_labels_are_the_runs_engine_settings(store, name, bloc
     assert cache["enable_prefix_caching"] == caching and cache["block_size"] == "16"
     assert cache.get("num_gpu_blocks") == blocks
     assert "engine" not in cache and r.columns["vllm:cache_config_info"].startswith("runs.config")
+
+
+def test_sglang_log_names_its_model(store, tmp_path):
+    """SGLang logs its ServerArgs first (sglang/srt/server_args.py's repr; values ours)."""
+    f = tmp_path / "sglang.log"
+    f.write_text("[2025-09-03 05:48:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B-Instruct', "
+                 "tokenizer_path='Qwen/Qwen2.5-7B-Instruct', tp_size=1)\n" + SGL_DATED)
+    r, s = _stats(store, f)
+    assert r.rows_loaded == 3
+    assert store.scalar("SELECT model FROM runs") == "Qwen/Qwen2.5-7B-Instruct"
