@@ -161,3 +161,35 @@ def test_report_sweeps_of_two_runs_are_drawn_in_two_colours(panel):
     assert [t for _v, t in major] == ["10k", "100k", "1M"]
     text = panel.status.text()
     assert text.count("never falls as the capacity grows") == 2 and "5,143 → 0" in text
+
+
+def test_predict_badcases_on_the_demo(session, panel, qtbot):
+    """Predict badcases: the cohort's window replayed at the observed settings and under the
+    panel's, the answer painted as the report paints it; the numbers are predict()'s own."""
+    from explorer.core.analysis.cohort import Cohort
+    from explorer.core.replay.badcases import gather_inputs, predict
+    cluster = "计算题中间步骤出错"
+    assert session.load_demo()
+    qtbot.waitUntil(lambda: panel.run_box.count() >= 2, timeout=300000)
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    session.set_cluster(cluster)
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=120000)
+    panel.blocks.setValue(250_000)
+    panel.eviction.setCurrentText("lru")
+    panel.seqs.setValue(256)
+    panel.batched.setValue(8192)
+    panel.block_size.setValue(16)
+    panel.predict_button.click()
+    qtbot.waitUntil(lambda: panel.prediction is not None, timeout=300000)
+    p = panel.prediction
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    want = predict(gather_inputs(session.store, Cohort(cluster=cluster, control=session.control)),
+                   panel.scenario())
+    assert p.predicted_badcases == pytest.approx(want.predicted_badcases)
+    assert p.observed_badcases == want.observed_badcases > p.ci_high
+    text = panel.answer.text()
+    assert text.startswith(f"Badcases: {p.observed_badcases} observed, "
+                           f"{p.predicted_badcases:.1f} predicted under 250,000 KV blocks")
+    labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    assert labels[0] == "badcases (observed → predicted)"
+    assert "calibration TTFT" in panel.status.text()
