@@ -164,7 +164,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     except TraceExplorerError:
         frame = None
     wanted = [s for s in SECTIONS if s in set((params or {}).get("sections", SECTIONS))]
-    total = len(wanted) + 1
+    total = len(wanted) + 2   # the sections, the what-if, the replay
 
     def step(done, _n, name):
         if progress is not None and name != "done":
@@ -195,7 +195,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
     if progress is not None:
-        progress(len(wanted), total, "replay")
+        progress(len(wanted) + 1, total, "replay")
     remote = getattr(store, "remote", False)
     doc["replay"] = ({"status": "no_data", "reason": "the replay simulates every request of a "
                       "run locally; with a warehouse source it is not computed"} if remote else
