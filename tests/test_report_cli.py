@@ -233,7 +233,7 @@ def test_timings_option(real, tmp_path, capsys):
     phases = re.findall(r"^timing (\S+)\s+([\d.]+) s$", err, re.M)
     assert [p for p, _ in phases] == ["load", "cohort_frame", "cohort", "comparison", "tree",
                                       "heatmap", "versions", "sla", "conclusion", "whatif",
-                                      "write", "total"]
+                                      "replay", "write", "total"]
     secs = dict((p, float(t)) for p, t in phases)
     assert secs["total"] >= max(v for k, v in secs.items() if k != "total")
 
