@@ -432,6 +432,14 @@ class ReplayPanel(JobControls, Panel):
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
 
+    def _of_requests(self, sw: dict) -> str:
+        """'12,031' or 'the first 20,000 of 1,000,000' (a sweep replays at most
+        section.SWEEP_MAX_REQUESTS requests)."""
+        n, total = sw.get("requests", 0), sw.get("requests_total")
+        if total and total > n:
+            return self.tr("the first %1 of %2").replace("%1", f"{n:,}").replace("%2", f"{total:,}")
+        return f"{n:,}"
+
     def run_sweep(self) -> None:
         """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
         try:
@@ -504,7 +512,7 @@ class ReplayPanel(JobControls, Panel):
                        .replace("%2", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else ""))
             lines.append(self.tr("Capacity sweep of %1 (%2 requests, %3): %4; preemptions "
                                  "%5 → %6.")
-                         .replace("%1", str(sw.get("run_id"))).replace("%2", f"{sw.get('requests', 0):,}")
+                         .replace("%1", str(sw.get("run_id"))).replace("%2", self._of_requests(sw))
                          .replace("%3", str(sw.get("eviction", "")).upper())
                          .replace("%4", verdict)
                          .replace("%5", f"{rows[0]['preemptions']:,}")

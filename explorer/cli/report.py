@@ -55,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="replay scenario: prefix-cache eviction policy")
     parser.add_argument("--replay-max-num-seqs", type=int, metavar="N",
                         help="replay scenario: running requests at most")
+    parser.add_argument("--no-replay", action="store_true",
+                        help="skip the replay section (KV-cache simulation of the run)")
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     parser.add_argument("--timings", action="store_true",
@@ -270,7 +272,9 @@ def run(args) -> int:
         params: dict = {"tree": {"max_depth": args.max_depth,
                                  "min_samples_leaf": args.min_samples_leaf}}
         scenario = _replay_args(args)
-        if scenario:
+        if getattr(args, "no_replay", False):
+            params["replay"] = False
+        elif scenario:
             params["replay"] = scenario
         if args.sla:
             params["sla"] = {"thresholds": dict(_pair(s, "--sla") for s in args.sla)}

@@ -295,7 +295,10 @@ def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
 def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
                           cancelled: Callable[[], bool] | None = None) -> dict:
     """The `replay` section (explorer.core.replay.section.replay_section), or why there is
-    none. scenario: EngineConfig changes (default: 4x the observed KV blocks)."""
+    none. scenario: EngineConfig changes (default: 4x the observed KV blocks); False: not
+    requested (report --no-replay)."""
+    if scenario is False:
+        return {"status": "no_data", "reason": "not requested"}
     from .replay.model import Cancelled as ReplayCancelled
     from .replay.section import replay_section
     try:
@@ -895,7 +898,9 @@ def _md_sweep(sw: dict) -> str:
     verdict = (f"no hit rate, {NO_PREFIX}" if mono is None else
                "the first-query hit rate " + ("never falls" if mono else "FALLS somewhere")
                + " as the capacity grows")
-    head = (f"Capacity sweep of {md(sw.get('run_id'))} ({sw.get('requests', 0):,} requests, "
+    n, total = sw.get("requests", 0), sw.get("requests_total")
+    of = f"the first {n:,} of {total:,}" if total and total > n else f"{n:,}"
+    head = (f"Capacity sweep of {md(sw.get('run_id'))} ({of} requests, "
             f"{str(sw.get('eviction', '')).upper()}, {sw.get('block_size')}-token blocks): "
             f"{verdict}.")
     return head + "\n\n" + _table(

@@ -19,6 +19,10 @@ DEFAULT_FACTOR = 4
 SWEEP_POINTS = 5
 #: runs swept when no badcase is bound (each sweep is SWEEP_POINTS replays of the whole run)
 MAX_SWEEP_RUNS = 4
+#: the sweep replays at most this many requests (the first by arrival): each point is a whole
+#: replay, ~40 s of CPU per million requests, which a report at 1M requests cannot wait for;
+#: every real trace we read (Mooncake 12,031, Azure 19,366 requests) is swept whole
+SWEEP_MAX_REQUESTS = 20_000
 
 
 def default_scenario(observed) -> dict:
@@ -33,7 +37,10 @@ def capacity_sweep(trace, config, params: dict, replicas: int = 1, include=(),
     """The replay's first-query hit rate and preemptions at SWEEP_POINTS capacities (from the
     largest request's need to all prompts' blocks) plus `include`, with the calibrated step
     time: {eviction, rows: [{num_gpu_blocks, hit_rate, preemptions, rejected}], monotone}
-    (monotone None when the trace has no hash ids: no hit rate)."""
+    (monotone None when the trace has no hash ids: no hit rate), requests (replayed: the
+    first SWEEP_MAX_REQUESTS), requests_total."""
+    total = len(trace)
+    trace = trace[:SWEEP_MAX_REQUESTS]
     caps = default_capacities(trace, config.block_size, points=SWEEP_POINTS)
     caps = sorted(set(caps) | {int(c) for c in include if c})
     rows = []
@@ -47,7 +54,7 @@ def capacity_sweep(trace, config, params: dict, replicas: int = 1, include=(),
     # without hash ids there is no hit rate to be monotone or not: None, not False
     info = any(r["prefix_information"] for r in rows)
     return {"eviction": config.eviction, "block_size": config.block_size, "rows": rows,
-            "requests": len(trace),
+            "requests": len(trace), "requests_total": total,
             "monotone": (bool(hits) and all(b >= a for a, b in zip(hits, hits[1:])))
             if info else None}
 
@@ -64,7 +71,8 @@ def replay_section(store, cohort, scenario: dict | None = None,
         out = {"setting": None, "observed_badcases": None, "predicted_badcases": None,
                "ci_low": None, "ci_high": None, "calibration": None, "reason": str(e)}
         runs = replayable_runs(store)
-        sweeps = [_run_sweep(store, str(r), cancelled) for r in runs["run_id"][:MAX_SWEEP_RUNS]]
+        sweeps = [_run_sweep(store, str(r), int(n), cancelled)
+                  for r, n in zip(runs["run_id"][:MAX_SWEEP_RUNS], runs["n"][:MAX_SWEEP_RUNS])]
         if sweeps:
             out["sweep"], out["sweeps"] = sweeps[0], sweeps
         if len(runs) > MAX_SWEEP_RUNS:
@@ -90,15 +98,17 @@ def replay_section(store, cohort, scenario: dict | None = None,
     return out
 
 
-def _run_sweep(store, run_id: str, cancelled) -> dict:
-    """capacity_sweep of a whole run at its recorded settings (EngineConfig's defaults, LRU,
-    where it records none), or {run_id, status, reason} when it cannot be replayed."""
+def _run_sweep(store, run_id: str, n: int, cancelled) -> dict:
+    """capacity_sweep of a run (its first SWEEP_MAX_REQUESTS of n requests) at its recorded
+    settings (EngineConfig's defaults, LRU, where it records none), or {run_id, status,
+    reason} when it cannot be replayed."""
     from .badcases import observed_settings
     from .model import EngineConfig
     try:
-        trace = requests_from_store(store, run_id)
+        trace = requests_from_store(store, run_id, limit=SWEEP_MAX_REQUESTS)
         cfg = EngineConfig(**observed_settings(store, run_id))
-        return {"run_id": run_id, **capacity_sweep(trace, cfg, {}, cancelled=cancelled)}
+        return {"run_id": run_id, **capacity_sweep(trace, cfg, {}, cancelled=cancelled),
+                "requests_total": n}
     except (TraceExplorerError, ValueError) as e:
         return {"run_id": run_id, "status": "no_data", "reason": str(e)}
 
