@@ -287,6 +287,12 @@ def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
     out = [("Evals" if len(ev) > 1 else "Eval", more(ev, shown) or "none loaded"), ("Models", more(sc.get("models") or [], shown) or "not named"),
            ("Engine versions", more(sc.get("engine_versions") or [], shown) or "not named"),
            ("Inputs", more(sc.get("inputs") or [], shown) or "none")]
+    eng = meta.get("engine") or {}
+    if eng.get("kind") not in (None, "duckdb"):  # a warehouse answered: say which and its cost
+        out.append(("Requests from", f"{eng['kind']} {eng.get('url')}, table {eng.get('table')}: "
+                    f"{eng.get('table_rows') or 0:,} requests, {eng.get('rows_scanned') or 0:,} "
+                    f"rows scanned, {eng.get('rows_fetched') or 0:,} fetched, "
+                    f"{eng.get('seconds') or 0:.1f} s in the engine"))
     return out
 
 
