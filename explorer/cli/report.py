@@ -214,7 +214,7 @@ def _print_bound(res) -> None:
 def _open_warehouse(store, args):
     """The WarehouseStore for --warehouse (cases bound in the engine), or raises
     WarehouseUnavailable / WarehouseError / ValueError with a message for the user."""
-    from explorer.core.warehouse import open_warehouse, parse_columns
+    from explorer.core.warehouse import open_warehouse, parse_columns, redact_url
     if not args.requests_table:
         raise ValueError("--warehouse needs --requests-table TABLE (a table or view, or "
                          "parquet:PATH)")
@@ -223,9 +223,12 @@ def _open_warehouse(store, args):
         _err(f"--warehouse: the {n:,} requests of the trace files given are not used; the "
              f"requests come from {args.requests_table}")
         store.execute("DELETE FROM requests")
-    print(f"connecting to {args.warehouse} ...", file=sys.stderr)
+    steps = {"connect": "starting a local Spark Connect server ..." if args.warehouse == "spark:local"
+             else f"connecting to {redact_url(args.warehouse)} ...",
+             "bind": "binding the eval cases to the warehouse requests ..."}
     ws = open_warehouse(store, args.warehouse, args.requests_table,
-                        parse_columns(args.requests_columns))
+                        parse_columns(args.requests_columns),
+                        progress=lambda step: print(steps[step], file=sys.stderr))
     _print_bound(ws.binding)
     return ws
 

@@ -289,6 +289,12 @@ def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
     out = [("Evals" if len(ev) > 1 else "Eval", more(ev, shown) or "none loaded"), ("Models", more(sc.get("models") or [], shown) or "not named"),
            ("Engine versions", more(sc.get("engine_versions") or [], shown) or "not named"),
            ("Inputs", more(sc.get("inputs") or [], shown) or "none")]
+    eng = meta.get("engine") or {}
+    if eng.get("kind") not in (None, "duckdb"):  # a warehouse answered: say which and its cost
+        out.append(("Requests from", f"{eng['kind']} {eng.get('url')}, table {eng.get('table')}: "
+                    f"{eng.get('table_rows') or 0:,} requests, {eng.get('rows_scanned') or 0:,} "
+                    f"rows scanned, {eng.get('rows_fetched') or 0:,} fetched, "
+                    f"{eng.get('seconds') or 0:.1f} s in the engine"))
     return out
 
 
@@ -828,6 +834,9 @@ def _md_engine(e: dict) -> str:
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
                   f"{md(run.get('engine_kind') or 'engine ?')}"
                   + (f", {md(run['model'])}" if run.get("model") else "") + f"); time: {md(clock)}.", ""]
+        if run.get("settings"):
+            lines += ["Engine settings (vllm:cache_config_info): " + ", ".join(
+                f"{md(k)} = {md(v)}" for k, v in run["settings"].items()) + ".", ""]
         sv = run.get("server") or {}
         if sv.get("engines", 0) > 1 and sv.get("peak_running") is not None:
             at = f" at {fmt_num(sv['peak_running_ts_s'])} s" if sv.get("peak_running_ts_s") is not None else ""
