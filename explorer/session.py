@@ -283,7 +283,7 @@ class Session(QObject):
     storeChanged = Signal()
     cohortChanged = Signal()
     selectionChanged = Signal()
-    resultsChanged = Signal(dict)
+    resultsChanged = Signal(object)  # not dict: PySide would copy the payload per receiver
     selectedCasesChanged = Signal(object)
     metricChanged = Signal(str)
     message = Signal(str)
