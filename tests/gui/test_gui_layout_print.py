@@ -115,3 +115,26 @@ def test_causal_graph_text_stays_at_9pt_in_the_window(app, qtbot):
     qtbot.waitExposed(view)
     view.fit()
     assert view.text_pt() >= 9.0 - 1e-6
+
+
+def test_one_tab_bar_per_tab_group_with_every_name_in_full(window, qtbot):
+    """Qt left a stale copy of the bottom group's tab bar on top of the Inputs panel, and
+    elided the centre tabs at 1366x768 ('Metric compari…', 'Ru…')."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+    window.resize(1366, 768)
+    window.fit_layout()
+
+    def bars():
+        return [b for b in window.findChildren(QTabBar) if b.isVisible()]
+    qtbot.waitUntil(lambda: len(bars()) == 2, timeout=3000)
+    groups = {tuple(b.tabText(i) for i in range(b.count())) for b in bars()}
+    assert groups == {tuple(window.tr(t) for t in ("Metric comparison", "Distributions",
+                      "Decision tree", "Heatmap", "Versions", "Runs", "SLA", "Timeline",
+                      "Engine", "What-if")), ("Cases", "Replay")}
+    qtbot.waitUntil(lambda: all(b.elideMode() == Qt.TextElideMode.ElideNone for b in bars()),
+                    timeout=3000)
+    assert all(b.usesScrollButtons() for b in bars())
+    inputs = window.panels["inputs"]
+    assert window.panels["clusters"].view.textElideMode() == Qt.TextElideMode.ElideRight
+    assert inputs.tree.textElideMode() == Qt.TextElideMode.ElideRight
