@@ -148,3 +148,64 @@ def test_sglang_datacrunch_jsonl_lines_are_runs():
     assert eng == ["sglang"]
     assert "request_rate=16.0" in s.df("SELECT label FROM runs WHERE run_id = ?",
                                        [r.run_ids[4]])["label"][0]
+
+
+KIND_FORMAT = {"VB-D": "vllm_bench", "VB-A": "vllm_bench", "SWEEP": "vllm_bench",
+               "VB-T": "bench_stdout", "VB-T (SGLang)": "bench_stdout", "SG-J": "sglang",
+               "VL0": "vllm_log", "VL1": "vllm_log", "SGL": "sglang_log", "PROM": "prometheus",
+               "BG": "burstgpt"}
+
+
+def _sources_rows() -> list[tuple[str, str]]:
+    """(file, kind) of every row of published/SOURCES.md's table."""
+    rows = []
+    for line in (PUB / "SOURCES.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 5 and cells[0] not in ("file", "---") and not set(cells[0]) <= {"-"}:
+            rows.append((cells[0], cells[1]))
+    return rows
+
+
+def test_sources_md_lists_every_published_file():
+    listed = {f for f, _ in _sources_rows()}
+    present = {p.name for p in PUB.iterdir() if p.is_file() and p.name != "SOURCES.md"}
+    assert listed == present and len(listed) >= 13
+
+
+@pytest.mark.parametrize("name, kind", _sources_rows() if PUB.is_dir() else [])
+def test_every_published_file_loads_as_its_kind(name, kind):
+    """Each file of SOURCES.md loads, by content, as the format of its kind, with something in
+    it: runs with published aggregates, request rows or engine statistics (each file's numbers
+    are checked by its own test: here, test_results_printed, test_engine_stats_formats,
+    test_formats_readers)."""
+    s = Store()
+    r = s.load_file(PUB / name)
+    assert r.error is None and r.format == KIND_FORMAT[kind], (r.format, r.error)
+    assert s.count("run_metrics") + s.count("requests") + s.count("engine_stats") > 0
+    s.close()
+
+
+def test_report_overview_puts_the_runs_side_by_side():
+    """report.md / report.html: one row per run (the SGLang rate sweep reads down a column),
+    units in the headers, a statistic the file did not publish is 'n/a', the all-failed run
+    flagged; a run's own table only where there is more to say (a flag, a recomputation)."""
+    from explorer.core.report_runs import md_runs
+    from widgets.painters.runs import runs_html
+    s = Store()
+    for name in ("er0080-bench-serve-all-failed-v0.25.1.json",
+                 "sglang-datacrunch-h200-llama70b-online.jsonl"):
+        assert s.load_file(PUB / name).error is None
+    runs = runs_mod.overview(s)
+    md = md_runs(runs)
+    table = [ln for ln in md.split("\n\n", 1)[0].splitlines() if ln.startswith("| ")]
+    assert table[0].startswith("| Run | Engine | Completed | Failed | Median TTFT (ms) |")
+    assert len(table) == 1 + 8  # header + 8 runs
+    rps16 = next(ln for ln in table if "request_rate=16.0" in ln)
+    assert "| 3,200 | n/a | 614.25 | 149,037.25 | 4,288.05 |" in rps16
+    failed = next(ln for ln in table if ln.startswith("| er0080"))
+    assert failed.endswith("| vllm 0.25.1 | 0 | 8 | n/a | n/a | 0.00 | no successful request |")
+    assert md.count("| Published | Published value |") == 1  # only the flagged run's own table
+    html = runs_html(runs)
+    assert html.count("<tr") == 1 + 8 + 1 + 4  # the overview; the failed run: head + 4 numbers
+    assert "color:" in html.split("er0080", 1)[0].rsplit("<tr", 1)[1]
+    s.close()

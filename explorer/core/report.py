@@ -196,7 +196,10 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
             doc[key] = results[key].to_dict()
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
-    doc["replay"] = replay_report_section(store, cohort, (params or {}).get("replay"), cancelled)
+    remote = getattr(store, "remote", False)
+    doc["replay"] = ({"status": "no_data", "reason": "the replay simulates every request of a "
+                      "run locally; with a warehouse source it is not computed"} if remote else
+                     replay_report_section(store, cohort, (params or {}).get("replay"), cancelled))
     doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
     from .report_runs import run_versions_section, runs_section
     doc["runs"] = runs_section(store)
@@ -212,11 +215,22 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                    "simulated": sim, "demo_note": note,
                    "sections_without_data": [k for k, v in results.items()
                                              if isinstance(v, SectionError)],
-                   "scope": _scope(store, cohort, doc.get("inputs") or [], frame)}
+                   "scope": _scope(store, cohort, doc.get("inputs") or [], frame),
+                   "engine": store.engine_meta() if remote else _duckdb_meta(store)}
     doc, bad = finite_doc(doc)
     if bad:  # never invalid JSON: each value that is not a number is null, with its reason
         doc["meta"]["not_finite"] = bad
     return ReportBuild(doc=doc, results=results, frame=frame)
+
+
+def _duckdb_meta(store) -> dict:
+    """meta.engine for the embedded DuckDB: every request is local (nothing is fetched)."""
+    try:
+        n = int(store.con.execute("SELECT count(*) FROM requests").fetchall()[0][0])
+    except Exception:  # noqa: BLE001 - a store without the table
+        n = None
+    return {"kind": "duckdb", "url": None, "table": "requests", "rows_scanned": n,
+            "rows_fetched": None, "seconds": None}
 
 
 def finite_doc(x: Any, path: str = "") -> tuple[Any, list[dict]]:
@@ -302,6 +316,8 @@ def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
         return request_timeline(store, run_id, request_id, index=False).to_dict()
     except (NoData, ValueError, KeyError, TypeError) as e:
         return {"status": "no_data", "reason": f"no bound badcase to show ({e})"}
+    except TraceExplorerError as e:  # a warehouse query that failed
+        return {"status": "error", "reason": str(e)}
 
 
 # ---- writing --------------------------------------------------------------------------------
@@ -593,7 +609,8 @@ def _md_versions(v: dict) -> str:
         rows = [(c.get("benchmark") or "", _name(c["metric"]), f"{c['from_version']} → {c['to_version']}",
                  fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
                  _p(c.get("p_value")), _p(c.get("p_adjusted")),
-                 _Raw("**REGRESSION**") if c.get("regression") else "") for c in shown]
+                 _Raw("**REGRESSION**") if c.get("regression") else
+                 ("workload differs" if c.get("workload_differs") else "")) for c in shown]
         title = ("Changes between consecutive versions, regressions first, then by adjusted p"
                  + (f" ({len(shown)} of {len(ch)}, {len(regs)} flagged as regressions; every "
                     "change is in report.json)" if len(shown) < len(ch) else "") + ":")
@@ -612,6 +629,7 @@ def _md_versions(v: dict) -> str:
             parts.append(title + _table(["Metric"] + vs, rows))
         if len(benches) > 12:
             parts.append(f"_({len(benches) - 12} more benchmarks in report.json.)_")
+    parts += [md(n) for n in v.get("notes") or []]
     single = v.get("single_version") or []
     if single:
         by_v: dict = {}

@@ -337,6 +337,10 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if len(group) > len(shown):
             sentences.append(f"({len(group) - len(shown)} more version findings are "
                              "listed with the evidence.)")
+    ver = results.get("versions")
+    if isinstance(ver, VersionsResult) and (independent or any(
+            r["evidence"] == "version_regression" for r, *_ in fired)):
+        sentences += list(ver.notes)   # workload differs / one run per version: the caveats
     if len(fam):
         sentences.append(FLOOR_TEXT.format(n=f"{len(fam)} test{'s' if len(fam) != 1 else ''}"))
     top, more = _suggestions(fired, score)

@@ -21,7 +21,7 @@ from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_SIMULATIONS
 from .estimator import scenario_estimator_class
 from .exceptions import Cancelled, WhatIfError
-from .fits import one_blas_thread
+from .fits import one_blas_thread, ridge_warning
 from .identify import backdoor_set
 from .refute import REFUTERS, Refutation, run_refuter
 from .sla_met import add_sla_met
@@ -254,6 +254,14 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
                                   target_units="ate", method_params={})
     est = float(estimate.value)
     lo, hi = estimator.interval(d, set_value, N_DRAWS, CONFIDENCE, seed)
+    if not lo <= est <= hi:
+        # under (quasi-)separation the likelihood is flat along some direction and the draws'
+        # percentiles can miss the point estimate: widened to hold it, and said
+        warn.append(f"The estimate ({_num(est)}) lay outside its bootstrap interval "
+                    f"({_num(lo)} to {_num(hi)}), a sign that the data barely pin the model "
+                    "down (separation); the interval is widened to include it. Treat both with "
+                    "care.")
+        lo, hi = min(lo, est), max(hi, est)
     ds = d[d["__selected"] == 1]
     observed = float(ds[outcome].mean())
     # unadjusted comparison: slope of outcome on treatment alone x mean shift of the selection
@@ -276,9 +284,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     kind = "binary" if binary else "continuous"
     ridge = getattr(estimator.model, "ridge", 0.0)
     if binary and ridge:
-        warn.append(f"Some range of the variables has (almost) no {outcome} = 1 or no "
-                    f"{outcome} = 0 (quasi-separation): the logistic fit needed a ridge penalty "
-                    f"({ridge:g}), which pulls the effect slightly towards zero.")
+        warn.append(ridge_warning(ridge, outcome))
     if lo <= 0 <= hi:
         note = (f"The effect's {CONFIDENCE:.0%} interval ({_num(lo)} to {_num(hi)}) includes "
                 f"no change: the data cannot tell this scenario from leaving {treatment} as it is.")
@@ -291,7 +297,8 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         warn.append(note)
     if binary and not getattr(estimator.model, "converged", True):
         warn.append("The logistic fit did not converge; treat the interval with care.")
-    model_txt = ((f"logistic regression (penalised maximum likelihood, ridge {ridge:g})" if ridge
+    model_txt = ((f"logistic regression (maximum likelihood with a cross-validated curvature "
+                   f"penalty, {ridge:g})" if ridge
                   else "logistic regression (maximum likelihood)") if binary
                  else "linear regression (OLS)")
     method = (f"DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
