@@ -293,7 +293,10 @@ def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
 def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
                           cancelled: Callable[[], bool] | None = None) -> dict:
     """The `replay` section (explorer.core.replay.section.replay_section), or why there is
-    none. scenario: EngineConfig changes (default: 4x the observed KV blocks)."""
+    none. scenario: EngineConfig changes (default: 4x the observed KV blocks); False: not
+    requested (report --no-replay)."""
+    if scenario is False:
+        return {"status": "no_data", "reason": "not requested"}
     from .replay.model import Cancelled as ReplayCancelled
     from .replay.section import replay_section
     try:
@@ -508,16 +511,22 @@ def _md_comparison(rows: list) -> str:
         share = r.get("kind") == "categorical"
         f = fmt_share if share else (lambda v: fmt_num(v))
         ci = "n/a" if r.get("ci_low") is None else f"[{fmt_num(r['ci_low'])}, {fmt_num(r['ci_high'])}]"
-        eff = (f"OR {fmt_num(r.get('odds_ratio'))}" if share else fmt_num(r.get("cohens_d")))
+        eff = (f"OR {fmt_num(r.get('odds_ratio'))}" if share else
+               f"{fmt_num(r.get('cohens_d'))} / {fmt_num(r.get('hedges_g'))}")
+        rank = ("" if share or r.get("rank_biserial") is None else
+                fmt_num(r["rank_biserial"]) + ("" if r.get("rank_biserial_ci_low") is None else
+                                               f" [{fmt_num(r['rank_biserial_ci_low'])}, "
+                                               f"{fmt_num(r['rank_biserial_ci_high'])}]"))
         name = label(r["metric"], False) + (" (share)" if share else f" ({unit})" if unit else "")
         body.append((name,
                      f(r.get("bad_mean")), f(r.get("control_mean")), fmt_pct(r.get("diff_pct")),
-                     _p(r.get("p_value")), _p(r.get("p_adjusted")), eff, ci,
+                     _p(r.get("p_value")), _p(r.get("p_adjusted")), eff, rank, ci,
                      f"{r.get('n_bad')} / {r.get('n_control')}"))
         if r.get("reason"):
             notes.append(f"- {md(label(r['metric'], False))}: {md(r['reason'])}")
     out = _table(("Metric", "Badcase mean", "Control mean", "Diff", "p (Mann-Whitney / Fisher)",
-                  "p adjusted (BH)", "Cohen's d / odds ratio", "95% CI of the difference",
+                  "p adjusted (BH)", "Cohen's d / Hedges' g (odds ratio)",
+                  "Rank-biserial r [95% CI]", "95% CI of the difference",
                   "n bad / control"), body)
     if notes:
         out += "\n\n" + "\n".join(notes)
