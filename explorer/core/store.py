@@ -827,7 +827,8 @@ def validate_settings(store: "Store") -> tuple[str, str] | None:
                 Tolerances.from_dict(value)
             except Exception as e:  # noqa: BLE001 - any refusal of from_dict
                 return key, errlog.describe(e)
-        elif key == "association.ambiguous" and not isinstance(value, (list, type(None))):
+        elif key in ("association.ambiguous", "association.ambiguous_detail") and \
+                not isinstance(value, (list, type(None))):
             return key, "not a list"
         elif key in ("causal_graph", "chosen_cluster") and not isinstance(value, (str, type(None))):
             return key, "not text"

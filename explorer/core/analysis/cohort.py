@@ -340,7 +340,21 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
         binding_rate=nb / len(bad), control=cohort.control, control_cases=len(ctrl),
         control_bound=int(bound_mask(ctrl).sum()), link_levels=link_levels,
         selection=cohort.selection.to_dict() if cohort.selection is not None else None,
-        note=note, bound_versions=_bound_versions(con, bad[bound_mask(bad)]))
+        note=note, bound_versions=_bound_versions(con, bad[bound_mask(bad)]),
+        **_ambiguity(store, bad, ctrl))
+
+
+def _ambiguity(store, bad: pd.DataFrame, ctrl: pd.DataFrame) -> dict:
+    """The cohort's ambiguous cases (association.ambiguous_detail): counts per group and the
+    badcases' entries (at most 50)."""
+    from ..association import ambiguous_detail
+    amb = {d["case_id"]: d for d in ambiguous_detail(store)}
+    if not amb:
+        return {}
+    b = [amb[c] for c in bad["case_id"] if c in amb]
+    return {"ambiguous_badcases": len(b),
+            "ambiguous_control": int(ctrl["case_id"].isin(list(amb)).sum()),
+            "ambiguous": tuple(b[:50])}
 
 
 def _bound_versions(con, bound_bad: pd.DataFrame) -> tuple:
