@@ -116,22 +116,27 @@ def fetch_clusters(store: Store) -> list[dict]:
 def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFrame | None = None,
                 limit: int = CASE_LIMIT, con=None) -> pd.DataFrame:
     """Case rows for the case table: case_id, prompt, prediction, correct, cluster, category,
-    run_id, request_id, level (the strongest link). case_ids None -> no rows. con: a cursor
+    run_id, request_id, level (the strongest link), ambiguous (for an unbound case that several
+    requests fit equally well: why, and the candidates where known). case_ids None -> no rows. con: a cursor
     of the store (Store.cursor) when called from a thread other than the store's."""
     cols = ["case_id", "prompt", "prediction", "correct", "cluster", "category", "run_id",
             "request_id", "level"]
     ids = list(case_ids or [])[:limit]
     if not ids:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=cols + ["ambiguous"])
     df = (con or store.con).execute(
         "SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
         " l.run_id, l.request_id, l.level"
-        " FROM cases c LEFT JOIN (SELECT case_id, arg_min(run_id, level) AS run_id,"
-        "   arg_min(request_id, level) AS request_id, min(level) AS level"
-        "   FROM case_links GROUP BY case_id) l USING (case_id)"
+        " FROM cases c LEFT JOIN case_best_link l USING (case_id)"
         " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
         " ORDER BY c.correct, c.case_id", [ids]).df()
-    return df[cols]
+    from .core.association import ambiguous_detail, ambiguous_text
+    amb = {d["case_id"]: d for d in ambiguous_detail(store)}
+    df["ambiguous"] = [None if c not in amb or pd.notna(r) else
+                       ambiguous_text(amb[c]) + (": " + ", ".join(amb[c]["requests"])
+                                                 if amb[c].get("requests") else "")
+                       for c, r in zip(df["case_id"], df["request_id"])]
+    return df[cols + ["ambiguous"]]
 
 
 def fetch_requests(store: Store, keys: pd.DataFrame, limit: int = REQUEST_LIMIT) -> pd.DataFrame:
@@ -352,6 +357,41 @@ class Session(QObject):
             payload["chosen_cluster"] = new.get_setting(CLUSTER_SETTING)  # when it was saved
             return payload
         self.runner.submit("open", job, self._loaded, self._failed, label=self.tr("Opening session"))
+
+    def connect_warehouse(self, url: str, table: str, columns: str = "") -> None:
+        """Take the requests from a warehouse (explorer.core.warehouse): the loaded eval cases
+        stay here and are bound in the engine; every analysis then runs there. A running
+        remote query stops on Cancel. Failures (unreachable server, missing table or columns)
+        arrive as one status-bar line."""
+        self.runner.cancel()
+        labels = {"connect": self.tr("Starting a local Spark Connect server")
+                  if url == "spark:local" else self.tr("Connecting to the warehouse"),
+                  "bind": self.tr("Binding cases to the warehouse requests")}
+
+        def job(ctx: JobContext):
+            from explorer.core.warehouse import open_warehouse, parse_columns
+            old = self.store
+            local = old.local if getattr(old, "remote", False) else old
+            ws = open_warehouse(local, url, table, parse_columns(columns),
+                                cancelled=ctx.cancelled,
+                                progress=lambda step: ctx.progress(0, 0, labels[step]))
+            if ctx.cancelled():
+                ws.source.close()
+                ctx.check()
+            self.store = ws
+            if old is not local:
+                old.source.close()  # the previous warehouse connection
+            return self._after_load(ctx, [], prepare=False)
+
+        def done(payload: dict) -> None:
+            self._loaded(payload)
+            meta = self.store.engine_meta() if getattr(self.store, "remote", False) else {}
+            self.message.emit(self.tr("Connected to %1: %2 requests in %3")
+                              .replace("%1", str(meta.get("url"))).replace(
+                                  "%2", f"{meta.get('table_rows') or 0:,}").replace("%3", table))
+        self._loads += 1
+        self.runner.submit(f"load{self._loads}", job, done, self._failed,
+                           label=labels["connect"])
 
     def rescan(self) -> None:
         """Re-read inputs, clusters and counts of the current store (after it was filled
@@ -700,6 +740,8 @@ class Session(QObject):
         stay, and the window is refreshed from the store to show exactly that."""
         loading = any(k.startswith("load") for k in self.runner.live_keys())
         self.runner.cancel()
+        if getattr(self.store, "remote", False):  # stop the warehouse query in flight
+            self.store.source.cancel()
         if loading:
             self._loads += 1
 

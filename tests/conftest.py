@@ -24,6 +24,19 @@ def real() -> Path:
     return REAL
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _clipboard_emptied_before_exit():
+    """Copy puts a Python-made QMimeData on the clipboard. pytest-qt's QApplication lives until
+    the process exits, so Qt's own exit handlers would delete that object after Python has
+    finalised (a segfault in shiboken, exit code 139). Empty the clipboard while Python runs.
+    The app itself is unaffected: its QApplication dies inside run_app."""
+    yield
+    import sys
+    gui = sys.modules.get("PySide6.QtGui")
+    if gui is not None and gui.QGuiApplication.instance() is not None:
+        gui.QGuiApplication.clipboard().clear()
+
+
 @pytest.fixture
 def store():
     """A fresh in-memory store."""
@@ -31,3 +44,24 @@ def store():
     s = Store()
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def spark_url():
+    """sc:// URL of a real Spark Connect server for the warehouse tests: TE_SPARK_URL when set,
+    else a local one started from the pyspark package (one per test session, stopped after).
+    Skips, saying why, when the spark extra or Java is missing."""
+    url = os.environ.get("TE_SPARK_URL")
+    if url:
+        yield url
+        return
+    pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install '.[spark]')")
+    from explorer.core.warehouse.local import LocalSpark, java_missing
+    why = java_missing()
+    if why:
+        pytest.skip(why)
+    server = LocalSpark().start()
+    try:
+        yield server.url
+    finally:
+        server.stop()

@@ -131,4 +131,8 @@ def engine_html(value: dict | None) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("stats run", "engine", "samples", "running mean / max",
                                              "waiting mean / max", "KV usage mean / max",
                                              "prefix hit mean", "gen tok/s mean"))
-    return (f"<p>{esc(summary(value))}</p><table><tr>{head}</tr>{''.join(rows)}</table>")
+    settings = "".join(
+        f"<p class='sub'>{esc(str(r.get('run_id')))}: engine settings (vllm:cache_config_info): "
+        + esc(", ".join(f"{k} = {v}" for k, v in r["settings"].items())) + "</p>"
+        for r in (value or {}).get("runs") or [] if r.get("settings"))
+    return (f"<p>{esc(summary(value))}</p>{settings}<table><tr>{head}</tr>{''.join(rows)}</table>")

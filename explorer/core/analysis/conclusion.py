@@ -208,6 +208,31 @@ def _ran_on(cohort) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _ran_into(ran_into: list, cohort, pooled: bool, kb: dict) -> str:
+    """The lead sentence on a regression the badcases ran into: "306 of the 383 bound badcases
+    ran on 0.6.1, the release where the KV-cache hit rate fell (-40.6%) and preemptions per
+    request rose against 0.5.2." (first release pair, at most three metrics)."""
+    c0 = ran_into[0][1]
+    same = [(r, c) for r, c in ran_into if (c["from_version"], c["to_version"],
+                                             c.get("benchmark")) ==
+            (c0["from_version"], c0["to_version"], c0.get("benchmark"))]
+    seen, parts = set(), []
+    for r, c in same:
+        if c["metric"] in seen:
+            continue
+        seen.add(c["metric"])
+        label = kb.get("metrics", {}).get(c["metric"], {}).get("label", c["metric"])
+        way = "fell" if (c["to_value"] or 0) < (c["from_value"] or 0) else "rose"
+        pct = f" ({fmt_pct(c['change_pct'])})" if c.get("change_pct") is not None else ""
+        parts.append(f"the {label} {way}{pct}")
+    parts = parts[:3]
+    what = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    served = _served(cohort, c0, pooled)
+    bound = getattr(cohort, "bound", 0) or 0
+    return (f"{served} of the {bound} bound badcases ran on {c0['to_version']}, the release "
+            f"where {what} against {c0['from_version']}.")
+
+
 def _context_sentence(ctx: dict, rule: dict, kb: dict) -> str:
     """A version regression stated as a fact, without the rule's reading (no module named):
     "TTFT rose from 4111 ms on 0.2.1 to 24673 ms on 0.3.0 (benchmark b) (+500.2%, adjusted p
@@ -280,12 +305,13 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                               if r["evidence"] == "tree_split" or
                               (r["evidence"] in ("comparison", "categorical")
                                and r["metric"] in OWN_ENGINE_EVIDENCE))
-    fired, case_found = [], []
+    fired, case_found, ran_into = [], [], []
     context: dict = {}  # reason -> {metric: (rule, sentence)}, first rule per metric
     for order, rule, ctx, other in hits:
         if rule["evidence"] == "version_regression":
             if ctx is not None and own:
                 fired.append((rule, _fill(rule["explain"], ctx), order, ctx["_q"]))
+                ran_into.append((rule, ctx["change"]))
             elif ctx is not None:
                 served = _served(cohort, ctx["change"], pooled)
                 context.setdefault(("no_evidence", served), {}).setdefault(
@@ -321,6 +347,8 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         names = modules[:3]
         joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         sentences.append(f"The evidence points to {joined}.")
+        if ran_into:
+            sentences.append(_ran_into(ran_into, cohort, pooled, kb))
         sentences += _shown(fired)
     else:
         if len(fam):
