@@ -164,7 +164,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     except TraceExplorerError:
         frame = None
     wanted = [s for s in SECTIONS if s in set((params or {}).get("sections", SECTIONS))]
-    total = len(wanted) + 1
+    total = len(wanted) + 2   # the sections, the what-if, the replay
 
     def step(done, _n, name):
         if progress is not None and name != "done":
@@ -184,8 +184,6 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
         if cancelled is not None:
             args.setdefault("cancelled", cancelled)
         results["whatif"] = run_whatif_section(frame, args)
-    if progress is not None:
-        progress(total, total, "done")
     doc: dict[str, Any] = {}
     for key in REPORT_KEYS:
         if key == "inputs":
@@ -196,10 +194,14 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
             doc[key] = results[key].to_dict()
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
+    if progress is not None:
+        progress(len(wanted) + 1, total, "replay")
     remote = getattr(store, "remote", False)
     doc["replay"] = ({"status": "no_data", "reason": "the replay simulates every request of a "
                       "run locally; with a warehouse source it is not computed"} if remote else
                      replay_report_section(store, cohort, (params or {}).get("replay"), cancelled))
+    if progress is not None:
+        progress(total, total, "done")
     doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
     from .report_runs import run_versions_section, runs_section
     doc["runs"] = runs_section(store)
@@ -504,9 +506,22 @@ def _md_cohort(c: dict) -> str:
                               f"{c.get('control_bound')} bound"),
             ("Links by level", f"exact id {lv.get('1', 0)}, fuzzy {lv.get('2', 0)}, "
                                f"weak {lv.get('3', 0)}")]
+    amb_b, amb_c = c.get("ambiguous_badcases") or 0, c.get("ambiguous_control") or 0
+    if amb_b or amb_c:
+        rows.append(("Ambiguous (left unbound)", f"{amb_b} badcases, {amb_c} control cases: "
+                                                 "several requests fit equally well"))
     out = _table(("", ""), rows)
     if c.get("note"):
         out += f"\n\n> {md(c['note'])}"
+    amb = c.get("ambiguous") or []
+    if amb:
+        from .association import ambiguous_text
+        lines = [f"- {md_code(str(a['case_id']))}: {md(ambiguous_text(a))}"
+                 + (": " + ", ".join(md_code(str(r)) for r in a.get("requests")[:5])
+                    if a.get("requests") else "") for a in amb[:20]]
+        more = f"\n- ... {amb_b - 20} more in report.json" if amb_b > 20 else ""
+        out += ("\n\nAmbiguous badcases (not bound, never guessed):\n\n" + "\n".join(lines)
+                + more)
     return out
 
 
@@ -888,17 +903,32 @@ def _md_replay(r: dict) -> str:
         lines += [""] + [f"- {md(x)}" for x in calibration_lines(cal)]
         if cal.get("dropped"):
             lines += [f"- dropped {k}: {md(why)}" for why, k in cal["dropped"].items()]
-    sw = r.get("sweep") or {}
-    if sw.get("rows"):
-        lines += ["", f"Capacity sweep of {md(sw.get('run_id'))} ({sw.get('requests', 0):,} requests, "
-                  f"{str(sw.get('eviction', '')).upper()}, {sw.get('block_size')}-token blocks): "
-                  f"the first-query hit rate {'never falls' if sw.get('monotone') else 'FALLS somewhere'}"
-                  " as the capacity grows.", "",
-                  _table(["KV blocks", "hit rate", "preemptions", "rejected"],
-                         [[f"{x['num_gpu_blocks']:,}",
-                           "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
-                           str(x["preemptions"]), str(x["rejected"])] for x in sw["rows"]])]
+    sweeps = r.get("sweeps") or ([r["sweep"]] if (r.get("sweep") or {}).get("rows") else [])
+    for sw in sweeps:
+        lines += ["", _md_sweep(sw)]
+    if r.get("sweeps_left_out"):
+        lines += ["", f"{r['sweeps_left_out']} more replayable run(s) not swept."]
     return "\n".join(lines)
+
+
+def _md_sweep(sw: dict) -> str:
+    """One capacity sweep of the replay section: a sentence and its table."""
+    from .replay.compare import NO_PREFIX
+    if not sw.get("rows"):
+        return f"Capacity sweep of {md(sw.get('run_id'))}: {md(sw.get('reason') or 'no data')}"
+    mono = sw.get("monotone")
+    verdict = (f"no hit rate, {NO_PREFIX}" if mono is None else
+               "the first-query hit rate " + ("never falls" if mono else "FALLS somewhere")
+               + " as the capacity grows")
+    n, total = sw.get("requests", 0), sw.get("requests_total")
+    of = f"the first {n:,} of {total:,}" if total and total > n else f"{n:,}"
+    head = (f"Capacity sweep of {md(sw.get('run_id'))} ({of} requests, "
+            f"{str(sw.get('eviction', '')).upper()}, {sw.get('block_size')}-token blocks): "
+            f"{verdict}.")
+    return head + "\n\n" + _table(
+        ["KV blocks", "hit rate", "preemptions", "rejected"],
+        [[f"{x['num_gpu_blocks']:,}", "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
+          f"{x['preemptions']:,}", f"{x['rejected']:,}"] for x in sw["rows"]])
 
 
 def _md_runs(v):
