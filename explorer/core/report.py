@@ -506,9 +506,22 @@ def _md_cohort(c: dict) -> str:
                               f"{c.get('control_bound')} bound"),
             ("Links by level", f"exact id {lv.get('1', 0)}, fuzzy {lv.get('2', 0)}, "
                                f"weak {lv.get('3', 0)}")]
+    amb_b, amb_c = c.get("ambiguous_badcases") or 0, c.get("ambiguous_control") or 0
+    if amb_b or amb_c:
+        rows.append(("Ambiguous (left unbound)", f"{amb_b} badcases, {amb_c} control cases: "
+                                                 "several requests fit equally well"))
     out = _table(("", ""), rows)
     if c.get("note"):
         out += f"\n\n> {md(c['note'])}"
+    amb = c.get("ambiguous") or []
+    if amb:
+        from .association import ambiguous_text
+        lines = [f"- {md_code(str(a['case_id']))}: {md(ambiguous_text(a))}"
+                 + (": " + ", ".join(md_code(str(r)) for r in a.get("requests")[:5])
+                    if a.get("requests") else "") for a in amb[:20]]
+        more = f"\n- ... {amb_b - 20} more in report.json" if amb_b > 20 else ""
+        out += ("\n\nAmbiguous badcases (not bound, never guessed):\n\n" + "\n".join(lines)
+                + more)
     return out
 
 

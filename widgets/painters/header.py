@@ -100,6 +100,11 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     levels = _levels(cohort)
     detail = ", ".join(f"L{k}: {v}" for k, v in sorted(levels.items())) or "no case bound"
     items.append(("Strongest link", LEVEL_NAMES.get(lv, "none") if lv else "none", detail))
+    amb_b, amb_c = cohort.get("ambiguous_badcases") or 0, cohort.get("ambiguous_control") or 0
+    if amb_b or amb_c:
+        items.append(("Ambiguous", f"{amb_b:,} bad / {amb_c:,} control",
+                      "Cases left unbound because several requests fit equally well (never "
+                      "guessed); the Cases panel lists them with their candidates"))
     if selection and selection[0]:
         lab, nc, nr = selection
         items.append(("Selected", f"{selection_text(nc, nr)} · {lab}",
