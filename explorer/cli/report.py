@@ -258,6 +258,18 @@ class _Timer:
                   file=sys.stderr)
 
 
+def _load_renderer(formats) -> None:
+    """Import the Qt renderer (it registers its formats with explorer.core.report) when a
+    format beyond json / md is asked for; a failed import is recorded for check_formats."""
+    from explorer.core import report as core_report
+    if not {f.strip().lower() for f in formats} - set(core_report.OWN_FORMATS):
+        return
+    try:
+        import explorer.reporting  # noqa: F401 - registers the renderer
+    except ImportError as e:
+        core_report.renderer_failed("explorer.reporting", e)
+
+
 def run(args) -> int:
     from explorer.core.analysis import Cohort
     from explorer.core.errors import TraceExplorerError
@@ -270,7 +282,9 @@ def run(args) -> int:
     try:
         from explorer.cli import engine_version_overrides
         args.version_overrides = engine_version_overrides(args)
-        formats = check_formats(args.format.split(","))
+        formats = args.format.split(",")
+        _load_renderer(formats)
+        formats = check_formats(formats)
         whatif = _whatif_args(args)
         params: dict = {"tree": {"max_depth": args.max_depth,
                                  "min_samples_leaf": args.min_samples_leaf}}

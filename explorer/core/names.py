@@ -103,3 +103,10 @@ def more(names: list[str], shown: int, sep: str = ", ") -> str:
     head = sep.join(names[:shown])
     rest = len(names) - shown
     return f"{head} and {rest:,} more" if rest > 0 else head
+
+
+# What every place that shows the simulated demo says about it (report meta, window, About).
+DEMO_NOTE = ("Simulated demo workload: a synthetic multi-turn arrival trace fitted to the public "
+             "Mooncake conversation trace, replayed through Trace Explorer's engine model for two "
+             "engine versions, with generated maths eval cases and a planted effect; no real "
+             "engine produced these numbers.")

@@ -9,15 +9,15 @@ app_version, cohort parameters, simulated, demo_note). A section that could not 
 {"status": "no_data" | "error", "reason": "..."}: the report always has every key.
 
 Formats: json and md are written here. Other formats (png, svg, html, pdf) come from a renderer
-plug-in: the first importable module of RENDERER_MODULES providing
-`render(doc, out_dir, formats, frame=None, cases=None, progress=None) -> list[Path]` and the
-set of formats it writes (QT_FORMATS or ALL_FORMATS). The plug-in is looked up by name at call
-time, so this module never imports Qt; without it those formats raise FormatUnavailable.
+plug-in that registers itself when imported (register_renderer: explorer.reporting does, the
+command line and the window import it): `render(doc, out_dir, formats, frame=None, cases=None,
+...) -> list[Path]` and the formats it writes. This module never imports it (the core imports
+nothing above it, pyproject.toml's import-linter contract); without it those formats raise
+FormatUnavailable.
 """
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import logging
@@ -32,7 +32,7 @@ import pandas as pd
 from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
                        run_all)
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
-from .names import condition_text, distinct_names, label, more, plural, unit
+from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
 from .errors import NoData, TraceExplorerError
 from .escape import md, md_code
 
@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 
 REPORT_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif",
                "conclusion", "inputs", "engine")
-RENDERER_MODULES = ("explorer.reporting",)
 OWN_FORMATS = ("json", "md")
 KNOWN_FORMATS = ("json", "md", "html", "pdf", "png", "svg")
 
@@ -210,7 +209,6 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     sim = _simulated(store)
     note = None
     if sim:
-        from explorer.demo import DEMO_NOTE
         note = DEMO_NOTE
     doc["meta"] = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                    "app_version": _app_version(), "cohort": cohort.to_dict(),
@@ -332,22 +330,24 @@ def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
 
 
 # ---- writing --------------------------------------------------------------------------------
+# The renderer plug-in (render, formats) once registered; why it could not be, if it failed.
+_RENDERERS: list[tuple[Callable[..., Any], frozenset[str]]] = []
 _RENDERER_ERRORS: dict[str, str] = {}
 
 
+def register_renderer(render: Callable[..., Any], formats) -> None:
+    """Make `render` (see the module docstring) write `formats` beyond json / md."""
+    _RENDERERS.insert(0, (render, frozenset(formats) - set(OWN_FORMATS)))
+
+
+def renderer_failed(name: str, error: BaseException) -> None:
+    """Record that the renderer plug-in `name` failed to import (check_formats says why)."""
+    _RENDERER_ERRORS[name] = f"{type(error).__name__}: {error}"
+
+
 def _renderer():
-    """The first importable renderer plug-in and the formats it adds. Imported by name so that
-    this module never imports Qt; an import failure is kept and shown by check_formats."""
-    for name in RENDERER_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ImportError as e:
-            _RENDERER_ERRORS[name] = f"{type(e).__name__}: {e}"
-            continue
-        fmts = set(getattr(mod, "QT_FORMATS", None) or getattr(mod, "ALL_FORMATS", ()))
-        if hasattr(mod, "render") and fmts:
-            return mod, fmts - set(OWN_FORMATS)
-    return None, set()
+    """The registered renderer and the formats it adds, or (None, empty set)."""
+    return _RENDERERS[0] if _RENDERERS else (None, set())
 
 
 def available_formats() -> list[str]:
@@ -358,7 +358,7 @@ def available_formats() -> list[str]:
 
 def check_formats(formats: Sequence[str]) -> list[str]:
     """Normalise and check a list of formats. Raises ValueError for an unknown one and
-    FormatUnavailable ("format png not available yet ...") for one this build cannot write."""
+    FormatUnavailable ("format png not available ...") for one this build cannot write."""
     out = []
     for f in formats:
         f = f.strip().lower()
@@ -374,9 +374,8 @@ def check_formats(formats: Sequence[str]) -> list[str]:
     have = set(available_formats())
     missing = [f for f in out if f not in have]
     if missing:
-        why = "; ".join(f"{n} failed to import ({e})" for n, e in _RENDERER_ERRORS.items()
-                        if n in RENDERER_MODULES)
-        raise FormatUnavailable(f"format {', '.join(missing)} not available yet"
+        why = "; ".join(f"{n} failed to import ({e})" for n, e in _RENDERER_ERRORS.items())
+        raise FormatUnavailable(f"format {', '.join(missing)} not available"
                                 f"{': ' + why if why else ''} (this build writes "
                                 f"{', '.join(sorted(have))})")
     return list(dict.fromkeys(out))
@@ -427,11 +426,11 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
             written.append(WRITERS[f](build.doc, out))
     extra = [f for f in formats if f not in WRITERS]
     if extra:
-        mod, _ = _renderer()
+        render, _ = _renderer()
         cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
         timeline = build.doc.get("timeline") or {}
         shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        written += list(mod.render(build.doc, out, extra, frame=build.frame, cases=cases,
+        written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
                                    timeline=shown, store=store))
     return written
 

@@ -39,15 +39,15 @@ def telling_metrics(comparison: Any, k: int = 2) -> list[str]:
 
 
 def _panel_classes() -> dict[str, type]:
-    from widgets.mainwindow import PANELS, _resolve
-    return {name: cls for name, spec, _ in PANELS if (cls := _resolve(spec)) is not None}
+    from widgets.panels import PANELS
+    return {name: cls for name, cls, _ in PANELS}
 
 
 def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: bool,
                   timeline: tuple[str, str] | None = None, store=None) -> dict[str, Path]:
     """Render every panel that has a section in `doc` to out_dir/<panel>.png (2x) and .svg.
 
-    The panels are the app's own (widgets.mainwindow.PANELS) fed the same dicts through a
+    The panels are the app's own (widgets.panels.PANELS) fed the same dicts through a
     Session, so the pictures match the window. Returns panel name -> PNG path (distributions
     once per telling metric: distributions_<metric>.png; the first is also distributions.png).
     store: the session's store, needed only by the timeline panel (it queries the request)."""

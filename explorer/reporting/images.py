@@ -19,7 +19,7 @@ CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC"]
 
 def ensure_app() -> QApplication:
     """The running QApplication, or a new one (offscreen when no DISPLAY / WAYLAND_DISPLAY)."""
-    from explorer.app import filter_qt_noise
+    from explorer.qtmessages import filter_qt_noise
     filter_qt_noise()
     app = QApplication.instance()
     if app is None:

@@ -1,0 +1,49 @@
+"""The one list of the window's panels, shared by the window (widgets/mainwindow.py) and the
+report's panel pictures (explorer/reporting/bundle.py)."""
+from __future__ import annotations
+
+from widgets.cases import CasesPanel
+from widgets.clusters import ClustersPanel
+from widgets.comparison import ComparisonPanel
+from widgets.conclusion import ConclusionPanel
+from widgets.distributions import DistributionsPanel
+from widgets.engine import EnginePanel
+from widgets.header import HeaderPanel
+from widgets.heatmap import HeatmapPanel
+from widgets.inputs import InputsPanel
+from widgets.replay import ReplayPanel
+from widgets.runs import RunsPanel
+from widgets.sla import SlaPanel
+from widgets.timeline import TimelinePanel
+from widgets.tree import TreePanel
+from widgets.versions import VersionsPanel
+from widgets.whatif import WhatIfPanel
+
+# The one list of panels: (object name, class, area).
+# Areas: top, left, centre, right, bottom. Centre panels are tabbed, first one in front.
+PANELS = [
+    ("header", HeaderPanel, "top"),
+    ("clusters", ClustersPanel, "left"),
+    ("inputs", InputsPanel, "left"),
+    ("comparison", ComparisonPanel, "centre"),
+    ("distributions", DistributionsPanel, "centre"),
+    ("tree", TreePanel, "centre"),
+    ("heatmap", HeatmapPanel, "centre"),
+    ("versions", VersionsPanel, "centre"),
+    ("runs", RunsPanel, "centre"),
+    ("sla", SlaPanel, "centre"),
+    ("timeline", TimelinePanel, "centre"),  # full height: axis labels fit
+    ("engine", EnginePanel, "centre"),
+    ("whatif", WhatIfPanel, "centre"),
+    ("conclusion", ConclusionPanel, "right"),
+    ("cases", CasesPanel, "bottom"),
+    ("replay", ReplayPanel, "bottom"),
+]
+# Panels whose minimum size must never widen the window: they scroll inside their dock.
+SCROLLED = frozenset({"runs", "timeline", "engine", "whatif", "replay"})
+TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
+          "comparison": "Metric comparison", "distributions": "Distributions",
+          "tree": "Decision tree", "heatmap": "Heatmap", "versions": "Versions", "runs": "Runs",
+          "sla": "SLA",
+          "whatif": "What-if", "conclusion": "Conclusion", "cases": "Cases",
+          "timeline": "Timeline", "engine": "Engine", "replay": "Replay"}
