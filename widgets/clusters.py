@@ -36,7 +36,8 @@ class ClustersPanel(Panel):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.verticalHeader().hide()
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # a shared prefix is already cut: what tells clusters apart comes first, keep it
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.setWordWrap(False)  # wrapped at "-", a name showed as its first word + "…"
         self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in (1, 2, 3):
