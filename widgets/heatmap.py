@@ -134,9 +134,18 @@ class HeatmapPanel(Panel):
         if msg:
             return msg + "\n" + self.tr("Choose other metrics above.")
         if msg is None:
-            self.hint.setText(self.tr("%1 · hover a cell for its counts and value; click it to select its requests")
-                              .replace("%1", f"{hm.get('level', 'request')} level, n = {hm.get('n_items', '–')}"))
+            facts = self.tr("%1 level, n = %2").replace("%1", str(hm.get("level", "request"))).replace(
+                "%2", "–" if hm.get("n_items") is None else f"{int(hm['n_items']):,}")
+            self.hint.setText(facts if self._print else self.tr(
+                "%1 · hover a cell for its counts and value; click it to select its requests")
+                .replace("%1", facts))
         return msg
+
+    _print = False
+
+    def set_print_layout(self, on: bool) -> None:
+        """A report's picture: the caption says what the cells hold, not where to click."""
+        self._print = on
 
     def on_results(self, update: dict) -> None:
         super().on_results(update)
