@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QTableView, QVBoxLayout)
 
+from explorer.core.i18n import _
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters import comparison as painter
@@ -37,8 +38,8 @@ class ComparisonPanel(Panel):
         self.what.currentIndexChanged.connect(lambda _i: self._repaint())
         self.top.addWidget(QLabel(self.tr("Compare")))
         self.top.addWidget(self.what, 1)
-        self.model = RowsModel([self.tr(h) for h in painter.HEADERS], self,
-                               [self.tr(t) for t in painter.TIPS])
+        self.model = RowsModel([_(h) for h in painter.HEADERS], self,
+                               [_(t) for t in painter.TIPS])
         self.proxy = sortable(self.model, self)
         self.view = QTableView()
         self.view.setModel(self.proxy)
@@ -95,7 +96,7 @@ class ComparisonPanel(Panel):
             rows = self.shown = sel[key]
         heads = painter.HEADERS if key == "cohort" or sel is None else \
             painter.headers_for("rest" if key == "vs_rest" else "control")
-        self.model.set_headers([self.tr(h) for h in heads])
+        self.model.set_headers([_(h) for h in heads])  # painter headers: gettext (N_) marks
         if key == "cohort" or sel is None:
             self.note.setText(self._cohort_note)
         else:

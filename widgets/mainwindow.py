@@ -6,8 +6,8 @@ import importlib
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QWidget)
 
@@ -47,12 +47,17 @@ PANELS = [
     ("cases", CasesPanel, "bottom"),
     ("replay", "widgets.replay:ReplayPanel", "bottom"),
 ]
-TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
-          "comparison": "Metric comparison", "distributions": "Distributions",
-          "tree": "Decision tree", "heatmap": "Heatmap", "versions": "Versions", "runs": "Runs",
-          "sla": "SLA",
-          "whatif": "What-if", "conclusion": "Conclusion", "cases": "Cases",
-          "timeline": "Timeline", "engine": "Engine", "replay": "Replay"}
+_T = QT_TRANSLATE_NOOP  # marks the titles for pyside6-lupdate; self.tr() translates them
+TITLES = {"header": _T("MainWindow", "Cohort"), "clusters": _T("MainWindow", "Clusters"),
+          "inputs": _T("MainWindow", "Inputs"),
+          "comparison": _T("MainWindow", "Metric comparison"),
+          "distributions": _T("MainWindow", "Distributions"),
+          "tree": _T("MainWindow", "Decision tree"), "heatmap": _T("MainWindow", "Heatmap"),
+          "versions": _T("MainWindow", "Versions"), "runs": _T("MainWindow", "Runs"),
+          "sla": _T("MainWindow", "SLA"),
+          "whatif": _T("MainWindow", "What-if"), "conclusion": _T("MainWindow", "Conclusion"),
+          "cases": _T("MainWindow", "Cases"), "timeline": _T("MainWindow", "Timeline"),
+          "engine": _T("MainWindow", "Engine"), "replay": _T("MainWindow", "Replay")}
 MAX_RECENT = 10
 DEFAULT_SIZE = (1600, 1000)
 LAYOUT_VERSION = 2  # 2: the Timeline moved among the centre tabs
@@ -280,10 +285,37 @@ class MainWindow(QMainWindow):
                       panel_shortcut(i))
         v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
+        self._language_menu(v.addMenu(self.tr("&Language")))
         h = mb.addMenu(self.tr("&Help"))
         self._act(h, self.tr("&About Trace Explorer"), self.about)
         self._update_recent()
         self._update_actions()
+
+    def _language_menu(self, menu) -> None:
+        """View > Language: English / 简体中文 (each named in its own language), saved in the
+        settings; the window is built in the new language at the next start."""
+        from explorer import translators
+        from explorer.core import i18n
+        group = QActionGroup(self)
+        self.language_actions = {}
+        for code in i18n.LANGUAGES:
+            a = QAction(i18n.NAMES[code], self, checkable=True)
+            a.setChecked(code == i18n.language())
+            a.triggered.connect(lambda _c=False, c=code: self.set_language(c))
+            group.addAction(a)
+            menu.addAction(a)
+            self.language_actions[code] = a
+        self._language_setting = translators.SETTING
+
+    def set_language(self, code: str) -> None:
+        """Remember the language (View > Language) for the next start and say so."""
+        from explorer.core import i18n
+        self.settings.setValue(self._language_setting, code)
+        self.settings.sync()
+        if code != i18n.language():
+            self.statusBar().showMessage(
+                self.tr("The language changes to %1 at the next start.").replace(
+                    "%1", i18n.NAMES[code]), 10000)
 
     def _update_actions(self) -> None:
         s = self.session

@@ -6,6 +6,7 @@ from __future__ import annotations
 from explorer.core.escape import html_text as esc
 from explorer.core.report_runs import MD_MAX_RUNS, SHOWN, fmt_published
 from widgets import palette
+from explorer.core.i18n import _
 
 
 def runs_html(runs: list) -> str:
@@ -13,10 +14,10 @@ def runs_html(runs: list) -> str:
     rest = len(runs or []) - len(shown)
     out = []
     for r in shown[:MD_MAX_RUNS]:
-        ver = r.get("engine_version") or "unknown version"
+        ver = r.get("engine_version") or _("unknown version")
         src = f" ({r['version_source']})" if r.get("version_source") else ""
         out.append(f"<p><b>{esc(r.get('label') or r['run_id'])}</b>: "
-                   f"{esc(r.get('engine') or 'engine?')} {esc(ver)}{esc(src)}<br>"
+                   f"{esc(r.get('engine') or _('engine?'))} {esc(ver)}{esc(src)}<br>"
                    f"<span class='sub'>{esc(r.get('source_path') or '')}</span></p>")
         for f in r.get("flags") or []:
             out.append(f"<p style='color:{palette.BAD}'><b>{esc(f)}</b></p>")
@@ -52,7 +53,7 @@ def run_versions_html(v: dict) -> str:
                     f"<td>{esc(c['from_version'])} → {esc(c['to_version'])}</td>"
                     f"<td>{esc(fmt_published(c['from_value'], c.get('unit')))}</td>"
                     f"<td>{esc(fmt_published(c['to_value'], c.get('unit')))}</td><td>{esc(pct)}</td>"
-                    f"<td>{'REGRESSION' if c.get('regression') else ''}</td></tr>")
+                    f"<td>{_('REGRESSION') if c.get('regression') else ''}</td></tr>")
     return ("<p class='sub'>Published aggregates, one number per version: the bad direction and "
             "at least the minimum change flag a regression; nothing is tested.</p><table><tr>"
             "<th>engine / benchmark</th><th>metric</th><th>versions</th><th>old</th><th>new</th>"

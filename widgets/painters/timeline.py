@@ -36,7 +36,7 @@ BAR_H = 0.6
 
 
 def tr(text: str) -> str:
-    return QCoreApplication.translate("TimelinePainter", text)
+    return QCoreApplication.translate("", text)  # the context pyside6-lupdate gives module-level tr()
 
 
 def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:

@@ -29,6 +29,7 @@ from ..schema import CONTEXT_METRICS as CONTEXT_UNITS, REQUEST_METRICS
 from .cohort import (CASE_METRICS, CONTEXT_METRICS, ENGINE_METRICS, TEXT_METRICS, Cohort,
                      cohort_frame)
 from .results import Comparison, MetricRow
+from explorer.core.i18n import _
 
 DEFAULT_METRICS = ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS
 DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "ci_level": 0.95, "categorical": True}
@@ -148,7 +149,7 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
         frame = cohort_frame(store, cohort)
     bad = frame["badcase"] == 1
     if not bad.any():
-        raise NoData("the cohort has no badcase")
+        raise NoData(_("the cohort has no badcase"))
     if bad.all():
         raise NoData("the cohort has no control case (no correct case"
                      + (" of the badcases' categories)" if cohort.control == "same-category"
@@ -174,7 +175,7 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
             if r is not None:
                 rows.append(r)
     if not rows:
-        raise NoData("no metric has a value in this cohort")
+        raise NoData(_("no metric has a value in this cohort"))
     rows = _adjust(rows)
     return Comparison(rows=tuple(rows), alpha=p["alpha"])
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import NoData
 from .results import VersionsResult, num
+from explorer.core.i18n import _
 
 METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
            "queue_ms", "e2e_ms", "prompt_tokens", "completion_tokens")
@@ -63,11 +64,11 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
     agg = store.query("analysis_versions", {"by_benchmark": True, "eval_id": eval_id})
     if agg.empty:
         if eval_id is not None:
-            raise NoData(f"no run bound to a case of eval {eval_id!r} names an engine version, "
-                         "so there is nothing to compare across versions")
-        raise NoData("no loaded run with per-request rows names an engine version "
+            raise NoData(_("no run bound to a case of eval {eval_id!r} names an engine version, "
+                         "so there is nothing to compare across versions").format(eval_id=eval_id))
+        raise NoData(_("no loaded run with per-request rows names an engine version "
                      "(engine_version), so no request-level comparison across versions (runs "
-                     "with published aggregates only are compared at run level)")
+                     "with published aggregates only are compared at run level)"))
 
     def multi(df):
         return df.groupby(df["benchmark"].fillna("\0"))["engine_version"].nunique().max() >= 2

@@ -33,6 +33,7 @@ from .calibrate import calibrate
 from .replicas import simulate_replicas
 from .io import requests_from_store
 from .model import EngineConfig
+from explorer.core.i18n import _
 
 WARMUP_S = 600.0
 SETTINGS = ("num_gpu_blocks", "block_size", "eviction", "max_num_seqs", "max_num_batched_tokens")
@@ -120,18 +121,18 @@ def gather_inputs(store, cohort, observed: dict | None = None,
     bound = frame[frame["request_id"].notna() & frame["run_id"].notna()]
     bad = bound[bound["badcase"] == 1]
     if bad.empty:
-        raise NoData("No badcase of the cohort is bound to a request: nothing to replay.")
+        raise NoData(_("No badcase of the cohort is bound to a request: nothing to replay."))
     run_id = str(bad["run_id"].value_counts().idxmax())
     settings = {**(observed or {}), **observed_settings(store, run_id)}
     if "num_gpu_blocks" not in settings:
-        raise NoData(f"Run {run_id} does not record its engine's KV-cache size (num_gpu_blocks): "
-                     "give the observed settings to replay it.")
+        raise NoData(_("Run {run_id} does not record its engine's KV-cache size (num_gpu_blocks): "
+                     "give the observed settings to replay it.").format(run_id=run_id))
     base_cfg = EngineConfig(**{k: v for k, v in settings.items() if k in SETTINGS})
     base_cfg.validate()
     mine = bound[bound["run_id"] == run_id]
     t = mine["arrival_s"].dropna()
     if t.empty:
-        raise NoData(f"The cohort's requests on {run_id} have no arrival times.")
+        raise NoData(_("The cohort's requests on {run_id} have no arrival times.").format(run_id=run_id))
     t0, t1 = float(t.min()), float(t.max())
     trace = [r for r in requests_from_store(store, run_id) if t0 - warmup_s <= r.arrival_s <= t1]
     rows = store.df("SELECT request_id, ttft_ms, tpot_ms FROM requests WHERE run_id = ?", [run_id])

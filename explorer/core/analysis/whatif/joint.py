@@ -30,6 +30,7 @@ from .estimator import coefficient_draws
 from .exceptions import WhatIfError
 from .fits import fit_logistic_auto, fit_ols, one_blas_thread
 from .splines import spline_basis
+from explorer.core.i18n import _
 
 
 @dataclass(frozen=True)
@@ -102,15 +103,15 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     keep = data.notna().all(axis=1)
     d = data[keep]
     if len(d) < MIN_ROWS:
-        raise NoData(f"Only {len(d)} cases have {', '.join(used)} all recorded; at least "
-                     f"{MIN_ROWS} are needed.")
+        raise NoData(_("Only {n_d} cases have {x} all recorded; at least "
+                     "{MIN_ROWS} are needed.").format(n_d=len(d), x=', '.join(used), MIN_ROWS=MIN_ROWS))
     tgt = pd.Series(target, index=frame.index).fillna(False).astype(bool)
     new = pd.DataFrame({t: np.asarray(v, dtype=float) for t, v in new_values.items()},
                        index=frame.index[tgt])
     tgt_ok = tgt & keep
     tgt_ok[tgt_ok] = new.loc[tgt_ok[tgt_ok].index].notna().all(axis=1).to_numpy()
     if not tgt_ok.any():
-        raise NoData("No target case has every variable recorded.")
+        raise NoData(_("No target case has every variable recorded."))
     warn = []
     if int(tgt.sum()) > int(tgt_ok.sum()):
         warn.append(f"{int(tgt.sum() - tgt_ok.sum())} target case(s) left out: a variable is "

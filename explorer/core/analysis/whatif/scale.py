@@ -20,6 +20,7 @@ from .exceptions import Cancelled, WhatIfError
 from .fits import one_blas_thread
 from .identify import backdoor_set
 from .sla_met import default_sla
+from explorer.core.i18n import _
 
 
 @dataclass(frozen=True)
@@ -125,10 +126,10 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
         adj = sorted(backdoor_set(graph, g, data, metric, m, observed_cols))  # set order varies
         sub = data[[metric, m] + adj].dropna()
         if len(sub) < MIN_ROWS:
-            raise NoData(f"Only {len(sub)} rows have {metric}, {m} and the adjustment set.")
+            raise NoData(_("Only {n_sub} rows have {metric}, {x} and the adjustment set.").format(n_sub=len(sub), metric=metric, x=m))
         X = np.column_stack([np.ones(len(sub)), sub[[metric] + adj].to_numpy()])
         y = sub[m].to_numpy()
-        beta, *_ = np.linalg.lstsq(X, y, rcond=None)
+        beta, *_rest = np.linalg.lstsq(X, y, rcond=None)
         resid = y - X @ beta
         s2 = float(resid @ resid) / max(1, len(y) - X.shape[1])
         cov = s2 * np.linalg.pinv(X.T @ X)
@@ -139,7 +140,7 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
         warn.append(f"{n_dropped} selected rows dropped: missing {metric} or a threshold metric.")
     d = data.loc[keep]
     if d.empty:
-        raise NoData(f"No selected row has {metric} and {', '.join(th)} all recorded.")
+        raise NoData(_("No selected row has {metric} and {x} all recorded.").format(metric=metric, x=', '.join(th)))
     x = d[metric].to_numpy()
     shift = (factor - 1.0) * x
 

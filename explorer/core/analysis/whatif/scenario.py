@@ -25,6 +25,7 @@ from .fits import one_blas_thread
 from .identify import backdoor_set
 from .refute import REFUTERS, Refutation, run_refuter
 from .sla_met import add_sla_met
+from explorer.core.i18n import _
 
 #: Progress steps of run_whatif: checks, identification, estimate, three refuters.
 _PROGRESS_STEPS = 5
@@ -188,7 +189,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         if base.empty:
             base = data[treatment].dropna()
         if base.empty:
-            raise NoData(f"No case has a value of {treatment}.")
+            raise NoData(_("No case has a value of {treatment}.").format(treatment=treatment))
         set_value = float(base.mean() if ctl.any() else base.median())
         warn.append(f"No scenario value given: {treatment} is set to the control group's mean, "
                     f"{set_value:.3g}.")
@@ -217,14 +218,14 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     d = data.loc[keep, used].copy()
     d["__selected"] = sel[keep].astype(int).to_numpy()
     if len(d) < MIN_ROWS:
-        raise NoData(f"Only {len(d)} case{'s have' if len(d) != 1 else ' has'} {', '.join(used)} all recorded; the what-if "
-                     f"needs at least {MIN_ROWS}.")
+        raise NoData(_("Only {n_d} case{x} {x2} all recorded; the what-if "
+                     "needs at least {MIN_ROWS}.").format(n_d=len(d), x='s have' if len(d) != 1 else ' has', x2=', '.join(used), MIN_ROWS=MIN_ROWS))
     if d[treatment].nunique() < 2:
-        raise NoData(f"{treatment} takes a single value in the usable cases; its effect cannot "
-                     f"be estimated.")
+        raise NoData(_("{treatment} takes a single value in the usable cases; its effect cannot "
+                     "be estimated.").format(treatment=treatment))
     n_sel = int(d["__selected"].sum())
     if n_sel == 0:
-        raise NoData("None of the selected cases has every variable the what-if needs.")
+        raise NoData(_("None of the selected cases has every variable the what-if needs."))
     binary = _is_binary(d[outcome])
     if binary:
         d[outcome] = d[outcome].astype(int)
@@ -232,10 +233,10 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         few = min(events, len(d) - events)
         if few < MIN_EVENTS:
             which = "with" if events == few else "without"
-            raise NoData(f"Only {few} usable case{'s' if few != 1 else ''} {which} {outcome} = 1: "
-                         f"a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
+            raise NoData(_("Only {few} usable case{x} {which} {outcome} = 1: "
+                         "a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
                          "(with fewer, its fit and its refuters' refits on subsets are "
-                         "undefined).")
+                         "undefined).").format(few=few, x='s' if few != 1 else '', which=which, outcome=outcome, MIN_EVENTS=MIN_EVENTS))
     lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
     if not lo_obs <= set_value <= hi_obs:
         warn.append(f"{treatment} = {set_value:.3g} lies outside the observed range "
