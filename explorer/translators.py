@@ -68,9 +68,7 @@ def install(lang: str, app=None) -> str:
         app.removeTranslator(t)
     _installed.clear()
     _current["lang"] = lang
-    QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Territory.China)
-                       if lang == "zh_CN" else QLocale(QLocale.Language.English,
-                                                       QLocale.Territory.UnitedStates))
+    QLocale.setDefault(QLocale("zh_CN" if lang == "zh_CN" else "en_US"))
     if lang == "en":
         return lang
     qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)

@@ -3,7 +3,7 @@ BH-adjusted p, Cohen's d, n), sortable, significant rows marked; copy as Markdow
 Clicking a row shows that metric in the Distributions panel."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QTableView, QVBoxLayout)
@@ -17,8 +17,9 @@ from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 
 # what the table compares: the cohort, or the selection (Session "selection" payload keys)
-VIEWS = (("cohort", "Badcases vs control"), ("vs_rest", "Selection vs rest of the cohort"),
-         ("vs_control", "Selected badcases vs control"))
+VIEWS = (("cohort", QT_TRANSLATE_NOOP("ComparisonPanel", "Badcases vs control")),
+         ("vs_rest", QT_TRANSLATE_NOOP("ComparisonPanel", "Selection vs rest of the cohort")),
+         ("vs_control", QT_TRANSLATE_NOOP("ComparisonPanel", "Selected badcases vs control")))
 
 
 class ComparisonPanel(Panel):

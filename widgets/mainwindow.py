@@ -47,17 +47,16 @@ PANELS = [
     ("cases", CasesPanel, "bottom"),
     ("replay", "widgets.replay:ReplayPanel", "bottom"),
 ]
-_T = QT_TRANSLATE_NOOP  # marks the titles for pyside6-lupdate; self.tr() translates them
-TITLES = {"header": _T("MainWindow", "Cohort"), "clusters": _T("MainWindow", "Clusters"),
-          "inputs": _T("MainWindow", "Inputs"),
-          "comparison": _T("MainWindow", "Metric comparison"),
-          "distributions": _T("MainWindow", "Distributions"),
-          "tree": _T("MainWindow", "Decision tree"), "heatmap": _T("MainWindow", "Heatmap"),
-          "versions": _T("MainWindow", "Versions"), "runs": _T("MainWindow", "Runs"),
-          "sla": _T("MainWindow", "SLA"),
-          "whatif": _T("MainWindow", "What-if"), "conclusion": _T("MainWindow", "Conclusion"),
-          "cases": _T("MainWindow", "Cases"), "timeline": _T("MainWindow", "Timeline"),
-          "engine": _T("MainWindow", "Engine"), "replay": _T("MainWindow", "Replay")}
+TITLES = {"header": QT_TRANSLATE_NOOP("MainWindow", "Cohort"), "clusters": QT_TRANSLATE_NOOP("MainWindow", "Clusters"),
+          "inputs": QT_TRANSLATE_NOOP("MainWindow", "Inputs"),
+          "comparison": QT_TRANSLATE_NOOP("MainWindow", "Metric comparison"),
+          "distributions": QT_TRANSLATE_NOOP("MainWindow", "Distributions"),
+          "tree": QT_TRANSLATE_NOOP("MainWindow", "Decision tree"), "heatmap": QT_TRANSLATE_NOOP("MainWindow", "Heatmap"),
+          "versions": QT_TRANSLATE_NOOP("MainWindow", "Versions"), "runs": QT_TRANSLATE_NOOP("MainWindow", "Runs"),
+          "sla": QT_TRANSLATE_NOOP("MainWindow", "SLA"),
+          "whatif": QT_TRANSLATE_NOOP("MainWindow", "What-if"), "conclusion": QT_TRANSLATE_NOOP("MainWindow", "Conclusion"),
+          "cases": QT_TRANSLATE_NOOP("MainWindow", "Cases"), "timeline": QT_TRANSLATE_NOOP("MainWindow", "Timeline"),
+          "engine": QT_TRANSLATE_NOOP("MainWindow", "Engine"), "replay": QT_TRANSLATE_NOOP("MainWindow", "Replay")}
 MAX_RECENT = 10
 DEFAULT_SIZE = (1600, 1000)
 LAYOUT_VERSION = 2  # 2: the Timeline moved among the centre tabs

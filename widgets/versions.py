@@ -49,7 +49,7 @@ class VersionsPanel(Panel):
     def paint(self, versions) -> str | None:
         why = empty_reason(versions)
         if why:
-            return self.tr(why)
+            return why  # the painter's message, already in the current language
         rows = versions_rows(versions)
         self.model.set_rows([c for c, _ in rows],
                             colours=[QColor(palette.BAD) if reg else None for _, reg in rows],

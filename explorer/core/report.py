@@ -207,7 +207,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     note = None
     if sim:
         from explorer.demo import DEMO_NOTE
-        note = DEMO_NOTE
+        note = _(DEMO_NOTE)
     doc["meta"] = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                    "app_version": _app_version(), "cohort": cohort.to_dict(),
                    "simulated": sim, "demo_note": note,
@@ -691,7 +691,7 @@ def _md_whatif(w: dict) -> str:
     if refs:
         out.append(_table((_("Refutation"), _("New effect"), "p", _("Verdict")), [
             (r.get("label") or r.get("name"), fmt_num(r.get("new_effect")), _p(r.get("p_value")),
-             r.get("verdict")) for r in refs]))
+             _(r.get("verdict") or "")) for r in refs]))
     for warn in w.get("warnings") or []:
         out.append(f"> {md(warn)}")
     return "\n\n".join(out)
@@ -794,12 +794,13 @@ def _count(x) -> str:
 def _md_engine(e: dict) -> str:
     """Per stats run: its clock and the server-wide peak, then one row per engine."""
     lines = []
+    unknown = _("engine ?")
     for run in e.get("runs") or []:
         clock = run.get("clock") or _("unknown clock")
         if run.get("first_stat_line_time"):
             clock += f" (0 s = {run['first_stat_line_time']})"
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
-                  f"{md(run.get('engine_kind') or _('engine ?'))}"
+                  f"{md(run.get('engine_kind') or unknown)}"
                   + (f", {md(run['model'])}" if run.get("model") else "") + _("); time: {clock}.").format(clock=md(clock)), ""]
         sv = run.get("server") or {}
         if sv.get("engines", 0) > 1 and sv.get("peak_running") is not None:

@@ -100,14 +100,16 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
            f"<p class='sub'>{esc(str(meta.get('generated_at', '')))} · Trace Explorer "
            f"{esc(str(meta.get('app_version', '')))}</p>"]
     if meta.get("simulated"):
-        out.append(f"<p class='sim'>{esc(meta.get('demo_note') or _('Simulated data.'))}</p>")
+        note = meta.get("demo_note") or _("Simulated data.")
+        out.append(f"<p class='sim'>{esc(note)}</p>")
     cohort = doc.get("cohort")
     if isinstance(cohort, dict) and "status" not in cohort:
         out.append(header_html(cohort, meta))
     out.append("<p class='scope'>" + "<br>".join(f"<b>{esc(t)}:</b> {esc(v)}" for t, v in scope_lines(meta))
                + "</p>")
     if "dashboard" in images and not for_pdf:
-        out.append(f"<h2>{esc(_('Dashboard'))}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
+        heading = _("Dashboard")
+        out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
     for key, title, img, table in SECTIONS:
         if key not in doc and (img is None or img not in images):
             continue
@@ -161,7 +163,8 @@ def badcase_table(cases, limit: int = CASES_LISTED) -> str:
         rows.append("<tr>" + "".join(f"<td>{esc(_short(v))}</td>" for v in (
             getattr(r, "case_id", ""), getattr(r, "prompt", ""), getattr(r, "prediction", ""),
             request, link)) + "</tr>")
-    return (f"<h2>{esc(_('Badcases of the cohort'))}</h2>{note}<table class='cases'><tr>{head}</tr>"
+    heading = _("Badcases of the cohort")
+    return (f"<h2>{esc(heading)}</h2>{note}<table class='cases'><tr>{head}</tr>"
             + "".join(rows) + "</table>")
 
 
@@ -180,7 +183,8 @@ def provenance_html(doc: dict) -> str:
     sim = " " + _("Data: SIMULATED.") if meta.get("simulated") else ""
     foot = _("Trace Explorer {version}, generated {when}.").format(
         version=meta.get("app_version", ""), when=meta.get("generated_at", ""))
-    return f"<h2>{esc(_('Provenance'))}</h2>{table}<p class='foot'>{esc(foot + sim)}</p>"
+    heading = _("Provenance")
+    return f"<h2>{esc(heading)}</h2>{table}<p class='foot'>{esc(foot + sim)}</p>"
 
 
 def _short(v, n: int = 160) -> str:

@@ -18,7 +18,8 @@ def conclusion_html(conclusion: dict | None, tree_sentence: str | None = None) -
     if mods:
         chips = " ".join(f"<span style='background:{palette.BAD};color:white;padding:2px 6px'>"
                          f"&nbsp;{esc(module_name(str(m)))}&nbsp;</span>" for m in mods)
-        parts.append(f"<p><b>{esc(_('Points to:'))}</b> {chips}</p>")
+        points = _("Points to:")
+        parts.append(f"<p><b>{esc(points)}</b> {chips}</p>")
     if c.get("narrative"):
         parts.append(f"<p>{esc(str(c['narrative']))}</p>")
     if tree_sentence:
@@ -30,7 +31,8 @@ def conclusion_html(conclusion: dict | None, tree_sentence: str | None = None) -
             flags = s.get("flags") or []
             fl = "".join(f"<br><code>{esc(str(f))}</code>" for f in flags)
             items.append(f"<li><b>P{esc(str(s.get('priority', '?')))}</b> {esc(str(s.get('text', '')))}{fl}</li>")
-        parts.append(f"<p><b>{esc(_('Suggestions'))}</b></p><ol style='margin-left:-20px'>" + "".join(items) + "</ol>")
+        heading = _("Suggestions")
+        parts.append(f"<p><b>{esc(heading)}</b></p><ol style='margin-left:-20px'>" + "".join(items) + "</ol>")
     if not parts:
         parts.append(f"<p style='color:{palette.MUTED}'>" + esc(
             _("No conclusion: the evidence rules fired on nothing in this cohort.")) + "</p>")

@@ -13,11 +13,12 @@ def runs_html(runs: list) -> str:
     shown = [r for r in runs or [] if r.get("published") or r.get("flags")]
     rest = len(runs or []) - len(shown)
     out = []
+    unknown = _("engine?")
     for r in shown[:MD_MAX_RUNS]:
         ver = r.get("engine_version") or _("unknown version")
         src = f" ({r['version_source']})" if r.get("version_source") else ""
         out.append(f"<p><b>{esc(r.get('label') or r['run_id'])}</b>: "
-                   f"{esc(r.get('engine') or _('engine?'))} {esc(ver)}{esc(src)}<br>"
+                   f"{esc(r.get('engine') or unknown)} {esc(ver)}{esc(src)}<br>"
                    f"<span class='sub'>{esc(r.get('source_path') or '')}</span></p>")
         for f in r.get("flags") or []:
             out.append(f"<p style='color:{palette.BAD}'><b>{esc(f)}</b></p>")
@@ -45,6 +46,7 @@ def runs_html(runs: list) -> str:
 def run_versions_html(v: dict) -> str:
     ch = (v or {}).get("changes") or []
     rows = []
+    flag = _("REGRESSION")
     for c in ch[:30]:
         pct = "n/a" if c.get("change_pct") is None else f"{c['change_pct']:+.1f} %"
         cls = " class='sig'" if c.get("regression") else ""
@@ -53,7 +55,7 @@ def run_versions_html(v: dict) -> str:
                     f"<td>{esc(c['from_version'])} → {esc(c['to_version'])}</td>"
                     f"<td>{esc(fmt_published(c['from_value'], c.get('unit')))}</td>"
                     f"<td>{esc(fmt_published(c['to_value'], c.get('unit')))}</td><td>{esc(pct)}</td>"
-                    f"<td>{_('REGRESSION') if c.get('regression') else ''}</td></tr>")
+                    f"<td>{flag if c.get('regression') else ''}</td></tr>")
     return ("<p class='sub'>Published aggregates, one number per version: the bad direction and "
             "at least the minimum change flag a regression; nothing is tested.</p><table><tr>"
             "<th>engine / benchmark</th><th>metric</th><th>versions</th><th>old</th><th>new</th>"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from explorer.core.i18n import _
 
 
 class Fit:
@@ -35,8 +36,8 @@ class Fit:
         return 1.0 / (1.0 + np.exp(-np.clip(eta, -35, 35))) if self.logistic else eta
 
     def summary(self) -> str:
-        kind = "logistic (Newton-Raphson)" if self.logistic else "OLS"
-        return f"{kind}: params {np.round(self.params, 4).tolist()}, {self.iterations} iterations"
+        kind = _("logistic (Newton-Raphson)") if self.logistic else _("OLS")
+        return _("{kind}: params {params}, {iterations} iterations").format(kind=kind, params=np.round(self.params, 4).tolist(), iterations=self.iterations)
 
 
 def _solve_spd(A, b):

@@ -72,8 +72,8 @@ def parent_adjustment(graph, treatments, outcome, columns) -> list[str]:
             else:
                 adj.add(p)
     if bad:
-        raise WhatIfError("Unobserved cause(s) of the treatments also reach the outcome: "
-                          + ", ".join(sorted(set(bad))) + "; the effect is not identified.")
+        raise WhatIfError(_("Unobserved cause(s) of the treatments also reach the outcome: ")
+                          + ", ".join(sorted(set(bad))) + _("; the effect is not identified."))
     return sorted(adj)
 
 
@@ -94,9 +94,9 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     treatments = tuple(new_values)
     for name in treatments + (outcome,):
         if name not in frame.columns:
-            raise WhatIfError(f"'{name}' is not in the data.")
+            raise WhatIfError(_("'{name}' is not in the data.").format(name=name))
         if name not in graph.nodes:
-            raise WhatIfError(f"'{name}' is not a node of the causal graph.")
+            raise WhatIfError(_("'{name}' is not a node of the causal graph.").format(name=name))
     adjust = parent_adjustment(graph, treatments, outcome, frame.columns)
     used = list(treatments) + adjust + [outcome]
     data = frame[used].apply(pd.to_numeric, errors="coerce").astype(float)
@@ -114,8 +114,8 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
         raise NoData(_("No target case has every variable recorded."))
     warn = []
     if int(tgt.sum()) > int(tgt_ok.sum()):
-        warn.append(f"{int(tgt.sum() - tgt_ok.sum())} target case(s) left out: a variable is "
-                    "missing.")
+        warn.append(_("{sum} target case(s) left out: a variable is "
+                    "missing.").format(sum=int(tgt.sum() - tgt_ok.sum())))
     y = d[outcome].to_numpy()
     binary = set(np.unique(y)) <= {0.0, 1.0}
     maps = {c: spline_basis(d[c].to_numpy(), N_KNOTS_TREATMENT if c in treatments else N_KNOTS_ADJUST,
@@ -131,15 +131,15 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     X = features(d)
     fit = fit_logistic_auto(X, y) if binary else fit_ols(X, y)
     if binary and getattr(fit, "ridge", 0.0):
-        warn.append(f"The logistic fit needed a ridge penalty ({fit.ridge:g}): quasi-separation.")
+        warn.append(_("The logistic fit needed a ridge penalty ({ridge:g}): quasi-separation.").format(ridge=fit.ridge))
     dt = d.loc[tgt_ok[tgt_ok].index]
     nt = new.loc[dt.index]
     for t in treatments:
         lo, hi = float(d[t].min()), float(d[t].max())
         out = int(((nt[t] < lo - 1e-12) | (nt[t] > hi + 1e-12)).sum())
         if out:
-            warn.append(f"{out} case(s) move {t} outside its observed range [{lo:.3g}, {hi:.3g}]: "
-                        "extrapolation.")
+            warn.append(_("{out} case(s) move {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
+                        "extrapolation.").format(out=out, x=t, lo=lo, hi=hi))
     Xo, Xn = features(dt), features(dt, nt)
     yt = dt[outcome].to_numpy()
     betas = np.vstack([fit.params, coefficient_draws(np.asarray(fit.params, float),
@@ -163,9 +163,9 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     a = (1 - CONFIDENCE) / 2
     per_case = pd.DataFrame({"y": yt, "p_obs": p_obs, "p_new": p_new, "y_new_expected": expected},
                             index=dt.index)
-    model = ("logistic regression" if binary else "linear regression") + \
-        f" of {outcome} on splines of {', '.join(treatments)}" + \
-        (f" adjusted for {', '.join(adjust)}" if adjust else "")
+    model = (_("logistic regression") if binary else _("linear regression")) + \
+        _(" of {outcome} on splines of {x}").format(outcome=outcome, x=', '.join(treatments)) + \
+        (_(" adjusted for {x}").format(x=', '.join(adjust)) if adjust else "")
     return JointCounterfactual(
         outcome=outcome, treatments=treatments, adjustment=tuple(adjust),
         observed=float(yt.sum()), predicted=float(expected.sum()),
