@@ -36,6 +36,9 @@ LABELS = {
     "prompt_chars": N_("prompt length"),
     "prediction_chars": N_("answer length"),
     "badcase_share": N_("badcase share"),
+    "finish_reason_length": N_("finish reason length"),
+    "errored": N_("errored"),
+    "preempted": N_("preempted"),
 }
 
 

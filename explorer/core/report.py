@@ -472,6 +472,8 @@ def _md_cohort(c: dict) -> str:
     cat = c.get("category")
     cat = ", ".join(cat) if isinstance(cat, list) else (cat or "n/a")
     lv = c.get("link_levels") or {}
+    how = {"same-category": _("same category"), "all-correct": _("every correct case")}
+    c = {**c, "control": how.get(c.get("control"), c.get("control"))}
     rows = [(_("Cluster"), c.get("cluster") or _("every badcase")), (_("Category"), cat),
             (_("Badcases"), c.get("badcases")),
             (_("Share of all badcases"), fmt_share(c.get("share_of_badcases"))),
@@ -544,6 +546,7 @@ def _md_heatmap(h: dict) -> str:
 
 
 MD_MAX_CHANGES = 15
+SLA_GROUPS = (N_("run"), N_("version"), N_("category"), N_("tenant"))  # "By run", translated
 
 
 def _bench_list(names: list[str]) -> str:
@@ -662,8 +665,8 @@ def _md_sla(s: dict, runs=None) -> str:
             continue
         top = sorted(rows, key=lambda r: -r["n"])[:12]
         more = _(" (12 largest of {n_rows})").format(n_rows=len(rows)) if len(rows) > 12 else ""
-        out.append(f"By {md(name)}{more}:\n\n" + _table(
-            (name, _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
+        out.append(_("By {group}{more}:").format(group=md(_(name)), more=more) + "\n\n" + _table(
+            (_(name), _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
             [(r["key"], fmt_share(r.get("share")), f"{r['n_met']} / {r['n']}",
               fmt_num(r.get("goodput_rps")), fmt_num(r.get("goodput_tps"))) for r in top]))
     return "\n\n".join(out)

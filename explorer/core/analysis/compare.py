@@ -29,16 +29,16 @@ from ..schema import CONTEXT_METRICS as CONTEXT_UNITS, REQUEST_METRICS
 from .cohort import (CASE_METRICS, CONTEXT_METRICS, ENGINE_METRICS, TEXT_METRICS, Cohort,
                      cohort_frame)
 from .results import Comparison, MetricRow
-from explorer.core.i18n import _
+from explorer.core.i18n import N_, _
 
 DEFAULT_METRICS = ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS
 DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "ci_level": 0.95, "categorical": True}
 
 # signal name -> (description, function(frame) -> (has_signal bool array, judged bool array))
 CATEGORICAL = {
-    "finish_reason_length": "truncated at the length limit (finish_reason = length)",
-    "errored": "errored",
-    "preempted": "preempted at least once",
+    "finish_reason_length": N_("truncated at the length limit (finish_reason = length)"),
+    "errored": N_("errored"),
+    "preempted": N_("preempted at least once"),
 }
 
 
@@ -83,21 +83,21 @@ def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRo
     diff = None
     if mb is not None and mc is not None:
         if mc == 0:
-            reasons.append("control mean is 0 (no relative difference)")
+            reasons.append(_("control mean is 0 (no relative difference)"))
         else:
             diff = (mb - mc) / abs(mc) * 100
     pv = d = lo = hi = None
     if nb < 2 or nc < 2:
-        reasons.append(f"too few values (n_bad={nb}, n_control={nc}; 2 per group needed)")
+        reasons.append(_("too few values (n_bad={nb}, n_control={nc}; 2 per group needed)").format(nb=nb, nc=nc))
     elif np.ptp(np.concatenate([b, c])) == 0:
-        reasons.append("no variation (every value is equal)")
+        reasons.append(_("no variation (every value is equal)"))
     else:
         pv = float(stats.mannwhitneyu(b, c, alternative="two-sided").pvalue)
         sp = np.sqrt(((nb - 1) * b.var(ddof=1) + (nc - 1) * c.var(ddof=1)) / (nb + nc - 2))
         if sp > 0:
             d = (mb - mc) / sp
         else:
-            reasons.append("zero variance within both groups (Cohen's d and the CI undefined)")
+            reasons.append(_("zero variance within both groups (Cohen's d and the CI undefined)"))
         lo, hi = welch_mean_diff_ci(b, c, p["ci_level"])
     return MetricRow(metric=metric, kind="numeric", unit=unit, bad_mean=mb, control_mean=mc,
                      diff_pct=diff, p_value=pv, p_adjusted=None, cohens_d=d, n_bad=nb,
@@ -121,15 +121,16 @@ def _categorical_row(name: str, frame: pd.DataFrame) -> MetricRow | None:
     if sb is not None and sc is not None:
         diff = (sb - sc) / sc * 100 if sc > 0 else None
     if nb == 0 or nc == 0:
-        reason = f"no bound request in the {'badcase' if nb == 0 else 'control'} group"
+        reason = (_("no bound request in the badcase group") if nb == 0 else
+                  _("no bound request in the control group"))
     elif kb == 0 and kc == 0:
-        reason = f"no request {CATEGORICAL[name]}"
+        reason = _("no request {what}").format(what=_(CATEGORICAL[name]))
     else:
         res = stats.fisher_exact([[kb, nb - kb], [kc, nc - kc]], alternative="two-sided")
         pv = float(res.pvalue)
         orr = float(res.statistic)
         if sc == 0:
-            reason = "no control request has the signal (relative difference undefined)"
+            reason = _("no control request has the signal (relative difference undefined)")
     return MetricRow(metric=name, kind="categorical", unit="share", bad_mean=sb, control_mean=sc,
                      diff_pct=diff, p_value=pv, p_adjusted=None, cohens_d=None, n_bad=nb,
                      n_control=nc, odds_ratio=orr, test="fisher-exact", reason=reason)

@@ -68,10 +68,12 @@ class BadcasePrediction:
     def sentence(self) -> str:
         """One line for the panel and the report."""
         s = self.setting
-        return (f"Replaying {self.window['requests']:,} requests of {self.run_id} under "
-                f"{s['label']}: {self.observed_badcases} badcase(s) observed among "
-                f"{self.n_cases} replayed cases, {self.predicted_badcases:.1f} predicted "
-                f"(95% interval {self.ci_low:.0f} to {self.ci_high:.0f}).")
+        return _("Replaying {requests:,} requests of {run_id} under {setting}: {observed} "
+                 "badcase(s) observed among {cases} replayed cases, {predicted:.1f} predicted "
+                 "(95% interval {low:.0f} to {high:.0f}).").format(
+                     requests=self.window["requests"], run_id=self.run_id, setting=s["label"],
+                     observed=self.observed_badcases, cases=self.n_cases,
+                     predicted=self.predicted_badcases, low=self.ci_low, high=self.ci_high)
 
 
 def observed_settings(store, run_id: str) -> dict:
@@ -89,14 +91,17 @@ def observed_settings(store, run_id: str) -> dict:
 def _label(cfg: EngineConfig, base: EngineConfig) -> str:
     parts = []
     if cfg.num_gpu_blocks != base.num_gpu_blocks:
-        parts.append(f"{'infinite' if cfg.num_gpu_blocks is None else f'{cfg.num_gpu_blocks:,}'} "
-                     f"KV blocks (observed {base.num_gpu_blocks or 'infinite':,})"
-                     if base.num_gpu_blocks else f"{cfg.num_gpu_blocks} KV blocks")
+        blocks = _("infinite") if cfg.num_gpu_blocks is None else f"{cfg.num_gpu_blocks:,}"
+        parts.append(_("{blocks} KV blocks (observed {observed})").format(
+            blocks=blocks, observed=f"{base.num_gpu_blocks:,}") if base.num_gpu_blocks
+            else _("{blocks} KV blocks").format(blocks=cfg.num_gpu_blocks))
     if cfg.eviction != base.eviction:
-        parts.append(f"{cfg.eviction.upper()} eviction (observed {base.eviction.upper()})")
+        parts.append(_("{eviction} eviction (observed {observed})").format(
+            eviction=cfg.eviction.upper(), observed=base.eviction.upper()))
     if cfg.max_num_seqs != base.max_num_seqs:
-        parts.append(f"max-num-seqs {cfg.max_num_seqs} (observed {base.max_num_seqs})")
-    return ", ".join(parts) or "the observed settings"
+        parts.append(_("max-num-seqs {n} (observed {observed})").format(
+            n=cfg.max_num_seqs, observed=base.max_num_seqs))
+    return ", ".join(parts) or _("the observed settings")
 
 
 @dataclass(frozen=True)
