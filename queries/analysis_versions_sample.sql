@@ -3,7 +3,7 @@
 --          run_id and request_id decides, so the same store gives the same sample).
 -- Params:  $max_n INTEGER, $by_benchmark BOOLEAN (false: pool every benchmark), $eval_id
 --          VARCHAR (NULL: every run; else the runs bound to cases of that eval)
--- Returns: benchmark (NULL when pooled or unknown), engine_version, kv_cache_hit_rate,
+-- Returns: benchmark (NULL when pooled or unknown), engine_version, run_id, kv_cache_hit_rate,
 --          num_preemptions, tpot_ms, batch_size, ttft_ms, queue_ms, e2e_ms, prompt_tokens,
 --          completion_tokens
 WITH r AS (
@@ -16,7 +16,7 @@ WITH r AS (
 g AS (
     SELECT benchmark, engine_version, count(*) AS n FROM r GROUP BY ALL
 )
-SELECT r.benchmark, r.engine_version, r.kv_cache_hit_rate, r.num_preemptions, r.tpot_ms,
+SELECT r.benchmark, r.engine_version, r.run_id, r.kv_cache_hit_rate, r.num_preemptions, r.tpot_ms,
        r.batch_size, r.ttft_ms, r.queue_ms, r.e2e_ms, r.prompt_tokens, r.completion_tokens
 FROM r JOIN g ON g.benchmark IS NOT DISTINCT FROM r.benchmark
              AND g.engine_version = r.engine_version

@@ -59,7 +59,15 @@ def test_values_changes_and_regression(loaded):
     c = ch["kv_cache_hit_rate"]
     assert (c["from_version"], c["to_version"]) == ("0.9.1", "0.10.0")
     assert c["change_pct"] == pytest.approx((hit_new.mean() - hit_old.mean()) / hit_old.mean() * 100)
-    assert c["p_value"] == pytest.approx(stats.mannwhitneyu(hit_old, hit_new).pvalue)
+    # two runs per version: tested at run level (Welch's t over the runs' means); the
+    # request-level Mann-Whitney p is kept beside it
+    assert c["p_requests"] == pytest.approx(stats.mannwhitneyu(hit_old, hit_new).pvalue)
+
+    def run_means(h):
+        return [h[: len(h) // 2].mean(), h[len(h) // 2:].mean()]
+    assert c["p_value"] == pytest.approx(stats.ttest_ind(run_means(hit_old), run_means(hit_new),
+                                                         equal_var=False).pvalue)
+    assert (c["runs_from"], c["runs_to"]) == (2, 2) and c["test"].startswith("welch-t")
     order = [x["metric"] for x in d["changes"]]
     adj = dict(zip(order, stats.false_discovery_control([ch[m]["p_value"] for m in order])))
     assert c["p_adjusted"] == pytest.approx(adj["kv_cache_hit_rate"])
@@ -77,7 +85,7 @@ def test_accuracy_per_version(loaded):
 def test_sampled_p_on_large_groups(loaded):
     d = compare_versions(loaded, None, {"sample_max": 100}).to_dict()
     c = next(c for c in d["changes"] if c["metric"] == "kv_cache_hit_rate")
-    assert "sample" in c["reason"] and c["p_value"] < 1e-6
+    assert "sample" in c["reason"] and c["p_requests"] < 1e-6
     # the means still use every request
     assert c["from_value"] == pytest.approx(DATA["0.9.1"][0].mean())
 
@@ -160,3 +168,33 @@ def test_real_aibrix_one_release_configurations(real):
     assert f"{len(once)} benchmarks seen in one version only" in md
     assert len(md.splitlines()) < 60
 
+
+
+def test_workload_change_is_a_confounder_not_a_regression():
+    """Prompts 19% longer on the newer release (one run each): a workload difference, reported
+    as such (and as a confounder), never a regression; TTFT's rise still is one; with one run per
+    version the notes say run-to-run variance is unknown."""
+    from explorer.core.store import Store
+    r = np.random.default_rng(4)
+    s = Store()
+    prompts = {"1.0": r.integers(800, 1200, 400), "1.1": np.round(r.integers(800, 1200, 400) * 1.19).astype(int)}
+    ttft = {"1.0": r.normal(200, 20, 400), "1.1": r.normal(260, 20, 400)}
+    for v in prompts:
+        s.add_run(v, engine_version=v, benchmark="b")
+        s.append("requests", pd.DataFrame({"run_id": v, "request_id": [f"q{i}" for i in range(400)],
+                                           "prompt_tokens": prompts[v], "ttft_ms": ttft[v]}))
+    try:
+        d = compare_versions(s).to_dict()
+    finally:
+        s.close()
+    ch = {c["metric"]: c for c in d["all_changes"]}
+    pt = ch["prompt_tokens"]
+    want = (prompts["1.1"].mean() - prompts["1.0"].mean()) / prompts["1.0"].mean() * 100
+    assert pt["change_pct"] == pytest.approx(want) and 15 < want < 23
+    assert pt["p_value"] == pytest.approx(stats.mannwhitneyu(prompts["1.0"], prompts["1.1"]).pvalue)
+    assert pt["regression"] is False and pt["workload_differs"] is True
+    assert ch["ttft_ms"]["regression"] is True and ch["ttft_ms"]["workload_differs"] is False
+    notes = " ".join(d["notes"])
+    assert "The workload differs between the releases: prompt tokens +" in notes
+    assert "not a regression but a confounder" in notes
+    assert "One run per version: run-to-run variance is unknown" in notes

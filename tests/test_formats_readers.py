@@ -193,3 +193,88 @@ def test_long_context_lm_eval_sample_first(store, tmp_path):
     assert detect_format(f).NAME == "lm_eval"
     r = store.load_file(f)
     assert r.error is None and r.rows_loaded == 2
+
+
+def test_genai_client_span_without_latency_attributes(store, tmp_path):
+    """A GenAI client span printed by the console exporter, in the layout of the span pasted in
+    BerriAI/litellm PR #4076 (a proxy's completion span: gen_ai.response.id, the older
+    gen_ai.usage.prompt_tokens / completion_tokens names, no gen_ai.latency.*); values here are
+    our own. The completion id binds (it is what the client logged) and the span's duration is
+    the call's E2E."""
+    span = console_span(0)
+    span.update(name="proxy-completion", kind="SpanKind.INTERNAL",
+                start_time="2025-01-02T03:04:05.100000Z", end_time="2025-01-02T03:04:06.350000Z",
+                attributes={"gen_ai.request.model": "m-small", "gen_ai.system": "openai",
+                            "gen_ai.response.id": "chatcmpl-abc1",
+                            "gen_ai.response.model": "m-small-0125", "llm.usage.total_tokens": 30,
+                            "gen_ai.usage.completion_tokens": 12, "gen_ai.usage.prompt_tokens": 18})
+    f = tmp_path / "proxy.log"
+    f.write_text(json.dumps(span, indent=4) + "\n")
+    r = store.load_file(f)
+    assert r.format == "otel_console" and r.error is None and r.rows_loaded == 1
+    row = store.df("SELECT * FROM requests").iloc[0]
+    assert row["request_id"] == "chatcmpl-abc1"
+    assert row["e2e_ms"] == pytest.approx(1250.0)
+    assert (row["prompt_tokens"], row["completion_tokens"]) == (18, 12)
+    assert np.isnan(row["ttft_ms"]) and np.isnan(row["tpot_ms"])  # not in the span: not invented
+    assert store.scalar("SELECT model FROM runs") == "m-small-0125"
+
+
+@pytest.mark.skipif(not PUB.is_dir(), reason=f"published real files missing: {PUB}")
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_utf16_printed_block_in_a_version_folder(store, tmp_path, encoding):
+    """Windows PowerShell's `>` writes UTF-16 (with a byte-order mark; Out-File -Encoding
+    unicode without one in some tools): vllm#19954's printed block saved that way reads as its
+    UTF-8 original does, its version still comes from the folder, and the run names the file."""
+    src = PUB / "vllm-19954-before-0.8.5.txt"
+    f = tmp_path / "vllm-0.8.5" / "bench.txt"
+    f.parent.mkdir()
+    f.write_bytes(src.read_text().replace("\n", "\r\n").encode(encoding))
+    r = store.load_file(f)
+    assert r.error is None and r.format == "bench_stdout"
+    assert r.columns["(file encoding)"].startswith("UTF-16")
+    got = dict(store.df("SELECT metric || '/' || stat, value FROM run_metrics").itertuples(index=False))
+    assert got["ttft_ms/p99"] == 8046.79 and got["requests/completed"] == 10000
+    run = store.df("SELECT source_path, engine_version, version_source FROM runs").iloc[0]
+    assert run["source_path"] == str(f) and run["engine_version"] == "0.8.5"
+    assert "folder 'vllm-0.8.5'" in run["version_source"]
+
+
+def test_single_byte_eval_csv_keeps_its_letters(store, tmp_path):
+    """A CSV saved as Windows-1252 (Excel): 'café' stays 'café', so its prompt hash equals the
+    trace's UTF-8 prompt."""
+    from explorer.core.association import prompt_hash
+    f = tmp_path / "graded.csv"
+    f.write_bytes("id,question,is_correct\n1,Où est le café ?,1\n2,“Deux” crêpes,0\n".encode("cp1252"))
+    r = store.load_file(f)
+    assert r.error is None and r.kind == "eval"
+    assert r.columns["(file encoding)"] == "Windows-1252, read as UTF-8"
+    got = store.df("SELECT prompt, prompt_hash FROM cases ORDER BY case_id")
+    assert got["prompt"].tolist() == ["Où est le café ?", "“Deux” crêpes"]
+    assert got["prompt_hash"][0] == prompt_hash("Où est le café ?")
+
+
+def test_utf16_bad_value_and_bad_json_name_the_original_file(store, tmp_path):
+    f = tmp_path / "trace.csv"
+    f.write_bytes("request_id,ttft_ms,e2e_ms\n1,abc,9\n2,5,9\n".encode("utf-16"))
+    r = store.load_file(f)
+    assert r.rows_loaded == 1 and r.skipped_reasons == ["line 2: field 'ttft_ms': not a number: 'abc'"]
+    assert store.scalar("SELECT source_path FROM runs") == str(f)
+    g = tmp_path / "result.json"
+    g.write_bytes('{"ttfts": [0.1, ], "input_lens": [1]}'.encode("utf-16"))
+    r = store.load_file(g)
+    assert r.error == f"{g}:1: invalid JSON (Expecting value, column 17)"
+
+
+def test_ungraded_opencompass_predictions_are_refused_with_the_reason(store, tmp_path):
+    """The record shape open-compass/LawBench publishes its predictions in (index-keyed
+    origin_prompt turns, prediction, a reference `refr`; values here our own) carries no
+    grading: the file is an OpenCompass prediction, refused with what would make it usable."""
+    f = tmp_path / "predictions" / "zero_shot" / "model-x" / "3-2.json"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps({str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": f"问题 {i}"}],
+                                      "prediction": f"答 {i}", "refr": f"参考 {i}"}
+                             for i in range(3)}, ensure_ascii=False, indent=4))
+    r = store.load_file(f)
+    assert r.format == "opencompass" and r.rows_loaded == 0
+    assert r.error.startswith(str(f)) and "--dump-eval-details" in r.error

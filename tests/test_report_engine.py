@@ -56,3 +56,22 @@ def test_engine_section_in_markdown(doc):
     assert "peak 212 running at 10.0 s, 44 waiting then" in sec
     assert re.search(r"\| 0 \| 2 \| 10\.0 s \| 53\.5 / 106 \| 11\.0 / 22 \|", sec)
     assert "| TP0 | 10 |" in sec
+
+
+def test_report_command_on_engine_logs_alone(tmp_path):
+    """`trace-explorer report LOG LOG` with nothing else loaded: exit 0, and the report's
+    engine section holds the logs' statistics (vllm#43295: 5 V1 lines, running 18-21)."""
+    import subprocess
+    import sys
+    out = tmp_path / "rep"
+    r = subprocess.run([sys.executable, "-m", "explorer", "report",
+                        str(PUB / "vllm-43295-v1-engine-log.txt"),
+                        str(PUB / "sglang-1270-decode-batch-no-date.txt"),
+                        "--out", str(out), "--format", "json,md"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "report.json").read_text())
+    mtp = _run(doc, "vllm-43295-v1-engine-log")["engines"][0]
+    assert (mtp["samples"], mtp["running_max"], mtp["waiting_max"]) == (5, 21, 43)
+    sec = (out / "report.md").read_text().split("## Engine statistics", 1)[1].split("\n## ", 1)[0]
+    assert "| 0 | 5 | 40.0 s | 19.0 / 21 |" in sec and "| TP0 | 10 |" in sec

@@ -148,3 +148,38 @@ def test_sglang_datacrunch_jsonl_lines_are_runs():
     assert eng == ["sglang"]
     assert "request_rate=16.0" in s.df("SELECT label FROM runs WHERE run_id = ?",
                                        [r.run_ids[4]])["label"][0]
+
+
+KIND_FORMAT = {"VB-D": "vllm_bench", "VB-A": "vllm_bench", "SWEEP": "vllm_bench",
+               "VB-T": "bench_stdout", "VB-T (SGLang)": "bench_stdout", "SG-J": "sglang",
+               "VL0": "vllm_log", "VL1": "vllm_log", "SGL": "sglang_log", "PROM": "prometheus",
+               "BG": "burstgpt"}
+
+
+def _sources_rows() -> list[tuple[str, str]]:
+    """(file, kind) of every row of published/SOURCES.md's table."""
+    rows = []
+    for line in (PUB / "SOURCES.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 5 and cells[0] not in ("file", "---") and not set(cells[0]) <= {"-"}:
+            rows.append((cells[0], cells[1]))
+    return rows
+
+
+def test_sources_md_lists_every_published_file():
+    listed = {f for f, _ in _sources_rows()}
+    present = {p.name for p in PUB.iterdir() if p.is_file() and p.name != "SOURCES.md"}
+    assert listed == present and len(listed) >= 13
+
+
+@pytest.mark.parametrize("name, kind", _sources_rows() if PUB.is_dir() else [])
+def test_every_published_file_loads_as_its_kind(name, kind):
+    """Each file of SOURCES.md loads, by content, as the format of its kind, with something in
+    it: runs with published aggregates, request rows or engine statistics (each file's numbers
+    are checked by its own test: here, test_results_printed, test_engine_stats_formats,
+    test_formats_readers)."""
+    s = Store()
+    r = s.load_file(PUB / name)
+    assert r.error is None and r.format == KIND_FORMAT[kind], (r.format, r.error)
+    assert s.count("run_metrics") + s.count("requests") + s.count("engine_stats") > 0
+    s.close()

@@ -121,3 +121,31 @@ def test_report_has_runs_and_run_level_versions(pair, tmp_path):
     text = (out / "report.md").read_text()
     assert "Runs and their published results" in text and "390.00 ms" in text
     assert "**REGRESSION**" in text
+
+
+def test_published_block_against_a_later_version_folder(tmp_path):
+    """The real printed block of ../shared/data/real/published (vLLM 0.8.5 by its file name)
+    beside a block of our own in a folder named v0.9.2: the run-level comparison takes the
+    published numbers as they are and flags the TTFT increase (not the TPOT decrease)."""
+    from tests.conftest import REAL
+    before = REAL / "published" / "vllm-19954-before-0.8.5.txt"
+    if not before.is_file():
+        pytest.skip(f"published artefact missing: {before}")
+    after = tmp_path / "v0.9.2" / "result.txt"
+    after.parent.mkdir()
+    after.write_text("============ Serving Benchmark Result ============\n"
+                     "Successful requests:                     10000\n"
+                     "---------------Time to First Token----------------\n"
+                     "Mean TTFT (ms):                          1500.00\n"
+                     "-----Time per Output Token (excl. 1st token)------\n"
+                     "Mean TPOT (ms):                          200.00\n"
+                     "==================================================\n")
+    s = Store()
+    assert all(r.error is None for r in s.load_paths([before, after]))
+    res = compare_run_versions(s)
+    got = {(c["metric"], c["stat"]): c for c in res["changes"]}
+    ttft, tpot = got[("ttft_ms", "mean")], got[("tpot_ms", "mean")]
+    assert (ttft["from_version"], ttft["to_version"]) == ("0.8.5", "0.9.2")
+    assert ttft["change_pct"] == pytest.approx((1500.0 - 987.38) / 987.38 * 100)
+    assert ttft["regression"] and not tpot["regression"]
+    assert tpot["change_pct"] == pytest.approx((200.0 - 262.05) / 262.05 * 100)

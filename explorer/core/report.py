@@ -597,7 +597,8 @@ def _md_versions(v: dict) -> str:
         rows = [(c.get("benchmark") or "", _name(c["metric"]), f"{c['from_version']} → {c['to_version']}",
                  fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
                  _p(c.get("p_value")), _p(c.get("p_adjusted")),
-                 _Raw(_("**REGRESSION**")) if c.get("regression") else "") for c in shown]
+                 _Raw(_("**REGRESSION**")) if c.get("regression") else
+                 (_("workload differs") if c.get("workload_differs") else "")) for c in shown]
         title = (_("Changes between consecutive versions, regressions first, then by adjusted p")
                  + (_(" ({n_shown} of {n_ch}, {n_regs} flagged as regressions; every "
                     "change is in report.json)").format(n_shown=len(shown), n_ch=len(ch), n_regs=len(regs)) if len(shown) < len(ch) else "") + ":")
@@ -616,6 +617,7 @@ def _md_versions(v: dict) -> str:
             parts.append(title + _table([_("Metric")] + vs, rows))
         if len(benches) > 12:
             parts.append(_("_({x} more benchmarks in report.json.)_").format(x=len(benches) - 12))
+    parts += [md(n) for n in v.get("notes") or []]
     single = v.get("single_version") or []
     if single:
         by_v: dict = {}

@@ -6,6 +6,7 @@ their own connection to the same database.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -238,6 +239,8 @@ class Store:
         self._lock = threading.RLock()
         self._cancelled = lambda: False  # the cancelled() of the load_paths in progress
         self._report: LoadReport | None = None  # the report of the file loading (append)
+        # UTF-8 copy being loaded -> (the file it copies, its encoding's note): see _utf8
+        self._copy_of: dict[str, tuple[str, str]] = {}
         self.create_schema()
 
     # -- schema and plain access ------------------------------------------------------------
@@ -308,15 +311,25 @@ class Store:
             i += 1
         return f"{base}#{i}"
 
+    def source_of(self, path: str | Path) -> Path:
+        """The input file a loader's path stands for: the original of a UTF-8 copy (a file in
+        UTF-16 or a single-byte encoding is loaded from one, see load_file), else `path`."""
+        found = self._copy_of.get(str(path))
+        return Path(found[0]) if found else Path(path)
+
     def add_run(self, run_id: str, **fields: Any) -> None:
         """Insert one row into runs; `config` may be a dict (stored as JSON). A field the
         table lacks raises duckdb.BinderException."""
+        if fields.get("source_path") is not None:
+            fields["source_path"] = str(self.source_of(fields["source_path"]))
         if isinstance(fields.get("config"), (dict, list)):
             fields["config"] = json.dumps(fields["config"])
         self._insert_row("runs", {"run_id": run_id, **fields})
 
     def add_eval(self, eval_id: str, **fields: Any) -> None:
         """Insert one row into evals (a field the table lacks raises duckdb.BinderException)."""
+        if fields.get("source_path") is not None:
+            fields["source_path"] = str(self.source_of(fields["source_path"]))
         self._insert_row("evals", {"eval_id": eval_id, **fields})
 
     def _insert_row(self, table: str, row: dict[str, Any]) -> None:
@@ -380,7 +393,8 @@ class Store:
                 report.sha256 = hasher.early()
                 earlier = self._loaded_as(report.sha256)  # known before any insert
                 if earlier is None:
-                    earlier = self._load_in_transaction(fmt, p, report, hasher)
+                    with self._utf8(p, report) as readable:
+                        earlier = self._load_in_transaction(fmt, readable, report, hasher)
                     recorded = earlier is None
                 if earlier is not None:
                     self._mark_duplicate(report, earlier)
@@ -402,6 +416,38 @@ class Store:
                 self._record_input(report)
         return report
 
+    @contextlib.contextmanager
+    def _utf8(self, p: Path, report: LoadReport):
+        """Yield the path to read: `p`, or a UTF-8 copy of it in a temporary folder when it is
+        UTF-16 or single-byte text (formats._encoding); the copy stands for `p` (source_of,
+        and in error messages) while it loads and is deleted after; the report's columns say
+        which encoding. Files a format reads beside its input are not in that folder."""
+        from .formats._encoding import NAMES, head_encoding, utf8_copy
+        enc = head_encoding(p)
+        if enc is None:
+            yield p
+            return
+        with tempfile.TemporaryDirectory(prefix="trace-explorer-utf8-") as tmp:
+            copy = utf8_copy(p, enc, Path(tmp))
+            self._copy_of[str(copy)] = (str(p), f"{NAMES[enc]}, read as UTF-8")
+            try:
+                yield copy
+            except InputError as e:
+                raise InputError(p, e.message.replace(str(copy), str(p)), e.line,
+                                 e.field) from None
+            except duckdb.Error as e:
+                raise InputError(p, f"cannot be read as {report.format}: "
+                                    f"{str(e).replace(str(copy), str(p))}") from None
+            finally:
+                self._copy_of.pop(str(copy), None)
+
+    def _from_copy(self, p: Path, report: LoadReport) -> None:
+        """After a UTF-8 copy loaded: its reasons name the original, its columns the encoding."""
+        found = self._copy_of.get(str(p))
+        if found:
+            report.skipped_reasons = [r.replace(str(p), found[0]) for r in report.skipped_reasons]
+            report.columns["(file encoding)"] = found[1]
+
     def _load_in_transaction(self, fmt, p: Path, report: LoadReport,
                              hasher: "_Hasher") -> str | None:
         """fmt.load(p) and the `inputs` row in one transaction, committed; or, when the hash
@@ -413,6 +459,7 @@ class Store:
         self._report = report
         try:
             fmt.load(p, self, report)
+            self._from_copy(p, report)
             earlier = None
             if report.sha256 is None:
                 report.sha256 = hasher.result()
@@ -522,9 +569,13 @@ class Store:
     def _why_ignored(p: Path) -> tuple[str | None, str | None]:
         """(why a file found in a folder is passed over, None) or (None, the detected format)."""
         from .formats import MIN_CONFIDENCE, rank_formats
+        from .formats._sweep import pass_over
         try:
             if p.stat().st_size == 0:
                 return "empty file", None
+            sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
+            if sweep:
+                return sweep, None
             ranked = rank_formats(p)
         except OSError:
             return None, None  # load_file fails it with the reason (an error, not ignored)

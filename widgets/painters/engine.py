@@ -21,16 +21,21 @@ COLOURS = (palette.CONTROL, palette.BAD, palette.ACCENT, palette.WARN, palette.S
            palette.NEUTRAL)
 
 
-def lines(value: dict | None) -> list[tuple[str, np.ndarray, dict]]:
-    """(legend name, x seconds, {track: y array}) for every engine of every stats run. x counts
-    from the run's first sample (sample number when the scrape has no timestamps)."""
+STYLES = (pg.QtCore.Qt.PenStyle.SolidLine, pg.QtCore.Qt.PenStyle.DashLine,
+          pg.QtCore.Qt.PenStyle.DotLine, pg.QtCore.Qt.PenStyle.DashDotLine)
+
+
+def lines(value: dict | None) -> list[tuple[str, np.ndarray, dict, tuple[int, int]]]:
+    """(legend name, x seconds, {track: y array}, (run index, engine index)) for every engine
+    of every stats run. x counts from the run's first sample (sample number when the scrape
+    has no timestamps)."""
     out = []
-    for run in (value or {}).get("runs") or []:
+    for ri, run in enumerate((value or {}).get("runs") or []):
         engines = run.get("engines") or []
         firsts = [t for g in engines for t in (g.get("series") or {}).get("ts_s") or []
                   if not is_missing(t)]
         t0 = min(firsts) if firsts else 0.0
-        for g in engines:
+        for ei, g in enumerate(engines):
             s = g.get("series") or {}
             ts = s.get("ts_s") or []
             x = (np.array([np.nan if is_missing(t) else t - t0 for t in ts], float) if firsts
@@ -40,7 +45,7 @@ def lines(value: dict | None) -> list[tuple[str, np.ndarray, dict]]:
             name = str(run.get("run_id", "")).split(":", 1)[-1]
             if len(engines) > 1 or g.get("engine"):
                 name += _(" · engine {engine}").format(engine=g.get('engine') or '–')
-            out.append((name, x, ys))
+            out.append((name, x, ys, (ri, ei)))
     return out
 
 
@@ -49,7 +54,8 @@ def paint_engine(layout: pg.GraphicsLayoutWidget, value: dict | None) -> str | N
     instead of drawing when no series has a value."""
     layout.clear()
     data = lines(value)
-    tracks = [t for t in TRACKS if any(np.isfinite(ys.get(t[0], np.array([]))).any() for _, _, ys in data)]
+    tracks = [t for t in TRACKS
+              if any(np.isfinite(ys.get(t[0], np.array([]))).any() for _, _, ys, _ in data)]
     if not tracks:
         return _("The loaded engine statistics have no running / waiting / KV-cache values to draw.")
     first = None
@@ -67,15 +73,16 @@ def paint_engine(layout: pg.GraphicsLayoutWidget, value: dict | None) -> str | N
             first = p
         else:
             p.setXLink(first)
-        for i, (name, x, ys) in enumerate(data):
+        for name, x, ys, (ri, ei) in data:
             y = ys.get(key)
             if y is None or not np.isfinite(y).any():
                 continue
-            pen = pg.mkPen(COLOURS[i % len(COLOURS)], width=2,
-                           style=pg.QtCore.Qt.PenStyle.SolidLine if i < len(COLOURS) else pg.QtCore.Qt.PenStyle.DashLine)
-            p.plot(x, y * scale, pen=pen, symbol="o", symbolSize=4,
-                   symbolBrush=COLOURS[i % len(COLOURS)], name=name if row == 0 else None,
-                   stepMode=None, connect="finite")
+            # colour = the stats run, line style = its engine (data-parallel ranks that log the
+            # same numbers stay visible on top of each other)
+            colour = COLOURS[ri % len(COLOURS)]
+            pen = pg.mkPen(colour, width=2, style=STYLES[ei % len(STYLES)])
+            p.plot(x, y * scale, pen=pen, symbol="o", symbolSize=4, symbolBrush=colour,
+                   name=name if row == 0 else None, stepMode=None, connect="finite")
         if row == len(tracks) - 1:
             p.setLabel("bottom", "seconds since the first sample")
     return None

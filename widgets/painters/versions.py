@@ -34,6 +34,7 @@ def versions_rows(versions) -> list[tuple[list[str], bool]]:
         m = str(c.get("metric", "?"))
         reg = bool(c.get("regression"))
         flag = _("▼ regression") if reg else (_("▲ improvement") if c.get("direction") == "better" else
+                                           _("workload differs") if c.get("workload_differs") else
                                            (c.get("reason") or ""))
         out.append(([str(c.get("benchmark") or "–"), label(m), str(c.get("from_version", "–")),
                      str(c.get("to_version", "–")), num(c.get("from_value"), m),

@@ -345,6 +345,10 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if len(group) > len(shown):
             sentences.append(_("({n_shown} more version findings are "
                              "listed with the evidence.)").format(n_shown=len(group) - len(shown)))
+    ver = results.get("versions")
+    if isinstance(ver, VersionsResult) and (independent or any(
+            r["evidence"] == "version_regression" for r, *_rest in fired)):
+        sentences += list(ver.notes)   # workload differs / one run per version: the caveats
     if len(fam):
         sentences.append(_(FLOOR_TEXT).format(n=plural(len(fam), "test")))
     top, more = _suggestions(fired, score)

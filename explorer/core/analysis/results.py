@@ -229,7 +229,8 @@ class VersionsResult:
     accuracy_by_category: the same as accuracy, per case category (key "category");
     single_version: [{benchmark, engine_version}] benchmarks seen in one version only (not
     compared); summary: one row per (metric, from_version, to_version) over the benchmarks
-    (versions.summarize_changes). changes are sorted regressions first, then by adjusted p.
+    (versions.summarize_changes); notes: sentences on what the changes cannot say (workload
+    differs between releases, one run per version). changes are sorted regressions first, then by adjusted p.
     to_dict(): "changes" holds the first max_changes of them (what a chart or a table can show;
     None = all), "all_changes" every one and "changes_total" their number."""
     values: tuple
@@ -243,6 +244,7 @@ class VersionsResult:
     single_version: tuple = ()
     summary: tuple = ()
     max_changes: int | None = None
+    notes: tuple = ()
 
     def to_dict(self) -> dict:
         top = self.changes if self.max_changes is None else self.changes[:self.max_changes]
@@ -253,7 +255,7 @@ class VersionsResult:
                 "alpha": self.alpha, "min_change_pct": self.min_change_pct, "pooled": self.pooled,
                 "accuracy_by_category": [dict(a) for a in self.accuracy_by_category],
                 "single_version": [dict(a) for a in self.single_version],
-                "summary": [dict(a) for a in self.summary]}
+                "summary": [dict(a) for a in self.summary], "notes": list(self.notes)}
 
 
 # ---- SLA ------------------------------------------------------------------------------------

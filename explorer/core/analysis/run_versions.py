@@ -65,7 +65,7 @@ def compare_run_versions(store, params: dict | None = None) -> dict:
                     "tested": False, "p_value": None, "level": "run",
                     "regression": regression_flag(a.value, b.value, pct, better, None,
                                                   p["alpha"], p["min_change_pct"],
-                                                  run_level=True)})
+                                                  run_level=True, metric=m)})
     if not changes:
         raise NoData(_("no engine and benchmark has published aggregates on two engine versions"))
     changes.sort(key=lambda c: (not c["regression"], -abs(c["change_pct"] or 0.0),

@@ -7,10 +7,15 @@ version instead. Versions are
 ordered by their numeric parts ("v0.2.1" < "v0.3.0" < "0.10.0"). For each pair of consecutive
 versions and each metric: change_pct = (new - old) / |old| x 100, a two-sided Mann-Whitney U p
 between the two versions' requests (on a deterministic hash sample of at most `sample_max`
-requests per version, queries/analysis_versions_sample.sql, so that 1M requests stay fast),
+requests per version, queries/analysis_versions_sample.sql, so that 1M requests stay fast);
+with at least two runs on each version, Welch's t over the runs' means instead (run level:
+requests of one run are not independent draws of the release; `test` names the test used),
+with one run per version a note that run-to-run variance is unknown;
 p_adjusted (Benjamini-Hochberg over every change tested) and `regression` = p_adjusted < alpha,
 |change_pct| >= min_change_pct and the change goes the bad way (the `better` direction of the
-metric in resources/knowledge_base.toml). Accuracy per version, overall and per eval category:
+metric in resources/knowledge_base.toml), never for a workload metric (WORKLOAD_METRICS: prompt /
+completion tokens, request rate), whose difference is reported as `workload_differs`, a
+confounder (`notes`). Accuracy per version, overall and per eval category:
 the cases bound to the version's requests (queries/analysis_versions_accuracy.sql).
 """
 from __future__ import annotations
@@ -25,6 +30,9 @@ from explorer.core.i18n import _
 
 METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
            "queue_ms", "e2e_ms", "prompt_tokens", "completion_tokens")
+# What the releases were asked to do, not how they did it: a difference between releases means
+# the workload differs (a confounder of every other difference), never a regression.
+WORKLOAD_METRICS = frozenset({"prompt_tokens", "completion_tokens", "request_rate"})
 DEFAULTS = {"metrics": METRICS, "alpha": 0.05, "min_change_pct": 5.0, "sample_max": 20000,
             "max_changes": 12}
 
@@ -98,6 +106,9 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
         for (b, v), g in sample.groupby([keys.fillna("\0"), sample["engine_version"]], sort=False):
             samples[(None if b == "\0" else b, v)] = {
                 m: g[m].dropna().to_numpy(dtype=float) for m in p["metrics"]}
+            samples[(None if b == "\0" else b, v)]["__runs"] = {
+                m: g.groupby("run_id")[m].mean().dropna().to_numpy(dtype=float)
+                for m in p["metrics"]}
     for bench in sorted(groups, key=lambda b: (b is None, str(b))):
         rows = groups[bench]
         for r in rows:
@@ -117,7 +128,8 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                       "change_pct": (b - a) / abs(a) * 100 if a else None,
                       "n_from": int(old[f"n_{m}"]), "n_to": int(new[f"n_{m}"]),
                       "p_value": None, "p_adjusted": None, "better": better,
-                      "regression": False, "reason": None}
+                      "regression": False, "reason": None, "workload": m in WORKLOAD_METRICS,
+                      "workload_differs": False}
                 empty = np.empty(0)
                 x = samples.get((bench, old["engine_version"]), {}).get(m, empty)
                 y = samples.get((bench, new["engine_version"]), {}).get(m, empty)
@@ -127,8 +139,11 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                     ch["reason"] = "no variation (every value is equal)"
                 else:
                     ch["p_value"] = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
+                    ch["test"] = "mann-whitney-u (requests)"
                     if len(x) < ch["n_from"] or len(y) < ch["n_to"]:
                         ch["reason"] = f"p from a hash sample of {len(x)} and {len(y)} requests"
+                    _run_level(ch, samples.get((bench, old["engine_version"]), {}),
+                               samples.get((bench, new["engine_version"]), {}), m)
                 if a == 0 and b != 0:
                     ch["reason"] = "; ".join(filter(None, [ch["reason"], "old value is 0"]))
                 changes.append(ch)
@@ -139,7 +154,9 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
             c["p_adjusted"] = float(q)
             c["regression"] = regression_flag(c["from_value"], c["to_value"], c["change_pct"],
                                               c["better"], c["p_adjusted"], p["alpha"],
-                                              p["min_change_pct"])
+                                              p["min_change_pct"], metric=c["metric"])
+            c["workload_differs"] = bool(c["workload"] and q < p["alpha"] and (
+                c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]))
     changes.sort(key=change_rank)
     summary = summarize_changes(changes, p["alpha"])
     acc = store.query("analysis_versions_accuracy",
@@ -155,25 +172,79 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                "category": r["category"] if isinstance(r["category"], str) else None,
                "accuracy": num(r["accuracy"]), "n_cases": int(r["n_cases"])}
               for r in acc if r["by_category"]]
+    notes = version_notes(changes, values)
     return VersionsResult(values=tuple(values), changes=tuple(changes), accuracy=tuple(accuracy),
                           versions=tuple(order), alpha=p["alpha"],
                           min_change_pct=p["min_change_pct"], pooled=not by_bench,
                           accuracy_by_category=tuple(by_cat), single_version=tuple(single),
-                          summary=tuple(summary), max_changes=p["max_changes"])
+                          summary=tuple(summary), max_changes=p["max_changes"],
+                          notes=tuple(notes))
 
 
 def regression_flag(from_value, to_value, change_pct, better, p_adjusted, alpha: float,
-                    min_change_pct: float, run_level: bool = False) -> bool:
-    """The one regression rule: the change goes the bad way (`better` is "higher" or "lower"),
+                    min_change_pct: float, run_level: bool = False, metric: str | None = None
+                    ) -> bool:
+    """The one regression rule: never for a workload metric (WORKLOAD_METRICS); the change goes
+    the bad way (`better` is "higher" or "lower"),
     |change_pct| >= min_change_pct (an unknown change_pct, from a 0 old value, counts as big)
     and, per request, p_adjusted < alpha. At run level (run_versions: one published aggregate
     per version, nothing to test) the first two conditions decide."""
+    if metric in WORKLOAD_METRICS:
+        return False
     worse = (better == "higher" and to_value < from_value) or \
             (better == "lower" and to_value > from_value)
     big = change_pct is None or abs(change_pct) >= min_change_pct
     if run_level:
         return bool(worse and big)
     return bool(p_adjusted is not None and p_adjusted < alpha and worse and big)
+
+
+def _run_level(ch: dict, old: dict, new: dict, m: str) -> None:
+    """With at least two runs on each version, the change is tested at run level: Welch's t
+    test of the runs' means (scipy.stats.ttest_ind, equal_var=False), which carries the
+    run-to-run variance that a test over pooled requests ignores; the request-level
+    Mann-Whitney p stays as p_requests."""
+    from scipy import stats
+
+    a = old.get("__runs", {}).get(m, np.empty(0))
+    b = new.get("__runs", {}).get(m, np.empty(0))
+    if len(a) < 2 or len(b) < 2:
+        return
+    p = stats.ttest_ind(a, b, equal_var=False).pvalue
+    ch["p_requests"] = ch["p_value"]
+    ch["runs_from"], ch["runs_to"] = int(len(a)), int(len(b))
+    ch["p_value"] = float(p) if np.isfinite(p) else 1.0
+    ch["test"] = f"welch-t over run means ({len(a)} and {len(b)} runs)"
+
+
+def version_notes(changes, values) -> list[str]:
+    """Sentences the versions section and the conclusion state beside the changes: that the
+    workload differs between releases (a confounder, not a regression), and that with one run
+    per version run-to-run variance is unknown."""
+    from ..names import label
+    from .fmt import fmt_pct
+
+    out = []
+    wl = [c for c in changes if c.get("workload_differs")]
+    if wl:
+        parts = [f"{label(c['metric'], with_unit=False)} {fmt_pct(c['change_pct'])} "
+                 f"({c['from_version']} → {c['to_version']}"
+                 + (_(", benchmark {benchmark}").format(benchmark=c["benchmark"])
+                    if c.get("benchmark") else "") + ")"
+                 for c in wl[:3]]
+        more = _(" and {n} more").format(n=len(wl) - 3) if len(wl) > 3 else ""
+        out.append(_("The workload differs between the releases: {changes}{more}. The releases "
+                     "served different requests, so this is not a regression but a confounder: "
+                     "part of any other difference between them may come from the workload; "
+                     "compare them on the same prompts before blaming the engine.").format(
+                         changes="; ".join(parts), more=more))
+    runs = [v.get("runs") for v in values if v.get("runs") is not None]
+    if changes and runs and max(runs) <= 1:
+        out.append(_("One run per version: run-to-run variance is unknown, so a change between "
+                     "versions may be the difference between two runs of the same release; the "
+                     "p-values treat the requests of a run as independent. Several runs per "
+                     "version would allow a test at run level."))
+    return out
 
 
 def change_rank(c: dict) -> tuple:

@@ -34,11 +34,13 @@ ALIASES: dict[str, tuple[str, ...]] = {
                           "prefix_hit_rate", "kv_hit_rate", "hit_rate"),
     "ttft_ms": ("ttft", "time_to_first_token", "first_token_latency", "first_token_time"),
     "tpot_ms": ("tpot", "time_per_output_token", "inter_token_latency", "itl", "mean_itl",
-                "avg_itl", "tbt", "time_between_tokens", "decode_per_token"),
+                "avg_itl", "tbt", "time_between_tokens", "decode_per_token", "tpot_avg", "avg_tpot",
+                "mean_tpot", "mean_tbt", "avg_tbt"),
     "e2e_ms": ("e2e", "e2e_latency", "end_to_end_latency", "e2el", "latency", "request_latency",
-               "total_latency", "response_time"),
+               "total_latency", "response_time", "ttlt", "time_to_last_token"),
     "queue_ms": ("queue", "queue_time", "queue_latency", "time_in_queue", "queueing_time",
-                 "queuing_time", "scheduling_delay", "sched_delay", "waiting_time", "wait_time"),
+                 "queuing_time", "scheduling_delay", "sched_delay", "waiting_time", "wait_time",
+                 "queueing_delay", "queuing_delay", "queue_delay"),
     "prefill_ms": ("prefill", "prefill_time", "prefill_latency", "time_in_prefill"),
     "decode_ms": ("decode", "decode_time", "decode_latency", "time_in_decode", "generation_time"),
     "num_preemptions": ("num_preemptions", "preemptions", "preemption_count", "num_preempted",
@@ -46,7 +48,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "batch_size": ("batch_size", "running_batch", "mean_batch_size", "avg_batch_size",
                    "running_batch_size"),
     "finish_reason": ("finish_reason", "stop_reason"),
-    "error": ("error", "error_msg", "error_message", "err", "error_code"),
+    "error": ("error", "error_msg", "error_message", "err", "error_code", "error_type"),
     "prompt_hash": ("prompt_hash",),
     "tenant": ("tenant", "tenant_id", "user_id", "user", "customer", "customer_id"),
 }
@@ -63,6 +65,12 @@ RUN_FIELDS: dict[str, tuple[str, ...]] = {
     "engine_version": ("engine_version", "version", "vllm_version", "sglang_version"),
     "benchmark": ("benchmark", "dataset", "dataset_name", "workload"),
 }
+# A request's own outcome (not an answer's correctness): a failure value ("false", "error",
+# "timeout", an HTTP status >= 400, ...) gives the row an error when no error column says more.
+OUTCOME = ("success", "succeeded", "is_success", "status", "status_code", "http_status",
+           "request_status")
+OUTCOME_FAILURES = ("false", "0", "no", "error", "failed", "failure", "fail", "timeout",
+                    "cancelled", "canceled", "aborted")
 # Correctness columns: they make a table an EVAL file, not a trace (one list, read by the
 # generic trace table's detector and by the generic eval loader). `reward` is what RL / verifier
 # pipelines write (1.0 / 0.0), `resolved` SWE-bench style harnesses; no "success" / "ok":

@@ -223,7 +223,7 @@ def register_run(store, report, path: Path, fmt: str, base: str, *, engine: str 
     if engine_version:
         version_source = version_source or "file content"
     else:
-        found = version_rule(path)
+        found = version_rule(getattr(store, "source_of", Path)(path))
         engine_version, version_source = found if found else (None, None)
     run_id = store.new_id("runs", "run_id", base)
     store.add_run(run_id, source_path=str(path), source_sha256=report.sha256, format=fmt,

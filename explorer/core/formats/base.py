@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import InputError
+from ._encoding import encoding_of
 
 HEAD_BYTES = 64 * 1024
 FIRST_RECORD_MAX = 16 << 20  # a first JSON line longer than the head is read on up to this
@@ -26,7 +27,8 @@ class Sniff:
     when the file starts with a JSON line longer than 64 KiB (long-context lm-eval samples,
     AIPerf records with long chunk arrays) the head runs on to the end of that line (up to
     FIRST_RECORD_MAX), so detectors see one whole record. is_binary is True when the head holds
-    other NUL bytes or is mostly undecodable.
+    other NUL bytes or is mostly undecodable. A head in UTF-16 (byte-order mark) or in a
+    single-byte encoding (not UTF-8) is decoded in it (_encoding).
     """
     path: Path
     is_dir: bool
@@ -55,6 +57,9 @@ class Sniff:
                     if cut >= 0:
                         break
                 raw = b"".join(parts)
+        enc = encoding_of(raw)
+        if enc:  # UTF-16 or single-byte text: the store loads a UTF-8 copy (_encoding)
+            return cls(path, False, raw.decode(enc, errors="replace").lstrip("\ufeff"), False)
         raw = _NUL_LINES.sub(b"", raw)
         text = raw.decode("utf-8", errors="replace")
         binary = b"\x00" in raw or text.count("\ufffd") > max(8, len(text) // 100)

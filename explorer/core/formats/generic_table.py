@@ -172,14 +172,7 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
     if any(_aliases.is_correctness(c) for c in types):
         raise InputError(path, "this table has a correctness column: it is an eval file, "
                                "not a trace (load it as an eval)")
-    mapping: dict[str, tuple[str, float | None, str]] = {}
-    run_cols: dict[str, str] = {}
-    for c in types:
-        m = _aliases.match(c)
-        if m and m[0] not in mapping:
-            mapping[m[0]] = (c, m[1], m[2])
-        elif not m and (f := _aliases.run_field(c)) and f not in run_cols:
-            run_cols[f] = c
+    mapping, run_cols = _map_columns(types)
     metrics = set(mapping) - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
     if not metrics:
         raise InputError(path, "no usable column: none of " + ", ".join(list(types)[:12])
@@ -244,8 +237,9 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
     for canon, (col, _, _) in mapping.items():
         if canon in _TEXT:
             report.columns[col] = canon
+    outcome = _outcome(types, mapping, exprs, report)
 
-    used = {v[0] for v in mapping.values()} | set(run_cols.values())
+    used = {v[0] for v in mapping.values()} | set(run_cols.values()) | set(outcome)
     rest = [c for c in types if c not in used]
     if rest:
         exprs["extra"] = "to_json(struct_pack(" + ", ".join(
@@ -305,6 +299,52 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         raise InputError(path, "no usable request rows" + (
             f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
     report.rows_loaded += n
+
+
+def _map_columns(types: dict) -> tuple[dict, dict]:
+    """(canonical -> (source column, scale, unit), run field -> source column). When two
+    columns map to one canonical column, the one named like it wins (`tpot_ms` over
+    `mean_tbt_ms`), else the first."""
+    mapping: dict[str, tuple[str, float | None, str]] = {}
+    run_cols: dict[str, str] = {}
+    for c in types:
+        m = _aliases.match(c)
+        if m and (m[0] not in mapping or (_own_name(c, m[0])
+                                          and not _own_name(mapping[m[0]][0], m[0]))):
+            mapping[m[0]] = (c, m[1], m[2])
+        elif not m and (f := _aliases.run_field(c)) and f not in run_cols:
+            run_cols[f] = c
+    return mapping, run_cols
+
+
+def _own_name(col: str, canon: str) -> bool:
+    """True when `col` is the canonical column's own name, with any unit (tpot_ms, tpot_s)."""
+    n = _aliases.normalise(col)
+    own = canon.rsplit("_", 1)[0] if canon.endswith(("_ms", "_s")) else canon
+    return n == canon or n.rsplit("_", 1)[0] == own or n == own
+
+
+def _outcome(types: dict, mapping: dict, exprs: dict, report) -> list[str]:
+    """A request-outcome column (success, status, ...: _aliases.OUTCOME) whose failure value
+    gives the row an error ("status = timeout") when no error column says more; then, in a
+    failed row, a latency of exactly 0 is NULL (a failed request's 0 is no measurement, as
+    vLLM and SGLang write it). Updates `exprs` in place; returns the outcome column used."""
+    used = {v[0] for v in mapping.values()}
+    cols = [c for c in types if c not in used and _aliases.normalise(c) in _aliases.OUTCOME]
+    if cols:
+        q = quote_ident(cols[0])
+        fails = ", ".join(_sql_lit(v) for v in _aliases.OUTCOME_FAILURES)
+        said = (f"CASE WHEN lower(trim(CAST({q} AS VARCHAR))) IN ({fails}) OR "
+                f"coalesce(TRY_CAST({q} AS DOUBLE) >= 400, false) THEN "
+                f"{_sql_lit(cols[0] + ' = ')} || CAST({q} AS VARCHAR) END")
+        exprs["error"] = f"coalesce({exprs['error']}, {said})" if "error" in exprs else said
+        report.columns[cols[0]] = "error (when it says the request failed)"
+    if "error" in exprs:
+        for canon in _aliases.TIME_MS:
+            if canon in exprs:
+                exprs[canon] = (f"CASE WHEN ({exprs['error']}) IS NOT NULL AND ({exprs[canon]}) = 0"
+                                f" THEN NULL ELSE {exprs[canon]} END")
+    return cols[:1]
 
 
 def _typed_csv(con, params, types, mapping):

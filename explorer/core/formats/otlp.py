@@ -7,13 +7,17 @@ file exporter). Attributes are `{"key", "value": {"stringValue" | "intValue" | "
 "boolValue" | "arrayValue"}}`. A span is a request when it is named `llm_request` (vLLM,
 vllm/tracing.py SpanAttributes) or carries gen_ai.latency.* / gen_ai.usage.* attributes.
 Mapping (latencies are seconds in the source):
-  gen_ai.request.id -> request_id (else the span id); gen_ai.usage.prompt_tokens |
+  gen_ai.request.id -> request_id (else gen_ai.response.id, the completion's id that GenAI
+  client spans carry, e.g. chatcmpl-…; else the span id); gen_ai.usage.prompt_tokens |
   gen_ai.usage.input_tokens -> prompt_tokens; gen_ai.usage.completion_tokens |
   gen_ai.usage.output_tokens -> completion_tokens; gen_ai.usage.cache_read.input_tokens ->
   cached_prompt_tokens and kv_cache_hit_rate = cached / prompt (NULL when cached exceeds
   prompt, as in generic_table); gen_ai.latency.
   time_to_first_token -> ttft_ms, .e2e -> e2e_ms, .time_in_queue -> queue_ms,
   .time_in_model_prefill -> prefill_ms, .time_in_model_decode -> decode_ms (all x1000);
+  without gen_ai.latency.e2e, e2e_ms = the span's duration (end - start: a GenAI client span
+  covers the whole call, the semantic conventions' gen_ai.client.operation.duration; vLLM's
+  llm_request span runs from the request's arrival to its end);
   tpot_ms = decode_ms / (completion_tokens - 1), else (e2e - ttft) / (completion_tokens - 1);
   startTimeUnixNano -> arrival_s (unix s); gen_ai.response.finish_reasons -> finish_reason;
   status ERROR -> error; span events -> request_events (name as kind, timeUnixNano -> ts_s),
@@ -128,7 +132,9 @@ def load(path: Path, store, report) -> None:
     insert_requests(store, report, run_id, rows)
     insert_events(store, run_id, events)
     report.columns.update({
-        "gen_ai.request.id": "request_id", "gen_ai.usage.prompt_tokens": "prompt_tokens",
+        "gen_ai.request.id": "request_id (else gen_ai.response.id, else the span id)",
+        "gen_ai.usage.prompt_tokens": "prompt_tokens",
+        "endTimeUnixNano - startTimeUnixNano": "e2e_ms when no gen_ai.latency.e2e",
         "gen_ai.usage.completion_tokens": "completion_tokens",
         "gen_ai.usage.cache_read.input_tokens": "cached_prompt_tokens; kv_cache_hit_rate = cached / prompt",
         **{k: f"{c} (x1000)" for k, c in _LAT.items()},
@@ -142,7 +148,8 @@ def _span(sp: dict):
         k.startswith(("gen_ai.latency.", "gen_ai.usage.")) for k in a)
     if not is_llm:
         return None, []
-    rid = text(a.get("gen_ai.request.id")) or text(sp.get("spanId"))
+    rid = (text(a.get("gen_ai.request.id")) or text(a.get("gen_ai.response.id"))
+           or text(sp.get("spanId")))
     if not rid:
         raise RowError("gen_ai.request.id", "missing (and no spanId)")
     row = {"request_id": rid}
@@ -160,6 +167,11 @@ def _span(sp: dict):
         # NULL (not clipped to 1) when a span claims more cached than prompt tokens, as in
         # generic_table
         row["kv_cache_hit_rate"] = cached / prompt
+    start = num(sp.get("startTimeUnixNano"), "startTimeUnixNano", 1e-9)
+    end = num(sp.get("endTimeUnixNano"), "endTimeUnixNano", 1e-9)
+    if row["e2e_ms"] is None and start is not None and end is not None:
+        row["e2e_ms"] = (end - start) * 1000.0
+        fields["e2e_ms"] = ("endTimeUnixNano - startTimeUnixNano", 1e-6)
     out = row["completion_tokens"]
     if out and out > 1:
         if row["decode_ms"] is not None:
@@ -171,8 +183,6 @@ def _span(sp: dict):
             fields["tpot_ms"] = ("(gen_ai.latency.e2e - gen_ai.latency.time_to_first_token) / "
                                  f"({fields['completion_tokens']} - 1)", 1000.0)
     check_ranges(row, fields)
-    start = num(sp.get("startTimeUnixNano"), "startTimeUnixNano", 1e-9)
-    end = num(sp.get("endTimeUnixNano"), "endTimeUnixNano", 1e-9)
     row["arrival_s"] = start
     fr = a.get("gen_ai.response.finish_reasons") or a.get("gen_ai.response.finish_reason")
     row["finish_reason"] = ",".join(map(str, fr)) if isinstance(fr, list) else text(fr)

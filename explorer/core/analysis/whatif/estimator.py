@@ -2,7 +2,8 @@
 
 ScenarioRegressionEstimator (a RegressionEstimator subclass, built on first use by
 scenario_estimator_class so that importing this package does not import DoWhy):
-- outcome model m(t, W): logistic (fits.fit_logistic_auto) for a 0/1 outcome, OLS
+- outcome model m(t, W): logistic (fits.fit_logistic_auto: unpenalised, or under
+  quasi-separation a cross-validated penalty on the curvature columns) for a 0/1 outcome, OLS
   (fits.fit_ols) otherwise, on [1, spline of t, per adjustment variable its value and a spline
   of its rank] (splines.spline_basis; N_KNOTS_TREATMENT, N_KNOTS_ADJUST);
 - effects(): mean counterfactual change of the target units (`selected_col` == 1) moved from
@@ -30,7 +31,7 @@ import warnings
 import numpy as np
 
 from .constants import N_KNOTS_ADJUST, N_KNOTS_TREATMENT
-from .fits import fit_logistic_auto, fit_ols
+from .fits import fit_logistic_auto, fit_ols, penalised_columns
 from .splines import spline_basis
 
 _dowhy_lock = threading.Lock()
@@ -147,6 +148,8 @@ def scenario_estimator_class():
                 cols = [np.ones((len(data_df), 1)), self._sc[t](tv)]
                 for c in w:
                     cols.append(self._sc[c](data_df[c].to_numpy(dtype=float)))
+                # penalised if a penalty is needed: every column but each block's linear one
+                self._penalised = penalised_columns([c.shape[1] for c in cols])
                 return np.hstack(cols)
 
             def _build_model(self, data):
@@ -159,7 +162,8 @@ def scenario_estimator_class():
                 start = (prev.params if prev is not None and len(prev.params) == X.shape[1]
                          else None)
                 ridge = prev.ridge if prev is not None else None
-                return X, fit_logistic_auto(X, y, start=start, ridge=ridge)
+                return X, fit_logistic_auto(X, y, start=start, ridge=ridge,
+                                            penalised=self._penalised)
 
             def predict_fn(self, data, model, features):
                 return model.predict(features)

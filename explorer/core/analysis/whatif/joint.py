@@ -28,7 +28,7 @@ from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_KNOTS_ADJUST, N_KNOTS_TREATMENT
 from .estimator import coefficient_draws
 from .exceptions import WhatIfError
-from .fits import fit_logistic_auto, fit_ols, one_blas_thread
+from .fits import fit_logistic_auto, fit_ols, one_blas_thread, penalised_columns, ridge_warning
 from .splines import spline_basis
 from explorer.core.i18n import _
 
@@ -129,9 +129,11 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
         return np.hstack(cols)
 
     X = features(d)
-    fit = fit_logistic_auto(X, y) if binary else fit_ols(X, y)
+    widths = [1] + [maps[c](d[c].to_numpy(float)[:1]).shape[1] for c in treatments + tuple(adjust)]
+    fit = (fit_logistic_auto(X, y, penalised=penalised_columns(widths)) if binary
+           else fit_ols(X, y))
     if binary and getattr(fit, "ridge", 0.0):
-        warn.append(_("The logistic fit needed a ridge penalty ({ridge:g}): quasi-separation.").format(ridge=fit.ridge))
+        warn.append(ridge_warning(fit.ridge, "the outcome"))
     dt = d.loc[tgt_ok[tgt_ok].index]
     nt = new.loc[dt.index]
     for t in treatments:

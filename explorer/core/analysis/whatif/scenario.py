@@ -21,7 +21,7 @@ from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_SIMULATIONS
 from .estimator import scenario_estimator_class
 from .exceptions import Cancelled, WhatIfError
-from .fits import one_blas_thread
+from .fits import one_blas_thread, ridge_warning
 from .identify import backdoor_set
 from .refute import REFUTERS, Refutation, run_refuter
 from .sla_met import add_sla_met
@@ -258,6 +258,14 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
                                   target_units="ate", method_params={})
     est = float(estimate.value)
     lo, hi = estimator.interval(d, set_value, N_DRAWS, CONFIDENCE, seed)
+    if not lo <= est <= hi:
+        # under (quasi-)separation the likelihood is flat along some direction and the draws'
+        # percentiles can miss the point estimate: widened to hold it, and said
+        warn.append(f"The estimate ({_num(est)}) lay outside its bootstrap interval "
+                    f"({_num(lo)} to {_num(hi)}), a sign that the data barely pin the model "
+                    "down (separation); the interval is widened to include it. Treat both with "
+                    "care.")
+        lo, hi = min(lo, est), max(hi, est)
     ds = d[d["__selected"] == 1]
     observed = float(ds[outcome].mean())
     # unadjusted comparison: slope of outcome on treatment alone x mean shift of the selection
@@ -280,9 +288,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     kind = "binary" if binary else "continuous"
     ridge = getattr(estimator.model, "ridge", 0.0)
     if binary and ridge:
-        warn.append(_("Some range of the variables has (almost) no {outcome} = 1 or no "
-                    "{outcome} = 0 (quasi-separation): the logistic fit needed a ridge penalty "
-                    "({ridge:g}), which pulls the effect slightly towards zero.").format(outcome=outcome, ridge=ridge))
+        warn.append(ridge_warning(ridge, outcome))
     if lo <= 0 <= hi:
         note = (_("The effect's {CONFIDENCE:.0%} interval ({lo} to {hi}) includes "
                 "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=treatment))
@@ -295,12 +301,15 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         warn.append(note)
     if binary and not getattr(estimator.model, "converged", True):
         warn.append(_("The logistic fit did not converge; treat the interval with care."))
-    model_txt = ((_("logistic regression (penalised maximum likelihood, ridge {ridge:g})").format(ridge=ridge) if ridge
+    model_txt = ((_("logistic regression (maximum likelihood with a cross-validated curvature "
+                    "penalty, {ridge:g})").format(ridge=ridge) if ridge
                   else _("logistic regression (maximum likelihood)")) if binary
                  else _("linear regression (OLS)"))
-    method = (_("DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
-              "{treatment} and, per adjustment variable, its value and a spline of its rank; "
-              "interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}").format(model_txt=model_txt, outcome=outcome, treatment=treatment, N_DRAWS=N_DRAWS, seed=seed))
+    method = _("DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
+               "{treatment} and, per adjustment variable, its value and a spline of its rank; "
+               "interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}").format(
+                   model_txt=model_txt, outcome=outcome, treatment=treatment, N_DRAWS=N_DRAWS,
+                   seed=seed)
     assumptions = [
         _("The causal graph is right: every common cause of {treatment} and {outcome} is drawn, "
         "and the adjustment set ({x}) blocks every backdoor path.").format(treatment=treatment, outcome=outcome, x=', '.join(adjust) or 'empty'),
