@@ -120,8 +120,8 @@ def sla_html(sla: dict | None, runs=None) -> str:
     """Summary and the table by version, run, category, tenant; with `runs` only the runs
     that served the cohort get a row, the others one sentence."""
     rows, rest = cohort_rows(sla, runs)
-    body = "".join(f"<tr><td>{html_text(g)}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
+    body = "".join(f"<tr><td>{html_text(_(g))}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
                    f"<td>{'–' if n is None else f'{n:,}'}</td></tr>" for g, k, s, n in rows)
-    return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr><th>By</th><th>Group</th>"
-            f"<th>Attained</th><th>n</th></tr>{body}</table>"
+    heads = "".join(f"<th>{html_text(h)}</th>" for h in (_("By"), _("Group"), _("Attained"), "n"))
+    return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr>{heads}</tr>{body}</table>"
             + (f"<p class='why'>{html_text(rest)}</p>" if rest else ""))

@@ -207,7 +207,8 @@ def predict(inp: BadcaseInputs, scenario: dict, *, seed: int = 0,
         warn.insert(0, cal.warning)
     left = inp.n_bound_elsewhere
     if left:
-        warn.append(f"{left} bound case(s) ran on other runs and are not replayed here.")
+        warn.append(_("{n} bound case(s) ran on other runs and are not replayed here.").format(
+            n=left))
     summ = {k: (base.summary.get(k), scn.summary.get(k))
             for k in ("hit_rate", "preemptions", "ttft_ms_mean", "tpot_ms_mean")}
     return BadcasePrediction(
