@@ -32,10 +32,15 @@ $(VENV)/.installed: pyproject.toml scripts/setup.sh
 	bash scripts/setup.sh $(VENV)
 	touch $@
 
+# the tests also need the spark extra (Java 17 + pyspark: the warehouse tests); the demo does not
+$(VENV)/.installed-spark: $(VENV)/.installed
+	bash scripts/setup.sh $(VENV) spark
+	touch $@
+
 demo: setup
 	bash scripts/demo.sh $(PY)
 
-test: setup
+test: setup $(VENV)/.installed-spark
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
 bench: setup

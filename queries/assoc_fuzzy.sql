@@ -45,8 +45,10 @@ WITH todo AS (
            prompt_hash
     FROM todo WHERE timestamp_s IS NOT NULL
 ), ct AS (
-    SELECT ck, bucket, prompt_tokens + unnest(range(-$tokens_tol, $tokens_tol + 1)) AS tok
-    FROM cb WHERE prompt_tokens IS NOT NULL
+    -- the unnest stands alone in its SELECT (Spark allows no generator inside an expression)
+    SELECT ck, bucket, prompt_tokens + d AS tok
+    FROM (SELECT ck, bucket, prompt_tokens, unnest(range(-$tokens_tol, $tokens_tol + 1)) AS d
+          FROM cb WHERE prompt_tokens IS NOT NULL) AS cbt
 ), cand AS (
     SELECT t.ck, f.rk FROM todo t JOIN free f ON t.prompt_hash = f.prompt_hash
     WHERE t.prompt_hash NOT IN (SELECT prompt_hash FROM hot_hash)

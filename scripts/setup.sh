@@ -4,6 +4,7 @@
 # package with its test extras. Called by `make setup` (and so by `make demo` / `make test`).
 set -euo pipefail
 venv=${1:-.venv}
+extra=${2:-}  # "spark": also Java 17 and the spark extra (warehouse source; make test)
 
 # Qt's offscreen/xcb platform plugins, fonts and tools, all required on a bare Debian 12.
 apt_pkgs=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0
@@ -11,6 +12,7 @@ apt_pkgs=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0
   libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1
   libxcb-util1 libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
   fonts-wqy-microhei fonts-dejavu-core xvfb xauth poppler-utils)
+[ "$extra" = spark ] && apt_pkgs+=(openjdk-17-jre-headless)
 python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || apt_pkgs+=(python3-venv)
 
 if command -v apt-get >/dev/null 2>&1; then
@@ -30,5 +32,9 @@ fi
 
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q -e ".[test]"
+if [ "$extra" = spark ]; then
+  "$venv/bin/python" -m pip install -q -e ".[test,spark]"
+else
+  "$venv/bin/python" -m pip install -q -e ".[test]"
+fi
 echo "setup: ready ($venv)"

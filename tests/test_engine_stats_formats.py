@@ -225,3 +225,29 @@ def test_v1_external_prefix_hit_rate_is_not_the_local_one(store, tmp_path):
                  "cache hit rate: 49.4%\n")
     _, s = _stats(store, f)
     assert s["prefix_cache_hit_rate"].tolist() == [pytest.approx(0.875)]
+
+
+@pytest.mark.parametrize("lines, version, line_no, model", [
+    (["INFO 07-16 00:33:01 [api_server.py:1395] vLLM API server version 0.9.2",
+      "INFO 07-16 00:33:20 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: "
+      "model='Qwen/Qwen3-8B', speculative_config=None, tokenizer='Qwen/Qwen3-8B'"],
+     "0.9.2", 1, "Qwen/Qwen3-8B"),
+    (["INFO 10-21 09:00:00 llm_engine.py:237] Initializing an LLM engine (v0.6.3.post1) with "
+      "config: model='meta-llama/Llama-3.1-8B-Instruct', speculative_config=None"],
+     "0.6.3.post1", 1, "meta-llama/Llama-3.1-8B-Instruct"),
+])
+def test_log_states_its_own_version_and_model(store, tmp_path, lines, version, line_no, model):
+    """The server's start-up lines (format strings of vllm/entrypoints/openai/api_server.py,
+    vllm/engine/llm_engine.py, vllm/v1/engine/core.py; values ours) name the version and model:
+    the run takes them, and the version source names the line."""
+    stat = ("INFO 07-16 00:35:10 [loggers.py:118] Engine 000: Avg prompt throughput: 10.0 "
+            "tokens/s, Avg generation throughput: 5.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, "
+            "GPU KV cache usage: 12.0%, Prefix cache hit rate: 50.0%")
+    f = tmp_path / "v0.1.0" / "serve.log"  # a folder naming another version: the content wins
+    f.parent.mkdir()
+    f.write_text("\n".join(lines + [stat]) + "\n")
+    r, s = _stats(store, f)
+    assert r.rows_loaded == 1
+    run = store.df("SELECT engine_version, version_source, model FROM runs").iloc[0]
+    assert (run["engine_version"], run["model"]) == (version, model)
+    assert run["version_source"].startswith(f"file content (line {line_no}:")

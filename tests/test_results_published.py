@@ -183,3 +183,29 @@ def test_every_published_file_loads_as_its_kind(name, kind):
     assert r.error is None and r.format == KIND_FORMAT[kind], (r.format, r.error)
     assert s.count("run_metrics") + s.count("requests") + s.count("engine_stats") > 0
     s.close()
+
+
+def test_report_overview_puts_the_runs_side_by_side():
+    """report.md / report.html: one row per run (the SGLang rate sweep reads down a column),
+    units in the headers, a statistic the file did not publish is 'n/a', the all-failed run
+    flagged; a run's own table only where there is more to say (a flag, a recomputation)."""
+    from explorer.core.report_runs import md_runs
+    from widgets.painters.runs import runs_html
+    s = Store()
+    for name in ("er0080-bench-serve-all-failed-v0.25.1.json",
+                 "sglang-datacrunch-h200-llama70b-online.jsonl"):
+        assert s.load_file(PUB / name).error is None
+    runs = runs_mod.overview(s)
+    md = md_runs(runs)
+    table = [ln for ln in md.split("\n\n", 1)[0].splitlines() if ln.startswith("| ")]
+    assert table[0].startswith("| Run | Engine | Completed | Failed | Median TTFT (ms) |")
+    assert len(table) == 1 + 8  # header + 8 runs
+    rps16 = next(ln for ln in table if "request_rate=16.0" in ln)
+    assert "| 3,200 | n/a | 614.25 | 149,037.25 | 4,288.05 |" in rps16
+    failed = next(ln for ln in table if ln.startswith("| er0080"))
+    assert failed.endswith("| vllm 0.25.1 | 0 | 8 | n/a | n/a | 0.00 | no successful request |")
+    assert md.count("| Published | Published value |") == 1  # only the flagged run's own table
+    html = runs_html(runs)
+    assert html.count("<tr") == 1 + 8 + 1 + 4  # the overview; the failed run: head + 4 numbers
+    assert "color:" in html.split("er0080", 1)[0].rsplit("<tr", 1)[1]
+    s.close()

@@ -47,7 +47,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_engine_version_argument(parser)
     parser.add_argument("--timings", action="store_true",
                         help=_("print the wall time of loading, of each section and of writing "
-                             "to stderr"))
+                               "to stderr"))
+    wh = parser.add_argument_group(_("warehouse (the requests stay in a Spark Connect server; "
+                                     "needs pip install 'trace-explorer[spark]')"))
+    wh.add_argument("--warehouse", metavar="URL",
+                    help=_("sc://host:port of a Spark Connect server, or spark:local to start one "
+                           "here; FILES are then the eval cases"))
+    wh.add_argument("--requests-table", metavar="TABLE",
+                    help=_("table or view with the request columns, or parquet:PATH (file, folder "
+                           "or glob)"))
+    wh.add_argument("--requests-columns", metavar="CANON=SRC,...",
+                    help=_("map table columns to request columns (default: the generic loaders' "
+                           "alias table, e.g. ttft_s -> ttft_ms)"))
 
 
 def _err(msg: str) -> None:
@@ -121,8 +132,9 @@ def _resolve_cluster(store, name: str | None, eval_id: str | None = None) -> str
     raise ValueError(_("no badcase cluster named {name!r}; clusters: {listed}").format(name=name, listed=listed))
 
 
-def _load(store, args) -> tuple[int, int]:
-    """Load inputs; returns (loaded, failed) counts. Prints one line per input to stderr."""
+def _load(store, args, bind: bool = True) -> tuple[int, int]:
+    """Load inputs; returns (loaded, failed) counts. Prints one line per input to stderr.
+    bind=False: no binding here (a warehouse binds in the engine)."""
     loaded = failed = 0
     if args.demo:
         from explorer.demo import load_demo
@@ -136,15 +148,12 @@ def _load(store, args) -> tuple[int, int]:
             _err(msg)
         from explorer.core import errlog, pipeline
         try:
-            res = pipeline.prepare(store)  # bind every case to its request after the last file
+            res = pipeline.prepare(store) if bind else None  # bind after the last file
         except Exception as e:  # noqa: BLE001 - the report is still written, unbound
             _err(_("binding cases to requests failed: {x} "
                  "({x2})").format(x=errlog.describe(e), x2=errlog.record(e, 'binding cases to requests')))
         else:
-            if res.total:
-                print(f"bound {res.bound:,} of {res.total:,} case{'s' if res.total != 1 else ''} "
-                      "to trace requests"
-                      + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
+            _print_bound(res)
     for r in reports:
         if r.error:
             failed += 1
@@ -156,6 +165,32 @@ def _load(store, args) -> tuple[int, int]:
             print(f"loaded {r.path}: {r.format}, {r.rows_loaded} rows"
                   + (f", {r.rows_skipped} skipped" if r.rows_skipped else ""), file=sys.stderr)
     return loaded, failed
+
+
+def _print_bound(res) -> None:
+    if res is not None and res.total:
+        print(f"bound {res.bound:,} of {res.total:,} case{'s' if res.total != 1 else ''} "
+              "to trace requests"
+              + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
+
+
+def _open_warehouse(store, args):
+    """The WarehouseStore for --warehouse (cases bound in the engine), or raises
+    WarehouseUnavailable / WarehouseError / ValueError with a message for the user."""
+    from explorer.core.warehouse import open_warehouse, parse_columns
+    if not args.requests_table:
+        raise ValueError("--warehouse needs --requests-table TABLE (a table or view, or "
+                         "parquet:PATH)")
+    n = store.count("requests")
+    if n:
+        _err(_("--warehouse: the {n:,} requests of the trace files given are not used; the "
+             "requests come from {requests_table}").format(n=n, requests_table=args.requests_table))
+        store.execute("DELETE FROM requests")
+    print(_("connecting to {warehouse} ...").format(warehouse=args.warehouse), file=sys.stderr)
+    ws = open_warehouse(store, args.warehouse, args.requests_table,
+                        parse_columns(args.requests_columns))
+    _print_bound(ws.binding)
+    return ws
 
 
 class _Timer:
@@ -185,6 +220,7 @@ class _Timer:
 
 def run(args) -> int:
     from explorer.core.analysis import Cohort
+    from explorer.core.errors import TraceExplorerError
     from explorer.core.report import FormatUnavailable, check_formats, write_report
     from explorer.core.store import Store
 
@@ -205,13 +241,21 @@ def run(args) -> int:
         return 2
     timer = _Timer(getattr(args, "timings", False))
     timer.mark("load")
-    store = Store()
+    store = local = Store()
+    warehouse = getattr(args, "warehouse", None)
     try:
-        loaded, failed = _load(store, args)
-        timer.mark("cohort_frame")
+        loaded, failed = _load(store, args, bind=not warehouse)
         if loaded == 0:
             _err(_("nothing could be loaded"))
             return 1
+        if warehouse:
+            timer.mark("warehouse")
+            try:
+                store = _open_warehouse(local, args)
+            except TraceExplorerError as e:
+                _err(_("warehouse: {x}").format(x=e))
+                return 1
+        timer.mark("cohort_frame")
         eval_id = _resolve_eval(store, getattr(args, "eval_id", None))
         cluster = _resolve_cluster(store, args.cluster, eval_id)
         cohort = Cohort(cluster, args.control, eval_id=eval_id)
@@ -224,8 +268,13 @@ def run(args) -> int:
     except OSError as e:
         _err(_("{out}: cannot write the report ({x})").format(out=args.out, x=e))
         return 1
+    except TraceExplorerError as e:  # e.g. the warehouse went away mid-report
+        _err(str(e))
+        return 1
     finally:
-        store.close()
+        if store is not local:
+            store.close()
+        local.close()
     for p in written:
         print(p)
     return 1 if failed else 0

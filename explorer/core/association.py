@@ -223,6 +223,19 @@ def _all_bound_by_id(con) -> bool:
                            "USING (ck))").fetchall()[0][0]
 
 
+STAGES = ("assoc_cases", "assoc_runs", "assoc_requests", "assoc_request_keys", "assoc_pairs",
+          "assoc_level1")  # then assoc_fuzzy, assoc_ambiguous, assoc_write_links
+
+
+def binding_params(tol: Tolerances) -> dict:
+    """The $parameters of the assoc_*.sql queries for these tolerances."""
+    return {"tokens_tol": int(tol.prompt_tokens), "window_s": float(tol.window_s),
+            "bucket_s": max(2.0 * float(tol.window_s), 1.0),
+            "margin_s": float(tol.time_base_margin_s),
+            "l3_hash": bool(tol.level3_hash), "l3_time": bool(tol.level3_time),
+            "max_fanout": MAX_FANOUT}
+
+
 def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     """Bind every case of the store to at most one request; rewrites case_links.
 
@@ -232,15 +245,10 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     Runs on its own cursor; the temp tables it stages are dropped before it returns.
     """
     tol = tol or stored_tolerances(store)
-    params = {"tokens_tol": int(tol.prompt_tokens), "window_s": float(tol.window_s),
-              "bucket_s": max(2.0 * float(tol.window_s), 1.0),
-              "margin_s": float(tol.time_base_margin_s),
-              "l3_hash": bool(tol.level3_hash), "l3_time": bool(tol.level3_time),
-              "max_fanout": MAX_FANOUT}
+    params = binding_params(tol)
     con = store.cursor()
     try:
-        for name in ("assoc_cases", "assoc_runs", "assoc_requests", "assoc_request_keys", "assoc_pairs",
-                     "assoc_level1"):
+        for name in STAGES:
             _run(con, name, params)
         if _all_bound_by_id(con):  # nothing left to match: no fuzzy pass over the requests
             con.execute(_EMPTY_FUZZY)

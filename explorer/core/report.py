@@ -197,7 +197,10 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
             doc[key] = results[key].to_dict()
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
-    doc["replay"] = replay_report_section(store, cohort, (params or {}).get("replay"), cancelled)
+    remote = getattr(store, "remote", False)
+    doc["replay"] = ({"status": "no_data", "reason": "the replay simulates every request of a "
+                      "run locally; with a warehouse source it is not computed"} if remote else
+                     replay_report_section(store, cohort, (params or {}).get("replay"), cancelled))
     doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
     from .report_runs import run_versions_section, runs_section
     doc["runs"] = runs_section(store)
@@ -213,11 +216,22 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                    "simulated": sim, "demo_note": note,
                    "sections_without_data": [k for k, v in results.items()
                                              if isinstance(v, SectionError)],
-                   "scope": _scope(store, cohort, doc.get("inputs") or [], frame)}
+                   "scope": _scope(store, cohort, doc.get("inputs") or [], frame),
+                   "engine": store.engine_meta() if remote else _duckdb_meta(store)}
     doc, bad = finite_doc(doc)
     if bad:  # never invalid JSON: each value that is not a number is null, with its reason
         doc["meta"]["not_finite"] = bad
     return ReportBuild(doc=doc, results=results, frame=frame)
+
+
+def _duckdb_meta(store) -> dict:
+    """meta.engine for the embedded DuckDB: every request is local (nothing is fetched)."""
+    try:
+        n = int(store.con.execute("SELECT count(*) FROM requests").fetchall()[0][0])
+    except Exception:  # noqa: BLE001 - a store without the table
+        n = None
+    return {"kind": "duckdb", "url": None, "table": "requests", "rows_scanned": n,
+            "rows_fetched": None, "seconds": None}
 
 
 def finite_doc(x: Any, path: str = "") -> tuple[Any, list[dict]]:
@@ -303,6 +317,8 @@ def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
         return request_timeline(store, run_id, request_id, index=False).to_dict()
     except (NoData, ValueError, KeyError, TypeError) as e:
         return {"status": "no_data", "reason": f"no bound badcase to show ({e})"}
+    except TraceExplorerError as e:  # a warehouse query that failed
+        return {"status": "error", "reason": str(e)}
 
 
 # ---- writing --------------------------------------------------------------------------------
@@ -495,17 +511,23 @@ def _md_comparison(rows: list) -> str:
         share = r.get("kind") == "categorical"
         f = fmt_share if share else (lambda v: fmt_num(v))
         ci = "n/a" if r.get("ci_low") is None else f"[{fmt_num(r['ci_low'])}, {fmt_num(r['ci_high'])}]"
-        eff = (f"OR {fmt_num(r.get('odds_ratio'))}" if share else fmt_num(r.get("cohens_d")))
+        eff = (f"OR {fmt_num(r.get('odds_ratio'))}" if share else
+               f"{fmt_num(r.get('cohens_d'))} / {fmt_num(r.get('hedges_g'))}")
+        rank = ("" if share or r.get("rank_biserial") is None else
+                fmt_num(r["rank_biserial"]) + ("" if r.get("rank_biserial_ci_low") is None else
+                                               f" [{fmt_num(r['rank_biserial_ci_low'])}, "
+                                               f"{fmt_num(r['rank_biserial_ci_high'])}]"))
         name = label(r["metric"], False) + (_(" (share)") if share else f" ({unit})" if unit else "")
         body.append((name,
                      f(r.get("bad_mean")), f(r.get("control_mean")), fmt_pct(r.get("diff_pct")),
-                     _p(r.get("p_value")), _p(r.get("p_adjusted")), eff, ci,
+                     _p(r.get("p_value")), _p(r.get("p_adjusted")), eff, rank, ci,
                      f"{r.get('n_bad')} / {r.get('n_control')}"))
         if r.get("reason"):
             notes.append(f"- {md(label(r['metric'], False))}: {md(r['reason'])}")
-    out = _table((_("Metric"), _("Badcase mean"), _("Control mean"), _("Diff"), _("p (Mann-Whitney / Fisher)"),
-                  _("p adjusted (BH)"), _("Cohen's d / odds ratio"), _("95% CI of the difference"),
-                  _("n bad / control")), body)
+    out = _table((_("Metric"), _("Badcase mean"), _("Control mean"), _("Diff"),
+                  _("p (Mann-Whitney / Fisher)"), _("p adjusted (BH)"),
+                  _("Cohen's d / Hedges' g (odds ratio)"), _("Rank-biserial r [95% CI]"),
+                  _("95% CI of the difference"), _("n bad / control")), body)
     if notes:
         out += "\n\n" + "\n".join(notes)
     return out

@@ -7,7 +7,7 @@ from typing import Any
 
 from .errors import NoData
 from .escape import md
-from explorer.core.i18n import _
+from explorer.core.i18n import N_, _
 
 # the published statistics shown per run in Markdown (report.json has every one)
 SHOWN = (("requests", "completed"), ("requests", "failed"), ("ttft_ms", "mean"),
@@ -15,6 +15,13 @@ SHOWN = (("requests", "completed"), ("requests", "failed"), ("ttft_ms", "mean"),
          ("tpot_ms", "p99"), ("itl_ms", "mean"), ("e2e_ms", "mean"),
          ("request_throughput", "value"), ("output_throughput", "value"))
 MD_MAX_RUNS = 20
+# the overview table's columns: one row per run, so a sweep's runs read side by side
+OVERVIEW = (("requests", "completed", "Completed"), ("requests", "failed", "Failed"),
+            ("ttft_ms", "mean", "Mean TTFT (ms)"), ("ttft_ms", "median", "Median TTFT (ms)"),
+            ("ttft_ms", "p99", "P99 TTFT (ms)"), ("tpot_ms", "mean", "Mean TPOT (ms)"),
+            ("itl_ms", "mean", "Mean ITL (ms)"), ("e2e_ms", "mean", "Mean E2E (ms)"),
+            ("output_throughput", "value", "Output (tok/s)"))
+NO_SUCCESS = N_("no successful request")
 
 
 def runs_section(store) -> list[dict]:
@@ -45,15 +52,39 @@ def _name(m: str, s: str) -> str:
     return f"{m} {s}" if s != "value" else m
 
 
+def overview(runs: list) -> tuple[list[str], list[list[str]]]:
+    """(headers, rows) of the runs' overview: per run its label, engine and version, the
+    headline published numbers (OVERVIEW; a column no run published is left out, a cell the
+    run did not publish is 'n/a') and its flag. Shared by report.md and report.html."""
+    pubs = [{(p["metric"], p["stat"]): p for p in r.get("published") or []} for r in runs]
+    cols = [c for c in OVERVIEW if any(c[:2] in p for p in pubs)]
+    heads = [_("Run"), _("Engine")] + [c[2] for c in cols] + [_("Flag")]
+    rows = []
+    for r, pub in zip(runs, pubs):
+        # the unit is in the header: cells hold the number as the benchmark prints it
+        cells = [fmt_published(pub[c[:2]]["value"], pub[c[:2]]["unit"]
+                               if pub[c[:2]]["unit"] in ("requests", "tokens") else None)
+                 if c[:2] in pub else "n/a" for c in cols]
+        flag = (_(NO_SUCCESS) if r.get("no_success")
+                else _("{n} note(s) below").format(n=len(r["flags"])) if r.get("flags") else "")
+        engine = " ".join(x for x in (r.get("engine"), r.get("engine_version")) if x)
+        rows.append([r.get("label") or r["run_id"], engine or "–"] + cells + [flag])
+    return heads, rows
+
+
 def md_runs(runs: list) -> str:
     from .report import _table
     shown = [r for r in runs if r.get("published") or r.get("flags")]
     rest = len(runs) - len(shown)
-    parts = []
     if not shown:
         return (_("{n_runs} run{x} loaded; none published "
                 "aggregates (every number comes from the request rows).").format(n_runs=len(runs), x='s' if len(runs) != 1 else ''))
+    heads, rows = overview(shown[:MD_MAX_RUNS])
+    parts = [_table(heads, rows)]
+    # below: each run with more to say (a flag, or numbers recomputed from its requests)
     for r in shown[:MD_MAX_RUNS]:
+        if not r.get("flags") and not r.get("recomputed"):
+            continue
         ver = r.get("engine_version") or _("unknown version")
         src = f" ({md(r['version_source'])})" if r.get("version_source") else ""
         head = (_("**{label}**: {engine} "

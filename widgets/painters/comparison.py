@@ -7,24 +7,30 @@ from .common import is_missing, label, num, pct, pval, share, significant
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 
-HEADERS = [N_("Metric"), N_("Badcase"), N_("Control"), N_("Diff"), "p", N_("p adj."), "d", N_("n bad / ctl")]
-TIPS = [N_("Metric (unit)"), N_("Badcase mean (share of requests for yes/no signals)"), N_("Control mean"),
-        N_("(badcase - control) / |control|"), N_("Mann-Whitney U, two-sided (Fisher's exact for yes/no signals)"),
-        N_("Benjamini-Hochberg adjusted across the metrics"), N_("Cohen's d: badcase minus control over "
-                                                           "the pooled SD (odds ratio for yes/no signals)"), N_("badcases / control cases with a value")]
+HEADERS = [N_("Metric"), N_("Badcase"), N_("Control"), N_("Diff"), "p", N_("p adj."), "d",
+           N_("r (rank) [95% CI]"), N_("n bad / ctl")]
+TIPS = [N_("Metric (unit)"), N_("Badcase mean (share of requests for yes/no signals)"),
+        N_("Control mean"), N_("(badcase - control) / |control|"),
+        N_("Mann-Whitney U, two-sided (Fisher's exact for yes/no signals)"),
+        N_("Benjamini-Hochberg adjusted across the metrics"),
+        N_("Cohen's d: badcase minus control over the pooled SD (odds ratio for yes/no signals)"),
+        N_("Rank-biserial correlation, the effect size of the Mann-Whitney test: share of pairs "
+           "where the badcase is higher minus share where it is lower (DeLong 95% interval)"),
+        N_("badcases / control cases with a value")]
 
 
 def headers_for(other: str) -> list[str]:
     """HEADERS of a selection's comparison: "Selected" against "Rest" (the rest of the
     cohort) or "Control"."""
-    return [_("Metric"), _("Selected"), _("Rest") if other == "rest" else _("Control"), _("Diff"), "p", _("p adj."),
-            "d", _("n sel / ") + ("rest" if other == "rest" else "ctl")]
+    return [_("Metric"), _("Selected"), _("Rest") if other == "rest" else _("Control"), _("Diff"),
+            "p", _("p adj."), "d", _("r (rank) [95% CI]"),
+            _("n sel / ") + ("rest" if other == "rest" else "ctl")]
 
 
 def sort_key(row: dict, col: int):
     """Sort value of one cell (numbers sort numerically, missing last)."""
     keys = [None, "bad_mean", "control_mean", "diff_pct", "p_value", "p_adjusted", "cohens_d",
-            "n_bad"]
+            "rank_biserial", "n_bad"]
     if col == 0:
         return (0, label(row.get("metric", ""), False))
     v = row.get(keys[col])
@@ -33,6 +39,16 @@ def sort_key(row: dict, col: int):
 
 def _n(v) -> str:
     return "–" if is_missing(v) else str(int(v))
+
+
+def _rank(r: dict) -> str:
+    """"+0.34 [+0.28, +0.40]"; the interval only where it is defined."""
+    v = r.get("rank_biserial")
+    if is_missing(v):
+        return "–"
+    lo, hi = r.get("rank_biserial_ci_low"), r.get("rank_biserial_ci_high")
+    ci = "" if is_missing(lo) or is_missing(hi) else f" [{float(lo):+.2f}, {float(hi):+.2f}]"
+    return f"{float(v):+.2f}{ci}"
 
 
 def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
@@ -50,7 +66,7 @@ def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
         out.append([("★ " if significant(r) else "") + label(m) + (_(" (share)") if cat else ""),
                     mean(r.get("bad_mean")), mean(r.get("control_mean")),
                     pct(r.get("diff_pct")), pval(r.get("p_value")), pval(r.get("p_adjusted")),
-                    dtext, f"{_n(r.get('n_bad'))} / {_n(r.get('n_control'))}"])
+                    dtext, _rank(r), f"{_n(r.get('n_bad'))} / {_n(r.get('n_control'))}"])
     return out
 
 

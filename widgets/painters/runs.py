@@ -4,17 +4,30 @@ the headline published aggregates beside the product's recomputation."""
 from __future__ import annotations
 
 from explorer.core.escape import html_text as esc
-from explorer.core.report_runs import MD_MAX_RUNS, SHOWN, fmt_published
+from explorer.core.report_runs import MD_MAX_RUNS, NO_SUCCESS, SHOWN, fmt_published, overview
 from widgets import palette
 from explorer.core.i18n import _
+
+
+def _overview_html(runs: list) -> str:
+    """The runs side by side (report_runs.overview), flagged runs in the warning colour."""
+    heads, rows = overview(runs)
+    warn = f" style='color:{palette.BAD}'"
+    body = "".join(f"<tr{warn if r[-1] == _(NO_SUCCESS) else ''}>" + "".join(f"<td>{esc(c)}</td>" for c in r)
+                   + "</tr>" for r in rows)
+    first = f"<th width='20%'>{esc(heads[0])}</th>"  # the run's name: the widest cell
+    return ("<table><tr>" + first + "".join(f"<th>{esc(h)}</th>" for h in heads[1:]) + "</tr>"
+            + body + "</table>")
 
 
 def runs_html(runs: list) -> str:
     shown = [r for r in runs or [] if r.get("published") or r.get("flags")]
     rest = len(runs or []) - len(shown)
-    out = []
+    out = [_overview_html(shown[:MD_MAX_RUNS])] if shown else []
     unknown = _("engine?")
     for r in shown[:MD_MAX_RUNS]:
+        if not r.get("flags") and not r.get("recomputed"):
+            continue  # its numbers are all in the overview
         ver = r.get("engine_version") or _("unknown version")
         src = f" ({r['version_source']})" if r.get("version_source") else ""
         out.append(f"<p><b>{esc(r.get('label') or r['run_id'])}</b>: "

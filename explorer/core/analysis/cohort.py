@@ -243,7 +243,7 @@ def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.
     a selection with DuckDB over the filtered rows; cached=False (or a selection naming a
     case-view column the frame lacks) runs the cohort SQL (cohort_sql). Both give the same
     frame."""
-    if cached:
+    if cached and not getattr(store, "remote", False):  # a warehouse: only the cohort's rows
         view, empty = case_view_frame(store, con)
         mask = _cohort_mask(view, cohort)
         if cohort.selection is not None and mask.any():

@@ -3,7 +3,13 @@
 Numeric rows, per metric with data (NULLs dropped per metric, so n differs by metric):
 - bad_mean, control_mean (arithmetic means), diff_pct = (bad - control) / |control| x 100;
 - p_value: two-sided Mann-Whitney U (scipy.stats.mannwhitneyu, method "auto": exact for small
-  samples without ties, else the normal approximation with tie and continuity correction);
+  samples without ties, else the normal approximation with tie and continuity correction); a
+  permutation p (every split when there are at most 9,999, else 9,999 seeded ones) when a group
+  has fewer than SMALL_GROUP (20) values; `test` says which;
+- hedges_g: Cohen's d times Hedges' small-sample correction J = 1 - 3 / (4 (n1 + n2) - 9);
+- rank_biserial: 2 U / (n1 n2) - 1, the effect size of the Mann-Whitney test itself (share of
+  pairs where the badcase is higher minus share where it is lower), with DeLong's interval;
+- a group with fewer than MIN_SUPPORT (10) values gets a note: too few to say anything;
 - p_adjusted: Benjamini-Hochberg (scipy.stats.false_discovery_control, method "bh") over every
   row of the table that has a p-value (numeric and categorical rows form one family);
 - cohens_d = (bad_mean - control_mean) / pooled SD, pooled SD = sqrt(((n1-1) s1^2 +
@@ -11,7 +17,8 @@ Numeric rows, per metric with data (NULLs dropped per metric, so n differs by me
 - ci_low / ci_high: Welch's confidence interval (level ci_level, 0.95) of bad_mean -
   control_mean (unequal variances, Welch-Satterthwaite degrees of freedom; scipy.stats.ttest_ind(equal_var=False)
   .confidence_interval, Welch 1947): a normal-theory interval, which the means of a few dozen
-  values or more support whatever the metric's distribution.
+  values or more support whatever the metric's distribution; None (never numbers) when it is
+  undefined (no variance within either group).
 Categorical rows: the share of bound requests truncated at the length limit (finish_reason =
 "length"), errored (error not empty) and preempted at least once (num_preemptions >= 1),
 compared with Fisher's exact test (scipy.stats.fisher_exact, two-sided) and the odds ratio.
@@ -28,6 +35,7 @@ from ..errors import NoData
 from ..schema import CONTEXT_METRICS as CONTEXT_UNITS, REQUEST_METRICS
 from .cohort import (CASE_METRICS, CONTEXT_METRICS, ENGINE_METRICS, TEXT_METRICS, Cohort,
                      cohort_frame)
+from .evidence import MIN_SUPPORT, hedges_g
 from .results import Comparison, MetricRow
 from explorer.core.i18n import N_, _
 
@@ -71,6 +79,76 @@ def welch_mean_diff_ci(bad: np.ndarray, control: np.ndarray,
     return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else (None, None)
 
 
+# Below this many values in a group the Mann-Whitney p is a permutation p (exact enumeration
+# when there are fewer distinct splits than N_PERMUTATIONS): the normal approximation is poor
+# with few values and ties, and scipy's "exact" assumes no ties.
+SMALL_GROUP = 20
+N_PERMUTATIONS = 9999
+
+
+def rank_biserial(b: np.ndarray, c: np.ndarray, level: float = 0.95
+                  ) -> tuple[float, float | None, float | None]:
+    """Rank-biserial correlation r = 2 A - 1 of bad vs control, A = U / (n_bad n_control) the
+    probability that a badcase's value exceeds a control case's (ties count half; U the
+    Mann-Whitney statistic of the bad group, so r is the effect size of the test the row
+    reports; Kerby 2014), with DeLong's confidence interval (DeLong, DeLong & Clarke-Pearson
+    1988: placement values from mid-ranks, var A = var(V10) / n_bad + var(V01) / n_control),
+    clipped to [-1, 1]. (r, None, None) when a group has fewer than 2 values or the
+    placements do not vary (complete separation: DeLong's variance is 0)."""
+    from scipy import stats
+
+    nb, nc = len(b), len(c)
+    ranks = stats.rankdata(np.concatenate([b, c]))
+    rb, rc = ranks[:nb], ranks[nb:]
+    v10 = (rb - stats.rankdata(b)) / nc          # share of control values below each badcase
+    v01 = 1 - (rc - stats.rankdata(c)) / nb      # share of badcases above each control value
+    a = float(v10.mean())
+    if nb < 2 or nc < 2:
+        return 2 * a - 1, None, None
+    se = float(np.sqrt(v10.var(ddof=1) / nb + v01.var(ddof=1) / nc))
+    if se == 0:        # every pair ordered alike (or tied): the interval is undefined
+        return 2 * a - 1, None, None
+    z = stats.norm.ppf(0.5 + level / 2)
+    lo, hi = max(0.0, a - z * se), min(1.0, a + z * se)
+    return 2 * a - 1, 2 * lo - 1, 2 * hi - 1
+
+
+def _mw_p(b: np.ndarray, c: np.ndarray, seed: int = 0) -> tuple[float, str]:
+    """Two-sided Mann-Whitney U p and the test's name: scipy's default ("auto") unless a group
+    has fewer than SMALL_GROUP values; then a permutation p of the smaller group's rank sum
+    (U plus a constant) over the pooled mid-ranks, which are fixed under relabelling: every
+    split enumerated when there are at most N_PERMUTATIONS, else N_PERMUTATIONS seeded random
+    splits (p = (count + 1) / (N + 1)); two-sided as twice the smaller one-sided p (scipy's
+    convention). By hand because scipy's permutation method re-ranks every resample (2 s for
+    5 against 2,000 values with 999 resamples, measured)."""
+    from math import comb
+
+    from scipy import stats
+
+    if min(len(b), len(c)) >= SMALL_GROUP:
+        return float(stats.mannwhitneyu(b, c, alternative="two-sided").pvalue), "mann-whitney-u"
+    ranks = stats.rankdata(np.concatenate([b, c]))
+    k, n = min(len(b), len(c)), len(ranks)
+    obs = ranks[:len(b)].sum() if len(b) == k else ranks[len(b):].sum()
+    if comb(n, k) <= N_PERMUTATIONS:
+        import itertools
+        sums = np.array([ranks[list(i)].sum() for i in itertools.combinations(range(n), k)])
+        ge, le, total, extra = (sums >= obs - 1e-9).sum(), (sums <= obs + 1e-9).sum(), len(sums), 0
+    else:
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, n, (N_PERMUTATIONS, k))
+        while True:       # k distinct indices per row: redraw rows with a repeat (uniform sets)
+            s_ = np.sort(idx, axis=1)
+            dup = (np.diff(s_, axis=1) == 0).any(axis=1)
+            if not dup.any():
+                break
+            idx[dup] = rng.integers(0, n, (int(dup.sum()), k))
+        sums = ranks[idx].sum(axis=1)
+        ge, le, total, extra = (sums >= obs - 1e-9).sum(), (sums <= obs + 1e-9).sum(), len(sums), 1
+    p = min(1.0, 2 * (min(ge, le) + extra) / (total + extra))
+    return float(p), "mann-whitney-u (permutation)"
+
+
 def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRow:
     from scipy import stats
 
@@ -86,23 +164,34 @@ def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRo
             reasons.append(_("control mean is 0 (no relative difference)"))
         else:
             diff = (mb - mc) / abs(mc) * 100
-    pv = d = lo = hi = None
+    pv = d = g = lo = hi = r = rlo = rhi = None
+    test = "mann-whitney-u"
     if nb < 2 or nc < 2:
         reasons.append(_("too few values (n_bad={nb}, n_control={nc}; 2 per group needed)").format(nb=nb, nc=nc))
     elif np.ptp(np.concatenate([b, c])) == 0:
         reasons.append(_("no variation (every value is equal)"))
     else:
-        pv = float(stats.mannwhitneyu(b, c, alternative="two-sided").pvalue)
+        pv, test = _mw_p(b, c)
+        r, rlo, rhi = rank_biserial(b, c, p["ci_level"])
         sp = np.sqrt(((nb - 1) * b.var(ddof=1) + (nc - 1) * c.var(ddof=1)) / (nb + nc - 2))
         if sp > 0:
             d = (mb - mc) / sp
+            g = hedges_g(d, nb, nc)
+            lo, hi = welch_mean_diff_ci(b, c, p["ci_level"])
         else:
             reasons.append(_("zero variance within both groups (Cohen's d and the CI undefined)"))
-        lo, hi = welch_mean_diff_ci(b, c, p["ci_level"])
+    if 2 <= min(nb, nc) < MIN_SUPPORT:
+        reasons.append((_("only {n} badcases with a value: too few to say anything about this "
+                          "metric (at least {min} are needed before it can name a module)")
+                        if nb < MIN_SUPPORT else
+                        _("only {n} control cases with a value: too few to say anything about "
+                          "this metric (at least {min} are needed before it can name a module)"))
+                       .format(n=min(nb, nc), min=MIN_SUPPORT))
     return MetricRow(metric=metric, kind="numeric", unit=unit, bad_mean=mb, control_mean=mc,
                      diff_pct=diff, p_value=pv, p_adjusted=None, cohens_d=d, n_bad=nb,
-                     n_control=nc, ci_low=lo, ci_high=hi, test="mann-whitney-u",
-                     reason="; ".join(reasons) or None)
+                     n_control=nc, ci_low=lo, ci_high=hi, test=test,
+                     reason="; ".join(reasons) or None, hedges_g=g, rank_biserial=r,
+                     rank_biserial_ci_low=rlo, rank_biserial_ci_high=rhi)
 
 
 def _categorical_row(name: str, frame: pd.DataFrame) -> MetricRow | None:

@@ -88,7 +88,9 @@ class CohortSummary:
 class MetricRow:
     """One row of the metric table. kind "numeric": means, diff % ((bad - control) / |control|
     x 100), Mann-Whitney U p (two-sided), BH-adjusted p, Cohen's d (bad minus control over the
-    pooled SD), Welch CI (ci_level, 0.95) of the mean difference (bad - control).
+    pooled SD), Hedges' g (d with the small-sample correction), the rank-biserial correlation
+    of the Mann-Whitney test with DeLong's interval, Welch CI (ci_level, 0.95) of the mean
+    difference (bad - control), None when undefined.
     kind "categorical": bad_mean / control_mean are shares (0..1) of requests with the signal,
     p from Fisher's exact test, odds_ratio instead of cohens_d.
     reason: why a statistic is None ("too few values", "zero variance", ...)."""
@@ -108,6 +110,10 @@ class MetricRow:
     odds_ratio: float | None = None
     test: str | None = None
     reason: str | None = None
+    hedges_g: float | None = None
+    rank_biserial: float | None = None
+    rank_biserial_ci_low: float | None = None
+    rank_biserial_ci_high: float | None = None
 
     def to_dict(self) -> dict:
         return {"metric": self.metric, "kind": self.kind, "unit": self.unit,
@@ -116,7 +122,10 @@ class MetricRow:
                 "p_adjusted": num(self.p_adjusted), "cohens_d": num(self.cohens_d),
                 "n_bad": self.n_bad, "n_control": self.n_control,
                 "ci_low": num(self.ci_low), "ci_high": num(self.ci_high),
-                "odds_ratio": num(self.odds_ratio), "test": self.test, "reason": self.reason}
+                "odds_ratio": num(self.odds_ratio), "test": self.test, "reason": self.reason,
+                "hedges_g": num(self.hedges_g), "rank_biserial": num(self.rank_biserial),
+                "rank_biserial_ci_low": num(self.rank_biserial_ci_low),
+                "rank_biserial_ci_high": num(self.rank_biserial_ci_high)}
 
 
 @dataclass(frozen=True)

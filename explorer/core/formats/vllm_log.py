@@ -16,7 +16,12 @@ kv_usage_gpu / kv_usage_cpu and prefix_cache_hit_rate as fractions in [0, 1] (th
 percent); a negative hit rate (the -1 sentinel) is NULL. engine = the V1 engine index ("0",
 "1", ...: the data-parallel rank, as Prometheus labels it), NULL for V0; two engines logging at
 the same second stay two rows. A V0 prefix line fills the hit rate of the stat line just before
-it (same engine, within 1 s), else stands as a row of its own. Other lines are passed over.
+it (same engine, within 1 s), else stands as a row of its own. Other lines are passed over,
+except the server's own statement of its version and model, which fill the run:
+"vLLM API server version %s" (vllm/entrypoints/openai/api_server.py) and "Initializing an LLM
+engine (v%s) with config: model=%r, ..." (V0, vllm/engine/llm_engine.py) / "Initializing a V1
+LLM engine (v%s) with config: model='…', ..." (vllm/v1/engine/core.py); the first one found
+wins, and the run's version source names its line.
 """
 from __future__ import annotations
 
@@ -34,6 +39,9 @@ KIND = "stats"
 _STAT = re.compile(r"Avg prompt throughput:\s*(?P<ptps>[-\d.eE+]+) tokens/s")
 _PREFIX_V0 = re.compile(r"Prefix cache hit rate: GPU:\s*(?P<gpu>-?[\d.]+)%")
 _ENGINE = re.compile(r"Engine (\d+):\s*$")
+_VERSION = re.compile(r"vLLM API server version (?P<v>\d+\.\d+[\w.+-]*)|"
+                      r"Initializing an? (?:V1 )?LLM engine \(v(?P<e>\d+\.\d+[\w.+-]*)\)")
+_MODEL = re.compile(r"with config: model=['\"](?P<m>[^'\"]+)['\"]")
 _TS = re.compile(r"(?:\b(\d{4})-)?\b(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?\b")
 _FIELDS = {
     "gen_tps": (r"Avg generation throughput:\s*([-\d.eE+]+)", 1.0),
@@ -80,6 +88,20 @@ def _when(raw: str, end: int, line: int, report) -> tuple[datetime, bool] | None
         return None
 
 
+def _self_statement(raw: str, line: int, said: dict) -> None:
+    """Fill said["version"] (with its source) and said["model"] from the server's own lines
+    (the first of each wins)."""
+    if "version" not in said and ("API server version" in raw or "LLM engine (v" in raw):
+        v = _VERSION.search(raw)
+        if v:
+            said["version"] = v.group("v") or v.group("e")
+            said["version_source"] = f"file content (line {line}: {v.group(0)})"
+    if "model" not in said and "with config: model=" in raw:
+        mm = _MODEL.search(raw)
+        if mm:
+            said["model"] = mm.group("m")
+
+
 def _pct(value: str, scale: float) -> float | None:
     """A logged percentage as a fraction; a negative value (vLLM's -1 "no data") is None."""
     x = float(value) * scale
@@ -90,11 +112,13 @@ def load(path: Path, store, report) -> None:
     """Load the stat lines of one vLLM log as one run's engine_stats, one row per engine and
     logging interval."""
     recs: list[dict] = []
+    said: dict = {}  # version / model the server logged about itself, with the line
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for line, raw in enumerate(fh, 1):
             m = _STAT.search(raw)
             p = None if m else _PREFIX_V0.search(raw)
             if not (m or p):
+                _self_statement(raw, line, said)
                 continue
             start = (m or p).start()
             got = _when(raw, start, line, report)
@@ -126,7 +150,8 @@ def load(path: Path, store, report) -> None:
     if engines:
         cfg["engines"] = engines
     run_id = register_run(store, report, path, NAME, f"vllm_log:{path.stem}", engine="vllm",
-                          benchmark=None, config=cfg)
+                          benchmark=None, config=cfg, engine_version=said.get("version"),
+                          version_source=said.get("version_source"), model=said.get("model"))
     insert_stats(store, report, path, run_id, recs, "engine-stat")
     report.columns["MM-DD HH:MM:SS"] = ("ts_s (unix s)" if dated
                                         else "ts_s (seconds since the first stat line)")

@@ -1,0 +1,319 @@
+"""A Spark Connect session that answers the store's queries for a warehouse requests table.
+
+SparkSource owns the session (and, for `spark:local`, the server it started), the temporary
+views of one analysis (te_requests over the user's table, te_cases / te_evals / te_runs /
+te_case_links from the client, empty views of the other canonical tables), runs translated
+queries (portable.translate) and counts what they cost: rows fetched by the client, rows the
+engine scanned, seconds.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import socket
+import threading
+import time
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+
+from .. import schema
+from ..errors import TraceExplorerError
+from .local import LocalSpark, WarehouseUnavailable
+from .portable import TABLES, translate
+
+log = logging.getLogger(__name__)
+
+# canonical DuckDB type -> Spark type
+_TYPES = {"VARCHAR": "string", "DOUBLE": "double", "INTEGER": "int", "BIGINT": "bigint",
+          "BOOLEAN": "boolean", "JSON": "string", "TIMESTAMP": "timestamp"}
+REQUIRED = ("run_id", "request_id")
+RUN_FIELDS = ("engine", "engine_version", "model", "benchmark")
+
+
+class WarehouseError(TraceExplorerError):
+    """The warehouse answered with an error (missing table or columns, a failed query)."""
+
+
+class Cancelled(TraceExplorerError):
+    """A remote query was cancelled by the user."""
+
+
+def table_columns(table: str) -> list[tuple[str, str]]:
+    """[(column, Spark type)] of a canonical store table (explorer.core.schema)."""
+    out = []
+    for part in re.split(r",\s*(?![^()]*\))", re.sub(r"--[^\n]*", "", schema.TABLES[table])):
+        words = part.split()
+        if len(words) >= 2:
+            out.append((words[0], _TYPES[words[1].upper()]))
+    return out
+
+
+def _quiet_client_logs() -> None:
+    """pyspark logs each failed query as JSON on stderr; the error reaches the user as ours."""
+    for name in ("pyspark", "SQLQueryContextLogger", "DataFrameQueryContextLogger",
+                 "py4j", "grpc"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _check_reachable(url: str, timeout_s: float = 5.0) -> None:
+    m = re.match(r"sc://([^:/;]+)(?::(\d+))?", url)
+    if not m:
+        raise WarehouseUnavailable(f"not a warehouse URL: {url!r} (use sc://host:port for a Spark "
+                                   "Connect server, or spark:local)")
+    host, port = m.group(1), int(m.group(2) or 15002)
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+    except OSError as e:
+        raise WarehouseUnavailable(f"cannot reach the Spark Connect server at {host}:{port} "
+                                   f"({e.strerror or e}); is it running?") from None
+
+
+def _spark_message(e: Exception) -> str:
+    """The first line of a Spark error, without the JVM stack trace."""
+    text = str(getattr(e, "getMessage", lambda: None)() or e)
+    return text.split("\n\nJVM stacktrace")[0].strip().splitlines()[0][:500]
+
+
+class SparkSource:
+    """The engine half of a warehouse analysis. url: sc://host:port or spark:local; table: a
+    table / view name or parquet:PATH; columns: {canonical: source column} overriding the alias
+    table of the generic loaders. Call open() before use and close() after."""
+
+    kind = "spark"
+
+    def __init__(self, url: str, table: str, columns: dict | None = None):
+        self.url, self.table, self.columns = url, table, dict(columns or {})
+        self.session = None
+        self.server: LocalSpark | None = None
+        self.mapping: dict[str, str] = {}  # canonical -> source column used
+        self.missing: list[str] = []  # canonical request columns the table lacks (NULL)
+        self.rows_fetched = 0
+        self.rows_scanned = 0
+        self.queries = 0
+        self.seconds = 0.0
+        self.table_rows: int | None = None
+        self._cancel = threading.Event()
+        self._lock = threading.RLock()
+
+    # -- session ------------------------------------------------------------------------------
+    def open(self, cancelled=None) -> "SparkSource":
+        """Connect (starting a local server for spark:local), then define te_requests. Raises
+        WarehouseUnavailable, WarehouseError (missing table / columns)."""
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise WarehouseUnavailable("the Spark client is not installed: pip install "
+                                       "'trace-explorer[spark]'") from None
+        _quiet_client_logs()
+        url = self.url
+        if url == "spark:local":
+            self.server = LocalSpark().start(cancelled=cancelled)
+            url = self.server.url
+        _check_reachable(url)
+        t0 = time.perf_counter()
+        try:
+            self.session = SparkSession.builder.remote(url).create()
+            self.session.conf.set("spark.sql.session.timeZone", "UTC")
+        except Exception as e:  # noqa: BLE001 - gRPC / Spark errors of every kind
+            self.close()
+            raise WarehouseUnavailable(f"Spark Connect at {url} refused the session: "
+                                       f"{_spark_message(e)}") from None
+        self.seconds += time.perf_counter() - t0
+        self._define_requests()
+        return self
+
+    def close(self) -> None:
+        s, self.session = self.session, None
+        if s is not None:
+            try:
+                s.stop()
+            except Exception:  # noqa: BLE001 - closing a dead session
+                pass
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    def cancel(self) -> None:
+        """Stop the running remote queries (from any thread); the waiting call raises
+        Cancelled."""
+        self._cancel.set()
+        if self.session is not None:
+            try:
+                self.session.interruptAll()
+            except Exception:  # noqa: BLE001
+                pass
+
+    # -- the requests view --------------------------------------------------------------------
+    def _source_frame(self):
+        from pyspark.errors import AnalysisException
+        t = self.table
+        try:
+            if t.startswith("parquet:"):
+                df = self.session.read.parquet(t[len("parquet:"):])
+            else:
+                df = self.session.table(t)
+            df.schema  # resolves the table now (the error names it)
+            return df
+        except AnalysisException as e:
+            msg = _spark_message(e)
+            if "PATH_NOT_FOUND" in msg or "TABLE_OR_VIEW_NOT_FOUND" in msg or "not found" in msg.lower():
+                raise WarehouseError(f"requests table {t!r} not found in the warehouse at "
+                                     f"{self.url}: {msg}") from None
+            raise WarehouseError(f"requests table {t!r}: {msg}") from None
+        except Exception as e:  # noqa: BLE001
+            raise WarehouseError(f"requests table {t!r}: {_spark_message(e)}") from None
+
+    def _define_requests(self) -> None:
+        """te_requests: the canonical request columns from the source table (explicit mapping,
+        else the generic loaders' alias table, scaled to canonical units); te_runs_src: one
+        row per run with the run fields the table carries."""
+        from pyspark.sql import functions as F
+
+        from ..formats import _aliases
+        src = self._source_frame()
+        cols = src.columns
+        wrong = [c for c in self.columns.values() if c not in cols]
+        if wrong:
+            raise WarehouseError(f"requests table {self.table!r} has no column "
+                                 f"{', '.join(map(repr, wrong))} (columns: {', '.join(cols[:30])})")
+        picked: dict[str, tuple[str, float]] = {k: (v, 1.0) for k, v in self.columns.items()}
+        for c in cols:
+            m = _aliases.match(c) if c not in ("run_id",) else ("run_id", 1.0, "")
+            if m and m[0] not in picked:
+                picked[m[0]] = (c, m[1] if m[1] is not None else 1.0)
+        missing = [c for c in REQUIRED if c not in picked]
+        if missing:
+            raise WarehouseError(f"requests table {self.table!r} lacks the column"
+                                 f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                                 f"(columns: {', '.join(cols[:30])}; map them with "
+                                 "--requests-columns canonical=source)")
+        exprs = []
+        self.missing = []
+        for name, typ in table_columns("requests"):
+            if name in picked:
+                c, scale = picked[name]
+                e = F.col(c) * F.lit(scale) if scale != 1.0 else F.col(c)
+                exprs.append(e.cast(typ).alias(name))
+            else:
+                self.missing.append(name)
+                exprs.append(F.lit(None).cast(typ).alias(name))
+        self.mapping = {k: v[0] for k, v in picked.items()}
+        src.select(*exprs).createOrReplaceTempView(TABLES["requests"])
+        runs = {f: c for c in cols if (f := _aliases.run_field(c)) in RUN_FIELDS}
+        aggs = [F.max(F.col(runs[f]).cast("string")).alias(f) if f in runs else
+                F.lit(None).cast("string").alias(f) for f in RUN_FIELDS]
+        src.groupBy(F.col(picked["run_id"][0]).cast("string").alias("run_id")).agg(*aggs) \
+            .createOrReplaceTempView("te_runs_src")
+        for t in ("token_latencies", "request_events", "engine_stats", "run_metrics"):
+            self.upload(t, None)
+
+    # -- tables from the client ---------------------------------------------------------------
+    def upload(self, table: str, frame: pd.DataFrame | None) -> None:
+        """A canonical table's rows (None: none) as the temporary view te_<table>, typed by the
+        store schema."""
+        cols = table_columns(table)
+        ddl = ", ".join(f"`{c}` {t}" for c, t in cols)
+        if frame is None or len(frame) == 0:
+            df = self.session.createDataFrame([], ddl)
+        else:
+            f = frame[[c for c, _ in cols]].astype(object).where(frame[[c for c, _ in cols]].notna(), None)
+            df = self.session.createDataFrame(f, ddl)
+        df.createOrReplaceTempView(TABLES.get(table, f"te_{table}"))
+
+    # -- queries ------------------------------------------------------------------------------
+    def _check_cancel(self):
+        if self._cancel.is_set():
+            raise Cancelled("remote query cancelled")
+
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:
+        """Run one (DuckDB-dialect) query in the engine and fetch its result."""
+        text, args = translate(sql, params)
+        return self._collect(lambda: self.session.sql(text, args=args or None), text)
+
+    def fetch_frame(self, df) -> pd.DataFrame:
+        """Fetch a Spark DataFrame built by the caller (counted like fetch)."""
+        return self._collect(lambda: df, "<dataframe>")
+
+    def materialize(self, name: str, sql: str, params=None) -> None:
+        """CREATE TEMP TABLE name AS <sql>: computed once in the engine (local checkpoint, so a
+        row_number() OVER () key does not change between reads) and kept as a view."""
+        text, args = translate(sql, params)
+        with self._lock:
+            self._check_cancel()
+            t0 = time.perf_counter()
+            try:
+                df = self.session.sql(text, args=args or None).localCheckpoint(eager=True)
+                df.createOrReplaceTempView(name)
+            except Exception as e:  # noqa: BLE001
+                self._raise(e, text)
+            finally:
+                self.seconds += time.perf_counter() - t0
+                self.queries += 1
+
+    def _collect(self, make, text: str) -> pd.DataFrame:
+        with self._lock:
+            self._check_cancel()
+            t0 = time.perf_counter()
+            try:
+                df = make()
+                out = df.toPandas()
+                self._count_scanned(df)
+            except Exception as e:  # noqa: BLE001
+                self._raise(e, text)
+            finally:
+                self.seconds += time.perf_counter() - t0
+                self.queries += 1
+        self.rows_fetched += len(out)
+        return _plain(out)
+
+    def _count_scanned(self, df) -> None:
+        """Rows the engine read from files (the requests table's Parquet, a table's storage):
+        numOutputRows of the query's file-scan nodes, from the execution metrics Spark Connect
+        returns with the result."""
+        try:
+            info = df.executionInfo
+            graph = info.metrics.extract_graph()[1] if info and info.metrics else {}
+        except Exception:  # noqa: BLE001 - metrics are best effort (older servers)
+            return
+        for node in graph.values():
+            if node.name.startswith(("Scan ", "FileScan", "BatchScan")) and \
+                    not node.name.startswith(("Scan ExistingRDD", "Scan OneRowRelation")):
+                for m in node.metrics:
+                    if m.name == "numOutputRows":
+                        self.rows_scanned += int(m.value)
+
+    def _raise(self, e: Exception, text: str):
+        if self._cancel.is_set() or "OPERATION_CANCELED" in str(e) or "interrupted" in str(e).lower():
+            raise Cancelled("remote query cancelled") from None
+        msg = _spark_message(e)
+        log.debug("Spark query failed: %s\n%s", msg, text)
+        if "UNRESOLVED_COLUMN" in msg or "TABLE_OR_VIEW_NOT_FOUND" in msg:
+            raise WarehouseError(f"the warehouse could not run a query: {msg}") from None
+        if "UNAVAILABLE" in str(e) or "Connection refused" in str(e):
+            raise WarehouseUnavailable(f"lost the Spark Connect server at {self.url}: {msg}") from None
+        raise WarehouseError(f"the warehouse query failed: {msg}") from None
+
+    def meta(self) -> dict:
+        """report.json meta.engine."""
+        return {"kind": self.kind, "url": self.url, "table": self.table,
+                "rows_scanned": int(self.rows_scanned), "rows_fetched": int(self.rows_fetched),
+                "seconds": round(self.seconds, 3), "queries": self.queries,
+                "table_rows": self.table_rows, "columns": dict(self.mapping),
+                "columns_missing": list(self.missing),
+                "dialect": "spark (SQLGlot from queries/*.sql)"}
+
+
+def _plain(df: pd.DataFrame) -> pd.DataFrame:
+    """Spark's pandas frame in the types DuckDB's df() gives: Decimal (Spark's 1.0 literals are
+    DECIMAL) to float64."""
+    for c in df.columns:
+        if df[c].dtype == object:
+            first = df[c].dropna()
+            if len(first) and isinstance(first.iloc[0], Decimal):
+                df[c] = df[c].astype(float)
+            elif len(first) and isinstance(first.iloc[0], np.ndarray):
+                df[c] = df[c].map(lambda a: None if a is None else list(a))
+    return df

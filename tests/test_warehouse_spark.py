@@ -1,0 +1,200 @@
+"""The warehouse source against a real Spark Connect server (explorer.core.warehouse).
+
+A session fixture starts a local Spark Connect server (pyspark's jars, Java 17) and stops it
+after the session; TE_SPARK_URL=sc://host:port uses a running one instead. The same simulated
+requests are analysed by the embedded DuckDB (the demo store) and by Spark (those requests
+exported to Parquet, the eval cases sent from the client): binding, cohort, comparison (to
+1e-9), tree, heatmap, versions and SLA must agree.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pyspark = pytest.importorskip("pyspark", reason="the spark extra is not installed "
+                                                "(pip install '.[spark]')")
+
+from explorer.core.warehouse.local import LocalSpark, java_missing  # noqa: E402
+
+SECTIONS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla")
+N_REQUESTS = 1200  # small: the server start and Spark's per-query cost dominate
+
+
+@pytest.fixture(scope="session")
+def spark_url():
+    url = os.environ.get("TE_SPARK_URL")
+    if url:
+        yield url
+        return
+    why = java_missing()
+    if why:
+        pytest.skip(why)
+    server = LocalSpark().start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory):
+    """(DuckDB store with the demo, Parquet file of its requests with their run fields)."""
+    from explorer.core.store import Store
+    from explorer.demo import load_demo
+    ref = Store()
+    load_demo(ref, n_requests=N_REQUESTS)
+    out = tmp_path_factory.mktemp("wh") / "requests.parquet"
+    ref.con.execute(f"COPY (SELECT r.*, ru.engine_version, ru.model, ru.engine, ru.benchmark "
+                    f"FROM requests r JOIN runs ru USING (run_id)) TO '{out}' (FORMAT parquet)")
+    return ref, out
+
+
+def _cases_only(ref):
+    """A fresh local store holding the demo's evals and cases (no requests, no links)."""
+    from explorer.core.store import Store
+    loc = Store()
+    for t in ("evals", "cases"):
+        loc.append(t, ref.con.execute(f"SELECT * FROM {t}").df())
+    return loc
+
+
+def assert_close(a, b, path=""):
+    if isinstance(a, dict) and isinstance(b, dict):
+        assert set(a) == set(b), f"{path}: keys {sorted(set(a) ^ set(b))}"
+        for k in a:
+            assert_close(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        assert len(a) == len(b), f"{path}: {len(a)} != {len(b)} items"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_close(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) or isinstance(b, float):
+        assert a is not None and b is not None, f"{path}: {a!r} != {b!r}"
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{path}: {a!r} != {b!r}"
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+@pytest.fixture(scope="session")
+def both(spark_url, demo):
+    """(DuckDB report doc, Spark report doc, WarehouseStore) for the demo's default cohort."""
+    from explorer.core.analysis import Cohort, default_cluster
+    from explorer.core.report import build_report
+    from explorer.core.warehouse import open_warehouse
+    ref, parquet = demo
+    ws = open_warehouse(_cases_only(ref), spark_url, f"parquet:{parquet}")
+    cohort = Cohort(default_cluster(ref))
+    params = {"sections": SECTIONS}
+    a = build_report(ref, cohort, params, whatif=False, cached=False).doc
+    b = build_report(ws, cohort, params, whatif=False, cached=False).doc
+    yield a, b, ws
+    ws.close()
+
+
+def test_binding_in_the_engine_equals_duckdb(both, demo):
+    ref, _ = demo
+    _, _, ws = both
+    q = "SELECT case_id, run_id, request_id, level, score FROM case_links ORDER BY case_id"
+    a, b = ref.con.execute(q).fetchall(), ws.local.con.execute(q).fetchall()
+    assert len(a) == len(b) > 0
+    for x, y in zip(a, b):
+        assert x[:4] == y[:4]
+        assert math.isclose(x[4], y[4], rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_sections_equal_duckdb(both, section):
+    a, b, _ = both
+    assert "status" not in a[section], a[section]  # the section has data on the DuckDB side
+    assert_close(a[section], b[section], section)
+
+
+def test_meta_engine_counts_what_came_back(both):
+    a, b, ws = both
+    assert a["meta"]["engine"]["kind"] == "duckdb"
+    m = b["meta"]["engine"]
+    assert m["kind"] == "spark" and m["table"].startswith("parquet:")
+    assert set(m) >= {"kind", "url", "table", "rows_scanned", "rows_fetched", "seconds"}
+    assert m["table_rows"] == N_REQUESTS * 2  # two engine versions replay the same trace
+    assert m["rows_scanned"] >= m["table_rows"]  # each pushed-down query reads the file
+    assert m["seconds"] > 0 and m["rows_fetched"] > 0
+    # fetched: the links and the cohort's rows (one per case at most), runs and aggregates
+    n_cases = ws.local.con.execute("SELECT count(*) FROM cases").fetchall()[0][0]
+    assert m["rows_fetched"] < 3 * n_cases + 1000
+
+
+def _cli(*args, cwd):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run([sys.executable, "-m", "explorer", "report", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.fixture(scope="session")
+def cases_csv(demo, tmp_path_factory):
+    """The demo's cases as a generic eval CSV (request_id, correct, category, ...)."""
+    ref, _ = demo
+    p = tmp_path_factory.mktemp("cases") / "cases.csv"
+    ref.con.execute(f"COPY (SELECT case_id AS id, request_id, category, prompt, reference, "
+                    f"prediction, correct FROM cases ORDER BY case_id LIMIT 400) "
+                    f"TO '{p}' (HEADER)")
+    return p
+
+
+def test_cli_unreachable_server_is_a_clear_error(tmp_path, cases_csv):
+    r = _cli(str(cases_csv), "--warehouse", "sc://127.0.0.1:9", "--requests-table", "t",
+             "--out", str(tmp_path / "out"), cwd=Path(__file__).parents[1])
+    assert r.returncode == 1
+    assert "cannot reach the Spark Connect server at 127.0.0.1:9" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_missing_table_and_columns_are_named(tmp_path, spark_url, cases_csv, demo):
+    root = Path(__file__).parents[1]
+    r = _cli(str(cases_csv), "--warehouse", spark_url, "--requests-table", "no_such_table",
+             "--out", str(tmp_path / "o1"), cwd=root)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "requests table 'no_such_table' not found" in r.stderr
+    bad = tmp_path / "bad.parquet"
+    ref, _ = demo
+    ref.con.execute(f"COPY (SELECT request_id AS col_a, ttft_ms FROM requests LIMIT 5) TO '{bad}' "
+                    "(FORMAT parquet)")
+    r = _cli(str(cases_csv), "--warehouse", spark_url, "--requests-table", f"parquet:{bad}",
+             "--out", str(tmp_path / "o2"), cwd=root)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "lacks the columns run_id, request_id" in r.stderr
+
+
+def test_cli_report_from_the_warehouse(tmp_path, spark_url, cases_csv, demo):
+    """The command line end to end, columns renamed in the table and mapped back."""
+    ref, _ = demo
+    src = tmp_path / "renamed.parquet"
+    ref.con.execute(f"COPY (SELECT run_id AS replica, request_id, arrival_s, ttft_ms / 1000.0 "
+                    f"AS ttft_s, tpot_ms, e2e_ms, kv_cache_hit_rate, num_preemptions, "
+                    f"batch_size, prompt_tokens FROM requests) TO '{src}' (FORMAT parquet)")
+    out = tmp_path / "out"
+    r = _cli(str(cases_csv), "--warehouse", spark_url, "--requests-table", f"parquet:{src}",
+             "--requests-columns", "run_id=replica", "--no-whatif", "--format", "json",
+             "--out", str(out), cwd=Path(__file__).parents[1])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "report.json").read_text())
+    m = doc["meta"]["engine"]
+    assert m["kind"] == "spark" and m["columns"]["ttft_ms"] == "ttft_s"
+    assert m["rows_scanned"] >= N_REQUESTS * 2
+    # the local engine on the same cases and requests
+    from explorer.core.store import Store
+    from explorer.core import pipeline
+    from explorer.core.analysis import Cohort, compare_metrics, summarize_cohort
+    loc = Store()
+    loc.load_paths([str(cases_csv)])
+    loc.append("requests", ref.con.execute(
+        "SELECT run_id, request_id, arrival_s, ttft_ms, tpot_ms, e2e_ms, kv_cache_hit_rate, "
+        "num_preemptions, batch_size, prompt_tokens FROM requests").df())
+    for run in ref.con.execute("SELECT run_id FROM runs").fetchall():
+        loc.add_run(run[0])
+    pipeline.prepare(loc)
+    cohort = Cohort(doc["cohort"]["cluster"])
+    assert_close(summarize_cohort(loc, cohort).to_dict(), doc["cohort"], "cohort")
+    assert_close(compare_metrics(loc, cohort).to_dict(), doc["comparison"], "comparison")
