@@ -8,6 +8,8 @@ and cases.csv, N requests and N/10 cases; generated once and kept under --data),
 process at a time and alternating (notebook, product, notebook, product, ...):
   - notebook: ../shared/bench/pandas_notebook.py DIR  (the anchor)
   - product:  trace-explorer report requests.parquet cases.csv --format json --no-whatif
+              --no-replay (the notebook's analyses: no what-if, no KV-cache replay; --replay
+              keeps the replay section, whose capacity sweep replays 20,000 requests)
   - floor (--floor): ../shared/bench/duckdb_floor.py DIR  (the same analysis by hand in DuckDB)
 Each run is a fresh process: wall time from spawn to exit, peak memory = the child's maximum
 resident set (os.wait4 rusage; whole process, imports included). Prints, per size, the median
@@ -59,6 +61,8 @@ def main() -> None:
     ap.add_argument("--anchor", default=str(_anchor_dir()),
                     help="folder holding make_scale_data.py and pandas_notebook.py")
     ap.add_argument("--floor", action="store_true", help="also run duckdb_floor.py")
+    ap.add_argument("--replay", action="store_true",
+                    help="keep the report's replay section (the notebook has none)")
     a = ap.parse_args()
     anchor = Path(a.anchor)
     env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
@@ -72,7 +76,7 @@ def main() -> None:
         cmds = {"notebook": [sys.executable, str(anchor / "pandas_notebook.py"), str(d)],
                 "product": [sys.executable, "-m", "explorer", "report", str(d / "requests.parquet"),
                             str(d / "cases.csv"), "--format", "json", "--no-whatif",
-                            "--out", out]}
+                            "--out", out] + ([] if a.replay else ["--no-replay"])}
         if a.floor:
             cmds["floor"] = [sys.executable, str(anchor / "duckdb_floor.py"), str(d)]
         runs = {k: [] for k in cmds}
@@ -80,6 +84,8 @@ def main() -> None:
         for _ in range(a.repeat):
             for k, cmd in cmds.items():
                 runs[k].append(run(cmd, env))
+                print(f"  {n:,} {k}: {runs[k][-1][0]:.2f} s, {runs[k][-1][1]:.0f} MiB "
+                      f"(load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
             loads.append(os.getloadavg()[0])
         med = {k: (statistics.median(w for w, _ in v), statistics.median(m for _, m in v))
                for k, v in runs.items()}

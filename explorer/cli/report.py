@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-samples-leaf", type=int, default=None,
                         help=_("decision tree: minimum cases per leaf (default max(5, 1%% of cases))"))
     parser.add_argument("--no-whatif", action="store_true", help=_("skip the causal what-if section"))
+    parser.add_argument("--no-replay", action="store_true",
+                        help=_("skip the replay section (KV-cache simulation of the run)"))
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     parser.add_argument("--timings", action="store_true",
@@ -234,6 +236,8 @@ def run(args) -> int:
         whatif = _whatif_args(args)
         params: dict = {"tree": {"max_depth": args.max_depth,
                                  "min_samples_leaf": args.min_samples_leaf}}
+        if getattr(args, "no_replay", False):
+            params["replay"] = False
         if args.sla:
             params["sla"] = {"thresholds": dict(_pair(s, "--sla") for s in args.sla)}
     except (ValueError, FormatUnavailable) as e:

@@ -294,7 +294,10 @@ def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
 def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
                           cancelled: Callable[[], bool] | None = None) -> dict:
     """The `replay` section (explorer.core.replay.section.replay_section), or why there is
-    none. scenario: EngineConfig changes (default: 4x the observed KV blocks)."""
+    none. scenario: EngineConfig changes (default: 4x the observed KV blocks); False: not
+    requested (report --no-replay)."""
+    if scenario is False:
+        return {"status": "no_data", "reason": "not requested"}
     from .replay.model import Cancelled as ReplayCancelled
     from .replay.section import replay_section
     try:

@@ -79,12 +79,13 @@ def _mooncake_record(p: Path, ln: int, loads, raw: bytes) -> TraceRequest:
     return TraceRequest(str(ln), ts / 1000.0, int(n_in), int(n_out), tuple(h), 512)
 
 
-def requests_from_store(store, run_id: str) -> list[TraceRequest]:
+def requests_from_store(store, run_id: str, limit: int | None = None) -> list[TraceRequest]:
     """The arrival trace of an observed run in the store: arrival_s, prompt_tokens,
     completion_tokens (as output_tokens) and extra.hash_ids where the format kept them (the
     Mooncake loader does; hash blocks of the run's config.hash_block_tokens, default 512).
     Requests without arrival_s or prompt_tokens are left out; completion_tokens missing -> 1.
-    Raises NoData when the run has no usable request."""
+    limit: only the first `limit` requests by arrival. Raises NoData when the run has no
+    usable request."""
     cfg = store.df("SELECT config FROM runs WHERE run_id = ?", [run_id])
     hbt = 512
     if len(cfg) and cfg["config"].iloc[0]:
@@ -95,7 +96,8 @@ def requests_from_store(store, run_id: str) -> list[TraceRequest]:
     df = store.df("SELECT request_id, arrival_s, prompt_tokens, completion_tokens, "
                   "json_extract(extra, '$.hash_ids') AS hash_ids FROM requests "
                   "WHERE run_id = ? AND arrival_s IS NOT NULL AND prompt_tokens IS NOT NULL "
-                  "ORDER BY arrival_s", [run_id])
+                  "ORDER BY arrival_s" + (" LIMIT ?" if limit else ""),
+                  [run_id, int(limit)] if limit else [run_id])
     if df.empty:
         raise NoData(_("run {run_id} has no request with an arrival time and a prompt length").format(run_id=run_id))
     out = []
