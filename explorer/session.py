@@ -355,6 +355,41 @@ class Session(QObject):
             return payload
         self.runner.submit("open", job, self._loaded, self._failed, label=self.tr("Opening session"))
 
+    def connect_warehouse(self, url: str, table: str, columns: str = "") -> None:
+        """Take the requests from a warehouse (explorer.core.warehouse): the loaded eval cases
+        stay here and are bound in the engine; every analysis then runs there. A running
+        remote query stops on Cancel. Failures (unreachable server, missing table or columns)
+        arrive as one status-bar line."""
+        self.runner.cancel()
+        labels = {"connect": self.tr("Starting a local Spark Connect server")
+                  if url == "spark:local" else self.tr("Connecting to the warehouse"),
+                  "bind": self.tr("Binding cases to the warehouse requests")}
+
+        def job(ctx: JobContext):
+            from explorer.core.warehouse import open_warehouse, parse_columns
+            old = self.store
+            local = old.local if getattr(old, "remote", False) else old
+            ws = open_warehouse(local, url, table, parse_columns(columns),
+                                cancelled=ctx.cancelled,
+                                progress=lambda step: ctx.progress(0, 0, labels[step]))
+            if ctx.cancelled():
+                ws.source.close()
+                ctx.check()
+            self.store = ws
+            if old is not local:
+                old.source.close()  # the previous warehouse connection
+            return self._after_load(ctx, [], prepare=False)
+
+        def done(payload: dict) -> None:
+            self._loaded(payload)
+            meta = self.store.engine_meta() if getattr(self.store, "remote", False) else {}
+            self.message.emit(self.tr("Connected to %1: %2 requests in %3")
+                              .replace("%1", str(meta.get("url"))).replace(
+                                  "%2", f"{meta.get('table_rows') or 0:,}").replace("%3", table))
+        self._loads += 1
+        self.runner.submit(f"load{self._loads}", job, done, self._failed,
+                           label=labels["connect"])
+
     def rescan(self) -> None:
         """Re-read inputs, clusters and counts of the current store (after it was filled
         directly, e.g. by a benchmark or a test) and rerun the analyses."""
@@ -702,6 +737,8 @@ class Session(QObject):
         stay, and the window is refreshed from the store to show exactly that."""
         loading = any(k.startswith("load") for k in self.runner.live_keys())
         self.runner.cancel()
+        if getattr(self.store, "remote", False):  # stop the warehouse query in flight
+            self.store.source.cancel()
         if loading:
             self._loads += 1
 

@@ -21,4 +21,6 @@ SELECT r.benchmark, r.engine_version, r.run_id, r.kv_cache_hit_rate, r.num_preem
 FROM r JOIN g ON g.benchmark IS NOT DISTINCT FROM r.benchmark
              AND g.engine_version = r.engine_version
 WHERE g.n <= $max_n
-   OR CAST(hash(r.run_id, r.request_id) % 1000003 AS DOUBLE) < 1000003.0 * $max_n / g.n
+   -- abs(): DuckDB's hash is unsigned, Spark's a signed INT (a negative remainder would
+   -- select every other row there)
+   OR CAST(abs(hash(r.run_id, r.request_id) % 1000003) AS DOUBLE) < 1000003.0 * $max_n / g.n

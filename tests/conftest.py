@@ -31,3 +31,24 @@ def store():
     s = Store()
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def spark_url():
+    """sc:// URL of a real Spark Connect server for the warehouse tests: TE_SPARK_URL when set,
+    else a local one started from the pyspark package (one per test session, stopped after).
+    Skips, saying why, when the spark extra or Java is missing."""
+    url = os.environ.get("TE_SPARK_URL")
+    if url:
+        yield url
+        return
+    pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install '.[spark]')")
+    from explorer.core.warehouse.local import LocalSpark, java_missing
+    why = java_missing()
+    if why:
+        pytest.skip(why)
+    server = LocalSpark().start()
+    try:
+        yield server.url
+    finally:
+        server.stop()

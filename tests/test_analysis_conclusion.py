@@ -269,7 +269,8 @@ def test_demo_main_cluster_keeps_its_conclusion(demo_store):
     c = res["conclusion"].to_dict()
     assert c["modules"][:3] == ["scheduler", "KV-cache policy", "prefix caching"]
     assert c["narrative"].startswith("The evidence points to scheduler, KV-cache policy and "
-                                     "prefix caching. Badcases reused fewer cached prompt blocks")
+                                     "prefix caching. 306 of the 383 bound badcases ran on 0.6.1")
+    assert ". Badcases reused fewer cached prompt blocks" in c["narrative"]
     assert "Independently" not in c["narrative"]
     # its badcases ran on 0.6.1, so the 0.5.2 -> 0.6.1 regressions still count as evidence
     ver = {e["rule"] for e in c["evidence"] if e["kind"] == "version_regression"

@@ -132,6 +132,17 @@ def test_demo_noise_clusters_name_nothing_and_planted_cluster_keeps_its_modules(
             assert c.modules == () and "points to" not in c.narrative, cl
         c = run_all(s, Cohort("计算题中间步骤出错"), SECTIONS)["conclusion"]
         assert {"prefix caching", "KV-cache policy", "scheduler"} <= set(c.modules)
+        # the regression the badcases ran into leads the narrative (not "N more findings")
+        served, bound = s.con.execute(
+            "SELECT count(*) FILTER (WHERE r.engine_version = '0.6.1'), count(*) FROM cases c "
+            "JOIN case_links l USING (case_id) JOIN runs r ON r.run_id = l.run_id "
+            "WHERE c.cluster = ? AND NOT c.correct", ["计算题中间步骤出错"]).fetchone()
+        second = c.narrative.split(". ")[1]
+        assert second.startswith(f"{served} of the {bound} bound badcases ran on 0.6.1, the "
+                                 "release where the KV-cache (prefix) hit rate fell (-"), second
+        from widgets.painters.conclusion import conclusion_html, conclusion_text
+        for text in (conclusion_html(c.to_dict()), conclusion_text(c.to_dict())):
+            assert f"{served} of the {bound} bound badcases ran on 0.6.1" in text[:800]
     finally:
         s.close()
 

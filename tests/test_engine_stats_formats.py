@@ -251,3 +251,29 @@ def test_log_states_its_own_version_and_model(store, tmp_path, lines, version, l
     run = store.df("SELECT engine_version, version_source, model FROM runs").iloc[0]
     assert (run["engine_version"], run["model"]) == (version, model)
     assert run["version_source"].startswith(f"file content (line {line_no}:")
+
+
+@needs_pub
+@pytest.mark.parametrize("name, blocks, caching", [
+    ("korean-doc-vllm-0.6-llama31-metrics.prom.txt", "2375", "False"),
+    ("er0080-metrics-vllm-0.25.1-idle.prom.txt", "25028", "True")])
+def test_cache_config_info_labels_are_the_runs_engine_settings(store, name, blocks, caching):
+    """vllm:cache_config_info's labels (published/SOURCES.md: num_gpu_blocks 2375 on the
+    Korean guide's 0.6 server, prefix caching off, which is why its hit rate gauge says -1)."""
+    import json
+    r = store.load_file(PUB / name)
+    cfg = json.loads(store.scalar("SELECT config FROM runs WHERE run_id = ?", [r.run_ids[0]]))
+    cache = cfg["cache_config"]
+    assert cache["enable_prefix_caching"] == caching and cache["block_size"] == "16"
+    assert cache.get("num_gpu_blocks") == blocks
+    assert "engine" not in cache and r.columns["vllm:cache_config_info"].startswith("runs.config")
+
+
+def test_sglang_log_names_its_model(store, tmp_path):
+    """SGLang logs its ServerArgs first (sglang/srt/server_args.py's repr; values ours)."""
+    f = tmp_path / "sglang.log"
+    f.write_text("[2025-09-03 05:48:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B-Instruct', "
+                 "tokenizer_path='Qwen/Qwen2.5-7B-Instruct', tp_size=1)\n" + SGL_DATED)
+    r, s = _stats(store, f)
+    assert r.rows_loaded == 3
+    assert store.scalar("SELECT model FROM runs") == "Qwen/Qwen2.5-7B-Instruct"

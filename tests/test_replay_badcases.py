@@ -126,3 +126,71 @@ def test_report_section_without_badcases_still_sweeps(real, tmp_path):
     assert len(rows) >= 5 and all(r["rejected"] == 0 for r in rows)
     hits = [r["hit_rate"] for r in rows]
     assert d["sweep"]["monotone"] and hits == sorted(hits) and hits[-1] > hits[0]
+
+
+def test_report_sweeps_both_mooncake_traces(real, tmp_path):
+    """Without badcases the report sweeps every replayable run: both Mooncake traces (their
+    first requests, copied to tmp), each first-query hit rate never falling with capacity, each
+    rate recomputed from the replay's per-request rows, and report.md tabulates both."""
+    from explorer.core.replay import EngineConfig, requests_from_store, simulate
+    from explorer.core.replay.section import replay_section
+    from explorer.core.report import render_markdown
+    from explorer.core.store import Store
+    s = Store()
+    for name, n in (("conversation", 1500), ("synthetic", 800)):
+        src = (real / "mooncake" / f"{name}_trace.jsonl").read_text().splitlines(keepends=True)
+        path = tmp_path / f"{name}_{n}.jsonl"
+        path.write_text("".join(src[:n]))
+        assert s.load_file(path).error is None
+    d = replay_section(s, Cohort())
+    assert d["predicted_badcases"] is None and len(d["sweeps"]) == 2 and d["sweep"] is d["sweeps"][0]
+    for sw in d["sweeps"]:
+        rows = sw["rows"]
+        assert sw["eviction"] == "lru" and len(rows) >= 5 and all(r["rejected"] == 0 for r in rows)
+        hits = [r["hit_rate"] for r in rows]
+        assert sw["monotone"] is True and hits == sorted(hits) and hits[-1] > 2 * hits[0]
+        # the smallest capacity, replayed again: hits / queries of first queries from the rows
+        res = simulate(requests_from_store(s, sw["run_id"]),
+                       EngineConfig(num_gpu_blocks=rows[0]["num_gpu_blocks"]), record_events=False)
+        rq = res.requests
+        assert hits[0] == pytest.approx(rq["cached_prompt_tokens"].sum() / rq["prompt_tokens"].sum())
+    md = render_markdown({"replay": d})
+    assert md.count("the first-query hit rate never falls as the capacity grows") == 2
+    s.close()
+
+
+def test_a_sweep_without_hash_ids_is_neither_monotone_nor_falling():
+    """A trace without hash ids has no hit rate: the sweep says so, not 'FALLS somewhere'."""
+    from explorer.core.replay import EngineConfig, TraceRequest
+    from explorer.core.replay.section import capacity_sweep
+    from explorer.core.report import _md_sweep
+    trace = [TraceRequest(str(i), i * 0.05, 800, 50) for i in range(200)]
+    sw = {"run_id": "r", **capacity_sweep(trace, EngineConfig(), {})}
+    assert sw["monotone"] is None and all(r["hit_rate"] is None for r in sw["rows"])
+    text = _md_sweep(sw)
+    assert "FALLS" not in text and "no hash_ids" in text
+
+
+def test_report_cli_sets_the_replay_scenario(tmp_path, monkeypatch):
+    """report --replay-blocks/--replay-eviction/--replay-max-num-seqs reach the replay
+    section as its scenario; a bad value is a usage error (exit 2)."""
+    import explorer.core.report as core_report
+    from explorer.__main__ import main
+    seen = {}
+
+    def fake_write(store, cohort, out, formats, params=None, **kw):
+        seen["params"] = params
+        return []
+    monkeypatch.setattr(core_report, "write_report", fake_write)
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [1, 2]}\n')
+    argv = ["report", str(path), "--out", str(tmp_path / "r"), "--no-whatif"]
+    assert main(argv + ["--replay-blocks", "250000", "--replay-eviction", "lru",
+                        "--replay-max-num-seqs", "64"]) == 0
+    assert seen["params"]["replay"] == {"num_gpu_blocks": 250000, "eviction": "lru",
+                                        "max_num_seqs": 64}
+    assert main(argv + ["--replay-blocks", "inf"]) == 0
+    assert seen["params"]["replay"] == {"num_gpu_blocks": None}
+    seen.clear()
+    assert main(argv) == 0 and "replay" not in seen["params"]
+    assert main(argv + ["--replay-blocks", "lots"]) == 2

@@ -139,3 +139,57 @@ def test_report_section_paints_answer_table_and_sweep(panel):
     assert labels[0] == "badcases (observed → predicted)"
     assert panel.table.item(0, 2).text() == "222.2" and panel.table.item(0, 3).text() == "-26.9%"
     assert list(panel.plot.listDataItems()[0].yData) == [0.1, 0.2]
+
+
+def test_report_sweeps_of_two_runs_are_drawn_in_two_colours(panel):
+    """The report's `sweeps` (e.g. both Mooncake traces): one hit-rate curve per run, named by
+    its run; decade ticks labelled on the log axis; one sentence per sweep."""
+    sweeps = [{"run_id": rid, "requests": 100, "eviction": "lru", "monotone": True,
+               "rows": [{"num_gpu_blocks": c, "hit_rate": h, "preemptions": p, "rejected": 0}
+                        for c, h, p in rows]}
+              for rid, rows in (("mooncake:conversation_trace", ((8000, 0.04, 5143), (46000, 0.05, 5),
+                                                                 (9_000_000, 0.37, 0))),
+                                ("mooncake:synthetic_trace", ((12000, 0.03, 245), (3_800_000, 0.65, 0))))]
+    panel.show_report({"predicted_badcases": None, "reason": "No badcase", "sweep": sweeps[0],
+                       "sweeps": sweeps})
+    items = panel.plot.listDataItems()
+    assert [list(i.yData) for i in items] == [[0.04, 0.05, 0.37], [0.03, 0.65]]
+    assert items[0].opts["pen"].color() != items[1].opts["pen"].color()
+    names = [label.text for _s, label in panel.plot.legend.items]
+    assert "hit rate (mooncake:synthetic_trace)" in names
+    major = panel.plot.getAxis("bottom")._tickLevels[0]
+    assert [t for _v, t in major] == ["10k", "100k", "1M"]
+    text = panel.status.text()
+    assert text.count("never falls as the capacity grows") == 2 and "5,143 → 0" in text
+
+
+def test_predict_badcases_on_the_demo(session, panel, qtbot):
+    """Predict badcases: the cohort's window replayed at the observed settings and under the
+    panel's, the answer painted as the report paints it; the numbers are predict()'s own."""
+    from explorer.core.analysis.cohort import Cohort
+    from explorer.core.replay.badcases import gather_inputs, predict
+    cluster = "计算题中间步骤出错"
+    assert session.load_demo()
+    qtbot.waitUntil(lambda: panel.run_box.count() >= 2, timeout=300000)
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    session.set_cluster(cluster)
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=120000)
+    panel.blocks.setValue(250_000)
+    panel.eviction.setCurrentText("lru")
+    panel.seqs.setValue(256)
+    panel.batched.setValue(8192)
+    panel.block_size.setValue(16)
+    panel.predict_button.click()
+    qtbot.waitUntil(lambda: panel.prediction is not None, timeout=300000)
+    p = panel.prediction
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    want = predict(gather_inputs(session.store, Cohort(cluster=cluster, control=session.control)),
+                   panel.scenario())
+    assert p.predicted_badcases == pytest.approx(want.predicted_badcases)
+    assert p.observed_badcases == want.observed_badcases > p.ci_high
+    text = panel.answer.text()
+    assert text.startswith(f"Badcases: {p.observed_badcases} observed, "
+                           f"{p.predicted_badcases:.1f} predicted under 250,000 KV blocks")
+    labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    assert labels[0] == "badcases (observed → predicted)"
+    assert "calibration TTFT" in panel.status.text()

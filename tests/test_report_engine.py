@@ -75,3 +75,21 @@ def test_report_command_on_engine_logs_alone(tmp_path):
     assert (mtp["samples"], mtp["running_max"], mtp["waiting_max"]) == (5, 21, 43)
     sec = (out / "report.md").read_text().split("## Engine statistics", 1)[1].split("\n## ", 1)[0]
     assert "| 0 | 5 | 40.0 s | 19.0 / 21 |" in sec and "| TP0 | 10 |" in sec
+
+
+def test_engine_section_states_the_scraped_engine_settings(doc):
+    """The Korean guide's scrape: prefix caching off and 2,375 GPU blocks of 16 tokens
+    (vllm:cache_config_info), next to its -1 hit-rate gauge."""
+    prom = _run(doc, "korean-doc-vllm-0.6-llama31-metrics.prom")
+    assert prom["settings"] == {"enable_prefix_caching": "False", "block_size": "16",
+                                "num_gpu_blocks": "2375", "gpu_memory_utilization": "0.9"}
+    assert _run(doc, "vllm-43295-v1-engine-log")["settings"] is None  # a log states none
+    md = render_markdown(doc)
+    assert ("Engine settings (vllm:cache_config_info): enable_prefix_caching = False, "
+            "block_size = 16, num_gpu_blocks = 2375, gpu_memory_utilization = 0.9.") in md
+
+
+def test_engine_html_states_the_settings(doc):
+    from widgets.painters.engine import engine_html
+    html = engine_html(doc["engine"])
+    assert "engine settings (vllm:cache_config_info): enable_prefix_caching = False" in html

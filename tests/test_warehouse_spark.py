@@ -1,7 +1,7 @@
 """The warehouse source against a real Spark Connect server (explorer.core.warehouse).
 
-A session fixture starts a local Spark Connect server (pyspark's jars, Java 17) and stops it
-after the session; TE_SPARK_URL=sc://host:port uses a running one instead. The same simulated
+The session fixture spark_url (tests/conftest.py) starts a local Spark Connect server (pyspark's
+jars, Java 17) and stops it after the session; TE_SPARK_URL=sc://host:port uses a running one. The same simulated
 requests are analysed by the embedded DuckDB (the demo store) and by Spark (those requests
 exported to Parquet, the eval cases sent from the client): binding, cohort, comparison (to
 1e-9), tree, heatmap, versions and SLA must agree.
@@ -18,26 +18,8 @@ import pytest
 pyspark = pytest.importorskip("pyspark", reason="the spark extra is not installed "
                                                 "(pip install '.[spark]')")
 
-from explorer.core.warehouse.local import LocalSpark, java_missing  # noqa: E402
-
 SECTIONS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla")
 N_REQUESTS = 1200  # small: the server start and Spark's per-query cost dominate
-
-
-@pytest.fixture(scope="session")
-def spark_url():
-    url = os.environ.get("TE_SPARK_URL")
-    if url:
-        yield url
-        return
-    why = java_missing()
-    if why:
-        pytest.skip(why)
-    server = LocalSpark().start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -176,13 +158,14 @@ def test_cli_report_from_the_warehouse(tmp_path, spark_url, cases_csv, demo):
                     f"batch_size, prompt_tokens FROM requests) TO '{src}' (FORMAT parquet)")
     out = tmp_path / "out"
     r = _cli(str(cases_csv), "--warehouse", spark_url, "--requests-table", f"parquet:{src}",
-             "--requests-columns", "run_id=replica", "--no-whatif", "--format", "json",
+             "--requests-columns", "run_id=replica", "--no-whatif", "--format", "json,md",
              "--out", str(out), cwd=Path(__file__).parents[1])
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "report.json").read_text())
     m = doc["meta"]["engine"]
     assert m["kind"] == "spark" and m["columns"]["ttft_ms"] == "ttft_s"
     assert m["rows_scanned"] >= N_REQUESTS * 2
+    assert f"Requests from: spark {spark_url}, table parquet:{src}" in (out / "report.md").read_text()
     # the local engine on the same cases and requests
     from explorer.core.store import Store
     from explorer.core import pipeline

@@ -258,6 +258,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = f.addMenu(self.tr("Open &Recent"))
         self._act(f, self.tr("Load &demo workload"), self.session.load_demo, "Ctrl+D",
                   self.tr("Load the simulated demo (two engine versions, Chinese cluster names)"))
+        self._act(f, self.tr("Connect to &warehouse…"), self.connect_warehouse, None,
+                  self.tr("Take the requests from a Spark Connect server (Spark, Databricks, EMR) "
+                          "or a local one; the eval cases stay here"))
         f.addSeparator()
         self._act(f, self.tr("Open &Session…"), self.open_session, "Ctrl+Shift+L")
         self.save_action = self._act(f, self.tr("&Save Session As…"), self.save_session,
@@ -372,6 +375,14 @@ class MainWindow(QMainWindow):
                                               self.tr("Trace Explorer session (*.duckdb)"))
         if path:
             self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
+
+    def connect_warehouse(self) -> None:
+        from widgets.warehouse import WarehouseDialog
+        dlg = WarehouseDialog(self.settings, self)
+        if dlg.exec() != WarehouseDialog.DialogCode.Accepted:
+            return
+        dlg.remember()
+        self.session.connect_warehouse(*dlg.values())
 
     def export_report(self) -> None:
         writer = _report_writer()

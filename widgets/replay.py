@@ -30,6 +30,7 @@ from explorer.core.replay.replicas import simulate_replicas
 from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets.base import JobControls, Panel
+from widgets.painters.replay import plot_sweeps
 
 
 def _fmt(v: Any, unit: str = "") -> str:
@@ -423,22 +424,22 @@ class ReplayPanel(JobControls, Panel):
         self.table.resizeColumnsToContents()
         # the table's labels are long here: give it half the width
         self.split.setSizes([660, 640])
-        sw = sec.get("sweep") or {}
         lines = calibration_lines(cal) if cal else []
-        if sw.get("rows"):
-            self.show_sweep(sw["rows"])
-            hits = [r["hit_rate"] for r in sw["rows"] if r.get("hit_rate") is not None]
-            lines.append(self.tr("Capacity sweep of %1 (%2 requests, %3): the first-query hit "
-                                 "rate %4 as the capacity grows%5; preemptions %6 → %7.")
-                         .replace("%1", str(sw.get("run_id"))).replace("%2", f"{sw.get('requests', 0):,}")
-                         .replace("%3", str(sw.get("eviction", "")).upper())
-                         .replace("%4", self.tr("never falls") if sw.get("monotone")
-                                  else self.tr("FALLS somewhere"))
-                         .replace("%5", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else "")
-                         .replace("%6", str(sw["rows"][0]["preemptions"]))
-                         .replace("%7", str(sw["rows"][-1]["preemptions"])))
+        lines += [self.tr("%1 request(s) dropped: %2").replace("%1", str(k)).replace("%2", why)
+                  for why, k in (cal.get("dropped") or {}).items()]
+        sweeps = sec.get("sweeps") or ([sec["sweep"]] if (sec.get("sweep") or {}).get("rows") else [])
+        if sweeps:
+            lines += self.show_sweeps(sweeps)
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
+
+    def _of_requests(self, sw: dict) -> str:
+        """'12,031' or 'the first 20,000 of 1,000,000' (a sweep replays at most
+        section.SWEEP_MAX_REQUESTS requests)."""
+        n, total = sw.get("requests", 0), sw.get("requests_total")
+        if total and total > n:
+            return self.tr("the first %1 of %2").replace("%1", f"{n:,}").replace("%2", f"{total:,}")
+        return f"{n:,}"
 
     def run_sweep(self) -> None:
         """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
@@ -467,42 +468,57 @@ class ReplayPanel(JobControls, Panel):
         self._with_trace(go)
 
     def show_sweep(self, rows: list[dict]) -> None:
-        """Plot the capacity-comparable hit rate (share of prompt tokens served from the cache,
-        each request counted once; left axis) and preemptions (right axis) vs capacity. Not
-        vLLM's per-attempt hit_rate_blocks: a small thrashing cache inflates that one."""
+        """Plot the panel's own sweep: vLLM's first-query hit rate (left axis; comparable
+        across capacities, unlike the per-attempt hit_rate_blocks, which a small thrashing
+        cache inflates) and preemptions (right axis) vs capacity."""
         self.sweep = rows
-        self.plot.clear()
-        self.pre_view.clear()
-        rows = [r for r in rows if r["num_gpu_blocks"]]
-        if not rows:
+        (drawn,) = plot_sweeps(self.plot, self.pre_view, [{"rows": rows}],
+                               self.tr("prefix-cache hit rate"), self.tr("preemptions"))
+        if not drawn:
             return
-        x = [float(r["num_gpu_blocks"]) for r in rows]
+        rows = drawn
+        x = [int(r["num_gpu_blocks"]) for r in rows]
         no_prefix = not rows[0].get("prefix_information", True)
-        hit = [float("nan") if r.get("hit_rate", r.get("hit_rate_tokens")) is None
-               else r.get("hit_rate", r.get("hit_rate_tokens")) for r in rows]
-        pre = [float(r["preemptions"]) for r in rows]
-        self.plot.addLegend(offset=(10, 10))
-        if not no_prefix:
-            self.plot.plot(x, hit, pen=pg.mkPen("#1f77b4", width=2), symbol="o", symbolSize=6,
-                           name=self.tr("prefix-cache hit rate"))
-        import math
-        curve = pg.PlotDataItem([math.log10(v) for v in x], pre,
-                                pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                                symbol="t", symbolSize=6)
-        self.pre_view.addItem(curve)
-        self.plot.legend.addItem(curve, self.tr("preemptions"))
-        self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect())
+        hit = [r.get("hit_rate") for r in rows]
+        pre = [int(r["preemptions"]) for r in rows]
         self._stack.setCurrentIndex(1)
-        hits = ("" if no_prefix else
+        hits = ("" if no_prefix or hit[0] is None or hit[-1] is None else
                 self.tr("prefix-cache hit rate %1 → %2; ")
                 .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}"))
-        self._status(self.tr("Sweep from %3 to %4 blocks: ").replace("%3", str(int(x[0])))
-                     .replace("%4", str(int(x[-1]))) + hits
+        self._status(self.tr("Sweep from %3 to %4 blocks: ").replace("%3", f"{x[0]:,}")
+                     .replace("%4", f"{x[-1]:,}") + hits
                      + self.tr("preemptions %5 → %6; %7 request(s) too large for the smallest "
-                               "cache.").replace("%5", str(int(pre[0])))
-                     .replace("%6", str(int(pre[-1])))
+                               "cache.").replace("%5", f"{pre[0]:,}")
+                     .replace("%6", f"{pre[-1]:,}")
                      .replace("%7", str(rows[0].get("rejected", 0)))
                      + (f" {NO_PREFIX[0].upper()}{NO_PREFIX[1:]}." if no_prefix else ""))
+
+    def show_sweeps(self, sweeps: list[dict]) -> list[str]:
+        """Plot the report's sweeps (one colour per run) and return one line per sweep."""
+        self.sweep = sweeps[0].get("rows") if sweeps else None
+        plot_sweeps(self.plot, self.pre_view, sweeps, self.tr("hit rate"),
+                    self.tr("preemptions"))
+        lines = []
+        for sw in sweeps:
+            rows = sw.get("rows") or []
+            if not rows:
+                lines.append(self.tr("Capacity sweep of %1: %2").replace(
+                    "%1", str(sw.get("run_id"))).replace("%2", str(sw.get("reason") or "")))
+                continue
+            hits = [r["hit_rate"] for r in rows if r.get("hit_rate") is not None]
+            mono = sw.get("monotone")
+            verdict = (NO_PREFIX if mono is None else
+                       self.tr("the first-query hit rate %1 as the capacity grows%2").replace(
+                           "%1", self.tr("never falls") if mono else self.tr("FALLS somewhere"))
+                       .replace("%2", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else ""))
+            lines.append(self.tr("Capacity sweep of %1 (%2 requests, %3): %4; preemptions "
+                                 "%5 → %6.")
+                         .replace("%1", str(sw.get("run_id"))).replace("%2", self._of_requests(sw))
+                         .replace("%3", str(sw.get("eviction", "")).upper())
+                         .replace("%4", verdict)
+                         .replace("%5", f"{rows[0]['preemptions']:,}")
+                         .replace("%6", f"{rows[-1]['preemptions']:,}"))
+        return lines
 
     def cancel(self) -> None:
         self.runner.cancel("replay")

@@ -11,13 +11,20 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter
                                QTableWidgetItem, QVBoxLayout)
 
 from explorer.core.escape import qt_plain_tip
-from explorer.core.report_runs import SHOWN, fmt_published
+from explorer.core.report_runs import OVERVIEW, SHOWN, fmt_published
 from widgets import palette
 from widgets.base import Panel
 
-HEADLINE = (("ttft_ms", "mean"), ("tpot_ms", "mean"), ("itl_ms", "mean"), ("e2e_ms", "mean"),
-            ("output_throughput", "value"))
+# the report's overview numbers (report_runs.OVERVIEW), counts aside: one meaning, one place
+HEADLINE = tuple((m, s) for m, s, _ in OVERVIEW if m != "requests")
+HEADLINE_TITLES = {"Mean TTFT (ms)": "Mean TTFT", "Median TTFT (ms)": "Median TTFT",
+                   "P99 TTFT (ms)": "P99 TTFT", "Mean TPOT (ms)": "Mean TPOT",
+                   "Mean ITL (ms)": "Mean ITL", "Mean E2E (ms)": "Mean E2E",
+                   "Output (tok/s)": "Output tok/s"}
 EDITABLE = {0: "label", 2: "engine_version"}
+# px: a sweep's long labels are elided in the middle (their ends differ), flags at the end;
+# the full text is in the tooltip
+RUN_COLUMN_MAX, FLAGS_COLUMN_MAX = 340, 220
 
 
 def _item(text: str, editable: bool = False) -> QTableWidgetItem:
@@ -36,13 +43,19 @@ class RunsPanel(Panel):
         self._painting = False
         self.runs: list[dict] = []
         self.table = QTableWidget()
+        titles = {"Mean TTFT": self.tr("Mean TTFT"), "Median TTFT": self.tr("Median TTFT"),
+                  "P99 TTFT": self.tr("P99 TTFT"), "Mean TPOT": self.tr("Mean TPOT"),
+                  "Mean ITL": self.tr("Mean ITL"), "Mean E2E": self.tr("Mean E2E"),
+                  "Output tok/s": self.tr("Output tok/s")}
         heads = [self.tr("Run"), self.tr("Engine"), self.tr("Version"), self.tr("Completed"),
-                 self.tr("Failed"), self.tr("Flags"), self.tr("Mean TTFT"), self.tr("Mean TPOT"),
-                 self.tr("Mean ITL"), self.tr("Mean E2E"), self.tr("Output tok/s"),
-                 self.tr("Version from"), self.tr("File")]
+                 self.tr("Failed"), self.tr("Flags")]
+        heads += [titles[HEADLINE_TITLES[t]] for m, s, t in OVERVIEW if m != "requests"]
+        heads += [self.tr("Version from"), self.tr("File")]
         self.table.setColumnCount(len(heads))
         self.table.setHorizontalHeaderLabels(heads)
         self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)  # else a wrapped label is cut at its end, not elided
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
@@ -93,7 +106,8 @@ class RunsPanel(Panel):
                 cells += [fmt_published(pub[k]["value"], pub[k]["unit"]) if k in pub else ""
                           for k in HEADLINE]
                 cells += [r.get("version_source") or "", r.get("source_path") or ""]
-                tips = {0: cells[0], 5: "\n".join(flags), 11: cells[11], 12: cells[12]}
+                last = len(cells) - 1  # version source, then file: long, in tooltips too
+                tips = {0: cells[0], 5: "\n".join(flags), last - 1: cells[-2], last: cells[-1]}
                 for c, text in enumerate(cells):
                     it = _item(str(text), editable=c in EDITABLE)
                     if tips.get(c):
@@ -106,6 +120,11 @@ class RunsPanel(Panel):
                     self.table.setItem(i, c, it)
         finally:
             self._painting = False
+        for col, most in ((0, RUN_COLUMN_MAX), (5, FLAGS_COLUMN_MAX)):  # run name, flags
+            if self.table.columnWidth(col) > most:
+                self.table.horizontalHeader().setSectionResizeMode(
+                    col, QHeaderView.ResizeMode.Interactive)
+                self.table.setColumnWidth(col, most)
         if self.table.currentRow() < 0 or self.table.currentRow() >= len(self.runs):
             self.table.selectRow(0)
         self._show_detail()

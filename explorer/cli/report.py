@@ -4,6 +4,11 @@
                           [--eval EVAL_ID|MODEL]
                           [--out DIR] [--format json,md,html,pdf,png,svg]
                           [--treatment M --outcome M --set M=V --graph FILE]
+                          [--replay-blocks N --replay-eviction P --replay-max-num-seqs N]
+
+The `replay` section replays the cohort's time window at the observed engine settings and under
+a scenario (default: 4x the observed KV blocks; the --replay-* options set it instead) and
+predicts how many of its badcases would remain (explorer.core.replay.badcases).
 
 Exit status: 0 when the report is written and every input loaded; 1 when some input failed to
 load (the report is still written from the others) or nothing could be loaded; 2 for a usage
@@ -43,6 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-samples-leaf", type=int, default=None,
                         help=_("decision tree: minimum cases per leaf (default max(5, 1%% of cases))"))
     parser.add_argument("--no-whatif", action="store_true", help=_("skip the causal what-if section"))
+    from explorer.core.replay.model import EVICTION_POLICIES
+    parser.add_argument("--replay-blocks", metavar="N",
+                        help=_("replay scenario: KV-cache blocks (num_gpu_blocks; 0 or inf = "
+                               "infinite); default 4x the observed run's"))
+    parser.add_argument("--replay-eviction", choices=EVICTION_POLICIES,
+                        help=_("replay scenario: prefix-cache eviction policy"))
+    parser.add_argument("--replay-max-num-seqs", type=int, metavar="N",
+                        help=_("replay scenario: running requests at most"))
     parser.add_argument("--no-replay", action="store_true",
                         help=_("skip the replay section (KV-cache simulation of the run)"))
     from explorer.cli import add_engine_version_argument
@@ -97,6 +110,29 @@ def _whatif_args(args) -> dict | bool:
         except (OSError, UnicodeDecodeError) as e:
             raise ValueError(_("{graph}: cannot read the causal graph ({x})").format(graph=args.graph, x=e)) from None
     return out
+
+
+def _replay_args(args) -> dict | None:
+    """The replay section's scenario (EngineConfig changes) from --replay-*, None when none is
+    given (the section's default). Raises ValueError on a bad value."""
+    out: dict = {}
+    blocks = getattr(args, "replay_blocks", None)
+    if blocks is not None:
+        t = str(blocks).strip().lower()
+        if t in ("inf", "infinite", "none", "0"):
+            out["num_gpu_blocks"] = None
+        elif t.isdigit():
+            out["num_gpu_blocks"] = int(t)
+        else:
+            raise ValueError(f"--replay-blocks expects a block count or 'inf', not {blocks!r}")
+    if getattr(args, "replay_eviction", None):
+        out["eviction"] = args.replay_eviction
+    seqs = getattr(args, "replay_max_num_seqs", None)
+    if seqs is not None:
+        if seqs < 1:
+            raise ValueError(f"--replay-max-num-seqs must be at least 1, not {seqs}")
+        out["max_num_seqs"] = seqs
+    return out or None
 
 
 def _resolve_eval(store, name: str | None) -> str | None:
@@ -179,7 +215,7 @@ def _print_bound(res) -> None:
 def _open_warehouse(store, args):
     """The WarehouseStore for --warehouse (cases bound in the engine), or raises
     WarehouseUnavailable / WarehouseError / ValueError with a message for the user."""
-    from explorer.core.warehouse import open_warehouse, parse_columns
+    from explorer.core.warehouse import open_warehouse, parse_columns, redact_url
     if not args.requests_table:
         raise ValueError("--warehouse needs --requests-table TABLE (a table or view, or "
                          "parquet:PATH)")
@@ -188,9 +224,13 @@ def _open_warehouse(store, args):
         _err(_("--warehouse: the {n:,} requests of the trace files given are not used; the "
              "requests come from {requests_table}").format(n=n, requests_table=args.requests_table))
         store.execute("DELETE FROM requests")
-    print(_("connecting to {warehouse} ...").format(warehouse=args.warehouse), file=sys.stderr)
+    steps = {"connect": _("starting a local Spark Connect server ...")
+             if args.warehouse == "spark:local"
+             else _("connecting to {warehouse} ...").format(warehouse=redact_url(args.warehouse)),
+             "bind": _("binding the eval cases to the warehouse requests ...")}
     ws = open_warehouse(store, args.warehouse, args.requests_table,
-                        parse_columns(args.requests_columns))
+                        parse_columns(args.requests_columns),
+                        progress=lambda step: print(steps[step], file=sys.stderr))
     _print_bound(ws.binding)
     return ws
 
@@ -236,8 +276,11 @@ def run(args) -> int:
         whatif = _whatif_args(args)
         params: dict = {"tree": {"max_depth": args.max_depth,
                                  "min_samples_leaf": args.min_samples_leaf}}
+        scenario = _replay_args(args)
         if getattr(args, "no_replay", False):
             params["replay"] = False
+        elif scenario:
+            params["replay"] = scenario
         if args.sla:
             params["sla"] = {"thresholds": dict(_pair(s, "--sla") for s in args.sla)}
     except (ValueError, FormatUnavailable) as e:

@@ -8,6 +8,9 @@ from .clusters import assign_default_clusters
 def prepare(store, tol: Tolerances | None = None) -> AssociationResult:
     """Fill missing badcase clusters (category, renames re-applied) and rebind every case
     (case_links rewritten). tol = None uses the tolerances saved with the session (else the
-    defaults). Idempotent: call it after every load."""
+    defaults). Idempotent: call it after every load. A warehouse store (explorer.core.warehouse)
+    does both with the requests in its engine."""
+    if getattr(store, "remote", False):
+        return store.prepare(tol)
     assign_default_clusters(store)
     return bind_cases(store, tol)

@@ -165,7 +165,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     except TraceExplorerError:
         frame = None
     wanted = [s for s in SECTIONS if s in set((params or {}).get("sections", SECTIONS))]
-    total = len(wanted) + 1
+    total = len(wanted) + 2   # the sections, the what-if, the replay
 
     def step(done, _n, name):
         if progress is not None and name != "done":
@@ -185,8 +185,6 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
         if cancelled is not None:
             args.setdefault("cancelled", cancelled)
         results["whatif"] = run_whatif_section(frame, args)
-    if progress is not None:
-        progress(total, total, "done")
     doc: dict[str, Any] = {}
     for key in REPORT_KEYS:
         if key == "inputs":
@@ -197,10 +195,14 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
             doc[key] = results[key].to_dict()
         else:
             doc[key] = {"status": "no_data", "reason": "not computed"}
+    if progress is not None:
+        progress(len(wanted) + 1, total, "replay")
     remote = getattr(store, "remote", False)
     doc["replay"] = ({"status": "no_data", "reason": "the replay simulates every request of a "
                       "run locally; with a warehouse source it is not computed"} if remote else
                      replay_report_section(store, cohort, (params or {}).get("replay"), cancelled))
+    if progress is not None:
+        progress(total, total, "done")
     doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
     from .report_runs import run_versions_section, runs_section
     doc["runs"] = runs_section(store)
@@ -288,6 +290,14 @@ def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
     out = [(_("Evals") if len(ev) > 1 else _("Eval"), more(ev, shown) or _("none loaded")), (_("Models"), more(sc.get("models") or [], shown) or _("not named")),
            (_("Engine versions"), more(sc.get("engine_versions") or [], shown) or _("not named")),
            (_("Inputs"), more(sc.get("inputs") or [], shown) or _("none"))]
+    eng = meta.get("engine") or {}
+    if eng.get("kind") not in (None, "duckdb"):  # a warehouse answered: say which and its cost
+        out.append((_("Requests from"), _(
+            "{kind} {url}, table {table}: {rows:,} requests, {scanned:,} rows scanned, "
+            "{fetched:,} fetched, {seconds:.1f} s in the engine").format(
+                kind=eng["kind"], url=eng.get("url"), table=eng.get("table"),
+                rows=eng.get("table_rows") or 0, scanned=eng.get("rows_scanned") or 0,
+                fetched=eng.get("rows_fetched") or 0, seconds=eng.get("seconds") or 0)))
     return out
 
 
@@ -832,6 +842,9 @@ def _md_engine(e: dict) -> str:
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
                   f"{md(run.get('engine_kind') or unknown)}"
                   + (f", {md(run['model'])}" if run.get("model") else "") + _("); time: {clock}.").format(clock=md(clock)), ""]
+        if run.get("settings"):
+            lines += [_("Engine settings (vllm:cache_config_info): ") + ", ".join(
+                f"{md(k)} = {md(v)}" for k, v in run["settings"].items()) + ".", ""]
         sv = run.get("server") or {}
         if sv.get("engines", 0) > 1 and sv.get("peak_running") is not None:
             at = f" at {fmt_num(sv['peak_running_ts_s'])} s" if sv.get("peak_running_ts_s") is not None else ""
@@ -885,17 +898,35 @@ def _md_replay(r: dict) -> str:
         lines += [""] + [f"- {md(x)}" for x in calibration_lines(cal)]
         if cal.get("dropped"):
             lines += [_("- dropped {x}: {why}").format(x=k, why=md(why)) for why, k in cal["dropped"].items()]
-    sw = r.get("sweep") or {}
-    if sw.get("rows"):
-        lines += ["", _("Capacity sweep of {run_id} ({requests:,} requests, "
-                  "{eviction}, {block_size}-token blocks): "
-                  "the first-query hit rate {monotone}"
-                  " as the capacity grows.").format(run_id=md(sw.get('run_id')), requests=sw.get('requests', 0), eviction=str(sw.get('eviction', '')).upper(), block_size=sw.get('block_size'), monotone=_('never falls') if sw.get('monotone') else _('FALLS somewhere')), "",
-                  _table([_("KV blocks"), _("hit rate"), _("preemptions"), _("rejected")],
-                         [[f"{x['num_gpu_blocks']:,}",
-                           "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
-                           str(x["preemptions"]), str(x["rejected"])] for x in sw["rows"]])]
+    sweeps = r.get("sweeps") or ([r["sweep"]] if (r.get("sweep") or {}).get("rows") else [])
+    for sw in sweeps:
+        lines += ["", _md_sweep(sw)]
+    if r.get("sweeps_left_out"):
+        lines += ["", _("{n} more replayable run(s) not swept.").format(n=r["sweeps_left_out"])]
     return "\n".join(lines)
+
+
+def _md_sweep(sw: dict) -> str:
+    """One capacity sweep of the replay section: a sentence and its table."""
+    from .replay.compare import NO_PREFIX
+    if not sw.get("rows"):
+        return _("Capacity sweep of {run_id}: {why}").format(
+            run_id=md(sw.get("run_id")), why=md(sw.get("reason") or _("no data")))
+    mono = sw.get("monotone")
+    verdict = (_("no hit rate, {why}").format(why=_(NO_PREFIX)) if mono is None else
+               _("the first-query hit rate never falls as the capacity grows") if mono else
+               _("the first-query hit rate FALLS somewhere as the capacity grows"))
+    n, total = sw.get("requests", 0), sw.get("requests_total")
+    of = (_("the first {n:,} of {total:,}").format(n=n, total=total) if total and total > n
+          else f"{n:,}")
+    head = _("Capacity sweep of {run_id} ({of} requests, {eviction}, {block_size}-token blocks): "
+             "{verdict}.").format(run_id=md(sw.get("run_id")), of=of,
+                                  eviction=str(sw.get("eviction", "")).upper(),
+                                  block_size=sw.get("block_size"), verdict=verdict)
+    return head + "\n\n" + _table(
+        [_("KV blocks"), _("hit rate"), _("preemptions"), _("rejected")],
+        [[f"{x['num_gpu_blocks']:,}", "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
+          f"{x['preemptions']:,}", f"{x['rejected']:,}"] for x in sw["rows"]])
 
 
 def _md_runs(v):

@@ -21,8 +21,14 @@ def loaded(window, qtbot):
     return window
 
 
+def _col(table, title):
+    return next(c for c in range(table.columnCount())
+                if table.horizontalHeaderItem(c).text() == title)
+
+
 def _row(table, text):
-    return next(i for i in range(table.rowCount()) if table.item(i, 12).text() == text)
+    f = _col(table, "File")
+    return next(i for i in range(table.rowCount()) if table.item(i, f).text() == text)
 
 
 def test_runs_tab_shows_published_numbers_and_flags_the_failed_run(loaded):
@@ -34,7 +40,9 @@ def test_runs_tab_shows_published_numbers_and_flags_the_failed_run(loaded):
     assert "8 failed" in t.item(bad, 5).toolTip()
     assert t.item(bad, 0).font().bold() and t.item(bad, 3).text() == "0"
     ok = _row(t, str(LAMBDA))
-    assert t.item(ok, 6).text() == "113.74 ms" and t.item(ok, 7).text() == "8.80 ms"
+    assert t.item(ok, _col(t, "Mean TTFT")).text() == "113.74 ms"
+    assert t.item(ok, _col(t, "Median TTFT")).text() == "162.05 ms"
+    assert t.item(ok, _col(t, "Mean TPOT")).text() == "8.80 ms"
     t.selectRow(ok)
     d = panel.detail
     rows = {d.item(i, 0).text(): (d.item(i, 1).text(), d.item(i, 2).text())
@@ -53,7 +61,7 @@ def test_editing_version_in_the_runs_tab_reaches_the_store(loaded, qtbot):
         timeout=30000)
     assert s.store.scalar("SELECT version_source FROM runs WHERE source_path = ?",
                           [str(LAMBDA)]) == "user"
-    qtbot.waitUntil(lambda: t.item(_row(t, str(LAMBDA)), 11).text() == "user", timeout=30000)
+    qtbot.waitUntil(lambda: t.item(_row(t, str(LAMBDA)), _col(t, "Version from")).text() == "user", timeout=30000)
 
 
 def test_inputs_panel_run_label_edit_is_saved_with_the_session(loaded, qtbot, tmp_path):

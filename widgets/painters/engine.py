@@ -129,7 +129,13 @@ def engine_html(value: dict | None) -> str:
                 f"{_cell(g.get('waiting_mean'))} / {_cell(g.get('waiting_max'))}",
                 f"{_cell(g.get('kv_usage_gpu_mean'), True)} / {_cell(g.get('kv_usage_gpu_max'), True)}",
                 _cell(g.get("prefix_cache_hit_rate_mean"), True), _cell(g.get("gen_tps_mean")))) + "</tr>")
-    head = "".join(f"<th>{h}</th>" for h in (_("stats run"), "engine", "samples", _("running mean / max"),
-                                             _("waiting mean / max"), _("KV usage mean / max"),
-                                             _("prefix hit mean"), _("gen tok/s mean")))
-    return (f"<p>{esc(summary(value))}</p><table><tr>{head}</tr>{''.join(rows)}</table>")
+    head = "".join(f"<th>{h}</th>" for h in (_("stats run"), _("engine"), _("samples"),
+                                             _("running mean / max"), _("waiting mean / max"),
+                                             _("KV usage mean / max"), _("prefix hit mean"),
+                                             _("gen tok/s mean")))
+    what = _("engine settings (vllm:cache_config_info)")
+    settings = "".join(
+        f"<p class='sub'>{esc(str(r.get('run_id')))}: {esc(what)}: "
+        + esc(", ".join(f"{k} = {v}" for k, v in r["settings"].items())) + "</p>"
+        for r in (value or {}).get("runs") or [] if r.get("settings"))
+    return (f"<p>{esc(summary(value))}</p>{settings}<table><tr>{head}</tr>{''.join(rows)}</table>")

@@ -216,6 +216,33 @@ def _ran_on(cohort) -> str:
     return join_list(parts)
 
 
+def _ran_into(ran_into: list, cohort, pooled: bool, kb: dict) -> str:
+    """The lead sentence on a regression the badcases ran into: "306 of the 383 bound badcases
+    ran on 0.6.1, the release where the KV-cache hit rate fell (-40.6%) and preemptions per
+    request rose against 0.5.2." (first release pair, at most three metrics)."""
+    c0 = ran_into[0][1]
+    same = [(r, c) for r, c in ran_into if (c["from_version"], c["to_version"],
+                                             c.get("benchmark")) ==
+            (c0["from_version"], c0["to_version"], c0.get("benchmark"))]
+    seen, parts = set(), []
+    for r, c in same:
+        if c["metric"] in seen:
+            continue
+        seen.add(c["metric"])
+        label = pick(kb.get("metrics", {}).get(c["metric"], {}), "label", c["metric"])
+        pct = f" ({fmt_pct(c['change_pct'])})" if c.get("change_pct") is not None else ""
+        parts.append((_("the {label} fell{pct}") if (c["to_value"] or 0) < (c["from_value"] or 0)
+                      else _("the {label} rose{pct}")).format(label=label, pct=pct))
+    parts = parts[:3]
+    what = join_list(parts)
+    served = _served(cohort, c0, pooled)
+    bound = getattr(cohort, "bound", 0) or 0
+    return _("{served} of the {bound} bound badcases ran on {to_version}, the release where "
+             "{what} against {from_version}.").format(served=served, bound=bound, what=what,
+                                                      to_version=c0["to_version"],
+                                                      from_version=c0["from_version"])
+
+
 def _context_sentence(ctx: dict, rule: dict, kb: dict) -> str:
     """A version regression stated as a fact, without the rule's reading (no module named):
     "TTFT rose from 4111 ms on 0.2.1 to 24673 ms on 0.3.0 (benchmark b) (+500.2%, adjusted p
@@ -288,12 +315,13 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                               if r["evidence"] == "tree_split" or
                               (r["evidence"] in ("comparison", "categorical")
                                and r["metric"] in OWN_ENGINE_EVIDENCE))
-    fired, case_found = [], []
+    fired, case_found, ran_into = [], [], []
     context: dict = {}  # reason -> {metric: (rule, sentence)}, first rule per metric
     for order, rule, ctx, other in hits:
         if rule["evidence"] == "version_regression":
             if ctx is not None and own:
                 fired.append((rule, _fill(pick(rule, "explain"), ctx), order, ctx["_q"]))
+                ran_into.append((rule, ctx["change"]))
             elif ctx is not None:
                 served = _served(cohort, ctx["change"], pooled)
                 context.setdefault(("no_evidence", served), {}).setdefault(
@@ -329,6 +357,8 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         names = modules[:3]
         joined = join_list([module_name(m, kb) for m in names])
         sentences.append(_("The evidence points to {joined}.").format(joined=joined))
+        if ran_into:
+            sentences.append(_ran_into(ran_into, cohort, pooled, kb))
         sentences += _shown(fired)
     else:
         if len(fam):

@@ -54,6 +54,22 @@ class EngineStats:
                     "server": "running / waiting summed over the engines at one sample time"}}
 
 
+# the engine's own settings worth a line in the report (vllm:cache_config_info's labels)
+SETTINGS = ("enable_prefix_caching", "block_size", "num_gpu_blocks", "gpu_memory_utilization",
+            "kv_cache_size_tokens")
+
+
+def _settings(cfg: dict) -> dict | None:
+    """SETTINGS from the run's cache_config (one engine's, or engine 0's), None if absent."""
+    cache = cfg.get("cache_config")
+    if isinstance(cache, dict) and cache and all(isinstance(v, dict) for v in cache.values()):
+        cache = cache[sorted(cache)[0]]  # several engines: the first one's (they share flags)
+    if not isinstance(cache, dict):
+        return None
+    got = {k: cache[k] for k in SETTINGS if cache.get(k) not in (None, "None", "")}
+    return got or None
+
+
 def engine_stats(store, con=None, max_points: int = MAX_POINTS) -> EngineStats:
     """The `engine` report section. Raises NoData when no engine statistics are loaded."""
     con = con or store.con
@@ -88,7 +104,7 @@ def engine_stats(store, con=None, max_points: int = MAX_POINTS) -> EngineStats:
         runs.append({"run_id": run_id, "source": src, "format": fmt, "engine_kind": kind,
                      "model": model, "clock": cfg.get("clock"),
                      "first_stat_line_time": cfg.get("first_stat_line_time"),
-                     "engines": engines,
+                     "settings": _settings(cfg), "engines": engines,
                      "server": None if sv is None else {
                          "engines": int(sv.engines), "peak_running": _num(sv.peak_running),
                          "peak_running_ts_s": _num(sv.peak_running_ts_s),

@@ -23,7 +23,10 @@ increase of vllm:prefix_cache_queries_total (V1; 0 queries: undefined, NULL);
 prompt_tps / gen_tps (where no gauge gives them) = increase of vllm:prompt_tokens_total /
 generation_tokens_total over the seconds between two timestamped scrapes.
 ts_s = sample timestamp / 1000 (unix s), NULL when the scrape has none. Histogram means
-(<name>_sum / <name>_count of the last scrape, e.g. TTFT) go to runs.config.
+(<name>_sum / <name>_count of the last scrape, e.g. TTFT) go to runs.config, and so do the
+labels of info gauges such as vllm:cache_config_info (block_size, num_gpu_blocks,
+enable_prefix_caching, gpu_memory_utilization, ...: the engine's configuration, as
+config["cache_config"], per engine when labelled).
 """
 from __future__ import annotations
 
@@ -188,6 +191,19 @@ def _counter_fields(c: dict[str, float], before: dict | None, ts) -> dict:
     return out
 
 
+def _info(scrape: list, report) -> dict:
+    """{"cache_config": {label: value}} from info gauges (`*_config_info`, value 1) of a
+    scrape; {"cache_config": {engine: {...}}} when several engines label theirs."""
+    found: dict[str, dict] = {}
+    for name, labels, _, _ in scrape:
+        if name.startswith(("vllm:", "sglang:")) and name.endswith("_config_info"):
+            key = name.split(":", 1)[1][:-len("_info")]
+            cfg = {k: v for k, v in labels.items() if k not in ("engine", "model_name")}
+            found.setdefault(key, {})[labels.get("engine") or ""] = cfg
+            report.columns[name] = f"runs.config.{key} (its labels: the engine's settings)"
+    return {k: next(iter(v.values())) if len(v) == 1 else v for k, v in found.items()}
+
+
 def load(path: Path, store, report) -> None:
     """Load each scrape of a metrics dump as engine_stats rows (one per engine) of one run."""
     scrapes = _parse(path, report)
@@ -203,6 +219,7 @@ def load(path: Path, store, report) -> None:
         elif name.endswith("_count") and (name.startswith(("vllm:", "sglang:"))):
             hist.setdefault(name[:-6], [0.0, 0.0])[1] += value
     config = {f"{k}_mean": s / c for k, (s, c) in hist.items() if c > 0}
+    config.update(_info(scrapes[-1], report))
     config["scrapes"] = len(scrapes)
     if all(r["ts_s"] is None for r in rows):
         config["clock"] = "none (samples carry no timestamp)"

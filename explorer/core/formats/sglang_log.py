@@ -64,13 +64,20 @@ def _row(raw: str, kind: str) -> dict:
     return row
 
 
+_MODEL = re.compile(r"ServerArgs\(model_path=['\"]([^'\"]+)['\"]")
+
+
 def load(path: Path, store, report) -> None:
     """Load the Prefill / Decode batch lines of one SGLang log as one run's engine_stats."""
     recs, stamps, dated = [], [], []
+    model = None  # the server_args=ServerArgs(model_path='…', …) line the server logs first
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for line, raw in enumerate(fh, 1):
             b = _BATCH.search(raw)
             if not b:
+                if model is None and "model_path=" in raw:
+                    m = _MODEL.search(raw)
+                    model = m.group(1) if m else None
                 continue
             t = _TS.search(raw[:b.start()])
             if not t:
@@ -92,7 +99,7 @@ def load(path: Path, store, report) -> None:
     for r, x in zip(recs, ts):
         r["ts_s"] = x
     run_id = register_run(store, report, path, NAME, f"sglang_log:{path.stem}", engine="sglang",
-                          config=cfg)
+                          config=cfg, model=model)
     insert_stats(store, report, path, run_id, recs, "scheduler batch")
     report.columns.update({
         "[date time]": "ts_s (unix s)" if precision == "date" else "ts_s (seconds since the first line)",

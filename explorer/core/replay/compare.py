@@ -10,7 +10,7 @@ from .engine import simulate
 from .model import Cancelled, EngineConfig, TraceRequest
 from explorer.core.i18n import N_, _
 
-NO_PREFIX = "no prefix information in this trace (no hash_ids): hit rates not meaningful"
+NO_PREFIX = N_("no prefix information in this trace (no hash_ids): hit rates not meaningful")
 
 # (summary key, observed SQL aggregate over the run's requests, label, unit)
 METRICS = (
@@ -35,7 +35,7 @@ def hit_rate_lines(summary: dict) -> list[str]:
     as the older per-attempt count; or [NO_PREFIX-sentence] when summary["prefix_information"]
     is False."""
     if not summary.get("prefix_information", True):
-        return [_("prefix cache: {NO_PREFIX}").format(NO_PREFIX=NO_PREFIX)]
+        return [_("prefix cache: {NO_PREFIX}").format(NO_PREFIX=_(NO_PREFIX))]
 
     def pct(x):
         return "-" if x is None else f"{100 * x:.1f}%"

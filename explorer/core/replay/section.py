@@ -1,7 +1,8 @@
 """The report's `replay` section (DESIGN.md: {setting, observed_badcases, predicted_badcases,
 ci_low, ci_high, calibration}) plus a small capacity sweep of the replayed run, so the report
 shows both what the scenario does to the badcases and that the hit rate it rests on grows with
-the cache. Qt-free; the Replay panel paints the same dict (ReplayPanel.show_report)."""
+the cache. Without a bound badcase every replayable run (up to MAX_SWEEP_RUNS) is swept, e.g.
+both Mooncake traces. Qt-free; the Replay panel paints the same dict (ReplayPanel.show_report)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -9,12 +10,15 @@ from typing import Callable
 
 from ..errors import NoData, TraceExplorerError
 from .badcases import gather_inputs, predict
-from .compare import default_capacities
+from .compare import default_capacities, replayable_runs
+from .io import requests_from_store
 from .replicas import simulate_replicas
 
 #: the report's default scenario: this many times the observed KV blocks
 DEFAULT_FACTOR = 4
 SWEEP_POINTS = 5
+#: runs swept when no badcase is bound (each sweep is SWEEP_POINTS replays of the whole run)
+MAX_SWEEP_RUNS = 4
 #: the sweep replays at most this many requests (the first by arrival): each point is a whole
 #: replay, ~40 s of CPU per million requests, which a report at 1M requests cannot wait for;
 #: every real trace we read (Mooncake 12,031, Azure 19,366 requests) is swept whole
@@ -32,8 +36,9 @@ def capacity_sweep(trace, config, params: dict, replicas: int = 1, include=(),
                    cancelled: Callable[[], bool] | None = None) -> dict:
     """The replay's first-query hit rate and preemptions at SWEEP_POINTS capacities (from the
     largest request's need to all prompts' blocks) plus `include`, with the calibrated step
-    time: {eviction, rows: [{num_gpu_blocks, hit_rate, preemptions, rejected}], monotone,
-    requests (replayed: the first SWEEP_MAX_REQUESTS), requests_total}."""
+    time: {eviction, rows: [{num_gpu_blocks, hit_rate, preemptions, rejected}], monotone}
+    (monotone None when the trace has no hash ids: no hit rate), requests (replayed: the
+    first SWEEP_MAX_REQUESTS), requests_total."""
     total = len(trace)
     trace = trace[:SWEEP_MAX_REQUESTS]
     caps = default_capacities(trace, config.block_size, points=SWEEP_POINTS)
@@ -46,32 +51,32 @@ def capacity_sweep(trace, config, params: dict, replicas: int = 1, include=(),
                      "preemptions": s["preemptions"], "rejected": s["rejected"],
                      "prefix_information": s.get("prefix_information")})
     hits = [r["hit_rate"] for r in rows if r["hit_rate"] is not None and not r["rejected"]]
+    # without hash ids there is no hit rate to be monotone or not: None, not False
+    info = any(r["prefix_information"] for r in rows)
     return {"eviction": config.eviction, "block_size": config.block_size, "rows": rows,
             "requests": len(trace), "requests_total": total,
-            "monotone": bool(hits) and all(b >= a for a, b in zip(hits, hits[1:]))}
+            "monotone": (bool(hits) and all(b >= a for a, b in zip(hits, hits[1:])))
+            if info else None}
 
 
 def replay_section(store, cohort, scenario: dict | None = None,
                    cancelled: Callable[[], bool] | None = None) -> dict:
     """The report's `replay` dict. Without a bound badcase or recorded engine settings the
-    prediction fields are None with `reason`, and the sweep covers the first replayable run."""
-    from .compare import replayable_runs
-    from .io import requests_from_store
+    prediction fields are None with `reason`, `sweeps` covers the first MAX_SWEEP_RUNS
+    replayable runs (`sweep` is the first of them, `sweeps_left_out` counts the rest); with a
+    prediction `sweeps` is [sweep], the cohort's window."""
     try:
         inp = gather_inputs(store, cohort)
     except NoData as e:
-        runs = replayable_runs(store)
         out = {"setting": None, "observed_badcases": None, "predicted_badcases": None,
                "ci_low": None, "ci_high": None, "calibration": None, "reason": str(e)}
-        if runs.empty:
-            return out
-        run_id = str(runs["run_id"].iloc[0])
-        from .badcases import observed_settings
-        from .model import EngineConfig
-        trace = requests_from_store(store, run_id, limit=SWEEP_MAX_REQUESTS)
-        cfg = EngineConfig(**observed_settings(store, run_id))
-        out["sweep"] = {"run_id": run_id, **capacity_sweep(trace, cfg, {}, cancelled=cancelled),
-                        "requests_total": int(runs["n"].iloc[0])}
+        runs = replayable_runs(store)
+        sweeps = [_run_sweep(store, str(r), int(n), cancelled)
+                  for r, n in zip(runs["run_id"][:MAX_SWEEP_RUNS], runs["n"][:MAX_SWEEP_RUNS])]
+        if sweeps:
+            out["sweep"], out["sweeps"] = sweeps[0], sweeps
+        if len(runs) > MAX_SWEEP_RUNS:
+            out["sweeps_left_out"] = int(len(runs) - MAX_SWEEP_RUNS)
         return out
     scn = dict(scenario) if scenario else default_scenario(inp.observed)
     p = predict(inp, scn, cancelled=cancelled)
@@ -88,7 +93,24 @@ def replay_section(store, cohort, scenario: dict | None = None,
                                          cancelled=cancelled)}
     except (TraceExplorerError, ValueError) as e:
         out["sweep"] = {"status": "no_data", "reason": str(e)}
+    if out["sweep"].get("rows"):
+        out["sweeps"] = [out["sweep"]]
     return out
+
+
+def _run_sweep(store, run_id: str, n: int, cancelled) -> dict:
+    """capacity_sweep of a run (its first SWEEP_MAX_REQUESTS of n requests) at its recorded
+    settings (EngineConfig's defaults, LRU, where it records none), or {run_id, status,
+    reason} when it cannot be replayed."""
+    from .badcases import observed_settings
+    from .model import EngineConfig
+    try:
+        trace = requests_from_store(store, run_id, limit=SWEEP_MAX_REQUESTS)
+        cfg = EngineConfig(**observed_settings(store, run_id))
+        return {"run_id": run_id, **capacity_sweep(trace, cfg, {}, cancelled=cancelled),
+                "requests_total": n}
+    except (TraceExplorerError, ValueError) as e:
+        return {"run_id": run_id, "status": "no_data", "reason": str(e)}
 
 
 __all__ = ["replay_section", "capacity_sweep", "default_scenario"]

@@ -10,8 +10,8 @@ back. Needs the optional extra: pip install 'trace-explorer[spark]' (and Java 17
     ws.close()
 """
 from .local import LocalSpark, WarehouseUnavailable
-from .spark import Cancelled, SparkSource, WarehouseError
+from .spark import Cancelled, SparkSource, WarehouseError, redact_url
 from .store import WarehouseStore, open_warehouse, parse_columns
 
 __all__ = ["open_warehouse", "parse_columns", "WarehouseStore", "SparkSource", "LocalSpark",
-           "WarehouseUnavailable", "WarehouseError", "Cancelled"]
+           "WarehouseUnavailable", "WarehouseError", "Cancelled", "redact_url"]

@@ -71,6 +71,15 @@ def _check_reachable(url: str, timeout_s: float = 5.0) -> None:
                                    f"({e.strerror or e}); is it running?") from None
 
 
+_SECRET = re.compile(r";\s*(token|password|secret|access_token|api_key)\s*=[^;]*", re.I)
+
+
+def redact_url(url: str) -> str:
+    """The URL without credentials (sc://host:port;token=... -> sc://host:port): what may be
+    saved in settings or written into a report."""
+    return _SECRET.sub("", url or "")
+
+
 def _spark_message(e: Exception) -> str:
     """The first line of a Spark error, without the JVM stack trace."""
     text = str(getattr(e, "getMessage", lambda: None)() or e)
@@ -99,6 +108,29 @@ class SparkSource:
         self._lock = threading.RLock()
 
     # -- session ------------------------------------------------------------------------------
+    def watch(self, cancelled, period_s: float = 0.25):
+        """Context manager: while it is open, cancelled() is polled on a helper thread and a
+        True stops the remote query in flight (cancel()). For callers whose cancel is a flag
+        (a worker's JobContext.cancelled)."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def cm():
+            stop = threading.Event()
+
+            def poll():
+                while not stop.wait(period_s):
+                    if cancelled():
+                        self.cancel()
+                        return
+            t = threading.Thread(target=poll, daemon=True, name="te-warehouse-cancel")
+            t.start()
+            try:
+                yield self
+            finally:
+                stop.set()
+        return cm()
+
     def open(self, cancelled=None) -> "SparkSource":
         """Connect (starting a local server for spark:local), then define te_requests. Raises
         WarehouseUnavailable, WarehouseError (missing table / columns)."""
@@ -119,7 +151,7 @@ class SparkSource:
             self.session.conf.set("spark.sql.session.timeZone", "UTC")
         except Exception as e:  # noqa: BLE001 - gRPC / Spark errors of every kind
             self.close()
-            raise WarehouseUnavailable(f"Spark Connect at {url} refused the session: "
+            raise WarehouseUnavailable(f"Spark Connect at {redact_url(url)} refused the session: "
                                        f"{_spark_message(e)}") from None
         self.seconds += time.perf_counter() - t0
         self._define_requests()
@@ -161,7 +193,7 @@ class SparkSource:
             msg = _spark_message(e)
             if "PATH_NOT_FOUND" in msg or "TABLE_OR_VIEW_NOT_FOUND" in msg or "not found" in msg.lower():
                 raise WarehouseError(f"requests table {t!r} not found in the warehouse at "
-                                     f"{self.url}: {msg}") from None
+                                     f"{redact_url(self.url)}: {msg}") from None
             raise WarehouseError(f"requests table {t!r}: {msg}") from None
         except Exception as e:  # noqa: BLE001
             raise WarehouseError(f"requests table {t!r}: {_spark_message(e)}") from None
@@ -226,6 +258,7 @@ class SparkSource:
     # -- queries ------------------------------------------------------------------------------
     def _check_cancel(self):
         if self._cancel.is_set():
+            self._cancel.clear()  # one cancel stops the query in flight (or the next one)
             raise Cancelled("remote query cancelled")
 
     def fetch(self, sql: str, params=None) -> pd.DataFrame:
@@ -287,18 +320,19 @@ class SparkSource:
 
     def _raise(self, e: Exception, text: str):
         if self._cancel.is_set() or "OPERATION_CANCELED" in str(e) or "interrupted" in str(e).lower():
+            self._cancel.clear()
             raise Cancelled("remote query cancelled") from None
         msg = _spark_message(e)
         log.debug("Spark query failed: %s\n%s", msg, text)
         if "UNRESOLVED_COLUMN" in msg or "TABLE_OR_VIEW_NOT_FOUND" in msg:
             raise WarehouseError(f"the warehouse could not run a query: {msg}") from None
         if "UNAVAILABLE" in str(e) or "Connection refused" in str(e):
-            raise WarehouseUnavailable(f"lost the Spark Connect server at {self.url}: {msg}") from None
+            raise WarehouseUnavailable(f"lost the Spark Connect server at {redact_url(self.url)}: {msg}") from None
         raise WarehouseError(f"the warehouse query failed: {msg}") from None
 
     def meta(self) -> dict:
         """report.json meta.engine."""
-        return {"kind": self.kind, "url": self.url, "table": self.table,
+        return {"kind": self.kind, "url": redact_url(self.url), "table": self.table,
                 "rows_scanned": int(self.rows_scanned), "rows_fetched": int(self.rows_fetched),
                 "seconds": round(self.seconds, 3), "queries": self.queries,
                 "table_rows": self.table_rows, "columns": dict(self.mapping),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ from .spark import SparkSource
 _REMOTE_TABLES = {"requests", "token_latencies", "request_events"}
 
 
+@lru_cache(maxsize=1024)
 def reads_remote(sql: str) -> bool:
     """True when the query reads the requests (or the binding's staged _assoc_ tables)."""
     try:
@@ -73,16 +75,15 @@ class Router:
     def __init__(self, store: "WarehouseStore"):
         self.store = store
         self._lock = threading.RLock()
+        self._cur = None  # one local cursor, so BEGIN ... COMMIT spans several calls
 
     def execute(self, sql: str, params=None):
         if reads_remote(sql):
             return Result(self.store.source.fetch(sql, params))
         with self._lock:
-            cur = self.store.local.con.cursor()
-            try:
-                return Result(cur.execute(sql, params or []).df())
-            finally:
-                cur.close()
+            if self._cur is None:
+                self._cur = self.store.local.con.cursor()
+            return Result(self._cur.execute(sql, params or []).df())
 
     def sql(self, sql: str, params=None):
         return self.execute(sql, params)
@@ -91,7 +92,7 @@ class Router:
         return self
 
     def close(self) -> None:
-        pass
+        pass  # shared by every caller of store.cursor(); closed with the store
 
 
 class WarehouseStore:
@@ -165,13 +166,22 @@ class WarehouseStore:
 
 
 def open_warehouse(local, url: str, table: str, columns: dict | None = None,
-                   cancelled=None) -> WarehouseStore:
+                   cancelled=None, progress=None) -> WarehouseStore:
     """Connect to the warehouse, define the requests view, bind the local store's cases there.
-    Raises WarehouseUnavailable / WarehouseError (explorer.core.warehouse)."""
+    cancelled() -> True stops the remote query in flight (raises Cancelled); progress(step) is
+    told each step: "connect", then "bind". Raises WarehouseUnavailable / WarehouseError / Cancelled
+    (explorer.core.warehouse)."""
+    say = progress or (lambda text: None)
+    say("connect")
     src = SparkSource(url, table, columns).open(cancelled=cancelled)
     ws = WarehouseStore(local, src)
     try:
-        ws.prepare()
+        say("bind")
+        if cancelled is not None:
+            with src.watch(cancelled):
+                ws.prepare()
+        else:
+            ws.prepare()
     except BaseException:
         src.close()
         raise
