@@ -716,6 +716,14 @@
             <translation>加载模拟演示（两个引擎版本，中文 cluster 名）</translation>
         </message>
         <message>
+            <source>Connect to &amp;warehouse…</source>
+            <translation>连接数据仓库(&amp;W)…</translation>
+        </message>
+        <message>
+            <source>Take the requests from a Spark Connect server (Spark, Databricks, EMR) or a local one; the eval cases stay here</source>
+            <translation>从 Spark Connect 服务器（Spark、Databricks、EMR）或本地服务器获取请求；eval case 保留在本机</translation>
+        </message>
+        <message>
             <source>Open &amp;Session…</source>
             <translation>打开会话(&amp;S)…</translation>
         </message>
@@ -1066,8 +1074,20 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
             <translation>抢占次数：实测设置 → 情景</translation>
         </message>
         <message>
-            <source>Capacity sweep of %1 (%2 requests, %3): the first-query hit rate %4 as the capacity grows%5; preemptions %6 → %7.</source>
-            <translation>%1 的容量扫描（%2 个请求，%3）：随容量增大，首次查询命中率%4%5；抢占次数 %6 → %7。</translation>
+            <source>hit rate</source>
+            <translation>命中率</translation>
+        </message>
+        <message>
+            <source>Capacity sweep of %1: %2</source>
+            <translation>%1 的容量扫描：%2</translation>
+        </message>
+        <message>
+            <source>the first-query hit rate %1 as the capacity grows%2</source>
+            <translation>随容量增大，首次查询命中率%1%2</translation>
+        </message>
+        <message>
+            <source>Capacity sweep of %1 (%2 requests, %3): %4; preemptions %5 → %6.</source>
+            <translation>%1 的容量扫描（%2 个请求，%3）：%4；抢占次数 %5 → %6。</translation>
         </message>
         <message>
             <source>never falls</source>
@@ -1082,6 +1102,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
             <translation>
                 <numerusform>正在扫描 %n 个容量…</numerusform>
             </translation>
+        </message>
+        <message>
+            <source>the first %1 of %2</source>
+            <translation>共 %2 个中的前 %1 个</translation>
         </message>
         <message>
             <source>Replay sweep</source>
@@ -1135,8 +1159,16 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
             <translation>TTFT 均值</translation>
         </message>
         <message>
+            <source>Median TTFT</source>
+            <translation>TTFT 中位数</translation>
+        </message>
+        <message>
             <source>Mean TPOT</source>
             <translation>TPOT 均值</translation>
+        </message>
+        <message>
+            <source>P99 TTFT</source>
+            <translation>P99 TTFT</translation>
         </message>
         <message>
             <source>Mean ITL</source>
@@ -1287,6 +1319,45 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <message>
             <source>%1 ran on %2</source>
             <translation>%1 运行于 %2</translation>
+        </message>
+    </context>
+    <context>
+        <name>WarehouseDialog</name>
+        <message>
+            <source>Connect to warehouse</source>
+            <translation>连接数据仓库</translation>
+        </message>
+        <message>
+            <source>sc://host:15002 or spark:local</source>
+            <translation>sc://host:15002 或 spark:local</translation>
+        </message>
+        <message>
+            <source>catalog.schema.requests or parquet:/path/to/requests/</source>
+            <translation>catalog.schema.requests 或 parquet:/path/to/requests/</translation>
+        </message>
+        <message>
+            <source>optional: run_id=replica,ttft_ms=ttft</source>
+            <translation>可选：run_id=replica,ttft_ms=ttft</translation>
+        </message>
+        <message>
+            <source>Spark Connect URL</source>
+            <translation>Spark Connect URL</translation>
+        </message>
+        <message>
+            <source>Requests table</source>
+            <translation>请求表</translation>
+        </message>
+        <message>
+            <source>Column mapping</source>
+            <translation>列映射</translation>
+        </message>
+        <message>
+            <source>The loaded eval cases stay here and are bound to the table's requests in the warehouse; only the cohort's rows and aggregates come back. A token in the URL (;token=…) is not saved.</source>
+            <translation>已加载的 eval case 保留在本机，并在数据仓库中与表内的请求绑定；只有 cohort 的数据行与汇总结果会返回。URL 中的 token（;token=…）不会被保存。</translation>
+        </message>
+        <message>
+            <source>Connect</source>
+            <translation>连接</translation>
         </message>
     </context>
     <context>
