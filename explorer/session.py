@@ -118,22 +118,27 @@ def fetch_clusters(store: Store) -> list[dict]:
 def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFrame | None = None,
                 limit: int = CASE_LIMIT, con=None) -> pd.DataFrame:
     """Case rows for the case table: case_id, prompt, prediction, correct, cluster, category,
-    run_id, request_id, level (the strongest link). case_ids None -> no rows. con: a cursor
+    run_id, request_id, level (the strongest link), ambiguous (for an unbound case that several
+    requests fit equally well: why, and the candidates where known). case_ids None -> no rows. con: a cursor
     of the store (Store.cursor) when called from a thread other than the store's."""
     cols = ["case_id", "prompt", "prediction", "correct", "cluster", "category", "run_id",
             "request_id", "level"]
     ids = list(case_ids or [])[:limit]
     if not ids:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=cols + ["ambiguous"])
     df = (con or store.con).execute(
         "SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
         " l.run_id, l.request_id, l.level"
-        " FROM cases c LEFT JOIN (SELECT case_id, arg_min(run_id, level) AS run_id,"
-        "   arg_min(request_id, level) AS request_id, min(level) AS level"
-        "   FROM case_links GROUP BY case_id) l USING (case_id)"
+        " FROM cases c LEFT JOIN case_best_link l USING (case_id)"
         " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
         " ORDER BY c.correct, c.case_id", [ids]).df()
-    return df[cols]
+    from .core.association import ambiguous_detail, ambiguous_text
+    amb = {d["case_id"]: d for d in ambiguous_detail(store)}
+    df["ambiguous"] = [None if c not in amb or pd.notna(r) else
+                       ambiguous_text(amb[c]) + (": " + ", ".join(amb[c]["requests"])
+                                                 if amb[c].get("requests") else "")
+                       for c, r in zip(df["case_id"], df["request_id"])]
+    return df[cols + ["ambiguous"]]
 
 
 def fetch_requests(store: Store, keys: pd.DataFrame, limit: int = REQUEST_LIMIT) -> pd.DataFrame:
@@ -285,7 +290,7 @@ class Session(QObject):
     storeChanged = Signal()
     cohortChanged = Signal()
     selectionChanged = Signal()
-    resultsChanged = Signal(dict)
+    resultsChanged = Signal(object)  # not dict: PySide would copy the payload per receiver
     selectedCasesChanged = Signal(object)
     metricChanged = Signal(str)
     message = Signal(str)

@@ -24,6 +24,19 @@ def real() -> Path:
     return REAL
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _clipboard_emptied_before_exit():
+    """Copy puts a Python-made QMimeData on the clipboard. pytest-qt's QApplication lives until
+    the process exits, so Qt's own exit handlers would delete that object after Python has
+    finalised (a segfault in shiboken, exit code 139). Empty the clipboard while Python runs.
+    The app itself is unaffected: its QApplication dies inside run_app."""
+    yield
+    import sys
+    gui = sys.modules.get("PySide6.QtGui")
+    if gui is not None and gui.QGuiApplication.instance() is not None:
+        gui.QGuiApplication.clipboard().clear()
+
+
 @pytest.fixture
 def store():
     """A fresh in-memory store."""

@@ -38,6 +38,7 @@ class CasesModel(QAbstractTableModel):
         super().__init__(parent)
         self.df = pd.DataFrame(columns=["case_id"] + COLUMNS)
         self._bad = QBrush(QColor(palette.BAD))
+        self.tr_not_bound = self.tr("not bound")
 
     def set_frame(self, df: pd.DataFrame) -> None:
         self.beginResetModel()
@@ -75,13 +76,17 @@ class CasesModel(QAbstractTableModel):
             if col == "level":
                 return "–" if _na(v) else LEVELS.get(int(v), str(v))
             if col == "request_id" and _na(v):
-                return "not bound"
+                amb = self.df.at[r, "ambiguous"] if "ambiguous" in self.df else None
+                return _short(amb, 60) if not _na(amb) else self.tr_not_bound
             return _short(v, 40 if col in ("cluster", "category") else 160)
         if role == Qt.ItemDataRole.ForegroundRole and self._correct(r) is False:
             return self._bad
         if role == Qt.ItemDataRole.ToolTipRole:
             d = self.df.iloc[r]
-            return f"{d['case_id']}\n\n{_short(d['prompt'], 600)}\n\n→ {_short(d['prediction'], 300)}"
+            amb = d.get("ambiguous")
+            extra = "" if _na(amb) else f"\n\nNot bound, {amb}"
+            return (f"{d['case_id']}\n\n{_short(d['prompt'], 600)}\n\n→ "
+                    f"{_short(d['prediction'], 300)}{extra}")
         return None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:

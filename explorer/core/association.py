@@ -39,6 +39,11 @@ SETTING_KEY = "association.tolerances"
 # candidates; such a case stays unbound (it is not listed as ambiguous).
 MAX_FANOUT = 64
 AMBIGUOUS_KEY = "association.ambiguous"
+# [{case_id, reason, candidates, requests}] of the ambiguous cases (see ambiguous_detail)
+AMBIGUOUS_DETAIL_KEY = "association.ambiguous_detail"
+REASONS = {"id": "its request id matches several requests",
+           "fuzzy": "several requests meet the same number of conditions",
+           "shared": "its one best request is also another case's"}
 _TEMP_TABLES = ("_assoc_cases", "_assoc_runs", "_assoc_requests", "_assoc_keys", "_assoc_pairs", "_assoc_l1",
                 "_assoc_fuzzy")
 
@@ -264,10 +269,12 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
             con.execute("ROLLBACK")
             raise
         amb = sorted(set(ambiguous["case_id"].tolist()))
+        detail = _ambiguous_detail(con, ambiguous)
         total = overall_rate(store, badcases_only=False, con=con)
         per_cluster = {k: v for k, v in binding_rates(store, True, con).items() if k is not None}
         _save_setting(con, SETTING_KEY, tol.to_dict())
         _save_setting(con, AMBIGUOUS_KEY, amb)
+        _save_setting(con, AMBIGUOUS_DETAIL_KEY, detail)
     finally:
         for t in _TEMP_TABLES:
             con.execute(f"DROP TABLE IF EXISTS {quote_ident(t)}")
@@ -275,6 +282,55 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     return AssociationResult(bound=total.bound, total=total.total, rate=total.rate,
                              per_level=dict(total.per_level), ambiguous=amb,
                              per_cluster=per_cluster, tolerances=tol)
+
+
+def _ambiguous_detail(con, ambiguous) -> list[dict]:
+    """Per ambiguous case: reason ('id' / 'fuzzy' / 'shared'), candidates (their number) and,
+    where the staged tables name them, the candidate requests as "run_id / request_id" (every
+    request its id matches; the request another case also claims). Read while the temp tables
+    of bind_cases exist."""
+    named: dict = {}
+    for case_id, reqs in con.execute(
+            "SELECT c.case_id, list(r.run_id || ' / ' || r.request_id ORDER BY r.run_id, "
+            "r.request_id) FROM _assoc_l1 l JOIN _assoc_cases c USING (ck) "
+            "JOIN _assoc_requests r USING (rk) WHERE l.n_cand > 1 GROUP BY c.case_id").fetchall():
+        named[(case_id, "id")] = reqs
+    for case_id, req in con.execute(
+            "SELECT c.case_id, r.run_id || ' / ' || r.request_id FROM _assoc_fuzzy f "
+            "JOIN _assoc_cases c USING (ck) JOIN _assoc_requests r USING (rk) "
+            "WHERE f.n_best = 1").fetchall():
+        named[(case_id, "shared")] = [req]
+    out, seen = [], set()
+    for r in ambiguous.to_dict("records"):
+        if r["case_id"] in seen:
+            continue
+        seen.add(r["case_id"])
+        out.append({"case_id": r["case_id"], "reason": r["reason"],
+                    "candidates": int(r["candidates"]),
+                    "requests": named.get((r["case_id"], r["reason"]), [])[:20]})
+    out.sort(key=lambda d: d["case_id"])
+    return out
+
+
+def ambiguous_detail(store) -> list[dict]:
+    """[{case_id, reason, candidates, requests}] of the cases the last bind_cases left
+    ambiguous (reason and candidates None for a session saved before they were kept)."""
+    detail = store.get_setting(AMBIGUOUS_DETAIL_KEY, None)
+    if isinstance(detail, list):
+        return [d for d in detail if isinstance(d, dict) and "case_id" in d]
+    return [{"case_id": c, "reason": None, "candidates": None, "requests": []}
+            for c in ambiguous_cases(store)]
+
+
+def ambiguous_text(d: dict) -> str:
+    """"ambiguous: 3 equally good requests (several requests meet the same number of
+    conditions)" for one ambiguous_detail entry."""
+    n = d.get("candidates")
+    head = "ambiguous" + (f": {n} equally good requests" if n and d.get("reason") != "shared"
+                          else (f": its best request is claimed by {n} cases"
+                                if n and d.get("reason") == "shared" else ""))
+    why = REASONS.get(d.get("reason") or "")
+    return head + (f" ({why})" if why and d.get("reason") != "shared" else "")
 
 
 def ambiguous_cases(store) -> list[str]:

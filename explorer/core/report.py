@@ -511,9 +511,23 @@ def _md_cohort(c: dict) -> str:
                               "{control_bound} bound").format(control=c.get('control'), control_cases=plural(c.get('control_cases') or 0, 'case'), control_bound=c.get('control_bound'))),
             (_("Links by level"), _("exact id {get}, fuzzy {get2}, "
                                "weak {get3}").format(get=lv.get('1', 0), get2=lv.get('2', 0), get3=lv.get('3', 0)))]
+    amb_b, amb_c = c.get("ambiguous_badcases") or 0, c.get("ambiguous_control") or 0
+    if amb_b or amb_c:
+        rows.append((_("Ambiguous (left unbound)"), _(
+            "{bad} badcases, {control} control cases: several requests fit equally well").format(
+                bad=amb_b, control=amb_c)))
     out = _table(("", ""), rows)
     if c.get("note"):
         out += f"\n\n> {md(c['note'])}"
+    amb = c.get("ambiguous") or []
+    if amb:
+        from .association import ambiguous_text
+        lines = [f"- {md_code(str(a['case_id']))}: {md(ambiguous_text(a))}"
+                 + (": " + ", ".join(md_code(str(r)) for r in a.get("requests")[:5])
+                    if a.get("requests") else "") for a in amb[:20]]
+        more = f"\n- ... {amb_b - 20} more in report.json" if amb_b > 20 else ""
+        out += ("\n\nAmbiguous badcases (not bound, never guessed):\n\n" + "\n".join(lines)
+                + more)
     return out
 
 

@@ -66,6 +66,11 @@ TABLES: dict[str, str] = {
     "settings": "key VARCHAR PRIMARY KEY, value JSON",
 }
 
+# Views created with the tables: name -> the query (queries/<name>.sql) they show.
+# case_best_link: each case's best link (the one definition the case view, the case table, the
+# timeline, the binding rates and the version accuracy read).
+VIEWS: tuple[str, ...] = ("case_best_link",)
+
 # Canonical engine metrics of a request, with the unit shown to the user.
 REQUEST_METRICS: dict[str, str] = {
     "kv_cache_hit_rate": "",

@@ -101,6 +101,12 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     levels = _levels(cohort)
     detail = ", ".join(f"L{k}: {v}" for k, v in sorted(levels.items())) or _("no case bound")
     items.append((_("Strongest link"), _(LEVEL_NAMES.get(lv, N_("none"))) if lv else _("none"), detail))
+    amb_b, amb_c = cohort.get("ambiguous_badcases") or 0, cohort.get("ambiguous_control") or 0
+    if amb_b or amb_c:
+        items.append((_("Ambiguous"), _("{bad:,} bad / {control:,} control").format(
+                          bad=amb_b, control=amb_c),
+                      _("Cases left unbound because several requests fit equally well (never "
+                        "guessed); the Cases panel lists them with their candidates")))
     if selection and selection[0]:
         lab, nc, nr = selection
         items.append((_("Selected"), f"{selection_text(nc, nr)} · {lab}",

@@ -57,7 +57,10 @@ class CohortSummary:
     ("1" exact id, "2" multi-condition fuzzy, "3" single-condition weak).
     bound_versions: the engine releases that served the bound badcases, [{benchmark,
     engine_version, badcases}] per (runs.benchmark, runs.engine_version) of the bound request's
-    run (None when the run does not name it), most badcases first."""
+    run (None when the run does not name it), most badcases first.
+    ambiguous_badcases / ambiguous_control: the cohort's cases left unbound because several
+    requests fit equally well (association.ambiguous_detail); ambiguous: the badcases' entries
+    [{case_id, reason, candidates, requests}], at most 50."""
     cluster: str | None
     category: Any
     badcases: int
@@ -71,6 +74,9 @@ class CohortSummary:
     selection: dict | None = None
     note: str | None = None
     bound_versions: tuple = ()
+    ambiguous_badcases: int = 0
+    ambiguous_control: int = 0
+    ambiguous: tuple = ()
 
     def to_dict(self) -> dict:
         return {
@@ -80,6 +86,9 @@ class CohortSummary:
             "control_cases": self.control_cases, "control_bound": self.control_bound,
             "link_levels": dict(self.link_levels), "selection": self.selection, "note": self.note,
             "bound_versions": [dict(v) for v in self.bound_versions],
+            "ambiguous_badcases": self.ambiguous_badcases,
+            "ambiguous_control": self.ambiguous_control,
+            "ambiguous": [dict(a) for a in self.ambiguous],
         }
 
 
