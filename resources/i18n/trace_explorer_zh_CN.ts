@@ -181,6 +181,13 @@
         </message>
     </context>
     <context>
+        <name>CasesModel</name>
+        <message>
+            <source>not bound</source>
+            <translation>未绑定</translation>
+        </message>
+    </context>
+    <context>
         <name>CasesPanel</name>
         <message>
             <source>Double-click a case to open its bound request in the Timeline; pick rows and press “Select in every view” to compare them</source>
