@@ -190,6 +190,46 @@
     <context>
         <name>CasesPanel</name>
         <message>
+            <source>Prompt</source>
+            <translation>Prompt</translation>
+        </message>
+        <message>
+            <source>Prediction</source>
+            <translation>模型回答</translation>
+        </message>
+        <message>
+            <source>Correct</source>
+            <translation>正确</translation>
+        </message>
+        <message>
+            <source>Cluster</source>
+            <translation>Cluster</translation>
+        </message>
+        <message>
+            <source>Category</source>
+            <translation>类目</translation>
+        </message>
+        <message>
+            <source>Bound request</source>
+            <translation>绑定的请求</translation>
+        </message>
+        <message>
+            <source>Level</source>
+            <translation>关联精度</translation>
+        </message>
+        <message>
+            <source>1 exact id</source>
+            <translation>1 精确请求 ID</translation>
+        </message>
+        <message>
+            <source>2 fuzzy</source>
+            <translation>2 模糊匹配</translation>
+        </message>
+        <message>
+            <source>3 weak</source>
+            <translation>3 弱匹配</translation>
+        </message>
+        <message>
             <source>Double-click a case to open its bound request in the Timeline; pick rows and press “Select in every view” to compare them</source>
             <translation>双击 case 在时间线中打开其绑定的请求；选中若干行并点击“在所有视图中选定”以对比它们</translation>
         </message>
