@@ -207,6 +207,9 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     doc["runs"] = runs_section(store)
     doc["run_versions"] = run_versions_section(store)
     doc["timeline"] = _worst_timeline(store, frame)
+    strata = getattr(results.get("comparison"), "strata", None)
+    doc["strata"] = strata if strata is not None else {
+        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
     sim = _simulated(store)
     note = None
     if sim:
@@ -552,6 +555,26 @@ def _md_comparison(rows: list) -> str:
     if notes:
         out += "\n\n" + "\n".join(notes)
     return out
+
+
+def _md_strata(st: dict) -> str:
+    """The strata the cohort pools, the significant rows per stratum and the stratified tests."""
+    what = "engine version" if st.get("by") == "engine_version" else "eval"
+    parts = [f"The cohort pools {len(st.get('strata') or [])} {what}s: " + ", ".join(
+        f"{md(s['stratum'])} ({s['n_bad']} bad / {s['n_control']} control)"
+        for s in st.get("strata") or []) + "."]
+    parts += [f"> {md(w)}" for w in st.get("warnings") or []]
+    tests = {t["metric"]: t for t in st.get("tests") or []}
+    rows = [(label(r["metric"], False), md(r["stratum"]), fmt_num(r.get("bad_mean")),
+             fmt_num(r.get("control_mean")), f"{r['n_bad']} / {r['n_control']}",
+             _p(tests.get(r["metric"], {}).get("p_value")),
+             tests.get(r["metric"], {}).get("test", "")) for r in st.get("rows") or []]
+    if rows:
+        parts.append(_table(("Metric", what.capitalize(), "Badcase mean", "Control mean",
+                             "n bad / control", "Stratified p", "Test"), rows))
+    else:
+        parts.append("_No metric differs significantly, so nothing is broken down by stratum._")
+    return "\n\n".join(parts)
 
 
 def _md_tree(t: dict) -> str:
@@ -945,6 +968,7 @@ SECTIONS_MD = (
     ("clusters", "Badcase clusters", _md_clusters),
     ("cohort", "Cohort", _md_cohort),
     ("comparison", "Metric comparison (badcases vs control)", _md_comparison),
+    ("strata", "Pooled strata (per engine version or eval)", _md_strata),
     ("tree", "Decision tree", _md_tree),
     ("heatmap", "Heatmap", _md_heatmap),
     ("runs", "Runs and their published results", _md_runs),

@@ -365,6 +365,9 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if len(group) > len(shown):
             sentences.append(f"({len(group) - len(shown)} more version findings are "
                              "listed with the evidence.)")
+    strata = getattr(results.get("comparison"), "strata", None) or {}
+    if modules and strata.get("warnings"):
+        sentences += list(strata["warnings"])   # pooled strata that disagree: a caveat
     ver = results.get("versions")
     if isinstance(ver, VersionsResult) and (independent or any(
             r["evidence"] == "version_regression" for r, *_ in fired)):
