@@ -127,9 +127,7 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
     df = (con or store.con).execute(
         "SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
         " l.run_id, l.request_id, l.level"
-        " FROM cases c LEFT JOIN (SELECT case_id, arg_min(run_id, level) AS run_id,"
-        "   arg_min(request_id, level) AS request_id, min(level) AS level"
-        "   FROM case_links GROUP BY case_id) l USING (case_id)"
+        " FROM cases c LEFT JOIN case_best_link l USING (case_id)"
         " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
         " ORDER BY c.correct, c.case_id", [ids]).df()
     from .core.association import ambiguous_detail, ambiguous_text
@@ -290,7 +288,7 @@ class Session(QObject):
     storeChanged = Signal()
     cohortChanged = Signal()
     selectionChanged = Signal()
-    resultsChanged = Signal(dict)
+    resultsChanged = Signal(object)  # not dict: PySide would copy the payload per receiver
     selectedCasesChanged = Signal(object)
     metricChanged = Signal(str)
     message = Signal(str)

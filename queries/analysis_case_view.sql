@@ -1,5 +1,7 @@
 -- Purpose: one row per case with its best binding (lowest level, then highest score) and the
 --          bound request's engine metrics; the row view that case selections and cohorts use.
+--          The best link is queries/case_best_link.sql, included (this query runs in the
+--          warehouse engine when the requests live there, which has no case_best_link view).
 -- Params:  none
 -- Returns: case_id, eval_id, model, benchmark, category, cluster, correct, badcase (0/1),
 --          run_id, request_id, level, score, engine_version, arrival_s, kv_cache_hit_rate,
@@ -10,11 +12,7 @@
 --          engine_running, engine_waiting, engine_kv_usage, engine_prefix_hit_rate (the engine's
 --          state over the bound request's lifetime: queries/request_engine_context.sql)
 WITH link AS (
-    SELECT case_id, run_id, request_id, level, score
-    FROM case_links
-    QUALIFY row_number() OVER (PARTITION BY case_id
-                               ORDER BY level NULLS LAST, score DESC NULLS LAST,
-                                        run_id, request_id) = 1
+-- include: case_best_link
 ),
 ectx AS (
 -- include: request_engine_context

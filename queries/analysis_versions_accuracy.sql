@@ -4,16 +4,11 @@
 --          every eval; else only that eval's cases)
 -- Returns: benchmark, engine_version, category (NULL on the overall rows), by_category
 --          (false on the overall rows), n_cases, n_correct, accuracy (0..1)
-WITH link AS (
-    SELECT case_id, run_id, request_id FROM case_links
-    QUALIFY row_number() OVER (PARTITION BY case_id
-                               ORDER BY level NULLS LAST, score DESC NULLS LAST) = 1
-),
-j AS (
+WITH j AS (
     SELECT CASE WHEN $by_benchmark THEN ru.benchmark END AS benchmark, ru.engine_version,
            c.category, c.correct
     FROM cases c
-    JOIN link l ON l.case_id = c.case_id
+    JOIN case_best_link l ON l.case_id = c.case_id
     JOIN runs ru ON ru.run_id = l.run_id
     WHERE ru.engine_version IS NOT NULL AND c.correct IS NOT NULL
       AND ($eval_id IS NULL OR c.eval_id = $eval_id)

@@ -9,7 +9,7 @@ SELECT c.cluster,
        count(*) FILTER (WHERE l.level = 2) AS level2,
        count(*) FILTER (WHERE l.level = 3) AS level3
 FROM cases c
-LEFT JOIN (SELECT case_id, min(level) AS level FROM case_links GROUP BY case_id) l USING (case_id)
+LEFT JOIN case_best_link l USING (case_id)
 WHERE NOT $badcases_only OR c.correct IS false
 GROUP BY c.cluster
 ORDER BY c.cluster NULLS LAST

@@ -6,7 +6,7 @@
 WITH bad AS (
     SELECT c.case_id, coalesce(c.cluster, 'uncategorised') AS cluster, c.category, l.level
     FROM cases c
-    LEFT JOIN (SELECT case_id, min(level) AS level FROM case_links GROUP BY case_id) l
+    LEFT JOIN case_best_link l
         USING (case_id)
     WHERE c.correct IS false
 )

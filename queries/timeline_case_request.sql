@@ -3,7 +3,5 @@
 -- Params:  $case_id VARCHAR
 -- Returns: at most one row: run_id, request_id, level (1 exact id, 2 fuzzy, 3 weak)
 SELECT run_id, request_id, level
-FROM case_links
+FROM case_best_link
 WHERE case_id = $case_id AND run_id IS NOT NULL AND request_id IS NOT NULL
-ORDER BY level, score DESC NULLS LAST, run_id, request_id
-LIMIT 1

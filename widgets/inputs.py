@@ -36,7 +36,8 @@ class InputsPanel(Panel):
                                    self.tr("Skipped"), self.tr("Status")])
         self.tree.setRootIsDecorated(True)
         self.tree.setAlternatingRowColors(True)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # the shown names put what tells siblings apart first (_short_names): cut at the end
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         hh = self.tree.header()
         hh.setStretchLastSection(False)
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -136,6 +137,8 @@ class InputsPanel(Panel):
                 err.setFirstColumnSpanned(True)
         for c in range(1, 5):
             self.tree.resizeColumnToContents(c)
+        # the Status column says "ok, N skipped" too: without skips the name gets the room
+        self.tree.setColumnHidden(3, not any(_n(r.rows_skipped) for r in reports))
         return None
 
     def copy_text(self) -> str:

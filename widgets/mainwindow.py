@@ -9,7 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QScrollArea, QWidget)
+                               QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
+                               QWidget)
 
 from widgets import palette
 from widgets.base import copy_mime
@@ -89,8 +90,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_status()
         self._build_menus()
-        self._default_state = self.saveState(LAYOUT_VERSION)
-        self._restore_settings()
+        self._restore_geometry()
         self.setAcceptDrops(True)
         QApplication.instance().installEventFilter(self)
         self._current: str | None = None  # the panel last focused (Ctrl+C copies it)
@@ -143,16 +143,18 @@ class MainWindow(QMainWindow):
             self.splitDockWidget(centre[0], d["conclusion"], Qt.Orientation.Horizontal)
         if "clusters" in d and "inputs" in d:
             self.splitDockWidget(d["clusters"], d["inputs"], Qt.Orientation.Vertical)
-        for other in centre[1:]:
-            self.tabifyDockWidget(centre[0], other)
-        for other in bottom[1:]:
-            self.tabifyDockWidget(bottom[0], other)
-        if centre:
-            centre[0].raise_()
-        if bottom:
-            bottom[0].raise_()
         self._centre, self._bottom = centre, bottom
+        self._tabify(centre)
         self.fit_layout()
+
+    def _tabify(self, group: list) -> None:
+        """Stack a group of docks as tabs, the first one in front. The bottom group is tabbed
+        once the window is shown: a second group tabbed before, Qt (6.11) leaves a stale copy of
+        its tab bar visible (it covered the Inputs panel)."""
+        for other in group[1:]:
+            self.tabifyDockWidget(group[0], other)
+        if group:
+            group[0].raise_()
 
     def fit_layout(self, size: QSize | None = None) -> None:
         """Share the window between the docks by proportion of its size: on a laptop screen
@@ -434,7 +436,8 @@ class MainWindow(QMainWindow):
             dock.raise_()
 
     def reset_layout(self) -> None:
-        self.restoreState(self._default_state, LAYOUT_VERSION)
+        if hasattr(self, "_default_state"):
+            self.restoreState(self._default_state, LAYOUT_VERSION)
         for d in self.docks.values():
             d.show()
         self.fit_layout()
@@ -445,6 +448,8 @@ class MainWindow(QMainWindow):
     # -- drag and drop ----------------------------------------------------------------------
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
         t = ev.type()
+        if t == QEvent.Type.ChildPolished and obj is self and isinstance(ev.child(), QTabBar):
+            QTimer.singleShot(0, self.tidy_tab_bars)  # a tab group made by re-docking
         if t in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop) \
                 and isinstance(obj, QWidget) and obj.window() is self:
             paths = _local_paths(ev.mimeData())
@@ -456,21 +461,31 @@ class MainWindow(QMainWindow):
         return False
 
     # -- settings ---------------------------------------------------------------------------
-    def _restore_settings(self) -> None:
+    def _restore_geometry(self) -> None:
         geo = self.settings.value("geometry")
         if geo is not None:
             self.restoreGeometry(geo)  # saved on a larger screen: shrink to this one
             fitted = fit_size((self.width(), self.height()), available(self.screen()))
             if fitted != self.size():
                 self.resize(fitted)
-        st = self.settings.value("windowState")
-        self._fitted = st is not None and self.restoreState(st, LAYOUT_VERSION)
 
     def showEvent(self, ev) -> None:
         super().showEvent(ev)
-        if not self._fitted:  # the first show without a saved layout: share by the real size
-            self._fitted = True
-            QTimer.singleShot(0, self.fit_layout)
+        if not hasattr(self, "_default_state"):  # the first show: tabs, then the saved layout
+            self._tabify(self._bottom)
+            self._default_state = self.saveState(LAYOUT_VERSION)
+            st = self.settings.value("windowState")
+            if st is None or not self.restoreState(st, LAYOUT_VERSION):
+                QTimer.singleShot(0, self.fit_layout)  # share by the real size
+            QTimer.singleShot(0, self.tidy_tab_bars)
+
+    def tidy_tab_bars(self) -> None:
+        """Dock tab names in full, never elided ("Metric compari…", "Ru…" on a laptop): a
+        tab bar too narrow for its tabs scrolls with arrow buttons instead."""
+        for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            bar.setElideMode(Qt.TextElideMode.ElideNone)
+            bar.setUsesScrollButtons(True)
+            bar.setExpanding(False)
 
     def closeEvent(self, ev) -> None:
         self.settings.setValue("geometry", self.saveGeometry())

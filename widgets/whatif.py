@@ -114,6 +114,7 @@ class WhatIfPanel(JobControls, Panel):
         left.addWidget(self.view)
         left.addWidget(self.graph_editor)
         left.setSizes([420, 160])
+        self.graph_column = left
 
         # -- results ---------------------------------------------------------------------------
         self.applies = QLabel()
@@ -232,6 +233,11 @@ class WhatIfPanel(JobControls, Panel):
         if self.isVisible() and not self._delivered:
             self._run_timer().start()
         return None
+
+    def set_print_layout(self, on: bool) -> None:
+        """A report's picture: the results across the panel's width, without the causal graph
+        (the report prints the graph as its own figure, at a legible size)."""
+        self.graph_column.setVisible(not on)
 
     @property
     def graph(self):

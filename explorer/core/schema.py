@@ -45,8 +45,10 @@ TABLES: dict[str, str] = {
         eval_id VARCHAR PRIMARY KEY, source_path VARCHAR, source_sha256 VARCHAR, format VARCHAR,
         model VARCHAR, benchmark VARCHAR, simulated BOOLEAN DEFAULT false
     """,
+    # case_id is unique by construction (eval_id unique per store, local ids deduplicated by
+    # the loaders); no PRIMARY KEY: its index cost 2 s per million cases inserted (issue 17)
     "cases": """
-        case_id VARCHAR PRIMARY KEY, eval_id VARCHAR, model VARCHAR, benchmark VARCHAR,
+        case_id VARCHAR, eval_id VARCHAR, model VARCHAR, benchmark VARCHAR,
         category VARCHAR, prompt VARCHAR, prompt_hash VARCHAR, reference VARCHAR,
         prediction VARCHAR, correct BOOLEAN, cluster VARCHAR, request_id VARCHAR,
         timestamp_s DOUBLE, prompt_tokens INTEGER, completion_tokens INTEGER, extra JSON
@@ -65,6 +67,11 @@ TABLES: dict[str, str] = {
     # extra: session state (edited causal graph, association tolerances, ...), JSON values
     "settings": "key VARCHAR PRIMARY KEY, value JSON",
 }
+
+# Views created with the tables: name -> the query (queries/<name>.sql) they show.
+# case_best_link: each case's best link (the one definition the case view, the case table, the
+# timeline, the binding rates and the version accuracy read).
+VIEWS: tuple[str, ...] = ("case_best_link",)
 
 # Canonical engine metrics of a request, with the unit shown to the user.
 REQUEST_METRICS: dict[str, str] = {

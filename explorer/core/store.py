@@ -245,9 +245,11 @@ class Store:
 
     # -- schema and plain access ------------------------------------------------------------
     def create_schema(self) -> None:
-        """Create every canonical table that does not exist yet (idempotent)."""
+        """Create every canonical table that does not exist yet and the views (idempotent)."""
         for name, ddl in schema.TABLES.items():
             self.con.execute(f"CREATE TABLE IF NOT EXISTS {quote_ident(name)} ({ddl}\n)")
+        for name in schema.VIEWS:
+            self.con.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS {load_query(name)}")
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A new connection to the same database, for use in one worker thread."""

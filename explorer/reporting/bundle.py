@@ -10,8 +10,8 @@ from typing import Any, Callable
 import pandas as pd
 from PySide6.QtCore import QSize
 
-from .images import (ensure_app, report_mode, save_png, save_svg, scroll_overflow, settle,
-                     table_overflow)
+from .images import (ensure_app, report_mode, save_png, save_scene_png, save_svg,
+                     scroll_overflow, settle, table_overflow)
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +22,8 @@ QT_FORMATS = {"png", "svg", "html", "pdf"}
 PANEL_SIZES: dict[str, QSize] = {
     "header": QSize(1400, 86), "comparison": QSize(1100, 420), "distributions": QSize(760, 400),
     "tree": QSize(820, 720), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
-    "sla": QSize(820, 400), "whatif": QSize(1100, 640), "conclusion": QSize(760, 640),
-    "timeline": QSize(1100, 560), "engine": QSize(1100, 620), "replay": QSize(1300, 620),
+    "sla": QSize(820, 400), "whatif": QSize(820, 560), "conclusion": QSize(760, 640),
+    "timeline": QSize(1100, 560), "engine": QSize(1100, 620), "replay": QSize(1000, 560),
 }
 SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion",
                 "engine")
@@ -69,6 +69,8 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
             log.exception("panel %s could not start", n)
     if hasattr(panels.get("tree"), "set_print_layout"):  # legible on a page: depth across
         panels["tree"].set_print_layout(True)
+    if hasattr(panels.get("whatif"), "set_print_layout"):  # the graph printed on its own
+        panels["whatif"].set_print_layout(True)
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
     if frame is not None:
@@ -118,6 +120,10 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
                 shoot(name, panel, name)
             elif name != "header" and name not in doc:
                 continue  # a section the report did not compute gets no picture
+            elif name == "whatif":
+                shoot(name, panel, name)
+                if getattr(panel, "scene", None) is not None and panel.scene.items():
+                    out["whatif_graph"] = save_scene_png(panel.scene, out_dir / "whatif_graph.png")
             else:
                 shoot(name, panel, name)
         except Exception:  # noqa: BLE001 - one panel failing must not lose the others

@@ -116,10 +116,10 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
         if why:
             out.append(f"<p class='why'>{esc(why)}</p>")
             continue
-        if img in images:  # in its own paragraph: QTextDocument sets an image inline
-            # figures with small text (tree, what-if graph, timeline) take the page's width
-            width = (" width='920'" if img in WIDE else " width='640'") if for_pdf else ""
-            out.append(f"<p><img src='{src(img, images[img])}'{width} alt='{esc(title)}'></p>")
+        for name in (BEFORE.get(img), img):
+            if name in images:  # in its own paragraph: QTextDocument sets an image inline
+                width = f" width='{print_width(name, images[name])}'" if for_pdf else ""
+                out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{esc(title)}'></p>")
         if key == "sla":  # per-run rows only for the runs that served the cohort
             out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs")))
         elif table is not None:
@@ -131,7 +131,20 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     return "".join(out)
 
 
-WIDE = ("tree", "whatif", "timeline")  # PDF figures at the text's width (about 1000 px at 144 dpi)
+WIDE = ("tree", "whatif", "timeline", "replay")  # PDF figures at the text's width (920 px at 144 dpi)
+BEFORE = {"whatif": "whatif_graph"}  # a figure printed above a panel's picture
+# figures drawn at their natural size (the causal graph: 8.5 pt labels at scale 1), printed
+# at this many page px per figure px: 8.5 pt x 1.3 x 96 / 144 = 7.4 pt on paper
+NATURAL = {"whatif_graph": 1.3}
+
+
+def print_width(name: str, path: Path) -> int:
+    """The <img width> of a figure in the PDF (page px at 144 dpi; the text is 920 wide)."""
+    if name in NATURAL:
+        from PySide6.QtGui import QImageReader
+        px = QImageReader(str(path)).size().width() / 2  # saved at 2x
+        return int(min(920, max(200, NATURAL[name] * px)))
+    return 920 if name in WIDE else 640
 CASES_LISTED = 50  # badcase rows in the HTML / PDF listing
 LINKS = {1: "exact id", 2: "fuzzy", 3: "weak"}
 

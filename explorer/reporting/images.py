@@ -63,6 +63,23 @@ def save_png(widget: QWidget, path: Path, dpr: float = 2.0) -> Path:
     return path
 
 
+def save_scene_png(scene, path: Path, dpr: float = 2.0, margin: float = 10.0) -> Path:
+    """Write a QGraphicsScene (a figure drawn at its natural size: the causal graph) as PNG
+    at `dpr`, cropped to its items. Raises OSError when it cannot write."""
+    r = scene.itemsBoundingRect().adjusted(-margin, -margin, margin, margin)
+    img = QImage(max(1, int(r.width() * dpr)), max(1, int(r.height() * dpr)), QImage.Format.Format_ARGB32)
+    img.setDevicePixelRatio(dpr)
+    img.fill(QColor("white"))
+    p = QPainter(img)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    scene.render(p, QRectF(0, 0, r.width(), r.height()), r)
+    p.end()
+    if not img.save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+    return path
+
+
 def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
     """Write the widget as SVG through QSvgGenerator (vector where Qt paints vectors)."""
     gen = QSvgGenerator()

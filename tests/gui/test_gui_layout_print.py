@@ -115,3 +115,57 @@ def test_causal_graph_text_stays_at_9pt_in_the_window(app, qtbot):
     qtbot.waitExposed(view)
     view.fit()
     assert view.text_pt() >= 9.0 - 1e-6
+
+
+def test_one_tab_bar_per_tab_group_with_every_name_in_full(window, qtbot):
+    """Qt left a stale copy of the bottom group's tab bar on top of the Inputs panel, and
+    elided the centre tabs at 1366x768 ('Metric compari…', 'Ru…')."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+    window.resize(1366, 768)
+    window.fit_layout()
+
+    def bars():
+        return [b for b in window.findChildren(QTabBar) if b.isVisible()]
+    qtbot.waitUntil(lambda: len(bars()) == 2, timeout=3000)
+    groups = {tuple(b.tabText(i) for i in range(b.count())) for b in bars()}
+    assert groups == {tuple(window.tr(t) for t in ("Metric comparison", "Distributions",
+                      "Decision tree", "Heatmap", "Versions", "Runs", "SLA", "Timeline",
+                      "Engine", "What-if")), ("Cases", "Replay")}
+    qtbot.waitUntil(lambda: all(b.elideMode() == Qt.TextElideMode.ElideNone for b in bars()),
+                    timeout=3000)
+    assert all(b.usesScrollButtons() for b in bars())
+    inputs = window.panels["inputs"]
+    assert window.panels["clusters"].view.textElideMode() == Qt.TextElideMode.ElideRight
+    assert inputs.tree.textElideMode() == Qt.TextElideMode.ElideRight
+
+
+def test_causal_graph_prints_at_7pt_as_its_own_figure(app, tmp_path):
+    """The report's what-if: the graph as its own picture at a print width where its 8.5 pt
+    labels are >= 7 pt on the page (144 dpi), above the panel's picture without the graph."""
+    from PySide6.QtGui import QImageReader
+    from PySide6.QtWidgets import QGraphicsScene
+
+    from explorer.core.analysis.causal_graph import default_graph_text, parse_graph
+    from explorer.reporting.html import build_html, print_width
+    from explorer.reporting.images import save_scene_png
+    from widgets.painters.whatif import paint_graph
+    from widgets.whatif_graph import GraphView
+    g = parse_graph(default_graph_text())
+    scene = QGraphicsScene()
+    paint_graph(scene, g.nodes, g.edges, g.latent, (), "kv_cache_hit_rate", "badcase")
+    path = save_scene_png(scene, tmp_path / "whatif_graph.png")
+    scene_px = QImageReader(str(path)).size().width() / 2
+    assert scene_px == pytest.approx(scene.itemsBoundingRect().width() + 20, abs=1)
+    page_px = print_width("whatif_graph", path)
+    pt = GraphView.font_pt * page_px / scene_px * 96 / 144  # 1 page px = 1/144 in
+    assert pt >= 7.0, pt
+    html = build_html({"whatif": {"treatment": "kv_cache_hit_rate"}},
+                      {"whatif_graph": path, "whatif": path}, image_src=lambda n, _p: n, for_pdf=True)
+    assert html.index("src='whatif_graph'") < html.index("src='whatif'")
+
+
+def test_timeline_key_sits_above_the_plot_in_words(app):
+    from widgets.painters.timeline import legend_html
+    html = legend_html(["queued", "decode"], ["first_token", "finished"])
+    assert "first token" in html and "first_token" not in html and "★" in html and "▼" in html

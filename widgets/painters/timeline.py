@@ -269,19 +269,19 @@ def _title(tl: dict, who: str) -> str:
     return " · ".join(ident) + ("<br>" + " · ".join(bits) if bits else "")
 
 
-def _legend(plot: pg.PlotItem, entries: list[tuple[Any, str]], cols: int) -> None:
-    legend = plot.legend or plot.addLegend(offset=(-5, 2), labelTextSize="8pt",
-                                           brush=pg.mkBrush(255, 255, 255, 220))
-    legend.clear()
-    legend.setColumnCount(cols)
-    for item, text in entries:
-        legend.addItem(item, text)
-    # fewer columns (more rows) rather than a legend wider than its plot: it is anchored at
-    # the right and would be clipped on the left
-    width = plot.width()
-    while cols > 1 and width > 0 and legend.boundingRect().width() > width - 10:
-        cols -= 1
-        legend.setColumnCount(cols)
+# the event markers as characters, for the key line above the plot (pyqtgraph's symbols)
+EVENT_GLYPHS = {"t1": "▲", "s": "■", "d": "◆", "star": "★", "x": "✕", "+": "+", "t": "▼", "o": "●"}
+
+
+def legend_html(phases: list[str], kinds: list[str]) -> str:
+    """The key of the request's row as one line above its plot (a legend inside the plot hid
+    the markers under it and was clipped on the left in a narrow dock): phase colours, then
+    event markers, with their names in words ("first token", not first_token)."""
+    parts = [f'<span style="color:{PHASE_COLOURS[k]}">&#9632;</span> {html_text(tr(k.replace("_", " ")))}'
+             for k in phases]
+    parts += [f'<span style="color:#222222">{EVENT_GLYPHS.get(EVENT_SYMBOLS[k], "•")}</span> '
+              f'{html_text(tr(k.replace("_", " ")))}' for k in kinds]
+    return "&nbsp; ".join(parts)
 
 
 def make_plots(layout: pg.GraphicsLayout) -> dict[str, Any]:
@@ -343,16 +343,13 @@ def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
         paint_events(top, control, 1.0)
         ticks.append((1.0, tr("typical control")))
     top.getAxis("left").setTicks([ticks])
-    top.setYRange(-0.5, len(ticks) - 1 + 2.0, padding=0)  # headroom: the legend sits above the markers
+    top.setYRange(-0.5, len(ticks) - 1 + 0.9, padding=0)  # room for the markers above the bar
     shown = [tl] + ([control] if control is not None else [])
     phases = [k for k in PHASE_COLOURS if any(p["kind"] == k for t in shown for p in t["phases"])]
     kinds = [k for k in EVENT_SYMBOLS if any(e["kind"] == k for t in shown for e in t["events"])]
-    if fig.get("legend_kinds") != (phases, kinds):  # a legend rebuild costs ~25 ms
+    if fig.get("legend_kinds") != (phases, kinds):
         fig["legend_kinds"] = (phases, kinds)
-        _legend(top, [(pg.BarGraphItem(x=[0], height=[0], width=0, brush=PHASE_COLOURS[k]), tr(k))
-                      for k in phases]
-                + [(pg.ScatterPlotItem(symbol=EVENT_SYMBOLS[k], brush="#222222", size=9), tr(k))
-                   for k in kinds], cols=max(1, len(phases) + len(kinds)))
+        top.setTitle(legend_html(phases, kinds), size="8pt", color="#444444")
     if control is not None:
         if itl.legend is None:
             itl.addLegend(offset=(-5, 2), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 220))

@@ -156,25 +156,41 @@ def case_view_frame(store, con=None) -> tuple[pd.DataFrame, pd.DataFrame]:
         return df, empty
 
 
-def _cohort_mask(view: pd.DataFrame, cohort: Cohort) -> np.ndarray:
-    """Rows of the case view in the cohort: queries/analysis_cohort.sql in numpy."""
-    bad = view["badcase"].to_numpy() == 1
-    in_eval = (np.ones(len(view), bool) if cohort.eval_id is None
-               else (view["eval_id"] == cohort.eval_id).to_numpy())
-    in_cluster = (np.ones(len(view), bool) if cohort.cluster is None
-                  else (view["cluster"] == cohort.cluster).to_numpy())
-    chosen_bad = bad & in_eval & in_cluster
-    if cohort.control == "all-correct":
-        ctrl = ~bad
-    else:
-        cat = view["category"]
-        bad_cats = cat[chosen_bad]
-        ctrl = ~bad & (cat.isin(bad_cats.dropna().unique()).to_numpy()
-                       | (cat.isna().to_numpy() & bool(bad_cats.isna().any())))
-    return chosen_bad | (ctrl & in_eval)
-
-
 _SCRATCH = None  # DuckDB connection that evaluates selections over cached frames (lazy)
+
+
+def _cohort_mask(view: pd.DataFrame, cohort: Cohort) -> np.ndarray:
+    """Rows of the case view in the cohort, by the one definition of membership,
+    queries/analysis_cohort.sql, run by DuckDB over the cached frame: `cv` is the frame's
+    membership columns, `cases` the correctness the query reads for the badcases' categories
+    (the frame holds every case whose correctness is known, badcase = NOT correct)."""
+    cols = ["badcase", "eval_id", "cluster", "category"]
+    cv = view[cols].assign(_k=np.arange(len(view)))
+    cases = view[["eval_id", "cluster", "category"]].assign(correct=view["badcase"] == 0)
+    params = {"cluster": cohort.cluster, "control": cohort.control, "eval_id": cohort.eval_id}
+    con = _scratch()
+    try:
+        con.register("cv", cv)
+        con.register("cases", cases)
+        keep = con.execute(f"SELECT _k FROM (\n{load_query('analysis_cohort')}\n) AS m",
+                           params).fetchnumpy()["_k"]
+    finally:
+        con.close()
+    out = np.zeros(len(view), bool)
+    out[np.asarray(keep, dtype=np.int64)] = True
+    return out
+
+
+def _scratch():
+    """A cursor of the private in-memory DuckDB that evaluates SQL over cached frames (one
+    database, made on first use; a cursor per call, so threads do not share one)."""
+    import duckdb
+
+    global _SCRATCH
+    with _VIEW_LOCK:
+        if _SCRATCH is None:
+            _SCRATCH = duckdb.connect()
+        return _SCRATCH.cursor()
 
 
 def _columns_of(pred) -> set[str] | None:
@@ -210,11 +226,7 @@ def _select_rows(view: pd.DataFrame, mask: np.ndarray, selection: Predicate) -> 
     frag, params = selection.to_sql()
     rows = np.flatnonzero(mask)
     sub = view[sorted(cols)].iloc[rows].assign(_k=np.arange(len(rows)))
-    global _SCRATCH
-    with _VIEW_LOCK:
-        if _SCRATCH is None:  # one private in-memory database; a cursor per call (threads)
-            _SCRATCH = duckdb.connect()
-        con = _SCRATCH.cursor()
+    con = _scratch()
     try:
         con.register("_cohort", sub)
         keep = con.execute(f"SELECT _k FROM _cohort WHERE {frag}", params).fetchnumpy()["_k"]
