@@ -208,6 +208,9 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     doc["runs"] = runs_section(store)
     doc["run_versions"] = run_versions_section(store)
     doc["timeline"] = _worst_timeline(store, frame)
+    strata = getattr(results.get("comparison"), "strata", None)
+    doc["strata"] = strata if strata is not None else {
+        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
     sim = _simulated(store)
     note = None
     if sim:
@@ -558,6 +561,29 @@ def _md_comparison(rows: list) -> str:
     if notes:
         out += "\n\n" + "\n".join(notes)
     return out
+
+
+def _md_strata(st: dict) -> str:
+    """The strata the cohort pools, the significant rows per stratum and the stratified tests."""
+    what = _("engine version") if st.get("by") == "engine_version" else _("eval")
+    parts = [_("The cohort pools {n} {what}s: {strata}.").format(
+        n=len(st.get("strata") or []), what=what, strata=", ".join(
+            _("{stratum} ({bad} bad / {control} control)").format(
+                stratum=md(s["stratum"]), bad=s["n_bad"], control=s["n_control"])
+            for s in st.get("strata") or []))]
+    parts += [f"> {md(w)}" for w in st.get("warnings") or []]
+    tests = {t["metric"]: t for t in st.get("tests") or []}
+    rows = [(label(r["metric"], False), md(r["stratum"]), fmt_num(r.get("bad_mean")),
+             fmt_num(r.get("control_mean")), f"{r['n_bad']} / {r['n_control']}",
+             _p(tests.get(r["metric"], {}).get("p_value")),
+             tests.get(r["metric"], {}).get("test", "")) for r in st.get("rows") or []]
+    if rows:
+        parts.append(_table((_("Metric"), what[:1].upper() + what[1:], _("Badcase mean"),
+                             _("Control mean"), _("n bad / control"), _("Stratified p"),
+                             _("Test")), rows))
+    else:
+        parts.append(_("_No metric differs significantly, so nothing is broken down by stratum._"))
+    return "\n\n".join(parts)
 
 
 def _md_tree(t: dict) -> str:
@@ -957,6 +983,7 @@ SECTIONS_MD = (
     ("clusters", N_("Badcase clusters"), _md_clusters),
     ("cohort", N_("Cohort"), _md_cohort),
     ("comparison", N_("Metric comparison (badcases vs control)"), _md_comparison),
+    ("strata", N_("Pooled strata (per engine version or eval)"), _md_strata),
     ("tree", N_("Decision tree"), _md_tree),
     ("heatmap", N_("Heatmap"), _md_heatmap),
     ("runs", N_("Runs and their published results"), _md_runs),

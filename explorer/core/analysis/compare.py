@@ -267,7 +267,9 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
     if not rows:
         raise NoData(_("no metric has a value in this cohort"))
     rows = _adjust(rows)
-    return Comparison(rows=tuple(rows), alpha=p["alpha"])
+    from .strata import stratify
+    return Comparison(rows=tuple(rows), alpha=p["alpha"],
+                      strata=stratify(frame, rows, p["alpha"]) if p.get("strata", True) else None)
 
 
 def _adjust(rows: Sequence[MetricRow]) -> list[MetricRow]:

@@ -375,6 +375,9 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if len(group) > len(shown):
             sentences.append(_("({n_shown} more version findings are "
                              "listed with the evidence.)").format(n_shown=len(group) - len(shown)))
+    strata = getattr(results.get("comparison"), "strata", None) or {}
+    if modules and strata.get("warnings"):
+        sentences += list(strata["warnings"])   # pooled strata that disagree: a caveat
     ver = results.get("versions")
     if isinstance(ver, VersionsResult) and (independent or any(
             r["evidence"] == "version_regression" for r, *_rest in fired)):
