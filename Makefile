@@ -16,7 +16,7 @@ WIDGET_SOURCES = $(shell find widgets -name '*.py') explorer/app.py
 translations: $(PO:.po=.mo) $(TS:.ts=.qm)
 
 $(I18N)/%/LC_MESSAGES/explorer.mo: $(I18N)/%/LC_MESSAGES/explorer.po | $(VENV)/.installed
-	$(VENV)/bin/pybabel compile --statistics -D explorer -d $(I18N) -l $* 
+	$(PY) -c 'import sys; from explorer.core.i18n import compile_catalogue as c; print(c(sys.argv[1]))' $*
 
 $(I18N)/%.qm: $(I18N)/%.ts | $(VENV)/.installed
 	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
