@@ -136,7 +136,9 @@ class HeatmapPanel(Panel):
             return msg + "\n" + self.tr("Choose other metrics above.")
         if msg is None:
             self.hint.setText(self.tr("%1 · hover a cell for its counts and value; click it to select its requests")
-                              .replace("%1", f"{hm.get('level', 'request')} level, n = {hm.get('n_items', '–')}"))
+                              .replace("%1", self.tr("%1 level, n = %2").replace(
+                                  "%1", self.tr("window") if hm.get("level") == "window"
+                                  else self.tr("request")).replace("%2", str(hm.get("n_items", "–")))))
         return msg
 
     def on_results(self, update: dict) -> None:

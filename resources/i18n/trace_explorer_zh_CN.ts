@@ -531,6 +531,14 @@
             <translation>%1 · 悬停单元格查看其计数与数值；单击选定其请求</translation>
         </message>
         <message>
+            <source>%1 level, n = %2</source>
+            <translation>%1 级，n = %2</translation>
+        </message>
+        <message>
+            <source>window</source>
+            <translation>时间窗口</translation>
+        </message>
+        <message>
             <source>%1 selected case(s) here, %2 badcase(s)</source>
             <translation>此处 %1 个选定 case，%2 个 badcase</translation>
         </message>

@@ -63,7 +63,7 @@ def paint_distribution(plot: pg.PlotItem, bad, control, metric: str, mode: str =
     if mode == "ecdf":
         plot.setLabel("left", "fraction of cases ≤ x")
     else:
-        plot.setLabel("left", "density")
+        plot.setLabel("left", _("density"))
     edges = bin_edges(b, c)
     for vals, colour, name in ((c, palette.CONTROL, _("Control")), (b, palette.BAD, _("Badcase"))):
         if vals.size == 0:

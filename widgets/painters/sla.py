@@ -90,7 +90,7 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
                                  brush=pg.mkBrush(palette.qcolor(palette.BAD, 90)), pen=pg.mkPen(None)))
     plot.getAxis("left").setTicks([[(i, f"{g}: {k}" + ("" if n is None else f" (n={n})"))
                                     for i, (g, k, _, n) in enumerate(rows)]])
-    plot.setLabel("bottom", "requests meeting the SLA (%)")
+    plot.setLabel("bottom", _("requests meeting the SLA (%)"))
     plot.setXRange(0, 100, padding=0.02)
     plot.invertY(True)
     plot.showGrid(x=True, alpha=0.25)

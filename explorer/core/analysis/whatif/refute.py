@@ -24,9 +24,9 @@ from explorer.core.i18n import N_, _
 ALPHA = 0.05
 
 #: The refuters run, in order, with the label the user reads.
-REFUTERS = {"placebo_treatment_refuter": "Placebo treatment",
-            "random_common_cause": "Random common cause",
-            "data_subset_refuter": "Data subset"}
+REFUTERS = {"placebo_treatment_refuter": N_("Placebo treatment"),
+            "random_common_cause": N_("Random common cause"),
+            "data_subset_refuter": N_("Data subset")}
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def run_refuter(model, estimand, estimate, name: str, treatment: str, est: float
             judged, why = verdict(name, treatment, est, half, new, p, ci=ci)
     except Exception as exc:   # a refuter failing is a finding, not a crash
         new, p, judged, why = None, None, "raises doubt", _("the refuter failed: {exc}").format(exc=exc)
-    return Refutation(name, REFUTERS[name], new, p, judged, why)
+    return Refutation(name, _(REFUTERS[name]), new, p, judged, why)
 
 
 def _num(x: float) -> str:
