@@ -6,8 +6,8 @@ import importlib
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
@@ -48,12 +48,16 @@ PANELS = [
     ("cases", CasesPanel, "bottom"),
     ("replay", "widgets.replay:ReplayPanel", "bottom"),
 ]
-TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
-          "comparison": "Metric comparison", "distributions": "Distributions",
-          "tree": "Decision tree", "heatmap": "Heatmap", "versions": "Versions", "runs": "Runs",
-          "sla": "SLA",
-          "whatif": "What-if", "conclusion": "Conclusion", "cases": "Cases",
-          "timeline": "Timeline", "engine": "Engine", "replay": "Replay"}
+TITLES = {"header": QT_TRANSLATE_NOOP("MainWindow", "Cohort"), "clusters": QT_TRANSLATE_NOOP("MainWindow", "Clusters"),
+          "inputs": QT_TRANSLATE_NOOP("MainWindow", "Inputs"),
+          "comparison": QT_TRANSLATE_NOOP("MainWindow", "Metric comparison"),
+          "distributions": QT_TRANSLATE_NOOP("MainWindow", "Distributions"),
+          "tree": QT_TRANSLATE_NOOP("MainWindow", "Decision tree"), "heatmap": QT_TRANSLATE_NOOP("MainWindow", "Heatmap"),
+          "versions": QT_TRANSLATE_NOOP("MainWindow", "Versions"), "runs": QT_TRANSLATE_NOOP("MainWindow", "Runs"),
+          "sla": QT_TRANSLATE_NOOP("MainWindow", "SLA"),
+          "whatif": QT_TRANSLATE_NOOP("MainWindow", "What-if"), "conclusion": QT_TRANSLATE_NOOP("MainWindow", "Conclusion"),
+          "cases": QT_TRANSLATE_NOOP("MainWindow", "Cases"), "timeline": QT_TRANSLATE_NOOP("MainWindow", "Timeline"),
+          "engine": QT_TRANSLATE_NOOP("MainWindow", "Engine"), "replay": QT_TRANSLATE_NOOP("MainWindow", "Replay")}
 MAX_RECENT = 10
 DEFAULT_SIZE = (1600, 1000)
 LAYOUT_VERSION = 2  # 2: the Timeline moved among the centre tabs
@@ -285,10 +289,37 @@ class MainWindow(QMainWindow):
                       panel_shortcut(i))
         v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
+        self._language_menu(v.addMenu(self.tr("&Language")))
         h = mb.addMenu(self.tr("&Help"))
         self._act(h, self.tr("&About Trace Explorer"), self.about)
         self._update_recent()
         self._update_actions()
+
+    def _language_menu(self, menu) -> None:
+        """View > Language: English / 简体中文 (each named in its own language), saved in the
+        settings; the window is built in the new language at the next start."""
+        from explorer import translators
+        from explorer.core import i18n
+        group = QActionGroup(self)
+        self.language_actions = {}
+        for code in i18n.LANGUAGES:
+            a = QAction(i18n.NAMES[code], self, checkable=True)
+            a.setChecked(code == i18n.language())
+            a.triggered.connect(lambda _c=False, c=code: self.set_language(c))
+            group.addAction(a)
+            menu.addAction(a)
+            self.language_actions[code] = a
+        self._language_setting = translators.SETTING
+
+    def set_language(self, code: str) -> None:
+        """Remember the language (View > Language) for the next start and say so."""
+        from explorer.core import i18n
+        self.settings.setValue(self._language_setting, code)
+        self.settings.sync()
+        if code != i18n.language():
+            self.statusBar().showMessage(
+                self.tr("The language changes to %1 at the next start.").replace(
+                    "%1", i18n.NAMES[code]), 10000)
 
     def _update_actions(self) -> None:
         s = self.session

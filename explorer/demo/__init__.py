@@ -15,9 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.i18n import N_
 from ..core.store import LoadReport, Store
 
-DEMO_NOTE = ("Simulated demo workload: a synthetic multi-turn arrival trace fitted to the public "
+DEMO_NOTE = N_("Simulated demo workload: a synthetic multi-turn arrival trace fitted to the public "
              "Mooncake conversation trace, replayed through Trace Explorer's engine model for two "
              "engine versions, with generated maths eval cases and a planted effect; no real "
              "engine produced these numbers.")
