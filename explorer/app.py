@@ -106,6 +106,9 @@ def run_app(args) -> int:
 
     shot = getattr(args, "screenshot", None)
     settings = QSettings()
+    from explorer import translators
+    translators.install(translators.chosen_language(getattr(args, "lang", None),
+                                                    None if shot else settings), app)
     if shot:  # a screenshot is always the default layout, not the user's last one
         settings = QSettings(os.devnull, QSettings.Format.IniFormat)
     session = Session()

@@ -32,6 +32,7 @@ from typing import Any, Iterable
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core.i18n import _
 from explorer.core.store import LoadCancelled, Store
 from explorer.workers import JobContext, Runner
 
@@ -92,6 +93,7 @@ def fetch_meta(store: Store) -> dict:
     if sim:
         demo = optional_module("explorer.demo")
         note = getattr(demo, "DEMO_NOTE", None) if demo else None
+        note = _(note) if note else note  # shown in the current language
     return {"simulated": bool(sim), "demo_note": note,
             "cases": store.count("cases"), "requests": store.count("requests"),
             "runs": store.count("runs")}
@@ -288,7 +290,7 @@ class Session(QObject):
     storeChanged = Signal()
     cohortChanged = Signal()
     selectionChanged = Signal()
-    resultsChanged = Signal(dict)
+    resultsChanged = Signal(object)  # not dict: PySide would copy the payload per receiver
     selectedCasesChanged = Signal(object)
     metricChanged = Signal(str)
     message = Signal(str)

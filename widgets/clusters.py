@@ -21,6 +21,28 @@ def _bound(bound, bad) -> str:
             else f"{int(bound):,}")
 
 
+def _num(v) -> float:
+    """A count or share as a float to sort by, -1 when missing."""
+    t = type(v)
+    if t is float:
+        return v if v == v else -1.0
+    return float(v) if t is int else (-1.0 if is_missing(v) else float(v))
+
+
+def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[list[str], str]:
+    """Display strings and tooltip of one cluster (or of the "every badcase" row)."""
+    every, every_tip, bound_tip, cats_tip = texts
+    bad = c.get("badcases")
+    if c["name"] == ALL:
+        return [every, f"{bad:,}", "100%", _bound(c["bound"], bad)], every_tip
+    name = str(c.get("name"))
+    cats = c.get("categories") or []
+    tip = name + "\n" + bound_tip.replace("%1", ratio(c.get("bound"), bad)) + (
+        "\n" + cats_tip.replace("%1", ", ".join(map(str, cats))) if cats else "")
+    return [("…" + name[cut:]) if cut else name, "–" if is_missing(bad) else f"{int(bad):,}",
+            share(c.get("share")), _bound(c.get("bound"), bad)], tip
+
+
 class ClustersPanel(Panel):
     key = "clusters"
     title = "Clusters"
@@ -29,8 +51,8 @@ class ClustersPanel(Panel):
         super().__init__(session, parent)
         self.model = RowsModel([self.tr("Cluster"), self.tr("Bad"), self.tr("Share"),
                                 self.tr("Bound")], self)
-        self.proxy = sortable(self.model, self)
         self.view = QTableView()
+        self.proxy = sortable(self.model, self)  # the model itself (it sorts its rows)
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -42,6 +64,7 @@ class ClustersPanel(Panel):
         self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in (1, 2, 3):
             self.view.horizontalHeader().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.view.horizontalHeader().setResizeContentsPrecision(200)  # rows measured for the widths
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().currentRowChanged.connect(self._chosen)
@@ -65,32 +88,26 @@ class ClustersPanel(Panel):
         if not clusters:
             return self.tr("No badcase cluster: load an eval with wrong answers (the cluster is "
                            "taken from the file, else from the category).")
-        rows, sort, keys, tips = [], [], [], []
-        tot_bad = sum(int(c.get("badcases") or 0) for c in clusters if not is_missing(c.get("badcases")))
-        tot_bound = sum(int(c.get("bound") or 0) for c in clusters if not is_missing(c.get("bound")))
-        rows.append([self.tr("(all badcases)"), f"{tot_bad:,}", "100%", _bound(tot_bound, tot_bad)])
-        sort.append(["", float("inf"), 2.0, float("inf")])
-        keys.append(ALL)
-        tips.append(self.tr("Every badcase against the control group"))
-        names = [str(c.get("name")) for c in clusters]
-        cut = common_prefix_len(names)
-        for c in clusters:
-            bad = c.get("badcases")
-            name = str(c.get("name"))
-            rows.append([("…" + name[cut:]) if cut else name, "–" if is_missing(bad) else f"{int(bad):,}",
-                         share(c.get("share")), _bound(c.get("bound"), bad)])
-            sort.append([str(c.get("name")), -1 if is_missing(bad) else float(bad),
-                         -1 if is_missing(c.get("share")) else float(c["share"]),
-                         -1 if is_missing(c.get("bound")) else float(c["bound"])])
-            keys.append(c.get("name"))
-            cats = c.get("categories") or []
-            tips.append(str(c.get("name")) + "\n" + self.tr("bound to a trace request: %1").replace(
-                "%1", ratio(c.get("bound"), bad)) + ("\n" + self.tr("categories: %1").replace(
-                    "%1", ", ".join(map(str, cats))) if cats else ""))
+        fields = ("badcases", "share", "bound")
+        tot_bad, tot_bound = (int(sum(max(_num(c.get(f)), 0.0) for c in clusters)) for f in fields[::2])
+        every = {"name": ALL, "badcases": tot_bad, "bound": tot_bound}
+        cut = common_prefix_len([str(c.get("name")) for c in clusters])
+        texts = (self.tr("(all badcases)"), self.tr("Every badcase against the control group"),
+                 self.tr("bound to a trace request: %1"), self.tr("categories: %1"))
+
+        def column(k: int) -> list:  # sort values of column k, computed when sorted by it
+            if k == 0:
+                return [""] + [str(c.get("name")) for c in clusters]
+            return [(float("inf"), 2.0, float("inf"))[k - 1]] + [_num(c.get(fields[k - 1])) for c in clusters]
         self._painting = True
-        try:
-            self.model.set_rows(rows, sort, keys, tips=tips)
-            self.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        try:  # rows are formatted when shown (100,000 clusters: only the visible ones)
+            self.model.set_rows([every, *clusters], column, [ALL] + [c.get("name") for c in clusters],
+                                formatter=lambda c: _format_row(c, cut, texts),
+                                order=(1, Qt.SortOrder.DescendingOrder))
+            header = self.view.horizontalHeader()
+            was = header.blockSignals(True)  # the model is sorted already: no second sort
+            header.setSortIndicator(1, Qt.SortOrder.DescendingOrder)
+            header.blockSignals(was)
             self.select(self.session.cluster)
         finally:
             self._painting = False
@@ -103,17 +120,17 @@ class ClustersPanel(Panel):
         if sm.currentIndex().isValid() and sm.currentIndex().data(KEY_ROLE) == want \
                 and sm.isRowSelected(sm.currentIndex().row()):
             return
-        for r in range(self.proxy.rowCount()):
-            if self.proxy.index(r, 0).data(KEY_ROLE) == want:
-                was, self._painting = self._painting, True
-                try:
-                    sm.setCurrentIndex(self.proxy.index(r, 0),
-                                       QItemSelectionModel.SelectionFlag.ClearAndSelect
-                                       | QItemSelectionModel.SelectionFlag.Rows)
-                finally:
-                    self._painting = was
-                self.view.scrollTo(self.proxy.index(r, 0))
-                return
+        r = self.model.row_of(want)
+        if r >= 0:
+            was, self._painting = self._painting, True
+            try:
+                sm.setCurrentIndex(self.model.index(r, 0),
+                                   QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                   | QItemSelectionModel.SelectionFlag.Rows)
+            finally:
+                self._painting = was
+            self.view.scrollTo(self.model.index(r, 0))
+            return
         sm.clear()  # the cohort's cluster is not listed: highlight nothing rather than a wrong row
 
     def _chosen(self, current, _previous) -> None:

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
@@ -234,10 +234,37 @@ class MainWindow(QMainWindow):
                       panel_shortcut(i))
         v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
+        self._language_menu(v.addMenu(self.tr("&Language")))
         h = mb.addMenu(self.tr("&Help"))
         self._act(h, self.tr("&About Trace Explorer"), self.about)
         self._update_recent()
         self._update_actions()
+
+    def _language_menu(self, menu) -> None:
+        """View > Language: English / 简体中文 (each named in its own language), saved in the
+        settings; the window is built in the new language at the next start."""
+        from explorer import translators
+        from explorer.core import i18n
+        group = QActionGroup(self)
+        self.language_actions = {}
+        for code in i18n.LANGUAGES:
+            a = QAction(i18n.NAMES[code], self, checkable=True)
+            a.setChecked(code == i18n.language())
+            a.triggered.connect(lambda _c=False, c=code: self.set_language(c))
+            group.addAction(a)
+            menu.addAction(a)
+            self.language_actions[code] = a
+        self._language_setting = translators.SETTING
+
+    def set_language(self, code: str) -> None:
+        """Remember the language (View > Language) for the next start and say so."""
+        from explorer.core import i18n
+        self.settings.setValue(self._language_setting, code)
+        self.settings.sync()
+        if code != i18n.language():
+            self.statusBar().showMessage(
+                self.tr("The language changes to %1 at the next start.").replace(
+                    "%1", i18n.NAMES[code]), 10000)
 
     def _update_actions(self) -> None:
         s = self.session

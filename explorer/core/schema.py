@@ -45,8 +45,10 @@ TABLES: dict[str, str] = {
         eval_id VARCHAR PRIMARY KEY, source_path VARCHAR, source_sha256 VARCHAR, format VARCHAR,
         model VARCHAR, benchmark VARCHAR, simulated BOOLEAN DEFAULT false
     """,
+    # case_id is unique by construction (eval_id unique per store, local ids deduplicated by
+    # the loaders); no PRIMARY KEY: its index cost 2 s per million cases inserted (issue 17)
     "cases": """
-        case_id VARCHAR PRIMARY KEY, eval_id VARCHAR, model VARCHAR, benchmark VARCHAR,
+        case_id VARCHAR, eval_id VARCHAR, model VARCHAR, benchmark VARCHAR,
         category VARCHAR, prompt VARCHAR, prompt_hash VARCHAR, reference VARCHAR,
         prediction VARCHAR, correct BOOLEAN, cluster VARCHAR, request_id VARCHAR,
         timestamp_s DOUBLE, prompt_tokens INTEGER, completion_tokens INTEGER, extra JSON

@@ -67,10 +67,9 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
             panels[n] = classes[n](None if n == "timeline" else session)
         except Exception:  # noqa: BLE001 - a panel that cannot start leaves only its picture out
             log.exception("panel %s could not start", n)
-    if hasattr(panels.get("tree"), "set_print_layout"):  # legible on a page: depth across
-        panels["tree"].set_print_layout(True)
-    if hasattr(panels.get("whatif"), "set_print_layout"):  # the graph printed on its own
-        panels["whatif"].set_print_layout(True)
+    for panel in panels.values():  # a page's layout: the tree's depth across, the what-if
+        if hasattr(panel, "set_print_layout"):  # without its graph (printed on its own), no
+            panel.set_print_layout(True)        # "click" hints
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
     if frame is not None:

@@ -30,6 +30,8 @@ def ensure_app() -> QApplication:
         f.setFamilies(CJK_FAMILIES)
         f.setPointSize(9)
         app.setFont(f)
+    from explorer import translators
+    translators.sync(app)
     return app
 
 

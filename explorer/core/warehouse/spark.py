@@ -280,6 +280,10 @@ class SparkSource:
             try:
                 df = self.session.sql(text, args=args or None).localCheckpoint(eager=True)
                 df.createOrReplaceTempView(name)
+                if TABLES["requests"] in text and self.table_rows:
+                    # a checkpoint returns no metrics; a stage reading the requests view
+                    # reads all of it (assoc_requests stages every request)
+                    self.rows_scanned += self.table_rows
             except Exception as e:  # noqa: BLE001
                 self._raise(e, text)
             finally:
@@ -305,7 +309,8 @@ class SparkSource:
     def _count_scanned(self, df) -> None:
         """Rows the engine read from files (the requests table's Parquet, a table's storage):
         numOutputRows of the query's file-scan nodes, from the execution metrics Spark Connect
-        returns with the result."""
+        returns with the result (materialize adds the table's rows for a staged binding table
+        that reads the requests)."""
         try:
             info = df.executionInfo
             graph = info.metrics.extract_graph()[1] if info and info.metrics else {}

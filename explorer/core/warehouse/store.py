@@ -145,10 +145,10 @@ class WarehouseStore:
         self._sync_runs()
         for t in ("cases", "evals"):
             self.source.upload(t, self.local.con.execute(f"SELECT * FROM {t}").df())
-        from .binding import bind_in_engine
-        self.binding = bind_in_engine(self, tol)
         n = self.source.fetch("SELECT count(*) AS n FROM requests")
         self.source.table_rows = int(n["n"].iloc[0])
+        from .binding import bind_in_engine
+        self.binding = bind_in_engine(self, tol)
         return self.binding
 
     def _sync_runs(self) -> None:

@@ -1,0 +1,71 @@
+"""The portable query layer and routing of the warehouse source, without a Spark server
+(SQLGlot only): what each translation rule writes, which queries go to the engine, URL
+redaction and the column-mapping option. The Spark results are in test_warehouse_spark.py."""
+import pytest
+
+pytest.importorskip("sqlglot", reason="the spark extra is not installed (pip install '.[spark]')")
+
+from explorer.core.sqlutil import load_query  # noqa: E402
+from explorer.core.warehouse import parse_columns, redact_url  # noqa: E402
+from explorer.core.warehouse.portable import translate  # noqa: E402
+from explorer.core.warehouse.store import reads_remote  # noqa: E402
+
+WAREHOUSE_QUERIES = ("analysis_case_view", "analysis_cohort", "analysis_heatmap_windows",
+                     "analysis_versions", "analysis_versions_sample", "analysis_versions_accuracy",
+                     "assoc_cases", "assoc_runs", "assoc_requests", "assoc_request_keys",
+                     "assoc_pairs", "assoc_level1", "assoc_fuzzy", "assoc_ambiguous",
+                     "assoc_write_links")
+
+
+@pytest.mark.parametrize("name", WAREHOUSE_QUERIES)
+def test_query_files_translate_to_spark(name):
+    sql = load_query(name)
+    params = {p: None for p in __import__("re").findall(r"\$(\w+)", sql)}
+    text, args = translate(sql, params)
+    unquoted = __import__("re").sub(r"'(?:[^'\\]|\\.)*'", "''", text)  # json paths keep $
+    assert "$" not in unquoted
+    assert " requests " not in f" {text} ".replace("(", " ").replace(")", " ")
+    assert set(args) <= set(params)
+
+
+def test_parameters_tables_and_literals():
+    text, args = translate("SELECT count(*) FILTER (WHERE ttft_ms <= $t) / 2.0 FROM requests r "
+                           "WHERE ($runs IS NULL OR list_contains($runs, run_id))",
+                           {"t": 500, "runs": None})
+    assert "FROM te_requests AS r" in text
+    assert ":t" in text and args["t"] == 500
+    assert "CAST(2.0 AS DOUBLE)" in text  # Spark would divide in DECIMAL(…, 6)
+    assert "ARRAY_CONTAINS(CAST(NULL AS ARRAY<STRING>), run_id)" in text  # typed NULL array
+    text, args = translate("SELECT * FROM requests WHERE run_id = ? AND request_id = ?", ["a", "b"])
+    assert text.endswith("run_id = :p1 AND request_id = :p2") and args == {"p1": "a", "p2": "b"}
+    with pytest.raises(ValueError, match="without a value: x"):
+        translate("SELECT $x FROM requests", {})
+
+
+def test_row_key_and_engine_context():
+    text, _ = translate(load_query("assoc_requests"))
+    assert "MONOTONICALLY_INCREASING_ID()" in text.upper() and "ROW_NUMBER" not in text.upper()
+    text, _ = translate(load_query("analysis_case_view"))
+    assert "ASOF" not in text.upper() and "te_engine_stats" not in text  # ectx is empty there
+    # the DuckDB text itself is untouched
+    assert "ASOF JOIN" in load_query("analysis_case_view")
+
+
+def test_routing_by_the_tables_a_query_reads():
+    assert reads_remote("SELECT count(*) FROM requests")
+    assert reads_remote("SELECT * FROM _assoc_l1")
+    assert reads_remote(load_query("analysis_cohort").replace("FROM cv", "FROM requests"))
+    assert not reads_remote("SELECT count(*) FROM cases WHERE correct = false")
+    assert not reads_remote("WITH requests AS (SELECT 1 AS x) SELECT * FROM requests")
+    assert not reads_remote(load_query("analysis_clusters"))
+
+
+def test_redact_and_columns_option():
+    assert redact_url("sc://h:443/;token=abc;x-databricks-cluster-id=1") == \
+        "sc://h:443/;x-databricks-cluster-id=1"
+    assert redact_url("sc://h:15002;user_id=a;Password=p") == "sc://h:15002;user_id=a"
+    assert parse_columns("run_id=replica, ttft_ms=ttft") == {"run_id": "replica", "ttft_ms": "ttft"}
+    with pytest.raises(ValueError, match="'latency' is not a request column"):
+        parse_columns("latency=x")
+    with pytest.raises(ValueError, match="is not canonical=source"):
+        parse_columns("ttft_ms")
