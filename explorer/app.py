@@ -127,8 +127,8 @@ def run_app(args) -> int:
             window.load(files)
         if getattr(args, "version_overrides", None):  # queued after the load (one worker)
             session.apply_version_overrides(args.version_overrides)
-        if getattr(args, "demo", False) and not session.load_demo():
-            window.statusBar().showMessage(window.tr("Demo workload not available yet."))
+        if getattr(args, "demo", False):
+            session.load_demo()
     if not shot:
         QTimer.singleShot(0, start)
         rc = app.exec()

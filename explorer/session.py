@@ -332,11 +332,8 @@ class Session(QObject):
                            label=self.tr("Loading %n file(s)", "", len(paths)))
 
     def load_demo(self) -> bool:
-        """Load the simulated demo workload (explorer.demo.load_demo); False when unavailable."""
-        demo = optional_module("explorer.demo")
-        if demo is None or not hasattr(demo, "load_demo"):
-            self.message.emit(self.tr("The demo workload is not available in this build yet."))
-            return False
+        """Load the simulated demo workload (explorer.demo.load_demo) in a worker; True."""
+        import explorer.demo as demo
         self._loads += 1
 
         def job(ctx: JobContext):
@@ -531,20 +528,14 @@ class Session(QObject):
         self.refresh()
 
     def cohort(self):
-        """The analysis Cohort of the current cluster and control (None before analysis exists)."""
-        analysis = optional_module("explorer.core.analysis")
-        if analysis is None or not hasattr(analysis, "Cohort"):
-            return None
-        return analysis.Cohort(cluster=self.cluster, control=self.control, selection=None)
+        """The analysis Cohort of the current cluster and control."""
+        from explorer.core.analysis import Cohort
+        return Cohort(cluster=self.cluster, control=self.control, selection=None)
 
     def refresh(self) -> None:
         """Recompute every analysis of the current cohort in a worker (older runs are dropped)."""
         cohort = self.cohort()
         params = {k: dict(v) for k, v in self.params.items()}
-        if cohort is None:
-            msg = Failure(self.tr("The analysis core is not available in this build yet."), True)
-            self._publish({k: msg for k in ANALYSIS_KEYS})
-            return
 
         store, cache = self.store, self._cache
         key = ("cohort-results", self.cluster, self.control, repr(sorted(params.items())))
