@@ -133,7 +133,7 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
         " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
         " ORDER BY c.correct, c.case_id", [ids]).df()
     from .core.association import ambiguous_detail, ambiguous_text
-    amb = {d["case_id"]: d for d in ambiguous_detail(store)}
+    amb = {d["case_id"]: d for d in ambiguous_detail(store, con=con)}
     df["ambiguous"] = [None if c not in amb or pd.notna(r) else
                        ambiguous_text(amb[c]) + (": " + ", ".join(amb[c]["requests"])
                                                  if amb[c].get("requests") else "")
