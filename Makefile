@@ -2,9 +2,31 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench clean translations catalogues
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed translations
+
+# Languages (README "Languages"): the committed catalogues (.po for the core, .ts for the
+# widgets) compiled to .mo / .qm at install; `make catalogues` re-extracts the strings.
+I18N := resources/i18n
+PO := $(I18N)/zh_CN/LC_MESSAGES/explorer.po
+TS := $(I18N)/trace_explorer_zh_CN.ts
+WIDGET_SOURCES = $(shell find widgets -name '*.py') explorer/app.py
+
+translations: $(PO:.po=.mo) $(TS:.ts=.qm)
+
+$(I18N)/%/LC_MESSAGES/explorer.mo: $(I18N)/%/LC_MESSAGES/explorer.po | $(VENV)/.installed
+	$(PY) -c 'import sys; from explorer.core.i18n import compile_catalogue as c; print(c(sys.argv[1]))' $*
+
+$(I18N)/%.qm: $(I18N)/%.ts | $(VENV)/.installed
+	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
+
+catalogues: $(VENV)/.installed
+	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k ngettext:1,2 --no-location \
+	  --sort-output -o $(I18N)/explorer.pot explorer widgets
+	$(VENV)/bin/pybabel update -D explorer -i $(I18N)/explorer.pot -d $(I18N) -l zh_CN \
+	  --no-fuzzy-matching --ignore-obsolete
+	$(VENV)/bin/pyside6-lupdate -silent -no-obsolete -locations none $(WIDGET_SOURCES) -ts $(TS)
 
 $(VENV)/.installed: pyproject.toml scripts/setup.sh
 	bash scripts/setup.sh $(VENV)

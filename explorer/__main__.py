@@ -1,6 +1,7 @@
 """Command line (../shared/DESIGN.md "Command line"):
 
     trace-explorer [FILE ...] [--demo] [--session DB] [--screenshot PNG] [--size WxH]
+                   [--lang zh_CN|en]   (every command takes --lang; default: the system locale)
     trace-explorer inspect FILE ... [--json]
     trace-explorer report (FILE ... | --demo) [...]
     trace-explorer replay FILE --blocks N [...]
@@ -17,13 +18,44 @@ import sys
 SUBCOMMANDS = ("inspect", "report", "replay")
 
 
+def _descriptions() -> dict[str, str]:
+    """The first line of each subcommand's docstring, marked for the catalogue."""
+    from explorer.core.i18n import N_
+    return {"inspect": N_("Describe trace and eval files: detected format, runs, rows loaded / "
+                          "skipped, column mapping, metric summary."),
+            "report": N_("Write the analysis report (report.json, report.md, ...) of eval and "
+                         "trace files, no display."),
+            "replay": N_("Replay an arrival trace through the engine model under other KV-cache "
+                         "and scheduler settings.")}
+
+
+def _language(argv: list[str], prog: str) -> str | None:
+    """Set the language of --lang (or, without it, of the system locale) before any parser or
+    message is built; exits 2 with a usage error for a language not offered."""
+    from explorer.cli import language_from_argv
+    from explorer.core import i18n
+    lang = language_from_argv(argv)
+    try:
+        i18n.set_language(lang)
+    except ValueError as e:
+        i18n.set_language(None)
+        print(f"{prog}: error: --lang: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return lang
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from explorer.cli import add_language_argument
+    from explorer.core.i18n import _
     if argv and argv[0] in SUBCOMMANDS:
+        _language(argv[1:], f"trace-explorer {argv[0]}")
         mod = importlib.import_module(f"explorer.cli.{argv[0]}")
         parser = argparse.ArgumentParser(prog=f"trace-explorer {argv[0]}",
-                                         description=mod.__doc__.strip().splitlines()[0])
+                                         description=_(_descriptions().get(argv[0]) or
+                                                       mod.__doc__.strip().splitlines()[0]))
         mod.add_arguments(parser)
+        add_language_argument(parser)
         args = parser.parse_args(argv[1:])
         try:
             return mod.run(args)
@@ -32,23 +64,27 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as e:  # noqa: BLE001 - never a traceback for the user: one line + log
             from explorer.core import errlog
             where = errlog.record(e, f"trace-explorer {' '.join(argv)}")
-            print(f"trace-explorer {argv[0]}: internal error: {errlog.describe(e)} ({where})",
-                  file=sys.stderr)
+            print(_("trace-explorer {cmd}: internal error: {error} ({where})").format(
+                cmd=argv[0], error=errlog.describe(e), where=where), file=sys.stderr)
             return 2
+    _language(argv, "trace-explorer")
     parser = argparse.ArgumentParser(
         prog="trace-explorer",
-        description="Open eval results and inference traces in the Trace Explorer window. "
-                    f"Subcommands: {', '.join(SUBCOMMANDS)} (see trace-explorer SUBCOMMAND -h).")
-    parser.add_argument("files", nargs="*", help="trace and eval files or folders to load")
-    parser.add_argument("--demo", action="store_true", help="load the bundled simulated demo workload")
-    parser.add_argument("--session", metavar="DB", help="open a saved session (.duckdb)")
+        description=_("Open eval results and inference traces in the Trace Explorer window. "
+                      "Subcommands: {subcommands} (see trace-explorer SUBCOMMAND -h).").format(
+                          subcommands=", ".join(SUBCOMMANDS)))
+    parser.add_argument("files", nargs="*", help=_("trace and eval files or folders to load"))
+    parser.add_argument("--demo", action="store_true", help=_("load the bundled simulated demo workload"))
+    parser.add_argument("--session", metavar="DB", help=_("open a saved session (.duckdb)"))
     parser.add_argument("--screenshot", metavar="PNG",
-                        help="load, render every panel, save the window to PNG and exit")
+                        help=_("load, render every panel, save the window to PNG and exit"))
     parser.add_argument("--size", metavar="WxH",
-                        help="window size, e.g. 1366x768 (default: 1600x1000 shrunk to the screen; "
-                             "--screenshot renders at exactly this size, default 1600x1000)")
+                        help=_("window size, e.g. 1366x768 (default: 1600x1000 shrunk to the "
+                               "screen; --screenshot renders at exactly this size, default "
+                               "1600x1000)"))
     from explorer.cli import add_engine_version_argument, engine_version_overrides
     add_engine_version_argument(parser)
+    add_language_argument(parser)
     args = parser.parse_args(argv)
     from explorer.app import parse_size
     try:

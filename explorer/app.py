@@ -18,6 +18,8 @@ from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from explorer.qtmessages import filter_qt_noise  # noqa: F401 - shared with the reports
+
 log = logging.getLogger("explorer")
 
 CJK_FAMILIES = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC",
@@ -37,39 +39,6 @@ def app_font(point_size: float = 9.5) -> QFont:
         font.setFamilies(fams)
     font.setPointSizeF(point_size)
     return font
-
-
-# Qt messages that say nothing to the user: the offscreen platform (screenshots, reports, CI)
-# warns on every dock / window it cannot size-hint.
-_QT_NOISE = ("This plugin does not support propagateSizeHints()",)
-_previous_qt_handler = None
-
-
-_in_handler = threading.local()
-
-
-def _qt_messages(mode, context, message: str) -> None:
-    if message in _QT_NOISE:
-        return
-    if _previous_qt_handler is None or getattr(_in_handler, "on", False):
-        # no handler before ours, or the one before forwards back to us: print it once
-        print(message, file=sys.stderr)
-        return
-    _in_handler.on = True
-    try:
-        _previous_qt_handler(mode, context, message)
-    finally:
-        _in_handler.on = False
-
-
-def filter_qt_noise() -> None:
-    """Put the _QT_NOISE filter first in line for Qt's messages (every other message goes on
-    to the handler that was there before, or to stderr)."""
-    global _previous_qt_handler
-    from PySide6.QtCore import qInstallMessageHandler
-    prev = qInstallMessageHandler(_qt_messages)
-    if prev is not _qt_messages:
-        _previous_qt_handler = prev
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -137,6 +106,9 @@ def run_app(args) -> int:
 
     shot = getattr(args, "screenshot", None)
     settings = QSettings()
+    from explorer import translators
+    translators.install(translators.chosen_language(getattr(args, "lang", None),
+                                                    None if shot else settings), app)
     if shot:  # a screenshot is always the default layout, not the user's last one
         settings = QSettings(os.devnull, QSettings.Format.IniFormat)
     session = Session()
@@ -155,8 +127,8 @@ def run_app(args) -> int:
             window.load(files)
         if getattr(args, "version_overrides", None):  # queued after the load (one worker)
             session.apply_version_overrides(args.version_overrides)
-        if getattr(args, "demo", False) and not session.load_demo():
-            window.statusBar().showMessage(window.tr("Demo workload not available yet."))
+        if getattr(args, "demo", False):
+            session.load_demo()
     if not shot:
         QTimer.singleShot(0, start)
         rc = app.exec()

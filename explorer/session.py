@@ -32,6 +32,7 @@ from typing import Any, Iterable
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core.i18n import _
 from explorer.core.store import LoadCancelled, Store
 from explorer.workers import JobContext, Runner
 
@@ -92,6 +93,7 @@ def fetch_meta(store: Store) -> dict:
     if sim:
         demo = optional_module("explorer.demo")
         note = getattr(demo, "DEMO_NOTE", None) if demo else None
+        note = _(note) if note else note  # shown in the current language
     return {"simulated": bool(sim), "demo_note": note,
             "cases": store.count("cases"), "requests": store.count("requests"),
             "runs": store.count("runs")}
@@ -131,7 +133,7 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
         " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
         " ORDER BY c.correct, c.case_id", [ids]).df()
     from .core.association import ambiguous_detail, ambiguous_text
-    amb = {d["case_id"]: d for d in ambiguous_detail(store)}
+    amb = {d["case_id"]: d for d in ambiguous_detail(store, con=con)}
     df["ambiguous"] = [None if c not in amb or pd.notna(r) else
                        ambiguous_text(amb[c]) + (": " + ", ".join(amb[c]["requests"])
                                                  if amb[c].get("requests") else "")
@@ -330,11 +332,8 @@ class Session(QObject):
                            label=self.tr("Loading %n file(s)", "", len(paths)))
 
     def load_demo(self) -> bool:
-        """Load the simulated demo workload (explorer.demo.load_demo); False when unavailable."""
-        demo = optional_module("explorer.demo")
-        if demo is None or not hasattr(demo, "load_demo"):
-            self.message.emit(self.tr("The demo workload is not available in this build yet."))
-            return False
+        """Load the simulated demo workload (explorer.demo.load_demo) in a worker; True."""
+        import explorer.demo as demo
         self._loads += 1
 
         def job(ctx: JobContext):
@@ -529,20 +528,14 @@ class Session(QObject):
         self.refresh()
 
     def cohort(self):
-        """The analysis Cohort of the current cluster and control (None before analysis exists)."""
-        analysis = optional_module("explorer.core.analysis")
-        if analysis is None or not hasattr(analysis, "Cohort"):
-            return None
-        return analysis.Cohort(cluster=self.cluster, control=self.control, selection=None)
+        """The analysis Cohort of the current cluster and control."""
+        from explorer.core.analysis import Cohort
+        return Cohort(cluster=self.cluster, control=self.control, selection=None)
 
     def refresh(self) -> None:
         """Recompute every analysis of the current cohort in a worker (older runs are dropped)."""
         cohort = self.cohort()
         params = {k: dict(v) for k, v in self.params.items()}
-        if cohort is None:
-            msg = Failure(self.tr("The analysis core is not available in this build yet."), True)
-            self._publish({k: msg for k in ANALYSIS_KEYS})
-            return
 
         store, cache = self.store, self._cache
         key = ("cohort-results", self.cluster, self.control, repr(sorted(params.items())))

@@ -5,7 +5,7 @@ pandas, so thousands of cases repaint in a few milliseconds."""
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QTableView, QVBoxLayout)
@@ -13,9 +13,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from widgets import palette
 from widgets.base import Panel
 
-HEADERS = ["Prompt", "Prediction", "Correct", "Cluster", "Category", "Bound request", "Level"]
+# marked for pyside6-lupdate, shown through QCoreApplication.translate("CasesPanel", ...)
+HEADERS = [QT_TRANSLATE_NOOP("CasesPanel", "Prompt"), QT_TRANSLATE_NOOP("CasesPanel", "Prediction"),
+           QT_TRANSLATE_NOOP("CasesPanel", "Correct"), QT_TRANSLATE_NOOP("CasesPanel", "Cluster"),
+           QT_TRANSLATE_NOOP("CasesPanel", "Category"),
+           QT_TRANSLATE_NOOP("CasesPanel", "Bound request"), QT_TRANSLATE_NOOP("CasesPanel", "Level")]
 COLUMNS = ["prompt", "prediction", "correct", "cluster", "category", "request_id", "level"]
-LEVELS = {1: "1 exact id", 2: "2 fuzzy", 3: "3 weak"}
+LEVELS = {1: QT_TRANSLATE_NOOP("CasesPanel", "1 exact id"), 2: QT_TRANSLATE_NOOP("CasesPanel", "2 fuzzy"),
+          3: QT_TRANSLATE_NOOP("CasesPanel", "3 weak")}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("CasesPanel", text)
 
 
 def _na(v) -> bool:
@@ -57,7 +66,7 @@ class CasesModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return HEADERS[section]
+            return _tr(HEADERS[section])
         return None
 
     def _correct(self, row: int):
@@ -74,7 +83,7 @@ class CasesModel(QAbstractTableModel):
                 c = self._correct(r)
                 return "✓" if c is True else ("✗" if c is False else "–")
             if col == "level":
-                return "–" if _na(v) else LEVELS.get(int(v), str(v))
+                return "–" if _na(v) else _tr(LEVELS[int(v)]) if int(v) in LEVELS else str(v)
             if col == "request_id" and _na(v):
                 amb = self.df.at[r, "ambiguous"] if "ambiguous" in self.df else None
                 return _short(amb, 60) if not _na(amb) else self.tr_not_bound

@@ -3,11 +3,12 @@ BH-adjusted p, Cohen's d, n), sortable, significant rows marked; copy as Markdow
 Clicking a row shows that metric in the Distributions panel."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QTableView, QVBoxLayout)
 
+from explorer.core.i18n import _
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters import comparison as painter
@@ -16,8 +17,9 @@ from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 
 # what the table compares: the cohort, or the selection (Session "selection" payload keys)
-VIEWS = (("cohort", "Badcases vs control"), ("vs_rest", "Selection vs rest of the cohort"),
-         ("vs_control", "Selected badcases vs control"))
+VIEWS = (("cohort", QT_TRANSLATE_NOOP("ComparisonPanel", "Badcases vs control")),
+         ("vs_rest", QT_TRANSLATE_NOOP("ComparisonPanel", "Selection vs rest of the cohort")),
+         ("vs_control", QT_TRANSLATE_NOOP("ComparisonPanel", "Selected badcases vs control")))
 
 
 class ComparisonPanel(Panel):
@@ -37,8 +39,8 @@ class ComparisonPanel(Panel):
         self.what.currentIndexChanged.connect(lambda _i: self._repaint())
         self.top.addWidget(QLabel(self.tr("Compare")))
         self.top.addWidget(self.what, 1)
-        self.model = RowsModel([self.tr(h) for h in painter.HEADERS], self,
-                               [self.tr(t) for t in painter.TIPS])
+        self.model = RowsModel([_(h) for h in painter.HEADERS], self,
+                               [_(t) for t in painter.TIPS])
         self.proxy = sortable(self.model, self)
         self.view = QTableView()
         self.view.setModel(self.proxy)
@@ -95,7 +97,7 @@ class ComparisonPanel(Panel):
             rows = self.shown = sel[key]
         heads = painter.HEADERS if key == "cohort" or sel is None else \
             painter.headers_for("rest" if key == "vs_rest" else "control")
-        self.model.set_headers([self.tr(h) for h in heads])
+        self.model.set_headers([_(h) for h in heads])  # painter headers: gettext (N_) marks
         if key == "cohort" or sel is None:
             self.note.setText(self._cohort_note)
         else:

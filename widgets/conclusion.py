@@ -47,8 +47,9 @@ class ConclusionPanel(Panel):
             own = conclusion_html(sel["conclusion"]) if sel.get("conclusion") else \
                 "<p>" + html.escape(self.tr("No conclusion for the selection: %1")
                                     .replace("%1", str(sel.get("vs_control_reason") or ""))) + "</p>"
+            whole = self.tr("For the whole cohort")
             body = (f"<h3>{html.escape(self._selection_title())}</h3>{own}<hr>"
-                    f"<h3>{html.escape(self.tr('For the whole cohort'))}</h3>{body}")
+                    f"<h3>{html.escape(whole)}</h3>{body}")
         self.text.setHtml(body)
         return None
 
@@ -58,6 +59,7 @@ class ConclusionPanel(Panel):
         text = conclusion_text(self.value)
         sel = self.selection
         if sel is not None and sel.get("conclusion"):
+            whole = self.tr("For the whole cohort")
             text = (f"{self._selection_title()}\n{conclusion_text(sel['conclusion'])}\n\n"
-                    f"{self.tr('For the whole cohort')}\n{text}")
+                    f"{whole}\n{text}")
         return text

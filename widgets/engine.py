@@ -30,7 +30,7 @@ class EnginePanel(Panel):
     def paint(self, value) -> str | None:
         msg = paint_engine(self.tracks, value)
         if msg:
-            return self.tr(msg)
+            return msg  # the painter's message, already in the current language
         self.summary.setText(summary(value))
         return None
 

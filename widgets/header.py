@@ -57,7 +57,7 @@ class HeaderPanel(Panel):
             v = QVBoxLayout(box)
             v.setContentsMargins(8, 2, 8, 2)
             v.setSpacing(0)
-            t = QLabel(self.tr(title))
+            t = QLabel(title)  # the painter's title, already in the current language
             t.setObjectName("headerTitle")
             val = QLabel(value)
             val.setTextFormat(Qt.TextFormat.PlainText)  # cluster names come from input files

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QRectF, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
@@ -17,8 +17,9 @@ from widgets.painters.common import label, num
 from widgets.painters.heatmap import cell_at, cell_text, heatmap_tsv, paint_heatmap, share_view
 from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
-REQUEST_HEADERS = ("run", "request", "TTFT", "TPOT", "scheduling delay", "E2E", "preemptions",
-                   "KV-cache hit rate")
+REQUEST_HEADERS = (QT_TRANSLATE_NOOP("HeatmapPanel", "run"), QT_TRANSLATE_NOOP("HeatmapPanel", "request"), "TTFT", "TPOT",
+                   QT_TRANSLATE_NOOP("HeatmapPanel", "scheduling delay"), "E2E", QT_TRANSLATE_NOOP("HeatmapPanel", "preemptions"),
+                   QT_TRANSLATE_NOOP("HeatmapPanel", "KV-cache hit rate"))
 REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions", "kv_cache_hit_rate")
 
 try:  # the metrics the window-level heatmap accepts (Qt-free, cheap to import)
@@ -134,9 +135,19 @@ class HeatmapPanel(Panel):
         if msg:
             return msg + "\n" + self.tr("Choose other metrics above.")
         if msg is None:
-            self.hint.setText(self.tr("%1 · hover a cell for its counts and value; click it to select its requests")
-                              .replace("%1", f"{hm.get('level', 'request')} level, n = {hm.get('n_items', '–')}"))
+            facts = self.tr("%1 level, n = %2").replace(
+                "%1", self.tr("window") if hm.get("level") == "window" else self.tr("request")).replace(
+                "%2", "–" if hm.get("n_items") is None else f"{int(hm['n_items']):,}")
+            self.hint.setText(facts if self._print else self.tr(
+                "%1 · hover a cell for its counts and value; click it to select its requests")
+                .replace("%1", facts))
         return msg
+
+    _print = False
+
+    def set_print_layout(self, on: bool) -> None:
+        """A report's picture: the caption says what the cells hold, not where to click."""
+        self._print = on
 
     def on_results(self, update: dict) -> None:
         super().on_results(update)

@@ -2,73 +2,25 @@
 progress and Cancel, and QSettings for geometry, layout and recent files."""
 from __future__ import annotations
 
-import importlib
 import logging
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
 
+from explorer.reporting.export import export_report
 from widgets import palette
 from widgets.base import copy_mime
-from widgets.cases import CasesPanel
-from widgets.clusters import ClustersPanel
-from widgets.comparison import ComparisonPanel
-from widgets.conclusion import ConclusionPanel
-from widgets.distributions import DistributionsPanel
-from widgets.header import HeaderPanel
-from widgets.heatmap import HeatmapPanel
-from widgets.inputs import InputsPanel
-from widgets.sla import SlaPanel
-from widgets.tree import TreePanel
-from widgets.versions import VersionsPanel
+from widgets.panels import PANELS, SCROLLED, TITLES
 
 log = logging.getLogger(__name__)
 
-# The one list of panels: (object name, class or "module:Class" of another engineer, area).
-# Areas: top, left, centre, right, bottom. Centre panels are tabbed, first one in front.
-PANELS = [
-    ("header", HeaderPanel, "top"),
-    ("clusters", ClustersPanel, "left"),
-    ("inputs", InputsPanel, "left"),
-    ("comparison", ComparisonPanel, "centre"),
-    ("distributions", DistributionsPanel, "centre"),
-    ("tree", TreePanel, "centre"),
-    ("heatmap", HeatmapPanel, "centre"),
-    ("versions", VersionsPanel, "centre"),
-    ("runs", "widgets.runs:RunsPanel", "centre"),
-    ("sla", SlaPanel, "centre"),
-    ("timeline", "widgets.timeline:TimelinePanel", "centre"),  # full height: axis labels fit
-    ("engine", "widgets.engine:EnginePanel", "centre"),
-    ("whatif", "widgets.whatif:WhatIfPanel", "centre"),
-    ("conclusion", ConclusionPanel, "right"),
-    ("cases", CasesPanel, "bottom"),
-    ("replay", "widgets.replay:ReplayPanel", "bottom"),
-]
-TITLES = {"header": "Cohort", "clusters": "Clusters", "inputs": "Inputs",
-          "comparison": "Metric comparison", "distributions": "Distributions",
-          "tree": "Decision tree", "heatmap": "Heatmap", "versions": "Versions", "runs": "Runs",
-          "sla": "SLA",
-          "whatif": "What-if", "conclusion": "Conclusion", "cases": "Cases",
-          "timeline": "Timeline", "engine": "Engine", "replay": "Replay"}
 MAX_RECENT = 10
 DEFAULT_SIZE = (1600, 1000)
 LAYOUT_VERSION = 2  # 2: the Timeline moved among the centre tabs
-
-
-def _resolve(spec):
-    """A panel class, or None when another engineer's module is not there (yet)."""
-    if not isinstance(spec, str):
-        return spec
-    mod, _, cls = spec.partition(":")
-    try:
-        return getattr(importlib.import_module(mod), cls)
-    except Exception as e:  # noqa: BLE001 - a missing or broken optional panel is left out
-        log.info("panel %s not available: %s", spec, e)
-        return None
 
 
 class MainWindow(QMainWindow):
@@ -104,10 +56,7 @@ class MainWindow(QMainWindow):
     # -- docks ------------------------------------------------------------------------------
     def _build_docks(self) -> None:
         centre, bottom = [], []
-        for name, spec, area in PANELS:
-            cls = _resolve(spec)
-            if cls is None:
-                continue
+        for name, cls, area in PANELS:
             try:
                 panel = cls(self.session)
             except Exception as e:  # noqa: BLE001
@@ -116,8 +65,8 @@ class MainWindow(QMainWindow):
                 panel.setWordWrap(True)
             dock = QDockWidget(self.tr(TITLES.get(name, name)), self)
             dock.setObjectName(f"dock_{name}")
-            if isinstance(spec, str):  # another part's panel: never let its minimum size
-                scroll = QScrollArea()     # widen the window; scroll inside the dock instead
+            if name in SCROLLED:  # never let its minimum size widen the window:
+                scroll = QScrollArea()  # scroll inside the dock instead
                 scroll.setWidgetResizable(True)
                 scroll.setFrameShape(QFrame.Shape.NoFrame)
                 scroll.setWidget(panel)
@@ -285,19 +234,43 @@ class MainWindow(QMainWindow):
                       panel_shortcut(i))
         v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
+        self._language_menu(v.addMenu(self.tr("&Language")))
         h = mb.addMenu(self.tr("&Help"))
         self._act(h, self.tr("&About Trace Explorer"), self.about)
         self._update_recent()
         self._update_actions()
 
+    def _language_menu(self, menu) -> None:
+        """View > Language: English / 简体中文 (each named in its own language), saved in the
+        settings; the window is built in the new language at the next start."""
+        from explorer import translators
+        from explorer.core import i18n
+        group = QActionGroup(self)
+        self.language_actions = {}
+        for code in i18n.LANGUAGES:
+            a = QAction(i18n.NAMES[code], self, checkable=True)
+            a.setChecked(code == i18n.language())
+            a.triggered.connect(lambda _c=False, c=code: self.set_language(c))
+            group.addAction(a)
+            menu.addAction(a)
+            self.language_actions[code] = a
+        self._language_setting = translators.SETTING
+
+    def set_language(self, code: str) -> None:
+        """Remember the language (View > Language) for the next start and say so."""
+        from explorer.core import i18n
+        self.settings.setValue(self._language_setting, code)
+        self.settings.sync()
+        if code != i18n.language():
+            self.statusBar().showMessage(
+                self.tr("The language changes to %1 at the next start.").replace(
+                    "%1", i18n.NAMES[code]), 10000)
+
     def _update_actions(self) -> None:
         s = self.session
         self.back_action.setEnabled(s.can_back())
         self.fwd_action.setEnabled(s.can_forward())
-        writer = _report_writer()
-        self.export_action.setEnabled(writer is not None)
-        self.export_action.setToolTip(self.tr("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)")
-                                      if writer else self.tr("The report writer is not available in this build."))
+        self.export_action.setToolTip(self.tr("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)"))
 
     # -- file actions -----------------------------------------------------------------------
     def load(self, paths: list[str]) -> None:
@@ -356,7 +329,7 @@ class MainWindow(QMainWindow):
         self.session.connect_warehouse(*dlg.values())
 
     def export_report(self) -> None:
-        writer = _report_writer()
+        writer = export_report
         out = QFileDialog.getExistingDirectory(self, self.tr("Export report to folder"))
         if not out or writer is None:
             return
@@ -562,16 +535,6 @@ def _local_paths(mime) -> list[str]:
     if mime is None or not mime.hasUrls():
         return []
     return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and u.toLocalFile()]
-
-
-def _report_writer():
-    """export_report(store, cohort, out_dir, formats, progress, cancelled) of the reporting
-    package (runs the writer in a child process, so it is safe on a worker thread), or None
-    while it is not there."""
-    try:
-        return getattr(importlib.import_module("explorer.reporting.export"), "export_report", None)
-    except Exception:  # noqa: BLE001
-        return None
 
 
 def about_html(session) -> str:

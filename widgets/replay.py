@@ -15,6 +15,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from explorer.core.i18n import _
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView, QLabel,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
@@ -379,7 +380,7 @@ class ReplayPanel(JobControls, Panel):
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             diff = None if r["diff_pct"] is None else f"{r['diff_pct']:+.1f}%"
-            for j, text in enumerate((self.tr(r["label"]), _fmt(r["observed"], r["unit"]),
+            for j, text in enumerate((_(r["label"]), _fmt(r["observed"], r["unit"]),
                                       _fmt(r["replay"], r["unit"]), diff or "–")):
                 item = QTableWidgetItem(text)
                 if j:

@@ -64,7 +64,7 @@ class SlaPanel(Panel):
                 box.blockSignals(False)
         msg = paint_sla(self.plot, sla)
         if msg:
-            return self.tr(msg)
+            return msg  # the painter's message, already in the current language
         self.summary.setText(summary(sla))
         return None
 

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout
 
+from explorer.core.i18n import _
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters.versions import HEADERS, empty_reason, paint_versions, versions_rows
@@ -20,7 +21,7 @@ class VersionsPanel(Panel):
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.model = RowsModel([self.tr(h) for h in HEADERS], self)
+        self.model = RowsModel([_(h) for h in HEADERS], self)
         self.view = QTableView()
         self.view.setModel(sortable(self.model, self))
         self.view.setSortingEnabled(True)
@@ -48,7 +49,7 @@ class VersionsPanel(Panel):
     def paint(self, versions) -> str | None:
         why = empty_reason(versions)
         if why:
-            return self.tr(why)
+            return why  # the painter's message, already in the current language
         rows = versions_rows(versions)
         self.model.set_rows([c for c, _ in rows],
                             colours=[QColor(palette.BAD) if reg else None for _, reg in rows],

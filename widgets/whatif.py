@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
+from explorer.core.i18n import _
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGraphicsScene,
                                QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
@@ -509,8 +510,9 @@ class WhatIfPanel(JobControls, Panel):
             paint_interval(self.plot, value)
             self._fill_table(value)
             items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
+            assume = self.tr("These numbers assume:")
             self.assumptions.setText(
-                f"<b>{_esc(self.tr('These numbers assume:'))}</b><ul style='margin:0'>{items}</ul>"
+                f"<b>{_esc(assume)}</b><ul style='margin:0'>{items}</ul>"
                 if items else "")
             self.notes.setText("\n".join(value.get("warnings") or []))
             n, nd = value.get("n"), value.get("n_dropped")
@@ -545,7 +547,7 @@ class WhatIfPanel(JobControls, Panel):
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             for j, text in enumerate(row):
-                item = QTableWidgetItem(self.tr(text) if j == 2 else text)
+                item = QTableWidgetItem(_(text) if j == 2 else text)  # verdicts: refute.VERDICTS
                 if j == 2:
                     item.setForeground(QColor(palette.ACCENT if text == "passes" else palette.BAD))
                 item.setToolTip(qt_plain_tip(row[3]))

@@ -2,17 +2,37 @@
 from __future__ import annotations
 
 import argparse
+from explorer.core.i18n import _
 
 
 def add_engine_version_argument(parser: argparse.ArgumentParser) -> None:
     """--engine-version PATH=VERSION (repeatable), for every command that loads files."""
     parser.add_argument("--engine-version", metavar="PATH=VERSION", action="append", default=[],
                         dest="engine_versions",
-                        help="engine version of the runs loaded from PATH (a file or a folder); "
-                             "repeatable; wins over the version read from the file or its path")
+                        help=_("engine version of the runs loaded from PATH (a file or a folder); "
+                             "repeatable; wins over the version read from the file or its path"))
 
 
 def engine_version_overrides(args) -> list[tuple[str, str]]:
     """The (PATH, VERSION) pairs of --engine-version. Raises ValueError for a malformed one."""
     from explorer.core.runs import parse_version_override
     return [parse_version_override(t) for t in getattr(args, "engine_versions", None) or []]
+
+
+def language_from_argv(argv: list[str]) -> str | None:
+    """The value of --lang in argv (``--lang zh_CN`` or ``--lang=zh_CN``), None without one:
+    read before the parsers are built, so that their help is in that language too."""
+    for i, a in enumerate(argv):
+        if a == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--lang="):
+            return a.split("=", 1)[1]
+    return None
+
+
+def add_language_argument(parser: argparse.ArgumentParser) -> None:
+    """--lang LANG, for every command: the language of its messages and reports."""
+    from explorer.core.i18n import LANGUAGES, _
+    parser.add_argument("--lang", metavar="LANG", default=None,
+                        help=_("language of messages and reports: {langs} (default: the system "
+                               "locale)").format(langs=", ".join(LANGUAGES)))

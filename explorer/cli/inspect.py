@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
+from explorer.core.i18n import _
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="trace or eval files / folders")
+    parser.add_argument("files", nargs="+", metavar="FILE", help=_("trace or eval files / folders"))
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     parser.add_argument("--json", action="store_true",
-                        help='print one JSON object {"files": [...]} instead of text')
+                        help=_('print one JSON object {"files": [...]} instead of text'))
 
 
 _UNITS = {"kv_cache_hit_rate": "fraction", "num_preemptions": "count", "queue_ms": "ms",
@@ -126,7 +127,7 @@ def run(args) -> int:
         from explorer.cli import engine_version_overrides
         overrides = engine_version_overrides(args)
     except ValueError as e:
-        print(f"trace-explorer inspect: {e}", file=sys.stderr)
+        print(_("trace-explorer inspect: {x}").format(x=e), file=sys.stderr)
         return 2
     try:
         from explorer.core.inspect import inspect_paths
@@ -137,11 +138,11 @@ def run(args) -> int:
         else:
             print(render_text(doc))
         for f in result.failed:
-            print(f"trace-explorer inspect: {f['error']}", file=sys.stderr)
+            print(_("trace-explorer inspect: {error}").format(error=f['error']), file=sys.stderr)
         return 1 if result.failed else 0
     except Exception as e:  # never a traceback for the user: one line, details in the log
         from explorer.core import errlog
         where = errlog.record(e, "trace-explorer inspect " + " ".join(map(str, args.files)))
-        print(f"trace-explorer inspect: internal error: {errlog.describe(e)} ({where})",
+        print(_("trace-explorer inspect: internal error: {x} ({where})").format(x=errlog.describe(e), where=where),
               file=sys.stderr)
         return 2

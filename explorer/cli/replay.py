@@ -43,6 +43,7 @@ from pathlib import Path
 from ..core.errors import InputError, NoData
 from ..core.replay.compare import NO_PREFIX, calibration_lines, hit_rate_lines
 from ..core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
+from explorer.core.i18n import _
 
 
 def _blocks(text: str) -> int | str:
@@ -60,28 +61,28 @@ def _blocks(text: str) -> int | str:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("file", metavar="FILE", help="arrival trace (Mooncake JSONL or any loadable trace)")
+    parser.add_argument("file", metavar="FILE", help=_("arrival trace (Mooncake JSONL or any loadable trace)"))
     cap = parser.add_mutually_exclusive_group(required=True)
     cap.add_argument("--blocks", type=_blocks, metavar="N",
-                     help="KV-cache capacity in blocks (vLLM num_gpu_blocks); 0 or inf = infinite")
+                     help=_("KV-cache capacity in blocks (vLLM num_gpu_blocks); 0 or inf = infinite"))
     cap.add_argument("--kv-gb", type=float, metavar="GB",
-                     help="KV-cache capacity in GB (1e9 bytes); needs --bytes-per-token")
+                     help=_("KV-cache capacity in GB (1e9 bytes); needs --bytes-per-token"))
     parser.add_argument("--bytes-per-token", type=float, default=131072, metavar="B",
-                        help="KV bytes per token for --kv-gb (default 131072: Llama-3.1-8B, "
-                             "fp16, 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes)")
+                        help=_("KV bytes per token for --kv-gb (default 131072: Llama-3.1-8B, "
+                             "fp16, 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes)"))
     parser.add_argument("--eviction", default="lru", choices=EVICTION_POLICIES,
-                        help="prefix-cache eviction policy (default lru, vLLM's)")
+                        help=_("prefix-cache eviction policy (default lru, vLLM's)"))
     parser.add_argument("--block-size", type=int, default=16, metavar="T",
-                        help="tokens per KV block (default 16)")
+                        help=_("tokens per KV block (default 16)"))
     parser.add_argument("--max-num-seqs", type=int, default=256, metavar="N",
-                        help="running requests at most (default 256)")
+                        help=_("running requests at most (default 256)"))
     parser.add_argument("--max-num-batched-tokens", type=int, default=8192, metavar="N",
-                        help="tokens per engine step, chunked-prefill budget (default 8192)")
+                        help=_("tokens per engine step, chunked-prefill budget (default 8192)"))
     parser.add_argument("--timing", choices=("auto", "default"), default="auto",
-                        help="auto (default): calibrate the step time (and replicas) on the "
+                        help=_("auto (default): calibrate the step time (and replicas) on the "
                              "trace's observed TTFT and TPOT when it has them; default: the "
-                             "SGLang-calibrated default, its errors reported, not corrected")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+                             "SGLang-calibrated default, its errors reported, not corrected"))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
 
 
 def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
@@ -154,22 +155,22 @@ def run(args) -> int:
                            eviction=args.eviction)
         cfg.validate()
     except ValueError as e:
-        print(f"trace-explorer replay: {e}", file=sys.stderr)
+        print(_("trace-explorer replay: {x}").format(x=e), file=sys.stderr)
         return 2
     warnings: list[str] = []
     try:
         trace, cal, note = _load(path, warnings, cfg, fit=args.timing == "auto")
     except (InputError, NoData) as e:
-        print(f"trace-explorer replay: {e}", file=sys.stderr)
+        print(_("trace-explorer replay: {x}").format(x=e), file=sys.stderr)
         return 1
     except ValueError as e:
-        print(f"trace-explorer replay: {path}: {e}", file=sys.stderr)
+        print(_("trace-explorer replay: {path}: {x}").format(path=path, x=e), file=sys.stderr)
         return 2
     for w in warnings[:MAX_WARNINGS]:
-        print(f"trace-explorer replay: warning: {w} (skipped)", file=sys.stderr)
+        print(_("trace-explorer replay: warning: {w} (skipped)").format(w=w), file=sys.stderr)
     if len(warnings) > MAX_WARNINGS:
-        print(f"trace-explorer replay: warning: {len(warnings) - MAX_WARNINGS} more bad "
-              "line(s) skipped", file=sys.stderr)
+        print(_("trace-explorer replay: warning: {x} more bad "
+              "line(s) skipped").format(x=len(warnings) - MAX_WARNINGS), file=sys.stderr)
     timing = ("default (SGLang bench_one_batch): " + note.replace("not calibrated: ", "")
               if cal is None else cal.step_time())
     replicas = 1
@@ -183,7 +184,7 @@ def run(args) -> int:
     try:
         res = simulate_replicas(trace, cfg, replicas)
     except ValueError as e:
-        print(f"trace-explorer replay: {path}: {e}", file=sys.stderr)
+        print(_("trace-explorer replay: {path}: {x}").format(path=path, x=e), file=sys.stderr)
         return 2
     summary = summary_jsonable(res.summary)
     summary["replay_wall_s"] = round(time.perf_counter() - t0, 3)
@@ -211,25 +212,25 @@ def run(args) -> int:
           + (f" of {s['requests'] + n_drop}" if n_drop else "") + f" ({cfg.label()})"
           + (f", {len(warnings)} bad line(s) skipped" if warnings else ""))
     for why, k in dropped.items():
-        print(f"  dropped {k}: {why}")
+        print(_("  dropped {x}: {why}").format(x=k, why=why))
     if cal is not None and cal.warning:
-        print(f"  WARNING: {cal.warning}")
+        print(_("  WARNING: {warning}").format(warning=cal.warning))
 
     for line in hit_rate_lines(s):
-        print(f"  {line}")
-    print(f"  preemptions: {s['preemptions']}   evicted blocks: {s['evicted_blocks']}   "
-          f"rejected: {s['rejected']}")
+        print(_("  {line}").format(line=line))
+    print(_("  preemptions: {preemptions}   evicted blocks: {evicted_blocks}   "
+          "rejected: {rejected}").format(preemptions=s['preemptions'], evicted_blocks=s['evicted_blocks'], rejected=s['rejected']))
     bad = res.requests[res.requests["error"].notna()]
     for rid, err in bad[["request_id", "error"]].head(3).itertuples(index=False):
-        print(f"    rejected request {rid}: {err}")
+        print(_("    rejected request {rid}: {err}").format(rid=rid, err=err))
     if len(bad) > 3:
-        print(f"    ... and {len(bad) - 3} more rejected")
-    print(f"  TTFT mean {f(s['ttft_ms_mean'], ' ms')}   TPOT mean {f(s['tpot_ms_mean'], ' ms/token')}"
-          f"   queue mean {f(s['queue_ms_mean'], ' ms')}   E2E mean {f(s['e2e_ms_mean'], ' ms')}")
+        print(_("    ... and {x} more rejected").format(x=len(bad) - 3))
+    print(_("  TTFT mean {ttft_ms_mean}   TPOT mean {tpot_ms_mean}"
+          "   queue mean {queue_ms_mean}   E2E mean {e2e_ms_mean}").format(ttft_ms_mean=f(s['ttft_ms_mean'], ' ms'), tpot_ms_mean=f(s['tpot_ms_mean'], ' ms/token'), queue_ms_mean=f(s['queue_ms_mean'], ' ms'), e2e_ms_mean=f(s['e2e_ms_mean'], ' ms')))
     for line in calibration_lines(cal.to_dict() if cal is not None else None, note):
         if not line.startswith("step time:"):
-            print(f"  {line}")
-    print(f"  step time: {timing}")
-    print(f"  simulated {s['steps']} engine steps in {s['replay_wall_s']:.2f} s")
+            print(_("  {line}").format(line=line))
+    print(_("  step time: {timing}").format(timing=timing))
+    print(_("  simulated {steps} engine steps in {replay_wall_s:.2f} s").format(steps=s['steps'], replay_wall_s=s['replay_wall_s']))
     return 0
 

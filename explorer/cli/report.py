@@ -20,73 +20,74 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from explorer.core.i18n import _
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", help="trace and eval files or folders to load")
-    parser.add_argument("--demo", action="store_true", help="use the bundled simulated demo workload")
+    parser.add_argument("files", nargs="*", help=_("trace and eval files or folders to load"))
+    parser.add_argument("--demo", action="store_true", help=_("use the bundled simulated demo workload"))
     parser.add_argument("--cluster", metavar="NAME",
-                        help="badcase cluster to explain (default: the largest cluster)")
+                        help=_("badcase cluster to explain (default: the largest cluster)"))
     parser.add_argument("--control", choices=("same-category", "all-correct"),
                         default="same-category",
-                        help="control group: correct cases of the same category (default) or all")
+                        help=_("control group: correct cases of the same category (default) or all"))
     parser.add_argument("--eval", metavar="EVAL_ID", dest="eval_id", default=None,
-                        help="analyse one eval only: its eval id, or its model name (or a "
-                             "unique part of it, e.g. 8B); default: every loaded eval pooled")
-    parser.add_argument("--out", metavar="DIR", default="report", help="output folder (default ./report)")
+                        help=_("analyse one eval only: its eval id, or its model name (or a "
+                             "unique part of it, e.g. 8B); default: every loaded eval pooled"))
+    parser.add_argument("--out", metavar="DIR", default="report", help=_("output folder (default ./report)"))
     parser.add_argument("--format", default="json,md",
-                        help="comma-separated formats: json, md, html, pdf, png, svg (default json,md)")
-    parser.add_argument("--treatment", metavar="M", help="what-if treatment metric (default kv_cache_hit_rate)")
-    parser.add_argument("--outcome", metavar="M", help="what-if outcome (default badcase)")
+                        help=_("comma-separated formats: json, md, html, pdf, png, svg (default json,md)"))
+    parser.add_argument("--treatment", metavar="M", help=_("what-if treatment metric (default kv_cache_hit_rate)"))
+    parser.add_argument("--outcome", metavar="M", help=_("what-if outcome (default badcase)"))
     parser.add_argument("--set", metavar="M=V", dest="set_value",
-                        help="what-if scenario: set metric M to value V for the badcases")
-    parser.add_argument("--graph", metavar="FILE", help="causal graph (DOT or GML) for the what-if")
+                        help=_("what-if scenario: set metric M to value V for the badcases"))
+    parser.add_argument("--graph", metavar="FILE", help=_("causal graph (DOT or GML) for the what-if"))
     parser.add_argument("--sla", metavar="M=V", action="append", default=None,
-                        help="SLA threshold, repeatable (default ttft_ms=500 and tpot_ms=50)")
-    parser.add_argument("--max-depth", type=int, default=3, help="decision tree depth (default 3)")
+                        help=_("SLA threshold, repeatable (default ttft_ms=500 and tpot_ms=50)"))
+    parser.add_argument("--max-depth", type=int, default=3, help=_("decision tree depth (default 3)"))
     parser.add_argument("--min-samples-leaf", type=int, default=None,
-                        help="decision tree: minimum cases per leaf (default max(5, 1%% of cases))")
-    parser.add_argument("--no-whatif", action="store_true", help="skip the causal what-if section")
+                        help=_("decision tree: minimum cases per leaf (default max(5, 1%% of cases))"))
+    parser.add_argument("--no-whatif", action="store_true", help=_("skip the causal what-if section"))
     from explorer.core.replay.model import EVICTION_POLICIES
     parser.add_argument("--replay-blocks", metavar="N",
-                        help="replay scenario: KV-cache blocks (num_gpu_blocks; 0 or inf = "
-                             "infinite); default 4x the observed run's")
+                        help=_("replay scenario: KV-cache blocks (num_gpu_blocks; 0 or inf = "
+                               "infinite); default 4x the observed run's"))
     parser.add_argument("--replay-eviction", choices=EVICTION_POLICIES,
-                        help="replay scenario: prefix-cache eviction policy")
+                        help=_("replay scenario: prefix-cache eviction policy"))
     parser.add_argument("--replay-max-num-seqs", type=int, metavar="N",
-                        help="replay scenario: running requests at most")
+                        help=_("replay scenario: running requests at most"))
     parser.add_argument("--no-replay", action="store_true",
-                        help="skip the replay section (KV-cache simulation of the run)")
+                        help=_("skip the replay section (KV-cache simulation of the run)"))
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     parser.add_argument("--timings", action="store_true",
-                        help="print the wall time of loading, of each section and of writing "
-                             "to stderr")
-    wh = parser.add_argument_group("warehouse (the requests stay in a Spark Connect server; "
-                                   "needs pip install 'trace-explorer[spark]')")
+                        help=_("print the wall time of loading, of each section and of writing "
+                               "to stderr"))
+    wh = parser.add_argument_group(_("warehouse (the requests stay in a Spark Connect server; "
+                                     "needs pip install 'trace-explorer[spark]')"))
     wh.add_argument("--warehouse", metavar="URL",
-                    help="sc://host:port of a Spark Connect server, or spark:local to start one "
-                         "here; FILES are then the eval cases")
+                    help=_("sc://host:port of a Spark Connect server, or spark:local to start one "
+                           "here; FILES are then the eval cases"))
     wh.add_argument("--requests-table", metavar="TABLE",
-                    help="table or view with the request columns, or parquet:PATH (file, folder "
-                         "or glob)")
+                    help=_("table or view with the request columns, or parquet:PATH (file, folder "
+                           "or glob)"))
     wh.add_argument("--requests-columns", metavar="CANON=SRC,...",
-                    help="map table columns to request columns (default: the generic loaders' "
-                         "alias table, e.g. ttft_s -> ttft_ms)")
+                    help=_("map table columns to request columns (default: the generic loaders' "
+                           "alias table, e.g. ttft_s -> ttft_ms)"))
 
 
 def _err(msg: str) -> None:
-    print(f"trace-explorer report: {msg}", file=sys.stderr)
+    print(_("trace-explorer report: {msg}").format(msg=msg), file=sys.stderr)
 
 
 def _pair(text: str, what: str) -> tuple[str, float]:
     if "=" not in text:
-        raise ValueError(f"{what} must look like METRIC=VALUE, not {text!r}")
+        raise ValueError(_("{what} must look like METRIC=VALUE, not {text!r}").format(what=what, text=text))
     k, v = text.split("=", 1)
     try:
         return k.strip(), float(v)
     except ValueError:
-        raise ValueError(f"{what} {text!r}: {v!r} is not a number") from None
+        raise ValueError(_("{what} {text!r}: {x!r} is not a number").format(what=what, text=text, x=v)) from None
 
 
 def _whatif_args(args) -> dict | bool:
@@ -100,14 +101,14 @@ def _whatif_args(args) -> dict | bool:
     if args.set_value:
         m, v = _pair(args.set_value, "--set")
         if args.treatment and m != args.treatment:
-            raise ValueError(f"--set names {m} but --treatment is {args.treatment}")
+            raise ValueError(_("--set names {x} but --treatment is {treatment}").format(x=m, treatment=args.treatment))
         out["treatment"] = m
         out["set_value"] = v
     if args.graph:
         try:
             out["graph_text"] = Path(args.graph).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            raise ValueError(f"{args.graph}: cannot read the causal graph ({e})") from None
+            raise ValueError(_("{graph}: cannot read the causal graph ({x})").format(graph=args.graph, x=e)) from None
     return out
 
 
@@ -147,9 +148,9 @@ def _resolve_eval(store, name: str | None) -> str | None:
         if len(hits) == 1:
             return hits[0]
         if len(hits) > 1:
-            raise ValueError(f"--eval {name!r} matches several evals: {', '.join(hits)}")
+            raise ValueError(_("--eval {name!r} matches several evals: {x}").format(name=name, x=', '.join(hits)))
     listed = ", ".join(sorted({e for e, _ in rows})[:20]) or "none (no eval is loaded)"
-    raise ValueError(f"no eval matches {name!r}; evals: {listed}")
+    raise ValueError(_("no eval matches {name!r}; evals: {listed}").format(name=name, listed=listed))
 
 
 def _resolve_cluster(store, name: str | None, eval_id: str | None = None) -> str | None:
@@ -166,7 +167,7 @@ def _resolve_cluster(store, name: str | None, eval_id: str | None = None) -> str
     if hit and hit[0][0] in names:
         return hit[0][0]
     listed = ", ".join(sorted(names)[:20]) or "none (no badcase has a cluster)"
-    raise ValueError(f"no badcase cluster named {name!r}; clusters: {listed}")
+    raise ValueError(_("no badcase cluster named {name!r}; clusters: {listed}").format(name=name, listed=listed))
 
 
 def _load(store, args, bind: bool = True) -> tuple[int, int]:
@@ -187,16 +188,16 @@ def _load(store, args, bind: bool = True) -> tuple[int, int]:
         try:
             res = pipeline.prepare(store) if bind else None  # bind after the last file
         except Exception as e:  # noqa: BLE001 - the report is still written, unbound
-            _err(f"binding cases to requests failed: {errlog.describe(e)} "
-                 f"({errlog.record(e, 'binding cases to requests')})")
+            _err(_("binding cases to requests failed: {x} "
+                 "({x2})").format(x=errlog.describe(e), x2=errlog.record(e, 'binding cases to requests')))
         else:
             _print_bound(res)
     for r in reports:
         if r.error:
             failed += 1
-            _err(f"failed: {r.error}")
+            _err(_("failed: {error}").format(error=r.error))
         elif r.skipped_file:
-            print(f"ignored {r.path}: {r.skipped_file}", file=sys.stderr)
+            print(_("ignored {path}: {skipped_file}").format(path=r.path, skipped_file=r.skipped_file), file=sys.stderr)
         else:
             loaded += 1
             print(f"loaded {r.path}: {r.format}, {r.rows_loaded} rows"
@@ -220,12 +221,13 @@ def _open_warehouse(store, args):
                          "parquet:PATH)")
     n = store.count("requests")
     if n:
-        _err(f"--warehouse: the {n:,} requests of the trace files given are not used; the "
-             f"requests come from {args.requests_table}")
+        _err(_("--warehouse: the {n:,} requests of the trace files given are not used; the "
+             "requests come from {requests_table}").format(n=n, requests_table=args.requests_table))
         store.execute("DELETE FROM requests")
-    steps = {"connect": "starting a local Spark Connect server ..." if args.warehouse == "spark:local"
-             else f"connecting to {redact_url(args.warehouse)} ...",
-             "bind": "binding the eval cases to the warehouse requests ..."}
+    steps = {"connect": _("starting a local Spark Connect server ...")
+             if args.warehouse == "spark:local"
+             else _("connecting to {warehouse} ...").format(warehouse=redact_url(args.warehouse)),
+             "bind": _("binding the eval cases to the warehouse requests ...")}
     ws = open_warehouse(store, args.warehouse, args.requests_table,
                         parse_columns(args.requests_columns),
                         progress=lambda step: print(steps[step], file=sys.stderr))
@@ -245,7 +247,7 @@ class _Timer:
     def mark(self, phase: str | None) -> None:
         now = time.perf_counter()
         if self.on and self.phase is not None:
-            print(f"timing {self.phase:<12} {now - self.t:6.2f} s", file=sys.stderr)
+            print(_("timing {phase:<12} {x:6.2f} s").format(phase=self.phase, x=now - self.t), file=sys.stderr)
         self.t, self.phase = now, phase
 
     def progress(self, done: int, total: int, section: str) -> None:
@@ -254,8 +256,20 @@ class _Timer:
     def total(self) -> None:
         self.mark(None)
         if self.on:
-            print(f"timing {'total':<12} {time.perf_counter() - self.start:6.2f} s",
+            print(_("timing {x:<12} {x2:6.2f} s").format(x='total', x2=time.perf_counter() - self.start),
                   file=sys.stderr)
+
+
+def _load_renderer(formats) -> None:
+    """Import the Qt renderer (it registers its formats with explorer.core.report) when a
+    format beyond json / md is asked for; a failed import is recorded for check_formats."""
+    from explorer.core import report as core_report
+    if not {f.strip().lower() for f in formats} - set(core_report.OWN_FORMATS):
+        return
+    try:
+        import explorer.reporting  # noqa: F401 - registers the renderer
+    except ImportError as e:
+        core_report.renderer_failed("explorer.reporting", e)
 
 
 def run(args) -> int:
@@ -265,12 +279,14 @@ def run(args) -> int:
     from explorer.core.store import Store
 
     if not args.files and not args.demo:
-        _err("give eval / trace files to analyse, or --demo")
+        _err(_("give eval / trace files to analyse, or --demo"))
         return 2
     try:
         from explorer.cli import engine_version_overrides
         args.version_overrides = engine_version_overrides(args)
-        formats = check_formats(args.format.split(","))
+        formats = args.format.split(",")
+        _load_renderer(formats)
+        formats = check_formats(formats)
         whatif = _whatif_args(args)
         params: dict = {"tree": {"max_depth": args.max_depth,
                                  "min_samples_leaf": args.min_samples_leaf}}
@@ -291,14 +307,14 @@ def run(args) -> int:
     try:
         loaded, failed = _load(store, args, bind=not warehouse)
         if loaded == 0:
-            _err("nothing could be loaded")
+            _err(_("nothing could be loaded"))
             return 1
         if warehouse:
             timer.mark("warehouse")
             try:
                 store = _open_warehouse(local, args)
             except TraceExplorerError as e:
-                _err(f"warehouse: {e}")
+                _err(_("warehouse: {x}").format(x=e))
                 return 1
         timer.mark("cohort_frame")
         eval_id = _resolve_eval(store, getattr(args, "eval_id", None))
@@ -311,7 +327,7 @@ def run(args) -> int:
         _err(str(e))
         return 2
     except OSError as e:
-        _err(f"{args.out}: cannot write the report ({e})")
+        _err(_("{out}: cannot write the report ({x})").format(out=args.out, x=e))
         return 1
     except TraceExplorerError as e:  # e.g. the warehouse went away mid-report
         _err(str(e))

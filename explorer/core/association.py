@@ -312,14 +312,15 @@ def _ambiguous_detail(con, ambiguous) -> list[dict]:
     return out
 
 
-def ambiguous_detail(store) -> list[dict]:
+def ambiguous_detail(store, con=None) -> list[dict]:
     """[{case_id, reason, candidates, requests}] of the cases the last bind_cases left
-    ambiguous (reason and candidates None for a session saved before they were kept)."""
-    detail = store.get_setting(AMBIGUOUS_DETAIL_KEY, None)
+    ambiguous (reason and candidates None for a session saved before they were kept).
+    con: a cursor of the store when called from another thread."""
+    detail = store.get_setting(AMBIGUOUS_DETAIL_KEY, None, con=con)
     if isinstance(detail, list):
         return [d for d in detail if isinstance(d, dict) and "case_id" in d]
     return [{"case_id": c, "reason": None, "candidates": None, "requests": []}
-            for c in ambiguous_cases(store)]
+            for c in ambiguous_cases(store, con=con)]
 
 
 def ambiguous_text(d: dict) -> str:
@@ -333,6 +334,6 @@ def ambiguous_text(d: dict) -> str:
     return head + (f" ({why})" if why and d.get("reason") != "shared" else "")
 
 
-def ambiguous_cases(store) -> list[str]:
+def ambiguous_cases(store, con=None) -> list[str]:
     """The case_ids the last bind_cases left ambiguous (saved with the session)."""
-    return list(store.get_setting(AMBIGUOUS_KEY, []) or [])
+    return list(store.get_setting(AMBIGUOUS_KEY, [], con=con) or [])

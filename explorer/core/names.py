@@ -8,33 +8,37 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from .i18n import N_, _, language
 from .schema import CONTEXT_METRICS, REQUEST_METRICS
 
 COUNT_FEATURES = ("num_preemptions", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
 
 LABELS = {
-    "kv_cache_hit_rate": "KV-cache hit rate",
-    "num_preemptions": "preemptions",
-    "tpot_ms": "TPOT",
-    "batch_size": "batch size",
-    "ttft_ms": "TTFT",
-    "queue_ms": "scheduling delay",
-    "e2e_ms": "E2E latency",
-    "prefill_ms": "prefill",
-    "decode_ms": "decode",
-    "prompt_tokens": "prompt tokens",
-    "completion_tokens": "output tokens",
-    "cached_prompt_tokens": "cached prompt tokens",
-    "engine_running": "engine running requests",
-    "engine_waiting": "engine waiting requests",
-    "engine_kv_usage": "engine KV-cache usage",
-    "engine_prefix_hit_rate": "engine prefix-cache hit rate",
-    "batch_entropy": "batch-size entropy",
-    "batch_size_entropy": "batch-size entropy",
-    "itl_ms": "ITL",
-    "prompt_chars": "prompt length",
-    "prediction_chars": "answer length",
-    "badcase_share": "badcase share",
+    "kv_cache_hit_rate": N_("KV-cache hit rate"),
+    "num_preemptions": N_("preemptions"),
+    "tpot_ms": N_("TPOT"),
+    "batch_size": N_("batch size"),
+    "ttft_ms": N_("TTFT"),
+    "queue_ms": N_("scheduling delay"),
+    "e2e_ms": N_("E2E latency"),
+    "prefill_ms": N_("prefill"),
+    "decode_ms": N_("decode"),
+    "prompt_tokens": N_("prompt tokens"),
+    "completion_tokens": N_("output tokens"),
+    "cached_prompt_tokens": N_("cached prompt tokens"),
+    "engine_running": N_("engine running requests"),
+    "engine_waiting": N_("engine waiting requests"),
+    "engine_kv_usage": N_("engine KV-cache usage"),
+    "engine_prefix_hit_rate": N_("engine prefix-cache hit rate"),
+    "batch_entropy": N_("batch-size entropy"),
+    "batch_size_entropy": N_("batch-size entropy"),
+    "itl_ms": N_("ITL"),
+    "prompt_chars": N_("prompt length"),
+    "prediction_chars": N_("answer length"),
+    "badcase_share": N_("badcase share"),
+    "finish_reason_length": N_("finish reason length"),
+    "errored": N_("errored"),
+    "preempted": N_("preempted"),
 }
 
 
@@ -57,7 +61,7 @@ def unit(metric: str) -> str:
 
 def label(metric: str, with_unit: bool = True) -> str:
     """Readable name of a metric, with its unit in brackets: "TPOT (ms/token)"."""
-    name = LABELS.get(metric, metric.replace("_", " "))
+    name = _(LABELS[metric]) if metric in LABELS else metric.replace("_", " ")
     u = unit(metric)
     return f"{name} ({u})" if with_unit and u and not name.endswith(u) else name
 
@@ -93,8 +97,18 @@ def distinct_names(paths: list[str]) -> dict[str, str]:
     return {p: "/".join(ps[-depth[p]:]).replace("//", "/") for p, ps in parts.items()}
 
 
+# the counted nouns in the current language ("{n} cases" -> "{n} 个 case")
+PLURALS = (N_("{n} cases"), N_("{n} badcases"), N_("{n} preemptions"), N_("{n} inter-token gaps"),
+           N_("{n} requests"), N_("{n} tokens"), N_("{n} runs"), N_("{n} files"), N_("{n} rows"),
+           N_("{n} tests"), N_("{n} evals"), N_("{n} benchmarks"), N_("{n} engines"))
+
+
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
-    """'1 case', '2 cases', '1,204 requests' (nouns: an irregular plural)."""
+    """'1 case', '2 cases', '1,204 requests' (nouns: an irregular plural); in Chinese the
+    catalogue's "{n} cases" ("{n} 个 case")."""
+    key = "{n} " + (nouns or noun + "s")
+    if language() != "en" and key in PLURALS:
+        return _(key).format(n=f"{n:,}")
     return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
 
 
@@ -102,4 +116,12 @@ def more(names: list[str], shown: int, sep: str = ", ") -> str:
     """The first `shown` names joined, then "and N more" for the rest."""
     head = sep.join(names[:shown])
     rest = len(names) - shown
-    return f"{head} and {rest:,} more" if rest > 0 else head
+    return _("{head} and {rest} more").format(head=head, rest=f"{rest:,}") if rest > 0 else head
+
+
+
+# What every place that shows the simulated demo says about it (report meta, window, About).
+DEMO_NOTE = N_("Simulated demo workload: a synthetic multi-turn arrival trace fitted to the public "
+               "Mooncake conversation trace, replayed through Trace Explorer's engine model for two "
+               "engine versions, with generated maths eval cases and a planted effect; no real "
+               "engine produced these numbers.")

@@ -9,15 +9,15 @@ app_version, cohort parameters, simulated, demo_note). A section that could not 
 {"status": "no_data" | "error", "reason": "..."}: the report always has every key.
 
 Formats: json and md are written here. Other formats (png, svg, html, pdf) come from a renderer
-plug-in: the first importable module of RENDERER_MODULES providing
-`render(doc, out_dir, formats, frame=None, cases=None, progress=None) -> list[Path]` and the
-set of formats it writes (QT_FORMATS or ALL_FORMATS). The plug-in is looked up by name at call
-time, so this module never imports Qt; without it those formats raise FormatUnavailable.
+plug-in that registers itself when imported (register_renderer: explorer.reporting does, the
+command line and the window import it): `render(doc, out_dir, formats, frame=None, cases=None,
+...) -> list[Path]` and the formats it writes. This module never imports it (the core imports
+nothing above it, pyproject.toml's import-linter contract); without it those formats raise
+FormatUnavailable.
 """
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import logging
@@ -32,15 +32,15 @@ import pandas as pd
 from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
                        run_all)
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
-from .names import condition_text, distinct_names, label, more, plural, unit
+from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
 from .errors import NoData, TraceExplorerError
 from .escape import md, md_code
+from .i18n import N_, _
 
 log = logging.getLogger(__name__)
 
 REPORT_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif",
                "conclusion", "inputs", "engine")
-RENDERER_MODULES = ("explorer.reporting",)
 OWN_FORMATS = ("json", "md")
 KNOWN_FORMATS = ("json", "md", "html", "pdf", "png", "svg")
 
@@ -207,11 +207,13 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     doc["runs"] = runs_section(store)
     doc["run_versions"] = run_versions_section(store)
     doc["timeline"] = _worst_timeline(store, frame)
+    strata = getattr(results.get("comparison"), "strata", None)
+    doc["strata"] = strata if strata is not None else {
+        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
     sim = _simulated(store)
     note = None
     if sim:
-        from explorer.demo import DEMO_NOTE
-        note = DEMO_NOTE
+        note = _(DEMO_NOTE)
     doc["meta"] = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                    "app_version": _app_version(), "cohort": cohort.to_dict(),
                    "simulated": sim, "demo_note": note,
@@ -285,16 +287,18 @@ def scope_lines(meta: dict, shown: int = 6) -> list[tuple[str, str]]:
     ev = [e["eval_id"] + (f" ({e['model']})" if e.get("model") and e["model"] not in e["eval_id"] else "")
           for e in sc.get("evals") or []]
     if (meta.get("cohort") or {}).get("eval_id"):
-        ev = [f"{ev[0]}, the other loaded evals left out"] if ev else ev
-    out = [("Evals" if len(ev) > 1 else "Eval", more(ev, shown) or "none loaded"), ("Models", more(sc.get("models") or [], shown) or "not named"),
-           ("Engine versions", more(sc.get("engine_versions") or [], shown) or "not named"),
-           ("Inputs", more(sc.get("inputs") or [], shown) or "none")]
+        ev = [_("{x}, the other loaded evals left out").format(x=ev[0])] if ev else ev
+    out = [(_("Evals") if len(ev) > 1 else _("Eval"), more(ev, shown) or _("none loaded")), (_("Models"), more(sc.get("models") or [], shown) or _("not named")),
+           (_("Engine versions"), more(sc.get("engine_versions") or [], shown) or _("not named")),
+           (_("Inputs"), more(sc.get("inputs") or [], shown) or _("none"))]
     eng = meta.get("engine") or {}
     if eng.get("kind") not in (None, "duckdb"):  # a warehouse answered: say which and its cost
-        out.append(("Requests from", f"{eng['kind']} {eng.get('url')}, table {eng.get('table')}: "
-                    f"{eng.get('table_rows') or 0:,} requests, {eng.get('rows_scanned') or 0:,} "
-                    f"rows scanned, {eng.get('rows_fetched') or 0:,} fetched, "
-                    f"{eng.get('seconds') or 0:.1f} s in the engine"))
+        out.append((_("Requests from"), _(
+            "{kind} {url}, table {table}: {rows:,} requests, {scanned:,} rows scanned, "
+            "{fetched:,} fetched, {seconds:.1f} s in the engine").format(
+                kind=eng["kind"], url=eng.get("url"), table=eng.get("table"),
+                rows=eng.get("table_rows") or 0, scanned=eng.get("rows_scanned") or 0,
+                fetched=eng.get("rows_fetched") or 0, seconds=eng.get("seconds") or 0)))
     return out
 
 
@@ -332,22 +336,24 @@ def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
 
 
 # ---- writing --------------------------------------------------------------------------------
+# The renderer plug-in (render, formats) once registered; why it could not be, if it failed.
+_RENDERERS: list[tuple[Callable[..., Any], frozenset[str]]] = []
 _RENDERER_ERRORS: dict[str, str] = {}
 
 
+def register_renderer(render: Callable[..., Any], formats) -> None:
+    """Make `render` (see the module docstring) write `formats` beyond json / md."""
+    _RENDERERS.insert(0, (render, frozenset(formats) - set(OWN_FORMATS)))
+
+
+def renderer_failed(name: str, error: BaseException) -> None:
+    """Record that the renderer plug-in `name` failed to import (check_formats says why)."""
+    _RENDERER_ERRORS[name] = f"{type(error).__name__}: {error}"
+
+
 def _renderer():
-    """The first importable renderer plug-in and the formats it adds. Imported by name so that
-    this module never imports Qt; an import failure is kept and shown by check_formats."""
-    for name in RENDERER_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ImportError as e:
-            _RENDERER_ERRORS[name] = f"{type(e).__name__}: {e}"
-            continue
-        fmts = set(getattr(mod, "QT_FORMATS", None) or getattr(mod, "ALL_FORMATS", ()))
-        if hasattr(mod, "render") and fmts:
-            return mod, fmts - set(OWN_FORMATS)
-    return None, set()
+    """The registered renderer and the formats it adds, or (None, empty set)."""
+    return _RENDERERS[0] if _RENDERERS else (None, set())
 
 
 def available_formats() -> list[str]:
@@ -358,7 +364,7 @@ def available_formats() -> list[str]:
 
 def check_formats(formats: Sequence[str]) -> list[str]:
     """Normalise and check a list of formats. Raises ValueError for an unknown one and
-    FormatUnavailable ("format png not available yet ...") for one this build cannot write."""
+    FormatUnavailable ("format png not available ...") for one this build cannot write."""
     out = []
     for f in formats:
         f = f.strip().lower()
@@ -374,9 +380,8 @@ def check_formats(formats: Sequence[str]) -> list[str]:
     have = set(available_formats())
     missing = [f for f in out if f not in have]
     if missing:
-        why = "; ".join(f"{n} failed to import ({e})" for n, e in _RENDERER_ERRORS.items()
-                        if n in RENDERER_MODULES)
-        raise FormatUnavailable(f"format {', '.join(missing)} not available yet"
+        why = "; ".join(f"{n} failed to import ({e})" for n, e in _RENDERER_ERRORS.items())
+        raise FormatUnavailable(f"format {', '.join(missing)} not available"
                                 f"{': ' + why if why else ''} (this build writes "
                                 f"{', '.join(sorted(have))})")
     return list(dict.fromkeys(out))
@@ -427,11 +432,11 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
             written.append(WRITERS[f](build.doc, out))
     extra = [f for f in formats if f not in WRITERS]
     if extra:
-        mod, _ = _renderer()
+        render, _ = _renderer()
         cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
         timeline = build.doc.get("timeline") or {}
         shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        written += list(mod.render(build.doc, out, extra, frame=build.frame, cases=cases,
+        written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
                                    timeline=shown, store=store))
     return written
 
@@ -489,7 +494,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def _missing(sec: Any) -> str | None:
     if isinstance(sec, dict) and sec.get("status") in ("no_data", "error", "cancelled"):
-        what = "No data" if sec["status"] == "no_data" else "Not computed"
+        what = _("No data") if sec["status"] == "no_data" else _("Not computed")
         return f"_{what}: {md(sec.get('reason'))}_"
     return None
 
@@ -498,18 +503,21 @@ def _md_cohort(c: dict) -> str:
     cat = c.get("category")
     cat = ", ".join(cat) if isinstance(cat, list) else (cat or "n/a")
     lv = c.get("link_levels") or {}
-    rows = [("Cluster", c.get("cluster") or "every badcase"), ("Category", cat),
-            ("Badcases", c.get("badcases")),
-            ("Share of all badcases", fmt_share(c.get("share_of_badcases"))),
-            ("Bound to a trace request", f"{c.get('bound')} ({fmt_share(c.get('binding_rate'))})"),
-            ("Control group", f"{c.get('control')}: {plural(c.get('control_cases') or 0, 'case')}, "
-                              f"{c.get('control_bound')} bound"),
-            ("Links by level", f"exact id {lv.get('1', 0)}, fuzzy {lv.get('2', 0)}, "
-                               f"weak {lv.get('3', 0)}")]
+    how = {"same-category": _("same category"), "all-correct": _("every correct case")}
+    c = {**c, "control": how.get(c.get("control"), c.get("control"))}
+    rows = [(_("Cluster"), c.get("cluster") or _("every badcase")), (_("Category"), cat),
+            (_("Badcases"), c.get("badcases")),
+            (_("Share of all badcases"), fmt_share(c.get("share_of_badcases"))),
+            (_("Bound to a trace request"), f"{c.get('bound')} ({fmt_share(c.get('binding_rate'))})"),
+            (_("Control group"), _("{control}: {control_cases}, "
+                              "{control_bound} bound").format(control=c.get('control'), control_cases=plural(c.get('control_cases') or 0, 'case'), control_bound=c.get('control_bound'))),
+            (_("Links by level"), _("exact id {get}, fuzzy {get2}, "
+                               "weak {get3}").format(get=lv.get('1', 0), get2=lv.get('2', 0), get3=lv.get('3', 0)))]
     amb_b, amb_c = c.get("ambiguous_badcases") or 0, c.get("ambiguous_control") or 0
     if amb_b or amb_c:
-        rows.append(("Ambiguous (left unbound)", f"{amb_b} badcases, {amb_c} control cases: "
-                                                 "several requests fit equally well"))
+        rows.append((_("Ambiguous (left unbound)"), _(
+            "{bad} badcases, {control} control cases: several requests fit equally well").format(
+                bad=amb_b, control=amb_c)))
     out = _table(("", ""), rows)
     if c.get("note"):
         out += f"\n\n> {md(c['note'])}"
@@ -538,27 +546,50 @@ def _md_comparison(rows: list) -> str:
                 fmt_num(r["rank_biserial"]) + ("" if r.get("rank_biserial_ci_low") is None else
                                                f" [{fmt_num(r['rank_biserial_ci_low'])}, "
                                                f"{fmt_num(r['rank_biserial_ci_high'])}]"))
-        name = label(r["metric"], False) + (" (share)" if share else f" ({unit})" if unit else "")
+        name = label(r["metric"], False) + (_(" (share)") if share else f" ({unit})" if unit else "")
         body.append((name,
                      f(r.get("bad_mean")), f(r.get("control_mean")), fmt_pct(r.get("diff_pct")),
                      _p(r.get("p_value")), _p(r.get("p_adjusted")), eff, rank, ci,
                      f"{r.get('n_bad')} / {r.get('n_control')}"))
         if r.get("reason"):
             notes.append(f"- {md(label(r['metric'], False))}: {md(r['reason'])}")
-    out = _table(("Metric", "Badcase mean", "Control mean", "Diff", "p (Mann-Whitney / Fisher)",
-                  "p adjusted (BH)", "Cohen's d / Hedges' g (odds ratio)",
-                  "Rank-biserial r [95% CI]", "95% CI of the difference",
-                  "n bad / control"), body)
+    out = _table((_("Metric"), _("Badcase mean"), _("Control mean"), _("Diff"),
+                  _("p (Mann-Whitney / Fisher)"), _("p adjusted (BH)"),
+                  _("Cohen's d / Hedges' g (odds ratio)"), _("Rank-biserial r [95% CI]"),
+                  _("95% CI of the difference"), _("n bad / control")), body)
     if notes:
         out += "\n\n" + "\n".join(notes)
     return out
 
 
+def _md_strata(st: dict) -> str:
+    """The strata the cohort pools, the significant rows per stratum and the stratified tests."""
+    what = _("engine version") if st.get("by") == "engine_version" else _("eval")
+    parts = [_("The cohort pools {n} {what}s: {strata}.").format(
+        n=len(st.get("strata") or []), what=what, strata=", ".join(
+            _("{stratum} ({bad} bad / {control} control)").format(
+                stratum=md(s["stratum"]), bad=s["n_bad"], control=s["n_control"])
+            for s in st.get("strata") or []))]
+    parts += [f"> {md(w)}" for w in st.get("warnings") or []]
+    tests = {t["metric"]: t for t in st.get("tests") or []}
+    rows = [(label(r["metric"], False), md(r["stratum"]), fmt_num(r.get("bad_mean")),
+             fmt_num(r.get("control_mean")), f"{r['n_bad']} / {r['n_control']}",
+             _p(tests.get(r["metric"], {}).get("p_value")),
+             tests.get(r["metric"], {}).get("test", "")) for r in st.get("rows") or []]
+    if rows:
+        parts.append(_table((_("Metric"), what[:1].upper() + what[1:], _("Badcase mean"),
+                             _("Control mean"), _("n bad / control"), _("Stratified p"),
+                             _("Test")), rows))
+    else:
+        parts.append(_("_No metric differs significantly, so nothing is broken down by stratum._"))
+    return "\n\n".join(parts)
+
+
 def _md_tree(t: dict) -> str:
-    lines = [f"Baseline error rate: {fmt_share(t.get('baseline_error_rate'))} over {t.get('n')} "
-             f"bound cases (max depth {t.get('max_depth')}, min {t.get('min_samples_leaf')} "
-             f"per leaf; {t.get('dropped_rows')} dropped for missing values).", "",
-             f"**Riskiest path:** {md(t.get('sentence'))}", ""]
+    lines = [_("Baseline error rate: {baseline_error_rate} over {n} "
+             "bound cases (max depth {max_depth}, min {min_samples_leaf} "
+             "per leaf; {dropped_rows} dropped for missing values).").format(baseline_error_rate=fmt_share(t.get('baseline_error_rate')), n=t.get('n'), max_depth=t.get('max_depth'), min_samples_leaf=t.get('min_samples_leaf'), dropped_rows=t.get('dropped_rows')), "",
+             _("**Riskiest path:** {sentence}").format(sentence=md(t.get('sentence'))), ""]
     risky = set(t.get("riskiest_path") or ())
     byid = {n["id"]: n for n in t.get("nodes") or ()}
     for n in t.get("nodes") or ():
@@ -566,10 +597,10 @@ def _md_tree(t: dict) -> str:
         cond = (condition_text(par["feature"], "<=" if n.get("side") == "le" else ">",
                                float(par["threshold"]), lambda v, m: fmt_num(v, unit(m)))
                 if par and par.get("feature") and par.get("threshold") is not None
-                else n.get("condition") or "all cases")
+                else n.get("condition") or _("all cases"))
         mark = " ←" if n["id"] in risky and n.get("is_leaf") else ""
-        lines.append(f"{'  ' * n.get('depth', 0)}- \\[{md(n['id'])}\\] {md(cond)}: error rate "
-                     f"{fmt_share(n.get('error_rate'))} (n={n.get('n')}){mark}")
+        lines.append(_("{depth}- \\[{id}\\] {cond}: error rate "
+                     "{error_rate} (n={n}){mark}").format(depth='  ' * n.get('depth', 0), id=md(n['id']), cond=md(cond), error_rate=fmt_share(n.get('error_rate')), n=n.get('n'), mark=mark))
     return "\n".join(lines)
 
 
@@ -582,13 +613,14 @@ def _md_heatmap(h: dict) -> str:
         vals = h["values"][j]
         rows.append([f"{fmt_num(ye[j])}–{fmt_num(ye[j + 1])}"] +
                     ["" if v is None else fmt_num(v) for v in vals])
-    level = (f"time windows of {fmt_num(h.get('window_s'))} s" if h.get("level") == "window"
+    level = (_("time windows of {window_s} s").format(window_s=fmt_num(h.get('window_s'))) if h.get("level") == "window"
              else "requests")
-    return (f"Mean {md(_name(h.get('value_metric')))} per cell; {md(h.get('n_items'))} {level}.\n\n"
+    return (_("Mean {value_metric} per cell; {n_items} {level}.\n\n").format(value_metric=md(_name(h.get('value_metric'))), n_items=md(h.get('n_items')), level=level)
             + _table(head, rows))
 
 
 MD_MAX_CHANGES = 15
+SLA_GROUPS = (N_("run"), N_("version"), N_("category"), N_("tenant"))  # "By run", translated
 
 
 def _bench_list(names: list[str]) -> str:
@@ -620,16 +652,16 @@ def _md_versions(v: dict) -> str:
     benches = list(dict.fromkeys(r.get("benchmark") for r in vals))
     if ch:
         n_b = len({c.get("benchmark") for c in ch})
-        head = ("Every benchmark pooled per version (no benchmark ran on two versions)."
+        head = (_("Every benchmark pooled per version (no benchmark ran on two versions).")
                 if v.get("pooled") else
-                f"{n_b} benchmark{'s' if n_b != 1 else ''} ran on at least two versions "
-                + ("and are compared." if n_b != 1 else "and is compared."))
+                _("{n_b} benchmark{x} ran on at least two versions ").format(n_b=n_b, x='s' if n_b != 1 else '')
+                + (_("and are compared.") if n_b != 1 else _("and is compared.")))
         parts.append(head)
         summ = v.get("summary") or []
         if summ and n_b > 1:
-            parts.append("Per metric, over the benchmarks compared:\n\n" + _table(
-                ("Metric", "Versions", "Benchmarks", "Significant", "Regressions",
-                 "Median change", "Range", "Smallest p adjusted"),
+            parts.append(_("Per metric, over the benchmarks compared:\n\n") + _table(
+                (_("Metric"), _("Versions"), _("Benchmarks"), _("Significant"), _("Regressions"),
+                 _("Median change"), _("Range"), _("Smallest p adjusted")),
                 [(_name(s["metric"]), f"{s['from_version']} → {s['to_version']}", s["benchmarks"],
                   s["significant"], s["regressions"], fmt_pct(s.get("median_change_pct")),
                   f"{fmt_pct(s.get('min_change_pct'))} … {fmt_pct(s.get('max_change_pct'))}",
@@ -639,14 +671,14 @@ def _md_versions(v: dict) -> str:
         rows = [(c.get("benchmark") or "", _name(c["metric"]), f"{c['from_version']} → {c['to_version']}",
                  fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
                  _p(c.get("p_value")), _p(c.get("p_adjusted")),
-                 _Raw("**REGRESSION**") if c.get("regression") else
-                 ("workload differs" if c.get("workload_differs") else "")) for c in shown]
-        title = ("Changes between consecutive versions, regressions first, then by adjusted p"
-                 + (f" ({len(shown)} of {len(ch)}, {len(regs)} flagged as regressions; every "
-                    "change is in report.json)" if len(shown) < len(ch) else "") + ":")
+                 _Raw(_("**REGRESSION**")) if c.get("regression") else
+                 (_("workload differs") if c.get("workload_differs") else "")) for c in shown]
+        title = (_("Changes between consecutive versions, regressions first, then by adjusted p")
+                 + (_(" ({n_shown} of {n_ch}, {n_regs} flagged as regressions; every "
+                    "change is in report.json)").format(n_shown=len(shown), n_ch=len(ch), n_regs=len(regs)) if len(shown) < len(ch) else "") + ":")
         parts.append(title + "\n\n" + _table(
-            ("Benchmark", "Metric", "Versions", "Old", "New", "Change", "p (Mann-Whitney)",
-             "p adjusted", "Flag"), rows))
+            (_("Benchmark"), _("Metric"), _("Versions"), _("Old"), _("New"), _("Change"), _("p (Mann-Whitney)"),
+             _("p adjusted"), _("Flag")), rows))
     elif vals:
         for b in benches[:12]:
             metrics = list(dict.fromkeys(r["metric"] for r in vals if r.get("benchmark") == b))
@@ -655,33 +687,33 @@ def _md_versions(v: dict) -> str:
             rows = [[_name(m)] + [("" if (m, x) not in cell else
                             f"{fmt_num(cell[(m, x)]['value'])} (n={cell[(m, x)]['n']})") for x in vs]
                     for m in metrics]
-            title = f"**{md(b)}**\n\n" if b else ("**every benchmark pooled**\n\n" if v.get("pooled") else "")
-            parts.append(title + _table(["Metric"] + vs, rows))
+            title = f"**{md(b)}**\n\n" if b else (_("**every benchmark pooled**\n\n") if v.get("pooled") else "")
+            parts.append(title + _table([_("Metric")] + vs, rows))
         if len(benches) > 12:
-            parts.append(f"_({len(benches) - 12} more benchmarks in report.json.)_")
+            parts.append(_("_({x} more benchmarks in report.json.)_").format(x=len(benches) - 12))
     parts += [md(n) for n in v.get("notes") or []]
     single = v.get("single_version") or []
     if single:
         by_v: dict = {}
         for r in single:
             by_v.setdefault(r["engine_version"], []).append(str(r.get("benchmark") or "unknown"))
-        parts.append(f"{len(single)} benchmark{'s' if len(single) != 1 else ''} seen in one "
-                     "version only (not compared): "
+        parts.append(_("{n_single} benchmark{x} seen in one "
+                     "version only (not compared): ").format(n_single=len(single), x='s' if len(single) != 1 else '')
                      + "; ".join(f"{md(ver)}: {md(_bench_list(bs))}" for ver, bs in by_v.items()) + ".")
     acc = v.get("accuracy") or []
     if acc:
-        parts.append("Accuracy of the bound eval cases:\n\n" + _table(
-            ("Benchmark", "Version", "Accuracy", "Cases"),
+        parts.append(_("Accuracy of the bound eval cases:\n\n") + _table(
+            (_("Benchmark"), _("Version"), _("Accuracy"), _("Cases")),
             [(a.get("benchmark") or "", a["engine_version"], fmt_share(a.get("accuracy")),
               a.get("n_cases")) for a in acc]))
         cats = v.get("accuracy_by_category") or []
         if len({a.get("category") for a in cats}) > 1:
-            parts.append("Accuracy per category:\n\n" + _table(
-                ("Benchmark", "Version", "Category", "Accuracy", "Cases"),
+            parts.append(_("Accuracy per category:\n\n") + _table(
+                (_("Benchmark"), _("Version"), _("Category"), _("Accuracy"), _("Cases")),
                 [(a.get("benchmark") or "", a["engine_version"], a.get("category") or "n/a",
                   fmt_share(a.get("accuracy")), a.get("n_cases")) for a in cats]))
     else:
-        parts.append("_No eval case is bound to these runs: no accuracy per version._")
+        parts.append(_("_No eval case is bound to these runs: no accuracy per version._"))
     return "\n\n".join(parts)
 
 
@@ -690,9 +722,9 @@ def _md_sla(s: dict, runs=None) -> str:
     served the cohort) the per-run table keeps only those, the rest in one sentence."""
     thr = ", ".join(f"{md(label(m, False))} ≤ {fmt_num(t, unit(m))}" for m, t in (s.get("thresholds") or {}).items())
     a = s.get("attainment") or {}
-    out = [f"Thresholds: {thr}. Attainment {fmt_share(a.get('share'))} ({a.get('n_met')} of "
-           f"{a.get('n')} judged requests; {a.get('n_unjudged')} lacked a metric); goodput "
-           f"{fmt_num(a.get('goodput_rps'))} req/s, {fmt_num(a.get('goodput_tps'))} tokens/s."]
+    out = [_("Thresholds: {thr}. Attainment {share} ({n_met} of "
+           "{n} judged requests; {n_unjudged} lacked a metric); goodput "
+           "{goodput_rps} req/s, {goodput_tps} tokens/s.").format(thr=thr, share=fmt_share(a.get('share')), n_met=a.get('n_met'), n=a.get('n'), n_unjudged=a.get('n_unjudged'), goodput_rps=fmt_num(a.get('goodput_rps')), goodput_tps=fmt_num(a.get('goodput_tps')))]
     for name, rows in (s.get("by") or {}).items():
         rest = []
         if name == "run" and runs is not None:
@@ -701,27 +733,27 @@ def _md_sla(s: dict, runs=None) -> str:
             rows = [r for r in rows if str(r["key"]) in keep]
             if rest:
                 sh = [r["share"] for r in rest if r.get("share") is not None]
-                out.append(f"{len(rest):,} other run{'s' if len(rest) != 1 else ''} served no case of this "
-                           f"cohort: attainment {fmt_share(min(sh)) if sh else 'n/a'} to "
-                           f"{fmt_share(max(sh)) if sh else 'n/a'}, {sum(r['n'] for r in rest):,} judged "
-                           "requests (every run is in report.json).")
+                out.append(_("{n_rest:,} other run{x} served no case of this "
+                           "cohort: attainment {x2} to "
+                           "{x3}, {n:,} judged "
+                           "requests (every run is in report.json).").format(n_rest=len(rest), x='s' if len(rest) != 1 else '', x2=fmt_share(min(sh)) if sh else 'n/a', x3=fmt_share(max(sh)) if sh else 'n/a', n=sum(r['n'] for r in rest)))
         if not rows:
             continue
         top = sorted(rows, key=lambda r: -r["n"])[:12]
-        more = f" (12 largest of {len(rows)})" if len(rows) > 12 else ""
-        out.append(f"By {md(name)}{more}:\n\n" + _table(
-            (name, "Attainment", "Met / judged", "Goodput (req/s)", "Goodput (tokens/s)"),
+        more = _(" (12 largest of {n_rows})").format(n_rows=len(rows)) if len(rows) > 12 else ""
+        out.append(_("By {group}{more}:").format(group=md(_(name)), more=more) + "\n\n" + _table(
+            (_(name), _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
             [(r["key"], fmt_share(r.get("share")), f"{r['n_met']} / {r['n']}",
               fmt_num(r.get("goodput_rps")), fmt_num(r.get("goodput_tps"))) for r in top]))
     return "\n\n".join(out)
 
 
 def _md_whatif(w: dict) -> str:
-    out = [f"Effect on {md(label(str(w.get('outcome')), False))} of moving "
-           f"{md(label(str(w.get('treatment')), False))} to the scenario value: "
-           f"{fmt_num(w.get('estimate'))} (95% CI [{fmt_num(w.get('ci_low'))}, "
-           f"{fmt_num(w.get('ci_high'))}]); adjusted for "
-           f"{md(', '.join(label(c, False) for c in w.get('common_causes') or [])) or 'no common cause'}"
+    out = [_("Effect on {outcome} of moving "
+           "{treatment} to the scenario value: "
+           "{estimate} (95% CI [{ci_low}, "
+           "{ci_high}]); adjusted for "
+           "{common_causes}").format(outcome=md(label(str(w.get('outcome')), False)), treatment=md(label(str(w.get('treatment')), False)), estimate=fmt_num(w.get('estimate')), ci_low=fmt_num(w.get('ci_low')), ci_high=fmt_num(w.get('ci_high')), common_causes=md(', '.join(label(c, False) for c in w.get('common_causes') or [])) or _('no common cause'))
            + (f"; {md(w.get('method'))}" if w.get("method") else "") + "."]
     sc = w.get("scenario") or {}
     if sc:
@@ -729,16 +761,16 @@ def _md_whatif(w: dict) -> str:
         obs = w.get("observed_outcome")
         n = w.get("n_selected")
         if isinstance(n, int):
-            what += f" for the {n:,} case{'s' if n != 1 else ''} it applies to"
-        out.append(f"What if {what}: predicted {md(label(str(w.get('outcome')), False))} "
-                   f"{fmt_num(sc.get('predicted_outcome'))} "
-                   f"(95% CI [{fmt_num(sc.get('ci_low'))}, {fmt_num(sc.get('ci_high'))}])"
-                   + (f", observed {fmt_num(obs)}" if obs is not None else "") + ".")
+            what += _(" for the {n:,} case{x} it applies to").format(n=n, x='s' if n != 1 else '')
+        out.append(_("What if {what}: predicted {outcome} "
+                   "{predicted_outcome} "
+                   "(95% CI [{ci_low}, {ci_high}])").format(what=what, outcome=md(label(str(w.get('outcome')), False)), predicted_outcome=fmt_num(sc.get('predicted_outcome')), ci_low=fmt_num(sc.get('ci_low')), ci_high=fmt_num(sc.get('ci_high')))
+                   + (_(", observed {obs}").format(obs=fmt_num(obs)) if obs is not None else "") + ".")
     refs = [r for r in (w.get("refutations") or []) if isinstance(r, dict)]
     if refs:
-        out.append(_table(("Refutation", "New effect", "p", "Verdict"), [
+        out.append(_table((_("Refutation"), _("New effect"), "p", _("Verdict")), [
             (r.get("label") or r.get("name"), fmt_num(r.get("new_effect")), _p(r.get("p_value")),
-             r.get("verdict")) for r in refs]))
+             _(r.get("verdict") or "")) for r in refs]))
     for warn in w.get("warnings") or []:
         out.append(f"> {md(warn)}")
     return "\n\n".join(out)
@@ -747,11 +779,12 @@ def _md_whatif(w: dict) -> str:
 def _md_conclusion(c: dict) -> str:
     out = []
     if c.get("modules"):
-        out.append("**Modules:** " + md(", ".join(map(str, c["modules"]))))
+        from .analysis.conclusion import module_name
+        out.append(_("**Modules:** ") + md(", ".join(module_name(str(m)) for m in c["modules"])))
     out.append(md(c.get("narrative") or ""))
     sg = c.get("suggestions") or []
     if sg:
-        out.append(_table(("Priority", "Suggestion", "Flags to try", "Module"), [
+        out.append(_table((_("Priority"), _("Suggestion"), _("Flags to try"), _("Module")), [
             (s["priority"], s["text"], _Raw(" ".join(md_code(f) for f in s.get("flags") or []) or "–"),
              s.get("module")) for s in sg]))
     return "\n\n".join(out)
@@ -764,19 +797,19 @@ def _md_inputs(rows: list) -> str:
     """One row per file; beyond MD_MAX_INPUTS files, one row per folder and format (files that
     failed stay listed one by one; every file and its SHA-256 is in report.json)."""
     if not rows:
-        return "_No input file was loaded._"
+        return _("_No input file was loaded._")
     ignored = [r for r in rows if r.get("ignored")]
     rows = [r for r in rows if not r.get("ignored")]
-    note = (f"\n\n{len(ignored)} file(s) were ignored: " + "; ".join(f"{md(Path(r['path']).name)} ({md(r['ignored'])})" for r in ignored[:8])
+    note = (_("\n\n{n_ignored} file(s) were ignored: ").format(n_ignored=len(ignored)) + "; ".join(f"{md(Path(r['path']).name)} ({md(r['ignored'])})" for r in ignored[:8])
             + (" ..." if len(ignored) > 8 else "")) if ignored else ""
     return _md_input_rows(rows) + note
 
 
 def _md_input_rows(rows: list) -> str:
     if not rows:
-        return "_No trace or eval file was loaded._"
+        return _("_No trace or eval file was loaded._")
     if len(rows) <= MD_MAX_INPUTS:
-        return _table(("File", "Format", "Rows loaded", "Skipped", "SHA-256", "Error"), [
+        return _table((_("File"), _("Format"), _("Rows loaded"), _("Skipped"), _("SHA-256"), _("Error")), [
             (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
              (r.get("sha256") or "")[:16], r.get("error") or "") for r in rows])
     groups: dict = {}
@@ -788,18 +821,18 @@ def _md_input_rows(rows: list) -> str:
         g[0] += 1
         g[1] += r.get("rows_loaded") or 0
         g[2] += r.get("rows_skipped") or 0
-    body = [(f"{folder}/ ({n} files)", fmt, loaded, skipped, "")
+    body = [(_("{folder}/ ({n} files)").format(folder=folder, n=n), fmt, loaded, skipped, "")
             for (folder, fmt), (n, loaded, skipped) in groups.items()]
     body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
               r["error"]) for r in rows if r.get("error")]
-    return (f"{len(rows)} files, grouped by folder (each file and its SHA-256 in report.json):"
-            "\n\n" + _table(("Files", "Format", "Rows loaded", "Skipped", "Error"), body))
+    return (_("{n_rows} files, grouped by folder (each file and its SHA-256 in report.json):"
+            "\n\n").format(n_rows=len(rows)) + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
 
 
 def _md_clusters(rows: list) -> str:
     if not rows:
-        return "_No badcase cluster._"
-    return _table(("Cluster", "Badcases", "Share", "Bound", "Categories"), [
+        return _("_No badcase cluster._")
+    return _table((_("Cluster"), _("Badcases"), _("Share"), _("Bound"), _("Categories")), [
         (r["cluster"], r["badcases"], fmt_share(r.get("share")),
          f"{r['bound']} ({fmt_share(r.get('binding_rate'))})", ", ".join(r.get("categories") or []))
         for r in rows])
@@ -812,19 +845,19 @@ def _md_timeline(t: dict) -> str:
     """The worst badcase's request: phases, preemptions and ITL in one paragraph and a table."""
     m = t.get("metrics") or {}
     pre = t.get("preemptions") or []
-    lines = [f"Request {md_code(t.get('request_id'))} of run {md_code(t.get('run_id'))} "
-             f"({'from its events' if t.get('source') == 'events' else 'derived from its metrics'}): "
-             f"{plural(len(pre), 'preemption')}, "
-             + (f"{plural(t.get('gaps_above_p99') or 0, 'inter-token gap')} above the run's p99 ITL of "
-                f"{fmt_num(t.get('run_p99_itl_ms'))} ms." if t.get("run_p99_itl_ms") is not None else
-                "no p99 ITL for the run (no per-token latencies recorded)."), ""]
+    lines = [_("Request {request_id} of run {run_id} "
+             "({source}): "
+             "{pre}, ").format(request_id=md_code(t.get('request_id')), run_id=md_code(t.get('run_id')), source=_('from its events') if t.get('source') == 'events' else _('derived from its metrics'), pre=plural(len(pre), 'preemption'))
+             + (_("{gaps_above_p99} above the run's p99 ITL of "
+                "{run_p99_itl_ms} ms.").format(gaps_above_p99=plural(t.get('gaps_above_p99') or 0, 'inter-token gap'), run_p99_itl_ms=fmt_num(t.get('run_p99_itl_ms'))) if t.get("run_p99_itl_ms") is not None else
+                _("no p99 ITL for the run (no per-token latencies recorded).")), ""]
     phases = t.get("phases") or []
     rows = [[p.get("kind"), fmt_num(p.get("start_ms")), fmt_num(p.get("duration_ms"))]
             for p in phases[:MD_TIMELINE_PHASES]]
     if rows:
-        lines.append(_table(["phase", "start (ms from arrival)", "duration (ms)"], rows))
+        lines.append(_table([_("phase"), _("start (ms from arrival)"), _("duration (ms)")], rows))
     if len(phases) > len(rows):
-        lines += ["", f"The first {len(rows)} of {len(phases)} phases; report.json has them all."]
+        lines += ["", _("The first {n_rows} of {n_phases} phases; report.json has them all.").format(n_rows=len(rows), n_phases=len(phases))]
     keys = [k for k in ("queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "kv_cache_hit_rate",
                         "prompt_tokens", "completion_tokens") if m.get(k) is not None]
     if keys:
@@ -840,21 +873,22 @@ def _count(x) -> str:
 def _md_engine(e: dict) -> str:
     """Per stats run: its clock and the server-wide peak, then one row per engine."""
     lines = []
+    unknown = _("engine ?")
     for run in e.get("runs") or []:
-        clock = run.get("clock") or "unknown clock"
+        clock = run.get("clock") or _("unknown clock")
         if run.get("first_stat_line_time"):
             clock += f" (0 s = {run['first_stat_line_time']})"
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
-                  f"{md(run.get('engine_kind') or 'engine ?')}"
-                  + (f", {md(run['model'])}" if run.get("model") else "") + f"); time: {md(clock)}.", ""]
+                  f"{md(run.get('engine_kind') or unknown)}"
+                  + (f", {md(run['model'])}" if run.get("model") else "") + _("); time: {clock}.").format(clock=md(clock)), ""]
         if run.get("settings"):
-            lines += ["Engine settings (vllm:cache_config_info): " + ", ".join(
+            lines += [_("Engine settings (vllm:cache_config_info): ") + ", ".join(
                 f"{md(k)} = {md(v)}" for k, v in run["settings"].items()) + ".", ""]
         sv = run.get("server") or {}
         if sv.get("engines", 0) > 1 and sv.get("peak_running") is not None:
             at = f" at {fmt_num(sv['peak_running_ts_s'])} s" if sv.get("peak_running_ts_s") is not None else ""
-            lines += [f"Server-wide (summed over {sv['engines']} engines): peak {_count(sv['peak_running'])} "
-                      f"running{at}, {_count(sv.get('waiting_at_peak'))} waiting then.", ""]
+            lines += [_("Server-wide (summed over {engines} engines): peak {peak_running} "
+                      "running{at}, {waiting_at_peak} waiting then.").format(engines=sv['engines'], peak_running=_count(sv['peak_running']), at=at, waiting_at_peak=_count(sv.get('waiting_at_peak'))), ""]
         rows = []
         for g in run.get("engines") or []:
             span = (f"{fmt_num(g['ts_last'] - g['ts_first'])} s"
@@ -865,14 +899,14 @@ def _md_engine(e: dict) -> str:
                          f"{fmt_share(g.get('kv_usage_gpu_mean'))} / {fmt_share(g.get('kv_usage_gpu_max'))}",
                          fmt_share(g.get("prefix_cache_hit_rate_mean")),
                          fmt_num(g.get("gen_tps_mean")), _count(g.get("num_preemptions_sum"))])
-        lines += [_table(["engine", "samples", "span", "running mean / max", "waiting mean / max",
-                          "KV usage mean / max", "prefix hit mean", "gen tok/s mean",
-                          "preemptions"], rows), ""]
+        lines += [_table([_("engine"), _("samples"), _("span"), _("running mean / max"), _("waiting mean / max"),
+                          _("KV usage mean / max"), _("prefix hit mean"), _("gen tok/s mean"),
+                          _("preemptions")], rows), ""]
     ctx = e.get("request_context") or {}
     if ctx.get("bound_requests"):
-        lines.append(f"{ctx.get('with_context', 0):,} of {ctx['bound_requests']:,} bound requests have the engine's "
+        lines.append(_("{with_context:,} of {bound_requests:,} bound requests have the engine's "
                      "state over their lifetime (engine_running, engine_waiting, engine_kv_usage, "
-                     "engine_prefix_hit_rate in the comparison).")
+                     "engine_prefix_hit_rate in the comparison).").format(with_context=ctx.get('with_context', 0), bound_requests=ctx['bound_requests']))
     return "\n".join(lines).rstrip()
 
 
@@ -884,30 +918,30 @@ def _md_replay(r: dict) -> str:
     if cal and cal.get("warning"):
         lines += [f"**{md(cal['warning'])}**", ""]
     if r.get("predicted_badcases") is None:
-        lines.append(f"No badcase prediction: {md((r.get('reason') or 'not computed').rstrip('.'))}.")
+        lines.append(_("No badcase prediction: {reason}.").format(reason=md((r.get('reason') or _('not computed')).rstrip('.'))))
     else:
         lines.append(md(r.get("sentence") or ""))
-        lines += ["", _table(["setting", "observed badcases", "predicted badcases", "95% interval"],
+        lines += ["", _table([_("setting"), _("observed badcases"), _("predicted badcases"), _("95% interval")],
                              [[r["setting"]["label"], str(r["observed_badcases"]),
                                f"{r['predicted_badcases']:.1f}",
                                f"{r['ci_low']:.0f} to {r['ci_high']:.0f}"]])]
         if r.get("model"):
-            lines += ["", f"Outcome model: {r['model']}; each case's KV-cache hit rate and "
+            lines += ["", _("Outcome model: {model}; each case's KV-cache hit rate and "
                       "preemptions move by the replay's difference between the scenario and the "
                       "observed settings. The interval covers the model's uncertainty and chance, "
-                      "not the engine model's own error (see the calibration)."]
+                      "not the engine model's own error (see the calibration).").format(model=r['model'])]
         for w in r.get("warnings") or []:
             if not (cal and w == cal.get("warning")):
                 lines.append(f"- {md(w)}")
     if cal:
         lines += [""] + [f"- {md(x)}" for x in calibration_lines(cal)]
         if cal.get("dropped"):
-            lines += [f"- dropped {k}: {md(why)}" for why, k in cal["dropped"].items()]
+            lines += [_("- dropped {x}: {why}").format(x=k, why=md(why)) for why, k in cal["dropped"].items()]
     sweeps = r.get("sweeps") or ([r["sweep"]] if (r.get("sweep") or {}).get("rows") else [])
     for sw in sweeps:
         lines += ["", _md_sweep(sw)]
     if r.get("sweeps_left_out"):
-        lines += ["", f"{r['sweeps_left_out']} more replayable run(s) not swept."]
+        lines += ["", _("{n} more replayable run(s) not swept.").format(n=r["sweeps_left_out"])]
     return "\n".join(lines)
 
 
@@ -915,18 +949,21 @@ def _md_sweep(sw: dict) -> str:
     """One capacity sweep of the replay section: a sentence and its table."""
     from .replay.compare import NO_PREFIX
     if not sw.get("rows"):
-        return f"Capacity sweep of {md(sw.get('run_id'))}: {md(sw.get('reason') or 'no data')}"
+        return _("Capacity sweep of {run_id}: {why}").format(
+            run_id=md(sw.get("run_id")), why=md(sw.get("reason") or _("no data")))
     mono = sw.get("monotone")
-    verdict = (f"no hit rate, {NO_PREFIX}" if mono is None else
-               "the first-query hit rate " + ("never falls" if mono else "FALLS somewhere")
-               + " as the capacity grows")
+    verdict = (_("no hit rate, {why}").format(why=_(NO_PREFIX)) if mono is None else
+               _("the first-query hit rate never falls as the capacity grows") if mono else
+               _("the first-query hit rate FALLS somewhere as the capacity grows"))
     n, total = sw.get("requests", 0), sw.get("requests_total")
-    of = f"the first {n:,} of {total:,}" if total and total > n else f"{n:,}"
-    head = (f"Capacity sweep of {md(sw.get('run_id'))} ({of} requests, "
-            f"{str(sw.get('eviction', '')).upper()}, {sw.get('block_size')}-token blocks): "
-            f"{verdict}.")
+    of = (_("the first {n:,} of {total:,}").format(n=n, total=total) if total and total > n
+          else f"{n:,}")
+    head = _("Capacity sweep of {run_id} ({of} requests, {eviction}, {block_size}-token blocks): "
+             "{verdict}.").format(run_id=md(sw.get("run_id")), of=of,
+                                  eviction=str(sw.get("eviction", "")).upper(),
+                                  block_size=sw.get("block_size"), verdict=verdict)
     return head + "\n\n" + _table(
-        ["KV blocks", "hit rate", "preemptions", "rejected"],
+        [_("KV blocks"), _("hit rate"), _("preemptions"), _("rejected")],
         [[f"{x['num_gpu_blocks']:,}", "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
           f"{x['preemptions']:,}", f"{x['rejected']:,}"] for x in sw["rows"]])
 
@@ -942,22 +979,23 @@ def _md_run_versions(v):
 
 
 SECTIONS_MD = (
-    ("clusters", "Badcase clusters", _md_clusters),
-    ("cohort", "Cohort", _md_cohort),
-    ("comparison", "Metric comparison (badcases vs control)", _md_comparison),
-    ("tree", "Decision tree", _md_tree),
-    ("heatmap", "Heatmap", _md_heatmap),
-    ("runs", "Runs and their published results", _md_runs),
-    ("versions", "Engine versions", _md_versions),
-    ("run_versions", "Engine versions at run level (published aggregates)",
+    ("clusters", N_("Badcase clusters"), _md_clusters),
+    ("cohort", N_("Cohort"), _md_cohort),
+    ("comparison", N_("Metric comparison (badcases vs control)"), _md_comparison),
+    ("strata", N_("Pooled strata (per engine version or eval)"), _md_strata),
+    ("tree", N_("Decision tree"), _md_tree),
+    ("heatmap", N_("Heatmap"), _md_heatmap),
+    ("runs", N_("Runs and their published results"), _md_runs),
+    ("versions", N_("Engine versions"), _md_versions),
+    ("run_versions", N_("Engine versions at run level (published aggregates)"),
      _md_run_versions),
-    ("sla", "SLA attainment", _md_sla),
-    ("whatif", "What-if", _md_whatif),
-    ("replay", "Replay: the badcases under another engine setting", _md_replay),
-    ("timeline", "Timeline of the worst badcase", _md_timeline),
-    ("conclusion", "Conclusion", _md_conclusion),
-    ("engine", "Engine statistics", _md_engine),
-    ("inputs", "Inputs", _md_inputs),
+    ("sla", N_("SLA attainment"), _md_sla),
+    ("whatif", N_("What-if"), _md_whatif),
+    ("replay", N_("Replay: the badcases under another engine setting"), _md_replay),
+    ("timeline", N_("Timeline of the worst badcase"), _md_timeline),
+    ("conclusion", N_("Conclusion"), _md_conclusion),
+    ("engine", N_("Engine statistics"), _md_engine),
+    ("inputs", N_("Inputs"), _md_inputs),
 )
 
 
@@ -966,17 +1004,17 @@ def render_markdown(doc: dict) -> str:
     numbers, p-values as "< 0.001", a section without data saying why."""
     meta = doc.get("meta") or {}
     coh = (doc.get("cohort") or {}) if not _missing(doc.get("cohort")) else {}
-    title = coh.get("cluster") or (meta.get("cohort") or {}).get("cluster") or "every badcase"
-    out = [f"# Trace Explorer report: {md(title)}", "",
-           f"Generated {md(meta.get('generated_at', ''))} by Trace Explorer {md(meta.get('app_version', ''))}."]
+    title = coh.get("cluster") or (meta.get("cohort") or {}).get("cluster") or _("every badcase")
+    out = [_("# Trace Explorer report: {title}").format(title=md(title)), "",
+           _("Generated {generated_at} by Trace Explorer {app_version}.").format(generated_at=md(meta.get('generated_at', '')), app_version=md(meta.get('app_version', '')))]
     out += [""] + [f"- {t}: {md(v)}" for t, v in scope_lines(meta)]
     if meta.get("simulated"):
-        out += ["", f"> **Simulated data.** {md(meta.get('demo_note') or '')}".rstrip()]
+        out += ["", _("> **Simulated data.** {demo_note}").format(demo_note=md(meta.get('demo_note') or '')).rstrip()]
     for key, heading, fn in SECTIONS_MD:
         if key not in doc:
             continue
         sec = doc[key]
-        out += ["", f"## {heading}", ""]
+        out += ["", f"## {_(heading)}", ""]
         miss = _missing(sec)
         if miss:
             out.append(miss)
@@ -985,5 +1023,5 @@ def render_markdown(doc: dict) -> str:
             out.append(fn(sec, (meta.get("scope") or {}).get("cohort_runs")) if key == "sla" else fn(sec))
         except Exception as e:  # noqa: BLE001 - a malformed section must not lose the report
             log.exception("markdown of %s failed", key)
-            out.append(f"_Could not render this section: {type(e).__name__}: {md(e)}_")
+            out.append(_("_Could not render this section: {x}: {x2}_").format(x=type(e).__name__, x2=md(e)))
     return "\n".join(out) + "\n"

@@ -7,6 +7,7 @@ from typing import Any
 
 from .errors import NoData
 from .escape import md
+from explorer.core.i18n import N_, _
 
 # the published statistics shown per run in Markdown (report.json has every one)
 SHOWN = (("requests", "completed"), ("requests", "failed"), ("ttft_ms", "mean"),
@@ -20,7 +21,7 @@ OVERVIEW = (("requests", "completed", "Completed"), ("requests", "failed", "Fail
             ("ttft_ms", "p99", "P99 TTFT (ms)"), ("tpot_ms", "mean", "Mean TPOT (ms)"),
             ("itl_ms", "mean", "Mean ITL (ms)"), ("e2e_ms", "mean", "Mean E2E (ms)"),
             ("output_throughput", "value", "Output (tok/s)"))
-NO_SUCCESS = "no successful request"
+NO_SUCCESS = N_("no successful request")
 
 
 def runs_section(store) -> list[dict]:
@@ -57,15 +58,15 @@ def overview(runs: list) -> tuple[list[str], list[list[str]]]:
     run did not publish is 'n/a') and its flag. Shared by report.md and report.html."""
     pubs = [{(p["metric"], p["stat"]): p for p in r.get("published") or []} for r in runs]
     cols = [c for c in OVERVIEW if any(c[:2] in p for p in pubs)]
-    heads = ["Run", "Engine"] + [c[2] for c in cols] + ["Flag"]
+    heads = [_("Run"), _("Engine")] + [c[2] for c in cols] + [_("Flag")]
     rows = []
     for r, pub in zip(runs, pubs):
         # the unit is in the header: cells hold the number as the benchmark prints it
         cells = [fmt_published(pub[c[:2]]["value"], pub[c[:2]]["unit"]
                                if pub[c[:2]]["unit"] in ("requests", "tokens") else None)
                  if c[:2] in pub else "n/a" for c in cols]
-        flag = (NO_SUCCESS if r.get("no_success")
-                else f"{len(r['flags'])} note(s) below" if r.get("flags") else "")
+        flag = (_(NO_SUCCESS) if r.get("no_success")
+                else _("{n} note(s) below").format(n=len(r["flags"])) if r.get("flags") else "")
         engine = " ".join(x for x in (r.get("engine"), r.get("engine_version")) if x)
         rows.append([r.get("label") or r["run_id"], engine or "–"] + cells + [flag])
     return heads, rows
@@ -76,19 +77,19 @@ def md_runs(runs: list) -> str:
     shown = [r for r in runs if r.get("published") or r.get("flags")]
     rest = len(runs) - len(shown)
     if not shown:
-        return (f"{len(runs)} run{'s' if len(runs) != 1 else ''} loaded; none published "
-                "aggregates (every number comes from the request rows).")
+        return (_("{n_runs} run{x} loaded; none published "
+                "aggregates (every number comes from the request rows).").format(n_runs=len(runs), x='s' if len(runs) != 1 else ''))
     heads, rows = overview(shown[:MD_MAX_RUNS])
     parts = [_table(heads, rows)]
     # below: each run with more to say (a flag, or numbers recomputed from its requests)
     for r in shown[:MD_MAX_RUNS]:
         if not r.get("flags") and not r.get("recomputed"):
             continue
-        ver = r.get("engine_version") or "unknown version"
+        ver = r.get("engine_version") or _("unknown version")
         src = f" ({md(r['version_source'])})" if r.get("version_source") else ""
-        head = (f"**{md(r.get('label') or r['run_id'])}**: {md(r.get('engine') or 'engine?')} "
-                f"{md(ver)}{src}, from `{md(r.get('source_path') or '')}`"
-                f" ({md(r.get('format') or '')})")
+        head = (_("**{label}**: {engine} "
+                "{ver}{src}, from `{source_path}`"
+                " ({format})").format(label=md(r.get('label') or r['run_id']), engine=md(r.get('engine') or _('engine?')), ver=md(ver), src=src, source_path=md(r.get('source_path') or ''), format=md(r.get('format') or '')))
         lines = [head]
         lines += [f"- **{md(f)}**" for f in r.get("flags") or []]
         pub = {(p["metric"], p["stat"]): p for p in r.get("published") or []}
@@ -102,17 +103,17 @@ def md_runs(runs: list) -> str:
             again = "" if c is None else (c.get("note") or fmt_published(c["recomputed"], p["unit"]))
             rows.append((_name(*key), fmt_published(p["value"], p["unit"]), again))
         if rows:
-            heads = ("Published", "Published value", "Recomputed from the requests")
+            heads = (_("Published"), _("Published value"), _("Recomputed from the requests"))
             if not rec:
                 rows = [r_[:2] for r_ in rows]
                 heads = heads[:2]
             lines.append("\n" + _table(heads, rows))
         parts.append("\n".join(lines))
     if len(shown) > MD_MAX_RUNS:
-        parts.append(f"_({len(shown) - MD_MAX_RUNS} more runs with published results in "
-                     "report.json.)_")
+        parts.append(_("_({x} more runs with published results in "
+                     "report.json.)_").format(x=len(shown) - MD_MAX_RUNS))
     if rest:
-        parts.append(f"{rest} other run{'s' if rest != 1 else ''} published no aggregates.")
+        parts.append(_("{rest} other run{x} published no aggregates.").format(rest=rest, x='s' if rest != 1 else ''))
     return "\n\n".join(parts)
 
 
@@ -120,14 +121,14 @@ def md_run_versions(v: dict) -> str:
     from .report import _Raw, _table
     ch = v.get("changes") or []
     regs = sum(bool(c.get("regression")) for c in ch)
-    head = (f"Published aggregates compared version after version ({len(ch)} changes, "
-            f"{regs} flagged as regressions: the bad direction and at least "
-            f"{v.get('min_change_pct', 5):g} %; one number per version, so nothing is tested "
-            "for significance).")
+    head = (_("Published aggregates compared version after version ({n_ch} changes, "
+            "{regs} flagged as regressions: the bad direction and at least "
+            "{min_change_pct:g} %; one number per version, so nothing is tested "
+            "for significance).").format(n_ch=len(ch), regs=regs, min_change_pct=v.get('min_change_pct', 5)))
     rows = [(f"{c.get('engine') or ''} {c.get('benchmark') or ''}".strip(),
              _name(c["metric"], c["stat"]), f"{c['from_version']} → {c['to_version']}",
              fmt_published(c["from_value"], c.get("unit")), fmt_published(c["to_value"], c.get("unit")),
              "n/a" if c.get("change_pct") is None else f"{c['change_pct']:+.1f} %",
-             _Raw("**REGRESSION**") if c.get("regression") else "") for c in ch[:30]]
-    return head + "\n\n" + _table(("Engine / benchmark", "Metric", "Versions", "Old", "New",
-                                   "Change", "Flag"), rows)
+             _Raw(_("**REGRESSION**")) if c.get("regression") else "") for c in ch[:30]]
+    return head + "\n\n" + _table((_("Engine / benchmark"), _("Metric"), _("Versions"), _("Old"), _("New"),
+                                   _("Change"), _("Flag")), rows)

@@ -345,8 +345,10 @@ class Store:
         self.con.execute(f"INSERT INTO {quote_ident(table)} ({cols}) VALUES "
                          f"({', '.join('?' * len(row))})", list(row.values()))
 
-    def get_setting(self, key: str, default: Any = None) -> Any:
-        rows = self.con.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchall()
+    def get_setting(self, key: str, default: Any = None, con=None) -> Any:
+        """The value kept under `key`, else default. con: a cursor (Store.cursor) when called
+        from a thread other than the store's."""
+        rows = (con or self.con).execute("SELECT value FROM settings WHERE key = ?", [key]).fetchall()
         return default if not rows else json.loads(rows[0][0])
 
     def set_setting(self, key: str, value: Any) -> None:

@@ -30,6 +30,7 @@ import pandas as pd
 
 from .errors import NoData
 from .sqlutil import load_query, quote_ident
+from explorer.core.i18n import _
 
 # "unsplit": the request ran but the source has no first-token time (e.g. HELM runtimes, an
 # E2E alone), so prefill and decode cannot be told apart
@@ -211,7 +212,7 @@ def request_timeline(store, run_id: str, request_id: str, con=None, *,
     params = {"run_id": run_id, "request_id": request_id}
     row_df = store.query("timeline_request", params, con=con)
     if row_df.empty:
-        raise NoData(f"request {request_id!r} is not in run {run_id!r}")
+        raise NoData(_("request {request_id!r} is not in run {run_id!r}").format(request_id=request_id, run_id=run_id))
     row = {k: _num(v) if isinstance(v, (float, np.floating)) else _py(v)
            for k, v in row_df.iloc[0].items()}
     ev_df = store.query("timeline_events", params, con=con)
@@ -420,7 +421,7 @@ def neighbours(store, run_id: str, request_id: str, window_s: float = 30.0,
     _run_stats(store, run_id, con)
     row = store.query("timeline_request", {"run_id": run_id, "request_id": request_id}, con=con)
     if row.empty:
-        raise NoData(f"request {request_id!r} is not in run {run_id!r}")
+        raise NoData(_("request {request_id!r} is not in run {run_id!r}").format(request_id=request_id, run_id=run_id))
     r = row.iloc[0]
     a = _num(r["arrival_s"])
     if a is None:
@@ -470,7 +471,7 @@ def typical_control_request(store, cohort_frame: pd.DataFrame) -> tuple[str, str
     Raises NoData when no bound control request has a TPOT."""
     ctl = _with_metric(store, _bound(cohort_frame, "control"), "tpot_ms").dropna(subset=["tpot_ms"])
     if ctl.empty:
-        raise NoData("no bound control request with a TPOT to compare with")
+        raise NoData(_("no bound control request with a TPOT to compare with"))
     med = float(np.median(ctl["tpot_ms"].to_numpy(dtype=float)))
     ctl = ctl.assign(_d=(ctl["tpot_ms"].astype(float) - med).abs())
     best = ctl.sort_values(["_d", "run_id", "request_id"]).iloc[0]
@@ -498,8 +499,8 @@ def worst_badcase(cohort_frame: pd.DataFrame) -> tuple[str, str]:
         b[f"_{col}"] = v
         keys.append(f"_{col}")
     if not keys or b[keys].isna().all(axis=None):
-        raise NoData("no badcase of this cohort is bound to a request with preemptions, TPOT, "
-                     "E2E or TTFT")
+        raise NoData(_("no badcase of this cohort is bound to a request with preemptions, TPOT, "
+                     "E2E or TTFT"))
     best = b.sort_values(keys + ["run_id", "request_id"], ascending=[False] * len(keys) + [True, True],
                          na_position="last").iloc[0]
     return str(best["run_id"]), str(best["request_id"])

@@ -17,10 +17,7 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.store import LoadReport, Store
 
-DEMO_NOTE = ("Simulated demo workload: a synthetic multi-turn arrival trace fitted to the public "
-             "Mooncake conversation trace, replayed through Trace Explorer's engine model for two "
-             "engine versions, with generated maths eval cases and a planted effect; no real "
-             "engine produced these numbers.")
+from ..core.names import DEMO_NOTE  # the core vocabulary owns the words (report meta)
 
 
 def load_demo(store: Store, progress=None, *, seed: int | None = None,

@@ -7,6 +7,10 @@ offscreen: a report image and the app's panel are the same picture. Qt-side (not
     render(doc, out_dir, formats, frame=None, cases=None) -> list[Path]
     write_bundle(store, cohort, out_dir, formats=ALL_FORMATS) -> list[Path]
 """
-from .bundle import ALL_FORMATS, render, write_bundle
+from explorer.core.report import register_renderer
+
+from .bundle import ALL_FORMATS, QT_FORMATS, render, write_bundle
+
+register_renderer(render, QT_FORMATS)  # the core's report writes these formats through us
 
 __all__ = ["ALL_FORMATS", "render", "write_bundle"]

@@ -39,15 +39,15 @@ def telling_metrics(comparison: Any, k: int = 2) -> list[str]:
 
 
 def _panel_classes() -> dict[str, type]:
-    from widgets.mainwindow import PANELS, _resolve
-    return {name: cls for name, spec, _ in PANELS if (cls := _resolve(spec)) is not None}
+    from widgets.panels import PANELS
+    return {name: cls for name, cls, _ in PANELS}
 
 
 def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: bool,
                   timeline: tuple[str, str] | None = None, store=None) -> dict[str, Path]:
     """Render every panel that has a section in `doc` to out_dir/<panel>.png (2x) and .svg.
 
-    The panels are the app's own (widgets.mainwindow.PANELS) fed the same dicts through a
+    The panels are the app's own (widgets.panels.PANELS) fed the same dicts through a
     Session, so the pictures match the window. Returns panel name -> PNG path (distributions
     once per telling metric: distributions_<metric>.png; the first is also distributions.png).
     store: the session's store, needed only by the timeline panel (it queries the request)."""
@@ -67,10 +67,9 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
             panels[n] = classes[n](None if n == "timeline" else session)
         except Exception:  # noqa: BLE001 - a panel that cannot start leaves only its picture out
             log.exception("panel %s could not start", n)
-    if hasattr(panels.get("tree"), "set_print_layout"):  # legible on a page: depth across
-        panels["tree"].set_print_layout(True)
-    if hasattr(panels.get("whatif"), "set_print_layout"):  # the graph printed on its own
-        panels["whatif"].set_print_layout(True)
+    for panel in panels.values():  # a page's layout: the tree's depth across, the what-if
+        if hasattr(panel, "set_print_layout"):  # without its graph (printed on its own), no
+            panel.set_print_layout(True)        # "click" hints
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
     if frame is not None:

@@ -13,6 +13,7 @@ from typing import Callable
 import pandas as pd
 
 from explorer.core.escape import html_text
+from explorer.core.i18n import N_, _
 from explorer.core.names import plural
 from explorer.core.report import scope_lines
 from widgets import palette
@@ -41,23 +42,23 @@ table.header td {{ border: none; padding-right: 18px; }} .t {{ color: {palette.M
 img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.MUTED}; font-size: 8pt; }}
 """
 
-# Section order of the document: (key of the report JSON, title, image name or None when the
-# HTML table says it all, table painter)
+# Section order of the document: (key of the report JSON, title (translated where shown),
+# image name or None when the HTML table says it all, table painter)
 SECTIONS = [
-    ("comparison", "Metric comparison", None, lambda v: comparison_html(v)),
-    ("distributions", "Distributions", "distributions", None),
-    ("tree", "Decision tree", "tree", None),
-    ("heatmap", "Heatmap: TPOT x batch-size entropy", "heatmap", None),
-    ("runs", "Runs and their published results", None, lambda v: runs_html(v)),
-    ("versions", "Engine versions", "versions", lambda v: versions_html(v)),
-    ("run_versions", "Engine versions at run level (published aggregates)", None,
+    ("comparison", N_("Metric comparison"), None, lambda v: comparison_html(v)),
+    ("distributions", N_("Distributions"), "distributions", None),
+    ("tree", N_("Decision tree"), "tree", None),
+    ("heatmap", N_("Heatmap: TPOT x batch-size entropy"), "heatmap", None),
+    ("runs", N_("Runs and their published results"), None, lambda v: runs_html(v)),
+    ("versions", N_("Engine versions"), "versions", lambda v: versions_html(v)),
+    ("run_versions", N_("Engine versions at run level (published aggregates)"), None,
      lambda v: run_versions_html(v)),
-    ("sla", "SLA attainment", "sla", lambda v: sla_html(v)),
-    ("whatif", "Counterfactual what-if", "whatif", None),
-    ("replay", "Replay: the badcases under another engine setting", "replay", None),
-    ("timeline", "Timeline of the worst badcase", "timeline", None),
-    ("engine", "Engine statistics", "engine", lambda v: engine_html(v)),
-    ("conclusion", "Conclusion", None, lambda v: conclusion_html(v)),
+    ("sla", N_("SLA attainment"), "sla", lambda v: sla_html(v)),
+    ("whatif", N_("Counterfactual what-if"), "whatif", None),
+    ("replay", N_("Replay: the badcases under another engine setting"), "replay", None),
+    ("timeline", N_("Timeline of the worst badcase"), "timeline", None),
+    ("engine", N_("Engine statistics"), "engine", lambda v: engine_html(v)),
+    ("conclusion", N_("Conclusion"), None, lambda v: conclusion_html(v)),
 ]
 
 
@@ -70,18 +71,18 @@ def data_uri(path: Path) -> str:
 def missing_reason(value) -> str | None:
     """Why a section has no content (its own reason, or 'not computed'), else None."""
     if value is None:
-        return "This section was not computed for this report."
+        return _("This section was not computed for this report.")
     if isinstance(value, dict) and value.get("status") in ("no_data", "error", "cancelled"):
         return str(value.get("reason") or value["status"])
     if isinstance(value, list) and not value:
-        return "No rows."
+        return _("No rows.")
     return None
 
 
 def title_of(doc: dict) -> str:
     cohort = doc.get("cohort") or {}
     cluster = cohort.get("cluster") if isinstance(cohort, dict) else None
-    return f"Trace Explorer postmortem: {cluster or 'all badcases'}"
+    return _("Trace Explorer postmortem: {cluster}").format(cluster=cluster or _("all badcases"))
 
 
 def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Path], str] | None = None,
@@ -99,17 +100,20 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
            f"<p class='sub'>{esc(str(meta.get('generated_at', '')))} · Trace Explorer "
            f"{esc(str(meta.get('app_version', '')))}</p>"]
     if meta.get("simulated"):
-        out.append(f"<p class='sim'>{esc(meta.get('demo_note') or 'Simulated data.')}</p>")
+        note = meta.get("demo_note") or _("Simulated data.")
+        out.append(f"<p class='sim'>{esc(note)}</p>")
     cohort = doc.get("cohort")
     if isinstance(cohort, dict) and "status" not in cohort:
         out.append(header_html(cohort, meta))
     out.append("<p class='scope'>" + "<br>".join(f"<b>{esc(t)}:</b> {esc(v)}" for t, v in scope_lines(meta))
                + "</p>")
     if "dashboard" in images and not for_pdf:
-        out.append(f"<h2>Dashboard</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
+        heading = _("Dashboard")
+        out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
     for key, title, img, table in SECTIONS:
         if key not in doc and (img is None or img not in images):
             continue
+        title = _(title)
         out.append(f"<h2>{esc(title)}</h2>")
         value = doc.get(key)
         why = None if key in ("distributions", "timeline") else missing_reason(value)
@@ -146,7 +150,7 @@ def print_width(name: str, path: Path) -> int:
         return int(min(920, max(200, NATURAL[name] * px)))
     return 920 if name in WIDE else 640
 CASES_LISTED = 50  # badcase rows in the HTML / PDF listing
-LINKS = {1: "exact id", 2: "fuzzy", 3: "weak"}
+LINKS = {1: N_("exact id"), 2: N_("fuzzy"), 3: N_("weak")}
 
 
 def badcase_table(cases, limit: int = CASES_LISTED) -> str:
@@ -154,23 +158,26 @@ def badcase_table(cases, limit: int = CASES_LISTED) -> str:
     every row or "the first N of M" (M from cases.attrs["total"] when the caller cut it)."""
     total = max(int(cases.attrs.get("total") or 0), len(cases))
     shown = cases.head(limit)
-    note = (f"<p class='why'>The first {len(shown):,} of {total:,} badcases, by case id.</p>"
-            if len(shown) < total else f"<p class='why'>{'The' if total == 1 else 'All'} "
-            f"{plural(total, 'badcase')}, by case id.</p>")
+    note = "<p class='why'>" + esc(
+        _("The first {shown:,} of {total:,} badcases, by case id.").format(shown=len(shown), total=total)
+        if len(shown) < total else
+        _("The {badcases}, by case id.").format(badcases=plural(total, "badcase")) if total == 1 else
+        _("All {badcases}, by case id.").format(badcases=plural(total, "badcase"))) + "</p>"
     head = "".join(f"<th width='{w}%'>{esc(t)}</th>" for t, w in (
-        ("case", 12), ("prompt", 36), ("prediction", 26), ("request", 18), ("link", 8)))
+        (_("case"), 12), (_("prompt"), 36), (_("prediction"), 26), (_("request"), 18), (_("link"), 8)))
     rows = []
     for r in shown.itertuples(index=False):
         req, level = getattr(r, "request_id", None), getattr(r, "level", None)
         bound = req is not None and not pd.isna(req)
         run = getattr(r, "run_id", None)
         request = (f"{req}" + (f" ({run})" if run is not None and not pd.isna(run) else "")) if bound \
-            else "not bound"
-        link = LINKS.get(int(level), str(level)) if bound and level is not None and not pd.isna(level) else "–"
+            else _("not bound")
+        link = _(LINKS[int(level)]) if int(level) in LINKS else str(level) if bound and level is not None and not pd.isna(level) else "–"
         rows.append("<tr>" + "".join(f"<td>{esc(_short(v))}</td>" for v in (
             getattr(r, "case_id", ""), getattr(r, "prompt", ""), getattr(r, "prediction", ""),
             request, link)) + "</tr>")
-    return (f"<h2>Badcases of the cohort</h2>{note}<table class='cases'><tr>{head}</tr>"
+    heading = _("Badcases of the cohort")
+    return (f"<h2>{esc(heading)}</h2>{note}<table class='cases'><tr>{head}</tr>"
             + "".join(rows) + "</table>")
 
 
@@ -182,13 +189,15 @@ def provenance_html(doc: dict) -> str:
         rows.append("<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
             Path(str(f.get("path", ""))).name, f.get("format") or "–", (f.get("sha256") or "–")[:16],
             f.get("rows_loaded", 0), f.get("rows_skipped", 0),
-            f.get("error") or (f"ignored: {f['ignored']}" if f.get("ignored") else ""))) + "</tr>")
-    table = ("<table class='foot'><tr><th>input</th><th>format</th><th>sha256</th><th>rows</th>"
-             "<th>skipped</th><th>error / note</th></tr>" + "".join(rows) + "</table>") if rows else ""
-    sim = " Data: SIMULATED." if meta.get("simulated") else ""
-    return (f"<h2>Provenance</h2>{table}<p class='foot'>Trace Explorer "
-            f"{esc(str(meta.get('app_version', '')))}, generated {esc(str(meta.get('generated_at', '')))}."
-            f"{esc(sim)}</p>")
+            f.get("error") or (_("ignored: {why}").format(why=f['ignored']) if f.get("ignored") else ""))) + "</tr>")
+    heads = (_("input"), _("format"), "sha256", _("rows"), _("skipped"), _("error / note"))
+    table = ("<table class='foot'><tr>" + "".join(f"<th>{esc(h)}</th>" for h in heads) + "</tr>"
+             + "".join(rows) + "</table>") if rows else ""
+    sim = " " + _("Data: SIMULATED.") if meta.get("simulated") else ""
+    foot = _("Trace Explorer {version}, generated {when}.").format(
+        version=meta.get("app_version", ""), when=meta.get("generated_at", ""))
+    heading = _("Provenance")
+    return f"<h2>{esc(heading)}</h2>{table}<p class='foot'>{esc(foot + sim)}</p>"
 
 
 def _short(v, n: int = 160) -> str:

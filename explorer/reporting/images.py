@@ -19,7 +19,7 @@ CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC"]
 
 def ensure_app() -> QApplication:
     """The running QApplication, or a new one (offscreen when no DISPLAY / WAYLAND_DISPLAY)."""
-    from explorer.app import filter_qt_noise
+    from explorer.qtmessages import filter_qt_noise
     filter_qt_noise()
     app = QApplication.instance()
     if app is None:
@@ -30,6 +30,8 @@ def ensure_app() -> QApplication:
         f.setFamilies(CJK_FAMILIES)
         f.setPointSize(9)
         app.setFont(f)
+    from explorer import translators
+    translators.sync(app)
     return app
 
 

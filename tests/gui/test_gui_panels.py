@@ -65,11 +65,10 @@ SAMPLES = {
 
 def _panel_classes():
     from widgets.base import Panel
-    from widgets.mainwindow import PANELS, _resolve
+    from widgets.panels import PANELS
     out = []
-    for name, spec, _ in PANELS:
-        cls = _resolve(spec)
-        if cls is not None and issubclass(cls, Panel):
+    for name, cls, _ in PANELS:
+        if issubclass(cls, Panel):
             out.append(pytest.param(cls, id=name))
     return out
 

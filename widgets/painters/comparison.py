@@ -5,23 +5,26 @@ from __future__ import annotations
 from .common import is_missing, label, num, pct, pval, share, significant
 
 from explorer.core.escape import html_text
+from explorer.core.i18n import N_, _
 
-HEADERS = ["Metric", "Badcase", "Control", "Diff", "p", "p adj.", "d", "r (rank) [95% CI]",
-           "n bad / ctl"]
-TIPS = ["Metric (unit)", "Badcase mean (share of requests for yes/no signals)", "Control mean",
-        "(badcase - control) / |control|", "Mann-Whitney U, two-sided (Fisher's exact for yes/no signals)",
-        "Benjamini-Hochberg adjusted across the metrics", "Cohen's d: badcase minus control over "
-        "the pooled SD (odds ratio for yes/no signals)",
-        "Rank-biserial correlation, the effect size of the Mann-Whitney test: share of pairs "
-        "where the badcase is higher minus share where it is lower (DeLong 95% interval)",
-        "badcases / control cases with a value"]
+HEADERS = [N_("Metric"), N_("Badcase"), N_("Control"), N_("Diff"), "p", N_("p adj."), "d",
+           N_("r (rank) [95% CI]"), N_("n bad / ctl")]
+TIPS = [N_("Metric (unit)"), N_("Badcase mean (share of requests for yes/no signals)"),
+        N_("Control mean"), N_("(badcase - control) / |control|"),
+        N_("Mann-Whitney U, two-sided (Fisher's exact for yes/no signals)"),
+        N_("Benjamini-Hochberg adjusted across the metrics"),
+        N_("Cohen's d: badcase minus control over the pooled SD (odds ratio for yes/no signals)"),
+        N_("Rank-biserial correlation, the effect size of the Mann-Whitney test: share of pairs "
+           "where the badcase is higher minus share where it is lower (DeLong 95% interval)"),
+        N_("badcases / control cases with a value")]
 
 
 def headers_for(other: str) -> list[str]:
     """HEADERS of a selection's comparison: "Selected" against "Rest" (the rest of the
     cohort) or "Control"."""
-    return ["Metric", "Selected", "Rest" if other == "rest" else "Control", "Diff", "p", "p adj.",
-            "d", "r (rank) [95% CI]", "n sel / " + ("rest" if other == "rest" else "ctl")]
+    return [_("Metric"), _("Selected"), _("Rest") if other == "rest" else _("Control"), _("Diff"),
+            "p", _("p adj."), "d", _("r (rank) [95% CI]"),
+            _("n sel / ") + ("rest" if other == "rest" else "ctl")]
 
 
 def sort_key(row: dict, col: int):
@@ -60,7 +63,7 @@ def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
             dtext = f"OR {float(r['odds_ratio']):.2f}"
         else:
             dtext = "–" if is_missing(d) else f"{float(d):+.2f}"
-        out.append([("★ " if significant(r) else "") + label(m) + (" (share)" if cat else ""),
+        out.append([("★ " if significant(r) else "") + label(m) + (_(" (share)") if cat else ""),
                     mean(r.get("bad_mean")), mean(r.get("control_mean")),
                     pct(r.get("diff_pct")), pval(r.get("p_value")), pval(r.get("p_adjusted")),
                     dtext, _rank(r), f"{_n(r.get('n_bad'))} / {_n(r.get('n_control'))}"])
@@ -69,11 +72,11 @@ def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
 
 def to_markdown(rows: list[dict] | None) -> str:
     """GitHub Markdown table; significant rows (BH-adjusted p < 0.05) marked with ★."""
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    lines = ["| " + " | ".join(_(h) for h in HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for cells in comparison_rows(rows):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     lines.append("")
-    lines.append("★ Benjamini-Hochberg adjusted p < 0.05")
+    lines.append(_("★ Benjamini-Hochberg adjusted p < 0.05"))
     return "\n".join(lines)
 
 
@@ -90,7 +93,7 @@ def to_tsv(rows: list[dict] | None) -> str:
 
 def comparison_html(rows: list[dict] | None) -> str:
     """HTML table (reports); significant rows get class 'sig'."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in HEADERS)
+    head = "".join(f"<th>{html_text(_(h))}</th>" for h in HEADERS)
     body = []
     for r, cells in zip(rows or [], comparison_rows(rows)):
         cls = " class='sig'" if significant(r) else ""

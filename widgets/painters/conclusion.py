@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from explorer.core.escape import html_text
 from widgets import palette
+from explorer.core.analysis.conclusion import module_name
+from explorer.core.i18n import _
 
 
 def conclusion_html(conclusion: dict | None, tree_sentence: str | None = None) -> str:
@@ -15,8 +17,9 @@ def conclusion_html(conclusion: dict | None, tree_sentence: str | None = None) -
     mods = c.get("modules") or []
     if mods:
         chips = " ".join(f"<span style='background:{palette.BAD};color:white;padding:2px 6px'>"
-                         f"&nbsp;{esc(str(m))}&nbsp;</span>" for m in mods)
-        parts.append(f"<p><b>Points to:</b> {chips}</p>")
+                         f"&nbsp;{esc(module_name(str(m)))}&nbsp;</span>" for m in mods)
+        points = _("Points to:")
+        parts.append(f"<p><b>{esc(points)}</b> {chips}</p>")
     if c.get("narrative"):
         parts.append(f"<p>{esc(str(c['narrative']))}</p>")
     if tree_sentence:
@@ -28,10 +31,11 @@ def conclusion_html(conclusion: dict | None, tree_sentence: str | None = None) -
             flags = s.get("flags") or []
             fl = "".join(f"<br><code>{esc(str(f))}</code>" for f in flags)
             items.append(f"<li><b>P{esc(str(s.get('priority', '?')))}</b> {esc(str(s.get('text', '')))}{fl}</li>")
-        parts.append("<p><b>Suggestions</b></p><ol style='margin-left:-20px'>" + "".join(items) + "</ol>")
+        heading = _("Suggestions")
+        parts.append(f"<p><b>{esc(heading)}</b></p><ol style='margin-left:-20px'>" + "".join(items) + "</ol>")
     if not parts:
-        parts.append(f"<p style='color:{palette.MUTED}'>No conclusion: the evidence rules fired on "
-                     "nothing in this cohort.</p>")
+        parts.append(f"<p style='color:{palette.MUTED}'>" + esc(
+            _("No conclusion: the evidence rules fired on nothing in this cohort.")) + "</p>")
     return "".join(parts)
 
 
@@ -40,7 +44,7 @@ def conclusion_text(conclusion: dict | None) -> str:
     c = conclusion or {}
     lines = []
     if c.get("modules"):
-        lines.append("Points to: " + ", ".join(map(str, c["modules"])))
+        lines.append(_("Points to: ") + ", ".join(module_name(str(m)) for m in c["modules"]))
     if c.get("narrative"):
         lines.append(str(c["narrative"]))
     for s in sorted(c.get("suggestions") or [], key=lambda s: s.get("priority") or 99):

@@ -10,6 +10,7 @@ from explorer.core.escape import html_text
 from widgets import palette
 
 from .common import label, num, pval
+from explorer.core.i18n import _
 
 MAX_BINS = 40
 
@@ -56,23 +57,23 @@ def paint_distribution(plot: pg.PlotItem, bad, control, metric: str, mode: str =
         plot.addLegend(offset=(-10, 10), labelTextSize="9pt")
     b, c = clean(bad), clean(control)
     if b.size == 0 and c.size == 0:
-        return f"No {label(metric, False)} value in this cohort (no bound request records it)."
+        return _("No {metric} value in this cohort (no bound request records it).").format(metric=label(metric, False))
     plot.showGrid(x=True, y=True, alpha=0.25)
     plot.setLabel("bottom", label(metric))
     if mode == "ecdf":
         plot.setLabel("left", "fraction of cases ≤ x")
     else:
-        plot.setLabel("left", "density")
+        plot.setLabel("left", _("density"))
     edges = bin_edges(b, c)
-    for vals, colour, name in ((c, palette.CONTROL, "Control"), (b, palette.BAD, "Badcase")):
+    for vals, colour, name in ((c, palette.CONTROL, _("Control")), (b, palette.BAD, _("Badcase"))):
         if vals.size == 0:
             continue
-        legend = f"{name} (n={vals.size}, mean {num(vals.mean(), metric)})"
+        legend = _("{name} (n={size}, mean {mean})").format(name=name, size=vals.size, mean=num(vals.mean(), metric))
         pen = pg.mkPen(colour, width=2)
         if mode == "ecdf":
             plot.plot(*_steps(*ecdf(vals)), pen=pen, name=legend)
         else:
-            h, _ = np.histogram(vals, bins=edges, density=True)
+            h, _edges = np.histogram(vals, bins=edges, density=True)
             plot.plot(edges, h, stepMode="center", pen=pen, fillLevel=0,
                       brush=palette.qcolor(colour, 70), name=legend)
         line = pg.InfiniteLine(pos=float(vals.mean()), angle=90,
@@ -81,7 +82,7 @@ def paint_distribution(plot: pg.PlotItem, bad, control, metric: str, mode: str =
     if stats:
         p = stats.get("p_adjusted", stats.get("p_value"))
         plot.legend.addItem(pg.PlotDataItem(pen=None),
-                            html_text(f"Mann-Whitney U p adj. {_rel(pval(p))}"))
+                            html_text(_("Mann-Whitney U p adj. {x}").format(x=_rel(pval(p)))))
     h = clean(highlight)
     if h.size:
         ymax = 1.0 if mode == "ecdf" else plot.viewRange()[1][1] or 1.0

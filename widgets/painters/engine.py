@@ -11,6 +11,7 @@ from explorer.core.escape import html_text
 from widgets import palette
 
 from .common import is_missing
+from explorer.core.i18n import _
 
 # (series key, track title, scale shown, unit): fractions are drawn in percent
 TRACKS = (("running", "running", 1.0, ""), ("waiting", "waiting", 1.0, ""),
@@ -43,7 +44,7 @@ def lines(value: dict | None) -> list[tuple[str, np.ndarray, dict, tuple[int, in
                   for k, *_ in TRACKS if k in s and len(s[k]) == len(ts)}
             name = str(run.get("run_id", "")).split(":", 1)[-1]
             if len(engines) > 1 or g.get("engine"):
-                name += f" · engine {g.get('engine') or '–'}"
+                name += _(" · engine {engine}").format(engine=g.get('engine') or '–')
             out.append((name, x, ys, (ri, ei)))
     return out
 
@@ -56,7 +57,7 @@ def paint_engine(layout: pg.GraphicsLayoutWidget, value: dict | None) -> str | N
     tracks = [t for t in TRACKS
               if any(np.isfinite(ys.get(t[0], np.array([]))).any() for _, _, ys, _ in data)]
     if not tracks:
-        return "The loaded engine statistics have no running / waiting / KV-cache values to draw."
+        return _("The loaded engine statistics have no running / waiting / KV-cache values to draw.")
     first = None
     for row, (key, title, scale, unit) in enumerate(tracks):
         p = layout.addPlot(row=row, col=0)
@@ -93,17 +94,17 @@ def summary(value: dict | None) -> str:
     value = value or {}
     runs = value.get("runs") or []
     n_eng = sum(len(r.get("engines") or []) for r in runs)
-    parts = [f"{len(runs)} stats run{'s' if len(runs) != 1 else ''}, {n_eng} engine{'s' if n_eng != 1 else ''}"]
+    parts = [_("{n_runs} stats run{x}, {n_eng} engine{x2}").format(n_runs=len(runs), x='s' if len(runs) != 1 else '', n_eng=n_eng, x2='s' if n_eng != 1 else '')]
     for r in runs:
         sv = r.get("server") or {}
         if (sv.get("engines") or 0) > 1 and not is_missing(sv.get("peak_running")):
-            parts.append(f"{str(r.get('run_id')).split(':', 1)[-1]}: server peak "
-                         f"{int(sv['peak_running']):,} running over {sv['engines']} engines")
+            parts.append(_("{run_id}: server peak "
+                         "{peak_running:,} running over {engines} engines").format(run_id=str(r.get('run_id')).split(':', 1)[-1], peak_running=int(sv['peak_running']), engines=sv['engines']))
     ctx = value.get("request_context") or {}
     n = ctx.get("bound_requests")
     if not is_missing(n) and n and not is_missing(ctx.get("with_context")):
-        parts.append(f"{int(ctx['with_context']):,} of {int(n):,} bound requests have the "
-                     "engine's state over their lifetime")
+        parts.append(_("{with_context:,} of {n:,} bound requests have the "
+                     "engine's state over their lifetime").format(with_context=int(ctx['with_context']), n=int(n)))
     return "; ".join(parts)
 
 
@@ -128,11 +129,13 @@ def engine_html(value: dict | None) -> str:
                 f"{_cell(g.get('waiting_mean'))} / {_cell(g.get('waiting_max'))}",
                 f"{_cell(g.get('kv_usage_gpu_mean'), True)} / {_cell(g.get('kv_usage_gpu_max'), True)}",
                 _cell(g.get("prefix_cache_hit_rate_mean"), True), _cell(g.get("gen_tps_mean")))) + "</tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("stats run", "engine", "samples", "running mean / max",
-                                             "waiting mean / max", "KV usage mean / max",
-                                             "prefix hit mean", "gen tok/s mean"))
+    head = "".join(f"<th>{h}</th>" for h in (_("stats run"), _("engine"), _("samples"),
+                                             _("running mean / max"), _("waiting mean / max"),
+                                             _("KV usage mean / max"), _("prefix hit mean"),
+                                             _("gen tok/s mean")))
+    what = _("engine settings (vllm:cache_config_info)")
     settings = "".join(
-        f"<p class='sub'>{esc(str(r.get('run_id')))}: engine settings (vllm:cache_config_info): "
+        f"<p class='sub'>{esc(str(r.get('run_id')))}: {esc(what)}: "
         + esc(", ".join(f"{k} = {v}" for k, v in r["settings"].items())) + "</p>"
         for r in (value or {}).get("runs") or [] if r.get("settings"))
     return (f"<p>{esc(summary(value))}</p>{settings}<table><tr>{head}</tr>{''.join(rows)}</table>")

@@ -7,8 +7,9 @@ from typing import Any
 from .common import is_missing, ratio, share
 
 from explorer.core.escape import html_text
+from explorer.core.i18n import N_, _
 
-LEVEL_NAMES = {1: "L1 exact request id", 2: "L2 multi-condition fuzzy", 3: "L3 single-condition (weak)"}
+LEVEL_NAMES = {1: N_("L1 exact request id"), 2: N_("L2 multi-condition fuzzy"), 3: N_("L3 single-condition (weak)")}
 
 
 def _levels(cohort: dict) -> dict[int, int]:
@@ -66,18 +67,18 @@ def control_text(cohort: dict) -> tuple[str, str]:
         how = ctl.get("kind") or ctl.get("name") or ctl.get("control")
     cats = _categories(cohort.get("category"))
     if how == "all-correct":
-        scope = "all categories"
+        scope = _("all categories")
     elif cats:
-        scope = ", ".join(cats) if len(cats) <= 3 else f"{len(cats)} categories"
+        scope = ", ".join(cats) if len(cats) <= 3 else _("{n_cats} categories").format(n_cats=len(cats))
     else:
-        scope = "same category"
+        scope = _("same category")
     size = "–" if n is None else f"{n:,}"
     bound = _count(cohort.get("control_bound"))
-    how_text = {"same-category": "correct cases of the badcases' categories",
-                "all-correct": "every correct case"}.get(how, str(how or "–"))
-    tip = (f"Control group: {how_text}" + (f" ({', '.join(cats)})" if cats and how != "all-correct" else "")
-           + ("" if bound is None else f"; {bound:,} bound to a trace request"))
-    return f"{size} correct ({scope})", tip
+    how_text = {"same-category": _("correct cases of the badcases' categories"),
+                "all-correct": _("every correct case")}.get(how, str(how or "–"))
+    tip = (_("Control group: {how_text}").format(how_text=how_text) + (f" ({', '.join(cats)})" if cats and how != "all-correct" else "")
+           + ("" if bound is None else _("; {bound:,} bound to a trace request").format(bound=bound)))
+    return _("{size} correct ({scope})").format(size=size, scope=scope), tip
 
 
 def header_items(cohort: dict | None, meta: dict | None = None,
@@ -87,30 +88,31 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     cohort = cohort or {}
     meta = meta or {}
     items: list[tuple[str, str, str]] = []
-    name = cohort.get("cluster") or "all badcases"
+    name = cohort.get("cluster") or _("all badcases")
     bad = cohort.get("badcases")
-    items.append(("Cluster", f"{name}", "The badcase cluster under study"))
-    items.append(("Badcases", f"{'–' if is_missing(bad) else f'{int(bad):,}'} ({share(cohort.get('share_of_badcases'))} of badcases)",
-                  "Badcases in this cluster and their share of all badcases"))
-    items.append(("Bound to traces", ratio(cohort.get("bound"), bad),
-                  "Badcases of the cluster bound to an inference request"))
+    items.append((_("Cluster"), f"{name}", _("The badcase cluster under study")))
+    items.append((_("Badcases"), _("{x} ({share_of_badcases} of badcases)").format(x='–' if is_missing(bad) else f'{int(bad):,}', share_of_badcases=share(cohort.get('share_of_badcases'))),
+                  _("Badcases in this cluster and their share of all badcases")))
+    items.append((_("Bound to traces"), ratio(cohort.get("bound"), bad),
+                  _("Badcases of the cluster bound to an inference request")))
     ctl, tip = control_text(cohort)
-    items.append(("Control", ctl, tip))
+    items.append((_("Control"), ctl, tip))
     lv = strongest_level(cohort)
     levels = _levels(cohort)
-    detail = ", ".join(f"L{k}: {v}" for k, v in sorted(levels.items())) or "no case bound"
-    items.append(("Strongest link", LEVEL_NAMES.get(lv, "none") if lv else "none", detail))
+    detail = ", ".join(f"L{k}: {v}" for k, v in sorted(levels.items())) or _("no case bound")
+    items.append((_("Strongest link"), _(LEVEL_NAMES.get(lv, N_("none"))) if lv else _("none"), detail))
     amb_b, amb_c = cohort.get("ambiguous_badcases") or 0, cohort.get("ambiguous_control") or 0
     if amb_b or amb_c:
-        items.append(("Ambiguous", f"{amb_b:,} bad / {amb_c:,} control",
-                      "Cases left unbound because several requests fit equally well (never "
-                      "guessed); the Cases panel lists them with their candidates"))
+        items.append((_("Ambiguous"), _("{bad:,} bad / {control:,} control").format(
+                          bad=amb_b, control=amb_c),
+                      _("Cases left unbound because several requests fit equally well (never "
+                        "guessed); the Cases panel lists them with their candidates")))
     if selection and selection[0]:
         lab, nc, nr = selection
-        items.append(("Selected", f"{selection_text(nc, nr)} · {lab}",
-                      f"{lab}: every view shows these cases (Esc clears the selection)"))
+        items.append((_("Selected"), f"{selection_text(nc, nr)} · {lab}",
+                      _("{lab}: every view shows these cases (Esc clears the selection)").format(lab=lab)))
     if meta.get("simulated"):
-        items.append(("Data", "SIMULATED", meta.get("demo_note") or "Generated data, not a real run"))
+        items.append((_("Data"), _("SIMULATED"), meta.get("demo_note") or _("Generated data, not a real run")))
     return items
 
 
@@ -121,9 +123,9 @@ def selection_text(n_cases: int | None, n_requests: int | None) -> str:
     if n_cases is None:
         return "…"
     if n_cases == 0 and n_requests:
-        return f"{n_requests:,} request{'s' if n_requests != 1 else ''}, none bound to a case of this cohort"
-    return f"{n_cases:,} case{'s' if n_cases != 1 else ''}" + (
-        "" if n_requests is None else f", {n_requests:,} request{'s' if n_requests != 1 else ''}")
+        return _("{n_requests:,} request{x}, none bound to a case of this cohort").format(n_requests=n_requests, x='s' if n_requests != 1 else '')
+    return _("{n_cases:,} case{x}").format(n_cases=n_cases, x='s' if n_cases != 1 else '') + (
+        "" if n_requests is None else _(", {n_requests:,} request{x}").format(n_requests=n_requests, x='s' if n_requests != 1 else ''))
 
 
 def header_html(cohort: dict | None, meta: dict | None = None) -> str:

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from widgets import palette
 
 from .common import label, num, share
+from explorer.core.i18n import _
 
 
 def grid(heatmap: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,8 +81,8 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     xe, ye, v = grid(heatmap)
     if v.size == 0 or len(xe) < 2 or len(ye) < 2 or not np.isfinite(v).any():
         if heatmap.get("colour") == "share" or heatmap.get("case_cells") is not None and not v.size:
-            return "No case of the cohort is bound to a request in these cells: no badcase share to show."
-        return "No cell of the heatmap has a value (the cohort's requests lack these metrics)."
+            return _("No case of the cohort is bound to a request in these cells: no badcase share to show.")
+        return _("No cell of the heatmap has a value (the cohort's requests lack these metrics).")
     img = _uniform(xe, ye, v)
     finite = v[np.isfinite(v)]
     lo, hi = float(finite.min()), float(finite.max())
@@ -100,7 +101,7 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     if by_share:
         lo, hi = 0.0, max(hi, 1e-9)
         image.setLevels((lo, hi))
-    plot.setTitle("badcase share of the cohort's cases per cell" if by_share else f"mean {label(vm)} per cell",
+    plot.setTitle(_("badcase share of the cohort's cases per cell") if by_share else _("mean {vm} per cell").format(vm=label(vm)),
                   size="10pt")
     if bar is None:
         bar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, label=label(vm), interactive=False, width=14)
@@ -137,17 +138,17 @@ def cell_text(heatmap: dict, ix: int, iy: int) -> str:
     xe, ye, v = grid(heatmap)
     xm, ym, vm = heatmap.get("x_metric", "x"), heatmap.get("y_metric", "y"), heatmap.get("value_metric", "value")
     c = counts(heatmap)
-    what = "time windows" if heatmap.get("level") == "window" else "requests"
+    what = _("time windows") if heatmap.get("level") == "window" else "requests"
     n = "–" if c is None else f"{int(c[iy, ix]):,}"
-    value = (f"badcase share = {share(v[iy, ix])}" if heatmap.get("colour") == "share" else
-             f"mean {label(vm, False)} = {num(v[iy, ix], vm)}")
+    value = (_("badcase share = {x}").format(x=share(v[iy, ix])) if heatmap.get("colour") == "share" else
+             _("mean {vm} = {x}").format(vm=label(vm, False), x=num(v[iy, ix], vm)))
     text = (f"{label(xm, False)} {num(xe[ix], xm)} – {num(xe[ix + 1], xm)}\n"
             f"{label(ym, False)} {num(ye[iy], ym)} – {num(ye[iy + 1], ym)}\n"
             f"{value}\n{what}: {n}")
     g = case_grid(heatmap)
     if g is not None:
         k, kb = int(g[0][iy, ix]), int(g[1][iy, ix])
-        text += f"\ncohort cases: {k:,} ({kb:,} badcase{'s' if kb != 1 else ''})"
+        text += _("\ncohort cases: {x:,} ({kb:,} badcase{x2})").format(x=k, kb=kb, x2='s' if kb != 1 else '')
     return text
 
 
@@ -159,9 +160,9 @@ def heatmap_tsv(heatmap: dict | None) -> str:
     c, g = counts(hm), case_grid(hm)
     xm, ym = hm.get("x_metric", "x"), hm.get("y_metric", "y")
     vm = "badcase_share" if hm.get("colour") == "share" else hm.get("value_metric", "value")
-    head = [f"{xm} from", f"{xm} to", f"{ym} from", f"{ym} to", vm,
+    head = [_("{xm} from").format(xm=xm), f"{xm} to", _("{ym} from").format(ym=ym), f"{ym} to", vm,
             "windows" if hm.get("level") == "window" else "requests"]
-    lines = ["\t".join(head + (["cohort cases", "cohort badcases"] if g is not None else []))]
+    lines = ["\t".join(head + ([_("cohort cases"), _("cohort badcases")] if g is not None else []))]
     for iy in range(v.shape[0]):
         for ix in range(v.shape[1]):
             n = 0 if c is None else int(c[iy, ix])

@@ -6,13 +6,14 @@ from __future__ import annotations
 from explorer.core.escape import html_text as esc
 from explorer.core.report_runs import MD_MAX_RUNS, NO_SUCCESS, SHOWN, fmt_published, overview
 from widgets import palette
+from explorer.core.i18n import _
 
 
 def _overview_html(runs: list) -> str:
     """The runs side by side (report_runs.overview), flagged runs in the warning colour."""
     heads, rows = overview(runs)
     warn = f" style='color:{palette.BAD}'"
-    body = "".join(f"<tr{warn if r[-1] == NO_SUCCESS else ''}>" + "".join(f"<td>{esc(c)}</td>" for c in r)
+    body = "".join(f"<tr{warn if r[-1] == _(NO_SUCCESS) else ''}>" + "".join(f"<td>{esc(c)}</td>" for c in r)
                    + "</tr>" for r in rows)
     first = f"<th width='20%'>{esc(heads[0])}</th>"  # the run's name: the widest cell
     return ("<table><tr>" + first + "".join(f"<th>{esc(h)}</th>" for h in heads[1:]) + "</tr>"
@@ -23,13 +24,14 @@ def runs_html(runs: list) -> str:
     shown = [r for r in runs or [] if r.get("published") or r.get("flags")]
     rest = len(runs or []) - len(shown)
     out = [_overview_html(shown[:MD_MAX_RUNS])] if shown else []
+    unknown = _("engine?")
     for r in shown[:MD_MAX_RUNS]:
         if not r.get("flags") and not r.get("recomputed"):
             continue  # its numbers are all in the overview
-        ver = r.get("engine_version") or "unknown version"
+        ver = r.get("engine_version") or _("unknown version")
         src = f" ({r['version_source']})" if r.get("version_source") else ""
         out.append(f"<p><b>{esc(r.get('label') or r['run_id'])}</b>: "
-                   f"{esc(r.get('engine') or 'engine?')} {esc(ver)}{esc(src)}<br>"
+                   f"{esc(r.get('engine') or unknown)} {esc(ver)}{esc(src)}<br>"
                    f"<span class='sub'>{esc(r.get('source_path') or '')}</span></p>")
         for f in r.get("flags") or []:
             out.append(f"<p style='color:{palette.BAD}'><b>{esc(f)}</b></p>")
@@ -57,6 +59,7 @@ def runs_html(runs: list) -> str:
 def run_versions_html(v: dict) -> str:
     ch = (v or {}).get("changes") or []
     rows = []
+    flag = _("REGRESSION")
     for c in ch[:30]:
         pct = "n/a" if c.get("change_pct") is None else f"{c['change_pct']:+.1f} %"
         cls = " class='sig'" if c.get("regression") else ""
@@ -65,7 +68,7 @@ def run_versions_html(v: dict) -> str:
                     f"<td>{esc(c['from_version'])} → {esc(c['to_version'])}</td>"
                     f"<td>{esc(fmt_published(c['from_value'], c.get('unit')))}</td>"
                     f"<td>{esc(fmt_published(c['to_value'], c.get('unit')))}</td><td>{esc(pct)}</td>"
-                    f"<td>{'REGRESSION' if c.get('regression') else ''}</td></tr>")
+                    f"<td>{flag if c.get('regression') else ''}</td></tr>")
     return ("<p class='sub'>Published aggregates, one number per version: the bad direction and "
             "at least the minimum change flag a regression; nothing is tested.</p><table><tr>"
             "<th>engine / benchmark</th><th>metric</th><th>versions</th><th>old</th><th>new</th>"

@@ -10,6 +10,7 @@ from explorer.core.escape import html_text
 from widgets import palette
 
 from .common import is_missing, label, num, share
+from explorer.core.i18n import _
 
 GROUP_ORDER = ("version", "run", "category", "tenant")
 MAX_BARS = 14
@@ -20,16 +21,16 @@ def summary(sla: dict | None) -> str:
     sla = sla or {}
     th = sla.get("thresholds") or {}
     att = sla.get("attainment") or {}
-    conds = ", ".join(f"{label(m, False)} ≤ {num(v, m)}" for m, v in th.items()) or "no threshold"
+    conds = ", ".join(f"{label(m, False)} ≤ {num(v, m)}" for m, v in th.items()) or _("no threshold")
     n = att.get("n")
-    parts = [f"SLA {conds}: {share(att.get('share'))} of "
-             f"{'–' if is_missing(n) else f'{int(n):,}'} requests met"]
+    parts = [_("SLA {conds}: {share} of "
+             "{x} requests met").format(conds=conds, share=share(att.get('share')), x='–' if is_missing(n) else f'{int(n):,}')]
     if not is_missing(att.get("n_unjudged")) and att.get("n_unjudged"):
-        parts.append(f"{int(att['n_unjudged']):,} not judged (metric missing)")
+        parts.append(_("{n_unjudged:,} not judged (metric missing)").format(n_unjudged=int(att['n_unjudged'])))
     if not is_missing(att.get("goodput_rps")):
-        parts.append(f"goodput {float(att['goodput_rps']):.2f} req/s")
+        parts.append(_("goodput {goodput_rps:.2f} req/s").format(goodput_rps=float(att['goodput_rps'])))
     if not is_missing(att.get("goodput_tps")):
-        parts.append(f"{float(att['goodput_tps']):,.0f} tokens/s")
+        parts.append(_("{goodput_tps:,.0f} tokens/s").format(goodput_tps=float(att['goodput_tps'])))
     return "; ".join(parts)
 
 
@@ -55,7 +56,7 @@ def bar_rows(sla: dict | None, limit: int = MAX_BARS) -> tuple[list, int]:
     att = (sla or {}).get("attainment") or {}
     rows = []
     if not is_missing(att.get("share")):
-        rows.append(("all", "all requests", float(att["share"]),
+        rows.append(("all", _("all requests"), float(att["share"]),
                      None if is_missing(att.get("n")) else int(att["n"])))
     groups: dict[str, list] = {}
     for r in group_rows(sla):
@@ -78,8 +79,8 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
     plot.clear()
     rows, left_out = bar_rows(sla)
     if not rows:
-        return "No request could be judged against the SLA (TTFT / TPOT missing in the traces)."
-    plot.setTitle(f"worst {MAX_BARS} groups shown, {left_out} more in the report table" if left_out
+        return _("No request could be judged against the SLA (TTFT / TPOT missing in the traces).")
+    plot.setTitle(_("worst {MAX_BARS} groups shown, {left_out} more in the report table").format(MAX_BARS=MAX_BARS, left_out=left_out) if left_out
                   else None, size="9pt")
     y = np.arange(len(rows))
     vals = np.array([100 * r[2] for r in rows])
@@ -89,7 +90,7 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
                                  brush=pg.mkBrush(palette.qcolor(palette.BAD, 90)), pen=pg.mkPen(None)))
     plot.getAxis("left").setTicks([[(i, f"{g}: {k}" + ("" if n is None else f" (n={n})"))
                                     for i, (g, k, _, n) in enumerate(rows)]])
-    plot.setLabel("bottom", "requests meeting the SLA (%)")
+    plot.setLabel("bottom", _("requests meeting the SLA (%)"))
     plot.setXRange(0, 100, padding=0.02)
     plot.invertY(True)
     plot.showGrid(x=True, alpha=0.25)
@@ -109,18 +110,18 @@ def cohort_rows(sla: dict | None, runs=None) -> tuple[list, str]:
         return rows, ""
     shares = [s for _, _, s, _ in other if s is not None]
     n = sum(k or 0 for _, _, _, k in other)
-    span = (f"attainment {share(min(shares))} to {share(max(shares))}" if len(shares) > 1 else
-            f"attainment {share(shares[0])}" if shares else "no attainment")
-    return rows, (f"{len(other):,} other run{'s' if len(other) != 1 else ''} served no case of this "
-                  f"cohort: {span}, {n:,} judged requests (every run is in report.json).")
+    span = (_("attainment {shares} to {shares2}").format(shares=share(min(shares)), shares2=share(max(shares))) if len(shares) > 1 else
+            _("attainment {shares}").format(shares=share(shares[0])) if shares else _("no attainment"))
+    return rows, (_("{n_other:,} other run{x} served no case of this "
+                  "cohort: {span}, {n:,} judged requests (every run is in report.json).").format(n_other=len(other), x='s' if len(other) != 1 else '', span=span, n=n))
 
 
 def sla_html(sla: dict | None, runs=None) -> str:
     """Summary and the table by version, run, category, tenant; with `runs` only the runs
     that served the cohort get a row, the others one sentence."""
     rows, rest = cohort_rows(sla, runs)
-    body = "".join(f"<tr><td>{html_text(g)}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
+    body = "".join(f"<tr><td>{html_text(_(g))}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
                    f"<td>{'–' if n is None else f'{n:,}'}</td></tr>" for g, k, s, n in rows)
-    return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr><th>By</th><th>Group</th>"
-            f"<th>Attained</th><th>n</th></tr>{body}</table>"
+    heads = "".join(f"<th>{html_text(h)}</th>" for h in (_("By"), _("Group"), _("Attained"), "n"))
+    return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr>{heads}</tr>{body}</table>"
             + (f"<p class='why'>{html_text(rest)}</p>" if rest else ""))

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from explorer.core.escape import html_text
 
@@ -35,8 +35,18 @@ EVENT_SYMBOLS = {"arrived": "t1", "queued": "s", "scheduled": "d", "first_token"
 BAR_H = 0.6
 
 
+# phase and event kinds and trace sources shown through tr(kind), marked for pyside6-lupdate
+_KINDS = (QT_TRANSLATE_NOOP("", "queued"), QT_TRANSLATE_NOOP("", "prefill"),
+          QT_TRANSLATE_NOOP("", "decode"), QT_TRANSLATE_NOOP("", "preempted"),
+          QT_TRANSLATE_NOOP("", "unsplit"), QT_TRANSLATE_NOOP("", "arrived"),
+          QT_TRANSLATE_NOOP("", "scheduled"), QT_TRANSLATE_NOOP("", "first_token"),
+          QT_TRANSLATE_NOOP("", "resumed"), QT_TRANSLATE_NOOP("", "finished"),
+          QT_TRANSLATE_NOOP("", "error"), QT_TRANSLATE_NOOP("", "events"),
+          QT_TRANSLATE_NOOP("", "derived"))
+
+
 def tr(text: str) -> str:
-    return QCoreApplication.translate("TimelinePainter", text)
+    return QCoreApplication.translate("", text)  # the context pyside6-lupdate gives module-level tr()
 
 
 def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:

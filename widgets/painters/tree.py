@@ -14,6 +14,7 @@ from explorer.core.names import condition_text
 from widgets import palette
 
 from .common import is_missing, num, share
+from explorer.core.i18n import _
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 170, 58, 16, 46
 MAX_NODE_W = 230  # wider labels wrap to two lines (name / comparison) instead
@@ -50,7 +51,7 @@ def riskiest_path(tree: dict) -> list:
 def condition(node: dict, parent: dict | None) -> str:
     """The edge condition leading to `node`: 'TPOT (ms/token) > 18.3'."""
     if parent is None or is_missing(parent.get("threshold")) or not parent.get("feature"):
-        return "all cases"
+        return _("all cases")
     op = "≤" if node.get("side") == "le" else ">"
     return condition_text(parent["feature"], op, float(parent["threshold"]), num)
 
@@ -127,7 +128,7 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
     small = QFont(font)
     small.setPointSizeF(max(font.pointSizeF() - 1, 7))
     fm = QFontMetricsF(font)
-    node_w, node_h, _ = node_size(tree, font, max_node_w)
+    node_w, node_h, _gap = node_size(tree, font, max_node_w)
     pos = layout(tree, (node_w, node_h), horizontal)
     risky = set(riskiest_path(tree))
     items = {}
@@ -155,14 +156,14 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
         rect.setCursor(Qt.CursorShape.PointingHandCursor)
         er = n.get("error_rate")
         rect.setToolTip(qt_plain_tip(
-            f"node {n['id']}: {condition(n, byid.get(n.get('parent')))}\n"
-            f"n = {n.get('n')}, error rate = {share(er)}"
-            + ("\nriskiest branch" if n["id"] in risky else "") + "\nclick to select these cases"))
+            _("node {id}: {parent}\n"
+            "n = {n}, error rate = {er}").format(id=n['id'], parent=condition(n, byid.get(n.get('parent'))), n=n.get('n'), er=share(er))
+            + (_("\nriskiest branch") if n["id"] in risky else "") + _("\nclick to select these cases")))
         scene.addItem(rect)
         dark = not is_missing(er) and float(er) > 0.6
         lines = [(ln, font) for ln in node_lines(condition(n, byid.get(n.get("parent"))), fm,
                                                   node_w - 2 * PAD)]
-        lines.append((f"n={n.get('n', '–')}  err {share(er)}", small))
+        lines.append((_("n={n}  err {er}").format(n=n.get('n', '–'), er=share(er)), small))
         ty = y + (node_h - len(lines[:-1]) * fm.height() - QFontMetricsF(small).height() - 4) / 2
         for i, (text, f) in enumerate(lines):
             t = QGraphicsSimpleTextItem(text, rect)
@@ -174,8 +175,8 @@ def paint_tree(scene: QGraphicsScene, tree: dict | None, font: QFont | None = No
         items[n["id"]] = rect
     base = tree.get("baseline_error_rate")
     depth = tree.get("max_depth")
-    cap = QGraphicsSimpleTextItem(f"baseline error rate {share(base)}   max_depth {depth if depth is not None else '–'}"
-                                  "   ▮ riskiest branch (thick outline)")
+    cap = QGraphicsSimpleTextItem(_("baseline error rate {base}   max_depth {x}"
+                                  "   ▮ riskiest branch (thick outline)").format(base=share(base), x=depth if depth is not None else '–'))
     cap.setFont(small)
     cap.setBrush(QColor(palette.MUTED))
     cap.setPos(0, -24)
@@ -188,7 +189,7 @@ def tree_tsv(tree: dict | None) -> str:
     condition, cases, badcases, error rate, leaf."""
     nodes = (tree or {}).get("nodes") or []
     byid = {n["id"]: n for n in nodes}
-    lines = ["node\tparent\tcondition\tcases\tbadcases\terror rate\tleaf"]
+    lines = [_("node\tparent\tcondition\tcases\tbadcases\terror rate\tleaf")]
     for n in nodes:
         rate = n.get("error_rate")
         lines.append("\t".join(str(x) for x in (

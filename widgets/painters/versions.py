@@ -9,8 +9,9 @@ from explorer.core.escape import html_text
 from widgets import palette
 
 from .common import is_missing, label, num, pct, pval
+from explorer.core.i18n import N_, _
 
-HEADERS = ["Benchmark", "Metric", "From", "To", "From value", "To value", "Change", "p", "Flag"]
+HEADERS = [N_("Benchmark"), N_("Metric"), N_("From"), N_("To"), N_("From value"), N_("To value"), N_("Change"), "p", N_("Flag")]
 
 
 def _changes(versions) -> list[dict]:
@@ -32,8 +33,8 @@ def versions_rows(versions) -> list[tuple[list[str], bool]]:
     for c in _changes(versions):
         m = str(c.get("metric", "?"))
         reg = bool(c.get("regression"))
-        flag = "▼ regression" if reg else ("▲ improvement" if c.get("direction") == "better" else
-                                           "workload differs" if c.get("workload_differs") else
+        flag = _("▼ regression") if reg else (_("▲ improvement") if c.get("direction") == "better" else
+                                           _("workload differs") if c.get("workload_differs") else
                                            (c.get("reason") or ""))
         out.append(([str(c.get("benchmark") or "–"), label(m), str(c.get("from_version", "–")),
                      str(c.get("to_version", "–")), num(c.get("from_value"), m),
@@ -52,7 +53,7 @@ def versions_rows(versions) -> list[tuple[list[str], bool]]:
 def empty_reason(versions) -> str | None:
     """Why there is nothing to compare, or None."""
     if not _changes(versions) and not _values(versions):
-        return "No engine version recorded in the loaded traces (runs.engine_version is empty)."
+        return _("No engine version recorded in the loaded traces (runs.engine_version is empty).")
     if not _changes(versions):
         vs = {v.get("engine_version") for v in _values(versions)}
         if len(vs) < 2:
@@ -88,15 +89,15 @@ def chart_rows(versions) -> tuple[list[dict], str]:
         for r in summ:
             nb = int(r.get("benchmarks") or 0)
             bars.append({
-                "label": f"{label(r['metric'], False)} {r.get('from_version')}→{r.get('to_version')}"
-                         f" ({nb} benchmark{'s' if nb != 1 else ''})",
+                "label": _("{metric} {from_version}→{to_version}"
+                         " ({nb} benchmark{x})").format(metric=label(r['metric'], False), from_version=r.get('from_version'), to_version=r.get('to_version'), nb=nb, x='s' if nb != 1 else ''),
                 "value": float(r["median_change_pct"]),
                 "lo": None if is_missing(r.get("min_change_pct")) else float(r["min_change_pct"]),
                 "hi": None if is_missing(r.get("max_change_pct")) else float(r["max_change_pct"]),
                 "regression": bool(r.get("regressions")),
-                "tip": f"{r.get('regressions', 0)} regression(s), {r.get('significant', 0)} significant "
-                       f"of {nb} benchmark(s); min adjusted p {pval(r.get('min_p_adjusted'))}"})
-        return bars, "median change over the benchmarks (%), whiskers min – max"
+                "tip": _("{regressions} regression(s), {significant} significant "
+                       "of {nb} benchmark(s); min adjusted p {min_p_adjusted}").format(regressions=r.get('regressions', 0), significant=r.get('significant', 0), nb=nb, min_p_adjusted=pval(r.get('min_p_adjusted')))})
+        return bars, _("median change over the benchmarks (%), whiskers min – max")
     ch = [c for c in _changes(versions) if not is_missing(c.get("change_pct"))]
     several = len({c.get("benchmark") for c in ch}) > 1
     bars = [{"label": f"{label(c['metric'], False)} {c.get('from_version')}→{c.get('to_version')}"
@@ -104,7 +105,7 @@ def chart_rows(versions) -> tuple[list[dict], str]:
              "value": float(c["change_pct"]), "lo": None, "hi": None,
              "regression": bool(c.get("regression")),
              "tip": f"{c.get('benchmark')}: p = {pval(c.get('p_value'))}"} for c in ch]
-    return bars, "change between versions (%)"
+    return bars, _("change between versions (%)")
 
 
 def paint_versions(plot: pg.PlotItem, versions) -> str | None:
@@ -114,7 +115,7 @@ def paint_versions(plot: pg.PlotItem, versions) -> str | None:
     plot.clear()
     bars, title = chart_rows(versions)
     if not bars:
-        return "Only one engine version per benchmark: nothing to compare across versions."
+        return _("Only one engine version per benchmark: nothing to compare across versions.")
     y = np.arange(len(bars))
     vals = np.array([b["value"] for b in bars])
     brushes = [pg.mkBrush(palette.BAD if b["regression"] else palette.NEUTRAL) for b in bars]
@@ -138,7 +139,7 @@ def paint_versions(plot: pg.PlotItem, versions) -> str | None:
 
 def versions_html(versions) -> str:
     """HTML table (reports); regression rows get class 'regression'."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in HEADERS)
+    head = "".join(f"<th>{html_text(_(h))}</th>" for h in HEADERS)
     body = "".join(f"<tr{' class=regression' if reg else ''}>"
                    + "".join(f"<td>{html_text(c)}</td>" for c in cells) + "</tr>"
                    for cells, reg in versions_rows(versions))

@@ -18,6 +18,7 @@ from explorer.core.escape import qt_plain_tip
 from widgets import palette
 
 from .common import is_missing, label, num
+from explorer.core.i18n import _
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 128.0, 30.0, 14.0, 46.0
 
@@ -25,9 +26,9 @@ NODE_W, NODE_H, GAP_X, GAP_Y = 128.0, 30.0, 14.0, 46.0
 def outcome_name(outcome: str | None) -> str:
     """'error rate' for badcase, 'SLA attainment' for sla_met, else the metric's label."""
     if outcome == "badcase":
-        return "error rate"
+        return _("error rate")
     if outcome == "sla_met":
-        return "SLA attainment"
+        return _("SLA attainment")
     return label(outcome or "outcome")
 
 
@@ -47,13 +48,13 @@ def headline(w: dict | None) -> str:
     out = w.get("outcome")
     what = ", ".join(f"{label(k, False)} = {num(v, k)}" for k, v in (sc.get("set") or {}).items())
     n = w.get("n_selected")
-    who = (f" of the {int(n):,} case{'s' if int(n) != 1 else ''} in the scenario"
+    who = (_(" of the {n:,} case{x} in the scenario").format(n=int(n), x='s' if int(n) != 1 else '')
            if not is_missing(n) else "")
     lo, hi = _val(sc.get('ci_low'), out), _val(sc.get('ci_high'), out)
     ci = (f"95% CI {lo} to {hi}" if lo != hi else
-          f"95% CI {lo}, narrower than the last digit shown")  # never "0.37 to 0.37"
-    return (f"{outcome_name(out)}{who}: {_val(w.get('observed_outcome'), out)} observed → "
-            f"{_val(sc.get('predicted_outcome'), out)} predicted ({ci}) with {what}")
+          _("95% CI {lo}, narrower than the last digit shown").format(lo=lo))  # never "0.37 to 0.37"
+    return (_("{out}{who}: {observed_outcome} observed → "
+            "{predicted_outcome} predicted ({ci}) with {what}").format(out=outcome_name(out), who=who, observed_outcome=_val(w.get('observed_outcome'), out), predicted_outcome=_val(sc.get('predicted_outcome'), out), ci=ci, what=what))
 
 
 def signed(v) -> str:
@@ -72,8 +73,8 @@ def effect_line(w: dict | None) -> str:
         return ""
     f = signed
     adj = ", ".join(label(c, False) for c in w.get("common_causes") or []) or "nothing"
-    return (f"effect on {outcome_name(w.get('outcome'))}: {f(w.get('estimate'))} (95% CI "
-            f"{f(w.get('ci_low'))} to {f(w.get('ci_high'))}); adjusted for {adj}")
+    return (_("effect on {outcome}: {estimate} (95% CI "
+            "{ci_low} to {ci_high}); adjusted for {adj}").format(outcome=outcome_name(w.get('outcome')), estimate=f(w.get('estimate')), ci_low=f(w.get('ci_low')), ci_high=f(w.get('ci_high')), adj=adj))
 
 
 def refutation_rows(w: dict | None) -> list[tuple[str, str, str, str]]:
@@ -94,8 +95,8 @@ def summary(w: dict | None) -> str:
     w = w or {}
     lines = [headline(w), effect_line(w)]
     lines += [f"{a}: {b} – {c} ({d})" for a, b, c, d in refutation_rows(w)]
-    lines += [f"Assumes: {a}" for a in w.get("assumptions") or []]
-    lines += [f"Note: {x}" for x in w.get("warnings") or []]
+    lines += [_("Assumes: {a}").format(a=a) for a in w.get("assumptions") or []]
+    lines += [_("Note: {x}").format(x=x) for x in w.get("warnings") or []]
     return "\n".join(x for x in lines if x)
 
 
@@ -107,7 +108,7 @@ def paint_interval(plot: pg.PlotItem, w: dict | None) -> str | None:
     sc = w.get("scenario") or {}
     obs, pred = w.get("observed_outcome"), sc.get("predicted_outcome")
     if is_missing(obs) or is_missing(pred):
-        return "no scenario result"
+        return _("no scenario result")
     lo, hi = sc.get("ci_low"), sc.get("ci_high")
     plot.hideAxis("left")
     plot.showGrid(x=True, y=False, alpha=0.3)
@@ -122,8 +123,8 @@ def paint_interval(plot: pg.PlotItem, w: dict | None) -> str | None:
                                      left=np.array([float(pred) - float(lo)]),
                                      right=np.array([float(hi) - float(pred)]), beam=0.2,
                                      pen=pg.mkPen(palette.TEXT, width=2)))
-    for y, text in ((ys[0], f"observed {_val(obs, w.get('outcome'))}"),
-                    (ys[1], f"predicted {_val(pred, w.get('outcome'))}")):
+    for y, text in ((ys[0], _("observed {outcome}").format(outcome=_val(obs, w.get('outcome')))),
+                    (ys[1], _("predicted {outcome}").format(outcome=_val(pred, w.get('outcome'))))):
         t = pg.TextItem(text, color=palette.TEXT, anchor=(0, 0.5))
         t.setPos(0, y + 0.42)
         plot.addItem(t)
@@ -223,8 +224,8 @@ def paint_graph(scene: QGraphicsScene, nodes, edges, latent=(), unobserved=(),
             pen.setStyle(Qt.PenStyle.DashLine)
         rect = scene.addRect(QRectF(x, y, NODE_W, NODE_H), pen, QBrush(fill))
         rect.setData(0, n)
-        rect.setToolTip(qt_plain_tip(n + (" (not observed)" if hidden else "")))
-        text = scene.addSimpleText({"badcase": "badcase", "sla_met": "SLA met"}.get(n, label(n, False)), font)
+        rect.setToolTip(qt_plain_tip(n + (_(" (not observed)") if hidden else "")))
+        text = scene.addSimpleText({"badcase": "badcase", "sla_met": _("SLA met")}.get(n, label(n, False)), font)
         text.setBrush(QColor(palette.MUTED if hidden else palette.TEXT))
         br = text.boundingRect()
         text.setPos(x + (NODE_W - br.width()) / 2, y + (NODE_H - br.height()) / 2)

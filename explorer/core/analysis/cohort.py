@@ -23,6 +23,7 @@ from ..errors import NoData
 from ..selection import Predicate, named_params
 from ..sqlutil import load_query
 from .results import CohortSummary
+from explorer.core.i18n import _
 
 CONTROLS = ("same-category", "all-correct")
 
@@ -296,15 +297,15 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
     con = con or store.con
     total_cases = scalar(con, "SELECT count(*) FROM cases")
     if total_cases == 0:
-        raise NoData("no eval cases are loaded: load an eval file (lm-eval samples, MMLU-Pro "
-                     "outputs, a CSV with a correctness column, ...) to form a cohort")
+        raise NoData(_("no eval cases are loaded: load an eval file (lm-eval samples, MMLU-Pro "
+                     "outputs, a CSV with a correctness column, ...) to form a cohort"))
     ev = {"eval_id": cohort.eval_id}
     in_eval = "($eval_id IS NULL OR eval_id = $eval_id)"
     if cohort.eval_id is not None and not scalar(
             con, f"SELECT count(*) FROM cases WHERE {in_eval}", ev):
         known = [r[0] for r in con.execute(
             "SELECT DISTINCT eval_id FROM cases ORDER BY 1 LIMIT 12").fetchall()]
-        raise NoData(f"eval {cohort.eval_id!r} has no case (evals: {', '.join(known)})")
+        raise NoData(_("eval {eval_id!r} has no case (evals: {x})").format(eval_id=cohort.eval_id, x=', '.join(known)))
     if frame is None:
         frame = cohort_frame(store, cohort, con)
     bad = frame[frame["badcase"] == 1]

@@ -37,15 +37,16 @@ from .cohort import (CASE_METRICS, CONTEXT_METRICS, ENGINE_METRICS, TEXT_METRICS
                      cohort_frame)
 from .evidence import MIN_SUPPORT, hedges_g
 from .results import Comparison, MetricRow
+from explorer.core.i18n import N_, _
 
 DEFAULT_METRICS = ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS
 DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "ci_level": 0.95, "categorical": True}
 
 # signal name -> (description, function(frame) -> (has_signal bool array, judged bool array))
 CATEGORICAL = {
-    "finish_reason_length": "truncated at the length limit (finish_reason = length)",
-    "errored": "errored",
-    "preempted": "preempted at least once",
+    "finish_reason_length": N_("truncated at the length limit (finish_reason = length)"),
+    "errored": N_("errored"),
+    "preempted": N_("preempted at least once"),
 }
 
 
@@ -160,15 +161,15 @@ def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRo
     diff = None
     if mb is not None and mc is not None:
         if mc == 0:
-            reasons.append("control mean is 0 (no relative difference)")
+            reasons.append(_("control mean is 0 (no relative difference)"))
         else:
             diff = (mb - mc) / abs(mc) * 100
     pv = d = g = lo = hi = r = rlo = rhi = None
     test = "mann-whitney-u"
     if nb < 2 or nc < 2:
-        reasons.append(f"too few values (n_bad={nb}, n_control={nc}; 2 per group needed)")
+        reasons.append(_("too few values (n_bad={nb}, n_control={nc}; 2 per group needed)").format(nb=nb, nc=nc))
     elif np.ptp(np.concatenate([b, c])) == 0:
-        reasons.append("no variation (every value is equal)")
+        reasons.append(_("no variation (every value is equal)"))
     else:
         pv, test = _mw_p(b, c)
         r, rlo, rhi = rank_biserial(b, c, p["ci_level"])
@@ -178,12 +179,14 @@ def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRo
             g = hedges_g(d, nb, nc)
             lo, hi = welch_mean_diff_ci(b, c, p["ci_level"])
         else:
-            reasons.append("zero variance within both groups (Cohen's d and the CI undefined)")
+            reasons.append(_("zero variance within both groups (Cohen's d and the CI undefined)"))
     if 2 <= min(nb, nc) < MIN_SUPPORT:
-        who = "badcases" if nb < MIN_SUPPORT else "control cases"
-        reasons.append(f"only {min(nb, nc)} {who} with a value: too few to say anything about "
-                       f"this metric (at least {MIN_SUPPORT} are needed before it can name a "
-                       "module)")
+        reasons.append((_("only {n} badcases with a value: too few to say anything about this "
+                          "metric (at least {min} are needed before it can name a module)")
+                        if nb < MIN_SUPPORT else
+                        _("only {n} control cases with a value: too few to say anything about "
+                          "this metric (at least {min} are needed before it can name a module)"))
+                       .format(n=min(nb, nc), min=MIN_SUPPORT))
     return MetricRow(metric=metric, kind="numeric", unit=unit, bad_mean=mb, control_mean=mc,
                      diff_pct=diff, p_value=pv, p_adjusted=None, cohens_d=d, n_bad=nb,
                      n_control=nc, ci_low=lo, ci_high=hi, test=test,
@@ -207,15 +210,16 @@ def _categorical_row(name: str, frame: pd.DataFrame) -> MetricRow | None:
     if sb is not None and sc is not None:
         diff = (sb - sc) / sc * 100 if sc > 0 else None
     if nb == 0 or nc == 0:
-        reason = f"no bound request in the {'badcase' if nb == 0 else 'control'} group"
+        reason = (_("no bound request in the badcase group") if nb == 0 else
+                  _("no bound request in the control group"))
     elif kb == 0 and kc == 0:
-        reason = f"no request {CATEGORICAL[name]}"
+        reason = _("no request {what}").format(what=_(CATEGORICAL[name]))
     else:
         res = stats.fisher_exact([[kb, nb - kb], [kc, nc - kc]], alternative="two-sided")
         pv = float(res.pvalue)
         orr = float(res.statistic)
         if sc == 0:
-            reason = "no control request has the signal (relative difference undefined)"
+            reason = _("no control request has the signal (relative difference undefined)")
     return MetricRow(metric=name, kind="categorical", unit="share", bad_mean=sb, control_mean=sc,
                      diff_pct=diff, p_value=pv, p_adjusted=None, cohens_d=None, n_bad=nb,
                      n_control=nc, odds_ratio=orr, test="fisher-exact", reason=reason)
@@ -235,7 +239,7 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
         frame = cohort_frame(store, cohort)
     bad = frame["badcase"] == 1
     if not bad.any():
-        raise NoData("the cohort has no badcase")
+        raise NoData(_("the cohort has no badcase"))
     if bad.all():
         raise NoData("the cohort has no control case (no correct case"
                      + (" of the badcases' categories)" if cohort.control == "same-category"
@@ -261,9 +265,11 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
             if r is not None:
                 rows.append(r)
     if not rows:
-        raise NoData("no metric has a value in this cohort")
+        raise NoData(_("no metric has a value in this cohort"))
     rows = _adjust(rows)
-    return Comparison(rows=tuple(rows), alpha=p["alpha"])
+    from .strata import stratify
+    return Comparison(rows=tuple(rows), alpha=p["alpha"],
+                      strata=stratify(frame, rows, p["alpha"]) if p.get("strata", True) else None)
 
 
 def _adjust(rows: Sequence[MetricRow]) -> list[MetricRow]:

@@ -41,8 +41,10 @@ from .cohort import ENGINE_METRICS
 from .tree import METRIC_NAMES
 from .evidence import FLOOR_TEXT, MIN_SUPPORT, MIN_SUPPORT_WHY, Family, version_key
 from .fmt import fmt_num, fmt_p, fmt_pct, fmt_share
+from ..names import label, plural
 from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
                       VersionsResult)
+from explorer.core.i18n import _, join_list, language, ngettext, pick
 
 MAX_SENTENCES = 8
 EVIDENCE = ("comparison", "categorical", "tree_split", "version_regression")
@@ -84,6 +86,12 @@ def load_knowledge_base(path=None) -> dict:
     return kb
 
 
+def module_name(module: str, kb: dict | None = None) -> str:
+    """An engine module's name in the current language (knowledge base `name_zh`)."""
+    kb = kb or _read_default()
+    return pick(kb.get("modules", {}).get(module, {}), "name", module) or module
+
+
 def _fill(template: str, ctx: dict) -> str:
     class Safe(dict):
         def __missing__(self, k):
@@ -102,7 +110,7 @@ def _row_ctx(row, kb, q=None) -> dict:
             "p_value": fmt_p(row.p_value), "cohens_d": fmt_num(row.cohens_d),
             "hedges_g": fmt_num(getattr(row, "hedges_g", None)),
             "n_bad": row.n_bad, "n_control": row.n_control, "unit": unit,
-            "label": meta.get("label", row.metric), "metric": row.metric}
+            "label": pick(meta, "label", row.metric), "metric": row.metric}
 
 
 def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
@@ -138,9 +146,9 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
             return None
         if not fam.passes(("tree",), rule.get("min_lift")):
             return None
-        return {"sentence": f"{h['condition']}: error rate {h['error_rate']:.0%} on held-out "
-                            f"cases (n={h['n']}) against a {h['baseline_error_rate']:.0%} "
-                            f"baseline, adjusted p {fmt_p(fam.adjusted(('tree',)))}",
+        return {"sentence": _("{condition}: error rate {error_rate:.0%} on held-out "
+                            "cases (n={n}) against a {baseline_error_rate:.0%} "
+                            "baseline, adjusted p {adjusted}").format(condition=h['condition'], error_rate=h['error_rate'], n=h['n'], baseline_error_rate=h['baseline_error_rate'], adjusted=fmt_p(fam.adjusted(('tree',)))),
                 "feature": rule["feature"], "lift": f"{h['lift']:.1f}",
                 "_q": fam.adjusted(("tree",))}
     if ev == "version_regression":
@@ -159,9 +167,9 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
         if not regs:
             return None
         c = max(regs, key=lambda c: abs(c["change_pct"] or 0))
-        bench = f" (benchmark {c['benchmark']})" if c.get("benchmark") else ""
+        bench = _(" (benchmark {benchmark})").format(benchmark=c['benchmark']) if c.get("benchmark") else ""
         if len(regs) > 1:
-            bench += f", the largest of {len(regs)} flagged changes"
+            bench += _(", the largest of {n_regs} flagged changes").format(n_regs=len(regs))
         return {"change": c,
                 "from_version": c["from_version"], "to_version": c["to_version"], "bench": bench,
                 "from_value": fmt_num(c["from_value"]), "to_value": fmt_num(c["to_value"]),
@@ -199,13 +207,13 @@ def _ran_on(cohort) -> str:
     (benchmark b)", "runs that name no engine version"; at most three, most badcases first."""
     versions = getattr(cohort, "bound_versions", ())
     parts = list(dict.fromkeys(
-        "runs that name no engine version" if v.get("engine_version") is None else
-        f"runs of {v['engine_version']}" + (f" (benchmark {v['benchmark']})"
+        _("runs that name no engine version") if v.get("engine_version") is None else
+        _("runs of {engine_version}").format(engine_version=v['engine_version']) + (_(" (benchmark {benchmark})").format(benchmark=v['benchmark'])
                                             if v.get("benchmark") else "")
         for v in versions[:3]))
     if len(versions) > 3:
         parts.append("others")
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return join_list(parts)
 
 
 def _ran_into(ran_into: list, cohort, pooled: bool, kb: dict) -> str:
@@ -221,16 +229,18 @@ def _ran_into(ran_into: list, cohort, pooled: bool, kb: dict) -> str:
         if c["metric"] in seen:
             continue
         seen.add(c["metric"])
-        label = kb.get("metrics", {}).get(c["metric"], {}).get("label", c["metric"])
-        way = "fell" if (c["to_value"] or 0) < (c["from_value"] or 0) else "rose"
+        label = pick(kb.get("metrics", {}).get(c["metric"], {}), "label", c["metric"])
         pct = f" ({fmt_pct(c['change_pct'])})" if c.get("change_pct") is not None else ""
-        parts.append(f"the {label} {way}{pct}")
+        parts.append((_("the {label} fell{pct}") if (c["to_value"] or 0) < (c["from_value"] or 0)
+                      else _("the {label} rose{pct}")).format(label=label, pct=pct))
     parts = parts[:3]
-    what = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    what = join_list(parts)
     served = _served(cohort, c0, pooled)
     bound = getattr(cohort, "bound", 0) or 0
-    return (f"{served} of the {bound} bound badcases ran on {c0['to_version']}, the release "
-            f"where {what} against {c0['from_version']}.")
+    return _("{served} of the {bound} bound badcases ran on {to_version}, the release where "
+             "{what} against {from_version}.").format(served=served, bound=bound, what=what,
+                                                      to_version=c0["to_version"],
+                                                      from_version=c0["from_version"])
 
 
 def _context_sentence(ctx: dict, rule: dict, kb: dict) -> str:
@@ -239,27 +249,27 @@ def _context_sentence(ctx: dict, rule: dict, kb: dict) -> str:
     < 0.001)"."""
     c = ctx["change"]
     meta = kb.get("metrics", {}).get(rule["metric"], {})
-    label = meta.get("label", rule["metric"])
+    label = pick(meta, "label", rule["metric"])
     unit = meta.get("unit", "")
-    way = "fell" if (c["to_value"] or 0) < (c["from_value"] or 0) else "rose"
-    return (f"{label[:1].upper() + label[1:]} {way} from {fmt_num(c['from_value'], unit)} on "
-            f"{c['from_version']} to {fmt_num(c['to_value'], unit)} on {c['to_version']}"
-            f"{ctx['bench']} ({ctx['change_pct']}, adjusted p {ctx['p_value']}).")
+    way = _("fell") if (c["to_value"] or 0) < (c["from_value"] or 0) else _("rose")
+    return (_("{x} {way} from {from_value} on "
+            "{from_version} to {to_value} on {to_version}"
+            "{bench} ({change_pct}, adjusted p {p_value}).").format(x=label[:1].upper() + label[1:], way=way, from_value=fmt_num(c['from_value'], unit), from_version=c['from_version'], to_value=fmt_num(c['to_value'], unit), to_version=c['to_version'], bench=ctx['bench'], change_pct=ctx['change_pct'], p_value=ctx['p_value']))
 
 
 def _context_reason(why: str, cohort, served: int = 0) -> str:
     """The parenthesis of "Independently of these badcases (...)": why a version regression is
     not evidence about them."""
     if why == "unbound":
-        return "none is bound to a trace request, so this is not their cause"
+        return _("none is bound to a trace request, so this is not their cause")
     if why == "unserved":
         if getattr(cohort, "bound_versions", ()):
-            return (f"their requests belong to {_ran_on(cohort)}, not to the regressed "
-                    "release, so it is not shown to cause them")
-        return "none of their requests is known to have run on the regressed release, so it " \
-               "is not shown to cause them"
-    return (f"{served} of them ran on the regressed release, but no engine metric of theirs "
-            "separates them from the control, so it is not shown to cause them")
+            return (_("their requests belong to {cohort}, not to the regressed "
+                    "release, so it is not shown to cause them").format(cohort=_ran_on(cohort)))
+        return _("none of their requests is known to have run on the regressed release, so it " \
+               "is not shown to cause them")
+    return (_("{served} of them ran on the regressed release, but no engine metric of theirs "
+            "separates them from the control, so it is not shown to cause them").format(served=served))
 
 
 def conclude(results: dict, params: dict | None = None) -> Conclusion:
@@ -310,7 +320,7 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
     for order, rule, ctx, other in hits:
         if rule["evidence"] == "version_regression":
             if ctx is not None and own:
-                fired.append((rule, _fill(rule["explain"], ctx), order, ctx["_q"]))
+                fired.append((rule, _fill(pick(rule, "explain"), ctx), order, ctx["_q"]))
                 ran_into.append((rule, ctx["change"]))
             elif ctx is not None:
                 served = _served(cohort, ctx["change"], pooled)
@@ -324,7 +334,7 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
             continue
         if "row" in ctx:
             ctx = {**_row_ctx(ctx.pop("row"), kb, ctx["_q"]), "_q": ctx["_q"]}
-        text = _fill(rule["explain"], ctx)
+        text = _fill(pick(rule, "explain"), ctx)
         if unbound:
             case_found.append((rule, text))
         else:
@@ -332,7 +342,7 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
     fired.sort(key=lambda x: x[2])
     independent = [(reason, list(group.values())) for reason, group in context.items()]
     score: dict[str, float] = {}
-    for rule, *_ in fired:
+    for rule, *_rest in fired:
         score[rule["module"]] = score.get(rule["module"], 0) + rule.get("weight", 1)
     modules = sorted(score, key=lambda m: (-score[m], m))
     evidence = [{"rule": r["id"], "module": r["module"], "weight": r.get("weight", 1),
@@ -345,34 +355,38 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
     sentences = []
     if modules:
         names = modules[:3]
-        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        sentences.append(f"The evidence points to {joined}.")
+        joined = join_list([module_name(m, kb) for m in names])
+        sentences.append(_("The evidence points to {joined}.").format(joined=joined))
         if ran_into:
             sentences.append(_ran_into(ran_into, cohort, pooled, kb))
         sentences += _shown(fired)
     else:
         if len(fam):
-            sentences.append("No finding about the engine survives the tests, so no engine "
-                             "module is named.")
+            sentences.append(_("No finding about the engine survives the tests, so no engine "
+                             "module is named."))
         sentences.append(_no_evidence(results, kb, alpha, case_found, fam))
     for (why, served), group in independent:
         shown = [t for _, t in group][:3]
         first = shown[0]
-        sentences.append(f"Independently of these badcases ({_context_reason(why, cohort, served)}"
-                         "), the engine versions differ: "
+        sentences.append(_("Independently of these badcases ({why}"
+                         "), the engine versions differ: ").format(why=_context_reason(why, cohort, served))
                          + (first[:1].lower() if first[1:2].islower() else first[:1])
                          + first[1:] + "".join(" " + t for t in shown[1:]))
         if len(group) > len(shown):
-            sentences.append(f"({len(group) - len(shown)} more version findings are "
-                             "listed with the evidence.)")
+            sentences.append(_("({n_shown} more version findings are "
+                             "listed with the evidence.)").format(n_shown=len(group) - len(shown)))
+    strata = getattr(results.get("comparison"), "strata", None) or {}
+    if modules and strata.get("warnings"):
+        sentences += list(strata["warnings"])   # pooled strata that disagree: a caveat
     ver = results.get("versions")
     if isinstance(ver, VersionsResult) and (independent or any(
-            r["evidence"] == "version_regression" for r, *_ in fired)):
+            r["evidence"] == "version_regression" for r, *_rest in fired)):
         sentences += list(ver.notes)   # workload differs / one run per version: the caveats
     if len(fam):
-        sentences.append(FLOOR_TEXT.format(n=f"{len(fam)} test{'s' if len(fam) != 1 else ''}"))
+        sentences.append(_(FLOOR_TEXT).format(n=plural(len(fam), "test")))
     top, more = _suggestions(fired, score)
-    return Conclusion(modules=tuple(modules), narrative=" ".join(sentences),
+    sep = "" if language() == "zh_CN" else " "  # Chinese sentences run on without spaces
+    return Conclusion(modules=tuple(modules), narrative=sep.join(sentences),
                       suggestions=top, evidence=tuple(evidence), more_suggestions=more,
                       tests=len(fam))
 
@@ -386,7 +400,7 @@ def _shown(fired: list) -> list[str]:
     keep = sorted(set(ver) | set(rest))
     out = [fired[i][1] for i in keep]
     if len(fired) > len(keep):
-        out.append(f"({len(fired) - len(keep)} more findings are listed with the evidence.)")
+        out.append(_("({n_keep} more findings are listed with the evidence.)").format(n_keep=len(fired) - len(keep)))
     return out
 
 
@@ -413,7 +427,7 @@ def _suggestions(fired: list, score: dict) -> tuple[tuple, tuple]:
         flags = tuple(f for f in s.get("flags", ()) if f not in flags_seen)
         flags_seen.update(flags)
         high = len(top) < MAX_TOP_SUGGESTIONS and (flags or not s.get("flags"))
-        sug = Suggestion(priority=1 if high else max(2, int(s["priority"])), text=s["text"],
+        sug = Suggestion(priority=1 if high else max(2, int(s["priority"])), text=pick(s, "text"),
                          flags=flags, module=r["module"], rule=r["id"])
         (top if high else more).append(sug)
     more.sort(key=lambda x: x.priority)
@@ -436,13 +450,13 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
         if m.get("aspect") in aspects:
             continue
         aspects.add(m.get("aspect"))
-        way = "higher" if r.bad_mean > r.control_mean else "lower"
+        way = "higher" if r.bad_mean > r.control_mean else "lower"  # a key of the entry
         unit = m.get("unit", "")
-        out.append(f"The badcases differ in {m.get('aspect', r.metric)}, a case-level signal: "
-                   f"{METRIC_NAMES.get(r.metric, r.metric)} {fmt_num(r.bad_mean, unit)} on average against "
-                   f"{fmt_num(r.control_mean, unit)} in the control ({fmt_pct(r.diff_pct)}, "
-                   f"adjusted p {fmt_p(r.p_adjusted)}, n = {r.n_bad} / {r.n_control}); "
-                   f"{m.get(way, '')}.".replace("; .", "."))
+        out.append(_("The badcases differ in {aspect}, a case-level signal: "
+                   "{metric} {bad_mean} on average against "
+                   "{control_mean} in the control ({diff_pct}, "
+                   "adjusted p {p_adjusted}, n = {n_bad} / {n_control}); "
+                   "{way}.").format(aspect=pick(m, 'aspect', r.metric), metric=label(r.metric, False), bad_mean=fmt_num(r.bad_mean, unit), control_mean=fmt_num(r.control_mean, unit), diff_pct=fmt_pct(r.diff_pct), p_adjusted=fmt_p(r.p_adjusted), n_bad=r.n_bad, n_control=r.n_control, way=pick(m, way, '')).replace("; .", "."))
     return out
 
 
@@ -450,9 +464,9 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
 def _no_separation(what: str, rows) -> str:
     """"No <what> separates ..." quoting the row with the smallest adjusted p."""
     best = min(rows, key=lambda r: r.p_adjusted)
-    return (f"No {what} separates the badcases from the control strongly enough after "
-            f"Benjamini-Hochberg adjustment (smallest adjusted p: {fmt_p(best.p_adjusted)} for "
-            f"{best.metric}, diff {fmt_pct(best.diff_pct)}).")
+    return (_("No {what} separates the badcases from the control strongly enough after "
+            "Benjamini-Hochberg adjustment (smallest adjusted p: {p_adjusted} for "
+            "{metric}, diff {diff_pct}).").format(what=what, p_adjusted=fmt_p(best.p_adjusted), metric=best.metric, diff_pct=fmt_pct(best.diff_pct)))
 
 
 def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
@@ -470,32 +484,36 @@ def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
     case_level = case_level + [t for _, t in case_found]
     note = getattr(cohort, "note", None)
     if note:
-        parts.append(f"There is no engine evidence: {note}. Load the inference server's traces "
-                     "of this eval to see which engine behaviour goes with the badcases.")
+        parts.append(_("There is no engine evidence: {note}. Load the inference server's traces "
+                     "of this eval to see which engine behaviour goes with the badcases.").format(note=note))
     bound = getattr(cohort, "bound", None)
     if isinstance(cohort, CohortSummary) and 0 < bound < MIN_SUPPORT:
-        parts.append(f"Only {bound} badcase{'s are' if bound != 1 else ' is'} bound to a trace "
-                     f"request: naming a module needs at least {MIN_SUPPORT} ({MIN_SUPPORT_WHY}).")
+        parts.append(ngettext(
+            "Only {bound} badcase is bound to a trace request: naming a module needs at least "
+            "{min_support} ({why}).",
+            "Only {bound} badcases are bound to a trace request: naming a module needs at least "
+            "{min_support} ({why}).", bound).format(bound=bound, min_support=MIN_SUPPORT,
+                                                    why=_(MIN_SUPPORT_WHY)))
     if isinstance(comp, Comparison):
         case_metrics = set(kb.get("case_level", {}))
         engine = [r for r in comp.rows if r.p_adjusted is not None and r.metric not in case_metrics]
         if engine:
-            parts.append(_no_separation("engine metric", engine))
+            parts.append(_no_separation(_("engine metric"), engine))
         elif not case_level and not note:
             tested = [r for r in comp.rows if r.p_adjusted is not None]
             if tested:
                 parts.append(_no_separation("metric", tested))
     elif isinstance(comp, SectionError):
-        parts.append(f"No comparison: {comp.reason}.")
+        parts.append(_("No comparison: {reason}.").format(reason=comp.reason))
     tree = results.get("tree")
     h = getattr(tree, "holdout", None) if isinstance(tree, TreeResult) else None
     if h and h.get("error_rate") is not None and h.get("condition"):
         q = fam.adjusted(("tree",)) if fam is not None and ("tree",) in fam.q else None
-        parts.append(f"The decision tree's riskiest leaf ({h['condition']}) does not hold up on "
-                     f"held-out cases: error rate {h['error_rate']:.0%} (n={h['n']}) against a "
-                     f"{h['baseline_error_rate']:.0%} baseline"
-                     + (f", adjusted p {fmt_p(q)}" if q is not None else "") + ".")
+        parts.append(_("The decision tree's riskiest leaf ({condition}) does not hold up on "
+                     "held-out cases: error rate {error_rate:.0%} (n={n}) against a "
+                     "{baseline_error_rate:.0%} baseline").format(condition=h['condition'], error_rate=h['error_rate'], n=h['n'], baseline_error_rate=h['baseline_error_rate'])
+                     + (_(", adjusted p {q}").format(q=fmt_p(q)) if q is not None else "") + ".")
     ver = results.get("versions")
     if isinstance(ver, VersionsResult) and ver.changes and not any(c["regression"] for c in ver.changes):
-        parts.append("No metric regressed significantly between engine versions.")
-    return " ".join(parts) or "There is not enough evidence to point at an engine module."
+        parts.append(_("No metric regressed significantly between engine versions."))
+    return ("" if language() == "zh_CN" else " ").join(parts) or _("There is not enough evidence to point at an engine module.")

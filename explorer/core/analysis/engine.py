@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import NoData
 from ..sqlutil import load_query
+from explorer.core.i18n import _
 
 SERIES = ("running", "waiting", "kv_usage_gpu", "prefix_cache_hit_rate", "gen_tps",
           "prompt_tps", "num_preemptions")
@@ -74,14 +75,14 @@ def engine_stats(store, con=None, max_points: int = MAX_POINTS) -> EngineStats:
     con = con or store.con
     summary = con.execute(load_query("engine_stats_summary")).df()
     if summary.empty:
-        raise NoData("no engine statistics loaded (vLLM / SGLang server logs or /metrics scrapes)")
+        raise NoData(_("no engine statistics loaded (vLLM / SGLang server logs or /metrics scrapes)"))
     server = {r.run_id: r for r in con.execute(load_query("engine_stats_server")).df().itertuples()}
     meta = {r[0]: r for r in con.execute(
         "SELECT run_id, source_path, format, engine, model, config FROM runs "
         "WHERE run_id IN (SELECT DISTINCT run_id FROM engine_stats) ORDER BY run_id").fetchall()}
     runs = []
     for run_id, group in summary.groupby("run_id", sort=True):
-        _, src, fmt, kind, model, cfg = meta.get(run_id, (run_id, None, None, None, None, None))
+        _run, src, fmt, kind, model, cfg = meta.get(run_id, (run_id, None, None, None, None, None))
         cfg = json.loads(cfg) if cfg else {}
         series = con.execute(load_query("engine_stats_series"), {"run_id": run_id}).df()
         engines = []

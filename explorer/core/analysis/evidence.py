@@ -20,15 +20,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..i18n import N_
 from .results import Comparison, TreeResult, VersionsResult
 
 ALPHA = 0.05
 MIN_SUPPORT = 10
-MIN_SUPPORT_WHY = ("below 10 badcases one case moves a share by 10 points or more and the 95% "
+MIN_SUPPORT_WHY = N_("below 10 badcases one case moves a share by 10 points or more and the 95% "
                    "interval of an error rate spans about +/-25 points, so no module is named "
                    "on fewer")
 MIN_EFFECT = {"hedges_g": 0.2, "cohens_h": 0.2, "lift": 1.5, "change_pct": 5.0}
-FLOOR_TEXT = ("Findings are tested together (Benjamini-Hochberg over all {n} weighed and "
+FLOOR_TEXT = N_("Findings are tested together (Benjamini-Hochberg over all {n} weighed and "
               "over the cohort's own tests, false discovery rate 5%), rest on at least 10 badcases and have at least a small "
               "effect (|Hedges' g| >= 0.2, |Cohen's h| >= 0.2 for shares, held-out tree lift "
               ">= 1.5, version change >= 5%).")

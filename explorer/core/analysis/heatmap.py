@@ -24,6 +24,7 @@ from ..selection import And, InSet, Or, Predicate, Range
 from ..sqlutil import load_query, quote_ident
 from .cohort import Cohort
 from .results import HeatmapResult
+from explorer.core.i18n import _
 
 WINDOW_METRICS = ("batch_size_entropy", "n_requests", "kv_cache_hit_rate", "num_preemptions",
                   "tpot_ms", "batch_size", "ttft_ms", "queue_ms", "e2e_ms", "prefill_ms",
@@ -68,8 +69,8 @@ def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
     p = {**DEFAULTS, **(params or {})}
     runs = p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
     if runs is None and getattr(cohort, "eval_id", None) is not None:
-        raise NoData(f"no case of eval {cohort.eval_id!r} in this cohort is bound to a trace "
-                     "request, so there is no run to draw")
+        raise NoData(_("no case of eval {eval_id!r} in this cohort is bound to a trace "
+                     "request, so there is no run to draw").format(eval_id=cohort.eval_id))
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
     if p["level"] == "window":
         for m in (xm, ym, vm):
@@ -90,7 +91,7 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
     w = store.query("analysis_heatmap_windows", {"window_s": float(p["window_s"]), "runs": runs})
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
     if w.empty:
-        raise NoData("no request has an arrival time (arrival_s), so there are no time windows")
+        raise NoData(_("no request has an arrival time (arrival_s), so there are no time windows"))
     x = w[xm].to_numpy(dtype=float)
     y = w[ym].to_numpy(dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
@@ -98,9 +99,9 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
         missing = [m for m, a in ((xm, x), (ym, y)) if not np.isfinite(a).any()]
         cols = [("batch_size" if m == "batch_size_entropy" else m) for m in missing]
         if cols:
-            raise NoData(f"the traces do not record {' or '.join(dict.fromkeys(cols))}, so no "
-                         f"time window has {' and '.join(missing)}")
-        raise NoData(f"no time window has both {xm} and {ym}")
+            raise NoData(_("the traces do not record {x}, so no "
+                         "time window has {x2}").format(x=' or '.join(dict.fromkeys(cols)), x2=' and '.join(missing)))
+        raise NoData(_("no time window has both {xm} and {ym}").format(xm=xm, ym=ym))
     w, x, y = w[ok], x[ok], y[ok]
     v = w[vm].to_numpy(dtype=float)
     xe = _edges(x.min(), x.max(), int(p["bins_x"]))
@@ -137,7 +138,7 @@ def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
                            "WHERE x IS NOT NULL AND y IS NOT NULL AND isfinite(x) AND isfinite(y)",
                            {"runs": runs}).fetchall()[0]
     if not lo[4]:
-        raise NoData(f"no request has both {xm} and {ym}")
+        raise NoData(_("no request has both {xm} and {ym}").format(xm=xm, ym=ym))
     xe = _edges(lo[0], lo[1], int(p["bins_x"]))
     ye = _edges(lo[2], lo[3], int(p["bins_y"]))
     cells = store.con.execute(pts + load_query("analysis_heatmap_bins"), {

@@ -142,6 +142,7 @@ class Comparison:
     """DESIGN `comparison`: to_dict() is the list of rows (numeric then categorical)."""
     rows: tuple
     alpha: float = 0.05
+    strata: dict | None = None   # strata.stratify: the pooled strata (report JSON "strata")
 
     def to_dict(self) -> list:
         return [r.to_dict() for r in self.rows]

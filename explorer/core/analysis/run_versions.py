@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..errors import NoData
 from .versions import DEFAULTS, regression_flag, version_key
+from explorer.core.i18n import _
 
 STATS = ("mean", "median", "p90", "p99")
 RUN_ONLY_BETTER = {"itl_ms": "lower", "request_throughput": "higher",
@@ -35,7 +36,7 @@ def compare_run_versions(store, params: dict | None = None) -> dict:
     kb = p.get("kb") or load_knowledge_base()
     df = store.query("runs_versions_metrics")
     if df.empty:
-        raise NoData("no run with an engine version published aggregates")
+        raise NoData(_("no run with an engine version published aggregates"))
     values, changes = [], []
     for (engine, bench), g in df.groupby(["engine", "benchmark"], dropna=False, sort=True):
         versions = sorted(g["engine_version"].unique(), key=version_key)
@@ -66,7 +67,7 @@ def compare_run_versions(store, params: dict | None = None) -> dict:
                                                   p["alpha"], p["min_change_pct"],
                                                   run_level=True, metric=m)})
     if not changes:
-        raise NoData("no engine and benchmark has published aggregates on two engine versions")
+        raise NoData(_("no engine and benchmark has published aggregates on two engine versions"))
     changes.sort(key=lambda c: (not c["regression"], -abs(c["change_pct"] or 0.0),
                                 c["metric"], c["stat"]))
     return {"values": values, "changes": changes, "min_change_pct": p["min_change_pct"]}

@@ -17,6 +17,7 @@ from ..errors import NoData
 from ..schema import REQUEST_METRICS
 from ..sqlutil import load_query, quote_ident
 from .results import SlaResult, num
+from explorer.core.i18n import _
 
 DEFAULT_THRESHOLDS = {"ttft_ms": 500.0, "tpot_ms": 50.0}
 BREAKDOWNS = ("run", "version", "category", "tenant")
@@ -48,7 +49,7 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
         present.append(f"{quote_ident(m)} IS NOT NULL")
     total = store.con.execute("SELECT count(*) FROM requests").fetchall()[0][0]
     if not total:
-        raise NoData("no trace is loaded, so there is no request to hold to an SLA")
+        raise NoData(_("no trace is loaded, so there is no request to hold to an SLA"))
     errored = "(r.error IS NOT NULL AND trim(r.error) <> '')"
     judged = f"({errored} OR ({' AND '.join('r.' + c for c in present)}))"
     met = f"(NOT {errored} AND {' AND '.join('r.' + c for c in conds)})"
@@ -57,8 +58,8 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
         "__RUNS__", "" if eval_id is None else "WHERE run_id IN (SELECT DISTINCT run_id FROM cat)")
     df = store.con.execute(sql, params_sql).df()
     if eval_id is not None and (df.empty or not (df["dim"] == "all").any()):
-        raise NoData(f"no trace request is bound to a case of eval {eval_id!r}, so there is "
-                     "no request of it to hold to an SLA")
+        raise NoData(_("no trace request is bound to a case of eval {eval_id!r}, so there is "
+                     "no request of it to hold to an SLA").format(eval_id=eval_id))
     groups: dict[str, list[dict]] = {"all": [], **{k: [] for k in BREAKDOWNS}}
     for r in df.to_dict("records"):
         key = r["key"]

@@ -23,6 +23,7 @@ from ..selection import And, Range, TreePath
 from .cohort import CONTEXT_METRICS, ENGINE_METRICS, Cohort, cohort_frame
 from .evidence import MIN_SUPPORT
 from .results import TreeNode, TreeResult
+from ..i18n import N_, _
 
 # Outcome metrics: consequences of a slow or failed request, not engine conditions that cause
 # one; they are tree features only when the user adds them (params["features"]).
@@ -31,8 +32,8 @@ DEFAULTS = {"max_depth": 3, "min_samples_leaf": None,
             "features": tuple(m for m in ENGINE_METRICS + CONTEXT_METRICS
                               if m not in OUTCOME_METRICS),
             "min_coverage": 0.5, "seed": 0, "fit_max_n": 20000, "holdout": True}
-NAN_POLICY = ("bound cases only; features present in fewer than min_coverage of them are left "
-              "out; cases missing an entered feature are dropped, not imputed")
+NAN_POLICY = (N_("bound cases only; features present in fewer than min_coverage of them are left "
+              "out; cases missing an entered feature are dropped, not imputed"))
 
 
 def fmt_threshold(value: float, integral: bool) -> str:
@@ -48,16 +49,21 @@ def _condition(feature: str, side: str, thr: float, integral: bool) -> str:
 
 # Readable names of the metrics for the tree's risk sentence and the conclusion (the same words
 # the app's painters use, widgets/painters/common.LABELS); units come from schema.REQUEST_METRICS.
-METRIC_NAMES = {"kv_cache_hit_rate": "KV-cache hit rate", "num_preemptions": "preemptions",
-                "tpot_ms": "TPOT", "batch_size": "batch size", "ttft_ms": "TTFT",
-                "queue_ms": "scheduling delay", "e2e_ms": "E2E latency", "prefill_ms": "prefill",
-                "decode_ms": "decode", "prompt_tokens": "prompt tokens",
-                "completion_tokens": "output tokens", "cached_prompt_tokens": "cached prompt tokens",
-                "prompt_chars": "prompt length", "prediction_chars": "answer length",
-                "engine_running": "engine running requests",
-                "engine_waiting": "engine waiting requests",
-                "engine_kv_usage": "engine KV-cache usage",
-                "engine_prefix_hit_rate": "engine prefix-cache hit rate"}
+METRIC_NAMES = {"kv_cache_hit_rate": N_("KV-cache hit rate"), "num_preemptions": N_("preemptions"),
+                "tpot_ms": N_("TPOT"), "batch_size": N_("batch size"), "ttft_ms": N_("TTFT"),
+                "queue_ms": N_("scheduling delay"), "e2e_ms": N_("E2E latency"), "prefill_ms": N_("prefill"),
+                "decode_ms": N_("decode"), "prompt_tokens": N_("prompt tokens"),
+                "completion_tokens": N_("output tokens"), "cached_prompt_tokens": N_("cached prompt tokens"),
+                "prompt_chars": N_("prompt length"), "prediction_chars": N_("answer length"),
+                "engine_running": N_("engine running requests"),
+                "engine_waiting": N_("engine waiting requests"),
+                "engine_kv_usage": N_("engine KV-cache usage"),
+                "engine_prefix_hit_rate": N_("engine prefix-cache hit rate")}
+
+
+def metric_name(feature: str) -> str:
+    """The readable name of a metric in the current language."""
+    return _(METRIC_NAMES[feature]) if feature in METRIC_NAMES else feature.replace("_", " ")
 
 
 def plain_number(value: float, integral: bool = False, unit: str = "") -> str:
@@ -78,7 +84,7 @@ def plain_number(value: float, integral: bool = False, unit: str = "") -> str:
 def _readable(feature: str, side: str, thr: float, integral: bool) -> str:
     """"scheduling delay ≤ 3,070 ms": the feature's readable name, ≤ / >, the plain number."""
     from ..schema import REQUEST_METRICS
-    name = METRIC_NAMES.get(feature, feature.replace("_", " "))
+    name = metric_name(feature)
     unit = REQUEST_METRICS.get(feature, "")
     return f"{name} {'≤' if side == 'le' else '>'} {plain_number(thr, integral, unit)}"
 
@@ -109,28 +115,28 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
         frame = cohort_frame(store, cohort)
     bound = frame[frame["request_id"].notna()]
     if bound.empty:
-        raise NoData("no case of the cohort is bound to a trace request, so there are no "
-                     "engine metrics to split on")
+        raise NoData(_("no case of the cohort is bound to a trace request, so there are no "
+                     "engine metrics to split on"))
     feats = []
     for f in p["features"]:
         col = bound[f] if f in bound else None
         if col is None:
-            raise ValueError(f"unknown tree feature {f!r}")
+            raise ValueError(_("unknown tree feature {f!r}").format(f=f))
         if col.notna().mean() >= p["min_coverage"] and _varies(col):
             feats.append(f)
     if not feats:
-        raise NoData("no engine metric is recorded (and varies) for enough bound cases "
-                     f"(at least {p['min_coverage']:.0%} of them)")
+        raise NoData(_("no engine metric is recorded (and varies) for enough bound cases "
+                     "(at least {min_coverage:.0%} of them)").format(min_coverage=p['min_coverage']))
     data = bound.dropna(subset=feats)
     dropped = len(bound) - len(data)
     y = data["badcase"].to_numpy(dtype=int)
     if y.min() == y.max():
-        raise NoData("the bound cases are all " + ("badcases" if y[0] else "control cases")
-                     + ": nothing to separate")
+        raise NoData(_("the bound cases are all ") + ("badcases" if y[0] else _("control cases"))
+                     + _(": nothing to separate"))
     if y.sum() < MIN_SUPPORT:
-        raise NoData(f"only {int(y.sum())} bound badcase{'s' if y.sum() != 1 else ''} with every "
-                     f"tree feature recorded: a tree needs at least {MIN_SUPPORT} to separate "
-                     "them from the control")
+        raise NoData(_("only {sum} bound badcase{x} with every "
+                     "tree feature recorded: a tree needs at least {MIN_SUPPORT} to separate "
+                     "them from the control").format(sum=int(y.sum()), x='s' if y.sum() != 1 else '', MIN_SUPPORT=MIN_SUPPORT))
     X = data[feats].to_numpy(dtype=float)
     fit_idx = np.arange(len(y))
     if p["fit_max_n"] and len(y) > p["fit_max_n"]:
@@ -181,7 +187,7 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
     return TreeResult(max_depth=p["max_depth"], min_samples_leaf=leaf,
                       baseline_error_rate=baseline, nodes=tuple(nodes), features=tuple(feats),
                       n=len(data), dropped_rows=dropped, riskiest_path=tuple(chain),
-                      sentence=sentence, nan_policy=NAN_POLICY, holdout=held)
+                      sentence=sentence, nan_policy=_(NAN_POLICY), holdout=held)
 
 
 def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict) -> dict:
@@ -198,7 +204,7 @@ def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict)
     for cls in (0, 1):
         idx = np.flatnonzero(y == cls)
         fit[rng.permutation(idx)[: len(idx) // 2]] = True
-    out = {"method": "sample splitting: fitted on one half, counted on the other",
+    out = {"method": _("sample splitting: fitted on one half, counted on the other"),
            "fit_n": int(fit.sum()), "test_n": int((~fit).sum()), "steps": [], "condition": None,
            "n": 0, "n_bad": 0, "error_rate": None, "baseline_error_rate": None, "lift": None,
            "p_value": None, "reason": None}
@@ -206,7 +212,7 @@ def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict)
     if p["fit_max_n"] and len(fi) > p["fit_max_n"]:
         fi = np.sort(rng.choice(fi, p["fit_max_n"], replace=False))
     if y[fi].min() == y[fi].max() or y[~fit].min() == y[~fit].max():
-        out["reason"] = "too few badcases or control cases to split the cases in two"
+        out["reason"] = _("too few badcases or control cases to split the cases in two")
         return out
     leaf = p["min_samples_leaf"] or max(5, int(0.01 * len(fi)))
     clf = DecisionTreeClassifier(max_depth=p["max_depth"], min_samples_leaf=leaf,
@@ -214,7 +220,7 @@ def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict)
     t = clf.tree_
     leaves = np.flatnonzero(t.children_left == -1)
     if len(leaves) < 2:
-        out["reason"] = "the half-sample tree finds no split"
+        out["reason"] = _("the half-sample tree finds no split")
         return out
     fit_leaf = clf.apply(X[fi])
     rate = {k: y[fi][fit_leaf == k].mean() for k in leaves}
@@ -235,7 +241,7 @@ def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict)
     out.update(steps=[{"feature": f, "side": s, "threshold": thr} for f, s, thr in steps],
                condition=_path_text(steps, integral), n=n, n_bad=nb, baseline_error_rate=base)
     if n == 0:
-        out["reason"] = "no held-out case reaches the leaf"
+        out["reason"] = _("no held-out case reaches the leaf")
         return out
     out["error_rate"] = nb / n
     out["lift"] = out["error_rate"] / base
@@ -256,10 +262,10 @@ def _sentence(nodes, chain, baseline, integral) -> str:
     baseline" for the riskiest path, with repeated features merged to their tightest bound;
     readable metric names, plain numbers with units ("scheduling delay ≤ 3,070 ms")."""
     leaf = {n.id: n for n in nodes}[chain[-1]]
-    tail = f"error rate {leaf.error_rate:.0%} (n={leaf.n}) against a {baseline:.0%} baseline"
+    tail = _("error rate {error_rate:.0%} (n={n}) against a {baseline:.0%} baseline").format(error_rate=leaf.error_rate, n=leaf.n, baseline=baseline)
     text = _path_text(_steps(nodes, chain), integral)
     if not text:
-        return f"no split separates badcases from the control: {tail}"
+        return _("no split separates badcases from the control: {tail}").format(tail=tail)
     return text + ": " + tail
 
 
@@ -281,13 +287,13 @@ def _path_text(steps, integral) -> str:
         if f in gt and f in le:
             unit = REQUEST_METRICS.get(f, "")
             parts.append(f"{plain_number(gt[f], integral[f])} < "
-                         f"{METRIC_NAMES.get(f, f.replace('_', ' '))} ≤ "
+                         f"{metric_name(f)} ≤ "
                          f"{plain_number(le[f], integral[f], unit)}")
         elif f in le:
             parts.append(_readable(f, "le", le[f], integral[f]))
         else:
             parts.append(_readable(f, "gt", gt[f], integral[f]))
-    return " and ".join(parts)
+    return _(" and ").join(parts)
 
 
 def tree_node_predicate(tree: TreeResult, node_id: int) -> And:
@@ -299,7 +305,7 @@ def tree_node_predicate(tree: TreeResult, node_id: int) -> And:
     node."""
     by_id = {n.id: n for n in tree.nodes}
     if node_id not in by_id:
-        raise KeyError(f"the tree has no node {node_id}")
+        raise KeyError(_("the tree has no node {node_id}").format(node_id=node_id))
     chain = []
     k = node_id
     while k is not None:

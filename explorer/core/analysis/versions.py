@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import NoData
 from .results import VersionsResult, num
+from explorer.core.i18n import _
 
 METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
            "queue_ms", "e2e_ms", "prompt_tokens", "completion_tokens")
@@ -71,11 +72,11 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
     agg = store.query("analysis_versions", {"by_benchmark": True, "eval_id": eval_id})
     if agg.empty:
         if eval_id is not None:
-            raise NoData(f"no run bound to a case of eval {eval_id!r} names an engine version, "
-                         "so there is nothing to compare across versions")
-        raise NoData("no loaded run with per-request rows names an engine version "
+            raise NoData(_("no run bound to a case of eval {eval_id!r} names an engine version, "
+                         "so there is nothing to compare across versions").format(eval_id=eval_id))
+        raise NoData(_("no loaded run with per-request rows names an engine version "
                      "(engine_version), so no request-level comparison across versions (runs "
-                     "with published aggregates only are compared at run level)")
+                     "with published aggregates only are compared at run level)"))
 
     def multi(df):
         return df.groupby(df["benchmark"].fillna("\0"))["engine_version"].nunique().max() >= 2
@@ -228,19 +229,21 @@ def version_notes(changes, values) -> list[str]:
     if wl:
         parts = [f"{label(c['metric'], with_unit=False)} {fmt_pct(c['change_pct'])} "
                  f"({c['from_version']} → {c['to_version']}"
-                 + (f", benchmark {c['benchmark']}" if c.get("benchmark") else "") + ")"
+                 + (_(", benchmark {benchmark}").format(benchmark=c["benchmark"])
+                    if c.get("benchmark") else "") + ")"
                  for c in wl[:3]]
-        out.append("The workload differs between the releases: " + "; ".join(parts)
-                   + (f" and {len(wl) - 3} more" if len(wl) > 3 else "")
-                   + ". The releases served different requests, so this is not a regression but "
-                   "a confounder: part of any other difference between them may come from the "
-                   "workload; compare them on the same prompts before blaming the engine.")
+        more = _(" and {n} more").format(n=len(wl) - 3) if len(wl) > 3 else ""
+        out.append(_("The workload differs between the releases: {changes}{more}. The releases "
+                     "served different requests, so this is not a regression but a confounder: "
+                     "part of any other difference between them may come from the workload; "
+                     "compare them on the same prompts before blaming the engine.").format(
+                         changes="; ".join(parts), more=more))
     runs = [v.get("runs") for v in values if v.get("runs") is not None]
     if changes and runs and max(runs) <= 1:
-        out.append("One run per version: run-to-run variance is unknown, so a change between "
-                   "versions may be the difference between two runs of the same release; the "
-                   "p-values treat the requests of a run as independent. Several runs per "
-                   "version would allow a test at run level.")
+        out.append(_("One run per version: run-to-run variance is unknown, so a change between "
+                     "versions may be the difference between two runs of the same release; the "
+                     "p-values treat the requests of a run as independent. Several runs per "
+                     "version would allow a test at run level."))
     return out
 
 

@@ -33,6 +33,7 @@ from .calibrate import calibrate
 from .replicas import simulate_replicas
 from .io import requests_from_store
 from .model import EngineConfig
+from explorer.core.i18n import _
 
 WARMUP_S = 600.0
 SETTINGS = ("num_gpu_blocks", "block_size", "eviction", "max_num_seqs", "max_num_batched_tokens")
@@ -67,10 +68,12 @@ class BadcasePrediction:
     def sentence(self) -> str:
         """One line for the panel and the report."""
         s = self.setting
-        return (f"Replaying {self.window['requests']:,} requests of {self.run_id} under "
-                f"{s['label']}: {self.observed_badcases} badcase(s) observed among "
-                f"{self.n_cases} replayed cases, {self.predicted_badcases:.1f} predicted "
-                f"(95% interval {self.ci_low:.0f} to {self.ci_high:.0f}).")
+        return _("Replaying {requests:,} requests of {run_id} under {setting}: {observed} "
+                 "badcase(s) observed among {cases} replayed cases, {predicted:.1f} predicted "
+                 "(95% interval {low:.0f} to {high:.0f}).").format(
+                     requests=self.window["requests"], run_id=self.run_id, setting=s["label"],
+                     observed=self.observed_badcases, cases=self.n_cases,
+                     predicted=self.predicted_badcases, low=self.ci_low, high=self.ci_high)
 
 
 def observed_settings(store, run_id: str) -> dict:
@@ -88,14 +91,17 @@ def observed_settings(store, run_id: str) -> dict:
 def _label(cfg: EngineConfig, base: EngineConfig) -> str:
     parts = []
     if cfg.num_gpu_blocks != base.num_gpu_blocks:
-        parts.append(f"{'infinite' if cfg.num_gpu_blocks is None else f'{cfg.num_gpu_blocks:,}'} "
-                     f"KV blocks (observed {base.num_gpu_blocks or 'infinite':,})"
-                     if base.num_gpu_blocks else f"{cfg.num_gpu_blocks} KV blocks")
+        blocks = _("infinite") if cfg.num_gpu_blocks is None else f"{cfg.num_gpu_blocks:,}"
+        parts.append(_("{blocks} KV blocks (observed {observed})").format(
+            blocks=blocks, observed=f"{base.num_gpu_blocks:,}") if base.num_gpu_blocks
+            else _("{blocks} KV blocks").format(blocks=cfg.num_gpu_blocks))
     if cfg.eviction != base.eviction:
-        parts.append(f"{cfg.eviction.upper()} eviction (observed {base.eviction.upper()})")
+        parts.append(_("{eviction} eviction (observed {observed})").format(
+            eviction=cfg.eviction.upper(), observed=base.eviction.upper()))
     if cfg.max_num_seqs != base.max_num_seqs:
-        parts.append(f"max-num-seqs {cfg.max_num_seqs} (observed {base.max_num_seqs})")
-    return ", ".join(parts) or "the observed settings"
+        parts.append(_("max-num-seqs {n} (observed {observed})").format(
+            n=cfg.max_num_seqs, observed=base.max_num_seqs))
+    return ", ".join(parts) or _("the observed settings")
 
 
 @dataclass(frozen=True)
@@ -120,18 +126,18 @@ def gather_inputs(store, cohort, observed: dict | None = None,
     bound = frame[frame["request_id"].notna() & frame["run_id"].notna()]
     bad = bound[bound["badcase"] == 1]
     if bad.empty:
-        raise NoData("No badcase of the cohort is bound to a request: nothing to replay.")
+        raise NoData(_("No badcase of the cohort is bound to a request: nothing to replay."))
     run_id = str(bad["run_id"].value_counts().idxmax())
     settings = {**(observed or {}), **observed_settings(store, run_id)}
     if "num_gpu_blocks" not in settings:
-        raise NoData(f"Run {run_id} does not record its engine's KV-cache size (num_gpu_blocks): "
-                     "give the observed settings to replay it.")
+        raise NoData(_("Run {run_id} does not record its engine's KV-cache size (num_gpu_blocks): "
+                     "give the observed settings to replay it.").format(run_id=run_id))
     base_cfg = EngineConfig(**{k: v for k, v in settings.items() if k in SETTINGS})
     base_cfg.validate()
     mine = bound[bound["run_id"] == run_id]
     t = mine["arrival_s"].dropna()
     if t.empty:
-        raise NoData(f"The cohort's requests on {run_id} have no arrival times.")
+        raise NoData(_("The cohort's requests on {run_id} have no arrival times.").format(run_id=run_id))
     t0, t1 = float(t.min()), float(t.max())
     trace = [r for r in requests_from_store(store, run_id) if t0 - warmup_s <= r.arrival_s <= t1]
     rows = store.df("SELECT request_id, ttft_ms, tpot_ms FROM requests WHERE run_id = ?", [run_id])
@@ -201,7 +207,8 @@ def predict(inp: BadcaseInputs, scenario: dict, *, seed: int = 0,
         warn.insert(0, cal.warning)
     left = inp.n_bound_elsewhere
     if left:
-        warn.append(f"{left} bound case(s) ran on other runs and are not replayed here.")
+        warn.append(_("{n} bound case(s) ran on other runs and are not replayed here.").format(
+            n=left))
     summ = {k: (base.summary.get(k), scn.summary.get(k))
             for k in ("hit_rate", "preemptions", "ttft_ms_mean", "tpot_ms_mean")}
     return BadcasePrediction(

@@ -33,6 +33,9 @@ from .engine import simulate
 from .replicas import replica_candidates, simulate_replicas
 from .model import DEFAULT_TIMING, EngineConfig, TraceRequest
 from .timing import MIN_ROWS
+from ..i18n import N_, _
+
+DEFAULT_START = N_("default (SGLang bench_one_batch)")  # where the step time starts
 
 #: mean calibration error above which the replay's answers are flagged (issue 20)
 WARN_ERROR = 0.25
@@ -86,17 +89,21 @@ class CalibrationResult:
         fitted = [m.split("_")[0].upper() for m in METRICS if m in self.after]
         if fitted and self.after is self.before and self.scales == {"decode": 1.0, "prefill": 1.0} \
                 and any(abs(v["error"]) > TOLERANCE for v in self.after.values()):
-            return f"{self.start}; not calibrated (asked for the default step time)"
+            return _("{start}; not calibrated (asked for the default step time)").format(
+                start=_(self.start))
         if not fitted:
-            return f"{self.start}; not calibrated: " + "; ".join(self.reasons or ("no observed latencies",))
+            return _("{start}; not calibrated: {why}").format(
+                start=_(self.start), why="; ".join(self.reasons or (_("no observed latencies"),)))
         if self.scales == {"decode": 1.0, "prefill": 1.0} and self.replicas == 1:
-            return (f"{self.start}; reproduces the observed mean {' and '.join(fitted)} within "
-                    f"{TOLERANCE:.0%} unscaled")
-        rep = (f"; arrivals spread round-robin over {self.replicas} engine replicas"
+            return _("{start}; reproduces the observed mean {fitted} within {tol:.0%} "
+                     "unscaled").format(start=_(self.start), fitted=_(" and ").join(fitted),
+                                        tol=TOLERANCE)
+        rep = (_("; arrivals spread round-robin over {n} engine replicas").format(n=self.replicas)
                if self.replicas > 1 else "")
-        return (f"{self.start}, scaled to reproduce the observed mean {' and '.join(fitted)} "
-                f"(decode x{self.scales['decode']:.3g}, prefill x{self.scales['prefill']:.3g})"
-                + rep)
+        return _("{start}, scaled to reproduce the observed mean {fitted} (decode x{decode:.3g}, "
+                 "prefill x{prefill:.3g})").format(
+                     start=_(self.start), fitted=_(" and ").join(fitted),
+                     decode=self.scales["decode"], prefill=self.scales["prefill"]) + rep
 
 
 def dropped_requests(store, run_id: str) -> dict:
@@ -126,22 +133,22 @@ def timing_reasons(requests: pd.DataFrame) -> list[str]:
     out = []
     tpot, batch = col("tpot_ms"), col("batch_size")
     if batch.notna().sum() == 0:
-        out.append("decode: the trace records no batch sizes")
+        out.append(_("decode: the trace records no batch sizes"))
     elif (tpot.notna() & batch.notna()).sum() < MIN_ROWS:
-        out.append(f"decode: fewer than {MIN_ROWS} requests with both TPOT and batch size")
+        out.append(_("decode: fewer than {MIN_ROWS} requests with both TPOT and batch size").format(MIN_ROWS=MIN_ROWS))
     elif batch.dropna().std() == 0:
-        out.append("decode: the batch size never varies")
+        out.append(_("decode: the batch size never varies"))
     prompt = col("prompt_tokens")
     timed = col("prefill_ms").notna() | col("ttft_ms").notna()
     if timed.sum() < MIN_ROWS:
-        out.append(f"prefill: fewer than {MIN_ROWS} requests with a prefill time or TTFT")
+        out.append(_("prefill: fewer than {MIN_ROWS} requests with a prefill time or TTFT").format(MIN_ROWS=MIN_ROWS))
     elif prompt[timed].nunique() < 2:
         p = prompt[timed].dropna()
-        out.append("prefill: every timed prompt has the same length"
-                   + (f" ({int(p.iloc[0]):,} tokens)" if len(p) else "")
-                   + ": the cost per prompt token cannot be told from the fixed cost")
+        out.append(_("prefill: every timed prompt has the same length")
+                   + (_(" ({iloc:,} tokens)").format(iloc=int(p.iloc[0])) if len(p) else "")
+                   + _(": the cost per prompt token cannot be told from the fixed cost"))
     elif col("prefill_ms").notna().sum() == 0 and col("queue_ms").notna().sum() == 0:
-        out.append("prefill: only TTFT is recorded (queueing and prefill together)")
+        out.append(_("prefill: only TTFT is recorded (queueing and prefill together)"))
     return out
 
 
@@ -235,7 +242,7 @@ class _Close(Exception):
 
 
 def calibrate(trace: Sequence[TraceRequest], observed: pd.DataFrame, config: EngineConfig,
-              start_params: dict | None = None, start: str = "default (SGLang bench_one_batch)",
+              start_params: dict | None = None, start: str = DEFAULT_START,
               reasons: Sequence[str] = (), dropped: dict | None = None, max_evaluations: int = 40,
               cancelled: Callable[[], bool] | None = None,
               replicas: Sequence[int] = (1,), fit: bool = True) -> CalibrationResult:
@@ -255,7 +262,7 @@ def calibrate(trace: Sequence[TraceRequest], observed: pd.DataFrame, config: Eng
     if not targets:
         return CalibrationResult(params=params, scales={"decode": 1.0, "prefill": 1.0},
                                  before=before, after=before,
-                                 reasons=tuple(reasons) + ("the trace records no TTFT or TPOT",),
+                                 reasons=tuple(reasons) + (_("the trace records no TTFT or TPOT"),),
                                  evaluations=n_eval[0], **common)
     if not fit or all(abs(before[m]["error"]) <= TOLERANCE for m in targets):
         # already reproduces the observed means (e.g. a run the same engine model produced)
@@ -274,7 +281,7 @@ def calibrate(trace: Sequence[TraceRequest], observed: pd.DataFrame, config: Eng
     for f in fits[1:]:
         if f[3] < 0.5 * best[3]:
             best = f
-    k, sc, after, _ = best
+    k, sc, after, _err = best
     bad = [f"{m.split('_')[0].upper()} {after[m]['error']:+.0%}" for m in targets
            if m in after and abs(after[m]["error"]) > WARN_ERROR]
     warning = None
@@ -304,11 +311,11 @@ def calibration_inputs(store, run_id: str, trace: Sequence[TraceRequest] | None 
                     "FROM requests WHERE run_id = ?", [run_id])
     if rows["ttft_ms"].notna().sum() == 0 and rows["tpot_ms"].notna().sum() == 0:
         return None
-    start, start_params = "default (SGLang bench_one_batch)", None
+    start, start_params = DEFAULT_START, None
     try:
         fit = fit_timing(rows)
         start_params = fit.params
-        start = f"fitted to the trace's rows ({', '.join(fit.fitted)})"
+        start = _("fitted to the trace's rows ({fitted})").format(fitted=', '.join(fit.fitted))
     except NoData:
         pass
     ids = {t.request_id for t in trace}
@@ -334,7 +341,7 @@ def calibrate_run(store, run_id: str, config: EngineConfig,
         trace = requests_from_store(store, run_id)
     kw = calibration_inputs(store, run_id, trace)
     if kw is not None and not fit:   # the default step time, as asked: its errors measured only
-        kw.update(start_params=None, start="default (SGLang bench_one_batch)")
+        kw.update(start_params=None, start=DEFAULT_START)
     if kw is None:
         kw = {"observed": pd.DataFrame({"request_id": [t.request_id for t in trace],
                                         "ttft_ms": np.nan, "tpot_ms": np.nan}),

@@ -8,21 +8,22 @@ from typing import Callable, Sequence
 
 from .engine import simulate
 from .model import Cancelled, EngineConfig, TraceRequest
+from explorer.core.i18n import N_, _
 
-NO_PREFIX = "no prefix information in this trace (no hash_ids): hit rates not meaningful"
+NO_PREFIX = N_("no prefix information in this trace (no hash_ids): hit rates not meaningful")
 
 # (summary key, observed SQL aggregate over the run's requests, label, unit)
 METRICS = (
     ("hit_rate", "sum(cached_prompt_tokens) / nullif(sum(CASE WHEN cached_prompt_tokens "
                  "IS NOT NULL THEN prompt_tokens END), 0)",
-     "prefix-cache hit rate (first-query tokens)", ""),
-    ("hit_rate_per_request", "avg(kv_cache_hit_rate)", "served from cache, mean per request", ""),
-    ("hit_rate_blocks", "NULL", "hit_rate_blocks (older per-attempt block count)", ""),
-    ("preemptions", "sum(num_preemptions)", "preemptions", ""),
-    ("ttft_ms_mean", "avg(ttft_ms)", "TTFT mean", "ms"),
-    ("tpot_ms_mean", "avg(tpot_ms)", "TPOT mean", "ms/token"),
-    ("queue_ms_mean", "avg(queue_ms)", "queue time mean", "ms"),
-    ("e2e_ms_mean", "avg(e2e_ms)", "E2E mean", "ms"),
+     N_("prefix-cache hit rate (first-query tokens)"), ""),
+    ("hit_rate_per_request", "avg(kv_cache_hit_rate)", N_("served from cache, mean per request"), ""),
+    ("hit_rate_blocks", "NULL", N_("hit_rate_blocks (older per-attempt block count)"), ""),
+    ("preemptions", "sum(num_preemptions)", N_("preemptions"), ""),
+    ("ttft_ms_mean", "avg(ttft_ms)", N_("TTFT mean"), "ms"),
+    ("tpot_ms_mean", "avg(tpot_ms)", N_("TPOT mean"), "ms/token"),
+    ("queue_ms_mean", "avg(queue_ms)", N_("queue time mean"), "ms"),
+    ("e2e_ms_mean", "avg(e2e_ms)", N_("E2E mean"), "ms"),
 )
 
 
@@ -34,22 +35,22 @@ def hit_rate_lines(summary: dict) -> list[str]:
     as the older per-attempt count; or [NO_PREFIX-sentence] when summary["prefix_information"]
     is False."""
     if not summary.get("prefix_information", True):
-        return [f"prefix cache: {NO_PREFIX}"]
+        return [_("prefix cache: {NO_PREFIX}").format(NO_PREFIX=_(NO_PREFIX))]
 
     def pct(x):
         return "-" if x is None else f"{100 * x:.1f}%"
     head = summary.get("hit_rate", summary.get("hit_rate_tokens"))
     pc = summary.get("prefix_cache") or {}
-    lines = [f"prefix-cache hit rate {pct(head)} of first-query tokens (vLLM's prefix_cache_hits "
-             f"/ prefix_cache_queries; mean per request {pct(summary.get('hit_rate_per_request'))}"
-             "; comparable across capacities)"]
+    lines = [_("prefix-cache hit rate {head} of first-query tokens (vLLM's prefix_cache_hits "
+             "/ prefix_cache_queries; mean per request {hit_rate_per_request}"
+             "; comparable across capacities)").format(head=pct(head), hit_rate_per_request=pct(summary.get('hit_rate_per_request')))]
     if pc.get("preempted_requests"):
-        lines.append(f"preempted requests re-queried {pc['preempted_queries']:,} tokens "
-                     f"{pc['preempted_requests']:,} times, {pct(summary.get('hit_rate_preempted'))} "
-                     "hit (mostly their own blocks): counted apart, as vLLM does")
-    lines.append(f"hit_rate_blocks {pct(summary.get('hit_rate_blocks'))}: older per-attempt "
+        lines.append(_("preempted requests re-queried {preempted_queries:,} tokens "
+                     "{preempted_requests:,} times, {hit_rate_preempted} "
+                     "hit (mostly their own blocks): counted apart, as vLLM does").format(preempted_queries=pc['preempted_queries'], preempted_requests=pc['preempted_requests'], hit_rate_preempted=pct(summary.get('hit_rate_preempted'))))
+    lines.append(_("hit_rate_blocks {hit_rate_blocks}: older per-attempt "
                  "block count (blocked and preempted requests re-query their own blocks, so a "
-                 "small cache can score higher; do not compare it across capacities)")
+                 "small cache can score higher; do not compare it across capacities)").format(hit_rate_blocks=pct(summary.get('hit_rate_blocks'))))
     return lines
 
 
@@ -122,7 +123,7 @@ def sweep_capacity(trace: Sequence[TraceRequest], config: EngineConfig,
     n = len(capacities)
     for i, cap in enumerate(capacities):
         if cancelled is not None and cancelled():
-            raise Cancelled("sweep cancelled")
+            raise Cancelled(_("sweep cancelled"))
         if progress is not None:
             progress(i, n)
         res = simulate(trace, replace(config, num_gpu_blocks=cap), cancelled=cancelled,
@@ -139,19 +140,19 @@ def calibration_lines(cal: dict | None, note: str | None = None) -> list[str]:
     the 90th percentile's error; then where the step time came from. `cal` is
     CalibrationResult.to_dict() or None (then `note` says why there is none)."""
     if not cal:
-        return [f"calibration: {note or 'none'}"]
+        return [_("calibration: {x}").format(x=note or 'none')]
     out = []
-    for m, name, unit in (("ttft_ms", "TTFT", "ms"), ("tpot_ms", "TPOT", "ms/token")):
+    for m, name, unit in (("ttft_ms", _("TTFT"), "ms"), ("tpot_ms", _("TPOT"), "ms/token")):
         a = cal.get(m)
         if not a:
             continue
         b = (cal.get("before") or {}).get(m) or {}
         p90 = a.get("p90_error")
-        out.append(f"calibration {name}: observed mean {a['observed']:,.1f} {unit}, replayed "
-                   f"{a['replayed']:,.1f} (error {a['error']:+.1%}"
-                   + (f"; before calibration {b['error']:+.1%}" if b and b is not a else "")
-                   + (f"; P90 error {p90:+.1%}" if p90 is not None else "") + ")"
-                   + ("; the mean is reproduced, the spread is not"
+        out.append(_("calibration {name}: observed mean {observed:,.1f} {unit}, replayed "
+                   "{replayed:,.1f} (error {error:+.1%}").format(name=name, observed=a['observed'], unit=unit, replayed=a['replayed'], error=a['error'])
+                   + (_("; before calibration {error:+.1%}").format(error=b['error']) if b and b is not a else "")
+                   + (_("; P90 error {p90:+.1%}").format(p90=p90) if p90 is not None else "") + ")"
+                   + (_("; the mean is reproduced, the spread is not")
                       if p90 is not None and abs(p90) > 0.25 and abs(a["error"]) <= 0.25 else ""))
-    out.append(f"step time: {cal.get('step_time')}")
+    out.append(_("step time: {step_time}").format(step_time=cal.get('step_time')))
     return out

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..errors import InputError, NoData
 from .model import EngineConfig, ReplayResult, TraceRequest
+from explorer.core.i18n import _
 
 
 def read_mooncake(path: str | Path, skipped: list | None = None) -> list[TraceRequest]:
@@ -98,7 +99,7 @@ def requests_from_store(store, run_id: str, limit: int | None = None) -> list[Tr
                   "ORDER BY arrival_s" + (" LIMIT ?" if limit else ""),
                   [run_id, int(limit)] if limit else [run_id])
     if df.empty:
-        raise NoData(f"run {run_id} has no request with an arrival time and a prompt length")
+        raise NoData(_("run {run_id} has no request with an arrival time and a prompt length").format(run_id=run_id))
     out = []
     for rid, a, p, c, h in df.itertuples(index=False):
         hs: tuple = ()

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..errors import NoData
 from .model import DEFAULT_TIMING
+from explorer.core.i18n import _
 
 MIN_ROWS = 10
 
@@ -76,7 +77,7 @@ def fit_timing(requests: pd.DataFrame) -> TimingFit:
             fitted.append("prefill")
             n["prefill"], r2["prefill"] = int(ok.sum()), r
     if not fitted:
-        raise NoData("the trace has too few requests with TPOT and batch size, or prefill "
-                     f"time and prompt length (at least {MIN_ROWS} of either are needed) to fit "
-                     "the step-time model; the SGLang-calibrated default applies")
+        raise NoData(_("the trace has too few requests with TPOT and batch size, or prefill "
+                     "time and prompt length (at least {MIN_ROWS} of either are needed) to fit "
+                     "the step-time model; the SGLang-calibrated default applies").format(MIN_ROWS=MIN_ROWS))
     return TimingFit(params=p, fitted=tuple(fitted), n=n, r2=r2)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from explorer.core.i18n import _
 
 
 class Fit:
@@ -39,8 +40,8 @@ class Fit:
         return 1.0 / (1.0 + np.exp(-np.clip(eta, -35, 35))) if self.logistic else eta
 
     def summary(self) -> str:
-        kind = "logistic (Newton-Raphson)" if self.logistic else "OLS"
-        return f"{kind}: params {np.round(self.params, 4).tolist()}, {self.iterations} iterations"
+        kind = _("logistic (Newton-Raphson)") if self.logistic else _("OLS")
+        return _("{kind}: params {params}, {iterations} iterations").format(kind=kind, params=np.round(self.params, 4).tolist(), iterations=self.iterations)
 
 
 def _solve_spd(A, b):
@@ -104,11 +105,13 @@ def choose_ridge(X: np.ndarray, y: np.ndarray, penalised: np.ndarray | None = No
 
 def ridge_warning(ridge: float, outcome: str) -> str:
     """The sentence a result gives when its logistic fit needed the penalty."""
-    return (f"Some range of the variables has (almost) no {outcome} = 1 or no {outcome} = 0 "
-            "(quasi-separation), so the unpenalised logistic fit does not converge: the fit "
-            f"penalises the splines' curvature (L2, {ridge:g}, chosen by {CV_FOLDS}-fold "
-            "cross-validation among " + ", ".join(f"{r:g}" for r in RIDGE_GRID) + "), which "
-            "bends the fitted curves towards straight lines; the slopes are not penalised.")
+    return _("Some range of the variables has (almost) no {outcome} = 1 or no {outcome} = 0 "
+             "(quasi-separation), so the unpenalised logistic fit does not converge: the fit "
+             "penalises the splines' curvature (L2, {ridge:g}, chosen by {folds}-fold "
+             "cross-validation among {grid}), which bends the fitted curves towards straight "
+             "lines; the slopes are not penalised.").format(
+                 outcome=outcome, ridge=ridge, folds=CV_FOLDS,
+                 grid=", ".join(f"{r:g}" for r in RIDGE_GRID))
 
 
 def fit_logistic_auto(X: np.ndarray, y: np.ndarray, start=None, ridge: float | None = None,

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..causal_graph import CausalGraph
 from .exceptions import WhatIfError
+from explorer.core.i18n import _
 
 
 def backdoor_set(graph, g, data: pd.DataFrame, treatment: str, outcome: str,
@@ -38,9 +39,9 @@ def _why_unidentifiable(graph: CausalGraph, treatment: str, outcome: str,
     h.remove_edges_from(list(h.out_edges(treatment)))
     culprits = sorted(u for u in hidden - {treatment, outcome}
                       if nx.has_path(h, u, treatment) and nx.has_path(h, u, outcome))
-    msg = (f"The effect of {treatment} on {outcome} cannot be identified by backdoor adjustment "
-           f"with this graph: no set of observed variables blocks every backdoor path.")
+    msg = (_("The effect of {treatment} on {outcome} cannot be identified by backdoor adjustment "
+           "with this graph: no set of observed variables blocks every backdoor path.").format(treatment=treatment, outcome=outcome))
     if culprits:
-        msg += (" Unobserved common cause(s): " + ", ".join(culprits) + ". Measure them, or "
-                "edit the graph if you believe they do not reach both variables.")
+        msg += (_(" Unobserved common cause(s): ") + ", ".join(culprits) + _(". Measure them, or "
+                "edit the graph if you believe they do not reach both variables."))
     return msg

@@ -30,6 +30,7 @@ from .estimator import coefficient_draws
 from .exceptions import WhatIfError
 from .fits import fit_logistic_auto, fit_ols, one_blas_thread, penalised_columns, ridge_warning
 from .splines import spline_basis
+from explorer.core.i18n import _
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,8 @@ def parent_adjustment(graph, treatments, outcome, columns) -> list[str]:
             else:
                 adj.add(p)
     if bad:
-        raise WhatIfError("Unobserved cause(s) of the treatments also reach the outcome: "
-                          + ", ".join(sorted(set(bad))) + "; the effect is not identified.")
+        raise WhatIfError(_("Unobserved cause(s) of the treatments also reach the outcome: ")
+                          + ", ".join(sorted(set(bad))) + _("; the effect is not identified."))
     return sorted(adj)
 
 
@@ -93,28 +94,28 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     treatments = tuple(new_values)
     for name in treatments + (outcome,):
         if name not in frame.columns:
-            raise WhatIfError(f"'{name}' is not in the data.")
+            raise WhatIfError(_("'{name}' is not in the data.").format(name=name))
         if name not in graph.nodes:
-            raise WhatIfError(f"'{name}' is not a node of the causal graph.")
+            raise WhatIfError(_("'{name}' is not a node of the causal graph.").format(name=name))
     adjust = parent_adjustment(graph, treatments, outcome, frame.columns)
     used = list(treatments) + adjust + [outcome]
     data = frame[used].apply(pd.to_numeric, errors="coerce").astype(float)
     keep = data.notna().all(axis=1)
     d = data[keep]
     if len(d) < MIN_ROWS:
-        raise NoData(f"Only {len(d)} cases have {', '.join(used)} all recorded; at least "
-                     f"{MIN_ROWS} are needed.")
+        raise NoData(_("Only {n_d} cases have {x} all recorded; at least "
+                     "{MIN_ROWS} are needed.").format(n_d=len(d), x=', '.join(used), MIN_ROWS=MIN_ROWS))
     tgt = pd.Series(target, index=frame.index).fillna(False).astype(bool)
     new = pd.DataFrame({t: np.asarray(v, dtype=float) for t, v in new_values.items()},
                        index=frame.index[tgt])
     tgt_ok = tgt & keep
     tgt_ok[tgt_ok] = new.loc[tgt_ok[tgt_ok].index].notna().all(axis=1).to_numpy()
     if not tgt_ok.any():
-        raise NoData("No target case has every variable recorded.")
+        raise NoData(_("No target case has every variable recorded."))
     warn = []
     if int(tgt.sum()) > int(tgt_ok.sum()):
-        warn.append(f"{int(tgt.sum() - tgt_ok.sum())} target case(s) left out: a variable is "
-                    "missing.")
+        warn.append(_("{sum} target case(s) left out: a variable is "
+                    "missing.").format(sum=int(tgt.sum() - tgt_ok.sum())))
     y = d[outcome].to_numpy()
     binary = set(np.unique(y)) <= {0.0, 1.0}
     maps = {c: spline_basis(d[c].to_numpy(), N_KNOTS_TREATMENT if c in treatments else N_KNOTS_ADJUST,
@@ -139,8 +140,8 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
         lo, hi = float(d[t].min()), float(d[t].max())
         out = int(((nt[t] < lo - 1e-12) | (nt[t] > hi + 1e-12)).sum())
         if out:
-            warn.append(f"{out} case(s) move {t} outside its observed range [{lo:.3g}, {hi:.3g}]: "
-                        "extrapolation.")
+            warn.append(_("{out} case(s) move {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
+                        "extrapolation.").format(out=out, x=t, lo=lo, hi=hi))
     Xo, Xn = features(dt), features(dt, nt)
     yt = dt[outcome].to_numpy()
     betas = np.vstack([fit.params, coefficient_draws(np.asarray(fit.params, float),
@@ -164,9 +165,9 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     a = (1 - CONFIDENCE) / 2
     per_case = pd.DataFrame({"y": yt, "p_obs": p_obs, "p_new": p_new, "y_new_expected": expected},
                             index=dt.index)
-    model = ("logistic regression" if binary else "linear regression") + \
-        f" of {outcome} on splines of {', '.join(treatments)}" + \
-        (f" adjusted for {', '.join(adjust)}" if adjust else "")
+    model = (_("logistic regression") if binary else _("linear regression")) + \
+        _(" of {outcome} on splines of {x}").format(outcome=outcome, x=', '.join(treatments)) + \
+        (_(" adjusted for {x}").format(x=', '.join(adjust)) if adjust else "")
     return JointCounterfactual(
         outcome=outcome, treatments=treatments, adjustment=tuple(adjust),
         observed=float(yt.sum()), predicted=float(expected.sum()),

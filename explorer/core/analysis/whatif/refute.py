@@ -18,14 +18,15 @@ from typing import Any
 import numpy as np
 
 from .constants import CONFIDENCE, SUBSET_FRACTION
+from explorer.core.i18n import N_, _
 
 #: DoWhy's significance level for its refutation p-values (test_significance's default).
 ALPHA = 0.05
 
 #: The refuters run, in order, with the label the user reads.
-REFUTERS = {"placebo_treatment_refuter": "Placebo treatment",
-            "random_common_cause": "Random common cause",
-            "data_subset_refuter": "Data subset"}
+REFUTERS = {"placebo_treatment_refuter": N_("Placebo treatment"),
+            "random_common_cause": N_("Random common cause"),
+            "data_subset_refuter": N_("Data subset")}
 
 
 @dataclass(frozen=True)
@@ -72,14 +73,14 @@ def run_refuter(model, estimand, estimate, name: str, treatment: str, est: float
         if not math.isfinite(new):
             new, p = None, None
             judged, why = "could not run", (
-                "the refuter could not run: its refits gave no finite estimate (a random "
+                _("the refuter could not run: its refits gave no finite estimate (a random "
                 "subset or permutation left the model undefined, e.g. without any case of one "
-                "outcome), so this check says nothing")
+                "outcome), so this check says nothing"))
         else:
             judged, why = verdict(name, treatment, est, half, new, p, ci=ci)
     except Exception as exc:   # a refuter failing is a finding, not a crash
-        new, p, judged, why = None, None, "raises doubt", f"the refuter failed: {exc}"
-    return Refutation(name, REFUTERS[name], new, p, judged, why)
+        new, p, judged, why = None, None, "raises doubt", _("the refuter failed: {exc}").format(exc=exc)
+    return Refutation(name, _(REFUTERS[name]), new, p, judged, why)
 
 
 def _num(x: float) -> str:
@@ -90,7 +91,7 @@ def _num(x: float) -> str:
 def _p_text(p: float | None) -> str:
     if p is None or not math.isfinite(p):
         return ""
-    return "; DoWhy p < 0.001" if p < 0.001 else f"; DoWhy p = {p:.3g}"
+    return _("; DoWhy p < 0.001") if p < 0.001 else _("; DoWhy p = {x:.3g}").format(x=p)
 
 
 def subset_spread(half: float, fraction: float = SUBSET_FRACTION) -> float:
@@ -126,35 +127,38 @@ def verdict(kind: str, treatment: str, est: float, half: float, new: float | Non
     shift too small to matter, a shift alone can be chance.
     """
     if new is None or not math.isfinite(new):
-        return "raises doubt", "the refuter produced no estimate"
+        return "raises doubt", _("the refuter produced no estimate")
     tol = max(half, 0.1 * abs(est))
     p_ok = p is not None and math.isfinite(p)
     if kind == "placebo_treatment_refuter":
         ok = abs(new) <= tol
-        why = (f"with {treatment} shuffled (a placebo with no effect by construction) the effect "
-               f"is {_num(new)}, {'near zero' if ok else 'far from zero'} against the estimate "
-               f"{_num(est)} (interval half-width {half:.3g})")
+        why = (_("with {treatment} shuffled (a placebo with no effect by construction) the effect "
+               "is {new}, {x} against the estimate "
+               "{est} (interval half-width {half:.3g})").format(treatment=treatment, new=_num(new), x=_('near zero') if ok else _('far from zero'), est=_num(est), half=half))
         zero_in = ci[0] <= 0 <= ci[1] if ci is not None else abs(est) <= half
         if ok and zero_in:
-            why += ("; the estimate's own interval includes zero too, so this check cannot tell "
-                    "an effect from none")
+            why += (_("; the estimate's own interval includes zero too, so this check cannot tell "
+                    "an effect from none"))
     elif kind == "random_common_cause":
         ok = abs(new - est) <= tol
-        why = (f"adding a random common cause moves the estimate from {_num(est)} to "
-               f"{_num(new)}" + (" (within its interval)" if ok else ", outside its interval"))
+        why = (_("adding a random common cause moves the estimate from {est} to "
+               "{new}").format(est=_num(est), new=_num(new)) + (_(" (within its interval)") if ok else _(", outside its interval")))
     else:
         shift, spread = abs(new - est), subset_spread(half)
         far = shift > tol
         shifted = p_ok and p <= ALPHA and shift > spread
         ok = not (far or shifted)
-        why = (f"on random {SUBSET_FRACTION:.0%} subsets the estimate is {_num(new)} on average "
-               f"against {_num(est)}")
+        why = (_("on random {SUBSET_FRACTION:.0%} subsets the estimate is {new} on average "
+               "against {est}").format(SUBSET_FRACTION=SUBSET_FRACTION, new=_num(new), est=_num(est)))
         if ok:
-            why += " (stable)"
+            why += _(" (stable)")
         elif far:
-            why += ": it depends on which rows are used"
+            why += _(": it depends on which rows are used")
         else:
-            why += (f": it moves by {shift:.3g}, more than the {spread:.3g} a stable estimate "
-                    f"moves on one subset, and DoWhy's test puts the full-data estimate outside "
-                    f"the subsets' estimates: it depends on which rows are used")
+            why += (_(": it moves by {shift:.3g}, more than the {spread:.3g} a stable estimate "
+                    "moves on one subset, and DoWhy's test puts the full-data estimate outside "
+                    "the subsets' estimates: it depends on which rows are used").format(shift=shift, spread=spread))
     return ("passes" if ok else "raises doubt"), why + _p_text(p)
+
+
+VERDICTS = (N_("passes"), N_("raises doubt"), N_("could not run"))  # shown translated

@@ -20,6 +20,7 @@ from .exceptions import Cancelled, WhatIfError
 from .fits import one_blas_thread
 from .identify import backdoor_set
 from .sla_met import default_sla
+from explorer.core.i18n import _
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,9 @@ class ScaleResult:
         0.86 to 0.88)"."""
         pct = (self.factor - 1) * 100
         way = "lower" if pct < 0 else "higher"
-        return (f"{self.metric} {abs(pct):.0f}% {way}: SLA attainment from "
-                f"{self.attainment_before:.2f} to {self.attainment_after:.2f} "
-                f"({CONFIDENCE:.0%} CI {self.ci_low:.2f} to {self.ci_high:.2f})")
+        return (_("{metric} {pct:.0f}% {way}: SLA attainment from "
+                "{attainment_before:.2f} to {attainment_after:.2f} "
+                "({CONFIDENCE:.0%} CI {ci_low:.2f} to {ci_high:.2f})").format(metric=self.metric, pct=abs(pct), way=way, attainment_before=self.attainment_before, attainment_after=self.attainment_after, CONFIDENCE=CONFIDENCE, ci_low=self.ci_low, ci_high=self.ci_high))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -88,15 +89,15 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
     thresholds = thresholds or default_sla()
     th = {k: float(v) for k, v in thresholds.items() if k in frame.columns}
     if not th:
-        raise WhatIfError("SLA attainment needs one of " + ", ".join(thresholds) + " in the data.")
+        raise WhatIfError(_("SLA attainment needs one of ") + ", ".join(thresholds) + _(" in the data."))
     if metric not in frame.columns:
-        raise WhatIfError(f"'{metric}' is not in the data.")
+        raise WhatIfError(_("'{metric}' is not in the data.").format(metric=metric))
     if not (math.isfinite(factor) and factor >= 0):
-        raise WhatIfError(f"The scaling factor must be a non-negative number, not {factor}.")
+        raise WhatIfError(_("The scaling factor must be a non-negative number, not {factor}.").format(factor=factor))
     graph = parse_graph(graph_text if graph_text is not None else default_graph_text(),
                         known=frame.columns)
     if metric not in graph.nodes:
-        raise WhatIfError(f"'{metric}' is not a node of the causal graph.")
+        raise WhatIfError(_("'{metric}' is not a node of the causal graph.").format(metric=metric))
     import networkx as nx
     g = graph.to_networkx()
     observed_cols = [n for n in graph.nodes if n in frame.columns and n not in graph.latent]
@@ -112,7 +113,7 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
     steps = len(th) + 1
     for i, m in enumerate(th):
         if cancelled is not None and cancelled():
-            raise Cancelled("what-if cancelled")
+            raise Cancelled(_("what-if cancelled"))
         if progress is not None:
             progress(i, steps)
         if m == metric:
@@ -125,10 +126,10 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
         adj = sorted(backdoor_set(graph, g, data, metric, m, observed_cols))  # set order varies
         sub = data[[metric, m] + adj].dropna()
         if len(sub) < MIN_ROWS:
-            raise NoData(f"Only {len(sub)} rows have {metric}, {m} and the adjustment set.")
+            raise NoData(_("Only {n_sub} rows have {metric}, {x} and the adjustment set.").format(n_sub=len(sub), metric=metric, x=m))
         X = np.column_stack([np.ones(len(sub)), sub[[metric] + adj].to_numpy()])
         y = sub[m].to_numpy()
-        beta, *_ = np.linalg.lstsq(X, y, rcond=None)
+        beta, *_rest = np.linalg.lstsq(X, y, rcond=None)
         resid = y - X @ beta
         s2 = float(resid @ resid) / max(1, len(y) - X.shape[1])
         cov = s2 * np.linalg.pinv(X.T @ X)
@@ -136,10 +137,10 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
     keep = data[[metric] + list(th)].notna().all(axis=1) & sel
     n_dropped = int((sel & ~keep).sum())
     if n_dropped:
-        warn.append(f"{n_dropped} selected rows dropped: missing {metric} or a threshold metric.")
+        warn.append(_("{n_dropped} selected rows dropped: missing {metric} or a threshold metric.").format(n_dropped=n_dropped, metric=metric))
     d = data.loc[keep]
     if d.empty:
-        raise NoData(f"No selected row has {metric} and {', '.join(th)} all recorded.")
+        raise NoData(_("No selected row has {metric} and {x} all recorded.").format(metric=metric, x=', '.join(th)))
     x = d[metric].to_numpy()
     shift = (factor - 1.0) * x
 
@@ -160,13 +161,13 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
     if progress is not None:
         progress(steps, steps)
     if all(slopes[m] == 0.0 for m in th):
-        warn.append(f"The graph has no path from {metric} to any SLA metric "
-                    f"({', '.join(th)}): attainment cannot change.")
+        warn.append(_("The graph has no path from {metric} to any SLA metric "
+                    "({x}): attainment cannot change.").format(metric=metric, x=', '.join(th)))
     assumptions = (
-        "The causal graph is right, and each adjustment set blocks every backdoor path.",
-        f"Each SLA metric responds linearly to {metric}, with the case's own deviation (noise) "
-        f"unchanged by the scenario (additive noise).",
-        "No interference: scaling these requests does not change the others.",
+        _("The causal graph is right, and each adjustment set blocks every backdoor path."),
+        _("Each SLA metric responds linearly to {metric}, with the case's own deviation (noise) "
+        "unchanged by the scenario (additive noise).").format(metric=metric),
+        _("No interference: scaling these requests does not change the others."),
     )
     return ScaleResult(metric=metric, factor=float(factor), thresholds=th,
                        attainment_before=before, attainment_after=after, ci_low=min(lo, after),

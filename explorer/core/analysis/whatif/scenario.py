@@ -25,6 +25,7 @@ from .fits import one_blas_thread, ridge_warning
 from .identify import backdoor_set
 from .refute import REFUTERS, Refutation, run_refuter
 from .sla_met import add_sla_met
+from explorer.core.i18n import _, ngettext
 
 #: Progress steps of run_whatif: checks, identification, estimate, three refuters.
 _PROGRESS_STEPS = 5
@@ -116,7 +117,7 @@ def _canonical_order(frame: pd.DataFrame, sel: pd.Series) -> tuple[pd.DataFrame,
 
 def _check(cancelled, progress, step):
     if cancelled is not None and cancelled():
-        raise Cancelled("what-if cancelled")
+        raise Cancelled(_("what-if cancelled"))
     if progress is not None:
         progress(step, _PROGRESS_STEPS)
 
@@ -161,13 +162,13 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
                         known=frame.columns)
     for role, name in (("treatment", treatment), ("outcome", outcome)):
         if name not in graph.nodes:
-            raise WhatIfError(f"The {role} '{name}' is not a node of the causal graph.")
+            raise WhatIfError(_("The {role} '{name}' is not a node of the causal graph.").format(role=role, name=name))
         if name not in frame.columns:
-            raise WhatIfError(f"The {role} '{name}' is not in the data.")
+            raise WhatIfError(_("The {role} '{name}' is not in the data.").format(role=role, name=name))
         if name in graph.latent:
-            raise WhatIfError(f"The {role} '{name}' is marked latent in the graph.")
+            raise WhatIfError(_("The {role} '{name}' is marked latent in the graph.").format(role=role, name=name))
     if treatment == outcome:
-        raise WhatIfError("Treatment and outcome must differ.")
+        raise WhatIfError(_("Treatment and outcome must differ."))
     import networkx as nx
     g = graph.to_networkx()
     warn: list[str] = []
@@ -188,15 +189,15 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         if base.empty:
             base = data[treatment].dropna()
         if base.empty:
-            raise NoData(f"No case has a value of {treatment}.")
+            raise NoData(_("No case has a value of {treatment}.").format(treatment=treatment))
         set_value = float(base.mean() if ctl.any() else base.median())
-        warn.append(f"No scenario value given: {treatment} is set to the control group's mean, "
-                    f"{set_value:.3g}.")
+        warn.append(_("No scenario value given: {treatment} is set to the control group's mean, "
+                    "{set_value:.3g}.").format(treatment=treatment, set_value=set_value))
     set_value = float(set_value)
 
     if not nx.has_path(g, treatment, outcome):
-        raise WhatIfError(f"The graph has no directed path from {treatment} to {outcome}: by its "
-                          f"assumptions the effect is zero. Add an edge if you believe otherwise.")
+        raise WhatIfError(_("The graph has no directed path from {treatment} to {outcome}: by its "
+                          "assumptions the effect is zero. Add an edge if you believe otherwise.").format(treatment=treatment, outcome=outcome))
 
     # ---- identification (DoWhy) ----
     _check(cancelled, progress, 1)
@@ -212,19 +213,22 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     keep = data[used].notna().all(axis=1)
     n_dropped = int((~keep).sum())
     if n_dropped:
-        warn.append(f"{n_dropped} of {len(data)} rows dropped: missing "
+        warn.append(_("{n_dropped} of {n_data} rows dropped: missing ").format(n_dropped=n_dropped, n_data=len(data))
                     + ", ".join(c for c in used if data[c].isna().any()) + ".")
     d = data.loc[keep, used].copy()
     d["__selected"] = sel[keep].astype(int).to_numpy()
     if len(d) < MIN_ROWS:
-        raise NoData(f"Only {len(d)} case{'s have' if len(d) != 1 else ' has'} {', '.join(used)} all recorded; the what-if "
-                     f"needs at least {MIN_ROWS}.")
+        raise NoData(ngettext("Only {n} case has {used} all recorded; the what-if needs at "
+                              "least {min_rows}.",
+                              "Only {n} cases have {used} all recorded; the what-if needs at "
+                              "least {min_rows}.", len(d)).format(
+                                  n=len(d), used=", ".join(used), min_rows=MIN_ROWS))
     if d[treatment].nunique() < 2:
-        raise NoData(f"{treatment} takes a single value in the usable cases; its effect cannot "
-                     f"be estimated.")
+        raise NoData(_("{treatment} takes a single value in the usable cases; its effect cannot "
+                     "be estimated.").format(treatment=treatment))
     n_sel = int(d["__selected"].sum())
     if n_sel == 0:
-        raise NoData("None of the selected cases has every variable the what-if needs.")
+        raise NoData(_("None of the selected cases has every variable the what-if needs."))
     binary = _is_binary(d[outcome])
     if binary:
         d[outcome] = d[outcome].astype(int)
@@ -232,14 +236,14 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         few = min(events, len(d) - events)
         if few < MIN_EVENTS:
             which = "with" if events == few else "without"
-            raise NoData(f"Only {few} usable case{'s' if few != 1 else ''} {which} {outcome} = 1: "
-                         f"a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
+            raise NoData(_("Only {few} usable case{x} {which} {outcome} = 1: "
+                         "a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
                          "(with fewer, its fit and its refuters' refits on subsets are "
-                         "undefined).")
+                         "undefined).").format(few=few, x='s' if few != 1 else '', which=which, outcome=outcome, MIN_EVENTS=MIN_EVENTS))
     lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
     if not lo_obs <= set_value <= hi_obs:
-        warn.append(f"{treatment} = {set_value:.3g} lies outside the observed range "
-                    f"[{lo_obs:.3g}, {hi_obs:.3g}]: the prediction is an extrapolation.")
+        warn.append(_("{treatment} = {set_value:.3g} lies outside the observed range "
+                    "[{lo_obs:.3g}, {hi_obs:.3g}]: the prediction is an extrapolation.").format(treatment=treatment, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs))
 
     # ---- estimate (DoWhy) ----
     _check(cancelled, progress, 2)
@@ -286,40 +290,42 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     if binary and ridge:
         warn.append(ridge_warning(ridge, outcome))
     if lo <= 0 <= hi:
-        note = (f"The effect's {CONFIDENCE:.0%} interval ({_num(lo)} to {_num(hi)}) includes "
-                f"no change: the data cannot tell this scenario from leaving {treatment} as it is.")
+        note = (_("The effect's {CONFIDENCE:.0%} interval ({lo} to {hi}) includes "
+                "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=treatment))
         if binary and ((hi == 0 and observed == 1) or (lo == 0 and observed == 0)):
             v = int(observed)
-            note += (f" Its {'upper' if v else 'lower'} end is exactly 0, a bound, not a "
-                     f"rounding: every selected case has {outcome} = {v}, and under the "
-                     f"monotone model such a case can keep it or lose it, never gain more, so "
-                     f"no coefficient draw gives an effect {'above' if v else 'below'} 0.")
+            note += (_(" Its {x} end is exactly 0, a bound, not a "
+                     "rounding: every selected case has {outcome} = {x2}, and under the "
+                     "monotone model such a case can keep it or lose it, never gain more, so "
+                     "no coefficient draw gives an effect {x3} 0.").format(x='upper' if v else 'lower', outcome=outcome, x2=v, x3='above' if v else 'below'))
         warn.append(note)
     if binary and not getattr(estimator.model, "converged", True):
-        warn.append("The logistic fit did not converge; treat the interval with care.")
-    model_txt = ((f"logistic regression (maximum likelihood with a cross-validated curvature "
-                   f"penalty, {ridge:g})" if ridge
-                  else "logistic regression (maximum likelihood)") if binary
-                 else "linear regression (OLS)")
-    method = (f"DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
-              f"{treatment} and, per adjustment variable, its value and a spline of its rank; "
-              f"interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}")
+        warn.append(_("The logistic fit did not converge; treat the interval with care."))
+    model_txt = ((_("logistic regression (maximum likelihood with a cross-validated curvature "
+                    "penalty, {ridge:g})").format(ridge=ridge) if ridge
+                  else _("logistic regression (maximum likelihood)")) if binary
+                 else _("linear regression (OLS)"))
+    method = _("DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
+               "{treatment} and, per adjustment variable, its value and a spline of its rank; "
+               "interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}").format(
+                   model_txt=model_txt, outcome=outcome, treatment=treatment, N_DRAWS=N_DRAWS,
+                   seed=seed)
     assumptions = [
-        f"The causal graph is right: every common cause of {treatment} and {outcome} is drawn, "
-        f"and the adjustment set ({', '.join(adjust) or 'empty'}) blocks every backdoor path.",
-        f"No other case's {treatment} affects this case (no interference); with a shared KV "
-        f"cache this holds only approximately: the scenario changes these cases alone.",
-        f"The outcome model fits: {model_txt}, smooth (spline) in {treatment} and in "
-        f"each adjustment variable, without interactions between them.",
-        f"Positivity: cases like the selected ones are seen with {treatment} near "
-        f"{set_value:.3g} (observed range {lo_obs:.3g} to {hi_obs:.3g}).",
-        "Rows with missing values are missing at random.",
+        _("The causal graph is right: every common cause of {treatment} and {outcome} is drawn, "
+        "and the adjustment set ({x}) blocks every backdoor path.").format(treatment=treatment, outcome=outcome, x=', '.join(adjust) or 'empty'),
+        _("No other case's {treatment} affects this case (no interference); with a shared KV "
+        "cache this holds only approximately: the scenario changes these cases alone.").format(treatment=treatment),
+        _("The outcome model fits: {model_txt}, smooth (spline) in {treatment} and in "
+        "each adjustment variable, without interactions between them.").format(model_txt=model_txt, treatment=treatment),
+        _("Positivity: cases like the selected ones are seen with {treatment} near "
+        "{set_value:.3g} (observed range {lo_obs:.3g} to {hi_obs:.3g}).").format(treatment=treatment, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs),
+        _("Rows with missing values are missing at random."),
     ]
     if binary:
         assumptions.append(
-            f"Monotone effect: each case responds to {treatment} in the same direction (a "
-            f"latent-threshold model), so a failed case fails under the scenario with "
-            f"probability p(set) / p(observed).")
+            _("Monotone effect: each case responds to {treatment} in the same direction (a "
+            "latent-threshold model), so a failed case fails under the scenario with "
+            "probability p(set) / p(observed).").format(treatment=treatment))
     return WhatIfResult(
         treatment=treatment, outcome=outcome, set_value=set_value,
         common_causes=tuple(adjust), estimate=est, ci_low=lo, ci_high=hi,

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import WhatIfError
+from explorer.core.i18n import _
 
 #: Default SLA thresholds of `sla_met` and whatif_scale when analysis.sla is not importable;
 #: otherwise its DEFAULT_THRESHOLDS are used, so the what-if and the SLA panel agree.
@@ -28,8 +29,8 @@ def add_sla_met(frame: pd.DataFrame, thresholds: dict[str, float] | None = None)
     thresholds = thresholds or default_sla()
     th = {k: v for k, v in thresholds.items() if k in frame.columns}
     if not th:
-        raise WhatIfError("SLA attainment needs one of " + ", ".join(thresholds)
-                          + " in the data")
+        raise WhatIfError(_("SLA attainment needs one of ") + ", ".join(thresholds)
+                          + _(" in the data"))
     out = frame.copy()
     ok = pd.Series(True, index=frame.index)
     miss = pd.Series(False, index=frame.index)

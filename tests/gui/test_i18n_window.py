@@ -1,0 +1,52 @@
+"""The window's language: --lang wins over the saved View > Language choice, which wins over the
+locale; installing zh_CN translates the widgets (Qt Linguist catalogue) and Qt's own dialogs
+(qtbase_zh_CN shipped with PySide6); View > Language saves the choice for the next start."""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QCoreApplication, QSettings
+
+from explorer import translators
+from explorer.core import i18n
+
+
+def test_language_precedence(tmp_path, monkeypatch):
+    s = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    monkeypatch.setenv("LANGUAGE", "")
+    monkeypatch.setenv("LC_ALL", "")
+    monkeypatch.setenv("LC_MESSAGES", "")
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert translators.chosen_language(None, s) == "zh_CN"          # the locale
+    s.setValue(translators.SETTING, "en")
+    assert translators.chosen_language(None, s) == "en"             # the saved choice
+    assert translators.chosen_language("zh_CN", s) == "zh_CN"       # --lang
+
+
+def test_install_translates_widgets_and_qt_dialogs(qapp):
+    try:
+        translators.install("zh_CN", qapp)
+        assert i18n.language() == "zh_CN"
+        assert QCoreApplication.translate("MainWindow", "&File") == "文件(&F)"
+        assert QCoreApplication.translate("MainWindow", "Conclusion") == "定界结论"
+        assert QCoreApplication.translate("", "preempted") == "被抢占"   # module-level tr()
+        # Qt's own strings (file dialogs, button boxes) from qtbase_zh_CN.qm
+        assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"
+    finally:
+        translators.install("en", qapp)
+    assert QCoreApplication.translate("MainWindow", "&File") == "&File"
+    assert i18n.language() == "en"
+
+
+def test_view_language_menu_saves_the_choice(qtbot, tmp_path):
+    from explorer.session import Session
+    from widgets.mainwindow import MainWindow
+    s = QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(Session(), s)
+    qtbot.addWidget(w)
+    assert set(w.language_actions) == set(i18n.LANGUAGES)
+    assert w.language_actions["en"].isChecked()
+    w.language_actions["zh_CN"].trigger()
+    assert s.value(translators.SETTING) == "zh_CN"
+    assert "简体中文" in w.statusBar().currentMessage()
+    assert os.path.exists(tmp_path / "w.ini")

@@ -1,0 +1,56 @@
+"""The one list of the window's panels, shared by the window (widgets/mainwindow.py) and the
+report's panel pictures (explorer/reporting/bundle.py)."""
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+from widgets.cases import CasesPanel
+from widgets.clusters import ClustersPanel
+from widgets.comparison import ComparisonPanel
+from widgets.conclusion import ConclusionPanel
+from widgets.distributions import DistributionsPanel
+from widgets.engine import EnginePanel
+from widgets.header import HeaderPanel
+from widgets.heatmap import HeatmapPanel
+from widgets.inputs import InputsPanel
+from widgets.replay import ReplayPanel
+from widgets.runs import RunsPanel
+from widgets.sla import SlaPanel
+from widgets.timeline import TimelinePanel
+from widgets.tree import TreePanel
+from widgets.versions import VersionsPanel
+from widgets.whatif import WhatIfPanel
+
+# The one list of panels: (object name, class, area).
+# Areas: top, left, centre, right, bottom. Centre panels are tabbed, first one in front.
+PANELS = [
+    ("header", HeaderPanel, "top"),
+    ("clusters", ClustersPanel, "left"),
+    ("inputs", InputsPanel, "left"),
+    ("comparison", ComparisonPanel, "centre"),
+    ("distributions", DistributionsPanel, "centre"),
+    ("tree", TreePanel, "centre"),
+    ("heatmap", HeatmapPanel, "centre"),
+    ("versions", VersionsPanel, "centre"),
+    ("runs", RunsPanel, "centre"),
+    ("sla", SlaPanel, "centre"),
+    ("timeline", TimelinePanel, "centre"),  # full height: axis labels fit
+    ("engine", EnginePanel, "centre"),
+    ("whatif", WhatIfPanel, "centre"),
+    ("conclusion", ConclusionPanel, "right"),
+    ("cases", CasesPanel, "bottom"),
+    ("replay", ReplayPanel, "bottom"),
+]
+# Panels whose minimum size must never widen the window: they scroll inside their dock.
+SCROLLED = frozenset({"runs", "timeline", "engine", "whatif", "replay"})
+# context MainWindow: the window shows them through self.tr
+TITLES = {"header": QT_TRANSLATE_NOOP("MainWindow", "Cohort"), "clusters": QT_TRANSLATE_NOOP("MainWindow", "Clusters"),
+          "inputs": QT_TRANSLATE_NOOP("MainWindow", "Inputs"),
+          "comparison": QT_TRANSLATE_NOOP("MainWindow", "Metric comparison"),
+          "distributions": QT_TRANSLATE_NOOP("MainWindow", "Distributions"),
+          "tree": QT_TRANSLATE_NOOP("MainWindow", "Decision tree"), "heatmap": QT_TRANSLATE_NOOP("MainWindow", "Heatmap"),
+          "versions": QT_TRANSLATE_NOOP("MainWindow", "Versions"), "runs": QT_TRANSLATE_NOOP("MainWindow", "Runs"),
+          "sla": QT_TRANSLATE_NOOP("MainWindow", "SLA"),
+          "whatif": QT_TRANSLATE_NOOP("MainWindow", "What-if"), "conclusion": QT_TRANSLATE_NOOP("MainWindow", "Conclusion"),
+          "cases": QT_TRANSLATE_NOOP("MainWindow", "Cases"), "timeline": QT_TRANSLATE_NOOP("MainWindow", "Timeline"),
+          "engine": QT_TRANSLATE_NOOP("MainWindow", "Engine"), "replay": QT_TRANSLATE_NOOP("MainWindow", "Replay")}
