@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from explorer.session import Failure
+from widgets import palette
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,29 @@ class JobControls:
     def _idle(self) -> None:
         self.progress.setVisible(False)
         self.cancel_button.setEnabled(False)
+
+
+class SelectionLine:
+    """For panels that state the selection's own figure in one coloured line above their content
+    (SLA, Versions): make the line with _selection_line() and say what it reads in
+    selection_text() ('' hides it)."""
+
+    def _selection_line(self) -> QLabel:
+        self.selection: dict | None = None
+        self.sel_label = QLabel()
+        self.sel_label.setWordWrap(True)
+        self.sel_label.setStyleSheet(f"color: {palette.SELECTED}; font-weight: 600;")
+        self.sel_label.hide()
+        return self.sel_label
+
+    def show_selection(self, selection: dict | None) -> None:
+        self.selection = selection
+        text = self.selection_text()
+        self.sel_label.setText(text)
+        self.sel_label.setVisible(bool(text))
+
+    def selection_text(self) -> str:
+        return ""
 
 
 class Panel(QWidget):

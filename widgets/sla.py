@@ -5,13 +5,12 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
-from widgets import palette
-from widgets.base import Panel
+from widgets.base import Panel, SelectionLine
 from widgets.painters.common import label, share, unit
 from widgets.painters.sla import paint_sla, summary
 
 
-class SlaPanel(Panel):
+class SlaPanel(SelectionLine, Panel):
     key = "sla"
     chart = True
     title = "SLA"
@@ -34,11 +33,7 @@ class SlaPanel(Panel):
             self.top.addWidget(box)
             self.thresholds[metric] = box
         self.top.addStretch(1)
-        self.selection: dict | None = None
-        self.sel_label = QLabel()  # the selection's own attainment, beside the cohort's
-        self.sel_label.setWordWrap(True)
-        self.sel_label.setStyleSheet(f"color: {palette.SELECTED}; font-weight: 600;")
-        self.sel_label.hide()
+        self._selection_line()  # the selection's own attainment, beside the cohort's
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         lay = QVBoxLayout(self.body)
@@ -67,12 +62,6 @@ class SlaPanel(Panel):
             return msg  # the painter's message, already in the current language
         self.summary.setText(summary(sla))
         return None
-
-    def show_selection(self, selection: dict | None) -> None:
-        self.selection = selection
-        text = self.selection_text()
-        self.sel_label.setText(text)
-        self.sel_label.setVisible(bool(text))
 
     def selection_text(self) -> str:
         """'Decision tree: node 3: 41% of its 45 judged requests meet the SLA (cohort: 78%)'."""

@@ -9,12 +9,12 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTableView, QVBoxL
 
 from explorer.core.i18n import _
 from widgets import palette
-from widgets.base import Panel
+from widgets.base import Panel, SelectionLine
 from widgets.painters.versions import HEADERS, empty_reason, paint_versions, versions_rows
 from widgets.tablemodel import RowsModel, sortable
 
 
-class VersionsPanel(Panel):
+class VersionsPanel(SelectionLine, Panel):
     key = "versions"
     chart = True
     title = "Versions"
@@ -37,11 +37,7 @@ class VersionsPanel(Panel):
         split.addWidget(self.plot_widget)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.sel_label = QLabel()  # which releases served the selected cases
-        self.sel_label.setWordWrap(True)
-        self.sel_label.setStyleSheet(f"color: {palette.SELECTED}; font-weight: 600;")
-        self.sel_label.hide()
-        self.selection: dict | None = None
+        self._selection_line()  # which releases served the selected cases
         lay.addWidget(self.sel_label)
         lay.addWidget(split, 1)
         lay.addWidget(self.note)
@@ -59,12 +55,6 @@ class VersionsPanel(Panel):
         self.note.setText(self.tr(msg) if msg else self.tr("▼ regression: the change is significant "
                                                           "and in the worse direction"))
         return None
-
-    def show_selection(self, selection: dict | None) -> None:
-        self.selection = selection
-        text = self.selection_text()
-        self.sel_label.setText(text)
-        self.sel_label.setVisible(bool(text))
 
     def selection_text(self) -> str:
         """'Decision tree: node 3 ran on: 0.6.1: 40 case(s) (38 badcases); 0.5.2: 5 (2)'."""
