@@ -153,3 +153,23 @@ def unlock(inp: Inputs) -> None:
 
 def json_dump(obj) -> str:
     return json.dumps(obj)
+
+
+def dropped_inputs(tmp_path: Path, monkeypatch):
+    """Body of the tests' `inputs` fixture: the fuzz folder with its unreadable sub-folder
+    (chmod does not stop root, so listing it raises as it would for a user without the
+    permission) and the error log under tmp_path; asserts at teardown that no input file changed."""
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "log" / "te.log"))
+    inp = make_inputs(tmp_path)
+    locked = inp.bad["unreadable_folder"]
+    listdir = Path.iterdir
+
+    def iterdir(self):
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listdir(self)
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    before = inp.digests()
+    yield inp
+    assert inp.digests() == before, "an input file was modified"
+    inp.close()

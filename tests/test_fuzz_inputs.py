@@ -13,29 +13,15 @@ import pytest
 from explorer.__main__ import main
 from explorer.core import pipeline
 from explorer.core.store import Store
-from tests.fuzz_inputs import GOOD_EVAL_ROWS, GOOD_TRACE_ROWS, make_inputs
+from tests.fuzz_inputs import GOOD_EVAL_ROWS, GOOD_TRACE_ROWS, dropped_inputs
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
 def inputs(tmp_path, monkeypatch):
-    """The dropped folder; its unreadable sub-folder cannot be listed (chmod does not stop
-    root, so listing it raises as it would for a user without the permission)."""
-    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "log" / "te.log"))
-    inp = make_inputs(tmp_path)
-    locked = inp.bad["unreadable_folder"]
-    listdir = Path.iterdir
-
-    def iterdir(self):
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return listdir(self)
-    monkeypatch.setattr(Path, "iterdir", iterdir)
-    before = inp.digests()
-    yield inp
-    assert inp.digests() == before, "an input file was modified"
-    inp.close()
+    """The dropped folder (tests/fuzz_inputs.dropped_inputs)."""
+    yield from dropped_inputs(tmp_path, monkeypatch)
 
 
 def _by_path(reports) -> dict[str, object]:

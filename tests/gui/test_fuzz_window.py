@@ -10,27 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.fuzz_inputs import make_inputs
+from tests.fuzz_inputs import dropped_inputs
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
 def inputs(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
-    inp = make_inputs(tmp_path)
-    locked = inp.bad["unreadable_folder"]
-    listdir = Path.iterdir
-
-    def iterdir(self):
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return listdir(self)
-    monkeypatch.setattr(Path, "iterdir", iterdir)
-    before = inp.digests()
-    yield inp
-    assert inp.digests() == before, "an input file was modified"
-    inp.close()
+    """The dropped folder (tests/fuzz_inputs.dropped_inputs)."""
+    yield from dropped_inputs(tmp_path, monkeypatch)
 
 
 def test_window_lists_every_bad_file_and_keeps_the_good_ones(window, session, qtbot, inputs):
