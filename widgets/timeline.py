@@ -200,8 +200,9 @@ class TimelinePanel(QWidget):
         notes = list(tl["notes"]) + ([view.note] if view.note else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = view.nb
-        self.readout.setText(self.tr("%1 in flight within ± %2 s.")
-                             .replace("%1", f"{len(nb):,} neighbour" + ("s" if len(nb) != 1 else ""))
+        text = (self.tr("%1 neighbour in flight within ± %2 s.") if len(nb) == 1 else
+                self.tr("%1 neighbours in flight within ± %2 s."))
+        self.readout.setText(text.replace("%1", f"{len(nb):,}")
                              .replace("%2", f"{view.window_s:g}")
                              + "".join(f" {_sentence(n)}" for n in notes))
         self.stack.setCurrentIndex(1)

@@ -481,7 +481,8 @@ class WhatIfPanel(JobControls, Panel):
             n, nd = value.get("n"), value.get("n_dropped")
             self.method.setText((value.get("method") or "") + (
                 f" · n = {int(n):,}" if isinstance(n, (int, float)) else "") + (
-                f", {int(nd):,} dropped" if isinstance(nd, (int, float)) and nd else ""))
+                ", " + self.tr("%1 dropped").replace("%1", f"{int(nd):,}")
+                if isinstance(nd, (int, float)) and nd else ""))
             self._fill_pickers()   # the result's treatment, outcome and value
             self.draw_graph()
         if self._stack.currentIndex() == 0 and self.frame is None:
