@@ -294,9 +294,12 @@ class WhatIfPanel(JobControls, Panel):
             box.blockSignals(False)
         self._show_value()
 
-    @staticmethod
-    def _name(m: str) -> str:
-        return {"badcase": "badcase (error rate)", "sla_met": "SLA met"}.get(m, label(m))
+    def _name(self, m: str) -> str:
+        if m == "badcase":
+            return self.tr("badcase (error rate)")
+        if m == "sla_met":
+            return self.tr("SLA met")
+        return label(m)
 
     def _show_value(self) -> None:
         """The value box and slider show the state's scenario value in its range."""
