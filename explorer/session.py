@@ -33,7 +33,7 @@ import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.i18n import _
-from explorer.core.store import LoadCancelled, Store
+from explorer.core.store import LOAD_CANCELLED, Store
 from explorer.workers import JobContext, Runner
 
 log = logging.getLogger(__name__)
@@ -744,7 +744,7 @@ class Session(QObject):
                     pipeline.prepare(self.store)
                 payload = self._after_load(ctx, [], prepare=False)
                 undone = [r.path for r in payload["inputs"]
-                          if r.error and r.error.endswith(LoadCancelled.TEXT)]
+                          if r.error and r.error.endswith(LOAD_CANCELLED)]
                 payload["cancel_note"] = undone[-1] if undone else None
                 return payload
 

@@ -29,11 +29,11 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
+from .analysis import (SECTIONS, Cohort, SectionError, cluster_table, cohort_frame,
                        run_all)
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
-from .errors import NoData, TraceExplorerError
+from .errors import Cancelled, NoData, TraceExplorerError
 from .escape import md, md_code
 from .i18n import N_, _
 
@@ -131,11 +131,11 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         return _WHATIF_CACHE[key]
     try:
         res = whatif.run_whatif(frame, **args, **callbacks)
+    except Cancelled:
+        raise
     except NoData as e:
         res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
-        if isinstance(e, getattr(whatif, "Cancelled", ())):
-            raise Cancelled("analysis cancelled") from e
         return SectionError("whatif", str(e), "error")
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
@@ -156,7 +156,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     False = skip the section, which then says so), or an already computed what-if result
     (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done, total,
     section) is called before each section, the what-if included ("whatif", last), then with
-    "done". Raises analysis.Cancelled when cancelled. cached=False: the cohort's rows come
+    "done". Raises errors.Cancelled when cancelled. cached=False: the cohort's rows come
     straight from SQL instead of the cached view of every case (one-off reports: no frame
     of every case is built)."""
     try:
@@ -309,12 +309,11 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
     requested (report --no-replay)."""
     if scenario is False:
         return {"status": "no_data", "reason": "not requested"}
-    from .replay.model import Cancelled as ReplayCancelled
     from .replay.section import replay_section
     try:
         return replay_section(store, cohort, scenario, cancelled=cancelled)
-    except ReplayCancelled as e:
-        raise Cancelled("analysis cancelled") from e
+    except Cancelled:
+        raise
     except (TraceExplorerError, ValueError, KeyError) as e:
         return {"status": "no_data", "reason": str(e)}
     except Exception as e:  # noqa: BLE001 - one section must not sink the report

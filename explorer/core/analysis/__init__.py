@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..errors import NoData, TraceExplorerError
+from ..errors import Cancelled, NoData, TraceExplorerError
 from .cohort import (CASE_METRICS, CONTROLS, ENGINE_METRICS, Cohort, cluster_table, cohort_frame,
                      default_cluster, summarize_cohort)
 from .compare import compare_metrics
@@ -32,10 +32,6 @@ __all__ = ["Cohort", "cohort_frame", "summarize_cohort", "cluster_table", "defau
            "ENGINE_METRICS", "CASE_METRICS", "CONTROLS", "DEFAULT_THRESHOLDS"]
 
 SECTIONS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion")
-
-
-class Cancelled(TraceExplorerError):
-    """run_all stopped because cancelled() returned True."""
 
 
 def run_all(store, cohort: Cohort, params: dict | None = None,
