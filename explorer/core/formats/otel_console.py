@@ -22,6 +22,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..i18n import N_
 from ..errors import InputError
 from .base import Sniff
 from ._common import RowError, insert_events, insert_requests, no_rows, register_run, text
@@ -137,7 +138,7 @@ def load(path: Path, store, report) -> None:
         engine = engine or text(res.get("service.name"))
         version = version or text(res.get("service.version"))
     if not spans.rows:
-        raise no_rows(path, report, "LLM request span")
+        raise no_rows(path, report, N_("LLM request span"))
     if engine == "unknown_service":
         engine = None
     run_id = register_run(store, report, path, NAME, f"otel_console:{path.stem}", engine=engine,

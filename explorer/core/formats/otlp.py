@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..i18n import N_
 from ..errors import InputError
 from .base import Sniff, read_json
 from ._common import (RowError, check_ranges, insert_events, insert_requests, integer,
@@ -143,7 +144,7 @@ def load(path: Path, store, report) -> None:
                 for sp in ss.get("spans") or []:
                     spans.add(sp, line)
     if not spans.rows:
-        raise no_rows(path, report, "LLM request span")
+        raise no_rows(path, report, N_("LLM request span"))
     run_id = register_run(store, report, path, NAME, f"otlp:{path.stem}", engine=engine or "vllm",
                           engine_version=version, model=spans.model)
     insert_requests(store, report, run_id, spans.rows)
