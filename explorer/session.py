@@ -8,6 +8,8 @@ What the session sends (Session.resultsChanged(dict), partial updates, key -> va
     "inputs"    list[LoadReport]                   (Inputs panel)
     "runs"      list[dict]: explorer.core.runs.overview (Runs panel, Inputs panel's run rows)
     "run_versions" dict: the run-level version comparison (report_runs.run_versions_section)
+    "replay_runs" list[ReplayRun]: the runs whose requests can be replayed (Replay panel;
+                explorer.core.viewstate.replay.replay_runs)
     "clusters"  list[dict]: name, badcases, share (0..1), bound, binding_rate, categories
                 (clusters.cluster_summary, else analysis.cluster_table)
     "meta"      dict: simulated (bool), demo_note (str|None), cases, requests, runs (ints)
@@ -369,7 +371,9 @@ class Session(QObject):
 
     def _runs_payload(self) -> dict:
         from explorer.core.report_runs import run_versions_section, runs_section
-        return {"runs": runs_section(self.store), "run_versions": run_versions_section(self.store)}
+        from explorer.core.viewstate.replay import replay_runs
+        return {"runs": runs_section(self.store), "run_versions": run_versions_section(self.store),
+                "replay_runs": replay_runs(self.store)}
 
     def set_run(self, run_id: str, engine_version: str | None = None,
                 label: str | None = None) -> None:

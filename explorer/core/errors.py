@@ -21,8 +21,9 @@ class InputError(TraceExplorerError):
         self.line = line
         self.field = field
         self.message = message
+        from .i18n import field_text
         where = self.path + (f":{line}" if line is not None else "")
-        what = f"field '{field}': " if field else ""
+        what = field_text(field) if field else ""
         super().__init__(f"{where}: {what}{message}")
 
 
