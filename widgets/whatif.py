@@ -15,7 +15,7 @@ store setting "causal_graph" (written and read in the session's worker).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyqtgraph as pg
@@ -31,6 +31,10 @@ from explorer.core.escape import qt_plain_tip
 from explorer.core.analysis.causal_graph import default_graph_text
 from explorer.core.viewstate.whatif import (NO_CASES, SCALE_METRICS, SCALE_PCT_RANGE,
                                             WhatIfState)
+
+if TYPE_CHECKING:  # imported with DoWhy, in the worker
+    from explorer.core.analysis.whatif.scale import ScaleDict
+    from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
 from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
@@ -417,7 +421,7 @@ class WhatIfPanel(JobControls, Panel):
                            self._scaled, lambda e: self.scale_text.setText(str(e)),
                            label=self.tr("SLA what-if"))
 
-    def _scaled(self, d: dict) -> None:
+    def _scaled(self, d: ScaleDict) -> None:
         self.state.scale = d
         self.scale_text.setText(d.get("text", ""))
 
@@ -447,7 +451,7 @@ class WhatIfPanel(JobControls, Panel):
         if self.runner.pending() or self._run_timer().isActive():
             self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
 
-    def _done(self, d: dict) -> None:
+    def _done(self, d: WhatIfSection) -> None:
         self.show_whatif(d)
 
     def _failed(self, err: BaseException) -> None:
