@@ -27,10 +27,20 @@ def _import_all(modules) -> None:
             return
 
 
+_STARTED: dict = {}
+_LOCK = threading.Lock()
+
+
 def preload(modules=MODULES) -> threading.Thread:
-    """Start importing `modules` (in order) on a background thread and return it. A module
-    the main thread asks for meanwhile waits for the import in progress (Python's per-module
-    import lock), so nothing runs twice or half-initialised."""
-    t = threading.Thread(target=_import_all, args=(tuple(modules),), name="preload-imports")
-    t.start()
-    return t
+    """Start importing `modules` (in order) on a background thread and return it; a second
+    call for the same modules returns the first call's thread (a process imports them once).
+    A module another thread asks for meanwhile waits for the import in progress (Python's
+    per-module import lock), so nothing runs twice or half-initialised."""
+    key = tuple(modules)
+    with _LOCK:
+        t = _STARTED.get(key)
+        if t is None:
+            t = _STARTED[key] = threading.Thread(target=_import_all, args=(key,),
+                                                 name="preload-imports")
+            t.start()
+        return t
