@@ -21,11 +21,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.replay import EVICTION_POLICIES, Cancelled, EngineConfig, write_run
+from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
-from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets.base import JobControls, Panel
 from widgets.painters.replay import plot_sweeps
@@ -255,13 +254,8 @@ class ReplayPanel(JobControls, Panel):
                      self.tr("Replay"))
 
     def _submit(self, key: str, job, done, label: str) -> None:
-        """A simulation in the panel's worker (the core's Cancelled is the worker's)."""
-        def fn(ctx):
-            try:
-                return job(ctx)
-            except Cancelled:
-                raise WorkerCancelled() from None
-        self.runner.submit(key, fn, done, self._failed, label=label)
+        """A simulation in the panel's worker (a cancel raises errors.Cancelled: dropped)."""
+        self.runner.submit(key, job, done, self._failed, label=label)
 
     def _done(self, res, run_id: str, observed: dict, cal=None) -> None:
         self.state.result, self.state.calibration = res, cal

@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # imported with DoWhy, in the worker
     from explorer.core.analysis.whatif.scale import ScaleDict
     from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
-from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets import palette
 from widgets.base import JobControls, Panel
@@ -298,9 +297,12 @@ class WhatIfPanel(JobControls, Panel):
             box.blockSignals(False)
         self._show_value()
 
-    @staticmethod
-    def _name(m: str) -> str:
-        return {"badcase": "badcase (error rate)", "sla_met": "SLA met"}.get(m, label(m))
+    def _name(self, m: str) -> str:
+        if m == "badcase":
+            return self.tr("badcase (error rate)")
+        if m == "sla_met":
+            return self.tr("SLA met")
+        return label(m)
 
     def _show_value(self) -> None:
         """The value box and slider show the state's scenario value in its range."""
@@ -395,14 +397,10 @@ class WhatIfPanel(JobControls, Panel):
         self._status(self.tr("Estimating…"))
         self.cancel_button.setEnabled(True)
 
-        def job(ctx):
-            from explorer.core.analysis import whatif
+        def job(ctx):   # a cancel raises errors.Cancelled, the worker's own: dropped
             ctx.progress(0, 0, "importing DoWhy")
-            try:
-                return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
-                                 cancelled=ctx.cancelled)
-            except whatif.Cancelled:
-                raise WorkerCancelled() from None
+            return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
+                             cancelled=ctx.cancelled)
         self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
         self.run_scale()
 

@@ -36,6 +36,13 @@ class UnknownFormat(InputError):
     """No registered format recognised the file's content."""
 
 
+class Cancelled(TraceExplorerError):
+    """The work was cancelled: the caller's cancelled() returned True (the user pressed Cancel,
+    or a newer job made this one stale). The one cancellation type of the project: loads
+    (Store.load_paths), the analysis pipeline, the what-if, the replay, warehouse queries, the
+    window's jobs (explorer.workers) and the report export all raise this class."""
+
+
 class NoData(TraceExplorerError):
     """An analysis has nothing to work on (e.g. a cohort without bound requests).
 

@@ -24,14 +24,14 @@ import numpy as np
 import pandas as pd
 
 from . import errlog, schema
-from .errors import InputError, SessionError, TraceExplorerError
+from .errors import Cancelled, InputError, SessionError, TraceExplorerError
 from .i18n import _
 from .sqlutil import load_query, quote_ident
 
 
-class LoadCancelled(TraceExplorerError):
-    """The user cancelled a load while a file was being read: that file is rolled back."""
-    TEXT = "loading cancelled while this file was read: nothing of it was kept"
+# A load cancelled while a file was read (errors.Cancelled): that file is rolled back and its
+# report's error ends with this text.
+LOAD_CANCELLED = "loading cancelled while this file was read: nothing of it was kept"
 
 
 def special_file(p: Path) -> str | None:
@@ -283,7 +283,7 @@ class Store:
         """Insert the rows of a DataFrame (or Arrow table) into a canonical table by column
         name; columns the table lacks raise duckdb.BinderException, missing ones become NULL.
         Returns the number of rows inserted. While a file loads (load_file), a cancelled load
-        raises LoadCancelled, and DataFrame rows holding a value no analysis can use (infinite,
+        raises errors.Cancelled, and DataFrame rows holding a value no analysis can use (infinite,
         beyond the time range: value_limits) are left out and counted as skipped in the
         file's report, whatever loader sent them (the loaders' own checks name the line)."""
         con = con or self.con
@@ -404,8 +404,8 @@ class Store:
                     recorded = earlier is None
                 if earlier is not None:
                     self._mark_duplicate(report, earlier)
-            except LoadCancelled:
-                report.error = f"{path}: {LoadCancelled.TEXT}"
+            except Cancelled:
+                report.error = f"{path}: {LOAD_CANCELLED}"
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
@@ -537,7 +537,7 @@ class Store:
                 if progress:
                     progress(i, len(todo), str(p))
                 out.append(self._load_one(p, explicit, note))
-                if out[-1].error and out[-1].error.endswith(LoadCancelled.TEXT):
+                if out[-1].error and out[-1].error.endswith(LOAD_CANCELLED):
                     break
         finally:
             self._cancelled = lambda: False
@@ -566,10 +566,10 @@ class Store:
         return report
 
     def check_cancelled(self) -> None:
-        """Raise LoadCancelled when the load in progress was cancelled (load_paths'
+        """Raise errors.Cancelled when the load in progress was cancelled (load_paths'
         cancelled()); loaders reach it through append, load_file before COMMIT."""
         if self._cancelled():
-            raise LoadCancelled(LoadCancelled.TEXT)
+            raise Cancelled(LOAD_CANCELLED)
 
     @staticmethod
     def _why_ignored(p: Path) -> tuple[str | None, str | None]:

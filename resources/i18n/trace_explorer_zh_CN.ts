@@ -1549,6 +1549,14 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
             <source>%1 dropped</source>
             <translation>丢弃 %1 行</translation>
         </message>
+        <message>
+            <source>badcase (error rate)</source>
+            <translation>badcase（错误率）</translation>
+        </message>
+        <message>
+            <source>SLA met</source>
+            <translation>SLA 达标</translation>
+        </message>
     </context>
     <context>
         <name>window</name>
