@@ -72,7 +72,7 @@ def effect_line(w: dict | None) -> str:
     if is_missing(w.get("estimate")):
         return ""
     f = signed
-    adj = ", ".join(label(c, False) for c in w.get("common_causes") or []) or "nothing"
+    adj = ", ".join(label(c, False) for c in w.get("common_causes") or []) or _("nothing")
     return (_("effect on {outcome}: {estimate} (95% CI "
             "{ci_low} to {ci_high}); adjusted for {adj}").format(outcome=outcome_name(w.get('outcome')), estimate=f(w.get('estimate')), ci_low=f(w.get('ci_low')), ci_high=f(w.get('ci_high')), adj=adj))
 
