@@ -44,6 +44,7 @@ class ReplayPanel(JobControls, Panel):
     """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
 
     key = "replay_runs"   # sent after every load: the runs to offer (ReplayRun dicts)
+    wrap_controls = True
     title = "Replay"
 
     def __init__(self, session, parent=None):
@@ -101,6 +102,7 @@ class ReplayPanel(JobControls, Panel):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(140)
         self.progress.setVisible(False)
+        self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
                   self.block_size, self.eviction, self.seqs, self.batched, self.add_run,
                   self.run_button, self.sweep_button, self.predict_button, self.cancel_button,
@@ -156,12 +158,28 @@ class ReplayPanel(JobControls, Panel):
         split.addWidget(self.plot_widget)
         split.setSizes([460, 800])
         self.split = split
+        # before a run or a sweep: what each button shows, not an empty table and empty axes
+        self.hint = QLabel(self.tr(
+            "Run replays the chosen trace under the settings above and compares it with the "
+            "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
+            "against the KV-cache capacity; Predict badcases says how many of the cohort's "
+            "badcases would remain."))
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("muted")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.table.setVisible(False)
+        self.plot_widget.setVisible(False)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.warning)
         lay.addWidget(self.answer)
+        lay.addWidget(self.hint)
         lay.addWidget(split, 1)
         lay.addWidget(self.status)
+
+    def _results_shown(self) -> None:
+        """The hint only while neither the table nor the chart has anything to show."""
+        self.hint.setVisible(self.table.isHidden() and self.plot_widget.isHidden())
 
     # -- the state's values ------------------------------------------------------------------
     result = property(lambda self: self.state.result)            # last ReplayResult
@@ -359,6 +377,7 @@ class ReplayPanel(JobControls, Panel):
     def show_comparison(self, rows: list[dict]) -> None:
         """Fill the observed-vs-replay table from compare.comparison_rows."""
         self.table.setVisible(True)
+        self._results_shown()
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             diff = None if r["diff_pct"] is None else f"{r['diff_pct']:+.1f}%"
@@ -392,6 +411,7 @@ class ReplayPanel(JobControls, Panel):
                                               self.tr("replay"), self.tr("change %")])
         self.show_comparison(rows)
         self.table.setVisible(bool(rows))   # no prediction: the sweep alone
+        self._results_shown()
         self.table.resizeColumnsToContents()
         # the table's labels are long here: give it half the width
         self.split.setSizes([660, 640])
@@ -438,6 +458,8 @@ class ReplayPanel(JobControls, Panel):
                                self.tr("prefix-cache hit rate"), self.tr("preemptions"))
         if not drawn:
             return
+        self.plot_widget.setVisible(True)
+        self._results_shown()
         rows = drawn
         x = [int(r["num_gpu_blocks"]) for r in rows]
         no_prefix = not rows[0].get("prefix_information", True)
@@ -460,6 +482,8 @@ class ReplayPanel(JobControls, Panel):
         self.state.sweep = sweeps[0].get("rows") if sweeps else None
         plot_sweeps(self.plot, self.pre_view, sweeps, self.tr("hit rate"),
                     self.tr("preemptions"))
+        self.plot_widget.setVisible(any(sw.get("rows") for sw in sweeps))
+        self._results_shown()
         lines = []
         for sw in sweeps:
             rows = sw.get("rows") or []

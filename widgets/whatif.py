@@ -53,6 +53,7 @@ class WhatIfPanel(JobControls, Panel):
     """WhatIfPanel(session). Paints the cohort frame's what-if; see the module doc."""
 
     key = "frame"
+    wrap_controls = True
     title = "What-if"
 
     def __init__(self, session, parent=None):
@@ -82,6 +83,7 @@ class WhatIfPanel(JobControls, Panel):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(70)
         self.progress.setVisible(False)
+        self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         # one sentence: "Set [treatment] to [value], effect on [outcome] [Run]"
         self.treatment.setToolTip(self.tr("Treatment: the engine metric the scenario sets"))
         self.outcome.setToolTip(self.tr("Outcome: what the scenario predicts"))
@@ -168,6 +170,8 @@ class WhatIfPanel(JobControls, Panel):
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plot_widget.setVisible(False)  # until a result (no empty axes while estimating)
+        self.table.setVisible(False)
         self.assumptions = QLabel()
         self.assumptions.setWordWrap(True)
         self.assumptions.setTextFormat(Qt.TextFormat.RichText)
@@ -472,8 +476,9 @@ class WhatIfPanel(JobControls, Panel):
             self.headline.setText(headline(value) + no_change_note(value))
             self.headline.setStyleSheet("")
             self.effect.setText(effect_line(value))
-            paint_interval(self.plot, value)
+            self.plot_widget.setVisible(paint_interval(self.plot, value) is None)
             self._fill_table(value)
+            self.table.setVisible(self.table.rowCount() > 0)
             items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
             assume = self.tr("These numbers assume:")
             self.assumptions.setText(
@@ -503,10 +508,13 @@ class WhatIfPanel(JobControls, Panel):
         self._fit_table()
 
     def _clear_results(self) -> None:
+        """No result: no empty axes or empty table either."""
         self.headline.setText("")
         self.effect.setText("")
         self.plot.clear()
+        self.plot_widget.setVisible(False)
         self.table.setRowCount(0)
+        self.table.setVisible(False)
         self.assumptions.setText("")
         self.notes.setText("")
         self.method.setText("")
