@@ -122,6 +122,16 @@ def _source(path: Path, kind: str, con, skips: _Skips) -> tuple[str, dict, objec
     if kind == "csv":
         return (f"read_csv($path, header = true, sample_size = {_CSV_SAMPLE})",
                 {"path": str(path)}, None, [])
+    df, lines = _jsonl_frame(path, skips)
+    name = f"_generic_{id(df)}"
+    con.register(name, df)
+    return quote_ident(name), {}, name, lines
+
+
+def _jsonl_frame(path: Path, skips: _Skips) -> tuple[pd.DataFrame, list[int]]:
+    """The JSON-object lines of a JSONL file as a DataFrame (nested values as JSON text; a
+    column holding anything but numbers as text) and the source line of each row. Raises
+    InputError when no line is a JSON object."""
     recs, lines = [], []
     for no, rec in iter_jsonl(path, skips):
         lines.append(no)
@@ -136,9 +146,7 @@ def _source(path: Path, kind: str, con, skips: _Skips) -> tuple[str, dict, objec
             if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
                 df[c] = df[c].map(lambda v: None if v is None or (isinstance(v, float) and pd.isna(v))
                                   else str(v)).astype(object)
-    name = f"_generic_{id(df)}"
-    con.register(name, df)
-    return quote_ident(name), {}, name, lines
+    return df, lines
 
 
 def load(path: Path, store, report) -> None:
@@ -169,82 +177,14 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
     found = list(skips.found)  # (line, reason) of the first skipped rows, merged in line order
     described = con.execute(f"DESCRIBE SELECT * FROM {src}", params).fetchall()
     types = {r[0]: r[1].upper() for r in described}
-    if any(_aliases.is_correctness(c) for c in types):
-        raise InputError(path, "this table has a correctness column: it is an eval file, "
-                               "not a trace (load it as an eval)")
-    mapping, run_cols = _map_columns(types)
-    metrics = set(mapping) - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
-    if not metrics:
-        raise InputError(path, "no usable column: none of " + ", ".join(list(types)[:12])
-                         + " maps to a request metric (expected names such as ttft_ms, ttft_s, "
-                           "time_to_first_token, e2e_latency, input_tokens; see the alias table)")
+    mapping, run_cols = _usable_columns(path, types)
 
     rejects = None
     pre = src  # the source of the preparatory passes (unit guesses, run fields)
     if kind == "csv":
         src, pre, types, rejects = _typed_csv(con, params, types, mapping)
-    exprs: dict[str, str] = {}
-    # (SQL predicate on the source true when the value is bad, SQL text of the reason, the
-    # same test on the canonical column or None): a row failing any check is skipped once,
-    # its reason naming every bad field
-    bad: list[tuple[str, str, str | None]] = []
-    guesses: dict[str, str] = {}
-    for canon, (col, scale, unit) in mapping.items():
-        q = quote_ident(col)
-        t = types[col]
-        numeric = t.startswith(_NUMERIC_TYPES)
-        if canon == "error":  # 0 / empty / "none" / "ok" / false mean: no error
-            exprs[canon] = (f"CASE WHEN lower(trim(CAST({q} AS VARCHAR))) IN "
-                            f"('', '0', '0.0', 'none', 'null', 'nan', 'false', 'ok') THEN NULL "
-                            f"ELSE CAST({q} AS VARCHAR) END")
-            continue
-        if canon in _TEXT:
-            exprs[canon] = f"CAST({q} AS VARCHAR)"
-            continue
-        if t.startswith(("TIMESTAMP", "DATE")) and canon == "arrival_s":
-            exprs[canon] = f"epoch({q})"
-            report.columns[col] = "arrival_s (timestamp -> unix s)"
-            continue
-        if t == "BOOLEAN":
-            raise InputError(path, "expected numbers, found true/false", field=col)
-        val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
-        if not numeric:
-            bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
-                        f"AND TRY_CAST({q} AS DOUBLE) IS NULL)",
-                        _reason_sql(col, "not a number: ", q, quoted=True), None))
-        if scale is None:
-            scale, note = _guess_scale(con, pre, params, canon, val)
-            guesses[col] = note
-        bad += _range_checks(canon, col, val if scale == 1.0 else f"({val} * {float(scale)!r})")
-        if canon in _INT and scale == 1.0 and t in _FITS_INTEGER:
-            exprs[canon] = q  # already whole numbers within INTEGER: stored as they are
-        elif canon in _INT and scale == 1.0 and t in _WIDE_INTEGER:
-            exprs[canon] = (f"CASE WHEN {q} BETWEEN -{INT_MAX} AND {INT_MAX} "
-                            f"THEN CAST({q} AS INTEGER) ELSE -1 END")
-        elif canon in _INT:  # beyond INTEGER: -1, so the range check after the insert sees it
-            r = f"round({val})" if scale == 1.0 else f"round({val} * {float(scale)!r})"
-            exprs[canon] = f"CASE WHEN abs({r}) > {INT_MAX} THEN -1 ELSE TRY_CAST({r} AS INTEGER) END"
-        else:
-            exprs[canon] = val if scale == 1.0 else f"{val} * {float(scale)!r}"
-        conv = "" if scale == 1.0 else f" (x{scale:g})"
-        report.columns[col] = f"{canon}{conv}" + (f" ({guesses[col]})" if col in guesses else "")
-    if "kv_cache_hit_rate" not in exprs and {"cached_prompt_tokens", "prompt_tokens"} <= set(exprs):
-        # NULL (not a rate above 1) when a row claims more cached than prompt tokens
-        c, t = exprs["cached_prompt_tokens"], exprs["prompt_tokens"]
-        exprs["kv_cache_hit_rate"] = (f"CASE WHEN {c} <= {t} THEN CAST({c} AS DOUBLE) / "
-                                      f"nullif({t}, 0) END")
-        report.columns["cached_prompt_tokens / prompt_tokens"] = "kv_cache_hit_rate"
-    for canon, (col, _, _) in mapping.items():
-        if canon in _TEXT:
-            report.columns[col] = canon
-    outcome = _outcome(types, mapping, exprs, report)
-
-    used = {v[0] for v in mapping.values()} | set(run_cols.values()) | set(outcome)
-    rest = [c for c in types if c not in used]
-    if rest:
-        exprs["extra"] = "to_json(struct_pack(" + ", ".join(
-            f"{quote_ident(c)} := {quote_ident(c)}" for c in rest) + "))"
-        report.columns[", ".join(rest[:6]) + (", ..." if len(rest) > 6 else "")] = "extra"
+    exprs, bad = _expressions(path, types, mapping, run_cols, report,
+                              lambda canon, val: _guess_scale(con, pre, params, canon, val))
 
     # rows with a value of the wrong type or out of range: skipped once each, reasons in line
     # order (CSV cast failures found by DuckDB's reader are merged in by line). Range checks
@@ -299,6 +239,90 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         raise InputError(path, "no usable request rows" + (
             f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
     report.rows_loaded += n
+
+
+def _usable_columns(path: Path, types: dict) -> tuple[dict, dict]:
+    """_map_columns of a table's columns; raises InputError when it is an eval table (a
+    correctness column) or no column maps to a request metric."""
+    if any(_aliases.is_correctness(c) for c in types):
+        raise InputError(path, "this table has a correctness column: it is an eval file, "
+                               "not a trace (load it as an eval)")
+    mapping, run_cols = _map_columns(types)
+    metrics = set(mapping) - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
+    if not metrics:
+        raise InputError(path, "no usable column: none of " + ", ".join(list(types)[:12])
+                         + " maps to a request metric (expected names such as ttft_ms, ttft_s, "
+                           "time_to_first_token, e2e_latency, input_tokens; see the alias table)")
+    return mapping, run_cols
+
+
+def _expressions(path: Path, types: dict, mapping: dict, run_cols: dict, report,
+                 guess) -> tuple[dict[str, str], list[tuple[str, str, str | None]]]:
+    """(canonical column -> SQL over the source, checks) for a table whose columns have
+    `types`. A check is (SQL predicate on the source true when the value is bad, SQL text of
+    the reason, the same test on the canonical column or None): a row failing any check is
+    skipped once, its reason naming every bad field. Fills report.columns. guess(canon,
+    value_sql) -> (scale, note) decides the unit of a time column without a unit suffix."""
+    exprs: dict[str, str] = {}
+    bad: list[tuple[str, str, str | None]] = []
+    guesses: dict[str, str] = {}
+    for canon, (col, scale, unit) in mapping.items():
+        q = quote_ident(col)
+        t = types[col]
+        numeric = t.startswith(_NUMERIC_TYPES)
+        if canon == "error":  # 0 / empty / "none" / "ok" / false mean: no error
+            exprs[canon] = (f"CASE WHEN lower(trim(CAST({q} AS VARCHAR))) IN "
+                            f"('', '0', '0.0', 'none', 'null', 'nan', 'false', 'ok') THEN NULL "
+                            f"ELSE CAST({q} AS VARCHAR) END")
+            continue
+        if canon in _TEXT:
+            exprs[canon] = f"CAST({q} AS VARCHAR)"
+            continue
+        if t.startswith(("TIMESTAMP", "DATE")) and canon == "arrival_s":
+            exprs[canon] = f"epoch({q})"
+            report.columns[col] = "arrival_s (timestamp -> unix s)"
+            continue
+        if t == "BOOLEAN":
+            raise InputError(path, "expected numbers, found true/false", field=col)
+        val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
+        if not numeric:
+            bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
+                        f"AND TRY_CAST({q} AS DOUBLE) IS NULL)",
+                        _reason_sql(col, "not a number: ", q, quoted=True), None))
+        if scale is None:
+            scale, note = guess(canon, val)
+            guesses[col] = note
+        bad += _range_checks(canon, col, val if scale == 1.0 else f"({val} * {float(scale)!r})")
+        if canon in _INT and scale == 1.0 and t in _FITS_INTEGER:
+            exprs[canon] = q  # already whole numbers within INTEGER: stored as they are
+        elif canon in _INT and scale == 1.0 and t in _WIDE_INTEGER:
+            exprs[canon] = (f"CASE WHEN {q} BETWEEN -{INT_MAX} AND {INT_MAX} "
+                            f"THEN CAST({q} AS INTEGER) ELSE -1 END")
+        elif canon in _INT:  # beyond INTEGER: -1, so the range check after the insert sees it
+            r = f"round({val})" if scale == 1.0 else f"round({val} * {float(scale)!r})"
+            exprs[canon] = f"CASE WHEN abs({r}) > {INT_MAX} THEN -1 ELSE TRY_CAST({r} AS INTEGER) END"
+        else:
+            exprs[canon] = val if scale == 1.0 else f"{val} * {float(scale)!r}"
+        conv = "" if scale == 1.0 else f" (x{scale:g})"
+        report.columns[col] = f"{canon}{conv}" + (f" ({guesses[col]})" if col in guesses else "")
+    if "kv_cache_hit_rate" not in exprs and {"cached_prompt_tokens", "prompt_tokens"} <= set(exprs):
+        # NULL (not a rate above 1) when a row claims more cached than prompt tokens
+        c, t = exprs["cached_prompt_tokens"], exprs["prompt_tokens"]
+        exprs["kv_cache_hit_rate"] = (f"CASE WHEN {c} <= {t} THEN CAST({c} AS DOUBLE) / "
+                                      f"nullif({t}, 0) END")
+        report.columns["cached_prompt_tokens / prompt_tokens"] = "kv_cache_hit_rate"
+    for canon, (col, _, _) in mapping.items():
+        if canon in _TEXT:
+            report.columns[col] = canon
+    outcome = _outcome(types, mapping, exprs, report)
+
+    used = {v[0] for v in mapping.values()} | set(run_cols.values()) | set(outcome)
+    rest = [c for c in types if c not in used]
+    if rest:
+        exprs["extra"] = "to_json(struct_pack(" + ", ".join(
+            f"{quote_ident(c)} := {quote_ident(c)}" for c in rest) + "))"
+        report.columns[", ".join(rest[:6]) + (", ..." if len(rest) > 6 else "")] = "extra"
+    return exprs, bad
 
 
 def _map_columns(types: dict) -> tuple[dict, dict]:
