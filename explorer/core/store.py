@@ -564,8 +564,12 @@ class Store:
             if cancelled():
                 break
             if note is None and not explicit:
+                sniffed: list = []
                 try:
-                    found[i] = self._why_ignored(p)
+                    found[i] = self._why_ignored(p, sniffed)
+                    if found[i] == (None, "generic_table") and sniffed and \
+                            len(sniffed[0].head) <= self.BATCH_MAX_BYTES:
+                        found[i] += (None, sniffed[0])  # kept for _batches (small heads only)
                 except Exception as e:  # noqa: BLE001 - detection must not stop the others
                     found[i] = (None, None, LoadReport(path=str(p), error=(
                         f"{p}: cannot be read: {errlog.describe(e)} "
@@ -577,18 +581,17 @@ class Store:
         the generic table format reads, small, UTF-8, sharing generic_table.batch_key."""
         from .formats import generic_table
         from .formats._encoding import head_encoding
-        from .formats.base import Sniff
         groups: dict[tuple, list[int]] = {}
         for i, got in found.items():
-            if len(got) != 2 or got[0] is not None or got[1] != generic_table.NAME:
+            if len(got) != 4:  # not a generic table, or detection failed
                 continue
             p = todo[i][0]
             try:
                 if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
                     continue
-                key = generic_table.batch_key(Sniff.of(p))
             except OSError:
                 continue
+            key = generic_table.batch_key(got[3])
             if key is not None:
                 groups.setdefault(key, []).append(i)
         out: dict[int, list[int]] = {}
@@ -653,7 +656,7 @@ class Store:
         elif found is not None and len(found) == 3:
             report = found[2]  # detection itself failed
         else:
-            why, fmt = (None, None) if explicit else found
+            why, fmt = (None, None) if explicit else found[:2]
             if not why:
                 return self.load_file(p, fmt)  # detected once
             report = LoadReport(path=str(p), skipped_file=why)
@@ -668,22 +671,25 @@ class Store:
             raise LoadCancelled(LoadCancelled.TEXT)
 
     @staticmethod
-    def _why_ignored(p: Path) -> tuple[str | None, str | None]:
-        """(why a file found in a folder is passed over, None) or (None, the detected format)."""
+    def _why_ignored(p: Path, sniffed: list | None = None) -> tuple[str | None, str | None]:
+        """(why a file found in a folder is passed over, None) or (None, the detected format).
+        sniffed: a list that receives the Sniff the detection read (for _batches)."""
         from .formats import MIN_CONFIDENCE, rank_formats
         from .formats._sweep import pass_over
+        from .formats.base import Sniff
         try:
             if p.stat().st_size == 0:
                 return "empty file", None
             sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
             if sweep:
                 return sweep, None
-            ranked = rank_formats(p)
+            sniff = Sniff.of(p)
+            if sniffed is not None:
+                sniffed.append(sniff)
+            ranked = rank_formats(p, sniff)
         except OSError:
             return None, None  # load_file fails it with the reason (an error, not ignored)
-        from .formats.base import Sniff
         if not ranked or ranked[0][0] < MIN_CONFIDENCE:
-            sniff = Sniff.of(p)
             if sniff.is_binary:
                 return "binary content", None
             head = sniff.head.strip()
@@ -697,7 +703,6 @@ class Store:
             return "not a trace or eval file (no known format matches its content)", None
         if ranked[0][1] == "generic_table" and ranked[0][0] < 0.4:  # the fallback only
             from .formats import generic_table
-            sniff = Sniff.of(p)
             cols = generic_table._header(sniff, generic_table._kind(sniff) or "csv")
             shown = ", ".join(cols[:8]) + (", ..." if len(cols) > 8 else "")
             if _looks_aggregate(cols):
