@@ -200,15 +200,17 @@ def _load(store, args, bind: bool = True) -> tuple[int, int]:
             print(_("ignored {path}: {skipped_file}").format(path=r.path, skipped_file=r.skipped_file), file=sys.stderr)
         else:
             loaded += 1
-            print(f"loaded {r.path}: {r.format}, {r.rows_loaded} rows"
-                  + (f", {r.rows_skipped} skipped" if r.rows_skipped else ""), file=sys.stderr)
+            print(_("loaded {path}: {format}, {rows} rows").format(
+                path=r.path, format=r.format, rows=r.rows_loaded)
+                + (_(", {n} skipped").format(n=r.rows_skipped) if r.rows_skipped else ""), file=sys.stderr)
     return loaded, failed
 
 
 def _print_bound(res) -> None:
     if res is not None and res.total:
-        print(f"bound {res.bound:,} of {res.total:,} case{'s' if res.total != 1 else ''} "
-              "to trace requests"
+        print((_("bound {bound:,} of {total:,} case to trace requests") if res.total == 1 else
+               _("bound {bound:,} of {total:,} cases to trace requests")).format(
+                   bound=res.bound, total=res.total)
               + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
 
 
@@ -302,6 +304,8 @@ def run(args) -> int:
         return 2
     timer = _Timer(getattr(args, "timings", False))
     timer.mark("load")
+    from explorer.core.preload import preload
+    importing = preload()  # scipy.stats / sklearn.tree beside the load (DuckDB frees the GIL)
     store = local = Store()
     warehouse = getattr(args, "warehouse", None)
     try:
@@ -341,6 +345,7 @@ def run(args) -> int:
         if store is not local:
             store.close()
         local.close()
+        importing.join()
     for p in written:
         print(p)
     return 1 if failed else 0

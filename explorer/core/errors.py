@@ -21,8 +21,9 @@ class InputError(TraceExplorerError):
         self.line = line
         self.field = field
         self.message = message
+        from .i18n import field_text
         where = self.path + (f":{line}" if line is not None else "")
-        what = f"field '{field}': " if field else ""
+        what = field_text(field) if field else ""
         super().__init__(f"{where}: {what}{message}")
 
 
@@ -33,6 +34,13 @@ class SessionError(InputError):
 
 class UnknownFormat(InputError):
     """No registered format recognised the file's content."""
+
+
+class Cancelled(TraceExplorerError):
+    """The work was cancelled: the caller's cancelled() returned True (the user pressed Cancel,
+    or a newer job made this one stale). The one cancellation type of the project: loads
+    (Store.load_paths), the analysis pipeline, the what-if, the replay, warehouse queries, the
+    window's jobs (explorer.workers) and the report export all raise this class."""
 
 
 class NoData(TraceExplorerError):

@@ -3,10 +3,12 @@
     build = build_report(store, cohort)            # ReportBuild(doc, results, frame)
     write_report(store, cohort, "out", ["json", "md"])
 
-doc keys: the DESIGN.md "Report JSON" sections (cohort, comparison, tree, heatmap, versions, sla,
-whatif, conclusion, inputs) plus clusters (every badcase cluster) and meta (generated_at,
-app_version, cohort parameters, simulated, demo_note). A section that could not be computed is
-{"status": "no_data" | "error", "reason": "..."}: the report always has every key.
+doc keys: the sections of analysis.pipeline (SECTIONS: the DESIGN.md "Report JSON" sections
+cohort, comparison, tree, heatmap, versions, sla, whatif, conclusion, inputs, engine, replay,
+plus clusters, runs, run_versions, timeline, strata), computed there, and meta (generated_at,
+app_version, cohort parameters, simulated, demo_note, scope, engine), added here. A section that
+could not be computed is {"status": "no_data" | "error", "reason": "..."}: the report always has
+every key.
 
 Formats: json and md are written here. Other formats (png, svg, html, pdf) come from a renderer
 plug-in that registers itself when imported (register_renderer: explorer.reporting does, the
@@ -29,18 +31,16 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
-                       run_all)
+from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
-from .errors import NoData, ReportIncomplete, TraceExplorerError
+from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
 from .i18n import N_, _
 
 log = logging.getLogger(__name__)
 
-REPORT_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif",
-               "conclusion", "inputs", "engine")
+REPORT_KEYS = pipeline.keys()  # the report JSON's sections, in order (meta follows)
 OWN_FORMATS = ("json", "md")
 KNOWN_FORMATS = ("json", "md", "html", "pdf", "png", "svg")
 
@@ -59,7 +59,8 @@ class ReportBuild:
 
 
 # ---- building -------------------------------------------------------------------------------
-def _inputs(store) -> list[dict]:
+def inputs_section(store) -> list[dict]:
+    """The `inputs` section: every file loaded, failed or ignored, with its provenance."""
     out = []
     for r in store.input_reports():
         out.append({"path": r.path, "format": r.format, "kind": r.kind, "sha256": r.sha256,
@@ -67,19 +68,6 @@ def _inputs(store) -> list[dict]:
                     "skipped_reasons": r.skipped_reasons[:5], "error": r.error,
                     "ignored": r.skipped_file})
     return out
-
-
-def _engine(store) -> dict:
-    """The `engine` section: engine statistics over time per engine and their summary
-    (analysis.engine), or why there is none."""
-    from .analysis.engine import engine_stats
-    try:
-        return engine_stats(store).to_dict()
-    except NoData as e:
-        return {"status": "no_data", "reason": str(e)}
-    except Exception as e:  # noqa: BLE001 - one section must not sink the report
-        log.exception("engine section failed")
-        return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
 
 
 def _simulated(store) -> bool:
@@ -131,11 +119,11 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         return _WHATIF_CACHE[key]
     try:
         res = whatif.run_whatif(frame, **args, **callbacks)
+    except Cancelled:
+        raise
     except NoData as e:
         res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
-        if isinstance(e, getattr(whatif, "Cancelled", ())):
-            raise Cancelled("analysis cancelled") from e
         return SectionError("whatif", str(e), "error")
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
@@ -152,64 +140,26 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                  cached: bool = True) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
-    params: run_all params; whatif: keyword arguments for run_whatif (None = its defaults,
-    False = skip the section, which then says so), or an already computed what-if result
-    (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done, total,
-    section) is called before each section, the what-if included ("whatif", last), then with
-    "done". Raises analysis.Cancelled when cancelled. cached=False: the cohort's rows come
-    straight from SQL instead of the cached view of every case (one-off reports: no frame
-    of every case is built)."""
+    Every section is analysis.pipeline's (SECTIONS, in the JSON's order); this adds the meta.
+    params: {section: its params} as run_all takes them ("sections" restricts the cohort's
+    analyses; the other sections always run); whatif: keyword arguments for run_whatif (None =
+    its defaults, False = skip the section, which then says so), or an already computed what-if
+    result (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done,
+    total, section) is called before each section, then with "done". Raises errors.Cancelled
+    when cancelled. cached=False: the cohort's rows come straight from SQL instead of the
+    cached view of every case (one-off reports: no frame of every case is built)."""
     try:
         frame = cohort_frame(store, cohort, cached=cached)
     except TraceExplorerError:
         frame = None
-    wanted = [s for s in SECTIONS if s in set((params or {}).get("sections", SECTIONS))]
-    total = len(wanted) + 2   # the sections, the what-if, the replay
-
-    def step(done, _n, name):
-        if progress is not None and name != "done":
-            progress(done, total, name)
-
-    results = run_all(store, cohort, params, step, cancelled, frame=frame)
-    if cancelled is not None and cancelled():
-        raise Cancelled("analysis cancelled")
-    if progress is not None:
-        progress(len(wanted), total, "whatif")
-    if whatif is False:
-        results["whatif"] = SectionError("whatif", "not requested", "no_data")
-    elif hasattr(whatif, "to_dict"):
-        results["whatif"] = whatif
-    else:
-        args = dict(whatif) if isinstance(whatif, dict) else {}
-        if cancelled is not None:
-            args.setdefault("cancelled", cancelled)
-        results["whatif"] = run_whatif_section(frame, args)
-    doc: dict[str, Any] = {}
-    for key in REPORT_KEYS:
-        if key == "inputs":
-            doc[key] = _inputs(store)
-        elif key == "engine":
-            doc[key] = _engine(store)
-        elif key in results:
-            doc[key] = results[key].to_dict()
-        else:
-            doc[key] = {"status": "no_data", "reason": "not computed"}
-    if progress is not None:
-        progress(len(wanted) + 1, total, "replay")
+    params = dict(params or {})
+    wanted = set(params.get("sections", SECTIONS))
+    params["whatif"] = whatif
+    results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
+                           frame=frame, keys=[k for k in REPORT_KEYS if k not in SECTIONS
+                                              or k in wanted])
+    doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
     remote = getattr(store, "remote", False)
-    doc["replay"] = ({"status": "no_data", "reason": "the replay simulates every request of a "
-                      "run locally; with a warehouse source it is not computed"} if remote else
-                     replay_report_section(store, cohort, (params or {}).get("replay"), cancelled))
-    if progress is not None:
-        progress(total, total, "done")
-    doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
-    from .report_runs import run_versions_section, runs_section
-    doc["runs"] = runs_section(store)
-    doc["run_versions"] = run_versions_section(store)
-    doc["timeline"] = _worst_timeline(store, frame)
-    strata = getattr(results.get("comparison"), "strata", None)
-    doc["strata"] = strata if strata is not None else {
-        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
     sim = _simulated(store)
     note = None
     if sim:
@@ -217,14 +167,24 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     doc["meta"] = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                    "app_version": _app_version(), "cohort": cohort.to_dict(),
                    "simulated": sim, "demo_note": note,
+                   # the cohort's sections (not the whole store's engine statistics)
                    "sections_without_data": [k for k, v in results.items()
-                                             if isinstance(v, SectionError)],
+                                             if isinstance(v, SectionError)
+                                             and pipeline.BY_KEY[k].group != "store"],
                    "scope": _scope(store, cohort, doc.get("inputs") or [], frame),
                    "engine": store.engine_meta() if remote else _duckdb_meta(store)}
     doc, bad = finite_doc(doc)
     if bad:  # never invalid JSON: each value that is not a number is null, with its reason
         doc["meta"]["not_finite"] = bad
     return ReportBuild(doc=doc, results=results, frame=frame)
+
+
+def _section_value(results: dict, key: str):
+    """A section's JSON: its result's to_dict(), the dict it is, or 'not computed'."""
+    if key not in results:
+        return {"status": "no_data", "reason": "not computed"}
+    r = results[key]
+    return r.to_dict() if hasattr(r, "to_dict") else r
 
 
 def _duckdb_meta(store) -> dict:
@@ -309,12 +269,11 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
     requested (report --no-replay)."""
     if scenario is False:
         return {"status": "no_data", "reason": "not requested"}
-    from .replay.model import Cancelled as ReplayCancelled
     from .replay.section import replay_section
     try:
         return replay_section(store, cohort, scenario, cancelled=cancelled)
-    except ReplayCancelled as e:
-        raise Cancelled("analysis cancelled") from e
+    except Cancelled:
+        raise
     except (TraceExplorerError, ValueError, KeyError) as e:
         return {"status": "no_data", "reason": str(e)}
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
@@ -322,7 +281,7 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
         return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
 
 
-def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
+def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
     """The timeline (explorer.core.timeline) of the cohort's worst bound badcase: the one with
     the most preemptions, then the highest TPOT; or why there is none."""
     from .timeline import request_timeline, worst_badcase
@@ -984,24 +943,14 @@ def _md_run_versions(v):
     return md_run_versions(v)
 
 
+# The Markdown's order of the sections and the writer of each; the headings are the sections'
+# titles (analysis.pipeline.SECTIONS).
 SECTIONS_MD = (
-    ("clusters", N_("Badcase clusters"), _md_clusters),
-    ("cohort", N_("Cohort"), _md_cohort),
-    ("comparison", N_("Metric comparison (badcases vs control)"), _md_comparison),
-    ("strata", N_("Pooled strata (per engine version or eval)"), _md_strata),
-    ("tree", N_("Decision tree"), _md_tree),
-    ("heatmap", N_("Heatmap"), _md_heatmap),
-    ("runs", N_("Runs and their published results"), _md_runs),
-    ("versions", N_("Engine versions"), _md_versions),
-    ("run_versions", N_("Engine versions at run level (published aggregates)"),
-     _md_run_versions),
-    ("sla", N_("SLA attainment"), _md_sla),
-    ("whatif", N_("What-if"), _md_whatif),
-    ("replay", N_("Replay: the badcases under another engine setting"), _md_replay),
-    ("timeline", N_("Timeline of the worst badcase"), _md_timeline),
-    ("conclusion", N_("Conclusion"), _md_conclusion),
-    ("engine", N_("Engine statistics"), _md_engine),
-    ("inputs", N_("Inputs"), _md_inputs),
+    ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
+    ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
+    ("versions", _md_versions), ("run_versions", _md_run_versions), ("sla", _md_sla),
+    ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
+    ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
 )
 
 
@@ -1016,11 +965,11 @@ def render_markdown(doc: dict) -> str:
     out += [""] + [f"- {t}: {md(v)}" for t, v in scope_lines(meta)]
     if meta.get("simulated"):
         out += ["", _("> **Simulated data.** {demo_note}").format(demo_note=md(meta.get('demo_note') or '')).rstrip()]
-    for key, heading, fn in SECTIONS_MD:
+    for key, fn in SECTIONS_MD:
         if key not in doc:
             continue
         sec = doc[key]
-        out += ["", f"## {_(heading)}", ""]
+        out += ["", f"## {_(pipeline.TITLES[key])}", ""]
         miss = _missing(sec)
         if miss:
             out.append(miss)

@@ -24,13 +24,14 @@ import numpy as np
 import pandas as pd
 
 from . import errlog, schema
-from .errors import InputError, SessionError, TraceExplorerError
+from .errors import Cancelled, InputError, SessionError, TraceExplorerError
+from .i18n import _
 from .sqlutil import load_query, quote_ident
 
 
-class LoadCancelled(TraceExplorerError):
-    """The user cancelled a load while a file was being read: that file is rolled back."""
-    TEXT = "loading cancelled while this file was read: nothing of it was kept"
+# A load cancelled while a file was read (errors.Cancelled): that file is rolled back and its
+# report's error ends with this text.
+LOAD_CANCELLED = "loading cancelled while this file was read: nothing of it was kept"
 
 
 def special_file(p: Path) -> str | None:
@@ -150,8 +151,9 @@ class LoadReport:
         """Count one skipped record and keep its reason (the first MAX_REASONS only)."""
         self.rows_skipped += 1
         if len(self.skipped_reasons) < self.MAX_REASONS:
-            where = f"line {line}: " if line is not None else ""
-            what = f"field '{field_name}': " if field_name else ""
+            from .i18n import field_text, line_text
+            where = line_text(line) if line is not None else ""
+            what = field_text(field_name) if field_name else ""
             self.skipped_reasons.append(f"{where}{what}{reason}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -281,7 +283,7 @@ class Store:
         """Insert the rows of a DataFrame (or Arrow table) into a canonical table by column
         name; columns the table lacks raise duckdb.BinderException, missing ones become NULL.
         Returns the number of rows inserted. While a file loads (load_file), a cancelled load
-        raises LoadCancelled, and DataFrame rows holding a value no analysis can use (infinite,
+        raises errors.Cancelled, and DataFrame rows holding a value no analysis can use (infinite,
         beyond the time range: value_limits) are left out and counted as skipped in the
         file's report, whatever loader sent them (the loaders' own checks name the line)."""
         con = con or self.con
@@ -383,10 +385,10 @@ class Store:
             try:
                 p = Path(path)
                 if not p.exists():
-                    raise InputError(p, "no such file or folder")
+                    raise InputError(p, _("no such file or folder"))
                 why = special_file(p)
                 if why:  # a FIFO would block the read forever: never opened
-                    raise InputError(p, f"{why}: not opened")
+                    raise InputError(p, _("{why}: not opened").format(why=why))
                 if p.is_file() and p.stat().st_size == 0:
                     raise InputError(p, "the file is empty")
                 fmt = get_format(format) if format else detect_format(p)
@@ -402,8 +404,8 @@ class Store:
                     recorded = earlier is None
                 if earlier is not None:
                     self._mark_duplicate(report, earlier)
-            except LoadCancelled:
-                report.error = f"{path}: {LoadCancelled.TEXT}"
+            except Cancelled:
+                report.error = f"{path}: {LOAD_CANCELLED}"
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
@@ -505,8 +507,8 @@ class Store:
         report.run_ids, report.eval_ids, report.columns = [], [], {}
         report.rows_loaded = report.rows_skipped = 0
         report.skipped_reasons = []
-        report.skipped_file = (f"same content as {earlier} (sha256 {report.sha256[:12]}…), "
-                               f"already loaded: not loaded again")
+        report.skipped_file = _("same content as {earlier} (sha256 {sha}…), already loaded: not "
+                                "loaded again").format(earlier=earlier, sha=report.sha256[:12])
 
     def load_paths(self, paths: Iterable[str | Path], progress=None,
                    cancelled=lambda: False) -> list[LoadReport]:
@@ -544,7 +546,7 @@ class Store:
                     out.update(zip(group, got))
                 else:
                     out[i] = self._load_one(p, explicit, note, found.get(i))
-                if out[max(out)].error and out[max(out)].error.endswith(LoadCancelled.TEXT):
+                if out[max(out)].error and out[max(out)].error.endswith(LOAD_CANCELLED):
                     break
         finally:
             self._cancelled = lambda: False
@@ -635,9 +637,9 @@ class Store:
                 self._record_inputs(reports)
                 self.con.execute("COMMIT")
                 return reports
-            except LoadCancelled:
+            except Cancelled:
                 self.con.execute("ROLLBACK")
-                reports = [LoadReport(path=str(p), error=f"{p}: {LoadCancelled.TEXT}")
+                reports = [LoadReport(path=str(p), error=f"{p}: {LOAD_CANCELLED}")
                            for p in paths]
                 self._record_inputs(reports)
                 return reports
@@ -665,10 +667,10 @@ class Store:
         return report
 
     def check_cancelled(self) -> None:
-        """Raise LoadCancelled when the load in progress was cancelled (load_paths'
+        """Raise errors.Cancelled when the load in progress was cancelled (load_paths'
         cancelled()); loaders reach it through append, load_file before COMMIT."""
         if self._cancelled():
-            raise LoadCancelled(LoadCancelled.TEXT)
+            raise Cancelled(LOAD_CANCELLED)
 
     @staticmethod
     def _why_ignored(p: Path, sniffed: list | None = None) -> tuple[str | None, str | None]:
@@ -679,7 +681,7 @@ class Store:
         from .formats.base import Sniff
         try:
             if p.stat().st_size == 0:
-                return "empty file", None
+                return _("empty file"), None
             sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
             if sweep:
                 return sweep, None
@@ -691,25 +693,26 @@ class Store:
             return None, None  # load_file fails it with the reason (an error, not ignored)
         if not ranked or ranked[0][0] < MIN_CONFIDENCE:
             if sniff.is_binary:
-                return "binary content", None
+                return _("binary content"), None
             head = sniff.head.strip()
             if head in ("[]", "{}", ""):
-                return f"no records (the file holds only {head or 'blank lines'})", None
+                return _("no records (the file holds only {what})").format(
+                    what=head or _("blank lines")), None
             if p.suffix.lower() in (".md", ".markdown", ".rst", ".html", ".htm", ".pdf"):
-                return "a document, not a trace or eval file", None
+                return _("a document, not a trace or eval file"), None
             if _looks_aggregate(re.findall(r"[A-Za-z_][\w ]*", head[:8192])):
-                return ("an aggregate summary (statistics such as avg / p50 / p99 or "
-                        "benchmark scores), not per-request records"), None
-            return "not a trace or eval file (no known format matches its content)", None
+                return _("an aggregate summary (statistics such as avg / p50 / p99 or "
+                         "benchmark scores), not per-request records"), None
+            return _("not a trace or eval file (no known format matches its content)"), None
         if ranked[0][1] == "generic_table" and ranked[0][0] < 0.4:  # the fallback only
             from .formats import generic_table
             cols = generic_table._header(sniff, generic_table._kind(sniff) or "csv")
             shown = ", ".join(cols[:8]) + (", ..." if len(cols) > 8 else "")
             if _looks_aggregate(cols):
-                return (f"an aggregate summary table (columns {shown}), not per-request "
-                        f"records"), None
-            return (f"not a request table: no column maps to a request metric "
-                    f"(columns {shown})"), None
+                return _("an aggregate summary table (columns {shown}), not per-request "
+                         "records").format(shown=shown), None
+            return _("not a request table: no column maps to a request metric "
+                     "(columns {shown})").format(shown=shown), None
         return None, ranked[0][1]
 
     def _set_source_sha256(self, r: LoadReport) -> None:

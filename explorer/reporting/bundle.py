@@ -82,7 +82,7 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
     for n in wanted:
         if n not in classes:
             continue
-        try:  # the timeline panel gets no session: without one it paints synchronously
+        try:  # the timeline panel gets no session: it paints the view fetched here
             panels[n] = classes[n](None if n == "timeline" else session)
         except Exception as e:  # noqa: BLE001 - a panel that cannot start leaves only its picture out
             _failed(failed, n, e, "could not start")
@@ -131,9 +131,8 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
             elif name == "timeline":
                 if timeline is None or store is None or not hasattr(panel, "show_request"):
                     continue
-                panel.set_store(store)
-                panel.set_cohort_frame(frame)
-                panel.show_request(*timeline)
+                from explorer.core.viewstate.timeline import fetch_view
+                panel.show_view(fetch_view(store, *timeline, frame=frame))
                 shoot(name, panel, name)
             elif name == "replay":
                 sec = doc.get("replay")

@@ -12,6 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
+from explorer.core.analysis import pipeline
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
@@ -42,24 +43,25 @@ table.header td {{ border: none; padding-right: 18px; }} .t {{ color: {palette.M
 img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.MUTED}; font-size: 8pt; }}
 """
 
-# Section order of the document: (key of the report JSON, title (translated where shown),
-# image name or None when the HTML table says it all, table painter)
+# Section order of the document: (key of the report JSON, image name or None when the HTML
+# table says it all, table painter). The titles are the sections' own (analysis.pipeline), but
+# for the distributions, a picture of the cohort frame that is no section of the JSON.
 SECTIONS = [
-    ("comparison", N_("Metric comparison"), None, lambda v: comparison_html(v)),
-    ("distributions", N_("Distributions"), "distributions", None),
-    ("tree", N_("Decision tree"), "tree", None),
-    ("heatmap", N_("Heatmap: TPOT x batch-size entropy"), "heatmap", None),
-    ("runs", N_("Runs and their published results"), None, lambda v: runs_html(v)),
-    ("versions", N_("Engine versions"), "versions", lambda v: versions_html(v)),
-    ("run_versions", N_("Engine versions at run level (published aggregates)"), None,
-     lambda v: run_versions_html(v)),
-    ("sla", N_("SLA attainment"), "sla", lambda v: sla_html(v)),
-    ("whatif", N_("Counterfactual what-if"), "whatif", None),
-    ("replay", N_("Replay: the badcases under another engine setting"), "replay", None),
-    ("timeline", N_("Timeline of the worst badcase"), "timeline", None),
-    ("engine", N_("Engine statistics"), "engine", lambda v: engine_html(v)),
-    ("conclusion", N_("Conclusion"), None, lambda v: conclusion_html(v)),
+    ("comparison", None, lambda v: comparison_html(v)),
+    ("distributions", "distributions", None),
+    ("tree", "tree", None),
+    ("heatmap", "heatmap", None),
+    ("runs", None, lambda v: runs_html(v)),
+    ("versions", "versions", lambda v: versions_html(v)),
+    ("run_versions", None, lambda v: run_versions_html(v)),
+    ("sla", "sla", lambda v: sla_html(v)),
+    ("whatif", "whatif", None),
+    ("replay", "replay", None),
+    ("timeline", "timeline", None),
+    ("engine", "engine", lambda v: engine_html(v)),
+    ("conclusion", None, lambda v: conclusion_html(v)),
 ]
+TITLES = {**pipeline.TITLES, "distributions": N_("Distributions")}
 
 
 def data_uri(path: Path) -> str:
@@ -110,10 +112,10 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     if "dashboard" in images and not for_pdf:
         heading = _("Dashboard")
         out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
-    for key, title, img, table in SECTIONS:
+    for key, img, table in SECTIONS:
         if key not in doc and (img is None or img not in images):
             continue
-        title = _(title)
+        title = _(TITLES[key])
         out.append(f"<h2>{esc(title)}</h2>")
         value = doc.get(key)
         why = None if key in ("distributions", "timeline") else missing_reason(value)

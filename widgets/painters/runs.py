@@ -46,14 +46,17 @@ def runs_html(runs: list) -> str:
                 rows.append(f"<tr><td>{esc(name)}</td><td>{esc(fmt_published(p['value'], p['unit']))}"
                             f"</td>" + (f"<td>{esc(again)}</td>" if rec else "") + "</tr>")
         if rows:
-            head = "<tr><th>published</th><th>value</th>" + \
-                ("<th>recomputed from the requests</th>" if rec else "") + "</tr>"
+            pub_h, val_h, rec_h = _("published"), _("value"), _("recomputed from the requests")
+            head = (f"<tr><th>{esc(pub_h)}</th><th>{esc(val_h)}</th>"
+                    + (f"<th>{esc(rec_h)}</th>" if rec else "") + "</tr>")
             out.append("<table>" + head + "".join(rows) + "</table>")
     if len(shown) > MD_MAX_RUNS:
-        out.append(f"<p class='sub'>{len(shown) - MD_MAX_RUNS} more runs in report.json.</p>")
+        more = _("{n} more runs in report.json.").format(n=len(shown) - MD_MAX_RUNS)
+        out.append(f"<p class='sub'>{esc(more)}</p>")
     if rest:
-        out.append(f"<p class='sub'>{rest} other run(s) published no aggregates.</p>")
-    return "".join(out) or "<p class='why'>No run published aggregates.</p>"
+        none = _("{rest} other run{x} published no aggregates.").format(rest=rest, x="s" if rest != 1 else "")
+        out.append(f"<p class='sub'>{esc(none)}</p>")
+    return "".join(out) or "<p class='why'>" + esc(_("No run published aggregates.")) + "</p>"
 
 
 def run_versions_html(v: dict) -> str:

@@ -43,7 +43,7 @@ def group_rows(sla: dict | None) -> list[tuple[str, str, float | None, int | Non
         for r in by.get(g) or []:
             s = r.get("share")
             key = r.get("key")
-            key = f"(no {g})" if key is None or (isinstance(key, float) and key != key) else str(key)
+            key = _("(no {group})").format(group=_(g)) if key is None or (isinstance(key, float) and key != key) else str(key)
             out.append((g, key, None if is_missing(s) else float(s),
                         None if is_missing(r.get("n")) else int(r["n"])))
     return out
@@ -88,8 +88,8 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
                                  brush=pg.mkBrush(palette.ACCENT), pen=pg.mkPen(None)))
     plot.addItem(pg.BarGraphItem(x0=vals, y=y, width=100 - vals, height=0.6,
                                  brush=pg.mkBrush(palette.qcolor(palette.BAD, 90)), pen=pg.mkPen(None)))
-    plot.getAxis("left").setTicks([[(i, f"{g}: {k}" + ("" if n is None else f" (n={n})"))
-                                    for i, (g, k, _, n) in enumerate(rows)]])
+    plot.getAxis("left").setTicks([[(i, (k if g == "all" else f"{_(g)}: {k}") + ("" if n is None else f" (n={n})"))
+                                    for i, (g, k, _s, n) in enumerate(rows)]])
     plot.setLabel("bottom", _("requests meeting the SLA (%)"))
     plot.setXRange(0, 100, padding=0.02)
     plot.invertY(True)

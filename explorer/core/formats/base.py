@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import InputError
+from ..i18n import _
 from ._encoding import encoding_of
 
 HEAD_BYTES = 64 * 1024
@@ -135,17 +136,17 @@ def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
                 continue
             if not s.strip("\x00"):
                 if report is not None:
-                    report.skip("a line of NUL bytes, not a JSON object", line=no)
+                    report.skip(_("a line of NUL bytes, not a JSON object"), line=no)
                 continue
             try:
                 obj = json.loads(s)
             except ValueError as e:
                 if report is not None:
-                    why = (f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError)
-                           else str(e))
-                    report.skip(f"not a JSON object ({why})", line=no)
+                    why = (_("{error} at column {column}").format(error=e.msg, column=e.colno)
+                           if isinstance(e, json.JSONDecodeError) else str(e))
+                    report.skip(_("not a JSON object ({why})").format(why=why), line=no)
                 continue
             if isinstance(obj, dict):
                 yield no, obj
             elif report is not None:
-                report.skip("not a JSON object", line=no)
+                report.skip(_("not a JSON object"), line=no)

@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow.parquet as pq  # imported with the module: detection of a Parquet file reads its footer
 
 from ..errors import InputError
+from ..i18n import _, field_text
 from ..sqlutil import quote_ident
 from .base import Sniff, iter_jsonl
 from . import _aliases
@@ -146,7 +147,8 @@ def _jsonl_records(path: Path, skips: _Skips) -> tuple[list[dict], list[int]]:
         nan = next((k for k, v in rec.items() if isinstance(v, float) and v != v
                     and (m := _aliases.match(k)) and m[0] not in _TEXT), None)
         if nan is not None:
-            skips.skip("not a finite number: NaN", line=no, field_name=nan)
+            skips.skip(_("not a finite number: {value}").format(value="NaN"), line=no,
+                       field_name=nan)
             continue
         lines.append(no)
         recs.append({k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in rec.items()})
@@ -307,7 +309,7 @@ def _expressions(path: Path, types: dict, mapping: dict, run_cols: dict, report,
         if not numeric:
             bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
                         f"AND TRY_CAST({q} AS DOUBLE) IS NULL)",
-                        _reason_sql(col, "not a number: ", q, quoted=True), None))
+                        _reason_sql(col, _("not a number: {value}").split("{value}")[0], q, quoted=True), None))
         if scale is None:
             scale, note = guess(canon, val)
             guesses[col] = note
@@ -330,7 +332,7 @@ def _expressions(path: Path, types: dict, mapping: dict, run_cols: dict, report,
         exprs["kv_cache_hit_rate"] = (f"CASE WHEN {c} <= {t} THEN CAST({c} AS DOUBLE) / "
                                       f"nullif({t}, 0) END")
         report.columns["cached_prompt_tokens / prompt_tokens"] = "kv_cache_hit_rate"
-    for canon, (col, _, _) in mapping.items():
+    for canon, (col, _s, _t) in mapping.items():
         if canon in _TEXT:
             report.columns[col] = canon
     outcome = _outcome(types, mapping, exprs, report)
@@ -449,7 +451,7 @@ def _collect_rejects(con, rejects, report, found: list) -> int:
                 f"ORDER BY line, column_idx LIMIT {4 * report.MAX_REASONS}").fetchall():
             m = re.search(r'string "(.*?)" to', msg or "")
             if etype == "CAST" and m:
-                why = f"field '{col}': not a number: {m.group(1)[:40]!r}"
+                why = field_text(col) + _("not a number: {value}").format(value=repr(m.group(1)[:40]))
             else:
                 why = str(etype).lower().replace("_", " ")
             key = int(line) if line is not None else None
@@ -490,7 +492,7 @@ def _reason_sql(col: str, what: str, value_sql: str, quoted: bool = False) -> st
     v = f"left(CAST({value_sql} AS VARCHAR), 40)"
     if quoted:
         v = "chr(39) || " + v + " || chr(39)"
-    return f"{_sql_lit(f'field {col!r}: {what}')} || {v}"
+    return f"{_sql_lit(field_text(col) + what)} || {v}"
 
 
 def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]:
@@ -507,7 +509,7 @@ def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]
     out = []
     if canon not in _INT:  # NaN / Infinity are not numbers (a NaN TTFT counted as an SLA miss)
         out.append((f"coalesce(NOT isfinite({v}), false)",
-                    _reason_sql(col, "not a finite number: ", q), f"(NOT isfinite({c}))"))
+                    _reason_sql(col, _("not a finite number: {value}").split("{value}")[0], q), f"(NOT isfinite({c}))"))
         v = f"(CASE WHEN isfinite({v}) THEN {v} END)"  # the range reasons skip non-finite ones
     for low, high, why in range_rules(canon):
         bounds = [(op, b) for op, b in (("<", low), (">", high)) if b is not None]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..i18n import _
 from .base import Sniff, read_json
 from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
                       register_run, text)
@@ -77,7 +78,7 @@ def load(path: Path, store, report) -> None:
     rows = []
     for i, rec in enumerate(data):
         if not isinstance(rec, dict):
-            report.skip("not a JSON object", field_name=f"[{i}]")
+            report.skip(_("not a JSON object"), field_name=f"[{i}]")
             continue
         try:
             err_code = rec.get("error_code")

@@ -29,6 +29,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from ..i18n import N_
 from .base import Sniff
 from ._common import register_run
 from ._stats import clock, insert_stats
@@ -152,7 +153,7 @@ def load(path: Path, store, report) -> None:
     run_id = register_run(store, report, path, NAME, f"vllm_log:{path.stem}", engine="vllm",
                           benchmark=None, config=cfg, engine_version=said.get("version"),
                           version_source=said.get("version_source"), model=said.get("model"))
-    insert_stats(store, report, path, run_id, recs, "engine-stat")
+    insert_stats(store, report, path, run_id, recs, N_("engine-stat"))
     report.columns["MM-DD HH:MM:SS"] = ("ts_s (unix s)" if dated
                                         else "ts_s (seconds since the first stat line)")
     if engines:

@@ -12,11 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import TraceExplorerError
-
-
-class Cancelled(TraceExplorerError):
-    """simulate() stopped because its `cancelled()` callback returned True."""
+from ..errors import Cancelled  # noqa: F401 - simulate() raises it when cancelled() is True
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema
-from ..errors import TraceExplorerError
+from ..errors import Cancelled, TraceExplorerError
 from .local import LocalSpark, WarehouseUnavailable
 from .portable import TABLES, translate
 
@@ -34,10 +34,6 @@ RUN_FIELDS = ("engine", "engine_version", "model", "benchmark")
 
 class WarehouseError(TraceExplorerError):
     """The warehouse answered with an error (missing table or columns, a failed query)."""
-
-
-class Cancelled(TraceExplorerError):
-    """A remote query was cancelled by the user."""
 
 
 def table_columns(table: str) -> list[tuple[str, str]]:

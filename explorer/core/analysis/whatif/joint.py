@@ -133,7 +133,7 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     fit = (fit_logistic_auto(X, y, penalised=penalised_columns(widths)) if binary
            else fit_ols(X, y))
     if binary and getattr(fit, "ridge", 0.0):
-        warn.append(ridge_warning(fit.ridge, "the outcome"))
+        warn.append(ridge_warning(fit.ridge, outcome))
     dt = d.loc[tgt_ok[tgt_ok].index]
     nt = new.loc[dt.index]
     for t in treatments:
