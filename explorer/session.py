@@ -262,6 +262,8 @@ class Session(QObject):
         """Load files/folders in a worker, then bind cases (pipeline.prepare) and refresh."""
         paths = [str(p) for p in paths]
         self._loads += 1
+        from explorer.core.preload import preload
+        preload()  # the analyses' scipy / sklearn imports beside the load (DuckDB frees the GIL)
 
         def job(ctx: JobContext):
             reports = self.store.load_paths(

@@ -304,6 +304,8 @@ def run(args) -> int:
         return 2
     timer = _Timer(getattr(args, "timings", False))
     timer.mark("load")
+    from explorer.core.preload import preload
+    importing = preload()  # scipy.stats / sklearn.tree beside the load (DuckDB frees the GIL)
     store = local = Store()
     warehouse = getattr(args, "warehouse", None)
     try:
@@ -338,6 +340,7 @@ def run(args) -> int:
         if store is not local:
             store.close()
         local.close()
+        importing.join()
     for p in written:
         print(p)
     return 1 if failed else 0

@@ -10,6 +10,8 @@ from typing import Any, Callable
 import pandas as pd
 from PySide6.QtCore import QSize
 
+from explorer.core.analysis.sla import for_cohort_runs
+
 from .images import (ensure_app, report_mode, save_png, save_scene_png, save_svg,
                      scroll_overflow, settle, table_overflow)
 
@@ -72,6 +74,9 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
             panel.set_print_layout(True)        # "click" hints
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
+    if isinstance(payload.get("sla"), dict):  # per-run bars only for the cohort's runs
+        payload["sla"] = for_cohort_runs(
+            payload["sla"], (payload["meta"].get("scope") or {}).get("cohort_runs"))[0]
     if frame is not None:
         payload["frame"] = frame
     session.data.update(payload)
