@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from .engine import simulate
-from .model import Cancelled, EngineConfig, TraceRequest
+from ..errors import Cancelled
+from .model import EngineConfig, TraceRequest
 from explorer.core.i18n import N_, _
 
 NO_PREFIX = N_("no prefix information in this trace (no hash_ids): hit rates not meaningful")
