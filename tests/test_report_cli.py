@@ -311,3 +311,21 @@ def test_markdown_speaks_in_display_names_without_entities(planted, tmp_path):
                     else f"preemptions ≥ {k + 1}")
             assert f"\\[{n['id']}\\] {want}:" in md
     assert "TTFT ≤ 500 ms" in md and "ttft_ms <=" not in md
+
+
+def test_whatif_and_replay_sentences_use_display_names(planted, tmp_path):
+    """QA: report.md's what-if method, warnings and assumptions said kv_cache_hit_rate and
+    batch_size; every sentence of report.md names metrics as the panels do."""
+    from explorer.core.names import LABELS
+    planted.execute("UPDATE requests SET batch_size = 1 + hash(request_id) % 40, "
+                    "prompt_tokens = 100 + hash(request_id || 'p') % 3000")
+    planted.execute("UPDATE requests SET batch_size = NULL WHERE request_id IN ('q1', 'q2')")
+    core_report.write_report(planted, Cohort("sign | errors"), tmp_path, ["json", "md"])
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert "estimate" in doc["whatif"], doc["whatif"]
+    sec = md[md.index("## What-if"):md.index("## Replay")]
+    assert "KV-cache hit rate" in sec and "missing batch size" in sec
+    raw = [c for c in LABELS if "_" in c and c in md.replace("`", " ")]
+    assert raw == [], raw
+    assert "&lt;" not in md and "&gt;" not in md

@@ -21,11 +21,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.replay import EVICTION_POLICIES, Cancelled, EngineConfig, write_run
+from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
-from explorer.core.viewstate.replay import RANGES, ReplayState
-from explorer.workers import Cancelled as WorkerCancelled
+from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
 from explorer.workers import Runner
 from widgets.base import JobControls, Panel
 from widgets.painters.replay import plot_sweeps
@@ -45,6 +44,7 @@ class ReplayPanel(JobControls, Panel):
     """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
 
     key = "replay_runs"   # sent after every load: the runs to offer (ReplayRun dicts)
+    wrap_controls = True
     title = "Replay"
 
     def __init__(self, session, parent=None):
@@ -102,6 +102,7 @@ class ReplayPanel(JobControls, Panel):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(140)
         self.progress.setVisible(False)
+        self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
                   self.block_size, self.eviction, self.seqs, self.batched, self.add_run,
                   self.run_button, self.sweep_button, self.predict_button, self.cancel_button,
@@ -157,12 +158,28 @@ class ReplayPanel(JobControls, Panel):
         split.addWidget(self.plot_widget)
         split.setSizes([460, 800])
         self.split = split
+        # before a run or a sweep: what each button shows, not an empty table and empty axes
+        self.hint = QLabel(self.tr(
+            "Run replays the chosen trace under the settings above and compares it with the "
+            "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
+            "against the KV-cache capacity; Predict badcases says how many of the cohort's "
+            "badcases would remain."))
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("muted")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.table.setVisible(False)
+        self.plot_widget.setVisible(False)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.warning)
         lay.addWidget(self.answer)
+        lay.addWidget(self.hint)
         lay.addWidget(split, 1)
         lay.addWidget(self.status)
+
+    def _results_shown(self) -> None:
+        """The hint only while neither the table nor the chart has anything to show."""
+        self.hint.setVisible(self.table.isHidden() and self.plot_widget.isHidden())
 
     # -- the state's values ------------------------------------------------------------------
     result = property(lambda self: self.state.result)            # last ReplayResult
@@ -255,13 +272,8 @@ class ReplayPanel(JobControls, Panel):
                      self.tr("Replay"))
 
     def _submit(self, key: str, job, done, label: str) -> None:
-        """A simulation in the panel's worker (the core's Cancelled is the worker's)."""
-        def fn(ctx):
-            try:
-                return job(ctx)
-            except Cancelled:
-                raise WorkerCancelled() from None
-        self.runner.submit(key, fn, done, self._failed, label=label)
+        """A simulation in the panel's worker (a cancel raises errors.Cancelled: dropped)."""
+        self.runner.submit(key, job, done, self._failed, label=label)
 
     def _done(self, res, run_id: str, observed: dict, cal=None) -> None:
         self.state.result, self.state.calibration = res, cal
@@ -365,6 +377,7 @@ class ReplayPanel(JobControls, Panel):
     def show_comparison(self, rows: list[dict]) -> None:
         """Fill the observed-vs-replay table from compare.comparison_rows."""
         self.table.setVisible(True)
+        self._results_shown()
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             diff = None if r["diff_pct"] is None else f"{r['diff_pct']:+.1f}%"
@@ -388,27 +401,17 @@ class ReplayPanel(JobControls, Panel):
             self.answer.setText(self.tr("No badcase prediction: %1").replace(
                 "%1", str(sec.get("reason") or "")))
         self.answer.setVisible(True)
-        rows = []
-
-        def row(label, unit, o, r):
-            d = 100.0 * (r - o) / abs(o) if o not in (None, 0) and r is not None else None
-            rows.append({"label": label, "unit": unit, "observed": o, "replay": r, "diff_pct": d})
-        if sec.get("predicted_badcases") is not None:
-            row(self.tr("badcases (observed → predicted)"), "", int(sec["observed_badcases"]),
-                float(sec["predicted_badcases"]))
-        for m, name, unit in (("ttft_ms", self.tr("TTFT mean, calibration"), "ms"),
-                              ("tpot_ms", self.tr("TPOT mean, calibration"), "ms/token")):
-            if cal.get(m):
-                row(name, unit, cal[m]["observed"], cal[m]["replayed"])
-        for k, name in (("hit_rate", self.tr("hit rate: observed settings → scenario")),
-                        ("preemptions", self.tr("preemptions: observed settings → scenario"))):
-            v = (sec.get("replay") or {}).get(k)
-            if v:
-                row(name, "", v["observed_settings"], v["scenario"])
+        names = {"badcases": self.tr("badcases (observed → predicted)"),
+                 "ttft_ms": self.tr("TTFT mean, calibration"),
+                 "tpot_ms": self.tr("TPOT mean, calibration"),
+                 "hit_rate": self.tr("hit rate: observed settings → scenario"),
+                 "preemptions": self.tr("preemptions: observed settings → scenario")}
+        rows = [dict(r, label=names[r["metric"]]) for r in section_rows(sec)]
         self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
                                               self.tr("replay"), self.tr("change %")])
         self.show_comparison(rows)
         self.table.setVisible(bool(rows))   # no prediction: the sweep alone
+        self._results_shown()
         self.table.resizeColumnsToContents()
         # the table's labels are long here: give it half the width
         self.split.setSizes([660, 640])
@@ -455,6 +458,8 @@ class ReplayPanel(JobControls, Panel):
                                self.tr("prefix-cache hit rate"), self.tr("preemptions"))
         if not drawn:
             return
+        self.plot_widget.setVisible(True)
+        self._results_shown()
         rows = drawn
         x = [int(r["num_gpu_blocks"]) for r in rows]
         no_prefix = not rows[0].get("prefix_information", True)
@@ -477,6 +482,8 @@ class ReplayPanel(JobControls, Panel):
         self.state.sweep = sweeps[0].get("rows") if sweeps else None
         plot_sweeps(self.plot, self.pre_view, sweeps, self.tr("hit rate"),
                     self.tr("preemptions"))
+        self.plot_widget.setVisible(any(sw.get("rows") for sw in sweeps))
+        self._results_shown()
         lines = []
         for sw in sweeps:
             rows = sw.get("rows") or []

@@ -15,7 +15,7 @@ store setting "causal_graph" (written and read in the session's worker).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyqtgraph as pg
@@ -31,8 +31,11 @@ from explorer.core.escape import qt_plain_tip
 from explorer.core.analysis.causal_graph import default_graph_text
 from explorer.core.viewstate.whatif import (NO_CASES, SCALE_METRICS, SCALE_PCT_RANGE,
                                             WhatIfState)
+
+if TYPE_CHECKING:  # imported with DoWhy, in the worker
+    from explorer.core.analysis.whatif.scale import ScaleDict
+    from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
-from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets import palette
 from widgets.base import JobControls, Panel
@@ -50,6 +53,7 @@ class WhatIfPanel(JobControls, Panel):
     """WhatIfPanel(session). Paints the cohort frame's what-if; see the module doc."""
 
     key = "frame"
+    wrap_controls = True
     title = "What-if"
 
     def __init__(self, session, parent=None):
@@ -79,6 +83,7 @@ class WhatIfPanel(JobControls, Panel):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(70)
         self.progress.setVisible(False)
+        self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         # one sentence: "Set [treatment] to [value], effect on [outcome] [Run]"
         self.treatment.setToolTip(self.tr("Treatment: the engine metric the scenario sets"))
         self.outcome.setToolTip(self.tr("Outcome: what the scenario predicts"))
@@ -165,6 +170,8 @@ class WhatIfPanel(JobControls, Panel):
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plot_widget.setVisible(False)  # until a result (no empty axes while estimating)
+        self.table.setVisible(False)
         self.assumptions = QLabel()
         self.assumptions.setWordWrap(True)
         self.assumptions.setTextFormat(Qt.TextFormat.RichText)
@@ -394,14 +401,10 @@ class WhatIfPanel(JobControls, Panel):
         self._status(self.tr("Estimating…"))
         self.cancel_button.setEnabled(True)
 
-        def job(ctx):
-            from explorer.core.analysis import whatif
+        def job(ctx):   # a cancel raises errors.Cancelled, the worker's own: dropped
             ctx.progress(0, 0, "importing DoWhy")
-            try:
-                return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
-                                 cancelled=ctx.cancelled)
-            except whatif.Cancelled:
-                raise WorkerCancelled() from None
+            return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
+                             cancelled=ctx.cancelled)
         self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
         self.run_scale()
 
@@ -420,7 +423,7 @@ class WhatIfPanel(JobControls, Panel):
                            self._scaled, lambda e: self.scale_text.setText(str(e)),
                            label=self.tr("SLA what-if"))
 
-    def _scaled(self, d: dict) -> None:
+    def _scaled(self, d: ScaleDict) -> None:
         self.state.scale = d
         self.scale_text.setText(d.get("text", ""))
 
@@ -450,7 +453,7 @@ class WhatIfPanel(JobControls, Panel):
         if self.runner.pending() or self._run_timer().isActive():
             self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
 
-    def _done(self, d: dict) -> None:
+    def _done(self, d: WhatIfSection) -> None:
         self.show_whatif(d)
 
     def _failed(self, err: BaseException) -> None:
@@ -473,8 +476,9 @@ class WhatIfPanel(JobControls, Panel):
             self.headline.setText(headline(value) + no_change_note(value))
             self.headline.setStyleSheet("")
             self.effect.setText(effect_line(value))
-            paint_interval(self.plot, value)
+            self.plot_widget.setVisible(paint_interval(self.plot, value) is None)
             self._fill_table(value)
+            self.table.setVisible(self.table.rowCount() > 0)
             items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
             assume = self.tr("These numbers assume:")
             self.assumptions.setText(
@@ -504,10 +508,13 @@ class WhatIfPanel(JobControls, Panel):
         self._fit_table()
 
     def _clear_results(self) -> None:
+        """No result: no empty axes or empty table either."""
         self.headline.setText("")
         self.effect.setText("")
         self.plot.clear()
+        self.plot_widget.setVisible(False)
         self.table.setRowCount(0)
+        self.table.setVisible(False)
         self.assumptions.setText("")
         self.notes.setText("")
         self.method.setText("")

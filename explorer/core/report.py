@@ -34,7 +34,7 @@ import pandas as pd
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
-from .errors import Cancelled, NoData, TraceExplorerError
+from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
 from .i18n import N_, _
 
@@ -381,7 +381,9 @@ def write_report(store, cohort: Cohort, out_dir: str | Path,
 
 def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str], store=None,
                 cohort: Cohort | None = None) -> list[Path]:
-    """Write an already built report in the given formats (see write_report)."""
+    """Write an already built report in the given formats (see write_report). Raises
+    ReportIncomplete, its `written` listing every file written, when the renderer could not
+    draw some picture."""
     formats = check_formats(formats)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -395,8 +397,12 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
         cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
         timeline = build.doc.get("timeline") or {}
         shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
+        try:
+            written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
                                    timeline=shown, store=store))
+        except ReportIncomplete as e:  # the files written before the renderer's count too
+            e.written = written + list(e.written)
+            raise
     return written
 
 
@@ -469,9 +475,9 @@ def _md_cohort(c: dict) -> str:
             (_("Share of all badcases"), fmt_share(c.get("share_of_badcases"))),
             (_("Bound to a trace request"), f"{c.get('bound')} ({fmt_share(c.get('binding_rate'))})"),
             (_("Control group"), _("{control}: {control_cases}, "
-                              "{control_bound} bound").format(control=c.get('control'), control_cases=plural(c.get('control_cases') or 0, 'case'), control_bound=c.get('control_bound'))),
+                              "{control_bound} bound").format(control=c.get('control'), control_cases=plural(c.get('control_cases') or 0, 'case'), control_bound=_count(c.get('control_bound')))),
             (_("Links by level"), _("exact id {get}, fuzzy {get2}, "
-                               "weak {get3}").format(get=lv.get('1', 0), get2=lv.get('2', 0), get3=lv.get('3', 0)))]
+                               "weak {get3}").format(get=_count(lv.get('1', 0)), get2=_count(lv.get('2', 0)), get3=_count(lv.get('3', 0))))]
     amb_b, amb_c = c.get("ambiguous_badcases") or 0, c.get("ambiguous_control") or 0
     if amb_b or amb_c:
         rows.append((_("Ambiguous (left unbound)"), _(
@@ -677,32 +683,27 @@ def _md_versions(v: dict) -> str:
 
 
 def _md_sla(s: dict, runs=None) -> str:
-    """Thresholds, attainment, goodput and the tables by grouping; with `runs` (the runs that
-    served the cohort) the per-run table keeps only those, the rest in one sentence."""
+    """Thresholds, attainment, goodput and the tables by grouping (the REPORT_GROUPS largest
+    groups each); with `runs` (the runs that served the cohort) the per-run table keeps only
+    those, the rest in one sentence (analysis.sla.for_cohort_runs)."""
+    from .analysis.sla import REPORT_GROUPS, for_cohort_runs
+    s, rest = for_cohort_runs(s, runs)
     thr = ", ".join(f"{md(label(m, False))} ≤ {fmt_num(t, unit(m))}" for m, t in (s.get("thresholds") or {}).items())
     a = s.get("attainment") or {}
     out = [_("Thresholds: {thr}. Attainment {share} ({n_met} of "
            "{n} judged requests; {n_unjudged} lacked a metric); goodput "
-           "{goodput_rps} req/s, {goodput_tps} tokens/s.").format(thr=thr, share=fmt_share(a.get('share')), n_met=a.get('n_met'), n=a.get('n'), n_unjudged=a.get('n_unjudged'), goodput_rps=fmt_num(a.get('goodput_rps')), goodput_tps=fmt_num(a.get('goodput_tps')))]
+           "{goodput_rps} req/s, {goodput_tps} tokens/s.").format(thr=thr, share=fmt_share(a.get('share')), n_met=_count(a.get('n_met')), n=_count(a.get('n')), n_unjudged=_count(a.get('n_unjudged')), goodput_rps=fmt_num(a.get('goodput_rps')), goodput_tps=fmt_num(a.get('goodput_tps')))]
+    if rest:
+        out.append(md(rest))
     for name, rows in (s.get("by") or {}).items():
-        rest = []
-        if name == "run" and runs is not None:
-            keep = {str(r) for r in runs}
-            rest = [r for r in rows if str(r["key"]) not in keep]
-            rows = [r for r in rows if str(r["key"]) in keep]
-            if rest:
-                sh = [r["share"] for r in rest if r.get("share") is not None]
-                out.append(_("{n_rest:,} other run{x} served no case of this "
-                           "cohort: attainment {x2} to "
-                           "{x3}, {n:,} judged "
-                           "requests (every run is in report.json).").format(n_rest=len(rest), x='s' if len(rest) != 1 else '', x2=fmt_share(min(sh)) if sh else 'n/a', x3=fmt_share(max(sh)) if sh else 'n/a', n=sum(r['n'] for r in rest)))
         if not rows:
             continue
-        top = sorted(rows, key=lambda r: -r["n"])[:12]
-        more = _(" (12 largest of {n_rows})").format(n_rows=len(rows)) if len(rows) > 12 else ""
+        top = sorted(rows, key=lambda r: -r["n"])[:REPORT_GROUPS]
+        more = (_(" ({shown} largest of {n_rows})").format(shown=REPORT_GROUPS, n_rows=len(rows))
+                if len(rows) > REPORT_GROUPS else "")
         out.append(_("By {group}{more}:").format(group=md(_(name)), more=more) + "\n\n" + _table(
             (_(name), _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
-            [(r["key"], fmt_share(r.get("share")), f"{r['n_met']} / {r['n']}",
+            [(r["key"], fmt_share(r.get("share")), f"{_count(r['n_met'])} / {_count(r['n'])}",
               fmt_num(r.get("goodput_rps")), fmt_num(r.get("goodput_tps"))) for r in top]))
     return "\n\n".join(out)
 
@@ -771,21 +772,36 @@ def _md_input_rows(rows: list) -> str:
         return _table((_("File"), _("Format"), _("Rows loaded"), _("Skipped"), _("SHA-256"), _("Error")), [
             (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
              (r.get("sha256") or "")[:16], r.get("error") or "") for r in rows])
+    body = [(folder_files(folder, n), fmt, loaded, skipped, "")
+            for folder, fmt, n, loaded, skipped in input_groups(rows)]
+    body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
+              r["error"]) for r in rows if r.get("error")]
+    return (grouped_files(len(rows)) + "\n\n" + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
+
+
+def input_groups(rows: list) -> list[tuple[str, str, int, int, int]]:
+    """The loaded input files (report `inputs` rows, failed ones left out) per folder and
+    format: (folder, format, files, rows loaded, rows skipped), in the order first seen; the
+    listing of report.md and the HTML / PDF provenance beyond MD_MAX_INPUTS files."""
     groups: dict = {}
     for r in rows:
-        if r.get("error"):
+        if r.get("error") or r.get("ignored"):
             continue
-        folder = str(Path(r["path"]).parent)
-        g = groups.setdefault((folder, r.get("format") or "?"), [0, 0, 0])
+        g = groups.setdefault((str(Path(r["path"]).parent), r.get("format") or "?"), [0, 0, 0])
         g[0] += 1
         g[1] += r.get("rows_loaded") or 0
         g[2] += r.get("rows_skipped") or 0
-    body = [(_("{folder}/ ({n} files)").format(folder=folder, n=n), fmt, loaded, skipped, "")
-            for (folder, fmt), (n, loaded, skipped) in groups.items()]
-    body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
-              r["error"]) for r in rows if r.get("error")]
-    return (_("{n_rows} files, grouped by folder (each file and its SHA-256 in report.json):"
-            "\n\n").format(n_rows=len(rows)) + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
+    return [(folder, fmt, n, loaded, skipped) for (folder, fmt), (n, loaded, skipped) in groups.items()]
+
+
+def grouped_files(n: int) -> str:
+    """The line above a listing of input files grouped by folder."""
+    return _("{n:,} files, grouped by folder (each file and its SHA-256 in report.json):").format(n=n)
+
+
+def folder_files(folder: str, n: int) -> str:
+    """'aibrix/v0.2.1/ (66 files)', '…/mmlu_pro_outputs/ (1 file)'."""
+    return _("{folder}/ ({files})").format(folder=folder, files=plural(n, "file"))
 
 
 def _md_clusters(rows: list) -> str:
@@ -820,7 +836,8 @@ def _md_timeline(t: dict) -> str:
     keys = [k for k in ("queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "kv_cache_hit_rate",
                         "prompt_tokens", "completion_tokens") if m.get(k) is not None]
     if keys:
-        lines += ["", _table([_name(k) for k in keys], [[fmt_num(m[k]) for k in keys]])]
+        lines += ["", _table([_name(k) for k in keys], [[
+            _count(m[k]) if k.endswith("_tokens") else fmt_num(m[k]) for k in keys]])]
     return "\n".join(lines)
 
 

@@ -16,7 +16,8 @@ from explorer.core.analysis import pipeline
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
-from explorer.core.report import scope_lines
+from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
+                                  scope_lines)
 from widgets import palette
 from widgets.painters.comparison import comparison_html
 from widgets.painters.conclusion import conclusion_html
@@ -174,7 +175,8 @@ def badcase_table(cases, limit: int = CASES_LISTED) -> str:
         run = getattr(r, "run_id", None)
         request = (f"{req}" + (f" ({run})" if run is not None and not pd.isna(run) else "")) if bound \
             else _("not bound")
-        link = _(LINKS[int(level)]) if int(level) in LINKS else str(level) if bound and level is not None and not pd.isna(level) else "–"
+        known = bound and level is not None and not pd.isna(level)
+        link = (_(LINKS[int(level)]) if int(level) in LINKS else str(level)) if known else "–"
         rows.append("<tr>" + "".join(f"<td>{esc(_short(v))}</td>" for v in (
             getattr(r, "case_id", ""), getattr(r, "prompt", ""), getattr(r, "prediction", ""),
             request, link)) + "</tr>")
@@ -187,7 +189,15 @@ def provenance_html(doc: dict) -> str:
     """The footer: input files with format, sha256 and rows; the app version; simulated flag."""
     meta = doc.get("meta") or {}
     rows = []
-    for f in doc.get("inputs") or []:
+    files = doc.get("inputs") or []
+    loaded = [f for f in files if not f.get("error") and not f.get("ignored")]
+    grouped = len(loaded) > MD_MAX_INPUTS  # as report.md: per folder and format beyond that
+    if grouped:
+        rows = ["<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
+            folder_files(folder, n), fmt, "–", f"{loaded_rows:,}", f"{skipped:,}", ""))
+            + "</tr>" for folder, fmt, n, loaded_rows, skipped in input_groups(files)]
+        files = [f for f in files if f.get("error") or f.get("ignored")]
+    for f in files:
         rows.append("<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
             Path(str(f.get("path", ""))).name, f.get("format") or "–", (f.get("sha256") or "–")[:16],
             f.get("rows_loaded", 0), f.get("rows_skipped", 0),
@@ -195,6 +205,9 @@ def provenance_html(doc: dict) -> str:
     heads = (_("input"), _("format"), "sha256", _("rows"), _("skipped"), _("error / note"))
     table = ("<table class='foot'><tr>" + "".join(f"<th>{esc(h)}</th>" for h in heads) + "</tr>"
              + "".join(rows) + "</table>") if rows else ""
+    if grouped:
+        table = (f"<p class='foot'>{esc(grouped_files(len(loaded)))}</p>"
+                 + table)
     sim = " " + _("Data: SIMULATED.") if meta.get("simulated") else ""
     foot = _("Trace Explorer {version}, generated {when}.").format(
         version=meta.get("app_version", ""), when=meta.get("generated_at", ""))

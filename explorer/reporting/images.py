@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QRectF, QSize, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSpinBox,
@@ -58,11 +58,31 @@ def to_image(widget: QWidget, dpr: float = 2.0) -> QImage:
     return img
 
 
-def save_png(widget: QWidget, path: Path, dpr: float = 2.0) -> Path:
-    """Write the widget as PNG at `dpr` (2x by default). Raises OSError when it cannot write."""
-    if not to_image(widget, dpr).save(str(path), "PNG"):
-        raise OSError(f"cannot write {path}")
+def write_atomically(path: Path, write) -> Path:
+    """Call write(tmp) -> bool (False: it could not write) on a temporary file beside `path`,
+    then rename it over `path`: a failure half-way (a painter raising, a full disk) leaves
+    no truncated file and the previous one intact. Raises OSError when writing failed."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if not write(tmp):
+            raise OSError(f"cannot write {path}")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
     return path
+
+
+def save_image(img: QImage, path: Path) -> Path:
+    """Write a QImage as PNG, atomically (write_atomically)."""
+    return write_atomically(path, lambda tmp: img.save(str(tmp), "PNG"))
+
+
+def save_png(widget: QWidget, path: Path, dpr: float = 2.0) -> Path:
+    """Write the widget as PNG at `dpr` (2x by default). Raises OSError when it cannot write;
+    whatever the widget's painting raises propagates, and nothing is written."""
+    return save_image(to_image(widget, dpr), path)
 
 
 def save_scene_png(scene, path: Path, dpr: float = 2.0, margin: float = 10.0) -> Path:
@@ -75,24 +95,34 @@ def save_scene_png(scene, path: Path, dpr: float = 2.0, margin: float = 10.0) ->
     p = QPainter(img)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    scene.render(p, QRectF(0, 0, r.width(), r.height()), r)
-    p.end()
-    if not img.save(str(path), "PNG"):
-        raise OSError(f"cannot write {path}")
-    return path
+    try:
+        scene.render(p, QRectF(0, 0, r.width(), r.height()), r)
+    finally:
+        p.end()
+    return save_image(img, path)
 
 
 def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
-    """Write the widget as SVG through QSvgGenerator (vector where Qt paints vectors)."""
+    """Write the widget as SVG through QSvgGenerator (vector where Qt paints vectors), into
+    memory first, then atomically (write_atomically)."""
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
-    gen.setFileName(str(path))
+    gen.setOutputDevice(buf)
     gen.setSize(widget.size())
     gen.setViewBox(QRectF(0, 0, widget.width(), widget.height()))
     gen.setTitle(title)
     p = QPainter(gen)
-    widget.render(p, QPoint(0, 0))
-    p.end()
-    return path
+    try:
+        widget.render(p, QPoint(0, 0))
+    finally:
+        p.end()
+    data = bytes(buf.data())
+
+    def write(tmp: Path) -> bool:
+        tmp.write_bytes(data)
+        return True
+    return write_atomically(path, write)
 
 
 def report_mode(panel: QWidget) -> None:

@@ -947,6 +947,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <context>
         <name>ReplayPanel</name>
         <message>
+            <source>Run replays the chosen trace under the settings above and compares it with the observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions against the KV-cache capacity; Predict badcases says how many of the cohort's badcases would remain.</source>
+            <translation>“运行”在上方设置下回放所选 trace，并与实测 run 对比；“扫描容量”绘出 prefix cache 命中率和抢占次数随 KV cache 容量的变化；“预测 badcase”给出 cohort 的 badcase 还会剩下多少。</translation>
+        </message>
+        <message>
             <source>Cancelled.</source>
             <translation>已取消。</translation>
         </message>

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+from ..i18n import _
+
 
 def fmt_num(x, unit: str = "") -> str:
     """3 significant digits or so ("0.312", "18.3", "1904"); "n/a" for None / NaN; a unit is
@@ -42,3 +44,15 @@ def fmt_share(x) -> str:
     if x is None:
         return "n/a"
     return f"{x * 100:.0f}%" if x * 100 >= 10 or x == 0 else f"{x * 100:.1f}%"
+
+
+def fmt_interval(lo, hi, decimals: int = 2, sep: str = " to ") -> str:
+    """An interval "0.36 to 0.38" with enough decimals that its ends differ (never "0.37 to
+    0.37": up to 3 more decimals, then "0.37, zero width"); "n/a" when an end is missing."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return "n/a"
+    for d in range(decimals, decimals + 4):
+        a, b = f"{lo:.{d}f}", f"{hi:.{d}f}"
+        if a != b:
+            return f"{a}{sep}{b}"
+    return _("{value}, zero width").format(value=f"{lo:.{decimals}f}")
