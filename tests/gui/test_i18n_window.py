@@ -50,3 +50,16 @@ def test_view_language_menu_saves_the_choice(qtbot, tmp_path):
     assert s.value(translators.SETTING) == "zh_CN"
     assert "简体中文" in w.statusBar().currentMessage()
     assert os.path.exists(tmp_path / "w.ini")
+
+
+def test_tree_node_keeps_a_glossary_name_whole(qapp):
+    """A Chinese metric name with its English term in brackets ("批大小（batch size）") splits
+    before the bracket instead of being elided, when name and comparison alone do not fit."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+    from widgets.painters.tree import node_lines
+    fm = QFontMetricsF(QFont())
+    text = "批大小（batch size） ≤ 10.3 requests"
+    width = max(fm.horizontalAdvance(s) for s in ("批大小", "（batch size）", "≤ 10.3 requests")) + 2
+    assert fm.horizontalAdvance("批大小（batch size）") > width  # two lines would elide it
+    assert node_lines(text, fm, width) == ["批大小", "（batch size）", "≤ 10.3 requests"]
+    assert node_lines("TTFT > 5 ms", fm, width) == ["TTFT > 5 ms"]
