@@ -460,9 +460,11 @@ class Store:
         (computed meanwhile in a thread for a big input) turns out to be that of an input
         already loaded, rolled back, returning that input's path (None when committed).
         Exceptions roll back and propagate."""
+        from .formats.base import cancel_check
         self.con.execute("BEGIN TRANSACTION")
         done = False
         self._report = report
+        token = cancel_check.set(self.check_cancelled)  # long reads stop on Cancel too
         try:
             fmt.load(p, self, report)
             self._from_copy(p, report)
@@ -486,6 +488,7 @@ class Store:
                 self.con.execute("ROLLBACK")
             raise
         finally:
+            cancel_check.reset(token)
             self._report = None
             hasher.result()
 
@@ -628,7 +631,9 @@ class Store:
                 else:
                     earlier[r.sha256] = r.path
                     new.append(r)
+            from .formats.base import cancel_check
             self.con.execute("BEGIN TRANSACTION")
+            token = cancel_check.set(self.check_cancelled)
             try:
                 if new and not generic_table.load_batch([Path(r.path) for r in new], self, new):
                     self.con.execute("ROLLBACK")
@@ -646,6 +651,8 @@ class Store:
             except Exception:  # noqa: BLE001 - each file on its own says what went wrong
                 self.con.execute("ROLLBACK")
                 return None
+            finally:
+                cancel_check.reset(token)
 
     def _load_one(self, p: Path, explicit: bool, note: tuple[str, str] | None,
                   found: tuple | None = None) -> LoadReport:
