@@ -46,6 +46,9 @@ def test_view_language_menu_saves_the_choice(qtbot, tmp_path):
     qtbot.addWidget(w)
     assert set(w.language_actions) == set(i18n.LANGUAGES)
     assert w.language_actions["en"].isChecked()
+    menu = w.language_actions["en"].associatedObjects()[-1]  # View > Language
+    notes = [a for a in menu.actions() if not a.isSeparator() and a not in w.language_actions.values()]
+    assert [a.text() for a in notes] == ["Applies at the next start"] and not notes[0].isEnabled()
     w.language_actions["zh_CN"].trigger()
     assert s.value(translators.SETTING) == "zh_CN"
     assert "简体中文" in w.statusBar().currentMessage()
