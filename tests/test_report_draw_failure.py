@@ -93,3 +93,48 @@ def test_report_command_exits_non_zero_with_one_line(broken_pyqtgraph, tmp_path,
     assert str(out / "report.json") in stdout  # what was written is still listed
     assert (out / "report.json").is_file()
     _whole_pictures(out)
+
+
+def _inputs(tmp_path: Path) -> list[str]:
+    trace = tmp_path / "trace.csv"
+    trace.write_text("request_id,arrival_s,prompt_tokens,completion_tokens,ttft_ms,tpot_ms\n" + "".join(
+        f"g{i},{1700000000 + i},{100 + i},{20 + i},{50 + 9 * (i % 3)},{10 + i % 4}\n"
+        for i in range(24)))
+    evals = tmp_path / "eval.csv"
+    evals.write_text("case_id,correct,category,request_id,cluster,prompt\n" + "".join(
+        f"c{i},{'false' if i % 3 == 0 else 'true'},maths,g{i},"
+        f"{'slow' if i % 3 == 0 else ''},question {i}\n" for i in range(24)))
+    return [str(trace), str(evals)]
+
+
+def test_a_full_disk_leaves_no_truncated_report_and_says_so(tmp_path):
+    """`report` in a process that may write no file beyond 2 KiB (RLIMIT_FSIZE: writes fail
+    with EFBIG as on a full disk): one line naming the output folder, exit 1, no traceback,
+    and no truncated report.json / report.md left behind."""
+    import os
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+           "TRACE_EXPLORER_LOG_FILE": str(tmp_path / "te.log"), "QT_QPA_PLATFORM": "offscreen"}
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "explorer", "report", *_inputs(tmp_path),
+                           "--out", str(out), "--format", "json,md", "--no-whatif",
+                           "--no-replay", "--lang", "en"],
+                          cwd=root, env=env, preexec_fn=limit, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and 'File "' not in done.stderr, done.stderr
+    assert f"{out}: cannot write the report" in done.stderr, done.stderr
+    assert "File too large" in done.stderr, done.stderr
+    left = sorted(p.name for p in out.iterdir())
+    assert not [n for n in left if n.startswith(".") or n.endswith(".tmp")], left
+    assert "report.json" not in left  # beyond 2 KiB: not written, and not left half-written
+    if "report.md" in left:  # small enough to fit: then whole
+        assert (out / "report.md").read_text(encoding="utf-8").endswith("\n")

@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
+from .atomic import write_text
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
 from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
@@ -414,14 +415,14 @@ def write_bundle(store, cohort: Cohort, out_dir: str | Path,
 
 def _write_json(doc: dict, out: Path) -> Path:
     path = out / "report.json"
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str),
-                    encoding="utf-8")
+    write_text(path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False,
+                                default=str))
     return path
 
 
 def _write_md(doc: dict, out: Path) -> Path:
     path = out / "report.md"
-    path.write_text(render_markdown(doc), encoding="utf-8")
+    write_text(path, render_markdown(doc))
     return path
 
 

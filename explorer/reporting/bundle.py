@@ -12,6 +12,7 @@ import pandas as pd
 from PySide6.QtCore import QSize
 
 from explorer.core import errlog
+from explorer.core.atomic import write_atomically, write_text
 from explorer.core.analysis.sla import for_cohort_runs
 from explorer.core.errors import ReportIncomplete
 
@@ -208,11 +209,12 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     if "html" in formats:
         step("html")
         path = out_dir / "report.html"
-        path.write_text(build_html(doc, images, cases=cases), encoding="utf-8")
+        write_text(path, build_html(doc, images, cases=cases))
         written.append(path)
     if "pdf" in formats:
         step("pdf")
-        written.append(save_pdf(doc, images, out_dir / "report.pdf", cases=cases))
+        written.append(write_atomically(out_dir / "report.pdf",
+                                        lambda tmp: save_pdf(doc, images, tmp, cases=cases)))
     if "png" not in formats:  # the images were only needed to build html / pdf
         for p in images.values():
             if p.exists() and p not in written:

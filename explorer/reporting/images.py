@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from explorer.core.atomic import write_atomically
 from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
@@ -58,24 +59,8 @@ def to_image(widget: QWidget, dpr: float = 2.0) -> QImage:
     return img
 
 
-def write_atomically(path: Path, write) -> Path:
-    """Call write(tmp) -> bool (False: it could not write) on a temporary file beside `path`,
-    then rename it over `path`: a failure half-way (a painter raising, a full disk) leaves
-    no truncated file and the previous one intact. Raises OSError when writing failed."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        if not write(tmp):
-            raise OSError(f"cannot write {path}")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
-
-
 def save_image(img: QImage, path: Path) -> Path:
-    """Write a QImage as PNG, atomically (write_atomically)."""
+    """Write a QImage as PNG, atomically (explorer.core.atomic)."""
     return write_atomically(path, lambda tmp: img.save(str(tmp), "PNG"))
 
 
@@ -104,7 +89,7 @@ def save_scene_png(scene, path: Path, dpr: float = 2.0, margin: float = 10.0) ->
 
 def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
     """Write the widget as SVG through QSvgGenerator (vector where Qt paints vectors), into
-    memory first, then atomically (write_atomically)."""
+    memory first, then atomically (explorer.core.atomic)."""
     buf = QBuffer()
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
@@ -118,11 +103,7 @@ def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
     finally:
         p.end()
     data = bytes(buf.data())
-
-    def write(tmp: Path) -> bool:
-        tmp.write_bytes(data)
-        return True
-    return write_atomically(path, write)
+    return write_atomically(path, lambda tmp: tmp.write_bytes(data))
 
 
 def report_mode(panel: QWidget) -> None:
