@@ -12,7 +12,7 @@ from PySide6.QtCore import QSize
 
 from explorer.core.analysis.sla import for_cohort_runs
 
-from .images import (ensure_app, report_mode, save_png, save_scene_png, save_svg,
+from .images import (ensure_app, print_fonts, report_mode, save_png, save_scene_png, save_svg,
                      scroll_overflow, settle, table_overflow)
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,7 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
     def shoot(name: str, widget, stem: str) -> None:
         size = PANEL_SIZES.get(name, QSize(900, 500))
         report_mode(widget)  # after painting: panels show their controls once data arrives
+        print_fonts(widget, size.width())  # >= 7 pt on the page at html.print_width
         settle(widget, size)
         grow = scroll_overflow(widget)
         if grow > 0:  # a scrolled column of results (the what-if's) shown whole
