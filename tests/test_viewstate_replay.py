@@ -98,3 +98,17 @@ def test_store_reads_and_the_replay_match_the_core(small_run):
     assert [r["num_gpu_blocks"] for r in rows] == list(sweep.capacities)
     s.choose_run(None)
     assert s.trace is None
+
+
+def test_section_rows_of_a_reports_replay_section():
+    from explorer.core.viewstate.replay import section_rows
+    sec = {"observed_badcases": 304, "predicted_badcases": 222.2,
+           "calibration": {"ttft_ms": {"observed": 100.0, "replayed": 150.0}, "tpot_ms": None},
+           "replay": {"hit_rate": {"observed_settings": 0.04, "scenario": 0.05},
+                      "preemptions": {"observed_settings": 0, "scenario": 3}}}
+    rows = section_rows(sec)
+    assert [r["metric"] for r in rows] == ["badcases", "ttft_ms", "hit_rate", "preemptions"]
+    assert rows[0]["diff_pct"] == pytest.approx((222.2 - 304) / 304 * 100)
+    assert rows[1]["unit"] == "ms" and rows[1]["diff_pct"] == pytest.approx(50.0)
+    assert rows[3]["diff_pct"] is None              # from 0: no percentage
+    assert section_rows({"predicted_badcases": None, "reason": "no badcase"}) == []

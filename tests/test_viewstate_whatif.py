@@ -166,3 +166,30 @@ def test_scale_row(state):
     state.scale_pct = -95
     with pytest.raises(ValueError):
         state.scale_query()
+
+
+def test_typed_payloads_name_every_key_the_results_carry():
+    """WhatIfSection / ScaleDict (what the panel and the report read) list exactly the keys
+    that WhatIfResult.to_dict() / ScaleResult.to_dict() write."""
+    import dataclasses
+    import typing
+
+    from explorer.core.analysis.whatif.refute import Refutation
+    from explorer.core.analysis.whatif.scale import ScaleDict, ScaleResult
+    from explorer.core.analysis.whatif.scenario import (RefutationDict, ScenarioDict,
+                                                        WhatIfResult, WhatIfSection)
+
+    def dummy(cls, **kw):
+        vals = {f.name: 0.0 for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+        return cls(**(vals | kw))
+    ref = dummy(Refutation, name="placebo_treatment_refuter", label="Placebo", verdict="passes",
+                why="")
+    w = dummy(WhatIfResult, treatment="kv_cache_hit_rate", outcome="badcase", common_causes=(),
+              refutations=(ref,), assumptions=(), method="", outcome_kind="binary").to_dict()
+    assert set(w) == set(typing.get_type_hints(WhatIfSection))
+    assert set(w["scenario"]) == set(typing.get_type_hints(ScenarioDict))
+    assert set(w["refutations"][0]) == set(typing.get_type_hints(RefutationDict))
+    sc = dummy(ScaleResult, metric="queue_ms", factor=0.8, thresholds={}, slopes={},
+               common_causes={}, assumptions=()).to_dict()
+    assert set(sc) == set(typing.get_type_hints(ScaleDict))

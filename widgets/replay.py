@@ -21,11 +21,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.replay import EVICTION_POLICIES, Cancelled, EngineConfig, write_run
+from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
-from explorer.core.viewstate.replay import RANGES, ReplayState
-from explorer.workers import Cancelled as WorkerCancelled
+from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
 from explorer.workers import Runner
 from widgets.base import JobControls, Panel
 from widgets.painters.replay import plot_sweeps
@@ -299,13 +298,8 @@ class ReplayPanel(JobControls, Panel):
                      self.tr("Replay"))
 
     def _submit(self, key: str, job, done, label: str) -> None:
-        """A simulation in the panel's worker (the core's Cancelled is the worker's)."""
-        def fn(ctx):
-            try:
-                return job(ctx)
-            except Cancelled:
-                raise WorkerCancelled() from None
-        self.runner.submit(key, fn, done, self._failed, label=label)
+        """A simulation in the panel's worker (a cancel raises errors.Cancelled: dropped)."""
+        self.runner.submit(key, job, done, self._failed, label=label)
 
     def _done(self, res, run_id: str, observed: dict, cal=None) -> None:
         self.state.result, self.state.calibration = res, cal
@@ -435,23 +429,12 @@ class ReplayPanel(JobControls, Panel):
             self.answer.setText(self.tr("No badcase prediction: %1").replace(
                 "%1", str(sec.get("reason") or "")))
         self.answer.setVisible(True)
-        rows = []
-
-        def row(label, unit, o, r):
-            d = 100.0 * (r - o) / abs(o) if o not in (None, 0) and r is not None else None
-            rows.append({"label": label, "unit": unit, "observed": o, "replay": r, "diff_pct": d})
-        if sec.get("predicted_badcases") is not None:
-            row(self.tr("badcases (observed → predicted)"), "", int(sec["observed_badcases"]),
-                float(sec["predicted_badcases"]))
-        for m, name, unit in (("ttft_ms", self.tr("TTFT mean, calibration"), "ms"),
-                              ("tpot_ms", self.tr("TPOT mean, calibration"), "ms/token")):
-            if cal.get(m):
-                row(name, unit, cal[m]["observed"], cal[m]["replayed"])
-        for k, name in (("hit_rate", self.tr("hit rate: observed settings → scenario")),
-                        ("preemptions", self.tr("preemptions: observed settings → scenario"))):
-            v = (sec.get("replay") or {}).get(k)
-            if v:
-                row(name, "", v["observed_settings"], v["scenario"])
+        names = {"badcases": self.tr("badcases (observed → predicted)"),
+                 "ttft_ms": self.tr("TTFT mean, calibration"),
+                 "tpot_ms": self.tr("TPOT mean, calibration"),
+                 "hit_rate": self.tr("hit rate: observed settings → scenario"),
+                 "preemptions": self.tr("preemptions: observed settings → scenario")}
+        rows = [dict(r, label=names[r["metric"]]) for r in section_rows(sec)]
         self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
                                               self.tr("replay"), self.tr("change %")])
         self.show_comparison(rows)

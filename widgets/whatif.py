@@ -15,7 +15,7 @@ store setting "causal_graph" (written and read in the session's worker).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyqtgraph as pg
@@ -31,8 +31,11 @@ from explorer.core.escape import qt_plain_tip
 from explorer.core.analysis.causal_graph import default_graph_text
 from explorer.core.viewstate.whatif import (NO_CASES, SCALE_METRICS, SCALE_PCT_RANGE,
                                             WhatIfState)
+
+if TYPE_CHECKING:  # imported with DoWhy, in the worker
+    from explorer.core.analysis.whatif.scale import ScaleDict
+    from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
-from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets import palette
 from widgets.base import JobControls, Panel
@@ -398,14 +401,10 @@ class WhatIfPanel(JobControls, Panel):
         self._status(self.tr("Estimating…"))
         self.cancel_button.setEnabled(True)
 
-        def job(ctx):
-            from explorer.core.analysis import whatif
+        def job(ctx):   # a cancel raises errors.Cancelled, the worker's own: dropped
             ctx.progress(0, 0, "importing DoWhy")
-            try:
-                return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
-                                 cancelled=ctx.cancelled)
-            except whatif.Cancelled:
-                raise WorkerCancelled() from None
+            return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
+                             cancelled=ctx.cancelled)
         self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
         self.run_scale()
 
@@ -424,7 +423,7 @@ class WhatIfPanel(JobControls, Panel):
                            self._scaled, lambda e: self.scale_text.setText(str(e)),
                            label=self.tr("SLA what-if"))
 
-    def _scaled(self, d: dict) -> None:
+    def _scaled(self, d: ScaleDict) -> None:
         self.state.scale = d
         self.scale_text.setText(d.get("text", ""))
 
@@ -454,7 +453,7 @@ class WhatIfPanel(JobControls, Panel):
         if self.runner.pending() or self._run_timer().isActive():
             self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
 
-    def _done(self, d: dict) -> None:
+    def _done(self, d: WhatIfSection) -> None:
         self.show_whatif(d)
 
     def _failed(self, err: BaseException) -> None:

@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from .engine import simulate
-from .model import Cancelled, EngineConfig, TraceRequest
+from ..errors import Cancelled
+from .model import EngineConfig, TraceRequest
 from explorer.core.i18n import N_, _
 
 NO_PREFIX = N_("no prefix information in this trace (no hash_ids): hit rates not meaningful")
@@ -77,16 +78,21 @@ def observed_summary(store, run_id: str) -> dict:
     return out
 
 
+def change_pct(observed: float | None, replay: float | None) -> float | None:
+    """The replay's change from the observed figure, % of |observed| (None when either is
+    unknown or observed is 0)."""
+    if observed is None or replay is None or observed == 0:
+        return None
+    return 100.0 * (replay - observed) / abs(observed)
+
+
 def comparison_rows(observed: dict, replay: dict) -> list[dict]:
     """One row per metric: {metric, label, unit, observed, replay, diff_pct} (None when unknown)."""
     rows = []
     for key, _, label, unit in METRICS:
         o, r = observed.get(key), replay.get(key)
-        diff = None
-        if o is not None and r is not None and o != 0:
-            diff = 100.0 * (r - o) / abs(o)
         rows.append({"metric": key, "label": label, "unit": unit, "observed": o, "replay": r,
-                     "diff_pct": diff})
+                     "diff_pct": change_pct(o, r)})
     return rows
 
 

@@ -138,6 +138,30 @@ class PredictJob:
         return predict(self.inputs, self.scenario, progress=progress, cancelled=cancelled)
 
 
+def section_rows(sec: dict) -> list[dict]:
+    """The table of a report's `replay` section (replay.section.replay_section), one row per
+    figure it holds: {metric, unit, observed, replay, diff_pct}; metric is "badcases"
+    (observed -> predicted), "ttft_ms" / "tpot_ms" (calibration: observed -> replayed) or
+    "hit_rate" / "preemptions" (the replay at the observed settings -> under the scenario)."""
+    from explorer.core.replay.compare import change_pct
+    rows = []
+
+    def row(metric, unit, o, r):
+        rows.append({"metric": metric, "unit": unit, "observed": o, "replay": r,
+                     "diff_pct": change_pct(o, r)})
+    if sec.get("predicted_badcases") is not None:
+        row("badcases", "", int(sec["observed_badcases"]), float(sec["predicted_badcases"]))
+    cal = sec.get("calibration") or {}
+    for m, unit in (("ttft_ms", "ms"), ("tpot_ms", "ms/token")):
+        if cal.get(m):
+            row(m, unit, cal[m]["observed"], cal[m]["replayed"])
+    for k in ("hit_rate", "preemptions"):
+        v = (sec.get("replay") or {}).get(k)
+        if v:
+            row(k, "", v["observed_settings"], v["scenario"])
+    return rows
+
+
 class ReplayState:
     """The Replay panel's choices: the runs offered and the one chosen, the scenario's engine
     settings, the trace read for the chosen run, and the last results."""

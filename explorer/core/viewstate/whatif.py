@@ -18,11 +18,15 @@ Decisions (each made here once):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
 from explorer.core.analysis.causal_graph import KNOWN_NODES, default_graph_text, parse_graph
+
+if TYPE_CHECKING:  # the what-if package is imported in the worker, with DoWhy
+    from explorer.core.analysis.whatif.scale import ScaleDict
+    from explorer.core.analysis.whatif.scenario import WhatIfSection
 
 SCALE_METRICS = ("queue_ms", "ttft_ms", "tpot_ms", "batch_size", "prompt_tokens")
 SCALE_PCT_RANGE = (-90, 200)
@@ -43,7 +47,7 @@ class WhatIfQuery:
     kwargs: dict[str, Any]
 
     def run(self, progress: Callable[[int, int], None] | None = None,
-            cancelled: Callable[[], bool] | None = None) -> dict[str, Any]:
+            cancelled: Callable[[], bool] | None = None) -> WhatIfSection:
         from explorer.core.analysis import whatif
         whatif.preload()
         return whatif.run_whatif(self.frame, progress=progress, cancelled=cancelled,
@@ -58,7 +62,7 @@ class ScaleQuery:
     factor: float
     kwargs: dict[str, Any]
 
-    def run(self, cancelled: Callable[[], bool] | None = None) -> dict[str, Any]:
+    def run(self, cancelled: Callable[[], bool] | None = None) -> ScaleDict:
         from explorer.core.analysis import whatif
         whatif.preload()
         return whatif.whatif_scale(self.frame, self.metric, self.factor, cancelled=cancelled,
@@ -84,8 +88,8 @@ class WhatIfState:
         self.thresholds: dict[str, float] | None = None  # the SLA panel's, when it has them
         self.scale_metric: str = SCALE_METRICS[0]
         self.scale_pct: int = -20
-        self.result: dict | None = None   # the last finished what-if (report `whatif` dict)
-        self.scale: dict | None = None    # the last whatif_scale result
+        self.result: WhatIfSection | None = None   # the last finished what-if (run or report)
+        self.scale: ScaleDict | None = None        # the last whatif_scale result
         self.dirty = False       # inputs changed since the last run
         self.delivered = False   # a report's finished result is shown: nothing reruns
 
@@ -132,12 +136,22 @@ class WhatIfState:
         return None
 
     def metrics(self) -> list[str]:
-        """Graph nodes and known metrics of the frame with at least two distinct values."""
+        """Graph nodes and known metrics of the frame with at least two distinct values.
+        Kept for the frame and graph it was derived from (a new cohort frame, or a new graph,
+        derives it again): taking a frame asks for it several times (treatments, outcomes,
+        the pickers), and at 1M requests each pass over the cohort's columns cost ~0.1 s of
+        the UI thread."""
         if self.frame is None:
             return []
-        names = list(dict.fromkeys(list(self.graph.nodes) + sorted(KNOWN_NODES)))
-        return [c for c in names if c in self.frame.columns
-                and pd.to_numeric(self.frame[c], errors="coerce").dropna().nunique() >= 2]
+        graph = self.graph
+        memo = getattr(self, "_metrics_memo", None)  # (frame, graph, metrics): held, so
+        if memo is not None and memo[0] is self.frame and memo[1] is graph:  # never reused
+            return list(memo[2])
+        names = list(dict.fromkeys(list(graph.nodes) + sorted(KNOWN_NODES)))
+        out = [c for c in names if c in self.frame.columns
+               and pd.to_numeric(self.frame[c], errors="coerce").dropna().nunique() >= 2]
+        self._metrics_memo = (self.frame, graph, out)
+        return list(out)
 
     def treatments(self) -> list[str]:
         g = self.graph
@@ -257,7 +271,7 @@ class WhatIfState:
             return None
         return ScaleQuery(self.frame, self.scale_metric, 1 + self.scale_pct / 100, self._common())
 
-    def take_result(self, d: dict) -> None:
+    def take_result(self, d: WhatIfSection) -> None:
         """A finished what-if (a run's or a report's): it becomes the result and the choices
         follow it (its treatment and outcome, its value, the range widened to hold it)."""
         self.result = d
@@ -283,6 +297,6 @@ class WhatIfState:
             out["thresholds"] = dict(self.thresholds)
         return out
 
-    def report_result(self) -> dict | None:
+    def report_result(self) -> WhatIfSection | None:
         """The finished result of exactly report_args(); None when the inputs changed since."""
         return None if self.dirty else self.result

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -16,13 +16,32 @@ from ...errors import NoData
 from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS
 from .estimator import scenario_estimator_class
-from .exceptions import Cancelled, WhatIfError
+from ...errors import Cancelled
+from .exceptions import WhatIfError
 from .fits import one_blas_thread
 from .identify import backdoor_set
 from .sla_met import default_sla
 from explorer.core.i18n import _
 from explorer.core.names import label
 from ..fmt import fmt_interval
+
+
+class ScaleDict(TypedDict):
+    """ScaleResult.to_dict(): the What-if panel's SLA-scaling row (its fields and `text`)."""
+    metric: str
+    factor: float
+    thresholds: dict[str, float]
+    attainment_before: float
+    attainment_after: float
+    ci_low: float
+    ci_high: float
+    n: int
+    n_dropped: int
+    slopes: dict[str, float]
+    common_causes: dict[str, list[str]]
+    assumptions: list[str]
+    warnings: list[str]
+    text: str
 
 
 @dataclass(frozen=True)
@@ -60,7 +79,7 @@ class ScaleResult:
                            before=self.attainment_before, after=self.attainment_after,
                            confidence=CONFIDENCE, interval=fmt_interval(self.ci_low, self.ci_high))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScaleDict:
         d = asdict(self)
         d["assumptions"] = list(self.assumptions)
         d["warnings"] = list(self.warnings)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -20,13 +20,58 @@ from ...errors import NoData
 from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_SIMULATIONS
 from .estimator import scenario_estimator_class
-from .exceptions import Cancelled, WhatIfError
+from ...errors import Cancelled
+from .exceptions import WhatIfError
 from .fits import one_blas_thread, ridge_warning
 from .identify import backdoor_set
 from .refute import REFUTERS, Refutation, run_refuter
 from .sla_met import add_sla_met
 from explorer.core.i18n import _, ngettext
 from explorer.core.names import label
+
+class RefutationDict(TypedDict):
+    """Refutation.to_dict(): one refuter's outcome (new_effect in the outcome's units)."""
+    name: str
+    label: str
+    new_effect: float | None
+    p_value: float | None
+    verdict: str
+    why: str
+
+
+class ScenarioDict(TypedDict):
+    """The `scenario` of a `whatif` section: {treatment: value} set, the predicted outcome of
+    the selected cases and its interval."""
+    set: dict[str, float]
+    predicted_outcome: float
+    ci_low: float
+    ci_high: float
+
+
+class WhatIfSection(TypedDict):
+    """WhatIfResult.to_dict(): the report's `whatif` section (DESIGN.md) as the What-if panel,
+    its painters and the report read it. A section that could not be computed is a status
+    dict ({"status", "reason"}) instead."""
+    treatment: str
+    outcome: str
+    common_causes: list[str]
+    estimate: float
+    ci_low: float
+    ci_high: float
+    refutations: list[RefutationDict]
+    scenario: ScenarioDict
+    observed_outcome: float
+    observed_treatment_mean: float | None
+    naive_difference: float | None
+    outcome_kind: str
+    assumptions: list[str]
+    n: int
+    n_selected: int
+    n_dropped: int
+    unobserved: list[str]
+    method: str
+    warnings: list[str]
+
 
 #: Progress steps of run_whatif: checks, identification, estimate, three refuters.
 _PROGRESS_STEPS = 5
@@ -65,7 +110,7 @@ class WhatIfResult:
     naive_difference: float | None = None  # unadjusted slope x mean shift, for comparison
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> WhatIfSection:
         return {
             "treatment": self.treatment,
             "outcome": self.outcome,
