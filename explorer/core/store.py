@@ -390,7 +390,7 @@ class Store:
                 if why:  # a FIFO would block the read forever: never opened
                     raise InputError(p, _("{why}: not opened").format(why=why))
                 if p.is_file() and p.stat().st_size == 0:
-                    raise InputError(p, "the file is empty")
+                    raise InputError(p, _("the file is empty"))
                 fmt = get_format(format) if format else detect_format(p)
                 report.format, report.kind = fmt.NAME, fmt.KIND
                 # what the format reads (a HELM file: its run folder), in a thread for big

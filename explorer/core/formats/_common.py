@@ -71,7 +71,7 @@ def num(value: Any, field: str, scale: float = 1.0, required: bool = False) -> f
     when `required` and the value is missing."""
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
-            raise RowError(field, "missing")
+            raise RowError(field, _("missing"))
         return None
     if isinstance(value, bool) or isinstance(value, (list, dict)):
         raise RowError(field, _("not a number: {value}").format(value=json.dumps(value)[:40]))
@@ -81,7 +81,7 @@ def num(value: Any, field: str, scale: float = 1.0, required: bool = False) -> f
         raise RowError(field, _("not a number: {value}").format(value=repr(str(value)[:40]))) from None
     if math.isnan(x):
         if required:
-            raise RowError(field, "missing")
+            raise RowError(field, _("missing"))
         return None
     if math.isinf(x):
         raise RowError(field, _("infinite value"))
@@ -187,8 +187,8 @@ def read_text_csv(path: Path, required: Iterable[str]) -> pd.DataFrame:
 
 def check_itls(values_ms: list, field: str, scale: float = 1.0) -> list:
     """Return `values_ms` (one request's inter-token latencies, ms; None = missing) when none
-    is negative; else raise RowError(field, "negative value: <first negative, in the source's
-    unit (value / scale)>"), so the request is skipped like a negative duration in RANGES."""
+    is negative; else raise RowError(field, _("negative value: <first negative, in the source's
+    unit (value / scale)>")), so the request is skipped like a negative duration in RANGES."""
     for v in values_ms:
         if v is not None and v < 0:
             raise RowError(field, f"{_('negative value')}: {_shown(v / scale if scale != 1.0 else v)}")

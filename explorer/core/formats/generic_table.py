@@ -176,7 +176,7 @@ def load(path: Path, store, report) -> None:
     sniff = Sniff.of(path)
     kind = _kind(sniff)
     if kind is None:
-        raise InputError(path, "not a CSV, Parquet or JSONL table")
+        raise InputError(path, _("not a CSV, Parquet or JSONL table"))
     con = store.con
     skips = _Skips()
     src, params, registered, lines = _source(path, kind, con, skips)
@@ -304,7 +304,7 @@ def _expressions(path: Path, types: dict, mapping: dict, run_cols: dict, report,
             report.columns[col] = "arrival_s (timestamp -> unix s)"
             continue
         if t == "BOOLEAN":
-            raise InputError(path, "expected numbers, found true/false", field=col)
+            raise InputError(path, _("expected numbers, found true/false"), field=col)
         val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
         if not numeric:
             bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
