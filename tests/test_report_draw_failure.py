@@ -138,3 +138,24 @@ def test_a_full_disk_leaves_no_truncated_report_and_says_so(tmp_path):
     assert "report.json" not in left  # beyond 2 KiB: not written, and not left half-written
     if "report.md" in left:  # small enough to fit: then whole
         assert (out / "report.md").read_text(encoding="utf-8").endswith("\n")
+
+
+def test_the_export_dialog_reads_one_line_not_the_childs_traceback(tmp_path, monkeypatch):
+    """File > Export Report into a folder that cannot be created (a file has its name): the
+    child process fails, the window gets one line naming the folder and the cause, with no
+    traceback (the child's details go to the error log)."""
+    from explorer.core.analysis import Cohort
+    from explorer.core.store import Store
+    from explorer.reporting.export import ExportFailed, export_report
+
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
+    store = Store()
+    assert all(r.error is None for r in store.load_paths(_inputs(tmp_path)))
+    blocked = tmp_path / "report"
+    blocked.write_text("a file where the folder should go")
+    with pytest.raises(ExportFailed) as got:
+        export_report(store, Cohort(cluster="slow"), blocked / "out", ["json", "md"])
+    msg = str(got.value)
+    assert "\n" not in msg and "Traceback" not in msg and 'File "' not in msg, msg
+    assert msg.startswith(str(blocked / "out")) and "cannot write" in msg, msg
+    assert blocked.read_text() == "a file where the folder should go"
