@@ -521,11 +521,13 @@ class ReplayPanel(JobControls, Panel):
             self.show_message(text, error=True)
 
     def copy_text(self) -> str:
+        """The table as TSV; before a run, the message, the status or what the buttons do (a
+        copy is never empty)."""
         rows = []
         for i in range(self.table.rowCount()):
             rows.append("\t".join(self.table.item(i, j).text() if self.table.item(i, j) else ""
                                   for j in range(4)))
-        return "\n".join(rows) or (self.message() or "")
+        return "\n".join(rows) or self.message() or self.status.text() or self.hint.text()
 
     def closeEvent(self, ev):
         self.runner.cancel()
