@@ -69,3 +69,21 @@ def test_report_messages_in_chinese(capsys, inputs, tmp_path):
     assert not english_phrases(text, data), english_phrases(text, data)
     assert "已加载 " + str(inputs / "bad.csv") + "：generic_table，2 行，跳过 2 行" in text, text
     assert "已忽略 " + str(inputs / "notes.txt") in text
+
+
+@pytest.mark.parametrize("cmd", ["inspect", "report", "replay"])
+def test_help_and_usage_errors_in_chinese(capsys, cmd):
+    """argparse's own words (usage, option headings, -h, error lines) follow --lang too."""
+    with pytest.raises(SystemExit) as ex:
+        _run(capsys, [cmd, "--lang", "zh_CN", "--help"])
+    assert ex.value.code == 0
+    out, _err = capsys.readouterr()
+    assert out.startswith("用法：") and "显示此帮助信息并退出" in out and "选项" in out, out
+    assert not english_phrases(out), english_phrases(out)
+    with pytest.raises(SystemExit):
+        _run(capsys, [cmd, "--lang", "zh_CN", "--no-such-option"])
+    err = capsys.readouterr().err
+    assert f"trace-explorer {cmd}：错误：" in err, err
+    with pytest.raises(SystemExit):
+        _run(capsys, [cmd, "--lang", "en", "--help"])
+    assert capsys.readouterr().out.startswith("usage: ")

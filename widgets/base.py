@@ -115,8 +115,11 @@ class Panel(QWidget):
         return self.session.selection_label or self.tr("the selection")
 
     def show_result(self, value: Any) -> None:
-        """Paint `value` (a report-JSON section, a Failure, or None) or say why not."""
+        """Paint `value` (a report-JSON section, a Failure, or None) or say why not. When
+        painting raised, the message says so in place and paint_error keeps the exception
+        (the report renderer leaves such a picture out and says why)."""
         self.value = value
+        self.paint_error = None
         for i in range(self.top.count()):  # controls make sense once something is loaded
             w = self.top.itemAt(i).widget()
             if w is not None and not (w.property("busyOnly") and value is not None):
@@ -136,6 +139,7 @@ class Panel(QWidget):
             msg = self.paint(value)
         except Exception as e:  # noqa: BLE001 - shown in place, never crashes the window
             log.exception("painting %s failed", self.title)
+            self.paint_error = e
             self.show_message(self.tr("Could not draw this panel: %1").replace("%1", str(e)), error=True)
             return
         if msg:

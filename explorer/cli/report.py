@@ -276,7 +276,7 @@ def _load_renderer(formats) -> None:
 
 def run(args) -> int:
     from explorer.core.analysis import Cohort
-    from explorer.core.errors import TraceExplorerError
+    from explorer.core.errors import ReportIncomplete, TraceExplorerError
     from explorer.core.report import FormatUnavailable, check_formats, write_report
     from explorer.core.store import Store
 
@@ -332,6 +332,11 @@ def run(args) -> int:
         return 2
     except OSError as e:
         _err(_("{out}: cannot write the report ({x})").format(out=args.out, x=e))
+        return 1
+    except ReportIncomplete as e:  # a picture could not be drawn: the rest was written
+        for p in e.written:
+            print(p)
+        _err(str(e))
         return 1
     except TraceExplorerError as e:  # e.g. the warehouse went away mid-report
         _err(str(e))

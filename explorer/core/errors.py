@@ -48,3 +48,15 @@ class NoData(TraceExplorerError):
 
     The message says why, in words fit for the user.
     """
+
+
+class ReportIncomplete(TraceExplorerError):
+    """Some parts of a report could not be drawn (a plotting library failing inside a panel):
+    the other files were written. Attributes: out_dir, failed ([(part, one-line reason)]),
+    written (the files that were), log (where the details went: "details in <path>")."""
+
+    def __init__(self, out_dir, failed: list[tuple[str, str]], written: list, log: str):
+        self.out_dir, self.failed, self.written, self.log = str(out_dir), failed, written, log
+        parts = "; ".join(f"{name} ({why})" for name, why in failed)
+        super().__init__(f"{out_dir}: {len(failed)} picture(s) of the report could not be "
+                         f"drawn and are missing: {parts}; the other files were written ({log})")

@@ -32,9 +32,10 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
+from .atomic import write_text
 from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
-from .errors import Cancelled, NoData, TraceExplorerError
+from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
 from .i18n import N_, _
 
@@ -381,7 +382,9 @@ def write_report(store, cohort: Cohort, out_dir: str | Path,
 
 def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str], store=None,
                 cohort: Cohort | None = None) -> list[Path]:
-    """Write an already built report in the given formats (see write_report)."""
+    """Write an already built report in the given formats (see write_report). Raises
+    ReportIncomplete, its `written` listing every file written, when the renderer could not
+    draw some picture."""
     formats = check_formats(formats)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -395,8 +398,12 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
         cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
         timeline = build.doc.get("timeline") or {}
         shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
+        try:
+            written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
                                    timeline=shown, store=store))
+        except ReportIncomplete as e:  # the files written before the renderer's count too
+            e.written = written + list(e.written)
+            raise
     return written
 
 
@@ -408,14 +415,14 @@ def write_bundle(store, cohort: Cohort, out_dir: str | Path,
 
 def _write_json(doc: dict, out: Path) -> Path:
     path = out / "report.json"
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str),
-                    encoding="utf-8")
+    write_text(path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False,
+                                default=str))
     return path
 
 
 def _write_md(doc: dict, out: Path) -> Path:
     path = out / "report.md"
-    path.write_text(render_markdown(doc), encoding="utf-8")
+    write_text(path, render_markdown(doc))
     return path
 
 

@@ -15,7 +15,7 @@ from explorer.core.report import scope_lines
 from widgets import palette
 
 from .html import title_of
-from .images import CJK_FAMILIES
+from .images import CJK_FAMILIES, save_image
 
 WIDTH, DPR, PAD = 1600, 2.0, 16
 
@@ -122,6 +122,4 @@ def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
     p.drawText(QRectF(PAD, y, WIDTH - 2 * PAD, foot_h), Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
                footer)
     p.end()
-    if not img.save(str(path), "PNG"):
-        raise OSError(f"cannot write {path}")
-    return path
+    return save_image(img, path)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from explorer.core import errlog
-from explorer.core.errors import Cancelled, TraceExplorerError
+from explorer.core.errors import Cancelled, ReportIncomplete, TraceExplorerError
 
 
 class ExportFailed(TraceExplorerError):
@@ -156,6 +156,8 @@ def child(argv: list[str] | None = None) -> int:
         where = errlog.record(e, "report export child")
         print(f"error cannot write {e.filename or 'the report'}: {e.strerror or e} ({where})",
               flush=True)
+    except ReportIncomplete as e:  # its message names the pictures missing and the log
+        print(f"error {e}", flush=True)
     except BaseException as e:  # noqa: BLE001 - one line for the dialog, the rest to the log
         where = errlog.record(e, "report export child")
         print(f"error {errlog.describe(e)} ({where})", flush=True)

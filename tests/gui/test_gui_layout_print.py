@@ -201,3 +201,33 @@ def test_replay_and_whatif_controls_fit_a_laptop_window(window, qtbot):
     assert not replay.hint.isHidden()
     assert replay.table.isHidden() and replay.plot_widget.isHidden()
     assert replay.progress.isHidden()
+
+
+def test_chart_text_prints_at_7pt_or_more(session, qtbot):
+    """The report's charts: every axis' tick and label text, at the panel's picture size
+    (bundle.PANEL_SIZES) printed at html.print_width on a 144 dpi page, is >= 7 pt (it was
+    3-5 pt: the window's 8-9 px axis text on a figure printed at 640 page px)."""
+    import pyqtgraph as pg
+
+    from explorer.reporting.bundle import PANEL_SIZES
+    from explorer.reporting.html import print_width
+    from explorer.reporting.images import print_fonts, report_mode, settle
+    from widgets.sla import SlaPanel
+    sla = {"thresholds": {"ttft_ms": 500.0, "tpot_ms": 50.0},
+           "attainment": {"share": 0.4, "n": 100, "n_met": 40, "n_unjudged": 0},
+           "by": {"version": [{"key": "0.5.2", "share": 0.5, "n": 50, "n_met": 25},
+                              {"key": "0.6.1", "share": 0.3, "n": 50, "n_met": 15}]}}
+    panel = SlaPanel(session)
+    qtbot.addWidget(panel)
+    panel.show_result(sla)
+    size = PANEL_SIZES["sla"]
+    report_mode(panel)
+    print_fonts(panel, size.width())
+    settle(panel, size)
+    page_px = print_width("sla", None)
+    axes = [i for i in panel.plot_widget.scene().items() if isinstance(i, pg.AxisItem)]
+    assert axes
+    for ax in axes:
+        for font in (ax.style["tickFont"], ax.label.font()):
+            pt = font.pixelSize() * page_px / size.width() / 2  # 2 page px per pt
+            assert pt >= 7.0, pt

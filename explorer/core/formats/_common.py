@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..i18n import N_, _, field_text
+from ..sqlutil import quote_ident as quote
 from ._aliases import TIME_MS
 
 REQUEST_COLUMNS = (
@@ -70,7 +71,7 @@ def num(value: Any, field: str, scale: float = 1.0, required: bool = False) -> f
     when `required` and the value is missing."""
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
-            raise RowError(field, "missing")
+            raise RowError(field, _("missing"))
         return None
     if isinstance(value, bool) or isinstance(value, (list, dict)):
         raise RowError(field, _("not a number: {value}").format(value=json.dumps(value)[:40]))
@@ -80,7 +81,7 @@ def num(value: Any, field: str, scale: float = 1.0, required: bool = False) -> f
         raise RowError(field, _("not a number: {value}").format(value=repr(str(value)[:40]))) from None
     if math.isnan(x):
         if required:
-            raise RowError(field, "missing")
+            raise RowError(field, _("missing"))
         return None
     if math.isinf(x):
         raise RowError(field, _("infinite value"))
@@ -186,8 +187,8 @@ def read_text_csv(path: Path, required: Iterable[str]) -> pd.DataFrame:
 
 def check_itls(values_ms: list, field: str, scale: float = 1.0) -> list:
     """Return `values_ms` (one request's inter-token latencies, ms; None = missing) when none
-    is negative; else raise RowError(field, "negative value: <first negative, in the source's
-    unit (value / scale)>"), so the request is skipped like a negative duration in RANGES."""
+    is negative; else raise RowError(field, _("negative value: <first negative, in the source's
+    unit (value / scale)>")), so the request is skipped like a negative duration in RANGES."""
     for v in values_ms:
         if v is not None and v < 0:
             raise RowError(field, f"{_('negative value')}: {_shown(v / scale if scale != 1.0 else v)}")
@@ -228,11 +229,7 @@ def register_run(store, report, path: Path, fmt: str, base: str, *, engine: str 
     "file content" unless the loader says otherwise), else the one the path names
     (version_rule; the source says which part and rule); the user may override it later
     (explorer.core.runs.set_version)."""
-    if engine_version:
-        version_source = version_source or "file content"
-    else:
-        found = version_rule(getattr(store, "source_of", Path)(path))
-        engine_version, version_source = found if found else (None, None)
+    engine_version, version_source = _version(store, path, engine_version, version_source)
     run_id = store.new_id("runs", "run_id", base)
     store.add_run(run_id, source_path=str(path), source_sha256=report.sha256, format=fmt,
                   engine=engine, engine_version=engine_version, version_source=version_source,
@@ -241,6 +238,51 @@ def register_run(store, report, path: Path, fmt: str, base: str, *, engine: str 
                   config=config)
     report.run_ids.append(run_id)
     return run_id
+
+
+def _version(store, path: Path, engine_version: str | None,
+             version_source: str | None) -> tuple[str | None, str | None]:
+    """(engine version, where it came from) of a run: the loader's (from the file's content),
+    else the path's (version_rule)."""
+    if engine_version:
+        return engine_version, version_source or "file content"
+    found = version_rule(getattr(store, "source_of", Path)(path))
+    return found if found else (None, None)
+
+
+def register_runs(store, items: list[tuple]) -> list[str]:
+    """register_run for many files at once (one query for the ids taken, one INSERT): items
+    are (report, path, fmt, base, fields) with fields as register_run's keywords (engine,
+    model, benchmark, engine_version, ...). Returns the run_ids, in order; each report's
+    run_ids gets its own."""
+    bases = [base for _, _, _, base, _ in items]
+    taken = {r[0] for r in store.con.execute(
+        "SELECT run_id FROM runs WHERE list_contains(?, regexp_replace(run_id, '#[0-9]+$', ''))",
+        [bases]).fetchall()}
+    rows, ids = [], []
+    for report, path, fmt, base, fields in items:
+        fields = dict(fields)
+        fields["engine_version"], fields["version_source"] = _version(
+            store, path, fields.get("engine_version"), fields.get("version_source"))
+        run_id, i = base, 2
+        while run_id in taken:
+            run_id, i = f"{base}#{i}", i + 1
+        taken.add(run_id)
+        ids.append(run_id)
+        report.run_ids.append(run_id)
+        rows.append({"run_id": run_id, "source_path": str(path), "source_sha256": report.sha256,
+                     "format": fmt, "label": fields.pop("label", None) or Path(path).stem,
+                     **fields})
+    frame = pd.DataFrame(rows).astype(object)
+    frame = frame.where(frame.notna(), None)
+    cols = ", ".join(f"CAST({quote(c)} AS VARCHAR) AS {quote(c)}" for c in frame.columns)
+    name = f"_runs_{id(frame)}"
+    store.con.register(name, frame)
+    try:
+        store.con.execute(f"INSERT INTO runs BY NAME SELECT {cols} FROM {quote(name)}")
+    finally:
+        store.con.unregister(name)
+    return ids
 
 
 def requests_frame(rows: list[dict], run_id: str) -> pd.DataFrame:

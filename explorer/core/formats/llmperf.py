@@ -74,7 +74,7 @@ def load(path: Path, store, report) -> None:
     data = read_json(path)
     if not isinstance(data, list):
         from ..errors import InputError
-        raise InputError(path, "expected a JSON list of LLMPerf responses")
+        raise InputError(path, _("expected a JSON list of LLMPerf responses"))
     rows = []
     for i, rec in enumerate(data):
         if not isinstance(rec, dict):

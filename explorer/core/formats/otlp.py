@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..i18n import N_
+from ..i18n import N_, _
 from ..errors import InputError
 from .base import Sniff, read_json
 from ._common import (RowError, check_ranges, insert_events, insert_requests, integer,
@@ -135,7 +135,7 @@ def load(path: Path, store, report) -> None:
     engine = version = None
     for line, doc in _documents(path):
         if not isinstance(doc, dict):
-            raise InputError(path, "expected an OTLP/JSON object", line=line)
+            raise InputError(path, _("expected an OTLP/JSON object"), line=line)
         for rs in doc.get("resourceSpans") or doc.get("resource_spans") or []:
             res = _attrs((rs.get("resource") or {}).get("attributes"))
             engine = engine or text(res.get("service.name"))

@@ -102,7 +102,7 @@ def load(path: Path, store, report) -> None:
             elif _serving.is_result(rec):
                 serving.append((line, rec))
             else:
-                report.skip("neither a bench_one_batch row nor a bench_serving result", line=line)
+                report.skip(_("neither a bench_one_batch row nor a bench_serving result"), line=line)
     if not one_batch and not serving:
         raise no_rows(path, report, N_("benchmark"))
     if one_batch:

@@ -22,7 +22,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from ..i18n import N_
+from ..i18n import N_, _
 from .base import Sniff
 from ._common import register_run
 from ._stats import clock, insert_stats
@@ -82,7 +82,7 @@ def load(path: Path, store, report) -> None:
                 continue
             t = _TS.search(raw[:b.start()])
             if not t:
-                report.skip("batch line without a '[HH:MM:SS]' time", line=line)
+                report.skip(_("batch line without a '[HH:MM:SS]' time"), line=line)
                 continue
             yr, mo, d, hh, mi, ss, tag = t.groups()
             try:

@@ -29,7 +29,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from ..i18n import N_
+from ..i18n import N_, _
 from .base import Sniff
 from ._common import register_run
 from ._stats import clock, insert_stats
@@ -78,7 +78,7 @@ def _when(raw: str, end: int, line: int, report) -> tuple[datetime, bool] | None
     for t in _TS.finditer(raw[:end]):
         pass  # the last stamp before the message (a "(APIServer pid=…)" prefix has none)
     if t is None:
-        report.skip("stat line without a 'MM-DD HH:MM:SS' time", line=line)
+        report.skip(_("stat line without a 'MM-DD HH:MM:SS' time"), line=line)
         return None
     yr, mo, d, hh, mi, ss, frac = t.groups()
     try:

@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import Cancelled  # noqa: F401 - simulate() raises it when cancelled() is True
 
 
 @dataclass(frozen=True)

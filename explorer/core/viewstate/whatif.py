@@ -136,12 +136,22 @@ class WhatIfState:
         return None
 
     def metrics(self) -> list[str]:
-        """Graph nodes and known metrics of the frame with at least two distinct values."""
+        """Graph nodes and known metrics of the frame with at least two distinct values.
+        Kept for the frame and graph it was derived from (a new cohort frame, or a new graph,
+        derives it again): taking a frame asks for it several times (treatments, outcomes,
+        the pickers), and at 1M requests each pass over the cohort's columns cost ~0.1 s of
+        the UI thread."""
         if self.frame is None:
             return []
-        names = list(dict.fromkeys(list(self.graph.nodes) + sorted(KNOWN_NODES)))
-        return [c for c in names if c in self.frame.columns
-                and pd.to_numeric(self.frame[c], errors="coerce").dropna().nunique() >= 2]
+        graph = self.graph
+        memo = getattr(self, "_metrics_memo", None)  # (frame, graph, metrics): held, so
+        if memo is not None and memo[0] is self.frame and memo[1] is graph:  # never reused
+            return list(memo[2])
+        names = list(dict.fromkeys(list(graph.nodes) + sorted(KNOWN_NODES)))
+        out = [c for c in names if c in self.frame.columns
+               and pd.to_numeric(self.frame[c], errors="coerce").dropna().nunique() >= 2]
+        self._metrics_memo = (self.frame, graph, out)
+        return list(out)
 
     def treatments(self) -> list[str]:
         g = self.graph

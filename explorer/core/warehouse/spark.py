@@ -278,7 +278,7 @@ class SparkSource:
                 df.createOrReplaceTempView(name)
                 if TABLES["requests"] in text and self.table_rows:
                     # a checkpoint returns no metrics; a stage reading the requests view
-                    # reads all of it (assoc_requests stages every request)
+                    # scans all of it (assoc_request_keys, assoc_requests, assoc_pairs)
                     self.rows_scanned += self.table_rows
             except Exception as e:  # noqa: BLE001
                 self._raise(e, text)

@@ -2,9 +2,7 @@
 other errors; NoData, InputError and Cancelled come from explorer.core.errors)."""
 from __future__ import annotations
 
-from ...errors import Cancelled, TraceExplorerError
-
-__all__ = ["WhatIfError", "Cancelled"]
+from ...errors import TraceExplorerError
 
 
 class WhatIfError(TraceExplorerError):

@@ -16,7 +16,8 @@ from ...errors import NoData
 from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS
 from .estimator import scenario_estimator_class
-from .exceptions import Cancelled, WhatIfError
+from ...errors import Cancelled
+from .exceptions import WhatIfError
 from .fits import one_blas_thread
 from .identify import backdoor_set
 from .sla_met import default_sla
