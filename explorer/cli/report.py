@@ -20,6 +20,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from explorer.core.fmt import share
 from explorer.core.i18n import _
 
 
@@ -209,7 +210,7 @@ def _print_bound(res) -> None:
     if res is not None and res.total:
         print(f"bound {res.bound:,} of {res.total:,} case{'s' if res.total != 1 else ''} "
               "to trace requests"
-              + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
+              + (f" ({share(res.rate)})" if res.rate is not None else ""), file=sys.stderr)
 
 
 def _open_warehouse(store, args):
