@@ -420,11 +420,12 @@ class WhatIfPanel(JobControls, Panel):
 
         def job(ctx):
             from explorer.core.analysis import whatif
+            from explorer.core.analysis.whatif.memo import remembered
             ctx.progress(0, 0, "importing DoWhy")
             whatif.preload()
-            try:
-                res = whatif.run_whatif(frame, progress=lambda d, n: ctx.progress(d, n, "what-if"),
-                                        cancelled=ctx.cancelled, **kw)
+            try:  # a cohort estimated before (same frame and settings) is not refitted
+                res = remembered(whatif.run_whatif, frame, cancelled=ctx.cancelled,
+                                 progress=lambda d, n: ctx.progress(d, n, "what-if"), **kw)
             except whatif.Cancelled:
                 raise WorkerCancelled() from None
             return res.to_dict()

@@ -17,17 +17,14 @@ FormatUnavailable.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import logging
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import cachetools
 import pandas as pd
 
 from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
@@ -98,43 +95,27 @@ def _app_version() -> str:
         return "dev"
 
 
-WHATIF_CACHE_SIZE = 4
-# the what-if results of the last cohorts (any store): keyed by the frame's content, see below
-_WHATIF_CACHE: "cachetools.LRUCache[tuple, Any]" = cachetools.LRUCache(maxsize=WHATIF_CACHE_SIZE)
-_WHATIF_LOCK = threading.Lock()
-
-
-def _frame_key(frame: pd.DataFrame) -> str:
-    h = hashlib.sha1(repr((tuple(frame.columns), frame.shape)).encode())
-    h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
-    return h.hexdigest()
-
-
 def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     """The what-if result (engineer C's analysis.whatif.run_whatif) or a SectionError.
     args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword);
     selected_case_ids: the case_ids the scenario applies to (default: the cluster's badcases).
 
     The what-if is the slowest section (DoWhy import + estimator + refuters), so its result is
-    memoised on (the frame's content hash, args): building the report of the same cohort again
-    in one process (GUI export, several formats) pays it once. Callbacks (progress, cancelled)
-    are not part of the key."""
+    remembered (whatif.memo, shared with the What-if panel) on the frame's content and the
+    arguments: building the report of the same cohort again in one process (GUI export,
+    several formats) pays it once."""
     from .analysis import whatif
+    from .analysis.whatif.memo import remembered
     if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
         return SectionError("whatif", "no case of the cohort is bound to a trace request, so "
                             "there is no engine metric to intervene on", "no_data")
     args = dict(args or {})
     callbacks = {k: args.pop(k) for k in ("progress", "cancelled") if k in args}
-    key = (_frame_key(frame), repr(sorted(args.items())), id(whatif.run_whatif))
     ids = args.pop("selected_case_ids", None)
     if ids is not None:  # the cases the scenario applies to (the window's selection)
         args["selected"] = frame["case_id"].astype(str).isin(set(map(str, ids)))
-    with _WHATIF_LOCK:
-        hit = _WHATIF_CACHE.get(key)
-    if hit is not None:
-        return hit
     try:
-        res = whatif.run_whatif(frame, **args, **callbacks)
+        res = remembered(whatif.run_whatif, frame, **args, **callbacks)
     except NoData as e:
         res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
@@ -143,8 +124,6 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         return SectionError("whatif", str(e), "error")
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
-    with _WHATIF_LOCK:
-        _WHATIF_CACHE[key] = res
     return res
 
 
