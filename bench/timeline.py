@@ -143,17 +143,17 @@ def main(argv=None) -> int:
             # with "none_dealloc". Pad None's refcount so the measurement can finish.
             _pad = [None] * 20_000_000  # noqa: F841
         app = QApplication.instance() or QApplication([])
+        from explorer.core.viewstate.timeline import fetch_view
         panel = TimelinePanel(None)
-        panel.set_store(s)
         panel.resize(1400, 900)
         panel.show()
         tg = []
         for run, rid in picks:
             t = time.perf_counter()
-            panel.show_request(run, rid)
+            panel.show_view(fetch_view(s, run, rid))
             app.processEvents()
             tg.append(time.perf_counter() - t)
-        print(f"panel.show_request    {f(tg)}   (queries + painting, offscreen)")
+        print(f"panel.show_view      {f(tg)}   (queries + painting, offscreen)")
         sys.stdout.flush()
         os._exit(0)  # skip teardown: freeing the padding would let None's refcount reach 0
     return 0

@@ -11,10 +11,14 @@ process at a time and alternating (notebook, product, notebook, product, ...):
               --no-replay (the notebook's analyses: no what-if, no KV-cache replay; --replay
               keeps the replay section, whose capacity sweep replays 20,000 requests)
   - floor (--floor): ../shared/bench/duckdb_floor.py DIR  (the same analysis by hand in DuckDB)
-Each run is a fresh process: wall time from spawn to exit, peak memory = the child's maximum
-resident set (os.wait4 rusage; whole process, imports included). Prints, per size, the median
-of each and the ratios product / notebook (of the medians, and the median of the per-pair
-ratios), with the load average. Targets: 1M wall <= 0.6x; 10M wall <= 0.4x, peak <= 0.5x.
+Each run is a fresh process: wall time from spawn to exit, CPU time = the child's user + system
+seconds (os.wait4 rusage, the same figure as resource.getrusage(RUSAGE_CHILDREN) grows by; all
+its threads, DuckDB's included), peak memory = the child's maximum resident set (whole process,
+imports included), and the 1-minute load average when it ended. On a shared machine the wall
+time of a process grows with the load while its CPU time barely does, so the CPU ratio is the
+one to judge a change by under load. Prints, per size, the median of each and the ratios
+product / notebook (of the medians, and the median of the per-pair ratios), with the load
+average. Targets: 1M wall <= 0.6x; 10M wall <= 0.4x, peak <= 0.5x.
 """
 from __future__ import annotations
 
@@ -38,8 +42,9 @@ def _anchor_dir() -> Path:
     return ROOT.parent / "shared" / "bench"
 
 
-def run(cmd: list[str], env: dict) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one child process; raises when it fails."""
+def run(cmd: list[str], env: dict) -> tuple[float, float, float, float]:
+    """(wall seconds, CPU seconds (user + system), peak RSS MiB, 1-minute load average at exit)
+    of one child process; raises when it fails."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
@@ -49,7 +54,7 @@ def run(cmd: list[str], env: dict) -> tuple[float, float]:
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {err[-2000:]}")
-    return wall, ru.ru_maxrss / 1024.0
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, os.getloadavg()[0]
 
 
 def main() -> None:
@@ -84,25 +89,37 @@ def main() -> None:
         for _ in range(a.repeat):
             for k, cmd in cmds.items():
                 runs[k].append(run(cmd, env))
-                print(f"  {n:,} {k}: {runs[k][-1][0]:.2f} s, {runs[k][-1][1]:.0f} MiB "
-                      f"(load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-            loads.append(os.getloadavg()[0])
-        med = {k: (statistics.median(w for w, _ in v), statistics.median(m for _, m in v))
+                w, c, m, ld = runs[k][-1]
+                print(f"  {n:,} {k}: {w:.2f} s wall, {c:.2f} s CPU, {m:.0f} MiB (load {ld:.1f})",
+                      file=sys.stderr, flush=True)
+                loads.append(ld)
+        med = {k: tuple(statistics.median(r[i] for r in v) for i in range(3))
                for k, v in runs.items()}
-        pair_w = statistics.median(p[0] / b[0] for p, b in zip(runs["product"], runs["notebook"]))
-        pair_m = statistics.median(p[1] / b[1] for p, b in zip(runs["product"], runs["notebook"]))
+
+        def pairs(i: int) -> float:
+            return statistics.median(p[i] / b[i] for p, b in zip(runs["product"], runs["notebook"]))
+
         row = {"rows": n, "repeat": a.repeat, "load_avg": round(statistics.median(loads), 2),
-               **{f"{k}_s": round(w, 2) for k, (w, _) in med.items()},
-               **{f"{k}_mib": round(m) for k, (_, m) in med.items()},
+               "load_range": [round(min(loads), 2), round(max(loads), 2)],
+               **{f"{k}_s": round(w, 2) for k, (w, _, _) in med.items()},
+               **{f"{k}_cpu_s": round(c, 2) for k, (_, c, _) in med.items()},
+               **{f"{k}_mib": round(m) for k, (_, _, m) in med.items()},
                "wall_ratio": round(med["product"][0] / med["notebook"][0], 3),
-               "peak_ratio": round(med["product"][1] / med["notebook"][1], 3),
-               "wall_ratio_pairs": round(pair_w, 3), "peak_ratio_pairs": round(pair_m, 3),
-               "runs": {k: [[round(w, 2), round(m)] for w, m in v] for k, v in runs.items()}}
+               "cpu_ratio": round(med["product"][1] / med["notebook"][1], 3),
+               "peak_ratio": round(med["product"][2] / med["notebook"][2], 3),
+               "wall_ratio_pairs": round(pairs(0), 3), "cpu_ratio_pairs": round(pairs(1), 3),
+               "peak_ratio_pairs": round(pairs(2), 3),
+               "runs": {k: [[round(w, 2), round(c, 2), round(m), round(ld, 2)]
+                            for w, c, m, ld in v] for k, v in runs.items()}}
         results.append(row)
-        print(f"{n:>10,} requests: product {row['product_s']:.2f} s / {row['product_mib']} MiB, "
-              f"notebook {row['notebook_s']:.2f} s / {row['notebook_mib']} MiB -> wall "
-              f"{row['wall_ratio']:.2f}x, peak {row['peak_ratio']:.2f}x "
-              f"(pairs {pair_w:.2f}x / {pair_m:.2f}x; load {row['load_avg']})", flush=True)
+        print(f"{n:>10,} requests: product {row['product_s']:.2f} s wall / "
+              f"{row['product_cpu_s']:.2f} s CPU / {row['product_mib']} MiB, notebook "
+              f"{row['notebook_s']:.2f} s / {row['notebook_cpu_s']:.2f} s / "
+              f"{row['notebook_mib']} MiB -> wall {row['wall_ratio']:.2f}x, CPU "
+              f"{row['cpu_ratio']:.2f}x, peak {row['peak_ratio']:.2f}x (pairs "
+              f"{row['wall_ratio_pairs']:.2f}x / {row['cpu_ratio_pairs']:.2f}x / "
+              f"{row['peak_ratio_pairs']:.2f}x; load {row['load_avg']}, "
+              f"{row['load_range'][0]}-{row['load_range'][1]})", flush=True)
     print(json.dumps(results))
 
 

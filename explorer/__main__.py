@@ -46,8 +46,9 @@ def _language(argv: list[str], prog: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from explorer.cli import add_language_argument
+    from explorer.cli import add_language_argument, translate_argparse
     from explorer.core.i18n import _
+    translate_argparse()
     if argv and argv[0] in SUBCOMMANDS:
         _language(argv[1:], f"trace-explorer {argv[0]}")
         mod = importlib.import_module(f"explorer.cli.{argv[0]}")

@@ -168,7 +168,9 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
         return None
     w, sep, h = text.lower().partition("x")
     if not sep or not w.strip().isdigit() or not h.strip().isdigit() or int(w) < 320 or int(h) < 240:
-        raise ValueError(f"--size wants WIDTHxHEIGHT of at least 320x240, e.g. 1366x768 (got {text!r})")
+        from explorer.core.i18n import _
+        raise ValueError(_("--size wants WIDTHxHEIGHT of at least 320x240, e.g. 1366x768 (got {text})")
+                         .format(text=repr(text)))
     return int(w), int(h)
 
 
@@ -178,6 +180,7 @@ def _screenshot(app, window, session, path: str, start, size=SCREENSHOT_SIZE) ->
     window.fit_layout()
 
     def save():
+        from explorer.core.i18n import _
         timer.stop()
         if (window.width(), window.height()) != size and not state.get("resized"):
             # the offscreen platform (an 800x800 screen) may shrink the window while docks
@@ -190,14 +193,15 @@ def _screenshot(app, window, session, path: str, start, size=SCREENSHOT_SIZE) ->
         app.processEvents()
         img = window.grab()
         if not img.save(path):
-            print(f"trace-explorer: cannot write {path}", file=sys.stderr)
+            print(_("trace-explorer: cannot write {path}").format(path=path), file=sys.stderr)
             state["rc"] = 1
         else:
-            print(f"trace-explorer: saved {path} ({img.width()}x{img.height()})")
+            print(_("trace-explorer: saved {path} ({width}x{height})").format(
+                path=path, width=img.width(), height=img.height()))
         # like the other commands: name every input that failed and exit non-zero
         failed = [r.error for r in session.data.get("inputs") or [] if getattr(r, "error", None)]
         for text in failed + session.errors:
-            print(f"trace-explorer: failed: {text}", file=sys.stderr)
+            print(_("trace-explorer: failed: {error}").format(error=text), file=sys.stderr)
         if failed or session.errors:
             state["rc"] = 1
         window.close()

@@ -8,6 +8,8 @@ What the session sends (Session.resultsChanged(dict), partial updates, key -> va
     "inputs"    list[LoadReport]                   (Inputs panel)
     "runs"      list[dict]: explorer.core.runs.overview (Runs panel, Inputs panel's run rows)
     "run_versions" dict: the run-level version comparison (report_runs.run_versions_section)
+    "replay_runs" list[ReplayRun]: the runs whose requests can be replayed (Replay panel;
+                explorer.core.viewstate.replay.replay_runs)
     "clusters"  list[dict]: name, badcases, share (0..1), bound, binding_rate, categories
                 (clusters.cluster_summary, else analysis.cluster_table)
     "meta"      dict: simulated (bool), demo_note (str|None), cases, requests, runs (ints)
@@ -32,14 +34,14 @@ from typing import Any, Iterable
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core.analysis import pipeline
 from explorer.core.i18n import _
-from explorer.core.store import LoadCancelled, Store
+from explorer.core.store import LOAD_CANCELLED, Store
 from explorer.workers import JobContext, Runner
 
 log = logging.getLogger(__name__)
 
-ANALYSIS_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion",
-                 "engine")
+ANALYSIS_KEYS = pipeline.keys("cohort", "store")  # the window's analyses: cohort ... engine
 CLUSTER_SETTING = "chosen_cluster"  # settings key: the cluster chosen when the session was saved
 CASE_LIMIT = 5000  # rows fetched for the case table
 REQUEST_LIMIT = 500  # rows of a heatmap cell's request list
@@ -170,109 +172,47 @@ def select_payload(store: Store, cohort, frame, ids, objects: dict, params: dict
 
 
 def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | None = None):
-    """Every analysis section of `cohort`, the way analysis.run_all does it (same sections,
-    same NoData / error mapping to SectionError, conclusion from the others), but sharing one
-    cohort frame between the sections and reusing the sections that do not depend on the
-    cluster: versions and SLA (they use only the cohort's eval) and the heatmap (it uses only
-    the runs of the cohort's bound requests), keyed in `cache` by what they depend on.
-    Partial results are published through ctx (cohort, comparison, tree first).
-    Returns (payload, result objects)."""
-    import json
+    """The window's analyses of `cohort`: analysis.pipeline.run over the sections of groups
+    "cohort" and "store" (ANALYSIS_KEYS), the one pipeline `report` also runs. What is the
+    window's own: `cache` (kept per store content: the sections declaring what they depend on,
+    e.g. versions and SLA per eval, are reused when only the cluster changed), two threads for
+    the frame-only sections, the case rows fetched meanwhile on a cursor of their own, the
+    partial results published through ctx once cohort, comparison and tree are there, and the
+    heatmap's cells of the cohort's cases. Returns (payload, result objects)."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    from explorer.core.errors import NoData, TraceExplorerError
-    A = importlib.import_module("explorer.core.analysis")
+    from explorer.core.analysis import SectionError, cohort_frame
     objects: dict[str, Any] = {}
     out: dict[str, Any] = {}
-
-    def compute(name: str, fn):
-        """fn() or the SectionError that says why not."""
-        try:
-            return fn()
-        except NoData as e:
-            return A.SectionError(name, str(e), "no_data")
-        except (ValueError, KeyError, TraceExplorerError) as e:
-            return A.SectionError(name, str(e), "error")
-        except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
-            return A.SectionError(name, f"{type(e).__name__}: {e}", "error")
-
-    def keep(name: str, r) -> None:
-        objects[name] = r
-        out[name] = to_payload(r)
-
-    def section(name: str, fn) -> None:
-        if ctx is not None:
-            ctx.check()
-        keep(name, compute(name, fn))
-
-    def cached(name: str, key: tuple, fn) -> None:
-        if key in cache:
-            objects[name] = cache[key]
-            out[name] = to_payload(cache[key])
-        else:
-            section(name, fn)
-            if not (isinstance(objects[name], A.SectionError) and objects[name].kind == "error"):
-                cache[key] = objects[name]
-
+    ok = lambda: {k: v for k, v in objects.items() if not isinstance(v, SectionError)}  # noqa: E731
     try:
-        frame = A.cohort_frame(store, cohort)
+        frame = cohort_frame(store, cohort)
     except Exception as e:  # noqa: BLE001 - shown in the panels
         frame, out["frame"] = None, to_payload(e)
     else:
         out["frame"] = frame
-
-    # Whether there are cases to compare is decided here, on the job's thread: the store's
-    # connection must not be used from the two threads below.
-    if frame is None or len(frame) == 0:
-        no_cases: NoData | None = NoData(
-            "no eval cases are loaded: a cohort needs eval results (which answers were wrong)"
-            if store.count("cases") == 0 else "the cohort is empty")
-    else:
-        no_cases = None
-
-    def on_cases(fn):
-        """fn(frame) as a section body, or the NoData of an empty cohort."""
-        def body():
-            if no_cases is not None:
-                raise no_cases
-            return fn(frame)
-        return body
-    section("cohort", lambda: A.summarize_cohort(store, cohort, frame=frame))
     ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
-    if ctx is not None:
-        ctx.check()
-    # The comparison and the tree read only the frame, the case rows their own cursor: they
-    # overlap on two threads, as scipy, scikit-learn and DuckDB release the GIL.
-    from concurrent.futures import ThreadPoolExecutor
     con = store.cursor()
     try:
-        with ThreadPoolExecutor(2, thread_name_prefix="analyse") as ex:
-            tree = ex.submit(compute, "tree", on_cases(
-                lambda f: A.fit_tree(store, cohort, params.get("tree"), frame=f)))
+        with ThreadPoolExecutor(1, thread_name_prefix="cases") as ex:
             cases = ex.submit(fetch_cases, store, ids, con=con)
-            keep("comparison", compute("comparison", on_cases(
-                lambda f: A.compare_metrics(store, cohort, params.get("comparison"), frame=f))))
-            keep("tree", tree.result())
-            out["cases"] = cases.result()
+
+            def on_result(key: str, result) -> None:
+                objects[key], out[key] = result, to_payload(result)
+                if key == "tree":
+                    out["cases"] = cases.result()
+                    if ctx is not None:
+                        ctx.publish((dict(out), ok()))
+            pipeline.run(store, cohort, params, keys=ANALYSIS_KEYS, cache=cache, threads=2,
+                         cancelled=ctx.cancelled if ctx is not None else None,
+                         on_result=on_result, frame=frame)
+            out.setdefault("cases", cases.result())
     finally:
         con.close()
-    if ctx is not None:
-        ctx.publish((dict(out), {k: v for k, v in objects.items() if not isinstance(v, A.SectionError)}))
-    runs = sorted(frame["run_id"].dropna().unique().tolist()) if isinstance(frame, pd.DataFrame) else []
-    hp = {**(params.get("heatmap") or {}), **({"runs": runs} if runs else {})}
-    eval_id = getattr(cohort, "eval_id", None)
-    dump = lambda v: json.dumps(v, sort_keys=True, default=str)  # noqa: E731
-    cached("heatmap", ("heatmap", dump(hp)), lambda: A.compute_heatmap(store, cohort, hp, frame=frame))
-    if isinstance(out["heatmap"], dict) and isinstance(frame, pd.DataFrame) and len(frame):
+    if isinstance(out.get("heatmap"), dict) and isinstance(frame, pd.DataFrame) and len(frame):
         from explorer.core.analysis.selected import cell_counts  # the cohort's cases per cell
         out["heatmap"] = {**out["heatmap"], "case_cells": cell_counts(objects["heatmap"], frame)}
-    cached("versions", ("versions", eval_id, dump(params.get("versions"))),
-           lambda: A.compare_versions(store, cohort, params.get("versions")))
-    cached("sla", ("sla", eval_id, dump(params.get("sla"))),
-           lambda: A.sla_attainment(store, cohort, params.get("sla")))
-    from explorer.core.analysis.engine import engine_stats
-    cached("engine", ("engine",), lambda: engine_stats(store))  # needs no eval, no cohort
-    section("conclusion", lambda: A.conclude(dict(objects), params.get("conclusion")))
-    return out, {k: v for k, v in objects.items() if not isinstance(v, A.SectionError)}
+    return out, ok()
 
 
 class Session(QObject):
@@ -322,6 +262,8 @@ class Session(QObject):
         """Load files/folders in a worker, then bind cases (pipeline.prepare) and refresh."""
         paths = [str(p) for p in paths]
         self._loads += 1
+        from explorer.core.preload import preload
+        preload()  # the analyses' scipy / sklearn imports beside the load (DuckDB frees the GIL)
 
         def job(ctx: JobContext):
             reports = self.store.load_paths(
@@ -431,7 +373,9 @@ class Session(QObject):
 
     def _runs_payload(self) -> dict:
         from explorer.core.report_runs import run_versions_section, runs_section
-        return {"runs": runs_section(self.store), "run_versions": run_versions_section(self.store)}
+        from explorer.core.viewstate.replay import replay_runs
+        return {"runs": runs_section(self.store), "run_versions": run_versions_section(self.store),
+                "replay_runs": replay_runs(self.store)}
 
     def set_run(self, run_id: str, engine_version: str | None = None,
                 label: str | None = None) -> None:
@@ -744,7 +688,7 @@ class Session(QObject):
                     pipeline.prepare(self.store)
                 payload = self._after_load(ctx, [], prepare=False)
                 undone = [r.path for r in payload["inputs"]
-                          if r.error and r.error.endswith(LoadCancelled.TEXT)]
+                          if r.error and r.error.endswith(LOAD_CANCELLED)]
                 payload["cancel_note"] = undone[-1] if undone else None
                 return payload
 

@@ -20,11 +20,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from explorer.core.errors import Cancelled  # raised by JobContext.check; core code raises it too
+
 log = logging.getLogger(__name__)
-
-
-class Cancelled(Exception):
-    """Raised inside a job (by `JobContext.check`) when the job was cancelled or became stale."""
 
 
 class JobContext:

@@ -9,12 +9,19 @@
 -- Params:  none
 -- Returns: (creates) _assoc_l1(ck, rk, eval_id, run_id, n_cand BIGINT)
 CREATE OR REPLACE TEMP TABLE _assoc_l1 AS
-WITH m0 AS (
+WITH rid AS (
+    -- the ids each staged request is found under (_assoc_keys.id)
+    SELECT rk, request_id AS id FROM _assoc_requests
+    UNION ALL
+    SELECT rk, unnest(alt_ids) AS id FROM _assoc_requests WHERE alt_ids IS NOT NULL
+), k AS (
+    SELECT rid.rk, k.key, k.exact FROM _assoc_keys k JOIN rid ON rid.id = k.id
+), m0 AS (
     SELECT c.ck, k.rk, true AS exact
-    FROM _assoc_cases c JOIN _assoc_keys k ON k.exact AND k.key = c.request_id
+    FROM _assoc_cases c JOIN k ON k.exact AND k.key = c.request_id
     UNION ALL
     SELECT c.ck, k.rk, false AS exact
-    FROM _assoc_cases c JOIN _assoc_keys k ON k.key = c.norm_id
+    FROM _assoc_cases c JOIN k ON k.key = c.norm_id
 ), m AS (
     SELECT ck, rk, bool_or(exact) AS exact FROM m0 GROUP BY ck, rk
 ), f AS (

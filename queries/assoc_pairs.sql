@@ -12,14 +12,17 @@ WITH e AS (
     SELECT eval_id, min(timestamp_s) AS lo, max(timestamp_s) AS hi
     FROM _assoc_cases GROUP BY eval_id
 ), r AS (
-    SELECT run_id, min(arrival_s) AS lo, max(end_s) AS hi
-    FROM _assoc_requests GROUP BY run_id
+    -- every request (assoc_requests may stage only some): hi is the largest
+    -- _assoc_requests.end_s
+    SELECT run_id, min(arrival_s) AS lo,
+           max(arrival_s + coalesce(greatest(e2e_ms, 0), 0) / 1000.0) AS hi
+    FROM requests GROUP BY run_id
 ), h AS (
     SELECT DISTINCT ce.eval_id, rr.run_id
     FROM (SELECT DISTINCT eval_id, prompt_hash FROM _assoc_cases
           WHERE prompt_hash IS NOT NULL) ce
-    JOIN (SELECT DISTINCT run_id, prompt_hash FROM _assoc_requests
-          WHERE prompt_hash IS NOT NULL) rr USING (prompt_hash)
+    JOIN (SELECT DISTINCT run_id, prompt_hash FROM requests
+          WHERE prompt_hash IN (SELECT prompt_hash FROM _assoc_cases)) rr USING (prompt_hash)
 )
 SELECT e.eval_id, r.run_id,
        coalesce(e.lo <= r.hi + $margin_s AND r.lo <= e.hi + $margin_s, false) AS time_comparable,

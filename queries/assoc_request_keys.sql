@@ -1,19 +1,36 @@
--- Purpose: every id under which a staged request can be found (temp table _assoc_keys):
---          its request_id and its x-request-id / gen_ai.request.id forms (alt_ids) as
---          stored (exact = true), plus each of them normalised like _assoc_cases.norm_id
---          where normalising changes it (exact = false); only keys equal to a staged case's
---          request_id or norm_id (the others can bind nothing).
+-- Purpose: every request id, as a trace stores it, that can bind a staged case (temp table
+--          _assoc_keys), with the key it meets: the requests' request_id and their
+--          x-request-id / gen_ai.request.id forms (requests.extra keys x_request_id,
+--          x-request-id, gen_ai.request.id, request_id) as stored (exact = true), plus each of
+--          them normalised like _assoc_cases.norm_id where normalising changes it
+--          (exact = false); only keys equal to a staged case's request_id or norm_id (the
+--          others can bind nothing). Read from `requests` before any request is staged, so
+--          that assoc_requests can stage only the requests these ids name when the ids bind
+--          every case (no fuzzy level to run).
 -- Params:  none
--- Returns: (creates) _assoc_keys(rk BIGINT, key VARCHAR, exact BOOLEAN)
+-- Returns: (creates) _assoc_keys(id VARCHAR, key VARCHAR, exact BOOLEAN); id is the stored
+--          id (a request's request_id or one of its alt_ids, see assoc_requests)
 CREATE OR REPLACE TEMP TABLE _assoc_keys AS
 WITH raw AS (
-    SELECT rk, request_id AS id FROM _assoc_requests
-    UNION ALL
-    SELECT rk, unnest(alt_ids) AS id FROM _assoc_requests WHERE alt_ids IS NOT NULL
+    SELECT id FROM (
+        SELECT request_id AS id FROM requests
+        UNION ALL
+        SELECT unnest(alt_ids) AS id FROM (
+            -- the same list as _assoc_requests.alt_ids (assoc_requests.sql)
+            SELECT list_filter([json_extract_string(r.extra, '$.x_request_id'),
+                                json_extract_string(r.extra, '$."x-request-id"'),
+                                json_extract_string(r.extra, '$."gen_ai.request.id"'),
+                                json_extract_string(r.extra, '$.request_id')],
+                               lambda x: x IS NOT NULL AND trim(x) <> '') AS alt_ids
+            FROM requests r
+            WHERE r.extra IS NOT NULL AND (r.extra LIKE '%request_id%'
+                                           OR r.extra LIKE '%request.id%'
+                                           OR r.extra LIKE '%request-id%')) AS x
+    ) AS ids WHERE id IS NOT NULL
 ), l AS (
-    SELECT rk, id, lower(trim(id)) AS n0 FROM raw
+    SELECT id, lower(trim(id)) AS n0 FROM raw
 ), p AS (
-    SELECT rk, id,
+    SELECT id,
            -- the same as regexp_replace(n0, '^(chatcmpl|cmpl|req|request)[-_:]', ''),
            -- written with prefixes because it runs on every request
            CASE WHEN starts_with(n0, 'chatcmpl') AND substr(n0, 9, 1) IN ('-', '_', ':')
@@ -27,16 +44,16 @@ WITH raw AS (
                 ELSE n0 END AS n1
     FROM l
 ), n AS (
-    SELECT rk, id,
+    SELECT id,
            CASE WHEN length(n1) >= 18 AND n1 LIKE '%-0' THEN left(n1, length(n1) - 2)
                 ELSE n1 END AS norm
     FROM p
 )
 -- only the keys a staged case can meet (assoc_level1 joins exact keys on request_id and any
 -- key on norm_id): 10M requests keep ~1M keys instead of 10M (binding 42 -> s at load 11)
-SELECT rk, id AS key, true AS exact FROM n
+SELECT id, id AS key, true AS exact FROM n
 WHERE id IN (SELECT request_id FROM _assoc_cases WHERE request_id IS NOT NULL)
    OR id IN (SELECT norm_id FROM _assoc_cases WHERE norm_id IS NOT NULL)
 UNION ALL
-SELECT rk, norm AS key, false AS exact FROM n
+SELECT id, norm AS key, false AS exact FROM n
 WHERE norm <> id AND norm IN (SELECT norm_id FROM _assoc_cases WHERE norm_id IS NOT NULL)

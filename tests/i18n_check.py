@@ -34,3 +34,25 @@ def english_phrases(text: str, data: set[str] = frozenset()) -> list[str]:
         if len(plain) >= 2:
             out.append(m.group(0))
     return out
+
+
+# Figure text is cut into short pieces (axis labels, ticks, legend entries, one SVG <text> per
+# run of a font): a phrase test misses "266 neighbours" or "0.64 to 0.88". Figures are held to
+# every Latin word: each must be a field term, a statistic's name, data or an identifier.
+FIGURE_TERMS = LATIN_TERMS | {
+    "mann-whitney", "benjamini-hochberg", "hedges", "bits", "bootstrap", "ci", "r", "u", "e",
+    "g", "h", "k", "l", "m", "a", "si", "or", "batching",
+}
+WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z'-]*")
+
+
+def english_words(text: str, data: set[str] = frozenset()) -> list[str]:
+    """Latin words of a figure's text that are neither field terms (FIGURE_TERMS) nor data
+    (exact substrings removed first), identifiers (metric keys with '_', engine --flags) nor
+    units; sorted, once each."""
+    for d in sorted((d for d in data if d), key=len, reverse=True):
+        text = text.replace(d, " ")
+    text = re.sub(r"--[\w-]+|\b\w*_\w*\b|\b\w*\d\w*\b", " ", text)
+    words = {w.strip("'-") for w in WORD.findall(text)}
+    return sorted(w for w in words if w and w.lower() not in FIGURE_TERMS
+                  and not all(p.lower() in FIGURE_TERMS for p in w.split("-") if p))

@@ -81,6 +81,17 @@ def test_otel_console_non_llm_span_is_skipped_with_its_line(store, tmp_path):
     assert r.skipped_reasons == [f"line {line}: span 'going to the grocery store' is not an LLM request"]
 
 
+def test_otel_console_span_with_a_bad_time_is_skipped_with_field_and_line(store, tmp_path):
+    bad = console_span(1)
+    bad["start_time"] = "yesterday"
+    f = tmp_path / "spans.txt"
+    f.write_text(json.dumps(console_span(0)) + "\n" + json.dumps(bad) + "\n")
+    r = store.load_file(f)
+    assert r.error is None and r.rows_loaded == 1 and r.rows_skipped == 1
+    assert len(r.skipped_reasons) == 1
+    assert r.skipped_reasons[0].startswith("line 2:") and "start_time" in r.skipped_reasons[0]
+
+
 @pytest.mark.parametrize("column,values", [("reward", [1.0, 0.0, 1.0]), ("passed", [True, False, True]),
                                            ("is_correct", [1, 0, 1]), ("score", [1, 0, 1])])
 def test_eval_jsonl_with_a_correctness_alias_is_an_eval(store, tmp_path, column, values):

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from explorer.core import i18n
-from tests.i18n_check import english_phrases
+from tests.i18n_check import english_phrases, english_words
 
 ZH = re.compile(r"[\u4e00-\u9fff]")
 
@@ -21,7 +21,7 @@ def zh_report(tmp_path_factory):
     from explorer.__main__ import main
     out = tmp_path_factory.mktemp("zh-report")
     try:
-        rc = main(["report", "--demo", "--lang", "zh_CN", "--format", "json,md,html,pdf",
+        rc = main(["report", "--demo", "--lang", "zh_CN", "--format", "json,md,html,pdf,svg",
                    "--out", str(out)])
     finally:
         i18n.set_language("en")
@@ -46,7 +46,13 @@ def _data(doc: dict) -> set[str]:
     out.update(sc.get("inputs") or [])
     out.update(sc.get("models") or [])
     for e in sc.get("evals") or []:
-        out.update((e["eval_id"], e.get("model") or ""))
+        out.update((e["eval_id"], e.get("model") or "", e.get("benchmark") or ""))
+    for r in doc.get("runs") or []:
+        out.update(str(r.get(k) or "") for k in ("run_id", "label", "benchmark", "model"))
+    for s in (doc.get("conclusion") or {}).get("suggestions") or []:
+        out.update(f.lstrip("-") for f in s.get("flags") or [])  # engine flags, as the engine spells them
+    # a figure wraps a long name at its hyphens ("demo-" / "maths"): the pieces are data too
+    out |= {p for d in list(out) for p in re.split(r"(?<=-)", d) if len(p.strip("-")) >= 3}
     return out
 
 
@@ -96,3 +102,48 @@ def test_pdf_is_chinese_with_embedded_cjk_font(zh_report):
     if shutil.which("pdffonts"):
         fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True).stdout
         assert re.search(r"WenQuanYi|Noto.*CJK|WQY", fonts, re.I), fonts  # glyphs, not boxes
+
+
+def _svg_text(path) -> str:
+    """Every <text> of an SVG the report wrote (axis labels, ticks, legends, table cells), one a
+    line: what a reader of the picture sees."""
+    import xml.etree.ElementTree as ET
+    return "\n".join("".join(e.itertext()) for e in ET.parse(path).iter() if e.tag.endswith("}text"))
+
+
+def test_figures_have_no_english_words(zh_report):
+    """The panel pictures (timeline, replay, what-if, SLA, ...) in Chinese: no English word left in
+    their painted text outside data, metric names, statistics and units; word by word, since
+    figure text comes in short pieces."""
+    doc = json.loads((zh_report / "report.json").read_text(encoding="utf-8"))
+    data = _data(doc)
+    svgs = sorted(zh_report.glob("*.svg"))
+    assert {"timeline.svg", "replay.svg", "whatif.svg", "sla.svg"} <= {p.name for p in svgs}
+    left = {p.name: english_words(_svg_text(p), data) for p in svgs}
+    assert not any(left.values()), {k: v for k, v in left.items() if v}
+    assert ZH.search(_svg_text(zh_report / "timeline.svg"))
+
+
+def test_english_words_catches_figure_fragments():
+    """The word check sees what the phrase check cannot: numbers and '=' between the words."""
+    assert english_words("266 neighbours 个") == ["neighbours"]
+    assert english_words("95% CI 0.64 to 0.88") == ["to"]
+    assert english_words("没有 the outcome = 1") == ["outcome", "the"]
+    assert english_words("TTFT 7,595 ms · kv_cache_hit_rate · --max-num-seqs · 批处理（batching）") == []
+
+
+def test_dashboard_captions_are_chinese():
+    """dashboard.png's own text (panel captions, provenance footer) in zh_CN."""
+    from explorer.reporting.dashboard import footer_text, layout
+    i18n.set_language("zh_CN")
+    try:
+        rows = layout({"header": None, "comparison": None, "tree": None, "conclusion": None,
+                       "versions": None, "distributions_kv_cache_hit_rate": None})
+        captions = [c for _h, cells in rows for _k, c, _w in cells]
+        foot = footer_text({"simulated": True, "scope": {"evals": [{"eval_id": "e1"}],
+                                                         "models": ["m"], "inputs": ["a.jsonl"]}})
+    finally:
+        i18n.set_language("en")
+    assert len(captions) == 6 and all(ZH.search(c) for c in captions), captions
+    assert not english_words("\n".join(captions) + "\n" + foot, {"e1", "a.jsonl"}), (captions, foot)
+    assert "KV cache" in captions[3] and "kv_cache_hit_rate" not in captions[3]

@@ -193,3 +193,39 @@ def test_predict_badcases_on_the_demo(session, panel, qtbot):
     labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
     assert labels[0] == "badcases (observed → predicted)"
     assert "calibration TTFT" in panel.status.text()
+
+
+def test_the_panel_never_touches_the_store_on_the_ui_thread(session, panel, qtbot):
+    """The runs offered arrive from the session's worker ("replay_runs"); the run's settings,
+    its trace and the simulated run written back are read and written there too: the
+    connection records the thread of every use."""
+    import json
+    import threading
+
+    import pandas as pd
+    st = session.store
+    st.append("runs", pd.DataFrame([{"run_id": "r", "label": "small", "format": "csv",
+                                     "config": json.dumps({"max_num_seqs": 4})}]))
+    st.append("requests", pd.DataFrame(
+        [{"run_id": "r", "request_id": f"q{i}", "arrival_s": 0.05 * i, "prompt_tokens": 300 + i,
+          "completion_tokens": 40} for i in range(12)]))
+    real, used = st.con, []
+
+    class Recorder:
+        def __getattr__(self, name):
+            used.append(threading.get_ident())
+            return getattr(real, name)
+    st.con = Recorder()
+    try:
+        session.rescan()
+        qtbot.waitUntil(lambda: panel.run_box.count() == 1 and panel.seqs.value() == 4,
+                        timeout=30000)
+        panel.blocks.setValue(60)
+        panel.run_button.click()
+        qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
+        qtbot.waitUntil(lambda: panel.run_box.count() == 2, timeout=30000)  # the replay, added
+        qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=30000)
+    finally:
+        st.con = real
+    assert panel.result.summary["requests"] == 12
+    assert used and threading.get_ident() not in used

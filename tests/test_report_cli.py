@@ -196,7 +196,7 @@ def test_whatif_arguments_pass_through(planted, monkeypatch, tmp_path):
 
 def test_whatif_paid_once_and_timed(planted, monkeypatch):
     """The what-if (DoWhy import + estimator + refuters) runs once per cohort content and
-    arguments; progress reports it as a section of its own, then the replay, then "done"."""
+    arguments; progress reports it as a section of its own, as every other, then "done"."""
     import explorer.core.analysis.whatif as whatif
     calls = []
 
@@ -216,7 +216,7 @@ def test_whatif_paid_once_and_timed(planted, monkeypatch):
         assert doc["whatif"] == {"estimate": -0.1}
     assert len(calls) == 1  # the second build reused the result
     names = [s for _, _, s in seen[:len(seen) // 2]]
-    assert names[-3:] == ["whatif", "replay", "done"] and names[0] == "cohort"
+    assert names == list(core_report.REPORT_KEYS) + ["done"]  # every section, in order
     assert all(n == len(names) - 1 for _, n, _ in seen)
     # other arguments (a scenario) are a new what-if
     core_report.build_report(planted, cohort, whatif={"set_value": 0.5})
@@ -234,8 +234,9 @@ def test_timings_option(real, tmp_path, capsys):
     err = capsys.readouterr().err
     phases = re.findall(r"^timing (\S+)\s+([\d.]+) s$", err, re.M)
     assert [p for p, _ in phases] == ["load", "cohort_frame", "cohort", "comparison", "tree",
-                                      "heatmap", "versions", "sla", "conclusion", "whatif",
-                                      "replay", "write", "total"]
+                                      "heatmap", "versions", "sla", "whatif", "conclusion",
+                                      "inputs", "engine", "replay", "clusters", "runs",
+                                      "run_versions", "timeline", "strata", "write", "total"]
     secs = dict((p, float(t)) for p, t in phases)
     assert secs["total"] >= max(v for k, v in secs.items() if k != "total")
 
@@ -310,6 +311,24 @@ def test_markdown_speaks_in_display_names_without_entities(planted, tmp_path):
                     else f"preemptions ≥ {k + 1}")
             assert f"\\[{n['id']}\\] {want}:" in md
     assert "TTFT ≤ 500 ms" in md and "ttft_ms <=" not in md
+
+
+def test_whatif_and_replay_sentences_use_display_names(planted, tmp_path):
+    """QA: report.md's what-if method, warnings and assumptions said kv_cache_hit_rate and
+    batch_size; every sentence of report.md names metrics as the panels do."""
+    from explorer.core.names import LABELS
+    planted.execute("UPDATE requests SET batch_size = 1 + hash(request_id) % 40, "
+                    "prompt_tokens = 100 + hash(request_id || 'p') % 3000")
+    planted.execute("UPDATE requests SET batch_size = NULL WHERE request_id IN ('q1', 'q2')")
+    core_report.write_report(planted, Cohort("sign | errors"), tmp_path, ["json", "md"])
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert "estimate" in doc["whatif"], doc["whatif"]
+    sec = md[md.index("## What-if"):md.index("## Replay")]
+    assert "KV-cache hit rate" in sec and "missing batch size" in sec
+    raw = [c for c in LABELS if "_" in c and c in md.replace("`", " ")]
+    assert raw == [], raw
+    assert "&lt;" not in md and "&gt;" not in md
 
 
 def test_every_report_json_is_checked_against_the_committed_schema(planted, tmp_path):

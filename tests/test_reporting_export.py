@@ -5,7 +5,8 @@ import json
 import pytest
 
 from explorer.core.analysis import Cohort
-from explorer.reporting.export import ExportCancelled, export_report
+from explorer.core.errors import Cancelled
+from explorer.reporting.export import export_report
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def test_export_writes_the_bundle_of_the_cohort(demo_store, tmp_path):
 
 
 def test_cancel_kills_the_child(demo_store, tmp_path):
-    with pytest.raises(ExportCancelled):
+    with pytest.raises(Cancelled):
         export_report(demo_store, Cohort(), tmp_path, ["json"], cancelled=lambda: True)
     assert not (tmp_path / "report.json").exists()
 

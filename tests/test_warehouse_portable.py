@@ -43,7 +43,7 @@ def test_parameters_tables_and_literals():
 
 
 def test_row_key_and_engine_context():
-    text, _ = translate(load_query("assoc_requests"))
+    text, _ = translate(load_query("assoc_requests"), {"all": True})
     assert "MONOTONICALLY_INCREASING_ID()" in text.upper() and "ROW_NUMBER" not in text.upper()
     text, _ = translate(load_query("analysis_case_view"))
     assert "ASOF" not in text.upper() and "te_engine_stats" not in text  # ectx is empty there

@@ -288,7 +288,7 @@ def test_sla_scaling_matches_the_structural_model():
     assert res.attainment_before == pytest.approx(before)
     assert res.ci_low <= truth <= res.ci_high and abs(res.attainment_after - truth) < 0.01
     assert res.slopes["tpot_ms"] == 0.0 and res.common_causes["ttft_ms"] == ["batch_size"]
-    assert res.text.startswith("queue_ms 20% lower: SLA attainment from")
+    assert res.text.startswith("scheduling delay lower by 20%: SLA attainment from")
 
 
 def test_sla_met_outcome_is_derived():

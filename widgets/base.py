@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, 
 
 from explorer.session import Failure
 from widgets import palette
+from widgets.flow import FlowLayout
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ class Panel(QWidget):
     key = ""
     title = "Panel"
     chart = False  # draws a figure: Ctrl+C copies its picture beside its data
+    wrap_controls = False  # a row of controls too long for a laptop's panel wraps to a 2nd line
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -83,7 +85,8 @@ class Panel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
-        self.top = QHBoxLayout()  # controls that stay visible when a message is shown
+        # controls that stay visible when a message is shown; a long row wraps (wrap_controls)
+        self.top = FlowLayout() if self.wrap_controls else QHBoxLayout()
         self.top.setContentsMargins(4, 2, 4, 0)
         lay.addLayout(self.top)
         lay.addWidget(self._stack)
@@ -112,11 +115,14 @@ class Panel(QWidget):
         return self.session.selection_label or self.tr("the selection")
 
     def show_result(self, value: Any) -> None:
-        """Paint `value` (a report-JSON section, a Failure, or None) or say why not."""
+        """Paint `value` (a report-JSON section, a Failure, or None) or say why not. When
+        painting raised, the message says so in place and paint_error keeps the exception
+        (the report renderer leaves such a picture out and says why)."""
         self.value = value
+        self.paint_error = None
         for i in range(self.top.count()):  # controls make sense once something is loaded
             w = self.top.itemAt(i).widget()
-            if w is not None:
+            if w is not None and not (w.property("busyOnly") and value is not None):
                 w.setVisible(value is not None)
         if value is None:
             self.show_message(self._msg.text() if self._stack.currentIndex() == 0 else
@@ -133,6 +139,7 @@ class Panel(QWidget):
             msg = self.paint(value)
         except Exception as e:  # noqa: BLE001 - shown in place, never crashes the window
             log.exception("painting %s failed", self.title)
+            self.paint_error = e
             self.show_message(self.tr("Could not draw this panel: %1").replace("%1", str(e)), error=True)
             return
         if msg:

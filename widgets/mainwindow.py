@@ -254,6 +254,11 @@ class MainWindow(QMainWindow):
             group.addAction(a)
             menu.addAction(a)
             self.language_actions[code] = a
+        menu.addSeparator()
+        # live switching would rebuild every panel's text and the results' sentences: the
+        # window is built in the chosen language at the next start, and the menu says so
+        note = menu.addAction(self.tr("Applies at the next start"))
+        note.setEnabled(False)
         self._language_setting = translators.SETTING
 
     def set_language(self, code: str) -> None:

@@ -5,12 +5,13 @@ capacity). The hit rate shown first and charted is vLLM's own, over first querie
 (summary hit_rate: prefix_cache_hits / prefix_cache_queries; preempted re-queries are counted
 apart, as vLLM does); the older per-attempt hit_rate_blocks follows it, explained.
 
-Store access goes through the session's worker (one at a time); simulations run in the
-panel's own worker with progress and Cancel.
+A view over explorer.core.viewstate.replay.ReplayState, which holds the runs offered (the
+session's "replay_runs" payload) and the one chosen, validates the settings into an
+EngineConfig and makes the work: its store reads run in the session's worker (one at a time),
+its simulations in the panel's own worker with progress and Cancel. paint() submits nothing.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pyqtgraph as pg
@@ -20,14 +21,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.replay import (EVICTION_POLICIES, Cancelled, EngineConfig, blocks_for_gb,
-                                  requests_from_store, simulate, write_run)
-from explorer.core.replay.calibrate import calibration_inputs, calibrate
+from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
-                                          default_capacities, hit_rate_lines, observed_summary,
-                                          replayable_runs, sweep_capacity)
-from explorer.core.replay.replicas import simulate_replicas
-from explorer.workers import Cancelled as WorkerCancelled
+                                          hit_rate_lines)
+from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
 from explorer.workers import Runner
 from widgets.base import JobControls, Panel
 from widgets.painters.replay import plot_sweeps
@@ -36,7 +33,9 @@ from widgets.painters.replay import plot_sweeps
 def _fmt(v: Any, unit: str = "") -> str:
     if v is None:
         return "–"
-    if isinstance(v, float):
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        s = f"{int(v):,}"   # a count summed as a float ("0", never "0.000")
+    elif isinstance(v, float):
         s = f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
     else:
         s = str(v)
@@ -46,54 +45,55 @@ def _fmt(v: Any, unit: str = "") -> str:
 class ReplayPanel(JobControls, Panel):
     """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
 
-    key = "inputs"     # sent after every load: the runs to offer may have changed
+    key = "replay_runs"   # sent after every load: the runs to offer (ReplayRun dicts)
+    wrap_controls = True
     title = "Replay"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.trace = None            # (run_id, list[TraceRequest], observed summary)
-        self.result = None           # last ReplayResult
-        self.sweep: list[dict] | None = None
-        self.calibration = None      # last CalibrationResult (None: the trace has no latencies)
-        self.prediction = None       # last BadcasePrediction
+        self.state = ReplayState()
+        st = self.state
         self.runner = Runner(self)
         self.runner.busy.connect(self._busy)
         self.runner.idle.connect(self._idle)
         self.runner.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
 
-        self.run_box = QComboBox()
-        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.run_box = QComboBox()  # a long run label (a replay added as a run) is cut at
+        self.run_box.setSizeAdjustPolicy(  # 32 characters, the list shows it whole
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.run_box.setMinimumContentsLength(32)
         self.blocks = QSpinBox()
-        self.blocks.setRange(0, 1 << 30)
-        self.blocks.setValue(0)
+        self.blocks.setRange(*RANGES["blocks"])
+        self.blocks.setValue(st.blocks)
         self.blocks.setSpecialValueText(self.tr("infinite"))
         self.blocks.setSuffix(self.tr(" blocks"))
         self.gb = QDoubleSpinBox()
-        self.gb.setRange(0, 10000)
+        self.gb.setRange(*RANGES["gb"])
         self.gb.setDecimals(2)
         self.gb.setSpecialValueText(self.tr("(GB)"))
         self.gb.setSuffix(" GB")
         self.bpt = QSpinBox()
-        self.bpt.setRange(1, 1 << 24)
-        self.bpt.setValue(131072)
+        self.bpt.setRange(*RANGES["bytes_per_token"])
+        self.bpt.setValue(st.bytes_per_token)
         self.bpt.setSuffix(self.tr(" B/token"))
         self.bpt.setToolTip(self.tr("KV bytes per token (Llama-3.1-8B fp16: 131072)"))
         self.block_size = QSpinBox()
-        self.block_size.setRange(1, 4096)
-        self.block_size.setValue(16)
+        self.block_size.setRange(*RANGES["block_size"])
+        self.block_size.setValue(st.block_size)
         self.block_size.setPrefix(self.tr("block "))
         self.eviction = QComboBox()
         self.eviction.addItems(list(EVICTION_POLICIES))
+        self.eviction.setCurrentText(st.eviction)
         self.seqs = QSpinBox()
-        self.seqs.setRange(1, 65536)
-        self.seqs.setValue(256)
+        self.seqs.setRange(*RANGES["max_num_seqs"])
+        self.seqs.setValue(st.max_num_seqs)
         self.seqs.setPrefix(self.tr("max seqs "))
         self.batched = QSpinBox()
-        self.batched.setRange(1, 1 << 22)
-        self.batched.setValue(8192)
+        self.batched.setRange(*RANGES["max_num_batched_tokens"])
+        self.batched.setValue(st.max_num_batched_tokens)
         self.batched.setPrefix(self.tr("batched tokens "))
         self.add_run = QCheckBox(self.tr("Add as run"))
-        self.add_run.setChecked(True)
+        self.add_run.setChecked(st.add_run)
         self.run_button = QPushButton(self.tr("Run"))
         self.sweep_button = QPushButton(self.tr("Sweep capacity"))
         self.predict_button = QPushButton(self.tr("Predict badcases"))
@@ -106,22 +106,22 @@ class ReplayPanel(JobControls, Panel):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(140)
         self.progress.setVisible(False)
+        self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
                   self.block_size, self.eviction, self.seqs, self.batched, self.add_run,
                   self.run_button, self.sweep_button, self.predict_button, self.cancel_button,
                   self.progress):
             self.top.addWidget(w)
         self.top.addStretch(1)
-        self.gb.valueChanged.connect(self._gb_changed)
-        self.bpt.valueChanged.connect(self._gb_changed)
-        self.block_size.valueChanged.connect(self._gb_changed)
+        for w in (self.blocks, self.gb, self.bpt, self.block_size, self.seqs, self.batched):
+            w.valueChanged.connect(self._edited)
+        self.eviction.currentTextChanged.connect(self._edited)
+        self.add_run.toggled.connect(self._edited)
         self.run_button.clicked.connect(self.run)
         self.sweep_button.clicked.connect(self.run_sweep)
         self.predict_button.clicked.connect(self.run_prediction)
         self.cancel_button.clicked.connect(self.cancel)
-        self.run_box.currentIndexChanged.connect(lambda _i: setattr(self, "trace", None))
-        self.run_box.currentIndexChanged.connect(
-            lambda _i: self._settings_of_run(self.run_box.currentData()))
+        self.run_box.currentIndexChanged.connect(self._run_picked)
         self.session.cohortChanged.connect(lambda: self.answer.setVisible(False))
 
         self.table = QTableWidget(0, 4)
@@ -162,108 +162,147 @@ class ReplayPanel(JobControls, Panel):
         split.addWidget(self.plot_widget)
         split.setSizes([460, 800])
         self.split = split
+        # before a run or a sweep: what each button shows, not an empty table and empty axes
+        self.hint = QLabel(self.tr(
+            "Run replays the chosen trace under the settings above and compares it with the "
+            "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
+            "against the KV-cache capacity; Predict badcases says how many of the cohort's "
+            "badcases would remain."))
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("muted")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.table.setVisible(False)
+        self.plot_widget.setVisible(False)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.warning)
         lay.addWidget(self.answer)
+        lay.addWidget(self.hint)
         lay.addWidget(split, 1)
         lay.addWidget(self.status)
 
-    # -- session data ---------------------------------------------------------------------------
-    def paint(self, inputs: Any) -> str | None:
-        if not inputs:
-            return self.tr("Load a trace with arrival times and prompt lengths (e.g. a Mooncake "
-                           "trace) to replay it under other KV-cache and scheduler settings.")
-        self.session.runner.submit("replay-runs", lambda ctx: replayable_runs(self.session.store),
-                                   self._fill_runs, self._failed, label=self.tr("Replay: runs"))
-        return None
+    def _results_shown(self) -> None:
+        """The hint only while neither the table nor the chart has anything to show."""
+        self.hint.setVisible(self.table.isHidden() and self.plot_widget.isHidden())
+        self._fit_split()
 
-    def _fill_runs(self, df) -> None:
-        keep = self.run_box.currentData()
+    STACK_BELOW = 960  # px: a narrower panel stacks the table above the chart (print: 1000)
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self._fit_split()
+
+    def _fit_split(self) -> None:
+        """Table beside the chart on a wide panel; on a laptop's, the table above the chart at
+        the height of its rows (every value in full, no sideways scrolling; the dock scrolls
+        down instead)."""
+        stacked = self.width() < self.STACK_BELOW
+        self.split.setOrientation(Qt.Orientation.Vertical if stacked else Qt.Orientation.Horizontal)
+        rows = self.table.rowCount()
+        if stacked and rows:
+            h = (self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+                 + sum(self.table.rowHeight(i) for i in range(rows)))
+            self.table.setMinimumHeight(h)
+        else:
+            self.table.setMinimumHeight(0)
+        self.plot_widget.setMinimumHeight(240 if stacked else 0)
+
+    # -- the state's values ------------------------------------------------------------------
+    result = property(lambda self: self.state.result)            # last ReplayResult
+    calibration = property(lambda self: self.state.calibration)  # its CalibrationResult
+    sweep = property(lambda self: self.state.sweep)
+    prediction = property(lambda self: self.state.prediction)    # last BadcasePrediction
+
+    # -- session data ---------------------------------------------------------------------------
+    def paint(self, runs: Any) -> str | None:
+        """The runs to offer (the session's "replay_runs"): fill the picker; nothing is run."""
+        changed = self.state.set_runs(runs)
         self.run_box.blockSignals(True)
         self.run_box.clear()
-        for run_id, label, n in df.itertuples(index=False):
-            self.run_box.addItem(f"{label} ({n})", run_id)
-        i = self.run_box.findData(keep)
-        self.run_box.setCurrentIndex(max(i, 0))
+        for r in self.state.runs:
+            self.run_box.addItem(f"{r['label']} ({r['n']})", r["run_id"])
+        self.run_box.setCurrentIndex(max(self.run_box.findData(self.state.run_id), 0))
         self.run_box.blockSignals(False)
-        if self.run_box.currentData() != keep:
-            self._settings_of_run(self.run_box.currentData())
-        if df.empty:
-            self.show_message(self.tr("No run has requests with arrival times and prompt lengths."))
+        if not self.state.runs:
+            return self.tr("Load a trace with arrival times and prompt lengths (e.g. a Mooncake "
+                           "trace) to replay it under other KV-cache and scheduler settings.")
+        if changed:
+            self._settings_of_run()
+        return None
 
-    def _gb_changed(self, *_a) -> None:
-        if self.gb.value() > 0:
-            try:
-                self.blocks.setValue(blocks_for_gb(self.gb.value(), self.bpt.value(),
-                                                   self.block_size.value()))
-            except ValueError as e:
-                self._status(str(e), error=True)
+    def _run_picked(self, _i: int) -> None:
+        self.state.choose_run(self.run_box.currentData())
+        self._settings_of_run()
+
+    def _edited(self, *_a) -> None:
+        """A setting changed: into the state (a capacity in GB sets the blocks shown)."""
+        try:
+            self.state.set(blocks=self.blocks.value(), gb=self.gb.value(),
+                           bytes_per_token=self.bpt.value(), block_size=self.block_size.value(),
+                           eviction=self.eviction.currentText(), max_num_seqs=self.seqs.value(),
+                           max_num_batched_tokens=self.batched.value(),
+                           add_run=self.add_run.isChecked())
+        except ValueError as e:
+            self._status(str(e), error=True)
+        if self.blocks.value() != self.state.blocks:
+            self.blocks.setValue(self.state.blocks)
+
+    def _show_settings(self) -> None:
+        """The controls show the state's settings (the run's observed ones)."""
+        st = self.state
+        for w, v in ((self.blocks, st.blocks), (self.block_size, st.block_size),
+                     (self.seqs, st.max_num_seqs), (self.batched, st.max_num_batched_tokens)):
+            w.blockSignals(True)
+            w.setValue(v)
+            w.blockSignals(False)
+        self.eviction.blockSignals(True)
+        self.eviction.setCurrentText(st.eviction)
+        self.eviction.blockSignals(False)
 
     def config(self) -> EngineConfig:
-        cap = self.blocks.value()
-        return EngineConfig(num_gpu_blocks=cap or None, block_size=self.block_size.value(),
-                            max_num_seqs=self.seqs.value(),
-                            max_num_batched_tokens=max(self.batched.value(), self.seqs.value()),
-                            eviction=self.eviction.currentText())
+        """The settings shown as an EngineConfig (ValueError when they cannot work)."""
+        return self.state.config()
 
     # -- running --------------------------------------------------------------------------------
     def _with_trace(self, then) -> None:
-        run_id = self.run_box.currentData()
-        if run_id is None:
-            return
-        if self.trace is not None and self.trace[0] == run_id:
-            then()
+        """Run then() once the chosen run's trace is read (in the session's worker)."""
+        query = self.state.trace_query()
+        if query is None:
+            if self.state.trace is not None:
+                then()
             return
         store = self.session.store
 
-        def fetch(ctx):
-            return (run_id, requests_from_store(store, run_id), observed_summary(store, run_id),
-                    calibration_inputs(store, run_id))
-
-        def got(t):
-            self.trace = t
+        def got(trace):
+            self.state.take_trace(trace)
             then()
         self._status(self.tr("Reading the trace…"))
-        self.session.runner.submit("replay-trace", fetch, got, self._failed,
+        self.session.runner.submit("replay-trace", lambda ctx: query.run(store), got, self._failed,
                                    label=self.tr("Replay: reading the trace"))
 
     def run(self) -> None:
         """Replay the chosen run with the settings shown (a newer run replaces an older one)."""
         try:
-            cfg = self.config()
-            cfg.validate()
+            self.state.config()
         except ValueError as e:
             self._status(str(e), error=True)
             return
-        self._with_trace(lambda: self._simulate(cfg))
+        self._with_trace(self._simulate)
 
-    def _simulate(self, cfg: EngineConfig) -> None:
-        run_id, trace, observed, cal_in = self.trace
+    def _simulate(self) -> None:
+        job = self.state.replay_job()
         self.cancel_button.setEnabled(True)
-        self._status(self.tr("Replaying %n request(s)…", "", len(trace)))
+        self._status(self.tr("Replaying %n request(s)…", "", len(job.trace.requests)))
+        self._submit("replay", lambda ctx: job.run(ctx.progress, ctx.cancelled),
+                     lambda rc: self._done(rc[0], job.trace.run_id, job.trace.observed, rc[1]),
+                     self.tr("Replay"))
 
-        def job(ctx):
-            try:
-                cal = None
-                if cal_in is not None:
-                    ctx.progress(0, 2, "calibration")
-                    cal = calibrate(trace, config=cfg, cancelled=ctx.cancelled, **cal_in)
-                    if not any(m in cal.after for m in ("ttft_ms", "tpot_ms")):
-                        cal = None
-                run_cfg = cfg if cal is None else replace(cfg, **cal.params)
-                ctx.progress(1, 2, "replay")
-                res = simulate_replicas(trace, run_cfg, 1 if cal is None else cal.replicas,
-                                        cancelled=ctx.cancelled, record_events=True)
-                return res, cal
-            except Cancelled:
-                raise WorkerCancelled() from None
-        self.runner.submit("replay", job, lambda rc: self._done(rc[0], run_id, observed, rc[1]),
-                           self._failed, label=self.tr("Replay"))
+    def _submit(self, key: str, job, done, label: str) -> None:
+        """A simulation in the panel's worker (a cancel raises errors.Cancelled: dropped)."""
+        self.runner.submit(key, job, done, self._failed, label=label)
 
     def _done(self, res, run_id: str, observed: dict, cal=None) -> None:
-        self.result = res
-        self.calibration = cal
+        self.state.result, self.state.calibration = res, cal
         self.show_comparison(comparison_rows(observed, res.summary))
         s = res.summary
         self.show_warning(cal.warning if cal is not None else None)
@@ -283,7 +322,7 @@ class ReplayPanel(JobControls, Panel):
         if n_drop:
             self.status.setToolTip(self.tr("%1 of %2 requests replayed").replace(
                 "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
-        if self.add_run.isChecked():
+        if self.state.add_run:
             store = self.session.store
             label = f"{res.config.label()} of {run_id}"
             self.session.runner.submit(
@@ -300,46 +339,38 @@ class ReplayPanel(JobControls, Panel):
     # -- badcases under the scenario ------------------------------------------------------------
     def scenario(self) -> dict:
         """The settings shown, as the scenario's changes to the observed run's settings."""
-        cfg = self.config()
-        return {"num_gpu_blocks": cfg.num_gpu_blocks, "eviction": cfg.eviction,
-                "max_num_seqs": cfg.max_num_seqs,
-                "max_num_batched_tokens": cfg.max_num_batched_tokens}
+        return self.state.scenario()
 
     def run_prediction(self) -> None:
         """Replay the cohort's window at the observed settings and under the settings shown;
         predict how many of its badcases would remain (explorer.core.replay.badcases)."""
-        from explorer.core.replay.badcases import gather_inputs, predict
+        from explorer.core.viewstate.replay import CohortQuery
         cohort = self.session.cohort()
         if cohort is None:
             self._status(self.tr("No cohort to predict for."), error=True)
             return
         try:
-            self.config().validate()
+            self.state.config()
         except ValueError as e:
             self._status(str(e), error=True)
             return
-        scenario = self.scenario()
-        store = self.session.store
+        store, query = self.session.store, CohortQuery(cohort)
 
-        def compute(inp):
-            def job(ctx):
-                try:
-                    return predict(inp, scenario, progress=lambda d, n: ctx.progress(d, n, "predict"),
-                                   cancelled=ctx.cancelled)
-                except Cancelled:
-                    raise WorkerCancelled() from None
+        def compute(inputs):
+            job = self.state.predict_job(inputs)
             self.cancel_button.setEnabled(True)
-            self.runner.submit("replay", job, self.show_prediction, self._failed,
-                               label=self.tr("Replay: badcases"))
+            self._submit("replay", lambda ctx: job.run(
+                progress=lambda d, n: ctx.progress(d, n, "predict"), cancelled=ctx.cancelled),
+                self.show_prediction, self.tr("Replay: badcases"))
         self._status(self.tr("Reading the cohort…"))
-        self.session.runner.submit("replay-cohort", lambda ctx: gather_inputs(store, cohort),
+        self.session.runner.submit("replay-cohort", lambda ctx: query.run(store),
                                    compute, self._failed,
                                    label=self.tr("Replay: reading the cohort"))
 
     def show_prediction(self, p) -> None:
         """Paint a BadcasePrediction as the report paints its section: the answer line, the
         calibration (warning above 25 %), the table of badcases, calibration and replay."""
-        self.prediction = p
+        self.state.prediction = p
         d = p.to_dict()
         d["sentence"] = self.tr("Badcases: %1 observed, %2 predicted under %3 (95% interval "
                                 "%4 to %5), %6 cases of %7 replayed.") \
@@ -350,36 +381,33 @@ class ReplayPanel(JobControls, Panel):
         self.show_report(d)
         self.status.setText(self.status.text() + "\n" + p.model)
 
-    def _settings_of_run(self, run_id) -> None:
-        """Fill the controls with the settings the picked run records (its observed ones), so
-        a scenario starts from them."""
-        from explorer.core.replay.badcases import observed_settings
-        if run_id is None:
+    def _settings_of_run(self) -> None:
+        """Fill the controls with the settings the chosen run records (its observed ones, read
+        in the session's worker), so a scenario starts from them."""
+        query = self.state.settings_query()
+        if query is None:
             return
         store = self.session.store
 
-        def fill(st: dict) -> None:
-            if not st:
+        def fill(observed: dict) -> None:
+            if query.run_id != self.state.run_id or not observed:
                 return
-            if "num_gpu_blocks" in st:
-                self.blocks.setValue(int(st["num_gpu_blocks"] or 0))
-            if st.get("eviction") in EVICTION_POLICIES:
-                self.eviction.setCurrentText(st["eviction"])
-            if "max_num_seqs" in st:
-                self.seqs.setValue(int(st["max_num_seqs"]))
-            if "max_num_batched_tokens" in st:
-                self.batched.setValue(int(st["max_num_batched_tokens"]))
-            if "block_size" in st:
-                self.block_size.setValue(int(st["block_size"]))
-        self.session.runner.submit("replay-settings", lambda ctx: observed_settings(store, run_id),
+            try:
+                self.state.apply_observed(observed)
+            except ValueError as e:
+                self._status(str(e), error=True)
+            self._show_settings()
+        self.session.runner.submit("replay-settings", lambda ctx: query.run(store),
                                    fill, self._failed, label=self.tr("Replay: settings"))
 
     def show_comparison(self, rows: list[dict]) -> None:
         """Fill the observed-vs-replay table from compare.comparison_rows."""
         self.table.setVisible(True)
+        self._results_shown()
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            diff = None if r["diff_pct"] is None else f"{r['diff_pct']:+.1f}%"
+            d = r["diff_pct"]
+            diff = None if d is None else f"{0.0 if abs(d) < 0.05 else d:+.1f}%"  # no "-0.0%"
             for j, text in enumerate((_(r["label"]), _fmt(r["observed"], r["unit"]),
                                       _fmt(r["replay"], r["unit"]), diff or "–")):
                 item = QTableWidgetItem(text)
@@ -387,6 +415,7 @@ class ReplayPanel(JobControls, Panel):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
         self._stack.setCurrentIndex(1)
+        self._fit_split()
 
     def show_report(self, sec: dict) -> None:
         """Paint the report's `replay` section (explorer.core.replay.section.replay_section): the
@@ -400,27 +429,17 @@ class ReplayPanel(JobControls, Panel):
             self.answer.setText(self.tr("No badcase prediction: %1").replace(
                 "%1", str(sec.get("reason") or "")))
         self.answer.setVisible(True)
-        rows = []
-
-        def row(label, unit, o, r):
-            d = 100.0 * (r - o) / abs(o) if o not in (None, 0) and r is not None else None
-            rows.append({"label": label, "unit": unit, "observed": o, "replay": r, "diff_pct": d})
-        if sec.get("predicted_badcases") is not None:
-            row(self.tr("badcases (observed → predicted)"), "", int(sec["observed_badcases"]),
-                float(sec["predicted_badcases"]))
-        for m, name, unit in (("ttft_ms", self.tr("TTFT mean, calibration"), "ms"),
-                              ("tpot_ms", self.tr("TPOT mean, calibration"), "ms/token")):
-            if cal.get(m):
-                row(name, unit, cal[m]["observed"], cal[m]["replayed"])
-        for k, name in (("hit_rate", self.tr("hit rate: observed settings → scenario")),
-                        ("preemptions", self.tr("preemptions: observed settings → scenario"))):
-            v = (sec.get("replay") or {}).get(k)
-            if v:
-                row(name, "", v["observed_settings"], v["scenario"])
+        names = {"badcases": self.tr("badcases (observed → predicted)"),
+                 "ttft_ms": self.tr("TTFT mean, calibration"),
+                 "tpot_ms": self.tr("TPOT mean, calibration"),
+                 "hit_rate": self.tr("hit rate: observed settings → scenario"),
+                 "preemptions": self.tr("preemptions: observed settings → scenario")}
+        rows = [dict(r, label=names[r["metric"]]) for r in section_rows(sec)]
         self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
                                               self.tr("replay"), self.tr("change %")])
         self.show_comparison(rows)
         self.table.setVisible(bool(rows))   # no prediction: the sweep alone
+        self._results_shown()
         self.table.resizeColumnsToContents()
         # the table's labels are long here: give it half the width
         self.split.setSizes([660, 640])
@@ -444,38 +463,31 @@ class ReplayPanel(JobControls, Panel):
     def run_sweep(self) -> None:
         """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
         try:
-            cfg = self.config()
-            cfg.validate()
+            self.state.config()
         except ValueError as e:
             self._status(str(e), error=True)
             return
 
         def go():
-            trace = self.trace[1]
-            caps = default_capacities(trace, cfg.block_size, include=cfg.num_gpu_blocks)
+            job = self.state.sweep_job()
             self.cancel_button.setEnabled(True)
-            self._status(self.tr("Sweeping %n capacities…", "", len(caps)))
-
-            def job(ctx):
-                try:
-                    return sweep_capacity(trace, cfg, caps,
-                                          progress=lambda d, n: ctx.progress(d, n, "sweep"),
-                                          cancelled=ctx.cancelled)
-                except Cancelled:
-                    raise WorkerCancelled() from None
-            self.runner.submit("replay", job, self.show_sweep, self._failed,
-                               label=self.tr("Replay sweep"))
+            self._status(self.tr("Sweeping %n capacities…", "", len(job.capacities)))
+            self._submit("replay", lambda ctx: job.run(
+                progress=lambda d, n: ctx.progress(d, n, "sweep"), cancelled=ctx.cancelled),
+                self.show_sweep, self.tr("Replay sweep"))
         self._with_trace(go)
 
     def show_sweep(self, rows: list[dict]) -> None:
         """Plot the panel's own sweep: vLLM's first-query hit rate (left axis; comparable
         across capacities, unlike the per-attempt hit_rate_blocks, which a small thrashing
         cache inflates) and preemptions (right axis) vs capacity."""
-        self.sweep = rows
+        self.state.sweep = rows
         (drawn,) = plot_sweeps(self.plot, self.pre_view, [{"rows": rows}],
                                self.tr("prefix-cache hit rate"), self.tr("preemptions"))
         if not drawn:
             return
+        self.plot_widget.setVisible(True)
+        self._results_shown()
         rows = drawn
         x = [int(r["num_gpu_blocks"]) for r in rows]
         no_prefix = not rows[0].get("prefix_information", True)
@@ -495,9 +507,11 @@ class ReplayPanel(JobControls, Panel):
 
     def show_sweeps(self, sweeps: list[dict]) -> list[str]:
         """Plot the report's sweeps (one colour per run) and return one line per sweep."""
-        self.sweep = sweeps[0].get("rows") if sweeps else None
+        self.state.sweep = sweeps[0].get("rows") if sweeps else None
         plot_sweeps(self.plot, self.pre_view, sweeps, self.tr("hit rate"),
                     self.tr("preemptions"))
+        self.plot_widget.setVisible(any(sw.get("rows") for sw in sweeps))
+        self._results_shown()
         lines = []
         for sw in sweeps:
             rows = sw.get("rows") or []
@@ -539,7 +553,9 @@ class ReplayPanel(JobControls, Panel):
         for i in range(self.table.rowCount()):
             rows.append("\t".join(self.table.item(i, j).text() if self.table.item(i, j) else ""
                                   for j in range(4)))
-        return "\n".join(rows) or (self.message() or "")
+        # nothing run yet: the message, or the hint shown in place of the table and chart
+        return "\n".join(rows) or self.message() or (
+            self.hint.text() if not self.hint.isHidden() else "")
 
     def closeEvent(self, ev):
         self.runner.cancel()

@@ -2,9 +2,10 @@
 
 TimelinePanel(session) follows the session: a single selected case opens its bound request,
 a new cohort opens its worst badcase when nothing is shown yet. show_request(run_id,
-request_id) opens any request (tests and other panels call it). The queries run in the
-session's worker (key "timeline"); painting is widgets.painters.timeline.build_figure, which the
-report reuses. Mouse: wheel / drag zoom and pan the time axes; hovering gives exact values;
+request_id) opens any request (tests and other panels call it). What is shown and the Back
+history are explorer.core.viewstate.timeline.TimelineState's; its queries run in the session's
+worker (key "timeline"), never on the UI thread; show_view(view) paints a fetched view (the
+report's picture); painting is widgets.painters.timeline, which the report reuses. Mouse: wheel / drag zoom and pan the time axes; hovering gives exact values;
 clicking a neighbour in the swimlane opens it; Back returns to the previous request.
 """
 from __future__ import annotations
@@ -18,34 +19,19 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton,
                                QStackedWidget, QToolTip, QVBoxLayout, QWidget)
 
-from explorer.core import timeline as core
+from explorer.core.viewstate.timeline import (WINDOW_RANGE_S, TimelineQuery, TimelineState,
+                                              TimelineView, Unbound)
 from widgets.painters import timeline as painter
 
 HOVER_PX = 6
 
 
-def fetch_view(store, run_id: str, request_id: str, window_s: float = 30.0,
-               frame: pd.DataFrame | None = None, compare: bool = False) -> dict[str, Any]:
-    """Everything the panel paints (Qt-free; runs in a worker): {"tl": Timeline.to_dict(),
-    "nb": neighbours DataFrame, "control": Timeline.to_dict() | None, "note": str}."""
-    tl = core.request_timeline(store, run_id, request_id)
-    nb = core.neighbours(store, run_id, request_id, window_s)
-    out: dict[str, Any] = {"tl": tl.to_dict(), "nb": nb, "control": None, "note": ""}
-    if compare:
-        if frame is None or not len(frame):
-            out["note"] = "compare needs a cohort: no cohort frame yet"
-        else:
-            try:
-                c_run, c_rid = core.typical_control_request(store, frame)
-                out["control"] = core.request_timeline(store, c_run, c_rid).to_dict()
-            except Exception as e:  # noqa: BLE001 - shown in the panel
-                out["note"] = f"no typical control request: {e}"
-    return out
-
-
 class TimelinePanel(QWidget):
     """Timeline of the selected request, its ITL sequence, and the swimlane of neighbours.
 
+    A view over explorer.core.viewstate.timeline.TimelineState: the state says which request
+    to open and keeps the history; its queries run in the session's worker (never on the UI
+    thread); without a session (a report's picture) the caller fetches and calls show_view.
     Signals: requestShown(run_id, request_id) after painting; failed(message)."""
 
     requestShown = Signal(str, str)
@@ -55,13 +41,9 @@ class TimelinePanel(QWidget):
     def __init__(self, session=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self._store = None
-        self.frame: pd.DataFrame | None = None
-        self.current: tuple[str, str] | None = None
-        self.view_data: dict[str, Any] | None = None
+        self.state = TimelineState()
+        self.view_data: TimelineView | None = None
         self.figure: dict[str, Any] = {}
-        self.history: list[tuple[str, str]] = []
-        self._auto_pick: tuple[str, str] | None = None
 
         self.back = QPushButton(self.tr("Back"))
         self.back.setEnabled(False)
@@ -69,14 +51,14 @@ class TimelinePanel(QWidget):
         self.compare = QCheckBox(self.tr("Compare with a typical control request"))
         self.compare.setToolTip(self.tr("The control request whose TPOT is nearest the control "
                                         "group's median TPOT, on the same time scale"))
-        self.compare.toggled.connect(lambda _on: self.current and self.show_request(*self.current, record=False))
+        self.compare.toggled.connect(self._compare_toggled)
         self.window = QDoubleSpinBox()
-        self.window.setRange(1, 3600)
-        self.window.setValue(30)
+        self.window.setRange(*WINDOW_RANGE_S)
+        self.window.setValue(self.state.window_s)
         self.window.setSuffix(self.tr(" s"))
         self.window.setPrefix("± ")
         self.window.setToolTip(self.tr("Swimlane window around the request"))
-        self.window.editingFinished.connect(lambda: self.current and self.show_request(*self.current, record=False))
+        self.window.editingFinished.connect(self._window_edited)
         reset = QPushButton(self.tr("Reset zoom"))
         reset.clicked.connect(self.reset_zoom)
         bar = QHBoxLayout()
@@ -120,73 +102,67 @@ class TimelinePanel(QWidget):
 
     # -- data in ----------------------------------------------------------------------------
     @property
-    def store(self):
-        return self.session.store if self.session is not None else self._store
+    def current(self) -> tuple[str, str] | None:
+        return self.state.current
 
-    def set_store(self, store) -> None:
-        """Use `store` directly (no session: queries then run on the calling thread)."""
-        self._store = store
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        return self.state.frame
 
     def set_cohort_frame(self, frame: pd.DataFrame | None) -> None:
         """The cohort (analysis.cohort_frame) the compare mode picks its control request from."""
-        self.frame = frame
+        self.state.frame = frame
 
     def show_request(self, run_id: str, request_id: str, record: bool = True) -> None:
-        """Open a request: query in the session's worker (synchronously without a session),
-        then paint and emit requestShown; a failure is shown in place and emits failed."""
-        if record and self.current and self.current != (run_id, request_id):
-            self.history.append(self.current)
-        self.back.setEnabled(bool(self.history))
-        store, win, frame, cmp = self.store, self.window.value(), self.frame, self.compare.isChecked()
-        if store is None:
-            return self._fail(self.tr("Nothing loaded yet."))
+        """Open a request: its query runs in the session's worker, then the view is painted
+        and requestShown emitted; a failure is shown in place and emits failed."""
+        self._submit(self.state.open(run_id, request_id), record)
 
-        def job(_ctx=None):
-            return fetch_view(store, run_id, request_id, win, frame, cmp)
-        if self.session is not None:
-            self.session.runner.submit("timeline", job, self._paint, self._on_error,
-                                       label=self.tr("Opening request timeline"))
-        else:
-            try:
-                self._paint(job())
-            except Exception as e:  # noqa: BLE001 - shown in place
-                self._on_error(e)
+    def _submit(self, query: TimelineQuery | None, record: bool) -> None:
+        if query is None:
+            return
+        if self.session is None:
+            return self._fail(self.tr("Nothing loaded yet."))
+        store = self.session.store
+        self.session.runner.submit("timeline", lambda _ctx: query.run(store),
+                                   lambda view: self._fetched(view, record), self._on_error,
+                                   label=self.tr("Opening request timeline"))
+
+    def _fetched(self, view, record: bool) -> None:
+        if isinstance(view, Unbound):
+            self.msg.setText(self.tr("Case %1 is not bound to a trace request.")
+                             .replace("%1", view.case_id))
+            self.stack.setCurrentIndex(0)
+            return
+        self.show_view(view, record)
+
+    def _compare_toggled(self, on: bool) -> None:
+        self.state.compare = on
+        self._submit(self.state.reopen(), record=False)
+
+    def _window_edited(self) -> None:
+        if self.window.value() != self.state.window_s:
+            self.state.window_s = self.window.value()
+            self._submit(self.state.reopen(), record=False)
 
     def go_back(self) -> None:
-        if self.history:
-            self.show_request(*self.history.pop(), record=False)
+        self._submit(self.state.back(), record=False)
+        self.back.setEnabled(self.state.can_back())
 
     def clear(self) -> None:
-        self.current, self.view_data, self.figure, self.history = None, None, {}, []
-        self._auto_pick = None
+        self.state.clear()
+        self.view_data, self.figure = None, {}
         self.back.setEnabled(False)
         self.view.clear()
         self.stack.setCurrentIndex(0)
 
     def _on_results(self, update: dict) -> None:
-        frame = update.get("frame")
-        if isinstance(frame, pd.DataFrame):
-            self.frame = frame
-            # follow the cohort's worst badcase until the user opens a request of their own
-            if self.current is None or self.current == self._auto_pick:
-                try:
-                    pick = core.worst_badcase(frame)
-                except Exception:  # noqa: BLE001 - no bound badcase: keep what is shown
-                    return
-                if pick != self.current:
-                    self._auto_pick = pick
-                    self.show_request(*pick, record=False)
+        # follow the cohort's worst badcase until the user opens a request of their own
+        self._submit(self.state.follow(update.get("frame")), record=False)
 
     def _on_cases(self, ids) -> None:
-        if not ids or len(ids) != 1 or self.store is None:
-            return
-        case_id = next(iter(ids))
-        hit = core.case_request(self.store, case_id)
-        if hit is None:
-            self.msg.setText(self.tr("Case %1 is not bound to a trace request.").replace("%1", str(case_id)))
-            self.stack.setCurrentIndex(0)
-        else:
-            self.show_request(*hit)
+        if ids and len(ids) == 1:
+            self._submit(self.state.open_case(next(iter(ids))), record=True)
 
     def message(self) -> str | None:
         """The sentence shown instead of the timeline, or None when a request is shown."""
@@ -197,7 +173,7 @@ class TimelinePanel(QWidget):
         events, and every inter-token gap."""
         if self.message() is not None or not self.view_data:
             return self.message() or ""
-        tl = self.view_data["tl"]
+        tl = self.view_data.tl
         lines = [f"run\t{tl['run_id']}", f"request\t{tl['request_id']}", "",
                  "phase\tstart_ms\tend_ms\tduration_ms\tnote"]
         lines += [f"{p['kind']}\t{p['start_ms']:g}\t{p['end_ms']:g}\t{p['duration_ms']:g}\t{p['note'] or ''}"
@@ -212,19 +188,22 @@ class TimelinePanel(QWidget):
         return "\n".join(lines)
 
     # -- painting ---------------------------------------------------------------------------
-    def _paint(self, data: dict) -> None:
-        tl = data["tl"]
-        self.current = (tl["run_id"], tl["request_id"])
-        self.view_data = data
+    def show_view(self, view: TimelineView, record: bool = True) -> None:
+        """Paint a fetched view (TimelineQuery.run / fetch_view) and emit requestShown."""
+        self.state.shown(view, record)
+        self.back.setEnabled(self.state.can_back())
+        self.view_data = view
+        tl = view.tl
         if not self.figure:
             self.figure = painter.make_plots(self.view.ci)
-        painter.paint_figure(self.figure, tl, data["nb"], data["control"])
-        notes = list(tl["notes"]) + ([data["note"]] if data["note"] else [])
+        painter.paint_figure(self.figure, tl, view.nb, view.control)
+        notes = list(tl["notes"]) + ([view.note] if view.note else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
-        nb = data["nb"]
-        self.readout.setText(self.tr("%1 in flight within ± %2 s.")
-                             .replace("%1", f"{len(nb):,} neighbour" + ("s" if len(nb) != 1 else ""))
-                             .replace("%2", f"{self.window.value():g}")
+        nb = view.nb
+        text = (self.tr("%1 neighbour in flight within ± %2 s.") if len(nb) == 1 else
+                self.tr("%1 neighbours in flight within ± %2 s."))
+        self.readout.setText(text.replace("%1", f"{len(nb):,}")
+                             .replace("%2", f"{view.window_s:g}")
                              + "".join(f" {_sentence(n)}" for n in notes))
         self.stack.setCurrentIndex(1)
         self.requestShown.emit(*self.current)
@@ -251,9 +230,9 @@ class TimelinePanel(QWidget):
         d = self.view_data
         if d is None:
             return None
-        tl, tol = d["tl"], HOVER_PX * px
+        tl, tol = d.tl, HOVER_PX * px
         if plot_key == "timeline":
-            rows = [(0.0, tl)] + ([(1.0, d["control"])] if d["control"] else [])
+            rows = [(0.0, tl)] + ([(1.0, d.control)] if d.control else [])
             for row, t in rows:
                 if abs(y - (row + painter.BAR_H / 2 + 0.12)) < 0.15:
                     e = painter.hit_event(t, x, tol)
@@ -263,7 +242,7 @@ class TimelinePanel(QWidget):
                 if p:
                     return painter.describe_phase(p)
         elif plot_key == "itl":
-            for t in [tl] + ([d["control"]] if d["control"] else []):
+            for t in [tl] + ([d.control] if d.control else []):
                 i = painter.hit_token(t, x, tol)
                 if i is not None:
                     return painter.describe_token(t, i)
@@ -271,9 +250,9 @@ class TimelinePanel(QWidget):
             if pre:
                 return painter.describe_phase(pre[0])
         elif plot_key == "swimlane":
-            i = painter.hit_neighbour(d["nb"], self.figure.get("lanes"), x, y)
+            i = painter.hit_neighbour(d.nb, self.figure.get("lanes"), x, y)
             if i is not None:
-                return painter.describe_neighbour(d["nb"].iloc[i].to_dict())
+                return painter.describe_neighbour(d.nb.iloc[i].to_dict())
         return None
 
     def _plot_at(self, scene_pos):
@@ -298,9 +277,9 @@ class TimelinePanel(QWidget):
         key, _plot, pt = self._plot_at(ev.scenePos())
         if key != "swimlane":
             return
-        i = painter.hit_neighbour(self.view_data["nb"], self.figure["lanes"], pt.x(), pt.y())
+        i = painter.hit_neighbour(self.view_data.nb, self.figure["lanes"], pt.x(), pt.y())
         if i is not None:
-            self.show_request(self.current[0], str(self.view_data["nb"]["request_id"].iloc[i]))
+            self.show_request(self.current[0], str(self.view_data.nb["request_id"].iloc[i]))
 
 
 def _sentence(note: str) -> str:

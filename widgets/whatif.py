@@ -1,9 +1,12 @@
 """What-if panel: the causal graph (drawing + editable DOT text with validation, from
 widgets/whatif_graph.py), treatment / outcome pickers, a slider for the scenario value, the
-predicted outcome with its interval, the refutation table and the assumptions. The analysis
-(explorer.core.analysis.whatif.run_whatif) runs in a worker of the panel's own Runner (it needs
-only the cohort frame, not the store, so it does not queue behind store jobs); DoWhy is first
-imported there, never on the UI thread.
+predicted outcome with its interval, the refutation table and the assumptions.
+
+A view over explorer.core.viewstate.whatif.WhatIfState, which decides which treatments and
+outcomes the frame and graph allow, the value's range and default, the cases the scenario
+applies to and what a run or an exported report uses. The state's query (run_whatif) runs in a
+worker of the panel's own Runner (it needs only the cohort frame, not the store, so it does not
+queue behind store jobs); DoWhy is first imported there, never on the UI thread.
 
 Inputs: the session's "frame" payload (analysis.cohort_frame) and, from a report, a ready
 "whatif" dict (painted as is, nothing is rerun). The edited graph is kept with the session:
@@ -12,7 +15,7 @@ store setting "causal_graph" (written and read in the session's worker).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyqtgraph as pg
@@ -25,9 +28,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGr
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.escape import qt_plain_tip
-from explorer.core.analysis.causal_graph import KNOWN_NODES, default_graph_text, parse_graph
+from explorer.core.analysis.causal_graph import default_graph_text
+from explorer.core.viewstate.whatif import (NO_CASES, SCALE_METRICS, SCALE_PCT_RANGE,
+                                            WhatIfState)
+
+if TYPE_CHECKING:  # imported with DoWhy, in the worker
+    from explorer.core.analysis.whatif.scale import ScaleDict
+    from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
-from explorer.workers import Cancelled as WorkerCancelled
 from explorer.workers import Runner
 from widgets import palette
 from widgets.base import JobControls, Panel
@@ -39,25 +47,18 @@ from widgets.whatif_graph import GraphEditor, GraphView
 log = logging.getLogger(__name__)
 SETTING = "causal_graph"
 SLIDER_STEPS = 1000
-SCALE_METRICS = ("queue_ms", "ttft_ms", "tpot_ms", "batch_size", "prompt_tokens")
-BINARY_OUTCOMES = ("badcase", "sla_met")
 
 
 class WhatIfPanel(JobControls, Panel):
     """WhatIfPanel(session). Paints the cohort frame's what-if; see the module doc."""
 
     key = "frame"
+    wrap_controls = True
     title = "What-if"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.frame: pd.DataFrame | None = None
-        self.result: dict | None = None
-        self.scale: dict | None = None     # last whatif_scale result (SLA scaling)
-        self.graph_text = default_graph_text()
-        self._graph = None  # parsed on first use (parse_graph imports networkx: ~0.1-0.2 s)
-        self._delivered = False   # a finished result (from a report) was handed in: no auto-run
-        self._dirty = False       # inputs changed since the last run
+        self.state = WhatIfState()
         self.runner = Runner(self)
         self.runner.busy.connect(self._busy)
         self.runner.idle.connect(self._idle)
@@ -82,6 +83,7 @@ class WhatIfPanel(JobControls, Panel):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(70)
         self.progress.setVisible(False)
+        self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         # one sentence: "Set [treatment] to [value], effect on [outcome] [Run]"
         self.treatment.setToolTip(self.tr("Treatment: the engine metric the scenario sets"))
         self.outcome.setToolTip(self.tr("Outcome: what the scenario predicts"))
@@ -91,7 +93,7 @@ class WhatIfPanel(JobControls, Panel):
             self.top.addWidget(w)
         self.top.addStretch(1)
         self.treatment.currentIndexChanged.connect(self._treatment_changed)
-        self.outcome.currentIndexChanged.connect(lambda _i: self._inputs_changed())
+        self.outcome.currentIndexChanged.connect(self._outcome_changed)
         self.slider.valueChanged.connect(self._slider_moved)
         self.slider.sliderReleased.connect(self._inputs_changed)
         self.set_box.valueChanged.connect(self._value_edited)
@@ -134,8 +136,8 @@ class WhatIfPanel(JobControls, Panel):
         for m in SCALE_METRICS:
             self.scale_metric.addItem(label(m), m)
         self.scale_pct = QSpinBox()
-        self.scale_pct.setRange(-90, 200)
-        self.scale_pct.setValue(-20)
+        self.scale_pct.setRange(*SCALE_PCT_RANGE)
+        self.scale_pct.setValue(self.state.scale_pct)
         self.scale_pct.setSuffix(" %")
         self.scale_pct.setKeyboardTracking(False)
         self.scale_text = QLabel()
@@ -168,6 +170,8 @@ class WhatIfPanel(JobControls, Panel):
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.plot_widget.setVisible(False)  # until a result (no empty axes while estimating)
+        self.table.setVisible(False)
         self.assumptions = QLabel()
         self.assumptions.setWordWrap(True)
         self.assumptions.setTextFormat(Qt.TextFormat.RichText)
@@ -205,33 +209,51 @@ class WhatIfPanel(JobControls, Panel):
         # a what-if of the old cohort is stale: stop it now rather than let it take the CPU
         # from the new cohort's analysis (it reruns when the new frame arrives)
         session.cohortChanged.connect(self._cohort_changed)
-        session.selectedCasesChanged.connect(lambda _ids: self._inputs_changed())
+        session.selectedCasesChanged.connect(self._on_selected_cases)
         self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
 
     # -- inputs --------------------------------------------------------------------------------------
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        return self.state.frame
+
+    @property
+    def result(self) -> dict | None:
+        return self.state.result
+
+    @property
+    def scale(self) -> dict | None:
+        return self.state.scale
+
+    @property
+    def graph_text(self) -> str:
+        return self.state.graph_text
+
+    @property
+    def graph(self):
+        """The causal graph in use: the default one is parsed on first use, not at start-up."""
+        return self.state.graph
+
     def on_results(self, update: dict) -> None:
         if "frame" in update:
-            self._delivered = "whatif" in update   # a report brings its result: no rerun
+            self.state.delivered = "whatif" in update   # a report brings its result: no rerun
             super().on_results(update)
         if "whatif" in update:
             self.show_whatif(update["whatif"])
 
     def paint(self, frame: Any) -> str | None:
         """Take a new cohort frame: fill the pickers and, when the panel is visible, run."""
-        if not isinstance(frame, pd.DataFrame) or frame.empty:
-            self.frame = None
+        self.state.selected_ids = getattr(self.session, "selected_cases", None)
+        why = self.state.set_frame(frame)
+        if why == NO_CASES:
             return self.tr("No case in the cohort.")
-        self.frame = frame
-        metrics = self._metrics()
-        if not self._treatments(metrics):
-            self.frame = None
+        if why is not None:
             return self.tr("No case of the cohort is bound to a trace request with engine "
                            "metrics, so there is nothing to intervene on.")
-        self._fill_pickers(metrics)
+        self._fill_pickers()
         self.draw_graph()
-        self._dirty = True
         self._show_applies()
-        if self.isVisible() and not self._delivered:
+        if self.isVisible() and not self.state.delivered:
             self._run_timer().start()
         return None
 
@@ -239,17 +261,6 @@ class WhatIfPanel(JobControls, Panel):
         """A report's picture: the results across the panel's width, without the causal graph
         (the report prints the graph as its own figure, at a legible size)."""
         self.graph_column.setVisible(not on)
-
-    @property
-    def graph(self):
-        """The causal graph in use: the default one is parsed on first use, not at start-up."""
-        if self._graph is None:
-            self._graph = parse_graph(self.graph_text, source="resources/causal_graph.dot")
-        return self._graph
-
-    @graph.setter
-    def graph(self, value) -> None:
-        self._graph = value
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
@@ -274,98 +285,74 @@ class WhatIfPanel(JobControls, Panel):
         figure = self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
         self.slider.setVisible(not figure and self.frame is not None)
         self.graph_editor.setVisible(not figure)
-        if self._dirty and self.frame is not None and not self._delivered:
+        if self.state.dirty and self.frame is not None and not self.state.delivered:
             self._run_timer().start()
 
-    def _metrics(self) -> list[str]:
-        """Numeric graph nodes / known metrics of the frame with at least two distinct values."""
-        out = []
-        names = list(dict.fromkeys(list(self.graph.nodes) + sorted(KNOWN_NODES)))
-        for c in names:
-            if self.frame is None or c not in self.frame.columns:
-                continue
-            col = pd.to_numeric(self.frame[c], errors="coerce")
-            if col.dropna().nunique() >= 2:
-                out.append(c)
-        return out
-
-    def _treatments(self, metrics: list[str]) -> list[str]:
-        return [m for m in metrics if m not in BINARY_OUTCOMES and m in self.graph.nodes
-                and m not in self.graph.latent]
-
-    def _fill_pickers(self, metrics: list[str]) -> None:
-        cur_t = self.treatment.currentData() or "kv_cache_hit_rate"
-        cur_o = self.outcome.currentData() or "badcase"
-        treatments = self._treatments(metrics)
-        outcomes = [m for m in BINARY_OUTCOMES if m in self.graph.nodes and
-                    (m in metrics or m == "sla_met")] + [m for m in treatments]
-        for box, items, cur in ((self.treatment, treatments, cur_t), (self.outcome, outcomes, cur_o)):
+    def _fill_pickers(self) -> None:
+        """The pickers show the state's choices (and a report's result's, when not among them)."""
+        st = self.state
+        for box, items, cur in ((self.treatment, st.treatments(), st.treatment),
+                                (self.outcome, st.outcomes(), st.outcome)):
             box.blockSignals(True)
             box.clear()
-            for m in items:
+            for m in items + ([cur] if cur and cur not in items else []):
                 box.addItem(self._name(m), m)
-            i = box.findData(cur)
-            box.setCurrentIndex(i if i >= 0 else 0)
+            box.setCurrentIndex(max(box.findData(cur), 0))
             box.blockSignals(False)
-        self._set_slider_range()
+        self._show_value()
 
-    @staticmethod
-    def _name(m: str) -> str:
-        return {"badcase": "badcase (error rate)", "sla_met": "SLA met"}.get(m, label(m))
+    def _name(self, m: str) -> str:
+        if m == "badcase":
+            return self.tr("badcase (error rate)")
+        if m == "sla_met":
+            return self.tr("SLA met")
+        return label(m)
 
-    def _treatment_values(self) -> pd.Series:
-        t = self.treatment.currentData()
-        if self.frame is None or t not in self.frame.columns:
-            return pd.Series(dtype=float)
-        return pd.to_numeric(self.frame[t], errors="coerce").dropna()
-
-    def _set_slider_range(self) -> None:
-        t = self.treatment.currentData()
-        vals = self._treatment_values()
-        if vals.empty:
-            return
-        lo, hi = float(vals.min()), float(vals.max())
-        if t == "kv_cache_hit_rate" or (t or "").endswith("_rate"):
-            lo, hi = 0.0, 1.0
-        if hi <= lo:
-            hi = lo + 1.0
-        self._range = (lo, hi)
-        rate = hi - lo <= 1.0
+    def _show_value(self) -> None:
+        """The value box and slider show the state's scenario value in its range."""
+        st = self.state
+        lo, hi = st.range
         self.set_box.blockSignals(True)
-        self.set_box.setDecimals(3 if rate else 1)
-        self.set_box.setSingleStep(0.01 if rate else max(0.1, round((hi - lo) / 100, 1)))
+        self.set_box.setDecimals(3 if st.is_rate() else 1)
+        self.set_box.setSingleStep(st.step())
         self.set_box.setRange(lo, hi)
-        grp = self.frame["grp"] if self.frame is not None and "grp" in self.frame.columns else None
-        ctl = vals[grp.loc[vals.index] == "control"] if grp is not None else vals
-        default = float(ctl.mean()) if not ctl.empty else float(vals.median())
-        self.set_box.setValue(default)
+        self.set_box.setValue(st.set_value)
         self.set_box.blockSignals(False)
-        self._sync_slider(default)
+        self._sync_slider()
 
-    def _sync_slider(self, v: float) -> None:
-        lo, hi = getattr(self, "_range", (0.0, 1.0))
+    def _sync_slider(self) -> None:
         self.slider.blockSignals(True)
-        self.slider.setValue(round((v - lo) / (hi - lo) * SLIDER_STEPS))
+        self.slider.setValue(round(self.state.fraction() * SLIDER_STEPS))
         self.slider.blockSignals(False)
 
     def _slider_moved(self, pos: int) -> None:
-        lo, hi = getattr(self, "_range", (0.0, 1.0))
+        self.state.set_scenario_value(self.state.value_at(pos / SLIDER_STEPS))
         self.set_box.blockSignals(True)
-        self.set_box.setValue(lo + (hi - lo) * pos / SLIDER_STEPS)
+        self.set_box.setValue(self.state.set_value)
         self.set_box.blockSignals(False)
         if not self.slider.isSliderDown():   # keyboard / click: run now; drag: on release
             self._inputs_changed()
 
     def _value_edited(self, v: float) -> None:
-        self._sync_slider(v)
+        self.state.set_scenario_value(v)
+        self._sync_slider()
         self._inputs_changed()
 
     def _treatment_changed(self, _i: int) -> None:
-        self._set_slider_range()
+        t = self.treatment.currentData()
+        if t in self.state.treatments():
+            self.state.choose_treatment(t)
+            self._show_value()
+        self._inputs_changed()
+
+    def _outcome_changed(self, _i: int) -> None:
+        o = self.outcome.currentData()
+        if o in self.state.outcomes():
+            self.state.choose_outcome(o)
         self._inputs_changed()
 
     def _inputs_changed(self) -> None:
-        self._dirty = True
+        self.state.dirty = True
         self._show_applies()
         self.draw_graph()
         if self.frame is not None and self.isVisible():
@@ -377,85 +364,67 @@ class WhatIfPanel(JobControls, Panel):
             self._rt.timeout.connect(self.run)
         return self._rt
 
-    def selected_mask(self) -> pd.Series | None:
-        """Bool mask of the frame rows the scenario applies to: the session's selected cases,
-        else None (run_whatif then takes the cluster's badcases)."""
-        ids = getattr(self.session, "selected_cases", None)
-        if self.frame is None or not ids or "case_id" not in self.frame.columns:
-            return None
-        return self.frame["case_id"].isin(ids)
+    def _on_selected_cases(self, ids) -> None:
+        self.state.selected_ids = ids
+        self._inputs_changed()
 
     def _show_applies(self) -> None:
-        if self.frame is None:
+        applies = self.state.applies_to()
+        if applies is None:
             self.applies.setText("")
             return
-        mask = self.selected_mask()
-        if mask is not None:
-            text = self.tr("Scenario for the %1 selected cases.").replace("%1", f"{int(mask.sum()):,}")
+        kind, n = applies
+        if kind == "selected":
+            text = self.tr("Scenario for the %1 selected cases.").replace("%1", f"{n:,}")
         else:
-            n = int((self.frame["grp"] == "bad").sum()) if "grp" in self.frame.columns else len(self.frame)
             text = self.tr("Scenario for the cluster's %1 badcases (select cases elsewhere to "
                            "change this).").replace("%1", f"{n:,}")
         self.applies.setText(text)
 
-    # -- running -----------------------------------------------------------------------------------
-    def run(self) -> None:
-        """Run the what-if for the current pickers in the panel's worker (a newer run replaces
-        an older one)."""
-        self._run_timer().stop()
-        if self.frame is None or self.treatment.currentData() is None:
-            return
-        self._cancel_note = ""
-        frame = self.frame
-        kw = dict(treatment=self.treatment.currentData(), outcome=self.outcome.currentData(),
-                  set_value=float(self.set_box.value()), graph_text=self.graph_text,
-                  selected=self.selected_mask())
+    def _sla_thresholds(self) -> dict | None:
+        """The SLA panel's thresholds (the session's "sla" result), so SLA met is judged alike."""
         sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
         if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
-            kw["thresholds"] = dict(sla["thresholds"])   # SLA met as the SLA panel judges it
-        self._dirty = False
+            return dict(sla["thresholds"])
+        return None
+
+    # -- running -----------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Run the state's what-if in the panel's worker (a newer run replaces an older one)."""
+        self._run_timer().stop()
+        self.state.thresholds = self._sla_thresholds()   # SLA met as the SLA panel judges it
+        query = self.state.query()
+        if query is None:
+            return
+        self._cancel_note = ""
         self._show_applies()
         self._status(self.tr("Estimating…"))
         self.cancel_button.setEnabled(True)
 
-        def job(ctx):
-            from explorer.core.analysis import whatif
-            from explorer.core.analysis.whatif.memo import remembered
+        def job(ctx):   # a cancel raises errors.Cancelled, the worker's own: dropped
             ctx.progress(0, 0, "importing DoWhy")
-            whatif.preload()
-            try:  # a cohort estimated before (same frame and settings) is not refitted
-                res = remembered(whatif.run_whatif, frame, cancelled=ctx.cancelled,
-                                 progress=lambda d, n: ctx.progress(d, n, "what-if"), **kw)
-            except whatif.Cancelled:
-                raise WorkerCancelled() from None
-            return res.to_dict()
+            return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
+                             cancelled=ctx.cancelled)
         self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
         self.run_scale()
 
     def run_scale(self) -> None:
         """SLA attainment with the chosen metric scaled (whatif_scale) in the panel's worker;
         the SLA panel's thresholds when it has them."""
-        metric = self.scale_metric.currentData()
-        if self.frame is None or metric not in self.frame.columns:
+        self.state.scale_metric = self.scale_metric.currentData()
+        self.state.scale_pct = self.scale_pct.value()
+        self.state.thresholds = self._sla_thresholds()
+        query = self.state.scale_query()
+        if query is None:
             self.scale_text.setText(self.tr("(not in this data)") if self.frame is not None else "")
             return
-        frame, factor = self.frame, 1 + self.scale_pct.value() / 100
-        kw = {"graph_text": self.graph_text, "selected": self.selected_mask()}
-        sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
-        if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
-            kw["thresholds"] = dict(sla["thresholds"])
         self.scale_text.setText(self.tr("estimating…"))
+        self.runner.submit("whatif-scale", lambda ctx: query.run(cancelled=ctx.cancelled),
+                           self._scaled, lambda e: self.scale_text.setText(str(e)),
+                           label=self.tr("SLA what-if"))
 
-        def job(ctx):
-            from explorer.core.analysis import whatif
-            whatif.preload()
-            return whatif.whatif_scale(frame, metric, factor, cancelled=ctx.cancelled,
-                                       **kw).to_dict()
-        self.runner.submit("whatif-scale", job, self._scaled,
-                           lambda e: self.scale_text.setText(str(e)), label=self.tr("SLA what-if"))
-
-    def _scaled(self, d: dict) -> None:
-        self.scale = d
+    def _scaled(self, d: ScaleDict) -> None:
+        self.state.scale = d
         self.scale_text.setText(d.get("text", ""))
 
     def cancel(self, note: str = "") -> None:
@@ -484,19 +453,18 @@ class WhatIfPanel(JobControls, Panel):
         if self.runner.pending() or self._run_timer().isActive():
             self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
 
-    def _done(self, d: dict) -> None:
-        self.session.data["whatif"] = d
+    def _done(self, d: WhatIfSection) -> None:
         self.show_whatif(d)
 
     def _failed(self, err: BaseException) -> None:
-        self.result = None
+        self.state.result = None
         self._clear_results()
         self._status(str(err), error=True)
 
     # -- painting results ------------------------------------------------------------------------------
     def show_whatif(self, value: Any) -> None:
         """Paint a `whatif` result dict, or the reason there is none (Failure / status dict)."""
-        self._delivered = True
+        self.state.delivered = True
         if isinstance(value, Failure):
             self._clear_results()
             self._status(value.message, error=not value.nodata)
@@ -504,12 +472,13 @@ class WhatIfPanel(JobControls, Panel):
             self._clear_results()
             self._status(str(value["reason"]), error=value.get("status") == "error")
         elif isinstance(value, dict):
-            self.result = value
+            self.state.take_result(value)
             self.headline.setText(headline(value) + no_change_note(value))
             self.headline.setStyleSheet("")
             self.effect.setText(effect_line(value))
-            paint_interval(self.plot, value)
+            self.plot_widget.setVisible(paint_interval(self.plot, value) is None)
             self._fill_table(value)
+            self.table.setVisible(self.table.rowCount() > 0)
             items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
             assume = self.tr("These numbers assume:")
             self.assumptions.setText(
@@ -519,29 +488,12 @@ class WhatIfPanel(JobControls, Panel):
             n, nd = value.get("n"), value.get("n_dropped")
             self.method.setText((value.get("method") or "") + (
                 f" · n = {int(n):,}" if isinstance(n, (int, float)) else "") + (
-                f", {int(nd):,} dropped" if isinstance(nd, (int, float)) and nd else ""))
-            self._select_pickers(value)
+                ", " + self.tr("%1 dropped").replace("%1", f"{int(nd):,}")
+                if isinstance(nd, (int, float)) and nd else ""))
+            self._fill_pickers()   # the result's treatment, outcome and value
             self.draw_graph()
         if self._stack.currentIndex() == 0 and self.frame is None:
             self._stack.setCurrentIndex(1)   # a report hands a result without a frame
-
-    def _select_pickers(self, d: dict) -> None:
-        for box, key in ((self.treatment, "treatment"), (self.outcome, "outcome")):
-            if box.findData(d.get(key)) < 0:
-                box.blockSignals(True)
-                box.addItem(self._name(str(d.get(key))), d.get(key))
-                box.blockSignals(False)
-            box.blockSignals(True)
-            box.setCurrentIndex(box.findData(d.get(key)))
-            box.blockSignals(False)
-        sv = ((d.get("scenario") or {}).get("set") or {}).get(d.get("treatment"))
-        if isinstance(sv, (int, float)):
-            self.set_box.blockSignals(True)
-            if not self.set_box.minimum() <= sv <= self.set_box.maximum():
-                self.set_box.setRange(min(self.set_box.minimum(), sv), max(self.set_box.maximum(), sv))
-            self.set_box.setValue(float(sv))
-            self.set_box.blockSignals(False)
-            self._sync_slider(float(sv))
 
     def _fill_table(self, d: dict) -> None:
         rows = refutation_rows(d)
@@ -556,10 +508,13 @@ class WhatIfPanel(JobControls, Panel):
         self._fit_table()
 
     def _clear_results(self) -> None:
+        """No result: no empty axes or empty table either."""
         self.headline.setText("")
         self.effect.setText("")
         self.plot.clear()
+        self.plot_widget.setVisible(False)
         self.table.setRowCount(0)
+        self.table.setVisible(False)
         self.assumptions.setText("")
         self.notes.setText("")
         self.method.setText("")
@@ -579,9 +534,8 @@ class WhatIfPanel(JobControls, Panel):
         r = self.result or {}
         same = (r.get("treatment") == self.treatment.currentData()
                 and r.get("outcome") == self.outcome.currentData())
-        cols = list(self.frame.columns) if self.frame is not None else list(KNOWN_NODES)
         paint_graph(self.scene, self.graph.nodes, self.graph.edges, self.graph.latent,
-                    unobserved=self.graph.unobserved(cols),
+                    unobserved=self.state.unobserved(),
                     treatment=self.treatment.currentData() or r.get("treatment"),
                     outcome=self.outcome.currentData() or r.get("outcome"),
                     adjust=(r.get("common_causes") or ()) if same else ())
@@ -596,8 +550,7 @@ class WhatIfPanel(JobControls, Panel):
         if not self.validate():
             return False
         text = self.editor.toPlainText()
-        self.graph_text = text
-        self.graph = parse_graph(text, known=self.frame.columns if self.frame is not None else None)
+        self.state.set_graph(text)
         self.apply_button.setEnabled(False)
         if save:
             store_holder = self.session
@@ -606,7 +559,7 @@ class WhatIfPanel(JobControls, Panel):
                 lambda _r: None, lambda e: self._status(str(e), error=True),
                 label=self.tr("Saving the causal graph"))
         if self.frame is not None:
-            self._fill_pickers(self._metrics())
+            self._fill_pickers()
         self._inputs_changed()
         return True
 
@@ -628,29 +581,16 @@ class WhatIfPanel(JobControls, Panel):
 
     # -- out -------------------------------------------------------------------------------------------
     def report_args(self) -> dict:
-        """The panel's scenario as run_whatif keyword arguments (treatment, outcome, set_value,
-        graph_text), for a report exported from the window to show what the user set up."""
-        out: dict = {"graph_text": self.graph_text}
-        mask = self.selected_mask()
-        if mask is not None:  # the scenario applies to the selected cases, as on screen
-            out["selected_case_ids"] = sorted(self.frame.loc[mask, "case_id"].astype(str))
-        if self.treatment.currentData():
-            out.update(treatment=self.treatment.currentData(),
-                       set_value=float(self.set_box.value()))
-        if self.outcome.currentData():
-            out["outcome"] = self.outcome.currentData()
-        sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
-        if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
-            out["thresholds"] = dict(sla["thresholds"])   # SLA met as the run judged it
-        return out
+        """The panel's scenario as run_whatif keyword arguments (WhatIfState.report_args), for
+        a report exported from the window to show what the user set up."""
+        self.state.thresholds = self._sla_thresholds()   # SLA met as the run judged it
+        return self.state.report_args()
 
     def report_result(self) -> dict | None:
         """The finished result of exactly report_args(), for an exported report to show as it
         is (no DoWhy in the exporting process); None when the inputs changed since or a run is
         under way."""
-        if self.result is None or self._dirty or self.runner.pending():
-            return None
-        return self.result
+        return None if self.runner.pending() else self.state.report_result()
 
     def copy_text(self) -> str:
         """The result in full, or, before Run, the scenario set up (so a copy is never empty)."""

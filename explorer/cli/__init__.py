@@ -2,7 +2,30 @@
 from __future__ import annotations
 
 import argparse
-from explorer.core.i18n import _
+from explorer.core.i18n import N_, _
+
+# argparse's own words (Python 3.11's argparse.py), marked so that the catalogue carries them
+ARGPARSE_MESSAGES = (
+    N_("usage: "), N_("positional arguments"), N_("options"),
+    N_("show this help message and exit"), N_("%(prog)s: error: %(message)s\n"),
+    N_("unrecognized arguments: %s"), N_("the following arguments are required: %s"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"), N_("expected one argument"),
+    N_("expected at most one argument"), N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("not allowed with argument %s"), N_("one of the arguments %s is required"),
+    N_("ignored explicit argument %r"),
+)
+
+
+def translate_argparse() -> None:
+    """Help and usage errors in the chosen language: argparse looks its module-level `_` /
+    `ngettext` up at each call, so pointing them at the catalogue translates "usage:",
+    "options", "-h" and its error lines (its other messages pass through unchanged)."""
+    from explorer.core import i18n
+    argparse._ = i18n._
+    argparse.ngettext = i18n.ngettext
 
 
 def add_engine_version_argument(parser: argparse.ArgumentParser) -> None:

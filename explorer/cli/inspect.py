@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
-from explorer.core.i18n import _
+from explorer.core.i18n import N_, _
+
+KINDS = (N_("trace"), N_("eval"), N_("stats"))  # LoadReport.kind, shown through _()
 
 
 def add_arguments(parser) -> None:
@@ -51,14 +53,17 @@ def _run_lines(r: dict) -> list[str]:
     """A run: who and which version (and where the version came from), its flags, and the
     aggregates it published (with the product's recomputation where there are requests)."""
     from explorer.core.report_runs import fmt_published
-    ver = r.get("engine_version") or "version unknown"
+    ver = r.get("engine_version") or _("version unknown")
     src = f" [{r['version_source']}]" if r.get("version_source") else \
-        " [no version in the file or its path; set one with --engine-version PATH=VERSION]"
-    out = [f"  run {r['run_id']}: {r.get('label') or '-'} · {r.get('engine') or '-'} {ver}{src}"]
+        " [" + _("no version in the file or its path; set one with --engine-version PATH=VERSION") + "]"
+    out = ["  " + _("run {run_id}: {label} · {engine} {version}{source}").format(
+        run_id=r["run_id"], label=r.get("label") or "-", engine=r.get("engine") or "-",
+        version=ver, source=src)]
     out += [f"    !! {flag}" for flag in r.get("flags", [])]
     if r.get("published"):
         rec = {(x["metric"], x["stat"]): x for x in r.get("recomputed", [])}
-        out.append(f"    {'published':34s} {'value':>16s}" + (f" {'recomputed':>16s}" if rec else ""))
+        published, value, again = _("published"), _("value"), _("recomputed")
+        out.append(f"    {published:34s} {value:>16s}" + (f" {again:>16s}" if rec else ""))
         for p in r["published"]:
             c = rec.get((p["metric"], p["stat"]))
             again = "" if c is None else (" " + (f"{'(' + c['note'] + ')'}" if c.get("note")
@@ -73,22 +78,24 @@ def render_text(doc: dict) -> str:
     out = []
     for f in doc["files"]:
         if f.get("error"):
-            out.append(f"FAILED {f['error']}")
+            out.append(_("FAILED {error}").format(error=f["error"]))
             out.append("")
             continue
         out.append(f"{f['path']}")
-        out.append(f"  format: {f['format']} ({f['kind']})   runs: {', '.join(f['runs']) or '-'}")
-        out.append(f"  rows: {fmt_number(f['rows_loaded'])} loaded, "
-                   f"{fmt_number(f['rows_skipped'])} skipped")
+        out.append("  " + _("format: {format} ({kind})   runs: {runs}").format(
+            format=f["format"], kind=_(f["kind"]) if f["kind"] else "-", runs=", ".join(f["runs"]) or "-"))
+        out.append("  " + _("rows: {loaded} loaded, {skipped} skipped").format(
+            loaded=fmt_number(f["rows_loaded"]), skipped=fmt_number(f["rows_skipped"])))
         for why in f["skipped_reasons"][:5]:
-            out.append(f"    skipped {why}")
+            out.append("    " + _("skipped {reason}").format(reason=why))
         if f["columns"]:
-            out.append("  columns:")
+            out.append("  " + _("columns:"))
             for src, dst in f["columns"].items():
                 out.append(f"    {src} -> {dst}")
         if f["metrics"]:
-            what = "engine stats" if f["kind"] == "stats" else "requests without error"
-            out.append(f"  {'metric (' + what + ')':34s} {'unit':>9s} {'n':>9s} {'mean':>12s} "
+            what = _("engine stats") if f["kind"] == "stats" else _("requests without error")
+            metric, unit, mean = _("metric ({what})").format(what=what), _("unit"), _("mean")
+            out.append(f"  {metric:34s} {unit:>9s} {'n':>9s} {mean:>12s} "
                        f"{'p50':>12s} {'p90':>12s} {'p99':>12s}")
             for m, st in f["metrics"].items():
                 out.append(f"    {m:32s} {_UNITS.get(m, ''):>9s} {fmt_number(st['n']):>9s} "
@@ -96,29 +103,32 @@ def render_text(doc: dict) -> str:
         for r in f.get("run_details", []):
             out += _run_lines(r)
         for e in f.get("evals", []):
-            out.append(f"  eval {e['eval_id']}: model {e['model'] or '-'}, "
-                       f"{fmt_number(e['cases'])} cases, {fmt_number(e['correct'])} correct")
+            out.append("  " + _("eval {eval_id}: model {model}, {cases} cases, {correct} correct").format(
+                eval_id=e["eval_id"], model=e["model"] or "-", cases=fmt_number(e["cases"]),
+                correct=fmt_number(e["correct"])))
             for c in e["clusters"]:
-                out.append(f"    cluster {c['name'] or '(none)'}: {fmt_number(c['badcases'])} "
-                           f"badcases, {fmt_number(c['bound'])} bound")
+                out.append("    " + _("cluster {name}: {badcases} badcases, {bound} bound").format(
+                    name=c["name"] or _("(none)"), badcases=fmt_number(c["badcases"]),
+                    bound=fmt_number(c["bound"])))
         out.append("")
     ignored = doc.get("ignored") or []
     if ignored:
-        out.append(f"ignored {len(ignored)} file(s):")
+        out.append(_("ignored {n} file(s):").format(n=len(ignored)))
         for g in ignored:
             out.append(f"  {g['path']}: {g['reason']}")
         out.append("")
     n, bad = len(doc["files"]), [f for f in doc["files"] if f.get("error")]
-    summary = f"{n} input(s): {n - len(bad)} loaded, {len(bad)} failed"
+    summary = _("{n} input(s): {loaded} loaded, {failed} failed").format(
+        n=n, loaded=n - len(bad), failed=len(bad))
     if ignored:
-        summary += f", {len(ignored)} ignored"
+        summary += _(", {n} ignored").format(n=len(ignored))
     if bad:
-        summary += " (failed: " + ", ".join(f["path"] for f in bad) + ")"
+        summary += _(" (failed: {paths})").format(paths=", ".join(f["path"] for f in bad))
     out.append(summary)
     for w in doc.get("warnings", []):
-        out.append(f"warning: {w}")
+        out.append(_("warning: {warning}").format(warning=w))
     if doc.get("prepare_error"):
-        out.append(f"warning: {doc['prepare_error']}")
+        out.append(_("warning: {warning}").format(warning=doc["prepare_error"]))
     return "\n".join(out)
 
 

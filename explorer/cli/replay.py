@@ -208,9 +208,9 @@ def run(args) -> int:
         return f"{100 * x:.1f}%" if pct else f"{x:.1f}{unit}"
 
     n_drop = sum(dropped.values())
-    print(f"{path}: {s['requests']} requests replayed"
-          + (f" of {s['requests'] + n_drop}" if n_drop else "") + f" ({cfg.label()})"
-          + (f", {len(warnings)} bad line(s) skipped" if warnings else ""))
+    print(_("{path}: {n} requests replayed").format(path=path, n=s["requests"])
+          + (_(" of {total}").format(total=s["requests"] + n_drop) if n_drop else "") + f" ({cfg.label()})"
+          + (_(", {n} bad line(s) skipped").format(n=len(warnings)) if warnings else ""))
     for why, k in dropped.items():
         print(_("  dropped {x}: {why}").format(x=k, why=why))
     if cal is not None and cal.warning:

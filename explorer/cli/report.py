@@ -201,15 +201,17 @@ def _load(store, args, bind: bool = True) -> tuple[int, int]:
             print(_("ignored {path}: {skipped_file}").format(path=r.path, skipped_file=r.skipped_file), file=sys.stderr)
         else:
             loaded += 1
-            print(f"loaded {r.path}: {r.format}, {r.rows_loaded} rows"
-                  + (f", {r.rows_skipped} skipped" if r.rows_skipped else ""), file=sys.stderr)
+            print(_("loaded {path}: {format}, {rows} rows").format(
+                path=r.path, format=r.format, rows=r.rows_loaded)
+                + (_(", {n} skipped").format(n=r.rows_skipped) if r.rows_skipped else ""), file=sys.stderr)
     return loaded, failed
 
 
 def _print_bound(res) -> None:
     if res is not None and res.total:
-        print(f"bound {res.bound:,} of {res.total:,} case{'s' if res.total != 1 else ''} "
-              "to trace requests"
+        print((_("bound {bound:,} of {total:,} case to trace requests") if res.total == 1 else
+               _("bound {bound:,} of {total:,} cases to trace requests")).format(
+                   bound=res.bound, total=res.total)
               + (f" ({share(res.rate)})" if res.rate is not None else ""), file=sys.stderr)
 
 
@@ -275,7 +277,7 @@ def _load_renderer(formats) -> None:
 
 def run(args) -> int:
     from explorer.core.analysis import Cohort
-    from explorer.core.errors import TraceExplorerError
+    from explorer.core.errors import ReportIncomplete, TraceExplorerError
     from explorer.core.report import FormatUnavailable, check_formats, write_report
     from explorer.core.store import Store
 
@@ -303,6 +305,8 @@ def run(args) -> int:
         return 2
     timer = _Timer(getattr(args, "timings", False))
     timer.mark("load")
+    from explorer.core.preload import preload
+    importing = preload()  # scipy.stats / sklearn.tree beside the load (DuckDB frees the GIL)
     store = local = Store()
     warehouse = getattr(args, "warehouse", None)
     try:
@@ -330,6 +334,11 @@ def run(args) -> int:
     except OSError as e:
         _err(_("{out}: cannot write the report ({x})").format(out=args.out, x=e))
         return 1
+    except ReportIncomplete as e:  # a picture could not be drawn: the rest was written
+        for p in e.written:
+            print(p)
+        _err(str(e))
+        return 1
     except TraceExplorerError as e:  # e.g. the warehouse went away mid-report
         _err(str(e))
         return 1
@@ -337,6 +346,7 @@ def run(args) -> int:
         if store is not local:
             store.close()
         local.close()
+        importing.join()
     for p in written:
         print(p)
     return 1 if failed else 0

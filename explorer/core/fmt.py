@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .i18n import _
 from .names import unit as metric_unit
 
 MISSING = "–"  # an en dash: a number that is not there (None, NaN)
@@ -144,3 +145,15 @@ def rank_cell(row: dict) -> str:
 def n_cell(row: dict) -> str:
     """'50 / 150': cases with a value in each group."""
     return f"{count(row.get('n_bad'))} / {count(row.get('n_control'))}"
+
+
+def interval(lo: Any, hi: Any, decimals: int = 2, sep: str = " to ") -> str:
+    """An interval "0.36 to 0.38" with enough decimals that its ends differ (never "0.37 to
+    0.37": up to 3 more decimals, then "0.37, zero width"); MISSING when an end is missing."""
+    if is_missing(lo) or is_missing(hi) or not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
+        return MISSING
+    for d in range(decimals, decimals + 4):
+        a, b = f"{float(lo):.{d}f}", f"{float(hi):.{d}f}"
+        if a != b:
+            return f"{a}{sep}{b}"
+    return _("{value}, zero width").format(value=f"{float(lo):.{decimals}f}")

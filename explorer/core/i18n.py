@@ -129,6 +129,16 @@ def pick(data: dict, key: str, default=None):
     return data.get(key, default)
 
 
+def field_text(name: str) -> str:
+    """The prefix naming a field in a message: "field 'ttft_s': " / "字段 'ttft_s'："."""
+    return _("field '{field}': ").format(field=name)
+
+
+def line_text(line: int) -> str:
+    """The prefix naming a line in a message: "line 12: " / "第 12 行："."""
+    return _("line {line}: ").format(line=line)
+
+
 def join_list(items: list[str]) -> str:
     """'a, b and c' / 'a、b 和 c'."""
     items = [str(i) for i in items]

@@ -3,10 +3,12 @@
     build = build_report(store, cohort)            # ReportBuild(doc, results, frame)
     write_report(store, cohort, "out", ["json", "md"])
 
-doc keys: the DESIGN.md "Report JSON" sections (cohort, comparison, tree, heatmap, versions, sla,
-whatif, conclusion, inputs) plus clusters (every badcase cluster) and meta (generated_at,
-app_version, cohort parameters, simulated, demo_note). A section that could not be computed is
-{"status": "no_data" | "error", "reason": "..."}: the report always has every key.
+doc keys: the sections of analysis.pipeline (SECTIONS: the DESIGN.md "Report JSON" sections
+cohort, comparison, tree, heatmap, versions, sla, whatif, conclusion, inputs, engine, replay,
+plus clusters, runs, run_versions, timeline, strata), computed there, and meta (generated_at,
+app_version, cohort parameters, simulated, demo_note, scope, engine), added here. A section that
+could not be computed is {"status": "no_data" | "error", "reason": "..."}: the report always has
+every key.
 
 Formats: json and md are written here. Other formats (png, svg, html, pdf) come from a renderer
 plug-in that registers itself when imported (register_renderer: explorer.reporting does, the
@@ -27,18 +29,17 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from .analysis import (SECTIONS, Cancelled, Cohort, SectionError, cluster_table, cohort_frame,
-                       run_all)
+from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
+from .atomic import write_text
 from . import fmt
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
-from .errors import NoData, TraceExplorerError
+from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
 from .i18n import N_, _
 
 log = logging.getLogger(__name__)
 
-REPORT_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif",
-               "conclusion", "inputs", "engine")
+REPORT_KEYS = pipeline.keys()  # the report JSON's sections, in order (meta follows)
 OWN_FORMATS = ("json", "md")
 KNOWN_FORMATS = ("json", "md", "html", "pdf", "png", "svg")
 
@@ -57,7 +58,8 @@ class ReportBuild:
 
 
 # ---- building -------------------------------------------------------------------------------
-def _inputs(store) -> list[dict]:
+def inputs_section(store) -> list[dict]:
+    """The `inputs` section: every file loaded, failed or ignored, with its provenance."""
     out = []
     for r in store.input_reports():
         out.append({"path": r.path, "format": r.format, "kind": r.kind, "sha256": r.sha256,
@@ -65,19 +67,6 @@ def _inputs(store) -> list[dict]:
                     "skipped_reasons": r.skipped_reasons[:5], "error": r.error,
                     "ignored": r.skipped_file})
     return out
-
-
-def _engine(store) -> dict:
-    """The `engine` section: engine statistics over time per engine and their summary
-    (analysis.engine), or why there is none."""
-    from .analysis.engine import engine_stats
-    try:
-        return engine_stats(store).to_dict()
-    except NoData as e:
-        return {"status": "no_data", "reason": str(e)}
-    except Exception as e:  # noqa: BLE001 - one section must not sink the report
-        log.exception("engine section failed")
-        return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
 
 
 def _simulated(store) -> bool:
@@ -116,11 +105,11 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         args["selected"] = frame["case_id"].astype(str).isin(set(map(str, ids)))
     try:
         res = remembered(whatif.run_whatif, frame, **args, **callbacks)
+    except Cancelled:
+        raise
     except NoData as e:
         res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
-        if isinstance(e, getattr(whatif, "Cancelled", ())):
-            raise Cancelled("analysis cancelled") from e
         return SectionError("whatif", str(e), "error")
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
@@ -134,64 +123,26 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                  cached: bool = True) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
-    params: run_all params; whatif: keyword arguments for run_whatif (None = its defaults,
-    False = skip the section, which then says so), or an already computed what-if result
-    (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done, total,
-    section) is called before each section, the what-if included ("whatif", last), then with
-    "done". Raises analysis.Cancelled when cancelled. cached=False: the cohort's rows come
-    straight from SQL instead of the cached view of every case (one-off reports: no frame
-    of every case is built)."""
+    Every section is analysis.pipeline's (SECTIONS, in the JSON's order); this adds the meta.
+    params: {section: its params} as run_all takes them ("sections" restricts the cohort's
+    analyses; the other sections always run); whatif: keyword arguments for run_whatif (None =
+    its defaults, False = skip the section, which then says so), or an already computed what-if
+    result (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done,
+    total, section) is called before each section, then with "done". Raises errors.Cancelled
+    when cancelled. cached=False: the cohort's rows come straight from SQL instead of the
+    cached view of every case (one-off reports: no frame of every case is built)."""
     try:
         frame = cohort_frame(store, cohort, cached=cached)
     except TraceExplorerError:
         frame = None
-    wanted = [s for s in SECTIONS if s in set((params or {}).get("sections", SECTIONS))]
-    total = len(wanted) + 2   # the sections, the what-if, the replay
-
-    def step(done, _n, name):
-        if progress is not None and name != "done":
-            progress(done, total, name)
-
-    results = run_all(store, cohort, params, step, cancelled, frame=frame)
-    if cancelled is not None and cancelled():
-        raise Cancelled("analysis cancelled")
-    if progress is not None:
-        progress(len(wanted), total, "whatif")
-    if whatif is False:
-        results["whatif"] = SectionError("whatif", "not requested", "no_data")
-    elif hasattr(whatif, "to_dict"):
-        results["whatif"] = whatif
-    else:
-        args = dict(whatif) if isinstance(whatif, dict) else {}
-        if cancelled is not None:
-            args.setdefault("cancelled", cancelled)
-        results["whatif"] = run_whatif_section(frame, args)
-    doc: dict[str, Any] = {}
-    for key in REPORT_KEYS:
-        if key == "inputs":
-            doc[key] = _inputs(store)
-        elif key == "engine":
-            doc[key] = _engine(store)
-        elif key in results:
-            doc[key] = results[key].to_dict()
-        else:
-            doc[key] = {"status": "no_data", "reason": "not computed"}
-    if progress is not None:
-        progress(len(wanted) + 1, total, "replay")
+    params = dict(params or {})
+    wanted = set(params.get("sections", SECTIONS))
+    params["whatif"] = whatif
+    results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
+                           frame=frame, keys=[k for k in REPORT_KEYS if k not in SECTIONS
+                                              or k in wanted])
+    doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
     remote = getattr(store, "remote", False)
-    doc["replay"] = ({"status": "no_data", "reason": "the replay simulates every request of a "
-                      "run locally; with a warehouse source it is not computed"} if remote else
-                     replay_report_section(store, cohort, (params or {}).get("replay"), cancelled))
-    if progress is not None:
-        progress(total, total, "done")
-    doc["clusters"] = cluster_table(store, eval_id=cohort.eval_id)
-    from .report_runs import run_versions_section, runs_section
-    doc["runs"] = runs_section(store)
-    doc["run_versions"] = run_versions_section(store)
-    doc["timeline"] = _worst_timeline(store, frame)
-    strata = getattr(results.get("comparison"), "strata", None)
-    doc["strata"] = strata if strata is not None else {
-        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
     sim = _simulated(store)
     note = None
     if sim:
@@ -199,14 +150,24 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     doc["meta"] = {"generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                    "app_version": _app_version(), "cohort": cohort.to_dict(),
                    "simulated": sim, "demo_note": note,
+                   # the cohort's sections (not the whole store's engine statistics)
                    "sections_without_data": [k for k, v in results.items()
-                                             if isinstance(v, SectionError)],
+                                             if isinstance(v, SectionError)
+                                             and pipeline.BY_KEY[k].group != "store"],
                    "scope": _scope(store, cohort, doc.get("inputs") or [], frame),
                    "engine": store.engine_meta() if remote else _duckdb_meta(store)}
     doc, bad = finite_doc(doc)
     if bad:  # never invalid JSON: each value that is not a number is null, with its reason
         doc["meta"]["not_finite"] = bad
     return ReportBuild(doc=doc, results=results, frame=frame)
+
+
+def _section_value(results: dict, key: str):
+    """A section's JSON: its result's to_dict(), the dict it is, or 'not computed'."""
+    if key not in results:
+        return {"status": "no_data", "reason": "not computed"}
+    r = results[key]
+    return r.to_dict() if hasattr(r, "to_dict") else r
 
 
 def _duckdb_meta(store) -> dict:
@@ -291,12 +252,11 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
     requested (report --no-replay)."""
     if scenario is False:
         return {"status": "no_data", "reason": "not requested"}
-    from .replay.model import Cancelled as ReplayCancelled
     from .replay.section import replay_section
     try:
         return replay_section(store, cohort, scenario, cancelled=cancelled)
-    except ReplayCancelled as e:
-        raise Cancelled("analysis cancelled") from e
+    except Cancelled:
+        raise
     except (TraceExplorerError, ValueError, KeyError) as e:
         return {"status": "no_data", "reason": str(e)}
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
@@ -304,7 +264,7 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
         return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
 
 
-def _worst_timeline(store, frame: pd.DataFrame | None) -> dict:
+def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
     """The timeline (explorer.core.timeline) of the cohort's worst bound badcase: the one with
     the most preemptions, then the highest TPOT; or why there is none."""
     from .timeline import request_timeline, worst_badcase
@@ -404,7 +364,9 @@ def write_report(store, cohort: Cohort, out_dir: str | Path,
 
 def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str], store=None,
                 cohort: Cohort | None = None) -> list[Path]:
-    """Write an already built report in the given formats (see write_report)."""
+    """Write an already built report in the given formats (see write_report). Raises
+    ReportIncomplete, its `written` listing every file written, when the renderer could not
+    draw some picture."""
     formats = check_formats(formats)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -418,8 +380,12 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
         cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
         timeline = build.doc.get("timeline") or {}
         shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
+        try:
+            written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
                                    timeline=shown, store=store))
+        except ReportIncomplete as e:  # the files written before the renderer's count too
+            e.written = written + list(e.written)
+            raise
     return written
 
 
@@ -431,14 +397,14 @@ def write_bundle(store, cohort: Cohort, out_dir: str | Path,
 
 def _write_json(doc: dict, out: Path) -> Path:
     path = out / "report.json"
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False, default=str),
-                    encoding="utf-8")
+    write_text(path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False,
+                                default=str))
     return path
 
 
 def _write_md(doc: dict, out: Path) -> Path:
     path = out / "report.md"
-    path.write_text(render_markdown(doc), encoding="utf-8")
+    write_text(path, render_markdown(doc))
     return path
 
 
@@ -492,9 +458,9 @@ def _md_cohort(c: dict) -> str:
             (_("Share of all badcases"), fmt.share(c.get("share_of_badcases"))),
             (_("Bound to a trace request"), fmt.ratio(c.get("bound"), c.get("badcases"))),
             (_("Control group"), _("{control}: {control_cases}, "
-                              "{control_bound} bound").format(control=c.get('control'), control_cases=plural(c.get('control_cases') or 0, 'case'), control_bound=c.get('control_bound'))),
+                              "{control_bound} bound").format(control=c.get('control'), control_cases=plural(c.get('control_cases') or 0, 'case'), control_bound=_count(c.get('control_bound')))),
             (_("Links by level"), _("exact id {get}, fuzzy {get2}, "
-                               "weak {get3}").format(get=lv.get('1', 0), get2=lv.get('2', 0), get3=lv.get('3', 0)))]
+                               "weak {get3}").format(get=_count(lv.get('1', 0)), get2=_count(lv.get('2', 0)), get3=_count(lv.get('3', 0))))]
     amb_b, amb_c = c.get("ambiguous_badcases") or 0, c.get("ambiguous_control") or 0
     if amb_b or amb_c:
         rows.append((_("Ambiguous (left unbound)"), _(
@@ -696,32 +662,27 @@ def _md_versions(v: dict) -> str:
 
 
 def _md_sla(s: dict, runs=None) -> str:
-    """Thresholds, attainment, goodput and the tables by grouping; with `runs` (the runs that
-    served the cohort) the per-run table keeps only those, the rest in one sentence."""
+    """Thresholds, attainment, goodput and the tables by grouping (the REPORT_GROUPS largest
+    groups each); with `runs` (the runs that served the cohort) the per-run table keeps only
+    those, the rest in one sentence (analysis.sla.for_cohort_runs)."""
+    from .analysis.sla import REPORT_GROUPS, for_cohort_runs
+    s, rest = for_cohort_runs(s, runs)
     thr = ", ".join(f"{md(label(m, False))} ≤ {fmt.num(t, m)}" for m, t in (s.get("thresholds") or {}).items())
     a = s.get("attainment") or {}
     out = [_("Thresholds: {thr}. Attainment {share} ({n_met} of "
            "{n} judged requests; {n_unjudged} lacked a metric); goodput "
-           "{goodput_rps} req/s, {goodput_tps} tokens/s.").format(thr=thr, share=fmt.share(a.get('share')), n_met=a.get('n_met'), n=a.get('n'), n_unjudged=a.get('n_unjudged'), goodput_rps=fmt.num(a.get('goodput_rps')), goodput_tps=fmt.num(a.get('goodput_tps')))]
+           "{goodput_rps} req/s, {goodput_tps} tokens/s.").format(thr=thr, share=fmt.share(a.get('share')), n_met=_count(a.get('n_met')), n=_count(a.get('n')), n_unjudged=_count(a.get('n_unjudged')), goodput_rps=fmt.num(a.get('goodput_rps')), goodput_tps=fmt.num(a.get('goodput_tps')))]
+    if rest:
+        out.append(md(rest))
     for name, rows in (s.get("by") or {}).items():
-        rest = []
-        if name == "run" and runs is not None:
-            keep = {str(r) for r in runs}
-            rest = [r for r in rows if str(r["key"]) not in keep]
-            rows = [r for r in rows if str(r["key"]) in keep]
-            if rest:
-                sh = [r["share"] for r in rest if r.get("share") is not None]
-                out.append(_("{n_rest:,} other run{x} served no case of this "
-                           "cohort: attainment {x2} to "
-                           "{x3}, {n:,} judged "
-                           "requests (every run is in report.json).").format(n_rest=len(rest), x='s' if len(rest) != 1 else '', x2=fmt.share(min(sh)) if sh else fmt.MISSING, x3=fmt.share(max(sh)) if sh else fmt.MISSING, n=sum(r['n'] for r in rest)))
         if not rows:
             continue
-        top = sorted(rows, key=lambda r: -r["n"])[:12]
-        more = _(" (12 largest of {n_rows})").format(n_rows=len(rows)) if len(rows) > 12 else ""
+        top = sorted(rows, key=lambda r: -r["n"])[:REPORT_GROUPS]
+        more = (_(" ({shown} largest of {n_rows})").format(shown=REPORT_GROUPS, n_rows=len(rows))
+                if len(rows) > REPORT_GROUPS else "")
         out.append(_("By {group}{more}:").format(group=md(_(name)), more=more) + "\n\n" + _table(
             (_(name), _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
-            [(r["key"], fmt.share(r.get("share")), f"{r['n_met']} / {r['n']}",
+            [(r["key"], fmt.share(r.get("share")), f"{_count(r['n_met'])} / {_count(r['n'])}",
               fmt.num(r.get("goodput_rps")), fmt.num(r.get("goodput_tps"))) for r in top]))
     return "\n\n".join(out)
 
@@ -790,21 +751,36 @@ def _md_input_rows(rows: list) -> str:
         return _table((_("File"), _("Format"), _("Rows loaded"), _("Skipped"), _("SHA-256"), _("Error")), [
             (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
              (r.get("sha256") or "")[:16], r.get("error") or "") for r in rows])
+    body = [(folder_files(folder, n), fmt, loaded, skipped, "")
+            for folder, fmt, n, loaded, skipped in input_groups(rows)]
+    body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
+              r["error"]) for r in rows if r.get("error")]
+    return (grouped_files(len(rows)) + "\n\n" + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
+
+
+def input_groups(rows: list) -> list[tuple[str, str, int, int, int]]:
+    """The loaded input files (report `inputs` rows, failed ones left out) per folder and
+    format: (folder, format, files, rows loaded, rows skipped), in the order first seen; the
+    listing of report.md and the HTML / PDF provenance beyond MD_MAX_INPUTS files."""
     groups: dict = {}
     for r in rows:
-        if r.get("error"):
+        if r.get("error") or r.get("ignored"):
             continue
-        folder = str(Path(r["path"]).parent)
-        g = groups.setdefault((folder, r.get("format") or "?"), [0, 0, 0])
+        g = groups.setdefault((str(Path(r["path"]).parent), r.get("format") or "?"), [0, 0, 0])
         g[0] += 1
         g[1] += r.get("rows_loaded") or 0
         g[2] += r.get("rows_skipped") or 0
-    body = [(_("{folder}/ ({n} files)").format(folder=folder, n=n), form, loaded, skipped, "")
-            for (folder, form), (n, loaded, skipped) in groups.items()]
-    body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
-              r["error"]) for r in rows if r.get("error")]
-    return (_("{n_rows} files, grouped by folder (each file and its SHA-256 in report.json):"
-            "\n\n").format(n_rows=len(rows)) + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
+    return [(folder, form, n, loaded, skipped) for (folder, form), (n, loaded, skipped) in groups.items()]
+
+
+def grouped_files(n: int) -> str:
+    """The line above a listing of input files grouped by folder."""
+    return _("{n:,} files, grouped by folder (each file and its SHA-256 in report.json):").format(n=n)
+
+
+def folder_files(folder: str, n: int) -> str:
+    """'aibrix/v0.2.1/ (66 files)', '…/mmlu_pro_outputs/ (1 file)'."""
+    return _("{folder}/ ({files})").format(folder=folder, files=plural(n, "file"))
 
 
 def _md_clusters(rows: list) -> str:
@@ -840,12 +816,13 @@ def _md_timeline(t: dict) -> str:
     keys = [k for k in ("queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "kv_cache_hit_rate",
                         "prompt_tokens", "completion_tokens") if m.get(k) is not None]
     if keys:
-        lines += ["", _table([_name(k) for k in keys], [[fmt.num(m[k]) for k in keys]])]
+        lines += ["", _table([_name(k) for k in keys], [[
+            _count(m[k]) if k.endswith("_tokens") else fmt.num(m[k]) for k in keys]])]
     return "\n".join(lines)
 
 
 def _count(x) -> str:
-    """A request count as written: whole numbers without decimals ("212"), else fmt_num."""
+    """A request count as written: whole numbers without decimals ("212"), else fmt.num."""
     return f"{int(x):,}" if isinstance(x, (int, float)) and float(x).is_integer() else fmt.num(x)
 
 
@@ -957,24 +934,14 @@ def _md_run_versions(v):
     return md_run_versions(v)
 
 
+# The Markdown's order of the sections and the writer of each; the headings are the sections'
+# titles (analysis.pipeline.SECTIONS).
 SECTIONS_MD = (
-    ("clusters", N_("Badcase clusters"), _md_clusters),
-    ("cohort", N_("Cohort"), _md_cohort),
-    ("comparison", N_("Metric comparison (badcases vs control)"), _md_comparison),
-    ("strata", N_("Pooled strata (per engine version or eval)"), _md_strata),
-    ("tree", N_("Decision tree"), _md_tree),
-    ("heatmap", N_("Heatmap"), _md_heatmap),
-    ("runs", N_("Runs and their published results"), _md_runs),
-    ("versions", N_("Engine versions"), _md_versions),
-    ("run_versions", N_("Engine versions at run level (published aggregates)"),
-     _md_run_versions),
-    ("sla", N_("SLA attainment"), _md_sla),
-    ("whatif", N_("What-if"), _md_whatif),
-    ("replay", N_("Replay: the badcases under another engine setting"), _md_replay),
-    ("timeline", N_("Timeline of the worst badcase"), _md_timeline),
-    ("conclusion", N_("Conclusion"), _md_conclusion),
-    ("engine", N_("Engine statistics"), _md_engine),
-    ("inputs", N_("Inputs"), _md_inputs),
+    ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
+    ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
+    ("versions", _md_versions), ("run_versions", _md_run_versions), ("sla", _md_sla),
+    ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
+    ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
 )
 
 
@@ -989,11 +956,11 @@ def render_markdown(doc: dict) -> str:
     out += [""] + [f"- {t}: {md(v)}" for t, v in scope_lines(meta)]
     if meta.get("simulated"):
         out += ["", _("> **Simulated data.** {demo_note}").format(demo_note=md(meta.get('demo_note') or '')).rstrip()]
-    for key, heading, fn in SECTIONS_MD:
+    for key, fn in SECTIONS_MD:
         if key not in doc:
             continue
         sec = doc[key]
-        out += ["", f"## {_(heading)}", ""]
+        out += ["", f"## {_(pipeline.TITLES[key])}", ""]
         miss = _missing(sec)
         if miss:
             out.append(miss)

@@ -77,8 +77,7 @@ def md_runs(runs: list) -> str:
     shown = [r for r in runs if r.get("published") or r.get("flags")]
     rest = len(runs) - len(shown)
     if not shown:
-        return (_("{n_runs} run{x} loaded; none published "
-                "aggregates (every number comes from the request rows).").format(n_runs=len(runs), x='s' if len(runs) != 1 else ''))
+        return none_published(len(runs))
     heads, rows = overview(shown[:MD_MAX_RUNS])
     parts = [_table(heads, rows)]
     # below: each run with more to say (a flag, or numbers recomputed from its requests)
@@ -113,8 +112,21 @@ def md_runs(runs: list) -> str:
         parts.append(_("_({x} more runs with published results in "
                      "report.json.)_").format(x=len(shown) - MD_MAX_RUNS))
     if rest:
-        parts.append(_("{rest} other run{x} published no aggregates.").format(rest=rest, x='s' if rest != 1 else ''))
+        parts.append(others_unpublished(rest))
     return "\n\n".join(parts)
+
+
+def none_published(n_runs: int) -> str:
+    """The runs section when no run published aggregates (report.md and report.html)."""
+    return (_("{n_runs} run{x} loaded; none published "
+              "aggregates (every number comes from the request rows).").format(
+                  n_runs=f"{n_runs:,}", x='s' if n_runs != 1 else ''))
+
+
+def others_unpublished(rest: int) -> str:
+    """The line after the runs that published aggregates (report.md and report.html)."""
+    return _("{rest} other run{x} published no aggregates.").format(
+        rest=f"{rest:,}", x='s' if rest != 1 else '')
 
 
 def md_run_versions(v: dict) -> str:

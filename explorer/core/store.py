@@ -25,13 +25,14 @@ import numpy as np
 import pandas as pd
 
 from . import errlog, schema
-from .errors import InputError, SessionError, TraceExplorerError
+from .errors import Cancelled, InputError, SessionError, TraceExplorerError
+from .i18n import _
 from .sqlutil import load_query, quote_ident
 
 
-class LoadCancelled(TraceExplorerError):
-    """The user cancelled a load while a file was being read: that file is rolled back."""
-    TEXT = "loading cancelled while this file was read: nothing of it was kept"
+# A load cancelled while a file was read (errors.Cancelled): that file is rolled back and its
+# report's error ends with this text.
+LOAD_CANCELLED = "loading cancelled while this file was read: nothing of it was kept"
 
 
 def special_file(p: Path) -> str | None:
@@ -151,8 +152,9 @@ class LoadReport:
         """Count one skipped record and keep its reason (the first MAX_REASONS only)."""
         self.rows_skipped += 1
         if len(self.skipped_reasons) < self.MAX_REASONS:
-            where = f"line {line}: " if line is not None else ""
-            what = f"field '{field_name}': " if field_name else ""
+            from .i18n import field_text, line_text
+            where = line_text(line) if line is not None else ""
+            what = field_text(field_name) if field_name else ""
             self.skipped_reasons.append(f"{where}{what}{reason}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -293,7 +295,7 @@ class Store:
         """Insert the rows of a DataFrame (or Arrow table) into a canonical table by column
         name; columns the table lacks raise duckdb.BinderException, missing ones become NULL.
         Returns the number of rows inserted. While a file loads (load_file), a cancelled load
-        raises LoadCancelled, and DataFrame rows holding a value no analysis can use (infinite,
+        raises errors.Cancelled, and DataFrame rows holding a value no analysis can use (infinite,
         beyond the time range: value_limits) are left out and counted as skipped in the
         file's report, whatever loader sent them (the loaders' own checks name the line)."""
         con = con or self.con
@@ -395,12 +397,12 @@ class Store:
             try:
                 p = Path(path)
                 if not p.exists():
-                    raise InputError(p, "no such file or folder")
+                    raise InputError(p, _("no such file or folder"))
                 why = special_file(p)
                 if why:  # a FIFO would block the read forever: never opened
-                    raise InputError(p, f"{why}: not opened")
+                    raise InputError(p, _("{why}: not opened").format(why=why))
                 if p.is_file() and p.stat().st_size == 0:
-                    raise InputError(p, "the file is empty")
+                    raise InputError(p, _("the file is empty"))
                 fmt = get_format(format) if format else detect_format(p)
                 report.format, report.kind = fmt.NAME, fmt.KIND
                 # what the format reads (a HELM file: its run folder), in a thread for big
@@ -414,8 +416,8 @@ class Store:
                     recorded = earlier is None
                 if earlier is not None:
                     self._mark_duplicate(report, earlier)
-            except LoadCancelled:
-                report.error = f"{path}: {LoadCancelled.TEXT}"
+            except Cancelled:
+                report.error = f"{path}: {LOAD_CANCELLED}"
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
@@ -470,9 +472,11 @@ class Store:
         (computed meanwhile in a thread for a big input) turns out to be that of an input
         already loaded, rolled back, returning that input's path (None when committed).
         Exceptions roll back and propagate."""
+        from .formats.base import cancel_check
         self.con.execute("BEGIN TRANSACTION")
         done = False
         self._report = report
+        token = cancel_check.set(self.check_cancelled)  # long reads stop on Cancel too
         try:
             fmt.load(p, self, report)
             self._from_copy(p, report)
@@ -496,6 +500,7 @@ class Store:
                 self.con.execute("ROLLBACK")
             raise
         finally:
+            cancel_check.reset(token)
             self._report = None
             hasher.result()
 
@@ -517,8 +522,8 @@ class Store:
         report.run_ids, report.eval_ids, report.columns = [], [], {}
         report.rows_loaded = report.rows_skipped = 0
         report.skipped_reasons = []
-        report.skipped_file = (f"same content as {earlier} (sha256 {report.sha256[:12]}…), "
-                               f"already loaded: not loaded again")
+        report.skipped_file = _("same content as {earlier} (sha256 {sha}…), already loaded: not "
+                                "loaded again").format(earlier=earlier, sha=report.sha256[:12])
 
     def load_paths(self, paths: Iterable[str | Path], progress=None,
                    cancelled=lambda: False) -> list[LoadReport]:
@@ -538,87 +543,195 @@ class Store:
         each file; cancelled() is checked between files and while a file loads (Store.append):
         the file being read is then rolled back, its report says so, and loading stops."""
         todo = walk_inputs(paths)
-        out: list[LoadReport] = []
         self._cancelled = cancelled
         try:
+            found = self._classify(todo, cancelled)
+            batch_of = self._batches(todo, found)
+            out: dict[int, LoadReport] = {}
             for i, (p, explicit, note) in enumerate(todo):
+                if i in out:
+                    continue  # loaded with its batch
                 if cancelled():
                     break
                 if progress:
                     progress(i, len(todo), str(p))
-                out.append(self._load_one(p, explicit, note))
-                if out[-1].error and out[-1].error.endswith(LoadCancelled.TEXT):
+                group = batch_of.get(i)
+                got = self._load_batch([todo[j][0] for j in group]) if group else None
+                if got is not None:
+                    out.update(zip(group, got))
+                else:
+                    out[i] = self._load_one(p, explicit, note, found.get(i))
+                if out[max(out)].error and out[max(out)].error.endswith(LOAD_CANCELLED):
                     break
         finally:
             self._cancelled = lambda: False
+        return [out[i] for i in sorted(out)]
+
+    # Many small files of one format and header (a folder of 5,000 request tables) are read
+    # together: batches of BATCH_MIN_FILES to BATCH_MAX_FILES files of at most BATCH_MAX_BYTES.
+    BATCH_MIN_FILES = 2
+    BATCH_MAX_FILES = 500
+    BATCH_MAX_BYTES = 1 << 20
+
+    def _classify(self, todo, cancelled) -> dict[int, tuple]:
+        """For each file of todo found in a folder: _why_ignored's (why, format) or, when
+        detection itself failed, the failed report. Stops early when cancelled."""
+        found: dict[int, tuple] = {}
+        for i, (p, explicit, note) in enumerate(todo):
+            if cancelled():
+                break
+            if note is None and not explicit:
+                sniffed: list = []
+                try:
+                    found[i] = self._why_ignored(p, sniffed)
+                    if found[i] == (None, "generic_table") and sniffed and \
+                            len(sniffed[0].head) <= self.BATCH_MAX_BYTES:
+                        found[i] += (None, sniffed[0])  # kept for _batches (small heads only)
+                except Exception as e:  # noqa: BLE001 - detection must not stop the others
+                    found[i] = (None, None, LoadReport(path=str(p), error=(
+                        f"{p}: cannot be read: {errlog.describe(e)} "
+                        f"({errlog.record(e, f'detecting the format of {p}')})")))
+        return found
+
+    def _batches(self, todo, found: dict[int, tuple]) -> dict[int, list[int]]:
+        """first index of a batch -> the indices of its files: files found in folders that
+        the generic table format reads, small, UTF-8, sharing generic_table.batch_key."""
+        from .formats import generic_table
+        from .formats._encoding import head_encoding
+        groups: dict[tuple, list[int]] = {}
+        for i, got in found.items():
+            if len(got) != 4:  # not a generic table, or detection failed
+                continue
+            p = todo[i][0]
+            try:
+                if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
+                    continue
+            except OSError:
+                continue
+            key = generic_table.batch_key(got[3])
+            if key is not None:
+                groups.setdefault(key, []).append(i)
+        out: dict[int, list[int]] = {}
+        for members in groups.values():
+            for k in range(0, len(members), self.BATCH_MAX_FILES):
+                chunk = members[k:k + self.BATCH_MAX_FILES]
+                if len(chunk) >= self.BATCH_MIN_FILES:
+                    out[chunk[0]] = chunk
         return out
 
-    def _load_one(self, p: Path, explicit: bool, note: tuple[str, str] | None) -> LoadReport:
-        """One entry of walk_inputs: a failed / ignored report for a note, else load_file."""
+    def _load_batch(self, paths: list[Path]) -> list[LoadReport] | None:
+        """Load a batch of small generic tables (generic_table.load_batch) and their `inputs`
+        rows in one transaction; a file whose content was loaded before (or earlier in the
+        batch) is a duplicate, as in load_file. Returns the reports, in order; None, with
+        nothing kept, when the files cannot be read as one (then each is loaded on its own,
+        failing alone). A Cancel rolls the batch back: each of its files says so."""
+        from .formats import generic_table
+        with self._lock:
+            try:
+                reports = [LoadReport(path=str(p), format=generic_table.NAME,
+                                      kind=generic_table.KIND, sha256=sha256_of(p)) for p in paths]
+            except OSError:
+                return None
+            earlier = dict(self.con.execute(
+                "SELECT sha256, arg_min(path, input_id) FROM inputs WHERE list_contains(?, sha256)"
+                " AND error IS NULL AND kind IS DISTINCT FROM 'ignored' GROUP BY sha256",
+                [[r.sha256 for r in reports]]).fetchall())
+            new = []
+            for r in reports:
+                if r.sha256 in earlier:
+                    self._mark_duplicate(r, earlier[r.sha256])
+                else:
+                    earlier[r.sha256] = r.path
+                    new.append(r)
+            from .formats.base import cancel_check
+            self.con.execute("BEGIN TRANSACTION")
+            token = cancel_check.set(self.check_cancelled)
+            try:
+                if new and not generic_table.load_batch([Path(r.path) for r in new], self, new):
+                    self.con.execute("ROLLBACK")
+                    return None
+                self.check_cancelled()
+                self._record_inputs(reports)
+                self.con.execute("COMMIT")
+                return reports
+            except Cancelled:
+                self.con.execute("ROLLBACK")
+                reports = [LoadReport(path=str(p), error=f"{p}: {LOAD_CANCELLED}")
+                           for p in paths]
+                self._record_inputs(reports)
+                return reports
+            except Exception:  # noqa: BLE001 - each file on its own says what went wrong
+                self.con.execute("ROLLBACK")
+                return None
+            finally:
+                cancel_check.reset(token)
+
+    def _load_one(self, p: Path, explicit: bool, note: tuple[str, str] | None,
+                  found: tuple | None = None) -> LoadReport:
+        """One entry of walk_inputs: a failed / ignored report for a note, else load_file.
+        found: _classify's result for a file in a folder ((why, format), or a failed report)."""
         if note is not None:
             kind, why = note
             report = LoadReport(path=str(p), **({"error": f"{p}: {why}"} if kind == "error"
                                                  else {"skipped_file": why}))
+        elif found is not None and len(found) == 3:
+            report = found[2]  # detection itself failed
         else:
-            try:
-                why, fmt = (None, None) if explicit else self._why_ignored(p)
-            except Exception as e:  # noqa: BLE001 - detection must not stop the other files
-                why, fmt = None, None
-                report = LoadReport(path=str(p), error=(
-                    f"{p}: cannot be read: {errlog.describe(e)} "
-                    f"({errlog.record(e, f'detecting the format of {p}')})"))
-            else:
-                if not why:
-                    return self.load_file(p, fmt)  # detected once
-                report = LoadReport(path=str(p), skipped_file=why)
+            why, fmt = (None, None) if explicit else found[:2]
+            if not why:
+                return self.load_file(p, fmt)  # detected once
+            report = LoadReport(path=str(p), skipped_file=why)
         with self._lock:
             self._record_input(report)
         return report
 
     def check_cancelled(self) -> None:
-        """Raise LoadCancelled when the load in progress was cancelled (load_paths'
+        """Raise errors.Cancelled when the load in progress was cancelled (load_paths'
         cancelled()); loaders reach it through append, load_file before COMMIT."""
         if self._cancelled():
-            raise LoadCancelled(LoadCancelled.TEXT)
+            raise Cancelled(LOAD_CANCELLED)
 
     @staticmethod
-    def _why_ignored(p: Path) -> tuple[str | None, str | None]:
-        """(why a file found in a folder is passed over, None) or (None, the detected format)."""
+    def _why_ignored(p: Path, sniffed: list | None = None) -> tuple[str | None, str | None]:
+        """(why a file found in a folder is passed over, None) or (None, the detected format).
+        sniffed: a list that receives the Sniff the detection read (for _batches)."""
         from .formats import MIN_CONFIDENCE, rank_formats
         from .formats._sweep import pass_over
+        from .formats.base import Sniff
         try:
             if p.stat().st_size == 0:
-                return "empty file", None
+                return _("empty file"), None
             sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
             if sweep:
                 return sweep, None
-            ranked = rank_formats(p)
+            sniff = Sniff.of(p)
+            if sniffed is not None:
+                sniffed.append(sniff)
+            ranked = rank_formats(p, sniff)
         except OSError:
             return None, None  # load_file fails it with the reason (an error, not ignored)
-        from .formats.base import Sniff
         if not ranked or ranked[0][0] < MIN_CONFIDENCE:
-            sniff = Sniff.of(p)
             if sniff.is_binary:
-                return "binary content", None
+                return _("binary content"), None
             head = sniff.head.strip()
             if head in ("[]", "{}", ""):
-                return f"no records (the file holds only {head or 'blank lines'})", None
+                return _("no records (the file holds only {what})").format(
+                    what=head or _("blank lines")), None
             if p.suffix.lower() in (".md", ".markdown", ".rst", ".html", ".htm", ".pdf"):
-                return "a document, not a trace or eval file", None
+                return _("a document, not a trace or eval file"), None
             if _looks_aggregate(re.findall(r"[A-Za-z_][\w ]*", head[:8192])):
-                return ("an aggregate summary (statistics such as avg / p50 / p99 or "
-                        "benchmark scores), not per-request records"), None
-            return "not a trace or eval file (no known format matches its content)", None
+                return _("an aggregate summary (statistics such as avg / p50 / p99 or "
+                         "benchmark scores), not per-request records"), None
+            return _("not a trace or eval file (no known format matches its content)"), None
         if ranked[0][1] == "generic_table" and ranked[0][0] < 0.4:  # the fallback only
             from .formats import generic_table
-            sniff = Sniff.of(p)
             cols = generic_table._header(sniff, generic_table._kind(sniff) or "csv")
             shown = ", ".join(cols[:8]) + (", ..." if len(cols) > 8 else "")
             if _looks_aggregate(cols):
-                return (f"an aggregate summary table (columns {shown}), not per-request "
-                        f"records"), None
-            return (f"not a request table: no column maps to a request metric "
-                    f"(columns {shown})"), None
+                return _("an aggregate summary table (columns {shown}), not per-request "
+                         "records").format(shown=shown), None
+            return _("not a request table: no column maps to a request metric "
+                     "(columns {shown})").format(shown=shown), None
         return None, ranked[0][1]
 
     def _set_source_sha256(self, r: LoadReport) -> None:
@@ -632,13 +745,25 @@ class Store:
     def _record_input(self, r: LoadReport) -> None:
         """One `inputs` row per report; an ignored file has kind 'ignored' and its reason as
         the only skipped reason (input_reports() turns it back into skipped_file)."""
-        ignored = r.skipped_file is not None
         self.con.execute(
             "INSERT INTO inputs SELECT coalesce(max(input_id), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " ?, ?, now() FROM inputs",
-            [r.path, r.sha256, r.format, "ignored" if ignored else r.kind, r.rows_loaded,
-             r.rows_skipped, json.dumps([r.skipped_file] if ignored else r.skipped_reasons),
-             json.dumps(r.columns), json.dumps(r.run_ids), json.dumps(r.eval_ids), r.error])
+            " ?, ?, now() FROM inputs", _input_row(r))
+
+    def _record_inputs(self, reports: list[LoadReport]) -> None:
+        """_record_input for many reports, in order, with one INSERT."""
+        frame = pd.DataFrame([_input_row(r) for r in reports], columns=_INPUT_COLUMNS,
+                             dtype=object)
+        frame.insert(0, "_ord", range(len(frame)))
+        name = f"_inputs_{threading.get_ident()}"
+        self.con.register(name, frame)
+        try:
+            self.con.execute(
+                "INSERT INTO inputs SELECT (SELECT coalesce(max(input_id), 0) FROM inputs) + "
+                "row_number() OVER (ORDER BY _ord), " + ", ".join(
+                    f"CAST({c} AS {t})" for c, t in zip(_INPUT_COLUMNS, _INPUT_TYPES)) +
+                f", now() FROM {quote_ident(name)}")
+        finally:
+            self.con.unregister(name)
 
     def input_reports(self) -> list[LoadReport]:
         """Every LoadReport recorded in this store, in load order."""
@@ -773,6 +898,21 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+
+
+_INPUT_COLUMNS = ("path", "sha256", "format", "kind", "rows_loaded", "rows_skipped",
+                  "skipped_reasons", "columns", "run_ids", "eval_ids", "error")
+_INPUT_TYPES = ("VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "JSON", "JSON",
+                "JSON", "JSON", "VARCHAR")
+
+
+def _input_row(r: LoadReport) -> list:
+    """The `inputs` row of a report (_INPUT_COLUMNS; input_id and loaded_at apart): an
+    ignored file has kind 'ignored' and its reason as the only skipped reason."""
+    ignored = r.skipped_file is not None
+    return [r.path, r.sha256, r.format, "ignored" if ignored else r.kind, r.rows_loaded,
+            r.rows_skipped, json.dumps([r.skipped_file] if ignored else r.skipped_reasons),
+            json.dumps(r.columns), json.dumps(r.run_ids), json.dumps(r.eval_ids), r.error]
 
 
 def value_limits(column: str) -> tuple[float, float] | None:

@@ -3,6 +3,7 @@ Markdown of explorer.core.report when asked through write_bundle)."""
 from __future__ import annotations
 
 import logging
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -10,7 +11,12 @@ from typing import Any, Callable
 import pandas as pd
 from PySide6.QtCore import QSize
 
-from .images import (ensure_app, report_mode, save_png, save_scene_png, save_svg,
+from explorer.core import errlog
+from explorer.core.atomic import write_atomically, write_text
+from explorer.core.analysis.sla import for_cohort_runs
+from explorer.core.errors import ReportIncomplete
+
+from .images import (ensure_app, print_fonts, report_mode, save_png, save_scene_png, save_svg,
                      scroll_overflow, settle, table_overflow)
 
 log = logging.getLogger(__name__)
@@ -44,17 +50,32 @@ def _panel_classes() -> dict[str, type]:
 
 
 def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: bool,
-                  timeline: tuple[str, str] | None = None, store=None) -> dict[str, Path]:
+                  timeline: tuple[str, str] | None = None, store=None,
+                  failed: list | None = None) -> dict[str, Path]:
     """Render every panel that has a section in `doc` to out_dir/<panel>.png (2x) and .svg.
 
     The panels are the app's own (widgets.panels.PANELS) fed the same dicts through a
     Session, so the pictures match the window. Returns panel name -> PNG path (distributions
     once per telling metric: distributions_<metric>.png; the first is also distributions.png).
-    store: the session's store, needed only by the timeline panel (it queries the request)."""
+    store: the session's store, needed only by the timeline panel (it queries the request).
+    failed: a list that receives (panel, one-line reason, "details in <log>") for each panel
+    that could not start or be drawn (its traceback goes to the error log; the others are
+    still drawn; a picture is written whole or not at all)."""
+    ensure_app()
+    errlog.configure_logging()  # a panel's logged failure goes to the error log, not stderr
+    caught: list[BaseException] = []  # raised in a Qt slot while a panel redraws
+    hook, sys.excepthook = sys.excepthook, lambda _t, e, _tb: caught.append(e)
+    try:
+        return _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught)
+    finally:
+        sys.excepthook = hook
+
+
+def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) -> dict[str, Path]:
+    """render_panels' body; `caught` receives the exceptions Qt slots raise meanwhile."""
     from explorer.core.store import Store
     from explorer.session import Session
 
-    ensure_app()
     session = Session(store if store is not None else Store())
     classes = _panel_classes()
     wanted = ["header", "comparison", "distributions", "tree", "heatmap", "versions", "sla",
@@ -63,15 +84,18 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
     for n in wanted:
         if n not in classes:
             continue
-        try:  # the timeline panel gets no session: without one it paints synchronously
+        try:  # the timeline panel gets no session: it paints the view fetched here
             panels[n] = classes[n](None if n == "timeline" else session)
-        except Exception:  # noqa: BLE001 - a panel that cannot start leaves only its picture out
-            log.exception("panel %s could not start", n)
+        except Exception as e:  # noqa: BLE001 - a panel that cannot start leaves only its picture out
+            _failed(failed, n, e, "could not start")
     for panel in panels.values():  # a page's layout: the tree's depth across, the what-if
         if hasattr(panel, "set_print_layout"):  # without its graph (printed on its own), no
             panel.set_print_layout(True)        # "click" hints
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
+    if isinstance(payload.get("sla"), dict):  # per-run bars only for the cohort's runs
+        payload["sla"] = for_cohort_runs(
+            payload["sla"], (payload["meta"].get("scope") or {}).get("cohort_runs"))[0]
     if frame is not None:
         payload["frame"] = frame
     session.data.update(payload)
@@ -79,8 +103,13 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
     out: dict[str, Path] = {}
 
     def shoot(name: str, widget, stem: str) -> None:
+        if caught:  # drawing it raised in a slot: no picture of a half-drawn panel
+            raise caught[0]
+        if getattr(widget, "paint_error", None) is not None:
+            raise widget.paint_error
         size = PANEL_SIZES.get(name, QSize(900, 500))
         report_mode(widget)  # after painting: panels show their controls once data arrives
+        print_fonts(widget, size.width())  # >= 7 pt on the page at html.print_width
         settle(widget, size)
         grow = scroll_overflow(widget)
         if grow > 0:  # a scrolled column of results (the what-if's) shown whole
@@ -94,6 +123,7 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
             save_svg(widget, out_dir / f"{stem}.svg", title=stem)
 
     for name, panel in panels.items():
+        caught.clear()
         try:
             if name == "distributions":
                 if frame is None:
@@ -107,9 +137,8 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
             elif name == "timeline":
                 if timeline is None or store is None or not hasattr(panel, "show_request"):
                     continue
-                panel.set_store(store)
-                panel.set_cohort_frame(frame)
-                panel.show_request(*timeline)
+                from explorer.core.viewstate.timeline import fetch_view
+                panel.show_view(fetch_view(store, *timeline, frame=frame))
                 shoot(name, panel, name)
             elif name == "replay":
                 sec = doc.get("replay")
@@ -125,12 +154,20 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
                     out["whatif_graph"] = save_scene_png(panel.scene, out_dir / "whatif_graph.png")
             else:
                 shoot(name, panel, name)
-        except Exception:  # noqa: BLE001 - one panel failing must not lose the others
-            log.exception("rendering panel %s failed", name)
+        except Exception as e:  # noqa: BLE001 - one panel failing must not lose the others
+            _failed(failed, name, e, "could not be drawn")
     for p in panels.values():
         p.close()
         p.deleteLater()
     return out
+
+
+def _failed(failed: list | None, name: str, e: Exception, what: str) -> None:
+    """Record a panel's failure: its traceback to the error log, its line to `failed`."""
+    where = errlog.record(e, f"report panel {name} {what}")
+    log.warning("report panel %s %s: %s", name, what, errlog.describe(e))
+    if failed is not None:
+        failed.append((name, errlog.describe(e), where))
 
 
 def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
@@ -143,7 +180,8 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     (analysis.cohort_frame) for the distributions; cases: badcases listed (escaped) in the
     HTML/PDF; timeline: (run_id, request_id) of the request whose timeline is included (needs
     `store`, the store holding that request).
-    Returns the files written. Raises OSError when out_dir cannot be written."""
+    Returns the files written. Raises OSError when out_dir cannot be written, and
+    ReportIncomplete (after writing everything else) when some panel could not be drawn."""
     from .dashboard import save_dashboard
     from .html import build_html
     from .pdf import save_pdf
@@ -163,7 +201,8 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     if timeline is None and store is not None and frame is not None:
         timeline = _worst_badcase(frame)
     step("panels")
-    images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store)
+    failed: list[tuple[str, str, str]] = []
+    images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store, failed)
     step("dashboard")
     images["dashboard"] = save_dashboard(doc, images, out_dir / "dashboard.png")
     if "png" in formats or "svg" in formats:
@@ -171,11 +210,12 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     if "html" in formats:
         step("html")
         path = out_dir / "report.html"
-        path.write_text(build_html(doc, images, cases=cases), encoding="utf-8")
+        write_text(path, build_html(doc, images, cases=cases))
         written.append(path)
     if "pdf" in formats:
         step("pdf")
-        written.append(save_pdf(doc, images, out_dir / "report.pdf", cases=cases))
+        written.append(write_atomically(out_dir / "report.pdf",
+                                        lambda tmp: save_pdf(doc, images, tmp, cases=cases)))
     if "png" not in formats:  # the images were only needed to build html / pdf
         for p in images.values():
             if p.exists() and p not in written:
@@ -183,6 +223,9 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
         for p in out_dir.glob("*.svg"):
             if "svg" not in formats:
                 p.unlink()
+    if failed:
+        raise ReportIncomplete(out_dir, [(n, why) for n, why, _ in failed], written,
+                               failed[-1][2])
     return written
 
 

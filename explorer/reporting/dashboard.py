@@ -9,11 +9,13 @@ from pathlib import Path
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 
+from explorer.core.i18n import _
+from explorer.core.names import label
 from explorer.core.report import scope_lines
 from widgets import palette
 
 from .html import title_of
-from .images import CJK_FAMILIES
+from .images import CJK_FAMILIES, save_image
 
 WIDTH, DPR, PAD = 1600, 2.0, 16
 
@@ -37,27 +39,41 @@ def _place(p: QPainter, img_path: Path | None, rect: QRectF, caption: str) -> No
     if img.isNull():
         p.setFont(_font(12))
         p.setPen(QColor(palette.MUTED))
-        p.drawText(inner, Qt.AlignmentFlag.AlignCenter, "no data for this section")
+        p.drawText(inner, Qt.AlignmentFlag.AlignCenter, _("no data for this section"))
         return
     scale = min(inner.width() / (img.width() / DPR), inner.height() / (img.height() / DPR), 1.0)
     w, h = img.width() / DPR * scale, img.height() / DPR * scale
     p.drawImage(QRectF(inner.x() + (inner.width() - w) / 2, inner.y(), w, h), img)
 
 
+def layout(images: dict[str, Path]) -> list[tuple[int, list[tuple[str, str, float]]]]:
+    """The rows of the page: (height, [(image key, caption, width share)]); the captions in the
+    current language."""
+    dists = [k for k in images if k.startswith("distributions_")][:2] or \
+        (["distributions"] if "distributions" in images else [])
+    return [
+        (110, [("header", _("Cohort"), 1.0)]),
+        (430, [("comparison", _("Metric comparison (Mann-Whitney U, BH-adjusted)"), 0.58),
+               ("tree", _("Decision tree: where the error rate jumps"), 0.42)]),
+        (360, [(d, _("Distribution: {metric}").format(metric=label(d.removeprefix("distributions_"), False)), 0.5)
+               for d in dists if d != "distributions"]
+         or [("distributions", _("Distributions"), 1.0)]),
+        (560, [("conclusion", _("Conclusion and suggestions"), 0.5),
+               ("versions", _("Engine versions"), 0.5)]),
+    ]
+
+
+def footer_text(meta: dict) -> str:
+    """The provenance lines under the page: evals, models, versions, inputs ("… and N more")."""
+    return "\n".join(_("{title}: {text}").format(title=t, text=v) for t, v in scope_lines(meta)) + (
+        "\n" + _("Data: SIMULATED.") if meta.get("simulated") else "")
+
+
 def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
     """Compose the one-page brief at 2x into `path` (PNG). Raises OSError when it cannot write."""
     meta = doc.get("meta") or {}
-    dists = [k for k in images if k.startswith("distributions_")][:2] or \
-        (["distributions"] if "distributions" in images else [])
-    rows = [  # (height, [(image key, caption, width share)])
-        (110, [("header", "Cohort", 1.0)]),
-        (430, [("comparison", "Metric comparison (Mann-Whitney U, BH-adjusted)", 0.58),
-               ("tree", "Decision tree: where the error rate jumps", 0.42)]),
-        (360, [(d, "Distribution: " + d.removeprefix("distributions_").removeprefix("distributions"), 0.5)
-               for d in dists] or [("distributions", "Distributions", 1.0)]),
-        (560, [("conclusion", "Conclusion and suggestions", 0.5), ("versions", "Engine versions", 0.5)]),
-    ]
-    note = meta.get("demo_note") or "Simulated data"
+    rows = layout(images)
+    note = meta.get("demo_note") or _("Simulated data.")
     banner = 0
     if meta.get("simulated"):
         probe = QImage(10, 10, QImage.Format.Format_ARGB32)
@@ -67,8 +83,7 @@ def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
                                      Qt.TextFlag.TextWordWrap, note).height()) + 8
         fp.end()
     top = 72 + banner
-    footer = "\n".join(f"{t}: {v}" for t, v in scope_lines(meta)) + (
-        "\nSIMULATED" if meta.get("simulated") else "")  # names, "… and N more"
+    footer = footer_text(meta)
     probe = QImage(10, 10, QImage.Format.Format_ARGB32)
     fp = QPainter(probe)
     fp.setFont(_font(11))
@@ -107,6 +122,4 @@ def save_dashboard(doc: dict, images: dict[str, Path], path: Path) -> Path:
     p.drawText(QRectF(PAD, y, WIDTH - 2 * PAD, foot_h), Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
                footer)
     p.end()
-    if not img.save(str(path), "PNG"):
-        raise OSError(f"cannot write {path}")
-    return path
+    return save_image(img, path)

@@ -22,11 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from explorer.core import errlog
-from explorer.core.errors import TraceExplorerError
-
-
-class ExportCancelled(Exception):
-    """The user cancelled the export; the child process was killed."""
+from explorer.core.errors import Cancelled, ReportIncomplete, TraceExplorerError
 
 
 class ExportFailed(TraceExplorerError):
@@ -46,7 +42,7 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
     JSON-able) so the report shows the user's scenario; whatif_result: that scenario's finished
     result (WhatIfResult.to_dict(), the panel's report_result()), which the child then shows
     as it is instead of importing DoWhy and estimating again. Returns the files written.
-    Raises ExportCancelled, or ExportFailed (one line naming out_dir; the child's output goes
+    Raises errors.Cancelled (the child was killed), or ExportFailed (one line naming out_dir; the child's output goes
     to the error log) when it fails."""
     from explorer.core.report import available_formats
 
@@ -84,7 +80,7 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
             if cancelled and cancelled():
                 proc.kill()
                 proc.wait()
-                raise ExportCancelled("report export cancelled")
+                raise Cancelled("report export cancelled")
             kind, _, rest = line.rstrip("\n").partition(" ")
             if kind == "progress" and progress:
                 done, total, text = (rest.split(" ", 2) + ["", ""])[:3]
@@ -160,6 +156,8 @@ def child(argv: list[str] | None = None) -> int:
         where = errlog.record(e, "report export child")
         print(f"error cannot write {e.filename or 'the report'}: {e.strerror or e} ({where})",
               flush=True)
+    except ReportIncomplete as e:  # its message names the pictures missing and the log
+        print(f"error {e}", flush=True)
     except BaseException as e:  # noqa: BLE001 - one line for the dialog, the rest to the log
         where = errlog.record(e, "report export child")
         print(f"error {errlog.describe(e)} ({where})", flush=True)

@@ -12,10 +12,12 @@ from typing import Callable
 
 import pandas as pd
 
+from explorer.core.analysis import pipeline
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
-from explorer.core.report import scope_lines
+from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
+                                  scope_lines)
 from widgets import palette
 from widgets.painters.comparison import comparison_html
 from widgets.painters.conclusion import conclusion_html
@@ -24,6 +26,8 @@ from widgets.painters.header import header_html
 from widgets.painters.sla import sla_html
 from widgets.painters.runs import run_versions_html, runs_html
 from widgets.painters.versions import versions_html
+
+from .images import TEXT_WIDTH
 
 esc = html_text
 
@@ -42,24 +46,25 @@ table.header td {{ border: none; padding-right: 18px; }} .t {{ color: {palette.M
 img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.MUTED}; font-size: 8pt; }}
 """
 
-# Section order of the document: (key of the report JSON, title (translated where shown),
-# image name or None when the HTML table says it all, table painter)
+# Section order of the document: (key of the report JSON, image name or None when the HTML
+# table says it all, table painter). The titles are the sections' own (analysis.pipeline), but
+# for the distributions, a picture of the cohort frame that is no section of the JSON.
 SECTIONS = [
-    ("comparison", N_("Metric comparison"), None, lambda v: comparison_html(v)),
-    ("distributions", N_("Distributions"), "distributions", None),
-    ("tree", N_("Decision tree"), "tree", None),
-    ("heatmap", N_("Heatmap: TPOT x batch-size entropy"), "heatmap", None),
-    ("runs", N_("Runs and their published results"), None, lambda v: runs_html(v)),
-    ("versions", N_("Engine versions"), "versions", lambda v: versions_html(v)),
-    ("run_versions", N_("Engine versions at run level (published aggregates)"), None,
-     lambda v: run_versions_html(v)),
-    ("sla", N_("SLA attainment"), "sla", lambda v: sla_html(v)),
-    ("whatif", N_("Counterfactual what-if"), "whatif", None),
-    ("replay", N_("Replay: the badcases under another engine setting"), "replay", None),
-    ("timeline", N_("Timeline of the worst badcase"), "timeline", None),
-    ("engine", N_("Engine statistics"), "engine", lambda v: engine_html(v)),
-    ("conclusion", N_("Conclusion"), None, lambda v: conclusion_html(v)),
+    ("comparison", None, lambda v: comparison_html(v)),
+    ("distributions", "distributions", None),
+    ("tree", "tree", None),
+    ("heatmap", "heatmap", None),
+    ("runs", None, lambda v: runs_html(v)),
+    ("versions", "versions", lambda v: versions_html(v)),
+    ("run_versions", None, lambda v: run_versions_html(v)),
+    ("sla", "sla", lambda v: sla_html(v)),
+    ("whatif", "whatif", None),
+    ("replay", "replay", None),
+    ("timeline", "timeline", None),
+    ("engine", "engine", lambda v: engine_html(v)),
+    ("conclusion", None, lambda v: conclusion_html(v)),
 ]
+TITLES = {**pipeline.TITLES, "distributions": N_("Distributions")}
 
 
 def data_uri(path: Path) -> str:
@@ -110,10 +115,10 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     if "dashboard" in images and not for_pdf:
         heading = _("Dashboard")
         out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
-    for key, title, img, table in SECTIONS:
+    for key, img, table in SECTIONS:
         if key not in doc and (img is None or img not in images):
             continue
-        title = _(title)
+        title = _(TITLES[key])
         out.append(f"<h2>{esc(title)}</h2>")
         value = doc.get(key)
         why = None if key in ("distributions", "timeline") else missing_reason(value)
@@ -135,7 +140,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     return "".join(out)
 
 
-WIDE = ("tree", "whatif", "timeline", "replay")  # PDF figures at the text's width (920 px at 144 dpi)
+WIDE = ("tree", "whatif", "timeline", "replay")  # printed at the text's width (now every figure is)
 BEFORE = {"whatif": "whatif_graph"}  # a figure printed above a panel's picture
 # figures drawn at their natural size (the causal graph: 8.5 pt labels at scale 1), printed
 # at this many page px per figure px: 8.5 pt x 1.3 x 96 / 144 = 7.4 pt on paper
@@ -148,7 +153,7 @@ def print_width(name: str, path: Path) -> int:
         from PySide6.QtGui import QImageReader
         px = QImageReader(str(path)).size().width() / 2  # saved at 2x
         return int(min(920, max(200, NATURAL[name] * px)))
-    return 920 if name in WIDE else 640
+    return TEXT_WIDTH  # every figure at the text's width: chart text >= 7 pt (print_fonts)
 CASES_LISTED = 50  # badcase rows in the HTML / PDF listing
 LINKS = {1: N_("exact id"), 2: N_("fuzzy"), 3: N_("weak")}
 
@@ -172,7 +177,8 @@ def badcase_table(cases, limit: int = CASES_LISTED) -> str:
         run = getattr(r, "run_id", None)
         request = (f"{req}" + (f" ({run})" if run is not None and not pd.isna(run) else "")) if bound \
             else _("not bound")
-        link = _(LINKS[int(level)]) if int(level) in LINKS else str(level) if bound and level is not None and not pd.isna(level) else "–"
+        known = bound and level is not None and not pd.isna(level)
+        link = (_(LINKS[int(level)]) if int(level) in LINKS else str(level)) if known else "–"
         rows.append("<tr>" + "".join(f"<td>{esc(_short(v))}</td>" for v in (
             getattr(r, "case_id", ""), getattr(r, "prompt", ""), getattr(r, "prediction", ""),
             request, link)) + "</tr>")
@@ -185,7 +191,15 @@ def provenance_html(doc: dict) -> str:
     """The footer: input files with format, sha256 and rows; the app version; simulated flag."""
     meta = doc.get("meta") or {}
     rows = []
-    for f in doc.get("inputs") or []:
+    files = doc.get("inputs") or []
+    loaded = [f for f in files if not f.get("error") and not f.get("ignored")]
+    grouped = len(loaded) > MD_MAX_INPUTS  # as report.md: per folder and format beyond that
+    if grouped:
+        rows = ["<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
+            folder_files(folder, n), fmt, "–", f"{loaded_rows:,}", f"{skipped:,}", ""))
+            + "</tr>" for folder, fmt, n, loaded_rows, skipped in input_groups(files)]
+        files = [f for f in files if f.get("error") or f.get("ignored")]
+    for f in files:
         rows.append("<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
             Path(str(f.get("path", ""))).name, f.get("format") or "–", (f.get("sha256") or "–")[:16],
             f.get("rows_loaded", 0), f.get("rows_skipped", 0),
@@ -193,6 +207,9 @@ def provenance_html(doc: dict) -> str:
     heads = (_("input"), _("format"), "sha256", _("rows"), _("skipped"), _("error / note"))
     table = ("<table class='foot'><tr>" + "".join(f"<th>{esc(h)}</th>" for h in heads) + "</tr>"
              + "".join(rows) + "</table>") if rows else ""
+    if grouped:
+        table = (f"<p class='foot'>{esc(grouped_files(len(loaded)))}</p>"
+                 + table)
     sim = " " + _("Data: SIMULATED.") if meta.get("simulated") else ""
     foot = _("Trace Explorer {version}, generated {when}.").format(
         version=meta.get("app_version", ""), when=meta.get("generated_at", ""))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QRectF, QSize, Qt
+from explorer.core.atomic import write_atomically
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSpinBox,
@@ -58,11 +59,15 @@ def to_image(widget: QWidget, dpr: float = 2.0) -> QImage:
     return img
 
 
+def save_image(img: QImage, path: Path) -> Path:
+    """Write a QImage as PNG, atomically (explorer.core.atomic)."""
+    return write_atomically(path, lambda tmp: img.save(str(tmp), "PNG"))
+
+
 def save_png(widget: QWidget, path: Path, dpr: float = 2.0) -> Path:
-    """Write the widget as PNG at `dpr` (2x by default). Raises OSError when it cannot write."""
-    if not to_image(widget, dpr).save(str(path), "PNG"):
-        raise OSError(f"cannot write {path}")
-    return path
+    """Write the widget as PNG at `dpr` (2x by default). Raises OSError when it cannot write;
+    whatever the widget's painting raises propagates, and nothing is written."""
+    return save_image(to_image(widget, dpr), path)
 
 
 def save_scene_png(scene, path: Path, dpr: float = 2.0, margin: float = 10.0) -> Path:
@@ -75,31 +80,62 @@ def save_scene_png(scene, path: Path, dpr: float = 2.0, margin: float = 10.0) ->
     p = QPainter(img)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    scene.render(p, QRectF(0, 0, r.width(), r.height()), r)
-    p.end()
-    if not img.save(str(path), "PNG"):
-        raise OSError(f"cannot write {path}")
-    return path
+    try:
+        scene.render(p, QRectF(0, 0, r.width(), r.height()), r)
+    finally:
+        p.end()
+    return save_image(img, path)
 
 
 def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
-    """Write the widget as SVG through QSvgGenerator (vector where Qt paints vectors)."""
+    """Write the widget as SVG through QSvgGenerator (vector where Qt paints vectors), into
+    memory first, then atomically (explorer.core.atomic)."""
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
     gen = QSvgGenerator()
-    gen.setFileName(str(path))
+    gen.setOutputDevice(buf)
     gen.setSize(widget.size())
     gen.setViewBox(QRectF(0, 0, widget.width(), widget.height()))
     gen.setTitle(title)
     p = QPainter(gen)
-    widget.render(p, QPoint(0, 0))
-    p.end()
-    return path
+    try:
+        widget.render(p, QPoint(0, 0))
+    finally:
+        p.end()
+    data = bytes(buf.data())
+    return write_atomically(path, lambda tmp: tmp.write_bytes(data))
+
+
+PRINT_PT = 7.2      # the smallest chart text on the PDF page
+PAGE_PX_PER_PT = 2  # the PDF page: 144 px per inch, 72 pt per inch
+TEXT_WIDTH = 920    # page px a figure is printed at (html.print_width)
+
+
+def print_fonts(panel: QWidget, width: int, page_width: int = TEXT_WIDTH) -> int:
+    """Chart text (pyqtgraph axes: ticks and labels; titles) of a panel pictured `width` px wide
+    and printed `page_width` page px wide, sized to PRINT_PT on the page (the window's 8-9 px
+    axis text printed at 3-5 pt). Returns the pixel size used."""
+    import pyqtgraph as pg
+    px = max(11, round(PRINT_PT * PAGE_PX_PER_PT * width / page_width + 0.49))
+    font = QFont()
+    font.setFamilies(CJK_FAMILIES)
+    font.setPixelSize(px)
+    for view in panel.findChildren(pg.GraphicsView):
+        for item in view.scene().items():
+            if isinstance(item, pg.AxisItem):
+                item.label.setFont(font)
+                item.setStyle(tickFont=font)  # and resizes the axis to the new text
+            elif isinstance(item, pg.LabelItem):
+                item.item.setFont(font)
+    return px
 
 
 def report_mode(panel: QWidget) -> None:
     """Make a panel look like a printed figure: hide its controls (buttons, pickers, spin boxes)
     with the labels of their tool rows, and turn scroll bars off. The content is untouched."""
+    from widgets.flow import FlowLayout
     for lay in panel.findChildren(QLayout):
-        if not isinstance(lay, QHBoxLayout):
+        if not isinstance(lay, (QHBoxLayout, FlowLayout)):
             continue
         items = [lay.itemAt(i).widget() for i in range(lay.count())]
         widgets = [w for w in items if w is not None]

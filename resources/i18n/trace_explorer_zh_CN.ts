@@ -113,7 +113,7 @@
         </message>
         <message>
             <source>run p99 %1</source>
-            <translation>run P99 %1</translation>
+            <translation>run 的 P99：%1</translation>
         </message>
         <message>
             <source>run %1</source>
@@ -178,6 +178,10 @@
         <message>
             <source>preempted gaps shaded</source>
             <translation>被抢占的间隔以阴影标出</translation>
+        </message>
+        <message>
+            <source>first token</source>
+            <translation>首 token</translation>
         </message>
     </context>
     <context>
@@ -894,6 +898,10 @@
             <source>About Trace Explorer</source>
             <translation>关于 Trace Explorer</translation>
         </message>
+        <message>
+            <source>Applies at the next start</source>
+            <translation>下次启动时生效</translation>
+        </message>
     </context>
     <context>
         <name>Panel</name>
@@ -934,6 +942,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     </context>
     <context>
         <name>ReplayPanel</name>
+        <message>
+            <source>Run replays the chosen trace under the settings above and compares it with the observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions against the KV-cache capacity; Predict badcases says how many of the cohort's badcases would remain.</source>
+            <translation>“运行”在上方设置下回放所选 trace，并与实测 run 对比；“扫描容量”绘出 prefix cache 命中率和抢占次数随 KV cache 容量的变化；“预测 badcase”给出 cohort 的 badcase 还会剩下多少。</translation>
+        </message>
         <message>
             <source>Cancelled.</source>
             <translation>已取消。</translation>
@@ -1334,8 +1346,12 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
             <translation>Case %1 未绑定到 trace 请求。</translation>
         </message>
         <message>
-            <source>%1 in flight within ± %2 s.</source>
-            <translation>± %2 s 内在途 %1 个。</translation>
+            <source>%1 neighbour in flight within ± %2 s.</source>
+            <translation>± %2 s 内有 %1 个在途的相邻请求。</translation>
+        </message>
+        <message>
+            <source>%1 neighbours in flight within ± %2 s.</source>
+            <translation>± %2 s 内有 %1 个在途的相邻请求。</translation>
         </message>
     </context>
     <context>
@@ -1528,6 +1544,18 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <message>
             <source>What-if (not run yet): set %1 to %2, effect on %3</source>
             <translation>What-if（尚未运行）：将 %1 设为 %2，对 %3 的影响</translation>
+        </message>
+        <message>
+            <source>%1 dropped</source>
+            <translation>丢弃 %1 行</translation>
+        </message>
+        <message>
+            <source>badcase (error rate)</source>
+            <translation>badcase（错误率）</translation>
+        </message>
+        <message>
+            <source>SLA met</source>
+            <translation>SLA 达标</translation>
         </message>
     </context>
     <context>

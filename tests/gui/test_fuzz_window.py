@@ -82,3 +82,41 @@ def test_closing_the_window_returns_within_two_seconds_while_a_job_hangs(window,
     gate.set()  # let the thread end so the test's teardown is clean
     session.runner.wait(20000)
     assert took < 2.0, took
+
+
+@pytest.mark.parametrize("setting, value, named", [
+    ("chosen_cluster", "{not json", "table 'settings'"),             # not JSON at all
+    ("association.tolerances", '{"window_s": 1e300}', "association.tolerances"),  # overflows
+    ("association.ambiguous", '"not a list"', "association.ambiguous"),
+])
+def test_opening_a_session_with_malformed_settings_keeps_what_is_loaded(
+        window, session, qtbot, inputs, tmp_path, setting, value, named):
+    """File > Open Session on a file whose settings the app cannot use: the status bar names
+    the file and the setting, the files loaded before stay (store and Inputs panel), and a
+    later drop still loads."""
+    import duckdb
+    from explorer.core.store import Store
+    bad = tmp_path / "malformed.duckdb"
+    Store().save_as(bad)
+    con = duckdb.connect(str(bad))  # another program wrote text where JSON belongs
+    con.execute("ALTER TABLE settings ALTER value TYPE VARCHAR")
+    con.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [setting, value])
+    con.close()
+    messages: list[str] = []
+    session.message.connect(messages.append)
+    session.load_paths([str(inputs.good[0])])
+    qtbot.waitUntil(lambda: "inputs" in session.data and session.runner.pending() == 0,
+                    timeout=60000)
+    before = session.store.count("requests")
+    assert before > 0
+    session.open_session(str(bad))
+    qtbot.waitUntil(lambda: session.runner.pending() == 0 and
+                    any(str(bad) in m for m in messages), timeout=60000)
+    said = next(m for m in messages if str(bad) in m)
+    assert named in said and "Traceback" not in said, said
+    assert session.store.count("requests") == before
+    assert [r.path for r in session.data["inputs"]] == [str(inputs.good[0])]
+    session.load_paths([str(inputs.good[1])])  # a later load is not broken by the refusal
+    qtbot.waitUntil(lambda: session.runner.pending() == 0 and
+                    str(inputs.good[1]) in [r.path for r in session.data["inputs"]], timeout=60000)
+    assert session.store.count("cases") > 0 and session.store.count("requests") == before

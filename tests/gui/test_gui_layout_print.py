@@ -127,11 +127,11 @@ def test_one_tab_bar_per_tab_group_with_every_name_in_full(window, qtbot):
 
     def bars():
         return [b for b in window.findChildren(QTabBar) if b.isVisible()]
-    qtbot.waitUntil(lambda: len(bars()) == 2, timeout=3000)
+    qtbot.waitUntil(lambda: len(bars()) == 1, timeout=3000)  # the Cases dock alone below
     groups = {tuple(b.tabText(i) for i in range(b.count())) for b in bars()}
     assert groups == {tuple(window.tr(t) for t in ("Metric comparison", "Distributions",
                       "Decision tree", "Heatmap", "Versions", "Runs", "SLA", "Timeline",
-                      "Engine", "What-if")), ("Cases", "Replay")}
+                      "Engine", "What-if", "Replay"))}
     qtbot.waitUntil(lambda: all(b.elideMode() == Qt.TextElideMode.ElideNone for b in bars()),
                     timeout=3000)
     assert all(b.usesScrollButtons() for b in bars())
@@ -169,3 +169,65 @@ def test_timeline_key_sits_above_the_plot_in_words(app):
     from widgets.painters.timeline import legend_html
     html = legend_html(["queued", "decode"], ["first_token", "finished"])
     assert "first token" in html and "first_token" not in html and "★" in html and "▼" in html
+
+
+def test_replay_and_whatif_controls_fit_a_laptop_window(window, qtbot):
+    """At 1366x768 the Replay (a tab of the analysis area, not a strip under the cases) and
+    What-if controls wrap onto more lines: every control inside the panel, no horizontal
+    scroll bar; before a run the Replay says what its buttons do instead of showing an empty
+    table and empty axes."""
+    from PySide6.QtWidgets import QScrollArea
+    window.resize(1366, 768)
+    qtbot.waitUntil(lambda: window.width() == 1366, timeout=3000)
+    window.fit_layout()
+    for name in ("replay", "whatif"):
+        window.show_panel(name)
+        panel = window.panels[name]
+        controls = [panel.top.itemAt(i).widget() for i in range(panel.top.count())]
+        for w in controls:
+            if w is not None and not w.property("busyOnly"):
+                w.setVisible(True)   # as once something is loaded
+        scroll = window.docks[name].widget()
+        assert isinstance(scroll, QScrollArea)
+        qtbot.waitUntil(lambda: panel.isVisible() and panel.width() > 300, timeout=3000)
+        qtbot.wait(50)  # let the flow settle (a layout pass, not a result)
+        assert window.docks[name].height() > 0.5 * 768
+        assert scroll.horizontalScrollBar().maximum() == 0, name
+        for w in controls:
+            if w is not None and w.isVisible():
+                right = w.mapTo(panel, w.rect().topRight()).x()
+                assert right <= panel.width(), (name, w)
+    replay = window.panels["replay"]
+    assert not replay.hint.isHidden()
+    assert replay.table.isHidden() and replay.plot_widget.isHidden()
+    assert replay.progress.isHidden()
+
+
+def test_chart_text_prints_at_7pt_or_more(session, qtbot):
+    """The report's charts: every axis' tick and label text, at the panel's picture size
+    (bundle.PANEL_SIZES) printed at html.print_width on a 144 dpi page, is >= 7 pt (it was
+    3-5 pt: the window's 8-9 px axis text on a figure printed at 640 page px)."""
+    import pyqtgraph as pg
+
+    from explorer.reporting.bundle import PANEL_SIZES
+    from explorer.reporting.html import print_width
+    from explorer.reporting.images import print_fonts, report_mode, settle
+    from widgets.sla import SlaPanel
+    sla = {"thresholds": {"ttft_ms": 500.0, "tpot_ms": 50.0},
+           "attainment": {"share": 0.4, "n": 100, "n_met": 40, "n_unjudged": 0},
+           "by": {"version": [{"key": "0.5.2", "share": 0.5, "n": 50, "n_met": 25},
+                              {"key": "0.6.1", "share": 0.3, "n": 50, "n_met": 15}]}}
+    panel = SlaPanel(session)
+    qtbot.addWidget(panel)
+    panel.show_result(sla)
+    size = PANEL_SIZES["sla"]
+    report_mode(panel)
+    print_fonts(panel, size.width())
+    settle(panel, size)
+    page_px = print_width("sla", None)
+    axes = [i for i in panel.plot_widget.scene().items() if isinstance(i, pg.AxisItem)]
+    assert axes
+    for ax in axes:
+        for font in (ax.style["tickFont"], ax.label.font()):
+            pt = font.pixelSize() * page_px / size.width() / 2  # 2 page px per pt
+            assert pt >= 7.0, pt

@@ -27,6 +27,7 @@ SAMPLES = {
     "cohort": ({}, {"cluster": None, "category": None, "badcases": NAN, "share_of_badcases": NAN,
                     "bound": NAN, "binding_rate": NAN, "control": None, "link_levels": {"1": NAN}}),
     "inputs": ([], [LoadReport(path="x.json", rows_loaded=NAN, rows_skipped=NAN)]),
+    "replay_runs": ([], [{"run_id": "r", "label": None, "n": NAN}]),
     "clusters": ([], [{"name": "x", "badcases": NAN, "share": NAN, "bound": NAN}]),
     "comparison": ([], [{"metric": "tpot_ms", "bad_mean": NAN, "control_mean": NAN, "diff_pct": NAN,
                          "p_value": NAN, "p_adjusted": NAN, "cohens_d": NAN, "n_bad": NAN,

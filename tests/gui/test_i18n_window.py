@@ -46,7 +46,23 @@ def test_view_language_menu_saves_the_choice(qtbot, tmp_path):
     qtbot.addWidget(w)
     assert set(w.language_actions) == set(i18n.LANGUAGES)
     assert w.language_actions["en"].isChecked()
+    menu = w.language_actions["en"].associatedObjects()[-1]  # View > Language
+    notes = [a for a in menu.actions() if not a.isSeparator() and a not in w.language_actions.values()]
+    assert [a.text() for a in notes] == ["Applies at the next start"] and not notes[0].isEnabled()
     w.language_actions["zh_CN"].trigger()
     assert s.value(translators.SETTING) == "zh_CN"
     assert "简体中文" in w.statusBar().currentMessage()
     assert os.path.exists(tmp_path / "w.ini")
+
+
+def test_tree_node_keeps_a_glossary_name_whole(qapp):
+    """A Chinese metric name with its English term in brackets ("批大小（batch size）") splits
+    before the bracket instead of being elided, when name and comparison alone do not fit."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+    from widgets.painters.tree import node_lines
+    fm = QFontMetricsF(QFont())
+    text = "批大小（batch size） ≤ 10.3 requests"
+    width = max(fm.horizontalAdvance(s) for s in ("批大小", "（batch size）", "≤ 10.3 requests")) + 2
+    assert fm.horizontalAdvance("批大小（batch size）") > width  # two lines would elide it
+    assert node_lines(text, fm, width) == ["批大小", "（batch size）", "≤ 10.3 requests"]
+    assert node_lines("TTFT > 5 ms", fm, width) == ["TTFT > 5 ms"]

@@ -76,7 +76,7 @@ def test_show_request_paints_phases_itl_and_swimlane(loaded, panel, qtbot):
     rid = r["metadata"]["x_request_id"]
     assert _open(qtbot, panel, run, rid) == [run, rid]
     assert panel.stack.currentIndex() == 1
-    tl = panel.view_data["tl"]
+    tl = panel.view_data.tl
     assert tl["request_id"] == rid and tl["source"] == "events"
     n_icl = len(r["metrics"]["inter_chunk_latency"]["value"])
     assert len(tl["itl"]["itl_ms"]) == n_icl
@@ -85,7 +85,7 @@ def test_show_request_paints_phases_itl_and_swimlane(loaded, panel, qtbot):
               if isinstance(i, pg.PlotDataItem) and len(i.xData) == n_icl]
     assert curves and np.allclose(curves[0].yData, r["metrics"]["inter_chunk_latency"]["value"])
     assert panel.figure["itl"].getViewBox().state["linkedViews"][0] is not None  # x-linked
-    assert str(len(panel.view_data["nb"])) in panel.readout.text()
+    assert str(len(panel.view_data.nb)) in panel.readout.text()
 
 
 def test_hover_gives_exact_values(loaded, panel, qtbot):
@@ -109,7 +109,7 @@ def test_clicking_a_neighbour_opens_it(loaded, panel, qtbot):
     _session, run, ok = loaded
     first = ok[20]["metadata"]["x_request_id"]
     _open(qtbot, panel, run, first)
-    nb, lanes = panel.view_data["nb"], panel.figure["lanes"]
+    nb, lanes = panel.view_data.nb, panel.figure["lanes"]
     i = int(np.argmax(nb["end_s"] - nb["start_s"]))  # a long bar, easy to hit
     target = nb["request_id"].iloc[i]
     x = (nb["start_s"].iloc[i] + nb["end_s"].iloc[i]) / 2
@@ -150,7 +150,7 @@ def test_compare_draws_the_typical_control_on_the_same_axis(loaded, panel, qtbot
     _open(qtbot, panel, run, ids[0])
     with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT):
         panel.compare.setChecked(True)
-    control = panel.view_data["control"]
+    control = panel.view_data.control
     assert control is not None and control["request_id"] == expect
     ticks = panel.figure["timeline"].getAxis("left")._tickLevels[0]
     assert [t[1] for t in ticks] == ["badcase", "typical control"]
@@ -214,3 +214,48 @@ def test_readout_notes_are_sentences():
     assert "".join(f" {_sentence(n)}" for n in notes) == (
         " No per-token latencies for this request. No first-token time: prefill and decode not"
         " separable. Already one.")
+
+
+def test_the_panel_never_touches_the_store_on_the_ui_thread(loaded, panel, qtbot):
+    """Every store read (open, a selected case, a new cohort, compare, the window, Back) runs
+    in the session's worker: the connection records the thread of every use."""
+    import threading
+    session, run, ok = loaded
+    ids = [r["metadata"]["x_request_id"] for r in ok]
+    st = session.store
+    st.append("cases", pd.DataFrame({"case_id": ["t:1"], "correct": [False]}))
+    st.append("case_links", pd.DataFrame({"case_id": ["t:1"], "run_id": [run], "request_id": [ids[3]],
+                                          "level": [1], "score": [1.0]}))
+    real, used = st.con, []
+
+    class Recorder:
+        def __getattr__(self, name):
+            used.append(threading.get_ident())
+            return getattr(real, name)
+    st.con = Recorder()
+    try:
+        _open(qtbot, panel, run, ids[0])
+        with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+            session.selectedCasesChanged.emit(frozenset({"t:1"}))
+        assert sig.args == [run, ids[3]]
+        frame = pd.DataFrame({"case_id": ["c0", "c1"], "grp": ["bad", "control"], "run_id": run,
+                              "request_id": ids[5:7], "tpot_ms": [50.0, 10.0]})
+        panel.clear()
+        with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+            session.resultsChanged.emit({"frame": frame})       # follows the worst badcase
+        assert sig.args == [run, ids[5]]
+        with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT):
+            panel.compare.setChecked(True)
+        assert panel.view_data.control["request_id"] == ids[6]
+        panel.window.setValue(5)
+        with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT):
+            panel.window.editingFinished.emit()
+        assert panel.view_data.window_s == 5
+        _open(qtbot, panel, run, ids[8])
+        with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
+            panel.back.click()
+        assert sig.args == [run, ids[5]]
+        qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=TIMEOUT)
+    finally:
+        st.con = real
+    assert used and threading.get_ident() not in used

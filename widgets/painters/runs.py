@@ -4,7 +4,8 @@ the headline published aggregates beside the product's recomputation."""
 from __future__ import annotations
 
 from explorer.core.escape import html_text as esc
-from explorer.core.report_runs import MD_MAX_RUNS, NO_SUCCESS, SHOWN, fmt_published, overview
+from explorer.core.report_runs import (MD_MAX_RUNS, NO_SUCCESS, SHOWN, fmt_published,
+                                       none_published, others_unpublished, overview)
 from widgets import palette
 from explorer.core.i18n import _
 
@@ -23,7 +24,9 @@ def _overview_html(runs: list) -> str:
 def runs_html(runs: list) -> str:
     shown = [r for r in runs or [] if r.get("published") or r.get("flags")]
     rest = len(runs or []) - len(shown)
-    out = [_overview_html(shown[:MD_MAX_RUNS])] if shown else []
+    if not shown:
+        return f"<p>{esc(none_published(len(runs or [])))}</p>"
+    out = [_overview_html(shown[:MD_MAX_RUNS])]
     unknown = _("engine?")
     for r in shown[:MD_MAX_RUNS]:
         if not r.get("flags") and not r.get("recomputed"):
@@ -46,14 +49,16 @@ def runs_html(runs: list) -> str:
                 rows.append(f"<tr><td>{esc(name)}</td><td>{esc(fmt_published(p['value'], p['unit']))}"
                             f"</td>" + (f"<td>{esc(again)}</td>" if rec else "") + "</tr>")
         if rows:
-            head = "<tr><th>published</th><th>value</th>" + \
-                ("<th>recomputed from the requests</th>" if rec else "") + "</tr>"
+            pub_h, val_h, rec_h = _("published"), _("value"), _("recomputed from the requests")
+            head = (f"<tr><th>{esc(pub_h)}</th><th>{esc(val_h)}</th>"
+                    + (f"<th>{esc(rec_h)}</th>" if rec else "") + "</tr>")
             out.append("<table>" + head + "".join(rows) + "</table>")
     if len(shown) > MD_MAX_RUNS:
-        out.append(f"<p class='sub'>{len(shown) - MD_MAX_RUNS} more runs in report.json.</p>")
+        more = _("{n} more runs in report.json.").format(n=len(shown) - MD_MAX_RUNS)
+        out.append(f"<p class='sub'>{esc(more)}</p>")
     if rest:
-        out.append(f"<p class='sub'>{rest} other run(s) published no aggregates.</p>")
-    return "".join(out) or "<p class='why'>No run published aggregates.</p>"
+        out.append(f"<p class='sub'>{esc(others_unpublished(rest))}</p>")
+    return "".join(out)
 
 
 def run_versions_html(v: dict) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.analysis.sla import REPORT_GROUPS, for_cohort_runs
 from explorer.core.escape import html_text
 from widgets import palette
 
@@ -43,7 +44,7 @@ def group_rows(sla: dict | None) -> list[tuple[str, str, float | None, int | Non
         for r in by.get(g) or []:
             s = r.get("share")
             key = r.get("key")
-            key = f"(no {g})" if key is None or (isinstance(key, float) and key != key) else str(key)
+            key = _("(no {group})").format(group=_(g)) if key is None or (isinstance(key, float) and key != key) else str(key)
             out.append((g, key, None if is_missing(s) else float(s),
                         None if is_missing(r.get("n")) else int(r["n"])))
     return out
@@ -88,8 +89,8 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
                                  brush=pg.mkBrush(palette.ACCENT), pen=pg.mkPen(None)))
     plot.addItem(pg.BarGraphItem(x0=vals, y=y, width=100 - vals, height=0.6,
                                  brush=pg.mkBrush(palette.qcolor(palette.BAD, 90)), pen=pg.mkPen(None)))
-    plot.getAxis("left").setTicks([[(i, f"{g}: {k}" + ("" if n is None else f" (n={n})"))
-                                    for i, (g, k, _, n) in enumerate(rows)]])
+    plot.getAxis("left").setTicks([[(i, (k if g == "all" else f"{_(g)}: {k}") + ("" if n is None else f" (n={n})"))
+                                    for i, (g, k, _s, n) in enumerate(rows)]])
     plot.setLabel("bottom", _("requests meeting the SLA (%)"))
     plot.setXRange(0, 100, padding=0.02)
     plot.invertY(True)
@@ -97,31 +98,27 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
     return None
 
 
-def cohort_rows(sla: dict | None, runs=None) -> tuple[list, str]:
-    """group_rows() with the per-run rows kept only for `runs` (the runs that served the
-    cohort's cases; None keeps every run), and one sentence summarising the runs left out."""
-    rows = group_rows(sla)
-    if runs is None:
-        return rows, ""
-    keep = {str(r) for r in runs}
-    other = [r for r in rows if r[0] == "run" and r[1] not in keep]
-    rows = [r for r in rows if r[0] != "run" or r[1] in keep]
-    if not other:
-        return rows, ""
-    shares = [s for _, _, s, _ in other if s is not None]
-    n = sum(k or 0 for _, _, _, k in other)
-    span = (_("attainment {shares} to {shares2}").format(shares=share(min(shares)), shares2=share(max(shares))) if len(shares) > 1 else
-            _("attainment {shares}").format(shares=share(shares[0])) if shares else _("no attainment"))
-    return rows, (_("{n_other:,} other run{x} served no case of this "
-                  "cohort: {span}, {n:,} judged requests (every run is in report.json).").format(n_other=len(other), x='s' if len(other) != 1 else '', span=span, n=n))
-
-
 def sla_html(sla: dict | None, runs=None) -> str:
-    """Summary and the table by version, run, category, tenant; with `runs` only the runs
-    that served the cohort get a row, the others one sentence."""
-    rows, rest = cohort_rows(sla, runs)
+    """Summary and the table by version, run, category, tenant (the REPORT_GROUPS largest
+    groups of each, the rest counted); with `runs` only the runs that served the cohort get a
+    row, the others one sentence (for_cohort_runs, as report.md)."""
+    sla, rest = for_cohort_runs(sla or {}, runs)
+    rows, cut = [], []
+    by: dict[str, list] = {}
+    for r in group_rows(sla):
+        by.setdefault(r[0], []).append(r)
+    for g, part in by.items():
+        if len(part) > REPORT_GROUPS:
+            cut.append(_("{group}: the {shown} largest of {n:,} groups").format(
+                group=_(g), shown=REPORT_GROUPS, n=len(part)))
+            part = sorted(part, key=lambda r: -(r[3] or 0))[:REPORT_GROUPS]
+        rows += part
     body = "".join(f"<tr><td>{html_text(_(g))}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
                    f"<td>{'–' if n is None else f'{n:,}'}</td></tr>" for g, k, s, n in rows)
     heads = "".join(f"<th>{html_text(h)}</th>" for h in (_("By"), _("Group"), _("Attained"), "n"))
+    notes = [rest] if rest else []
+    if cut:
+        notes.append(_("Shown: {groups}; every group is in report.json.").format(
+            groups="; ".join(cut)))
     return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr>{heads}</tr>{body}</table>"
-            + (f"<p class='why'>{html_text(rest)}</p>" if rest else ""))
+            + "".join(f"<p class='why'>{html_text(x)}</p>" for x in notes))

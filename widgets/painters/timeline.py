@@ -42,7 +42,7 @@ _KINDS = (QT_TRANSLATE_NOOP("", "queued"), QT_TRANSLATE_NOOP("", "prefill"),
           QT_TRANSLATE_NOOP("", "scheduled"), QT_TRANSLATE_NOOP("", "first_token"),
           QT_TRANSLATE_NOOP("", "resumed"), QT_TRANSLATE_NOOP("", "finished"),
           QT_TRANSLATE_NOOP("", "error"), QT_TRANSLATE_NOOP("", "events"),
-          QT_TRANSLATE_NOOP("", "derived"))
+          QT_TRANSLATE_NOOP("", "derived"), QT_TRANSLATE_NOOP("", "first token"))
 
 
 def tr(text: str) -> str:

@@ -58,7 +58,8 @@ def condition(node: dict, parent: dict | None) -> str:
 
 def node_lines(text: str, fm: QFontMetricsF, max_w: float) -> list[str]:
     """The condition on one line when it fits in max_w, else two: the metric name, then the
-    comparison ("scheduling delay" / "≤ 5,670 ms"); elided only if a line still overflows."""
+    comparison ("scheduling delay" / "≤ 5,670 ms"), and a name still too wide splits before its
+    bracket (three lines); elided only if a line still overflows."""
     if fm.horizontalAdvance(text) <= max_w:
         return [text]
     for op in (" ≤ ", " > ", " < "):
@@ -68,6 +69,11 @@ def node_lines(text: str, fm: QFontMetricsF, max_w: float) -> list[str]:
             break
     else:
         lines = [text]
+    for bracket in ("（", " ("):  # "批大小（batch size）": the glossary's bracket on a line of its own
+        if fm.horizontalAdvance(lines[0]) > max_w and bracket in lines[0]:
+            name, _, rest = lines[0].partition(bracket)
+            lines[:1] = [name, bracket.strip() + rest]
+            break
     return [fm.elidedText(ln, Qt.TextElideMode.ElideRight, max_w) for ln in lines]
 
 

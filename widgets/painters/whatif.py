@@ -51,7 +51,7 @@ def headline(w: dict | None) -> str:
     who = (_(" of the {n:,} case{x} in the scenario").format(n=int(n), x='s' if int(n) != 1 else '')
            if not is_missing(n) else "")
     lo, hi = _val(sc.get('ci_low'), out), _val(sc.get('ci_high'), out)
-    ci = (f"95% CI {lo} to {hi}" if lo != hi else
+    ci = (_("95% CI {lo} to {hi}").format(lo=lo, hi=hi) if lo != hi else
           _("95% CI {lo}, narrower than the last digit shown").format(lo=lo))  # never "0.37 to 0.37"
     return (_("{out}{who}: {observed_outcome} observed → "
             "{predicted_outcome} predicted ({ci}) with {what}").format(out=outcome_name(out), who=who, observed_outcome=_val(w.get('observed_outcome'), out), predicted_outcome=_val(sc.get('predicted_outcome'), out), ci=ci, what=what))
@@ -72,7 +72,7 @@ def effect_line(w: dict | None) -> str:
     if is_missing(w.get("estimate")):
         return ""
     f = signed
-    adj = ", ".join(label(c, False) for c in w.get("common_causes") or []) or "nothing"
+    adj = ", ".join(label(c, False) for c in w.get("common_causes") or []) or _("nothing")
     return (_("effect on {outcome}: {estimate} (95% CI "
             "{ci_low} to {ci_high}); adjusted for {adj}").format(outcome=outcome_name(w.get('outcome')), estimate=f(w.get('estimate')), ci_low=f(w.get('ci_low')), ci_high=f(w.get('ci_high')), adj=adj))
 

@@ -173,7 +173,8 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
         return {"change": c,
                 "from_version": c["from_version"], "to_version": c["to_version"], "bench": bench,
                 "from_value": fmt.num(c["from_value"]), "to_value": fmt.num(c["to_value"]),
-                "change_pct": fmt.pct(c["change_pct"]), "p_value": fmt.pval(fam.q[version_key(c)]),
+                "change_pct": fmt.pct(c["change_pct"]) if c["change_pct"] is not None
+                else _("up from zero"), "p_value": fmt.pval(fam.q[version_key(c)]),
                 "n_regressions": len(regs), "_q": fam.q[version_key(c)]}
     return None
 

@@ -17,7 +17,7 @@ from ..errors import NoData
 from ..schema import REQUEST_METRICS
 from ..sqlutil import load_query, quote_ident
 from .results import SlaResult, num
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 
 DEFAULT_THRESHOLDS = {"ttft_ms": 500.0, "tpot_ms": 50.0}
 BREAKDOWNS = ("run", "version", "category", "tenant")
@@ -80,3 +80,34 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
     by = {name: [r for r in groups[name] if name in ("run", "version") or r["key"] is not None]
           for name in BREAKDOWNS}
     return SlaResult(thresholds={m: float(t) for m, t in thr.items()}, attainment=overall, by=by)
+
+
+REPORT_GROUPS = 12  # rows per breakdown in a report's table: the largest groups (all in report.json)
+
+
+def for_cohort_runs(sla: dict, runs) -> tuple[dict, str]:
+    """The `sla` section as the reports print it (table and picture): the per-run rows only
+    for `runs`, the runs that served the cohort's cases (None keeps every run), and one
+    sentence summarising the runs left out ('' when none is)."""
+    if runs is None or not isinstance(sla, dict) or "run" not in (sla.get("by") or {}):
+        return sla, ""
+    keep = {str(r) for r in runs}
+    rows = sla["by"]["run"]
+    other = [r for r in rows if str(r.get("key")) not in keep]
+    if not other:
+        return sla, ""
+    out = {**sla, "by": {**sla["by"], "run": [r for r in rows if str(r.get("key")) in keep]}}
+    shares = [r["share"] for r in other if r.get("share") is not None]
+    judged = sum(r.get("n") or 0 for r in other)
+    from .. import fmt
+    span = (_("attainment {low} to {high}").format(low=fmt.share(min(shares)),
+                                                  high=fmt.share(max(shares)))
+            if len(shares) > 1 else
+            _("attainment {share}").format(share=fmt.share(shares[0])) if shares else
+            _("no attainment"))
+    return out, ngettext(
+        "{n:,} other run served no case of this cohort: {span}, {judged:,} judged requests "
+        "(every run is in report.json).",
+        "{n:,} other runs served no case of this cohort: {span}, {judged:,} judged requests "
+        "(every run is in report.json).", len(other)).format(n=len(other), span=span,
+                                                            judged=judged)

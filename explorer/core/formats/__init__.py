@@ -51,9 +51,10 @@ def get_format(name: str) -> ModuleType:
     raise KeyError(f"unknown format {name!r}; known: {', '.join(m.NAME for m in all_formats())}")
 
 
-def rank_formats(path: str | Path) -> list[tuple[float, str]]:
-    """(confidence, format name) for every format, best first (for `inspect` and tests)."""
-    sniff = Sniff.of(Path(path))
+def rank_formats(path: str | Path, sniff: Sniff | None = None) -> list[tuple[float, str]]:
+    """(confidence, format name) for every format, best first (for `inspect` and tests).
+    sniff: the Sniff of `path` when the caller has read it already."""
+    sniff = sniff or Sniff.of(Path(path))
     scores = []
     for m in all_formats():
         if sniff.is_dir and not getattr(m, "CLAIMS_FOLDER", False):

@@ -17,6 +17,8 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from ..errors import InputError
+from ..i18n import N_, _, field_text
+from ..sqlutil import quote_ident as quote
 from ._aliases import TIME_MS
 
 REQUEST_COLUMNS = (
@@ -40,13 +42,13 @@ MAX_DURATION_MS = 1e11
 # negative, token counts / preemptions / batch sizes fit INTEGER, kv_cache_hit_rate lies in
 # [0, 1], durations and arrival times lie in the time range (MAX_DURATION_MS, MAX_TIME_S).
 RANGES: tuple[tuple[tuple[str, ...], float | None, float | None, str], ...] = (
-    (INT_COLUMNS, 0, None, "negative value"),
-    (INT_COLUMNS + ("batch_size",), None, INT_MAX, f"out of range (above {INT_MAX:,})"),
-    (TIME_COLUMNS + ("batch_size",), 0, None, "negative value"),
-    (TIME_COLUMNS, None, MAX_DURATION_MS, f"beyond the time range (above {MAX_DURATION_MS:.0e} ms)"),
-    (("arrival_s",), -MAX_TIME_S, MAX_TIME_S, f"beyond the time range (|t| above {MAX_TIME_S:.0e} s)"),
-    (("kv_cache_hit_rate",), 0, 1, "hit rate outside [0, 1]"),
-)
+    (INT_COLUMNS, 0, None, N_("negative value")),
+    (INT_COLUMNS + ("batch_size",), None, INT_MAX, N_("out of range (above {int_max})")),
+    (TIME_COLUMNS + ("batch_size",), 0, None, N_("negative value")),
+    (TIME_COLUMNS, None, MAX_DURATION_MS, N_("beyond the time range (above {max_ms} ms)")),
+    (("arrival_s",), -MAX_TIME_S, MAX_TIME_S, N_("beyond the time range (|t| above {max_s} s)")),
+    (("kv_cache_hit_rate",), 0, 1, N_("hit rate outside [0, 1]")),
+)  # the reasons as templates (N_): reason_text() translates and fills them
 _RULES: dict[str, list[tuple[float | None, float | None, str]]] = {}
 for _cols, _low, _high, _why in RANGES:
     for _c in _cols:
@@ -59,7 +61,7 @@ class RowError(ValueError):
     def __init__(self, field: str | None, reason: str):
         self.field = field
         self.reason = reason
-        super().__init__(f"field '{field}': {reason}" if field else reason)
+        super().__init__(field_text(field) + reason if field else reason)
 
 
 def num(value: Any, field: str, scale: float = 1.0, required: bool = False) -> float | None:
@@ -69,20 +71,20 @@ def num(value: Any, field: str, scale: float = 1.0, required: bool = False) -> f
     when `required` and the value is missing."""
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
-            raise RowError(field, "missing")
+            raise RowError(field, _("missing"))
         return None
     if isinstance(value, bool) or isinstance(value, (list, dict)):
-        raise RowError(field, f"not a number: {json.dumps(value)[:40]}")
+        raise RowError(field, _("not a number: {value}").format(value=json.dumps(value)[:40]))
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise RowError(field, f"not a number: {str(value)[:40]!r}") from None
+        raise RowError(field, _("not a number: {value}").format(value=repr(str(value)[:40]))) from None
     if math.isnan(x):
         if required:
-            raise RowError(field, "missing")
+            raise RowError(field, _("missing"))
         return None
     if math.isinf(x):
-        raise RowError(field, "infinite value")
+        raise RowError(field, _("infinite value"))
     return x * scale
 
 
@@ -92,14 +94,21 @@ def integer(value: Any, field: str) -> int | None:
     if x is None:
         return None
     if x != int(x):
-        raise RowError(field, f"not a whole number: {value!r}")
+        raise RowError(field, _("not a whole number: {value}").format(value=repr(value)))
     return int(x)
 
 
+def reason_text(why: str) -> str:
+    """A RANGES reason in the current language, its limits filled in."""
+    return _(why).format(int_max=f"{INT_MAX:,}", max_ms=f"{MAX_DURATION_MS:.0e}",
+                         max_s=f"{MAX_TIME_S:.0e}")
+
+
 def range_rules(column: str) -> list[tuple[float | None, float | None, str]]:
-    """The RANGES rules of one canonical column as (low, high, why); [] when it has none.
-    generic_table builds its SQL checks from these, the other loaders use check_ranges."""
-    return list(_RULES.get(column, ()))
+    """The RANGES rules of one canonical column as (low, high, why), why in words
+    (reason_text); [] when it has none. generic_table builds its SQL checks from these, the
+    other loaders use check_ranges."""
+    return [(lo, hi, reason_text(why)) for lo, hi, why in _RULES.get(column, ())]
 
 
 def _shown(x: float) -> str:
@@ -132,7 +141,7 @@ def range_problems(row: Mapping[str, Any],
             if (low is not None and v < low) or (high is not None and v > high):
                 src = (fields or {}).get(col, col)
                 name, scale = (src, 1.0) if isinstance(src, str) else src
-                p = (name, f"{why}: {_shown(v / scale if scale != 1.0 else v)}")
+                p = (name, f"{reason_text(why)}: {_shown(v / scale if scale != 1.0 else v)}")
                 if p not in out:
                     out.append(p)
     return out
@@ -160,7 +169,7 @@ def range_reason(row: Mapping[str, Any],
     bad = range_problems(row, fields)
     if not bad:
         return None
-    return bad[0][0], "; ".join([bad[0][1]] + [f"field '{n}': {w}" for n, w in bad[1:]])
+    return bad[0][0], "; ".join([bad[0][1]] + [field_text(n) + w for n, w in bad[1:]])
 
 
 def read_text_csv(path: Path, required: Iterable[str]) -> pd.DataFrame:
@@ -169,20 +178,20 @@ def read_text_csv(path: Path, required: Iterable[str]) -> pd.DataFrame:
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise InputError(path, f"not a readable CSV ({e})") from None
+        raise InputError(path, _("not a readable CSV ({error})").format(error=e)) from None
     missing = [c for c in required if c not in df.columns]
     if missing:
-        raise InputError(path, f"missing column(s) {', '.join(missing)}")
+        raise InputError(path, _("missing column(s) {columns}").format(columns=", ".join(missing)))
     return df
 
 
 def check_itls(values_ms: list, field: str, scale: float = 1.0) -> list:
     """Return `values_ms` (one request's inter-token latencies, ms; None = missing) when none
-    is negative; else raise RowError(field, "negative value: <first negative, in the source's
-    unit (value / scale)>"), so the request is skipped like a negative duration in RANGES."""
+    is negative; else raise RowError(field, _("negative value: <first negative, in the source's
+    unit (value / scale)>")), so the request is skipped like a negative duration in RANGES."""
     for v in values_ms:
         if v is not None and v < 0:
-            raise RowError(field, f"negative value: {_shown(v / scale if scale != 1.0 else v)}")
+            raise RowError(field, f"{_('negative value')}: {_shown(v / scale if scale != 1.0 else v)}")
     return values_ms
 
 
@@ -220,11 +229,7 @@ def register_run(store, report, path: Path, fmt: str, base: str, *, engine: str 
     "file content" unless the loader says otherwise), else the one the path names
     (version_rule; the source says which part and rule); the user may override it later
     (explorer.core.runs.set_version)."""
-    if engine_version:
-        version_source = version_source or "file content"
-    else:
-        found = version_rule(getattr(store, "source_of", Path)(path))
-        engine_version, version_source = found if found else (None, None)
+    engine_version, version_source = _version(store, path, engine_version, version_source)
     run_id = store.new_id("runs", "run_id", base)
     store.add_run(run_id, source_path=str(path), source_sha256=report.sha256, format=fmt,
                   engine=engine, engine_version=engine_version, version_source=version_source,
@@ -233,6 +238,51 @@ def register_run(store, report, path: Path, fmt: str, base: str, *, engine: str 
                   config=config)
     report.run_ids.append(run_id)
     return run_id
+
+
+def _version(store, path: Path, engine_version: str | None,
+             version_source: str | None) -> tuple[str | None, str | None]:
+    """(engine version, where it came from) of a run: the loader's (from the file's content),
+    else the path's (version_rule)."""
+    if engine_version:
+        return engine_version, version_source or "file content"
+    found = version_rule(getattr(store, "source_of", Path)(path))
+    return found if found else (None, None)
+
+
+def register_runs(store, items: list[tuple]) -> list[str]:
+    """register_run for many files at once (one query for the ids taken, one INSERT): items
+    are (report, path, fmt, base, fields) with fields as register_run's keywords (engine,
+    model, benchmark, engine_version, ...). Returns the run_ids, in order; each report's
+    run_ids gets its own."""
+    bases = [base for _, _, _, base, _ in items]
+    taken = {r[0] for r in store.con.execute(
+        "SELECT run_id FROM runs WHERE list_contains(?, regexp_replace(run_id, '#[0-9]+$', ''))",
+        [bases]).fetchall()}
+    rows, ids = [], []
+    for report, path, fmt, base, fields in items:
+        fields = dict(fields)
+        fields["engine_version"], fields["version_source"] = _version(
+            store, path, fields.get("engine_version"), fields.get("version_source"))
+        run_id, i = base, 2
+        while run_id in taken:
+            run_id, i = f"{base}#{i}", i + 1
+        taken.add(run_id)
+        ids.append(run_id)
+        report.run_ids.append(run_id)
+        rows.append({"run_id": run_id, "source_path": str(path), "source_sha256": report.sha256,
+                     "format": fmt, "label": fields.pop("label", None) or Path(path).stem,
+                     **fields})
+    frame = pd.DataFrame(rows).astype(object)
+    frame = frame.where(frame.notna(), None)
+    cols = ", ".join(f"CAST({quote(c)} AS VARCHAR) AS {quote(c)}" for c in frame.columns)
+    name = f"_runs_{id(frame)}"
+    store.con.register(name, frame)
+    try:
+        store.con.execute(f"INSERT INTO runs BY NAME SELECT {cols} FROM {quote(name)}")
+    finally:
+        store.con.unregister(name)
+    return ids
 
 
 def requests_frame(rows: list[dict], run_id: str) -> pd.DataFrame:
@@ -291,10 +341,11 @@ def insert_events(store, run_id: str, events: list[tuple[str, float, str, str | 
     return store.append("request_events", df)
 
 
-def no_rows(path: Path, report, what: str = "request") -> InputError:
+def no_rows(path: Path, report, what: str = N_("request")) -> InputError:
     """The InputError for a file that yielded no usable record (names the first skip reason)."""
-    first = f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""
-    return InputError(path, f"no usable {what} rows{first}")
+    first = (_("; first problem: {reason}").format(reason=report.skipped_reasons[0])
+             if report.skipped_reasons else "")
+    return InputError(path, _("no usable {what} rows").format(what=_(what)) + first)
 
 
 def mean(values: list[float]) -> float | None:

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from .base import Sniff, iter_jsonl
+from ..i18n import _
 from ._common import (RowError, check_itls, check_ranges, insert_events, insert_requests,
                       insert_token_latencies, integer, no_rows, num, register_run, text)
 
@@ -79,7 +80,7 @@ def load(path: Path, store, report) -> None:
             md = rec.get("metadata") or {}
             metrics = rec.get("metrics") or {}
             if not isinstance(md, dict) or not isinstance(metrics, dict):
-                raise RowError("metadata", "expected an object")
+                raise RowError("metadata", _("expected an object"))
             rid = text(md.get("x_request_id")) or text(md.get("x_correlation_id")) or f"line{line}"
             ts_ns = num(md.get("timestamp_ns"), "metadata.timestamp_ns")
             row = {"request_id": rid, "arrival_s": ts_ns / 1e9 if ts_ns is not None else None}

@@ -8,9 +8,11 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator
 
 from ..errors import InputError
+from ..i18n import _
 from ._encoding import encoding_of
 
 HEAD_BYTES = 64 * 1024
@@ -122,30 +124,68 @@ def read_json(path: Path) -> Any:
         raise InputError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
+# A JSONL record longer than this is skipped without being held in memory (long-context eval
+# samples run to a few MiB; a file of one endless line must not exhaust the memory).
+MAX_RECORD_CHARS = 256 << 20
+CHECK_EVERY = 1024  # lines between two calls of the load's cancel check
+
+# The load in progress's cancel check (Store.check_cancelled, raising errors.Cancelled), set
+# by the store around a file's load: long reads call it between lines, so Cancel stops them.
+cancel_check: ContextVar[Callable[[], None] | None] = ContextVar("cancel_check", default=None)
+
+
+def _lines(fh, report) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a text file, each line at most MAX_RECORD_CHARS long: a longer
+    one is read on in chunks and dropped (counted as skipped in `report` with its line), so
+    memory stays bounded; the load's cancel check runs every CHECK_EVERY lines and between
+    the chunks of a long line."""
+    check = cancel_check.get() or (lambda: None)
+    no = 0
+    while True:
+        line = fh.readline(MAX_RECORD_CHARS + 1)
+        if not line:
+            return
+        no += 1
+        if no % CHECK_EVERY == 0:
+            check()
+        if len(line) > MAX_RECORD_CHARS and not line.endswith("\n"):
+            while True:
+                check()
+                rest = fh.readline(1 << 22)
+                if not rest or rest.endswith("\n"):
+                    break
+            if report is not None:
+                report.skip(_("a record longer than {size} MiB: not read").format(
+                    size=MAX_RECORD_CHARS >> 20), line=no)
+            continue
+        yield no, line
+
+
 def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each JSON-object line. Blank lines are passed over;
     a line that is not a JSON object is counted as skipped in `report` (when given) with its
     reason, so mixed files (e.g. SGLang's bare 'torch:' lines) still load. A UTF-8 byte-order
     mark is ignored; a line of NUL bytes (left by a crash or a preallocated file) is skipped as
-    such."""
+    such; a line longer than MAX_RECORD_CHARS is skipped unread (_lines: bounded memory, and
+    Cancel stops the read)."""
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        for no, line in enumerate(fh, 1):
+        for no, line in _lines(fh, report):
             s = line.strip()
             if not s:
                 continue
             if not s.strip("\x00"):
                 if report is not None:
-                    report.skip("a line of NUL bytes, not a JSON object", line=no)
+                    report.skip(_("a line of NUL bytes, not a JSON object"), line=no)
                 continue
             try:
                 obj = json.loads(s)
             except ValueError as e:
                 if report is not None:
-                    why = (f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError)
-                           else str(e))
-                    report.skip(f"not a JSON object ({why})", line=no)
+                    why = (_("{error} at column {column}").format(error=e.msg, column=e.colno)
+                           if isinstance(e, json.JSONDecodeError) else str(e))
+                    report.skip(_("not a JSON object ({why})").format(why=why), line=no)
                 continue
             if isinstance(obj, dict):
                 yield no, obj
             elif report is not None:
-                report.skip("not a JSON object", line=no)
+                report.skip(_("not a JSON object"), line=no)

@@ -29,6 +29,7 @@ from ..errors import InputError
 from .base import Sniff
 from ._common import register_run
 from ._results import insert_run_metrics, latency_key, published_rows
+from ..i18n import _
 
 NAME = "bench_stdout"
 KIND = "trace"
@@ -151,7 +152,7 @@ def load(path: Path, store, report) -> None:
         lines = fh.read().splitlines()
     blocks = [b for b in parse_blocks(lines) if b["values"]]
     if not blocks:
-        raise InputError(path, "a 'Serving Benchmark Result' header but no result line under it")
+        raise InputError(path, _("a 'Serving Benchmark Result' header but no result line under it"))
     for b in blocks:
         engine = _engine(b)
         label = f"{path.parent.name}/{path.stem}" + (f" (line {b['line']})" if len(blocks) > 1

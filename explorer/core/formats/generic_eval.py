@@ -36,6 +36,7 @@ from ..errors import InputError
 from ._common import MAX_TIME_S
 from .base import Sniff, iter_jsonl, read_json
 from . import _aliases
+from ..i18n import _
 
 NAME = "generic_eval"
 KIND = "eval"
@@ -249,7 +250,7 @@ def _read(path: Path, report) -> list[tuple[int, dict]]:
     if head.lstrip().startswith("["):
         data = read_json(path)
         if not isinstance(data, list):
-            raise InputError(path, "expected a JSON list of case objects")
+            raise InputError(path, _("expected a JSON list of case objects"))
         return [(i + 1, r) for i, r in enumerate(data) if isinstance(r, dict)]
     if head.lstrip().startswith("{"):
         return list(iter_jsonl(path, report))
@@ -360,7 +361,7 @@ def _load_sql(path: Path, store, report) -> bool:
         if maps["correct"] is None:
             return False  # a 0 / 1 score column is decided from its values: the pandas path
         if con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0] == 0:
-            raise InputError(path, "no rows")
+            raise InputError(path, _("no rows"))
         m = _check_mapping(path, maps, report)
         used = {v for v in m.values() if v is not None}
 
@@ -409,7 +410,7 @@ def load(path: Path, store, report) -> None:
         return
     records = _read(path, report)
     if not records:
-        raise InputError(path, "no rows")
+        raise InputError(path, _("no rows"))
     cols = list(dict.fromkeys(k for _, r in records[:50] for k in r))
     m = _check_mapping(path, _mapping(cols, [r for _, r in records[:200]]), report)
     used = {v for v in m.values() if v is not None}

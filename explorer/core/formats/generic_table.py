@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow.parquet as pq  # imported with the module: detection of a Parquet file reads its footer
 
 from ..errors import InputError
+from ..i18n import _, field_text
 from ..sqlutil import quote_ident
 from .base import Sniff, iter_jsonl
 from . import _aliases
@@ -122,13 +123,43 @@ def _source(path: Path, kind: str, con, skips: _Skips) -> tuple[str, dict, objec
     if kind == "csv":
         return (f"read_csv($path, header = true, sample_size = {_CSV_SAMPLE})",
                 {"path": str(path)}, None, [])
+    df, lines = _jsonl_frame(path, skips)
+    name = f"_generic_{id(df)}"
+    con.register(name, df)
+    return quote_ident(name), {}, name, lines
+
+
+def _jsonl_frame(path: Path, skips: _Skips) -> tuple[pd.DataFrame, list[int]]:
+    """The JSON-object lines of a JSONL file as a DataFrame (nested values as JSON text; a
+    column holding anything but numbers as text) and the source line of each row. Raises
+    InputError when no line is a JSON object."""
+    recs, lines = _jsonl_records(path, skips)
+    return _frame(recs), lines
+
+
+def _jsonl_records(path: Path, skips: _Skips) -> tuple[list[dict], list[int]]:
+    """The JSON-object lines of a JSONL file (nested values as JSON text) and their line
+    numbers. A line whose metric field holds a NaN literal is skipped here, with its line and
+    field (pandas would hand the NaN to DuckDB as NULL, a missing value; Infinity reaches the
+    SQL checks). Raises InputError when no line is a JSON object."""
     recs, lines = [], []
     for no, rec in iter_jsonl(path, skips):
+        nan = next((k for k, v in rec.items() if isinstance(v, float) and v != v
+                    and (m := _aliases.match(k)) and m[0] not in _TEXT), None)
+        if nan is not None:
+            skips.skip(_("not a finite number: {value}").format(value="NaN"), line=no,
+                       field_name=nan)
+            continue
         lines.append(no)
         recs.append({k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in rec.items()})
     if not recs:
         raise InputError(path, "no JSON object lines" + (f"; first problem: line {skips.found[0][0]}: "
                                                         f"{skips.found[0][1]}" if skips.found else ""))
+    return recs, lines
+
+
+def _frame(recs: list[dict]) -> pd.DataFrame:
+    """JSONL records as a DataFrame: a column holding anything but numbers becomes text."""
     df = pd.DataFrame(recs)
     for c in df.columns:
         if df[c].dtype == object:
@@ -136,9 +167,7 @@ def _source(path: Path, kind: str, con, skips: _Skips) -> tuple[str, dict, objec
             if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
                 df[c] = df[c].map(lambda v: None if v is None or (isinstance(v, float) and pd.isna(v))
                                   else str(v)).astype(object)
-    name = f"_generic_{id(df)}"
-    con.register(name, df)
-    return quote_ident(name), {}, name, lines
+    return df
 
 
 def load(path: Path, store, report) -> None:
@@ -147,7 +176,7 @@ def load(path: Path, store, report) -> None:
     sniff = Sniff.of(path)
     kind = _kind(sniff)
     if kind is None:
-        raise InputError(path, "not a CSV, Parquet or JSONL table")
+        raise InputError(path, _("not a CSV, Parquet or JSONL table"))
     con = store.con
     skips = _Skips()
     src, params, registered, lines = _source(path, kind, con, skips)
@@ -169,82 +198,14 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
     found = list(skips.found)  # (line, reason) of the first skipped rows, merged in line order
     described = con.execute(f"DESCRIBE SELECT * FROM {src}", params).fetchall()
     types = {r[0]: r[1].upper() for r in described}
-    if any(_aliases.is_correctness(c) for c in types):
-        raise InputError(path, "this table has a correctness column: it is an eval file, "
-                               "not a trace (load it as an eval)")
-    mapping, run_cols = _map_columns(types)
-    metrics = set(mapping) - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
-    if not metrics:
-        raise InputError(path, "no usable column: none of " + ", ".join(list(types)[:12])
-                         + " maps to a request metric (expected names such as ttft_ms, ttft_s, "
-                           "time_to_first_token, e2e_latency, input_tokens; see the alias table)")
+    mapping, run_cols = _usable_columns(path, types)
 
     rejects = None
     pre = src  # the source of the preparatory passes (unit guesses, run fields)
     if kind == "csv":
         src, pre, types, rejects = _typed_csv(con, params, types, mapping)
-    exprs: dict[str, str] = {}
-    # (SQL predicate on the source true when the value is bad, SQL text of the reason, the
-    # same test on the canonical column or None): a row failing any check is skipped once,
-    # its reason naming every bad field
-    bad: list[tuple[str, str, str | None]] = []
-    guesses: dict[str, str] = {}
-    for canon, (col, scale, unit) in mapping.items():
-        q = quote_ident(col)
-        t = types[col]
-        numeric = t.startswith(_NUMERIC_TYPES)
-        if canon == "error":  # 0 / empty / "none" / "ok" / false mean: no error
-            exprs[canon] = (f"CASE WHEN lower(trim(CAST({q} AS VARCHAR))) IN "
-                            f"('', '0', '0.0', 'none', 'null', 'nan', 'false', 'ok') THEN NULL "
-                            f"ELSE CAST({q} AS VARCHAR) END")
-            continue
-        if canon in _TEXT:
-            exprs[canon] = f"CAST({q} AS VARCHAR)"
-            continue
-        if t.startswith(("TIMESTAMP", "DATE")) and canon == "arrival_s":
-            exprs[canon] = f"epoch({q})"
-            report.columns[col] = "arrival_s (timestamp -> unix s)"
-            continue
-        if t == "BOOLEAN":
-            raise InputError(path, "expected numbers, found true/false", field=col)
-        val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
-        if not numeric:
-            bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
-                        f"AND TRY_CAST({q} AS DOUBLE) IS NULL)",
-                        _reason_sql(col, "not a number: ", q, quoted=True), None))
-        if scale is None:
-            scale, note = _guess_scale(con, pre, params, canon, val)
-            guesses[col] = note
-        bad += _range_checks(canon, col, val if scale == 1.0 else f"({val} * {float(scale)!r})")
-        if canon in _INT and scale == 1.0 and t in _FITS_INTEGER:
-            exprs[canon] = q  # already whole numbers within INTEGER: stored as they are
-        elif canon in _INT and scale == 1.0 and t in _WIDE_INTEGER:
-            exprs[canon] = (f"CASE WHEN {q} BETWEEN -{INT_MAX} AND {INT_MAX} "
-                            f"THEN CAST({q} AS INTEGER) ELSE -1 END")
-        elif canon in _INT:  # beyond INTEGER: -1, so the range check after the insert sees it
-            r = f"round({val})" if scale == 1.0 else f"round({val} * {float(scale)!r})"
-            exprs[canon] = f"CASE WHEN abs({r}) > {INT_MAX} THEN -1 ELSE TRY_CAST({r} AS INTEGER) END"
-        else:
-            exprs[canon] = val if scale == 1.0 else f"{val} * {float(scale)!r}"
-        conv = "" if scale == 1.0 else f" (x{scale:g})"
-        report.columns[col] = f"{canon}{conv}" + (f" ({guesses[col]})" if col in guesses else "")
-    if "kv_cache_hit_rate" not in exprs and {"cached_prompt_tokens", "prompt_tokens"} <= set(exprs):
-        # NULL (not a rate above 1) when a row claims more cached than prompt tokens
-        c, t = exprs["cached_prompt_tokens"], exprs["prompt_tokens"]
-        exprs["kv_cache_hit_rate"] = (f"CASE WHEN {c} <= {t} THEN CAST({c} AS DOUBLE) / "
-                                      f"nullif({t}, 0) END")
-        report.columns["cached_prompt_tokens / prompt_tokens"] = "kv_cache_hit_rate"
-    for canon, (col, _, _) in mapping.items():
-        if canon in _TEXT:
-            report.columns[col] = canon
-    outcome = _outcome(types, mapping, exprs, report)
-
-    used = {v[0] for v in mapping.values()} | set(run_cols.values()) | set(outcome)
-    rest = [c for c in types if c not in used]
-    if rest:
-        exprs["extra"] = "to_json(struct_pack(" + ", ".join(
-            f"{quote_ident(c)} := {quote_ident(c)}" for c in rest) + "))"
-        report.columns[", ".join(rest[:6]) + (", ..." if len(rest) > 6 else "")] = "extra"
+    exprs, bad = _expressions(path, types, mapping, run_cols, report,
+                              lambda canon, val: _guess_scale(con, pre, params, canon, val))
 
     # rows with a value of the wrong type or out of range: skipped once each, reasons in line
     # order (CSV cast failures found by DuckDB's reader are merged in by line). Range checks
@@ -299,6 +260,90 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         raise InputError(path, "no usable request rows" + (
             f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
     report.rows_loaded += n
+
+
+def _usable_columns(path: Path, types: dict) -> tuple[dict, dict]:
+    """_map_columns of a table's columns; raises InputError when it is an eval table (a
+    correctness column) or no column maps to a request metric."""
+    if any(_aliases.is_correctness(c) for c in types):
+        raise InputError(path, "this table has a correctness column: it is an eval file, "
+                               "not a trace (load it as an eval)")
+    mapping, run_cols = _map_columns(types)
+    metrics = set(mapping) - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
+    if not metrics:
+        raise InputError(path, "no usable column: none of " + ", ".join(list(types)[:12])
+                         + " maps to a request metric (expected names such as ttft_ms, ttft_s, "
+                           "time_to_first_token, e2e_latency, input_tokens; see the alias table)")
+    return mapping, run_cols
+
+
+def _expressions(path: Path, types: dict, mapping: dict, run_cols: dict, report,
+                 guess) -> tuple[dict[str, str], list[tuple[str, str, str | None]]]:
+    """(canonical column -> SQL over the source, checks) for a table whose columns have
+    `types`. A check is (SQL predicate on the source true when the value is bad, SQL text of
+    the reason, the same test on the canonical column or None): a row failing any check is
+    skipped once, its reason naming every bad field. Fills report.columns. guess(canon,
+    value_sql) -> (scale, note) decides the unit of a time column without a unit suffix."""
+    exprs: dict[str, str] = {}
+    bad: list[tuple[str, str, str | None]] = []
+    guesses: dict[str, str] = {}
+    for canon, (col, scale, unit) in mapping.items():
+        q = quote_ident(col)
+        t = types[col]
+        numeric = t.startswith(_NUMERIC_TYPES)
+        if canon == "error":  # 0 / empty / "none" / "ok" / false mean: no error
+            exprs[canon] = (f"CASE WHEN lower(trim(CAST({q} AS VARCHAR))) IN "
+                            f"('', '0', '0.0', 'none', 'null', 'nan', 'false', 'ok') THEN NULL "
+                            f"ELSE CAST({q} AS VARCHAR) END")
+            continue
+        if canon in _TEXT:
+            exprs[canon] = f"CAST({q} AS VARCHAR)"
+            continue
+        if t.startswith(("TIMESTAMP", "DATE")) and canon == "arrival_s":
+            exprs[canon] = f"epoch({q})"
+            report.columns[col] = "arrival_s (timestamp -> unix s)"
+            continue
+        if t == "BOOLEAN":
+            raise InputError(path, _("expected numbers, found true/false"), field=col)
+        val = f"CAST({q} AS DOUBLE)" if numeric else f"TRY_CAST({q} AS DOUBLE)"
+        if not numeric:
+            bad.append((f"({q} IS NOT NULL AND trim(CAST({q} AS VARCHAR)) <> '' "
+                        f"AND TRY_CAST({q} AS DOUBLE) IS NULL)",
+                        _reason_sql(col, _("not a number: {value}").split("{value}")[0], q, quoted=True), None))
+        if scale is None:
+            scale, note = guess(canon, val)
+            guesses[col] = note
+        bad += _range_checks(canon, col, val if scale == 1.0 else f"({val} * {float(scale)!r})")
+        if canon in _INT and scale == 1.0 and t in _FITS_INTEGER:
+            exprs[canon] = q  # already whole numbers within INTEGER: stored as they are
+        elif canon in _INT and scale == 1.0 and t in _WIDE_INTEGER:
+            exprs[canon] = (f"CASE WHEN {q} BETWEEN -{INT_MAX} AND {INT_MAX} "
+                            f"THEN CAST({q} AS INTEGER) ELSE -1 END")
+        elif canon in _INT:  # beyond INTEGER: -1, so the range check after the insert sees it
+            r = f"round({val})" if scale == 1.0 else f"round({val} * {float(scale)!r})"
+            exprs[canon] = f"CASE WHEN abs({r}) > {INT_MAX} THEN -1 ELSE TRY_CAST({r} AS INTEGER) END"
+        else:
+            exprs[canon] = val if scale == 1.0 else f"{val} * {float(scale)!r}"
+        conv = "" if scale == 1.0 else f" (x{scale:g})"
+        report.columns[col] = f"{canon}{conv}" + (f" ({guesses[col]})" if col in guesses else "")
+    if "kv_cache_hit_rate" not in exprs and {"cached_prompt_tokens", "prompt_tokens"} <= set(exprs):
+        # NULL (not a rate above 1) when a row claims more cached than prompt tokens
+        c, t = exprs["cached_prompt_tokens"], exprs["prompt_tokens"]
+        exprs["kv_cache_hit_rate"] = (f"CASE WHEN {c} <= {t} THEN CAST({c} AS DOUBLE) / "
+                                      f"nullif({t}, 0) END")
+        report.columns["cached_prompt_tokens / prompt_tokens"] = "kv_cache_hit_rate"
+    for canon, (col, _s, _t) in mapping.items():
+        if canon in _TEXT:
+            report.columns[col] = canon
+    outcome = _outcome(types, mapping, exprs, report)
+
+    used = {v[0] for v in mapping.values()} | set(run_cols.values()) | set(outcome)
+    rest = [c for c in types if c not in used]
+    if rest:
+        exprs["extra"] = "to_json(struct_pack(" + ", ".join(
+            f"{quote_ident(c)} := {quote_ident(c)}" for c in rest) + "))"
+        report.columns[", ".join(rest[:6]) + (", ..." if len(rest) > 6 else "")] = "extra"
+    return exprs, bad
 
 
 def _map_columns(types: dict) -> tuple[dict, dict]:
@@ -406,7 +451,7 @@ def _collect_rejects(con, rejects, report, found: list) -> int:
                 f"ORDER BY line, column_idx LIMIT {4 * report.MAX_REASONS}").fetchall():
             m = re.search(r'string "(.*?)" to', msg or "")
             if etype == "CAST" and m:
-                why = f"field '{col}': not a number: {m.group(1)[:40]!r}"
+                why = field_text(col) + _("not a number: {value}").format(value=repr(m.group(1)[:40]))
             else:
                 why = str(etype).lower().replace("_", " ")
             key = int(line) if line is not None else None
@@ -424,6 +469,11 @@ def _guess_scale(con, src, params, canon, val) -> tuple[float, str]:
     """Scale for a time column without a unit suffix, guessed from its median (documented in
     _aliases.BARE_TIME_SECONDS_BELOW; arrival: by magnitude, ns / us / ms / s since epoch)."""
     med = con.execute(f"SELECT median({val}) FROM {src}", params).fetchall()[0][0]
+    return _scale_for(canon, med)
+
+
+def _scale_for(canon: str, med: float | None) -> tuple[float, str]:
+    """_guess_scale's decision from the column's median."""
     if med is None:
         return 1.0, "no values; unit taken as ms"
     if canon == "arrival_s":
@@ -442,7 +492,7 @@ def _reason_sql(col: str, what: str, value_sql: str, quoted: bool = False) -> st
     v = f"left(CAST({value_sql} AS VARCHAR), 40)"
     if quoted:
         v = "chr(39) || " + v + " || chr(39)"
-    return f"{_sql_lit(f'field {col!r}: {what}')} || {v}"
+    return f"{_sql_lit(field_text(col) + what)} || {v}"
 
 
 def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]:
@@ -459,7 +509,7 @@ def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]
     out = []
     if canon not in _INT:  # NaN / Infinity are not numbers (a NaN TTFT counted as an SLA miss)
         out.append((f"coalesce(NOT isfinite({v}), false)",
-                    _reason_sql(col, "not a finite number: ", q), f"(NOT isfinite({c}))"))
+                    _reason_sql(col, _("not a finite number: {value}").split("{value}")[0], q), f"(NOT isfinite({c}))"))
         v = f"(CASE WHEN isfinite({v}) THEN {v} END)"  # the range reasons skip non-finite ones
     for low, high, why in range_rules(canon):
         bounds = [(op, b) for op, b in (("<", low), (">", high)) if b is not None]
@@ -473,3 +523,149 @@ def _range_checks(canon: str, col: str, conv: str) -> list[tuple[str, str, str]]
 
 def _sql_lit(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
+
+
+# -- many small files read as one -------------------------------------------------------------
+_FILE = "__te_file"  # the column naming each row's file in a batch
+_RUN = "__te_run"
+
+
+class _NotBatchable(Exception):
+    """The files of a batch cannot be loaded as one: the store loads each on its own."""
+
+
+def batch_key(sniff: Sniff) -> tuple | None:
+    """What the files of one batch (load_batch) share: CSV, the header line; JSONL, the first
+    record's keys and the types of its values. None for a file read on its own (Parquet)."""
+    kind = _kind(sniff)
+    if kind == "csv":
+        return "csv", sniff.first_lines(1)[0].rstrip("\r")
+    if kind == "jsonl":
+        rec = sniff.first_json_line() or {}
+        return "jsonl", tuple((k, type(v).__name__) for k, v in rec.items())
+    return None
+
+
+def _shape(recs: list[dict]) -> tuple:
+    """The keys of JSONL records in order of first appearance, each with the types of its
+    values and whether some record lacks it or holds null: files of one shape make, together,
+    the columns and types _frame makes of each alone."""
+    keys: dict[str, set] = {}
+    for r in recs:
+        for k, v in r.items():
+            keys.setdefault(k, set()).add(type(v))
+    return tuple((k, frozenset(t), any(r.get(k) is None for r in recs)) for k, t in keys.items())
+
+
+def load_batch(paths: list[Path], store, reports: list) -> bool:
+    """Load files sharing one batch_key in one read (DuckDB read_csv over the list of files
+    with each row's file name; JSONL files parsed as load() does and concatenated), one run
+    per file, one INSERT for all, each report filled as load() fills it (rows, columns,
+    run_ids). Only a batch of clean files loads this way: False, with nothing to keep (the
+    caller rolls back and loads each file with load()), when any file would skip a row, fail,
+    guess another unit, has no rows or no request_id column, or reads otherwise than the
+    first (its header, types or JSON keys differ)."""
+    con = store.con
+    files = [str(p) for p in paths]
+    registered: list[str] = []
+    try:
+        kind = _kind(Sniff.of(paths[0]))
+        if kind == "csv":
+            params: dict = {"files": files}
+            base = (f"read_csv($files, header = true, sample_size = {_CSV_SAMPLE}, "
+                    f"filename = {_sql_lit(_FILE)}")
+            described = con.execute(f"DESCRIBE SELECT * FROM {base})", params).fetchall()
+            types = {r[0]: r[1].upper() for r in described if r[0] != _FILE}
+            mapping, run_cols = _usable_columns(paths[0], types)
+            text_cols = {m[0] for canon, m in mapping.items() if canon in _TEXT}
+            params["types"] = {c: (t if t.startswith(("TIMESTAMP", "DATE")) else "DOUBLE")
+                               if c in {m[0] for m in mapping.values()} and c not in text_cols
+                               else "VARCHAR" for c, t in types.items()}
+            types = params["types"]
+            src = f"{base}, types = $types)"  # a value that does not convert raises: per file
+        elif kind == "jsonl":
+            params = {}
+            recs: list[dict] = []
+            owner: list[str] = []
+            shape = None
+            for p, f in zip(paths, files):
+                skips = _Skips()
+                got, _ = _jsonl_records(p, skips)
+                this = _shape(got)
+                shape = shape or this
+                if skips.count or this != shape:
+                    raise _NotBatchable  # the file's frame would have other columns or types
+                recs += got
+                owner += [f] * len(got)
+            whole = _frame(recs)
+            if _FILE in whole.columns:
+                raise _NotBatchable
+            whole[_FILE] = owner
+            name = f"_generic_batch_{next(_COUNTER)}"
+            con.register(name, whole)
+            registered.append(name)
+            src = quote_ident(name)
+            types = {r[0]: r[1].upper() for r in con.execute(f"DESCRIBE SELECT * FROM {src}")
+                     .fetchall() if r[0] != _FILE}
+            mapping, run_cols = _usable_columns(paths[0], types)
+        else:
+            return False
+        if "request_id" not in mapping:  # the row number of each file: read on its own
+            return False
+
+        notes: dict[str, dict[str, str]] = {}  # column -> file -> how its unit was guessed
+
+        def guess(canon: str, val: str) -> tuple[float, str]:
+            got = {f: _scale_for(canon, med) for f, med in con.execute(
+                f"SELECT {quote_ident(_FILE)}, median({val}) FROM {src} GROUP BY 1",
+                params).fetchall()}
+            if len({scale for scale, _ in got.values()}) != 1:
+                raise _NotBatchable  # the files' units differ
+            notes[mapping[canon][0]] = {f: note for f, (_, note) in got.items()}
+            return next(iter(got.values()))
+
+        class _Columns:
+            columns: dict[str, str] = {}
+        template = _Columns()
+        template.columns = {}
+        exprs, bad = _expressions(paths[0], types, mapping, run_cols, template, guess)
+        fq = quote_ident(_FILE)
+        any_bad = " OR ".join(p for p, _, _ in bad) or "false"
+        sel = "".join(f", min(CAST({quote_ident(c)} AS VARCHAR)), count(DISTINCT {quote_ident(c)})"
+                      for c in run_cols.values())
+        per_file = {r[0]: r for r in con.execute(
+            f"SELECT {fq}, count(*), count(*) FILTER (WHERE {any_bad}){sel} FROM {src} "
+            f"GROUP BY 1", params).fetchall()}
+        if set(per_file) != set(files) or any(r[2] for r in per_file.values()):
+            return False  # a file without rows, or a row to skip: each file on its own
+        from ._common import register_runs
+        items = []
+        for p, f, report in zip(paths, files, reports):
+            report.columns = dict(template.columns)
+            for col, by_file in notes.items():
+                entry = report.columns[col]
+                first = next(iter(by_file.values()))
+                report.columns[col] = entry[:len(entry) - len(first) - 2] + f"({by_file[f]})"
+            fields = {}
+            got = per_file[f][3:]
+            for i, field_name in enumerate(run_cols):
+                if got[2 * i + 1] == 1:
+                    fields[field_name] = got[2 * i]
+                    report.columns[run_cols[field_name]] = f"runs.{field_name}"
+            items.append((report, p, NAME, f"table:{p.stem}", fields))
+        run_ids = register_runs(store, items)
+        runmap = pd.DataFrame({_FILE: files, _RUN: run_ids})
+        name = f"_generic_runs_{next(_COUNTER)}"
+        con.register(name, runmap)
+        registered.append(name)
+        select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
+        con.execute(f"INSERT INTO requests BY NAME SELECT {quote_ident(_RUN)} AS run_id, {select} "
+                    f"FROM {src} JOIN {quote_ident(name)} USING ({fq})", params)
+        for f, report in zip(files, reports):
+            report.rows_loaded += per_file[f][1]
+        return True
+    except (_NotBatchable, InputError, duckdb.Error):
+        return False
+    finally:
+        for name in registered:
+            con.unregister(name)

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import InputError
 from .base import Sniff, iter_jsonl
 from .generic_eval import insert_cases, register_eval
+from ..i18n import _
 
 NAME = "gsm8k"
 KIND = "eval"
@@ -38,13 +39,13 @@ def load(path: Path, store, report) -> None:
     for line, obj in iter_jsonl(path, report):
         models = _models(obj)
         if not models:
-            report.skip("no model entry with is_correct", line=line)
+            report.skip(_("no model entry with is_correct"), line=line)
             continue
         q = obj.get("question", obj.get("problem"))
         for m in models:
             rec = obj[m]
             if not isinstance(rec.get("is_correct"), bool):
-                report.skip("is_correct is not true/false", line=line, field_name=f"{m}.is_correct")
+                report.skip(_("is_correct is not true/false"), line=line, field_name=f"{m}.is_correct")
                 continue
             per_model.setdefault(m, []).append({
                 "local_id": n, "_line": line, "correct": rec["is_correct"], "model": m,
@@ -53,7 +54,7 @@ def load(path: Path, store, report) -> None:
             })
         n += 1
     if not per_model:
-        raise InputError(path, "no problem with a model's is_correct")
+        raise InputError(path, _("no problem with a model's is_correct"))
     report.columns = {"question": "prompt", "<model>.is_correct": "correct",
                       "<model>.solution": "prediction", "ground_truth": "reference"}
     for m, rows in per_model.items():

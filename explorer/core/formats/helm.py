@@ -30,6 +30,7 @@ from ..association import prompt_hash
 from ..errors import InputError
 from .base import Sniff, read_json
 from .generic_eval import insert_cases, register_eval
+from ..i18n import _
 
 NAME = "helm"
 KIND = "eval"
@@ -128,7 +129,7 @@ def load(path: Path, store, report) -> None:
     run_id = store.new_id("runs", "run_id", f"helm:{d.name}")
     for i, entry in enumerate(per_instance):
         if not isinstance(entry, dict) or entry.get("instance_id") is None:
-            report.skip("instance without instance_id", field_name=f"[{i}]")
+            report.skip(_("instance without instance_id"), field_name=f"[{i}]")
             continue
         key = _key(entry["instance_id"], entry.get("train_trial_index"),
                    entry.get("perturbation"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..i18n import _
 from .base import Sniff, read_json
 from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
                       register_run, text)
@@ -73,11 +74,11 @@ def load(path: Path, store, report) -> None:
     data = read_json(path)
     if not isinstance(data, list):
         from ..errors import InputError
-        raise InputError(path, "expected a JSON list of LLMPerf responses")
+        raise InputError(path, _("expected a JSON list of LLMPerf responses"))
     rows = []
     for i, rec in enumerate(data):
         if not isinstance(rec, dict):
-            report.skip("not a JSON object", field_name=f"[{i}]")
+            report.skip(_("not a JSON object"), field_name=f"[{i}]")
             continue
         try:
             err_code = rec.get("error_code")

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import InputError
 from .base import Sniff, iter_jsonl
 from .generic_eval import insert_cases, parse_correct, register_eval
+from ..i18n import _
 
 NAME = "lm_eval"
 KIND = "eval"
@@ -92,7 +93,7 @@ def load(path: Path, store, report) -> None:
         metrics = obj.get("metrics") if isinstance(obj.get("metrics"), list) else []
         names = [m for m in metrics if m in obj] or [m for m in _PREFERRED if m in obj]
         if not names:
-            report.skip("no per-sample metric", line=line, field_name="metrics")
+            report.skip(_("no per-sample metric"), line=line, field_name="metrics")
             continue
         try:
             correct = parse_correct(obj[names[0]])

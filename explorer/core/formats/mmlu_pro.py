@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import InputError
 from .base import Sniff, read_json
 from .generic_eval import insert_cases, register_eval
+from ..i18n import _
 
 NAME = "mmlu_pro"
 KIND = "eval"
@@ -47,12 +48,12 @@ def load(path: Path, store, report) -> None:
     """Load one output file as one eval (eval_id 'mmlu_pro:<model>')."""
     data = read_json(path)
     if not isinstance(data, list):
-        raise InputError(path, "expected a JSON list of question records")
+        raise InputError(path, _("expected a JSON list of question records"))
     model = model_from_name(path)
     rows = []
     for i, rec in enumerate(data):
         if not isinstance(rec, dict) or "answer" not in rec or "question_id" not in rec:
-            report.skip("not a question record with question_id and answer", field_name=f"[{i}]")
+            report.skip(_("not a question record with question_id and answer"), field_name=f"[{i}]")
             continue
         pred, answer = rec.get("pred"), rec.get("answer")
         rows.append({
@@ -66,7 +67,7 @@ def load(path: Path, store, report) -> None:
                       "category": rec.get("category"), "index": i},
         })
     if not rows:
-        raise InputError(path, "no usable question records")
+        raise InputError(path, _("no usable question records"))
     report.columns = {"pred == answer": "correct", "src": "category", "question": "prompt",
                       "generated_text": "prediction", "answer": "reference"}
     eval_id = register_eval(store, report, path, NAME, f"mmlu_pro:{model or path.stem}",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .base import Sniff, iter_jsonl
 from ._common import RowError, check_ranges, insert_requests, integer, no_rows, num, register_run
+from ..i18n import _
 
 NAME = "mooncake"
 KIND = "trace"
@@ -35,7 +36,7 @@ def load(path: Path, store, report) -> None:
             hids = rec.get("hash_ids")
             if hids is not None and (not isinstance(hids, list)
                                      or not all(isinstance(h, int) for h in hids)):
-                raise RowError("hash_ids", "expected a list of integers")
+                raise RowError("hash_ids", _("expected a list of integers"))
             row = {"request_id": str(line), "arrival_s": ts,
                    "prompt_tokens": integer(rec.get("input_length"), "input_length"),
                    "completion_tokens": integer(rec.get("output_length"), "output_length"),

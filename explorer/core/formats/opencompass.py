@@ -18,6 +18,7 @@ from pathlib import Path
 from ..errors import InputError
 from .base import Sniff, read_json
 from .generic_eval import insert_cases, parse_correct, register_eval
+from ..i18n import _
 
 NAME = "opencompass"
 KIND = "eval"
@@ -76,14 +77,14 @@ def load(path: Path, store, report) -> None:
     """Load one predictions file as one eval (eval_id 'opencompass:<model>/<dataset>')."""
     data = read_json(path)
     if not isinstance(data, dict):
-        raise InputError(path, "expected a JSON object keyed by sample index")
+        raise InputError(path, _("expected a JSON object keyed by sample index"))
     details = _details(path)
     model = path.parent.name if path.parent.name not in ("", "predictions") else None
     dataset = path.stem
     rows = []
     for k, rec in data.items():
         if not isinstance(rec, dict):
-            report.skip("not a prediction record", field_name=k)
+            report.skip(_("not a prediction record"), field_name=k)
             continue
         raw = rec.get("correct", rec.get("is_correct", details.get(str(k))))
         try:
@@ -92,7 +93,7 @@ def load(path: Path, store, report) -> None:
             report.skip(str(e), field_name=f"{k}.correct")
             continue
         if correct is None:
-            report.skip("no correctness (record or results/ details)", field_name=k)
+            report.skip(_("no correctness (record or results/ details)"), field_name=k)
             continue
         gold = rec.get("gold", rec.get("reference", rec.get("references")))
         pred = rec.get("prediction")

@@ -22,10 +22,11 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..i18n import N_
 from ..errors import InputError
 from .base import Sniff
 from ._common import RowError, insert_events, insert_requests, no_rows, register_run, text
-from .otlp import _span
+from .otlp import SpanRows
 
 NAME = "otel_console"
 KIND = "trace"
@@ -120,34 +121,30 @@ def _resource(o: dict) -> dict:
 
 def load(path: Path, store, report) -> None:
     """Load every LLM request span of a console export as one run."""
-    rows, events, model, engine, version = [], [], None, None, None
-    spans = _spans(path)
-    if not spans:
+    engine = version = None
+    found = _spans(path)
+    if not found:
         raise InputError(path, "no span object (with a \"context\") found")
-    for line, o in spans:
+    spans = SpanRows(report)
+    for line, o in found:
         try:
-            row, evs = _span(_otlp_span(o))
-        except RowError as e:
+            sp = _otlp_span(o)
+        except RowError as e:  # a time that is not ISO 8601
             report.skip(e.reason, line=line, field_name=e.field)
             continue
-        if row is None:
-            report.skip(f"span {o.get('name')!r} is not an LLM request", line=line)
+        if not spans.add(sp, line):
             continue
-        model = model or row.pop("_model", None)
-        row.pop("_model", None)
         res = _resource(o)
         engine = engine or text(res.get("service.name"))
         version = version or text(res.get("service.version"))
-        rows.append(row)
-        events += evs
-    if not rows:
-        raise no_rows(path, report, "LLM request span")
+    if not spans.rows:
+        raise no_rows(path, report, N_("LLM request span"))
     if engine == "unknown_service":
         engine = None
     run_id = register_run(store, report, path, NAME, f"otel_console:{path.stem}", engine=engine,
-                          engine_version=version, model=model)
-    insert_requests(store, report, run_id, rows)
-    insert_events(store, run_id, events)
+                          engine_version=version, model=spans.model)
+    insert_requests(store, report, run_id, spans.rows)
+    insert_events(store, run_id, spans.events)
     report.columns.update({
         "attributes": "as OTLP (see the otlp format: gen_ai.usage.*, gen_ai.latency.*)",
         "start_time": "arrival_s (ISO 8601 -> unix s)", "end_time": "finished event",

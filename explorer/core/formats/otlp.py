@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..i18n import N_, _
 from ..errors import InputError
 from .base import Sniff, read_json
 from ._common import (RowError, check_ranges, insert_events, insert_requests, integer,
@@ -100,37 +101,54 @@ def _first(attrs: dict, keys):
     return None, None
 
 
+class SpanRows:
+    """The request rows and timeline events of the LLM request spans of one file (this format
+    and otel_console): a span that is not an LLM request or has a bad field is skipped with its
+    line; the model is the first span's."""
+
+    def __init__(self, report):
+        self.report = report
+        self.rows: list[dict] = []
+        self.events: list = []
+        self.model = None
+
+    def add(self, sp: dict, line: int | None) -> bool:
+        """Add the span `sp` (OTLP/JSON shape); False when it was skipped."""
+        try:
+            row, evs = _span(sp)
+        except RowError as e:
+            self.report.skip(e.reason, line=line, field_name=e.field)
+            return False
+        if row is None:
+            self.report.skip(f"span {sp.get('name')!r} is not an LLM request", line=line)
+            return False
+        model = row.pop("_model", None)
+        self.model = self.model or model
+        self.rows.append(row)
+        self.events += evs
+        return True
+
+
 def load(path: Path, store, report) -> None:
     """Load every LLM request span of an OTLP/JSON export as one run."""
-    rows, events = [], []
-    model = engine = version = None
+    spans = SpanRows(report)
+    engine = version = None
     for line, doc in _documents(path):
         if not isinstance(doc, dict):
-            raise InputError(path, "expected an OTLP/JSON object", line=line)
+            raise InputError(path, _("expected an OTLP/JSON object"), line=line)
         for rs in doc.get("resourceSpans") or doc.get("resource_spans") or []:
             res = _attrs((rs.get("resource") or {}).get("attributes"))
             engine = engine or text(res.get("service.name"))
             version = version or text(res.get("service.version"))
             for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
                 for sp in ss.get("spans") or []:
-                    try:
-                        row, evs = _span(sp)
-                    except RowError as e:
-                        report.skip(e.reason, line=line, field_name=e.field)
-                        continue
-                    if row is None:
-                        report.skip(f"span {sp.get('name')!r} is not an LLM request", line=line)
-                        continue
-                    model = model or row.pop("_model", None)
-                    row.pop("_model", None)
-                    rows.append(row)
-                    events += evs
-    if not rows:
-        raise no_rows(path, report, "LLM request span")
+                    spans.add(sp, line)
+    if not spans.rows:
+        raise no_rows(path, report, N_("LLM request span"))
     run_id = register_run(store, report, path, NAME, f"otlp:{path.stem}", engine=engine or "vllm",
-                          engine_version=version, model=model)
-    insert_requests(store, report, run_id, rows)
-    insert_events(store, run_id, events)
+                          engine_version=version, model=spans.model)
+    insert_requests(store, report, run_id, spans.rows)
+    insert_events(store, run_id, spans.events)
     report.columns.update({
         "gen_ai.request.id": "request_id (else gen_ai.response.id, else the span id)",
         "gen_ai.usage.prompt_tokens": "prompt_tokens",

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..i18n import N_
 from .base import Sniff
 from ._common import no_rows, register_run, text
 from ._stats import insert_stats
@@ -211,7 +212,7 @@ def load(path: Path, store, report) -> None:
                   if text(lb.get("model_name"))), None)
     rows = _scrape_rows(scrapes)
     if not rows:
-        raise no_rows(path, report, "engine metric (vllm:* / sglang:*)")
+        raise no_rows(path, report, N_("engine metric (vllm:* / sglang:*)"))
     hist = {}
     for name, labels, value, _ in scrapes[-1]:
         if name.endswith("_sum") and (name.startswith(("vllm:", "sglang:"))):
@@ -231,7 +232,7 @@ def load(path: Path, store, report) -> None:
     engine = "sglang" if any(n.startswith("sglang:") for sc in scrapes for n, *_ in sc) else "vllm"
     run_id = register_run(store, report, path, NAME, f"prometheus:{path.stem}", engine=engine,
                           model=model, config=config)
-    insert_stats(store, report, path, run_id, rows, "engine metric (vllm:* / sglang:*)")
+    insert_stats(store, report, path, run_id, rows, N_("engine metric (vllm:* / sglang:*)"))
     names = {n for sc in scrapes for n, *_ in sc}
     report.columns.update({n: c + (" (summed over label sets)" if n in SUMMED else "")
                            for n, c in {**SUMMED, **AVERAGED}.items() if n in names})

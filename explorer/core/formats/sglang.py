@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..i18n import N_, _
 from ..errors import InputError
 from .base import Sniff
 from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
@@ -89,7 +90,7 @@ def load(path: Path, store, report) -> None:
                     group = s[:-1].strip()
                 continue
             if not isinstance(rec, dict):
-                report.skip("not a JSON object", line=line)
+                report.skip(_("not a JSON object"), line=line)
                 continue
             if all(k in rec for k in _ONE_BATCH[:3]):
                 try:
@@ -101,9 +102,9 @@ def load(path: Path, store, report) -> None:
             elif _serving.is_result(rec):
                 serving.append((line, rec))
             else:
-                report.skip("neither a bench_one_batch row nor a bench_serving result", line=line)
+                report.skip(_("neither a bench_one_batch row nor a bench_serving result"), line=line)
     if not one_batch and not serving:
-        raise no_rows(path, report, "benchmark")
+        raise no_rows(path, report, N_("benchmark"))
     if one_batch:
         names = sorted({str(r["extra"].get("run_name")) for r in one_batch})
         run_id = register_run(store, report, path, NAME, f"sglang:{path.stem}", engine="sglang",

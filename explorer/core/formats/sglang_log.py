@@ -22,6 +22,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from ..i18n import N_, _
 from .base import Sniff
 from ._common import register_run
 from ._stats import clock, insert_stats
@@ -81,7 +82,7 @@ def load(path: Path, store, report) -> None:
                 continue
             t = _TS.search(raw[:b.start()])
             if not t:
-                report.skip("batch line without a '[HH:MM:SS]' time", line=line)
+                report.skip(_("batch line without a '[HH:MM:SS]' time"), line=line)
                 continue
             yr, mo, d, hh, mi, ss, tag = t.groups()
             try:
@@ -100,7 +101,7 @@ def load(path: Path, store, report) -> None:
         r["ts_s"] = x
     run_id = register_run(store, report, path, NAME, f"sglang_log:{path.stem}", engine="sglang",
                           config=cfg, model=model)
-    insert_stats(store, report, path, run_id, recs, "scheduler batch")
+    insert_stats(store, report, path, run_id, recs, N_("scheduler batch"))
     report.columns.update({
         "[date time]": "ts_s (unix s)" if precision == "date" else "ts_s (seconds since the first line)",
         "#running-req": "running", "#queue-req": "waiting", "token usage": "kv_usage_gpu",

@@ -22,6 +22,7 @@ from ..errors import InputError
 from .base import Sniff, read_json
 from ._common import RowError
 from . import _serving
+from ..i18n import _
 
 NAME = "vllm_bench"
 KIND = "trace"
@@ -45,7 +46,7 @@ def load(path: Path, store, report) -> None:
     obj = read_json(path)
     objs = obj if isinstance(obj, list) else [obj]
     if not objs or not all(_serving.is_result(o) for o in objs):
-        raise InputError(path, "not a vLLM serving benchmark result (no ttfts / mean_ttft_ms)")
+        raise InputError(path, _("not a vLLM serving benchmark result (no ttfts / mean_ttft_ms)"))
     for i, o in enumerate(objs):
         try:
             _serving.load_result(o, path, store, report, NAME, "vllm", f"vllm:{path.stem}",
@@ -81,7 +82,7 @@ def _load_csv(path: Path, store, report) -> None:
         raise InputError(path, f"cannot read as CSV ({e})") from None
     df = df.drop(columns=[c for c in df.columns if str(c).startswith("Unnamed:")])
     if df.empty:
-        raise InputError(path, "a results table with a header and no row")
+        raise InputError(path, _("a results table with a header and no row"))
     swept = _swept(df)
     for i, rec in enumerate(df.to_dict("records")):
         obj = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}

@@ -29,6 +29,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from ..i18n import N_, _
 from .base import Sniff
 from ._common import register_run
 from ._stats import clock, insert_stats
@@ -77,7 +78,7 @@ def _when(raw: str, end: int, line: int, report) -> tuple[datetime, bool] | None
     for t in _TS.finditer(raw[:end]):
         pass  # the last stamp before the message (a "(APIServer pid=…)" prefix has none)
     if t is None:
-        report.skip("stat line without a 'MM-DD HH:MM:SS' time", line=line)
+        report.skip(_("stat line without a 'MM-DD HH:MM:SS' time"), line=line)
         return None
     yr, mo, d, hh, mi, ss, frac = t.groups()
     try:
@@ -152,7 +153,7 @@ def load(path: Path, store, report) -> None:
     run_id = register_run(store, report, path, NAME, f"vllm_log:{path.stem}", engine="vllm",
                           benchmark=None, config=cfg, engine_version=said.get("version"),
                           version_source=said.get("version_source"), model=said.get("model"))
-    insert_stats(store, report, path, run_id, recs, "engine-stat")
+    insert_stats(store, report, path, run_id, recs, N_("engine-stat"))
     report.columns["MM-DD HH:MM:SS"] = ("ts_s (unix s)" if dated
                                         else "ts_s (seconds since the first stat line)")
     if engines:

@@ -7,9 +7,10 @@ Public API (../team INTERFACES.md "Replay engine"):
     write_run, read_mooncake, EVICTION_POLICIES
 See engine.py for the semantics and their vLLM sources.
 """
+from ..errors import Cancelled  # the project's one cancellation type, re-exported
 from .engine import simulate
 from .io import read_mooncake, requests_from_store, write_run
-from .model import (DEFAULT_TIMING, blocks_for_gb, EVENT_KINDS, EVICTION_POLICIES, Cancelled, EngineConfig,
+from .model import (DEFAULT_TIMING, blocks_for_gb, EVENT_KINDS, EVICTION_POLICIES, EngineConfig,
                     ReplayResult, TraceRequest)
 from .policies import POLICIES, EvictionPolicy
 from .timing import TimingFit, fit_timing

@@ -33,7 +33,7 @@ from .calibrate import calibrate
 from .replicas import simulate_replicas
 from .io import requests_from_store
 from .model import EngineConfig
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 
 WARMUP_S = 600.0
 SETTINGS = ("num_gpu_blocks", "block_size", "eviction", "max_num_seqs", "max_num_batched_tokens")
@@ -68,9 +68,13 @@ class BadcasePrediction:
     def sentence(self) -> str:
         """One line for the panel and the report."""
         s = self.setting
-        return _("Replaying {requests:,} requests of {run_id} under {setting}: {observed} "
-                 "badcase(s) observed among {cases} replayed cases, {predicted:.1f} predicted "
-                 "(95% interval {low:.0f} to {high:.0f}).").format(
+        return ngettext(
+            "Replaying {requests:,} requests of {run_id} under {setting}: {observed:,} "
+            "badcase observed among {cases:,} replayed cases, {predicted:.1f} predicted "
+            "(95% interval {low:.0f} to {high:.0f}).",
+            "Replaying {requests:,} requests of {run_id} under {setting}: {observed:,} "
+            "badcases observed among {cases:,} replayed cases, {predicted:.1f} predicted "
+            "(95% interval {low:.0f} to {high:.0f}).", int(self.observed_badcases)).format(
                      requests=self.window["requests"], run_id=self.run_id, setting=s["label"],
                      observed=self.observed_badcases, cases=self.n_cases,
                      predicted=self.predicted_badcases, low=self.ci_low, high=self.ci_high)
@@ -207,8 +211,9 @@ def predict(inp: BadcaseInputs, scenario: dict, *, seed: int = 0,
         warn.insert(0, cal.warning)
     left = inp.n_bound_elsewhere
     if left:
-        warn.append(_("{n} bound case(s) ran on other runs and are not replayed here.").format(
-            n=left))
+        warn.append(ngettext("{n:,} bound case ran on another run and is not replayed here.",
+                             "{n:,} bound cases ran on other runs and are not replayed here.",
+                             left).format(n=left))
     summ = {k: (base.summary.get(k), scn.summary.get(k))
             for k in ("hit_rate", "preemptions", "ttft_ms_mean", "tpot_ms_mean")}
     return BadcasePrediction(

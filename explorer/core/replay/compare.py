@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from .engine import simulate
-from .model import Cancelled, EngineConfig, TraceRequest
+from ..errors import Cancelled
+from .model import EngineConfig, TraceRequest
 from explorer.core.i18n import N_, _
 
 NO_PREFIX = N_("no prefix information in this trace (no hash_ids): hit rates not meaningful")
@@ -18,11 +19,11 @@ METRICS = (
                  "IS NOT NULL THEN prompt_tokens END), 0)",
      N_("prefix-cache hit rate (first-query tokens)"), ""),
     ("hit_rate_per_request", "avg(kv_cache_hit_rate)", N_("served from cache, mean per request"), ""),
-    ("hit_rate_blocks", "NULL", N_("hit_rate_blocks (older per-attempt block count)"), ""),
+    ("hit_rate_blocks", "NULL", N_("block hit rate per scheduling attempt (older count)"), ""),
     ("preemptions", "sum(num_preemptions)", N_("preemptions"), ""),
     ("ttft_ms_mean", "avg(ttft_ms)", N_("TTFT mean"), "ms"),
     ("tpot_ms_mean", "avg(tpot_ms)", N_("TPOT mean"), "ms/token"),
-    ("queue_ms_mean", "avg(queue_ms)", N_("queue time mean"), "ms"),
+    ("queue_ms_mean", "avg(queue_ms)", N_("scheduling delay mean"), "ms"),
     ("e2e_ms_mean", "avg(e2e_ms)", N_("E2E mean"), "ms"),
 )
 
@@ -77,16 +78,21 @@ def observed_summary(store, run_id: str) -> dict:
     return out
 
 
+def change_pct(observed: float | None, replay: float | None) -> float | None:
+    """The replay's change from the observed figure, % of |observed| (None when either is
+    unknown or observed is 0)."""
+    if observed is None or replay is None or observed == 0:
+        return None
+    return 100.0 * (replay - observed) / abs(observed)
+
+
 def comparison_rows(observed: dict, replay: dict) -> list[dict]:
     """One row per metric: {metric, label, unit, observed, replay, diff_pct} (None when unknown)."""
     rows = []
     for key, _, label, unit in METRICS:
         o, r = observed.get(key), replay.get(key)
-        diff = None
-        if o is not None and r is not None and o != 0:
-            diff = 100.0 * (r - o) / abs(o)
         rows.append({"metric": key, "label": label, "unit": unit, "observed": o, "replay": r,
-                     "diff_pct": diff})
+                     "diff_pct": change_pct(o, r)})
     return rows
 
 
@@ -134,6 +140,11 @@ def sweep_capacity(trace: Sequence[TraceRequest], config: EngineConfig,
     return out
 
 
+def _no_minus_zero(x: float) -> float:
+    """An error that prints as "+0.0%", never "-0.0%" (below half the last digit shown)."""
+    return 0.0 if abs(x) < 5e-4 else x
+
+
 def calibration_lines(cal: dict | None, note: str | None = None) -> list[str]:
     """The calibration of a replay as text lines (CLI, panel, report): per metric the observed
     and replayed means, the error (replayed / observed - 1) after and before calibration and
@@ -149,9 +160,9 @@ def calibration_lines(cal: dict | None, note: str | None = None) -> list[str]:
         b = (cal.get("before") or {}).get(m) or {}
         p90 = a.get("p90_error")
         out.append(_("calibration {name}: observed mean {observed:,.1f} {unit}, replayed "
-                   "{replayed:,.1f} (error {error:+.1%}").format(name=name, observed=a['observed'], unit=unit, replayed=a['replayed'], error=a['error'])
-                   + (_("; before calibration {error:+.1%}").format(error=b['error']) if b and b is not a else "")
-                   + (_("; P90 error {p90:+.1%}").format(p90=p90) if p90 is not None else "") + ")"
+                   "{replayed:,.1f} (error {error:+.1%}").format(name=name, observed=a['observed'], unit=unit, replayed=a['replayed'], error=_no_minus_zero(a['error']))
+                   + (_("; before calibration {error:+.1%}").format(error=_no_minus_zero(b['error'])) if b and b is not a else "")
+                   + (_("; P90 error {p90:+.1%}").format(p90=_no_minus_zero(p90)) if p90 is not None else "") + ")"
                    + (_("; the mean is reproduced, the spread is not")
                       if p90 is not None and abs(p90) > 0.25 and abs(a["error"]) <= 0.25 else ""))
     out.append(_("step time: {step_time}").format(step_time=cal.get('step_time')))

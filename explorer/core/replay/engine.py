@@ -70,7 +70,8 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .model import EVENT_KINDS, Cancelled, EngineConfig, ReplayResult, TraceRequest
+from ..errors import Cancelled
+from .model import EVENT_KINDS, EngineConfig, ReplayResult, TraceRequest
 from .policies import make_policy
 
 _EV = {k: i for i, k in enumerate(EVENT_KINDS)}

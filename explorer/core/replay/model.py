@@ -12,11 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import TraceExplorerError
-
-
-class Cancelled(TraceExplorerError):
-    """simulate() stopped because its `cancelled()` callback returned True."""
 
 
 @dataclass(frozen=True)

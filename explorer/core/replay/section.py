@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from ..errors import NoData, TraceExplorerError
+from ..errors import Cancelled, NoData, TraceExplorerError
 from .badcases import gather_inputs, predict
 from .compare import default_capacities, replayable_runs
 from .io import requests_from_store
@@ -91,6 +91,8 @@ def replay_section(store, cohort, scenario: dict | None = None,
                                          include=(inp.observed.num_gpu_blocks,
                                                   scn_cfg.num_gpu_blocks),
                                          cancelled=cancelled)}
+    except Cancelled:
+        raise
     except (TraceExplorerError, ValueError) as e:
         out["sweep"] = {"status": "no_data", "reason": str(e)}
     if out["sweep"].get("rows"):
@@ -109,6 +111,8 @@ def _run_sweep(store, run_id: str, n: int, cancelled) -> dict:
         cfg = EngineConfig(**observed_settings(store, run_id))
         return {"run_id": run_id, **capacity_sweep(trace, cfg, {}, cancelled=cancelled),
                 "requests_total": n}
+    except Cancelled:
+        raise
     except (TraceExplorerError, ValueError) as e:
         return {"run_id": run_id, "status": "no_data", "reason": str(e)}
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ..association import (_TEMP_TABLES, AMBIGUOUS_KEY, SETTING_KEY, STAGES, AssociationResult,
-                           binding_params, binding_rates, overall_rate, stored_tolerances)
+from ..association import (_TEMP_TABLES, AMBIGUOUS_KEY, FUZZY_RESTAGE, SETTING_KEY, STAGES,
+                           AssociationResult, binding_params, binding_rates, overall_rate,
+                           stored_tolerances)
 from ..sqlutil import load_query
 
 _CREATE = re.compile(r"^CREATE OR REPLACE TEMP TABLE (\w+) AS\s*$", re.M)
@@ -32,6 +33,8 @@ def bind_in_engine(store, tol=None) -> AssociationResult:
             _stage(src, name, params)
         left = src.fetch("SELECT count(*) AS n FROM _assoc_cases c ANTI JOIN _assoc_l1 l USING (ck)")
         if int(left["n"].iloc[0]):
+            for name in FUZZY_RESTAGE:  # the first pass staged only the requests ids name
+                _stage(src, name, {**params, "all": True})
             _stage(src, "assoc_fuzzy", params)
         else:
             src.session.createDataFrame([], _EMPTY_FUZZY).createOrReplaceTempView("_assoc_fuzzy")

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema
-from ..errors import TraceExplorerError
+from ..errors import Cancelled, TraceExplorerError
 from .local import LocalSpark, WarehouseUnavailable
 from .portable import TABLES, translate
 
@@ -34,10 +34,6 @@ RUN_FIELDS = ("engine", "engine_version", "model", "benchmark")
 
 class WarehouseError(TraceExplorerError):
     """The warehouse answered with an error (missing table or columns, a failed query)."""
-
-
-class Cancelled(TraceExplorerError):
-    """A remote query was cancelled by the user."""
 
 
 def table_columns(table: str) -> list[tuple[str, str]]:
@@ -282,7 +278,7 @@ class SparkSource:
                 df.createOrReplaceTempView(name)
                 if TABLES["requests"] in text and self.table_rows:
                     # a checkpoint returns no metrics; a stage reading the requests view
-                    # reads all of it (assoc_requests stages every request)
+                    # scans all of it (assoc_request_keys, assoc_requests, assoc_pairs)
                     self.rows_scanned += self.table_rows
             except Exception as e:  # noqa: BLE001
                 self._raise(e, text)

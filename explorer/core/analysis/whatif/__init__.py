@@ -70,7 +70,8 @@ from __future__ import annotations
 from .constants import (CONFIDENCE, MIN_ROWS, N_DRAWS, N_KNOTS_ADJUST, N_KNOTS_TREATMENT,
                         N_SIMULATIONS, SUBSET_FRACTION)
 from .estimator import preload
-from .exceptions import Cancelled, WhatIfError
+from ...errors import Cancelled  # the project's one cancellation type, re-exported
+from .exceptions import WhatIfError
 from .fits import RIDGE_GRID
 from .refute import Refutation
 from .scale import ScaleResult, whatif_scale

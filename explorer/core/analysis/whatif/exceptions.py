@@ -1,5 +1,5 @@
-"""The what-if's own exceptions (both TraceExplorerError, so callers can catch them with the
-core's other errors; NoData and InputError come from explorer.core.errors)."""
+"""The what-if's own exception (a TraceExplorerError, so callers can catch it with the core's
+other errors; NoData, InputError and Cancelled come from explorer.core.errors)."""
 from __future__ import annotations
 
 from ...errors import TraceExplorerError
@@ -11,6 +11,3 @@ class WhatIfError(TraceExplorerError):
     The message says why in words fit for the user.
     """
 
-
-class Cancelled(TraceExplorerError):
-    """The caller's cancelled() returned True."""

@@ -30,7 +30,8 @@ from .estimator import coefficient_draws
 from .exceptions import WhatIfError
 from .fits import fit_logistic_auto, fit_ols, one_blas_thread, penalised_columns, ridge_warning
 from .splines import spline_basis
-from explorer.core.i18n import _
+from explorer.core.names import label
+from explorer.core.i18n import _, ngettext
 
 
 @dataclass(frozen=True)
@@ -114,8 +115,10 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
         raise NoData(_("No target case has every variable recorded."))
     warn = []
     if int(tgt.sum()) > int(tgt_ok.sum()):
-        warn.append(_("{sum} target case(s) left out: a variable is "
-                    "missing.").format(sum=int(tgt.sum() - tgt_ok.sum())))
+        k = int(tgt.sum() - tgt_ok.sum())
+        warn.append(ngettext("{sum:,} target case left out: a variable is missing.",
+                             "{sum:,} target cases left out: a variable is missing.", k)
+                    .format(sum=k))
     y = d[outcome].to_numpy()
     binary = set(np.unique(y)) <= {0.0, 1.0}
     maps = {c: spline_basis(d[c].to_numpy(), N_KNOTS_TREATMENT if c in treatments else N_KNOTS_ADJUST,
@@ -133,15 +136,18 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     fit = (fit_logistic_auto(X, y, penalised=penalised_columns(widths)) if binary
            else fit_ols(X, y))
     if binary and getattr(fit, "ridge", 0.0):
-        warn.append(ridge_warning(fit.ridge, "the outcome"))
+        warn.append(ridge_warning(fit.ridge, label(outcome, False)))
     dt = d.loc[tgt_ok[tgt_ok].index]
     nt = new.loc[dt.index]
     for t in treatments:
         lo, hi = float(d[t].min()), float(d[t].max())
         out = int(((nt[t] < lo - 1e-12) | (nt[t] > hi + 1e-12)).sum())
         if out:
-            warn.append(_("{out} case(s) move {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
-                        "extrapolation.").format(out=out, x=t, lo=lo, hi=hi))
+            warn.append(ngettext(
+                "{out:,} case moves {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
+                "extrapolation.",
+                "{out:,} cases move {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
+                "extrapolation.", out).format(out=out, x=label(t, False), lo=lo, hi=hi))
     Xo, Xn = features(dt), features(dt, nt)
     yt = dt[outcome].to_numpy()
     betas = np.vstack([fit.params, coefficient_draws(np.asarray(fit.params, float),
@@ -166,8 +172,8 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
     per_case = pd.DataFrame({"y": yt, "p_obs": p_obs, "p_new": p_new, "y_new_expected": expected},
                             index=dt.index)
     model = (_("logistic regression") if binary else _("linear regression")) + \
-        _(" of {outcome} on splines of {x}").format(outcome=outcome, x=', '.join(treatments)) + \
-        (_(" adjusted for {x}").format(x=', '.join(adjust)) if adjust else "")
+        _(" of {outcome} on splines of {x}").format(outcome=label(outcome, False), x=', '.join(label(t, False) for t in treatments)) + \
+        (_(" adjusted for {x}").format(x=', '.join(label(c, False) for c in adjust)) if adjust else "")
     return JointCounterfactual(
         outcome=outcome, treatments=treatments, adjustment=tuple(adjust),
         observed=float(yt.sum()), predicted=float(expected.sum()),

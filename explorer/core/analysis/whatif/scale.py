@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -16,11 +16,32 @@ from ...errors import NoData
 from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS
 from .estimator import scenario_estimator_class
-from .exceptions import Cancelled, WhatIfError
+from ...errors import Cancelled
+from .exceptions import WhatIfError
 from .fits import one_blas_thread
 from .identify import backdoor_set
 from .sla_met import default_sla
 from explorer.core.i18n import _
+from explorer.core.names import label
+from ... import fmt
+
+
+class ScaleDict(TypedDict):
+    """ScaleResult.to_dict(): the What-if panel's SLA-scaling row (its fields and `text`)."""
+    metric: str
+    factor: float
+    thresholds: dict[str, float]
+    attainment_before: float
+    attainment_after: float
+    ci_low: float
+    ci_high: float
+    n: int
+    n_dropped: int
+    slopes: dict[str, float]
+    common_causes: dict[str, list[str]]
+    assumptions: list[str]
+    warnings: list[str]
+    text: str
 
 
 @dataclass(frozen=True)
@@ -47,15 +68,18 @@ class ScaleResult:
 
     @property
     def text(self) -> str:
-        """One line for the user: "queue_ms 20% lower: SLA attainment from 0.81 to 0.87 (95% CI
-        0.86 to 0.88)"."""
+        """One line for the user: "scheduling delay lower by 20%: SLA attainment from 0.81 to
+        0.87 (95% CI 0.86 to 0.88)"; the interval's ends never read alike (fmt.interval)."""
         pct = (self.factor - 1) * 100
-        way = "lower" if pct < 0 else "higher"
-        return (_("{metric} {pct:.0f}% {way}: SLA attainment from "
-                "{attainment_before:.2f} to {attainment_after:.2f} "
-                "({CONFIDENCE:.0%} CI {ci_low:.2f} to {ci_high:.2f})").format(metric=self.metric, pct=abs(pct), way=way, attainment_before=self.attainment_before, attainment_after=self.attainment_after, CONFIDENCE=CONFIDENCE, ci_low=self.ci_low, ci_high=self.ci_high))
+        text = (_("{metric} lower by {pct:.0f}%: SLA attainment from {before:.2f} to "
+                  "{after:.2f} ({confidence:.0%} CI {interval})") if pct < 0 else
+                _("{metric} higher by {pct:.0f}%: SLA attainment from {before:.2f} to "
+                  "{after:.2f} ({confidence:.0%} CI {interval})"))
+        return text.format(metric=label(self.metric, False), pct=abs(pct),
+                           before=self.attainment_before, after=self.attainment_after,
+                           confidence=CONFIDENCE, interval=fmt.interval(self.ci_low, self.ci_high))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScaleDict:
         d = asdict(self)
         d["assumptions"] = list(self.assumptions)
         d["warnings"] = list(self.warnings)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -20,12 +20,58 @@ from ...errors import NoData
 from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_SIMULATIONS
 from .estimator import scenario_estimator_class
-from .exceptions import Cancelled, WhatIfError
+from ...errors import Cancelled
+from .exceptions import WhatIfError
 from .fits import one_blas_thread, ridge_warning
 from .identify import backdoor_set
 from .refute import REFUTERS, Refutation, run_refuter
 from .sla_met import add_sla_met
 from explorer.core.i18n import _, ngettext
+from explorer.core.names import label
+
+class RefutationDict(TypedDict):
+    """Refutation.to_dict(): one refuter's outcome (new_effect in the outcome's units)."""
+    name: str
+    label: str
+    new_effect: float | None
+    p_value: float | None
+    verdict: str
+    why: str
+
+
+class ScenarioDict(TypedDict):
+    """The `scenario` of a `whatif` section: {treatment: value} set, the predicted outcome of
+    the selected cases and its interval."""
+    set: dict[str, float]
+    predicted_outcome: float
+    ci_low: float
+    ci_high: float
+
+
+class WhatIfSection(TypedDict):
+    """WhatIfResult.to_dict(): the report's `whatif` section (DESIGN.md) as the What-if panel,
+    its painters and the report read it. A section that could not be computed is a status
+    dict ({"status", "reason"}) instead."""
+    treatment: str
+    outcome: str
+    common_causes: list[str]
+    estimate: float
+    ci_low: float
+    ci_high: float
+    refutations: list[RefutationDict]
+    scenario: ScenarioDict
+    observed_outcome: float
+    observed_treatment_mean: float | None
+    naive_difference: float | None
+    outcome_kind: str
+    assumptions: list[str]
+    n: int
+    n_selected: int
+    n_dropped: int
+    unobserved: list[str]
+    method: str
+    warnings: list[str]
+
 
 #: Progress steps of run_whatif: checks, identification, estimate, three refuters.
 _PROGRESS_STEPS = 5
@@ -64,7 +110,7 @@ class WhatIfResult:
     naive_difference: float | None = None  # unadjusted slope x mean shift, for comparison
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> WhatIfSection:
         return {
             "treatment": self.treatment,
             "outcome": self.outcome,
@@ -172,6 +218,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     import networkx as nx
     g = graph.to_networkx()
     warn: list[str] = []
+    tn, on = label(treatment, False), label(outcome, False)  # the names the sentences use
 
     observed_cols = [n for n in graph.nodes if n in frame.columns and n not in graph.latent]
     unobserved = tuple(graph.unobserved(frame.columns))
@@ -189,15 +236,15 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         if base.empty:
             base = data[treatment].dropna()
         if base.empty:
-            raise NoData(_("No case has a value of {treatment}.").format(treatment=treatment))
+            raise NoData(_("No case has a value of {treatment}.").format(treatment=tn))
         set_value = float(base.mean() if ctl.any() else base.median())
         warn.append(_("No scenario value given: {treatment} is set to the control group's mean, "
-                    "{set_value:.3g}.").format(treatment=treatment, set_value=set_value))
+                    "{set_value:.3g}.").format(treatment=tn, set_value=set_value))
     set_value = float(set_value)
 
     if not nx.has_path(g, treatment, outcome):
         raise WhatIfError(_("The graph has no directed path from {treatment} to {outcome}: by its "
-                          "assumptions the effect is zero. Add an edge if you believe otherwise.").format(treatment=treatment, outcome=outcome))
+                          "assumptions the effect is zero. Add an edge if you believe otherwise.").format(treatment=tn, outcome=on))
 
     # ---- identification (DoWhy) ----
     _check(cancelled, progress, 1)
@@ -214,7 +261,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     n_dropped = int((~keep).sum())
     if n_dropped:
         warn.append(_("{n_dropped} of {n_data} rows dropped: missing ").format(n_dropped=n_dropped, n_data=len(data))
-                    + ", ".join(c for c in used if data[c].isna().any()) + ".")
+                    + ", ".join(label(c, False) for c in used if data[c].isna().any()) + ".")
     d = data.loc[keep, used].copy()
     d["__selected"] = sel[keep].astype(int).to_numpy()
     if len(d) < MIN_ROWS:
@@ -222,10 +269,10 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
                               "least {min_rows}.",
                               "Only {n} cases have {used} all recorded; the what-if needs at "
                               "least {min_rows}.", len(d)).format(
-                                  n=len(d), used=", ".join(used), min_rows=MIN_ROWS))
+                                  n=len(d), used=", ".join(label(c, False) for c in used), min_rows=MIN_ROWS))
     if d[treatment].nunique() < 2:
         raise NoData(_("{treatment} takes a single value in the usable cases; its effect cannot "
-                     "be estimated.").format(treatment=treatment))
+                     "be estimated.").format(treatment=tn))
     n_sel = int(d["__selected"].sum())
     if n_sel == 0:
         raise NoData(_("None of the selected cases has every variable the what-if needs."))
@@ -239,11 +286,11 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
             raise NoData(_("Only {few} usable case{x} {which} {outcome} = 1: "
                          "a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
                          "(with fewer, its fit and its refuters' refits on subsets are "
-                         "undefined).").format(few=few, x='s' if few != 1 else '', which=which, outcome=outcome, MIN_EVENTS=MIN_EVENTS))
+                         "undefined).").format(few=few, x='s' if few != 1 else '', which=which, outcome=on, MIN_EVENTS=MIN_EVENTS))
     lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
     if not lo_obs <= set_value <= hi_obs:
         warn.append(_("{treatment} = {set_value:.3g} lies outside the observed range "
-                    "[{lo_obs:.3g}, {hi_obs:.3g}]: the prediction is an extrapolation.").format(treatment=treatment, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs))
+                    "[{lo_obs:.3g}, {hi_obs:.3g}]: the prediction is an extrapolation.").format(treatment=tn, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs))
 
     # ---- estimate (DoWhy) ----
     _check(cancelled, progress, 2)
@@ -288,16 +335,16 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     kind = "binary" if binary else "continuous"
     ridge = getattr(estimator.model, "ridge", 0.0)
     if binary and ridge:
-        warn.append(ridge_warning(ridge, outcome))
+        warn.append(ridge_warning(ridge, on))
     if lo <= 0 <= hi:
         note = (_("The effect's {CONFIDENCE:.0%} interval ({lo} to {hi}) includes "
-                "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=treatment))
+                "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=tn))
         if binary and ((hi == 0 and observed == 1) or (lo == 0 and observed == 0)):
             v = int(observed)
             note += (_(" Its {x} end is exactly 0, a bound, not a "
                      "rounding: every selected case has {outcome} = {x2}, and under the "
                      "monotone model such a case can keep it or lose it, never gain more, so "
-                     "no coefficient draw gives an effect {x3} 0.").format(x='upper' if v else 'lower', outcome=outcome, x2=v, x3='above' if v else 'below'))
+                     "no coefficient draw gives an effect {x3} 0.").format(x='upper' if v else 'lower', outcome=on, x2=v, x3='above' if v else 'below'))
         warn.append(note)
     if binary and not getattr(estimator.model, "converged", True):
         warn.append(_("The logistic fit did not converge; treat the interval with care."))
@@ -308,24 +355,24 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     method = _("DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
                "{treatment} and, per adjustment variable, its value and a spline of its rank; "
                "interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}").format(
-                   model_txt=model_txt, outcome=outcome, treatment=treatment, N_DRAWS=N_DRAWS,
+                   model_txt=model_txt, outcome=on, treatment=tn, N_DRAWS=N_DRAWS,
                    seed=seed)
     assumptions = [
         _("The causal graph is right: every common cause of {treatment} and {outcome} is drawn, "
-        "and the adjustment set ({x}) blocks every backdoor path.").format(treatment=treatment, outcome=outcome, x=', '.join(adjust) or 'empty'),
+        "and the adjustment set ({x}) blocks every backdoor path.").format(treatment=tn, outcome=on, x=', '.join(label(c, False) for c in adjust) or _('empty')),
         _("No other case's {treatment} affects this case (no interference); with a shared KV "
-        "cache this holds only approximately: the scenario changes these cases alone.").format(treatment=treatment),
+        "cache this holds only approximately: the scenario changes these cases alone.").format(treatment=tn),
         _("The outcome model fits: {model_txt}, smooth (spline) in {treatment} and in "
-        "each adjustment variable, without interactions between them.").format(model_txt=model_txt, treatment=treatment),
+        "each adjustment variable, without interactions between them.").format(model_txt=model_txt, treatment=tn),
         _("Positivity: cases like the selected ones are seen with {treatment} near "
-        "{set_value:.3g} (observed range {lo_obs:.3g} to {hi_obs:.3g}).").format(treatment=treatment, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs),
+        "{set_value:.3g} (observed range {lo_obs:.3g} to {hi_obs:.3g}).").format(treatment=tn, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs),
         _("Rows with missing values are missing at random."),
     ]
     if binary:
         assumptions.append(
             _("Monotone effect: each case responds to {treatment} in the same direction (a "
             "latent-threshold model), so a failed case fails under the scenario with "
-            "probability p(set) / p(observed).").format(treatment=treatment))
+            "probability p(set) / p(observed).").format(treatment=tn))
     return WhatIfResult(
         treatment=treatment, outcome=outcome, set_value=set_value,
         common_causes=tuple(adjust), estimate=est, ci_low=lo, ci_high=hi,

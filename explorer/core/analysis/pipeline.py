@@ -1,0 +1,298 @@
+"""The one analysis pipeline: every section of the report and of the window declared once
+(SECTIONS: key, title, compute function, what it reads and what it depends on) and run by run()
+with a cache, progress, partial results and cancellation.
+
+    from explorer.core.analysis import pipeline
+    results = pipeline.run(store, cohort, params)           # {key: result | SectionError}
+    pipeline.run(store, cohort, params, keys=pipeline.keys("cohort", "store"), cache={},
+                 on_result=lambda key, result: ..., cancelled=lambda: ..., threads=2)
+
+Its callers only choose which sections run and where the results go:
+
+- `analysis.run_all` (benchmarks, tests): the cohort's analyses (group "cohort");
+- `explorer.core.report.build_report` (the command line `report` and File > Export Report,
+  whose child process writes the same report): every section, then the document's meta;
+- `explorer.session.analyse` (the window): groups "cohort" and "store", with the window's
+  cache, two threads and its partial results, wired to the job's signals.
+
+A section that raises NoData becomes SectionError(kind="no_data"), any other failure
+SectionError(kind="error"), so one section never sinks the others; errors.Cancelled always
+propagates. (explorer.core.pipeline.prepare is the other pipeline step: what runs after every
+load, before any of this.)
+"""
+from __future__ import annotations
+
+import json
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+
+from ..errors import Cancelled, NoData, TraceExplorerError
+from ..i18n import N_
+from .cohort import cluster_table, cohort_frame, summarize_cohort
+from .compare import compare_metrics
+from .conclusion import conclude
+from .heatmap import compute_heatmap
+from .results import SectionError
+from .sla import sla_attainment
+from .tree import fit_tree
+from .versions import compare_versions
+
+GROUPS = ("cohort", "store", "report")
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the report JSON (and, for groups cohort / store, of the window).
+
+    key: the report JSON key and the window's payload key; title: its heading in every report
+    format (N_: translated where shown); compute(run) -> result (to_dict()) or a JSON-ready dict;
+    group: "cohort" (an analysis of the cohort: run_all, the window, the report), "store" (of the
+    whole store: the window and the report), "report" (the report document only); needs: the
+    sections whose results compute reads (declared before it); depends(run) -> what the result
+    depends on besides the store's content: its cache key (None: not cached); frame_only: reads
+    the cohort frame and never the store's connection, so it may run on a second thread."""
+    key: str
+    title: str
+    compute: Callable[["Run"], Any]
+    group: str
+    needs: tuple[str, ...] = ()
+    depends: Callable[["Run"], tuple] | None = None
+    frame_only: bool = False
+
+
+class Run:
+    """What the compute functions see: store, cohort, params ({section: its params}), the
+    cancelled() callback, the results so far, and the cohort frame (built once, on first use,
+    on the caller's thread; None when it cannot be built, frame_error says why)."""
+
+    def __init__(self, store, cohort, params: dict, cancelled=None, frame=_UNSET,
+                 cached_frame: bool = True):
+        self.store, self.cohort, self.params, self.cancelled = store, cohort, params, cancelled
+        self.results: dict[str, Any] = {}
+        self.frame_error: BaseException | None = None
+        self._frame, self._cached_frame, self._no_cases = frame, cached_frame, _UNSET
+
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        if self._frame is _UNSET:
+            try:
+                self._frame = cohort_frame(self.store, self.cohort, cached=self._cached_frame)
+            except TraceExplorerError as e:
+                self._frame, self.frame_error = None, e
+        return self._frame
+
+    def no_cases(self) -> NoData | None:
+        """Why there are no cases to compare (no eval loaded, an empty cohort), or None."""
+        if self._no_cases is _UNSET:
+            f = self.frame
+            self._no_cases = None if f is not None and len(f) else NoData(
+                "no eval cases are loaded: a cohort needs eval results (which answers were wrong)"
+                if self.store.count("cases") == 0 else "the cohort is empty")
+        return self._no_cases
+
+    def cases(self) -> pd.DataFrame:
+        """The frame of a cohort with cases, else raises the NoData that says why not."""
+        if self.no_cases() is not None:
+            raise self.no_cases()
+        return self.frame
+
+    def heatmap_params(self) -> dict:
+        """The heatmap's params, its runs those of the cohort's bound requests (what its result
+        depends on) unless the params name them."""
+        p = dict(self.params.get("heatmap") or {})
+        f = self.frame
+        if p.get("runs") is None and f is not None and len(f):
+            runs = sorted(f["run_id"].dropna().unique().tolist())
+            if runs:
+                p["runs"] = runs
+        return p
+
+
+def _dump(v) -> str:
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+def _eval_and(name: str) -> Callable[[Run], tuple]:
+    return lambda r: (getattr(r.cohort, "eval_id", None), _dump(r.params.get(name)))
+
+
+# ---- the report-only sections (their functions live with the report document) --------------
+def _whatif(r: Run):
+    """params["whatif"]: run_whatif keyword arguments (None: its defaults), False (not
+    requested), or a finished result (to_dict(), e.g. the window's) used as it is."""
+    from ..report import run_whatif_section
+    w = r.params.get("whatif")
+    if w is False:
+        return SectionError("whatif", "not requested", "no_data")
+    if hasattr(w, "to_dict"):
+        return w
+    args = dict(w) if isinstance(w, dict) else {}
+    if r.cancelled is not None:
+        args.setdefault("cancelled", r.cancelled)
+    return run_whatif_section(r.frame, args)
+
+
+def _replay(r: Run):
+    if getattr(r.store, "remote", False):
+        return {"status": "no_data", "reason": "the replay simulates every request of a run "
+                "locally; with a warehouse source it is not computed"}
+    from ..report import replay_report_section
+    return replay_report_section(r.store, r.cohort, r.params.get("replay"), r.cancelled)
+
+
+def _inputs(r: Run):
+    from ..report import inputs_section
+    return inputs_section(r.store)
+
+
+def _engine(r: Run):
+    from .engine import engine_stats
+    return engine_stats(r.store)
+
+
+def _runs(r: Run):
+    from ..report_runs import runs_section
+    return runs_section(r.store)
+
+
+def _run_versions(r: Run):
+    from ..report_runs import run_versions_section
+    return run_versions_section(r.store)
+
+
+def _timeline(r: Run):
+    from ..report import worst_timeline
+    return worst_timeline(r.store, r.frame)
+
+
+def _strata(r: Run):
+    strata = getattr(r.results.get("comparison"), "strata", None)
+    return strata if strata is not None else {
+        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
+
+
+# In the report JSON's order, which is also the order they run in.
+SECTIONS: tuple[Section, ...] = (
+    Section("cohort", N_("Cohort"), lambda r: summarize_cohort(r.store, r.cohort, frame=r.frame),
+            "cohort"),
+    Section("comparison", N_("Metric comparison (badcases vs control)"),
+            lambda r: compare_metrics(r.store, r.cohort, r.params.get("comparison"),
+                                      frame=r.cases()), "cohort", frame_only=True),
+    Section("tree", N_("Decision tree"),
+            lambda r: fit_tree(r.store, r.cohort, r.params.get("tree"), frame=r.cases()),
+            "cohort", frame_only=True),
+    Section("heatmap", N_("Heatmap"),
+            lambda r: compute_heatmap(r.store, r.cohort, r.heatmap_params(), frame=r.frame),
+            "cohort", depends=lambda r: (_dump(r.heatmap_params()),)),
+    Section("versions", N_("Engine versions"),
+            lambda r: compare_versions(r.store, r.cohort, r.params.get("versions")), "cohort",
+            depends=_eval_and("versions")),
+    Section("sla", N_("SLA attainment"),
+            lambda r: sla_attainment(r.store, r.cohort, r.params.get("sla")), "cohort",
+            depends=_eval_and("sla")),
+    Section("whatif", N_("What-if"), _whatif, "report"),
+    Section("conclusion", N_("Conclusion"),
+            lambda r: conclude(dict(r.results), r.params.get("conclusion")), "cohort",
+            needs=("cohort", "comparison", "tree", "versions")),
+    Section("inputs", N_("Inputs"), _inputs, "report"),
+    Section("engine", N_("Engine statistics"), _engine, "store", depends=lambda r: ()),
+    Section("replay", N_("Replay: the badcases under another engine setting"), _replay, "report"),
+    Section("clusters", N_("Badcase clusters"),
+            lambda r: cluster_table(r.store, eval_id=getattr(r.cohort, "eval_id", None)),
+            "report"),
+    Section("runs", N_("Runs and their published results"), _runs, "report"),
+    Section("run_versions", N_("Engine versions at run level (published aggregates)"),
+            _run_versions, "report"),
+    Section("timeline", N_("Timeline of the worst badcase"), _timeline, "report"),
+    Section("strata", N_("Pooled strata (per engine version or eval)"), _strata, "report",
+            needs=("comparison",)),
+)
+BY_KEY = {s.key: s for s in SECTIONS}
+TITLES = {s.key: s.title for s in SECTIONS}
+
+
+def keys(*groups: str) -> tuple[str, ...]:
+    """The section keys of these groups (all without one), in SECTIONS order."""
+    return tuple(s.key for s in SECTIONS if not groups or s.group in groups)
+
+
+def compute(section: Section, r: Run, cache: dict | None = None):
+    """One section's result, or the SectionError that says why not (errors.Cancelled
+    propagates). With a cache, a section that declares what it depends on is looked up by
+    (key, depends) first, and its result kept unless it failed unexpectedly."""
+    ck = None
+    if cache is not None and section.depends is not None:
+        ck = (section.key, *section.depends(r))
+        if ck in cache:
+            return cache[ck]
+    try:
+        out = section.compute(r)
+    except Cancelled:
+        raise
+    except NoData as e:
+        out = SectionError(section.key, str(e), "no_data")
+    except (ValueError, KeyError, TraceExplorerError) as e:
+        out = SectionError(section.key, str(e), "error")
+    except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
+        out = SectionError(section.key, f"{type(e).__name__}: {e}", "error")
+    if ck is not None and not (isinstance(out, SectionError) and out.kind == "error"):
+        cache[ck] = out
+    return out
+
+
+def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None = None,
+        cache: dict | None = None, progress: Callable[[int, int, str], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        on_result: Callable[[str, Any], None] | None = None, frame=_UNSET,
+        cached_frame: bool = True, threads: int = 0) -> dict:
+    """Run the sections `keys` (default all) of SECTIONS for `cohort`, in SECTIONS order:
+    {key: result | SectionError}. A section reads what ran before it (conclusion uses whatever
+    of its needs ran).
+
+    params: {section key: its params}. cache: a dict the caller keeps per store content (cleared
+    when the store changes); sections declaring `depends` are reused from it. progress(done,
+    total, key) before each section, then (total, total, "done"); cancelled() is checked before
+    each section and raises errors.Cancelled; on_result(key, result) after each, in order (the
+    window publishes its partial results from it). frame: the cohort frame when the caller has
+    it (None: it cannot be built), else built on first use (cached_frame: from the store's case
+    view, else plain SQL). threads > 0: the frame-only sections start on that many threads of
+    their own as soon as the frame is there, while the caller's thread runs the rest (scipy,
+    scikit-learn and DuckDB release the GIL)."""
+    params = params or {}
+    wanted = [s for s in SECTIONS if keys is None or s.key in set(keys)]
+    r = Run(store, cohort, params, cancelled, frame, cached_frame)
+    pending: dict[str, Future] = {}
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="pipeline") if threads > 0 else None
+    try:
+        for i, sec in enumerate(wanted):
+            if cancelled is not None and cancelled():
+                raise Cancelled("analysis cancelled")
+            if pool is not None:
+                _start_frame_only(pool, pending, wanted[i:], r, cache)
+            if progress is not None:
+                progress(i, len(wanted), sec.key)
+            res = pending.pop(sec.key).result() if sec.key in pending else compute(sec, r, cache)
+            r.results[sec.key] = res
+            if on_result is not None:
+                on_result(sec.key, res)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    if progress is not None:
+        progress(len(wanted), len(wanted), "done")
+    return r.results
+
+
+def _start_frame_only(pool, pending: dict, rest: list[Section], r: Run, cache) -> None:
+    """Submit the frame-only sections of `rest` whose needs have run; the frame and whether
+    the cohort has cases are settled first, here, on the caller's thread (the store's
+    connection stays on it)."""
+    for sec in rest:
+        if sec.frame_only and sec.key not in pending and all(
+                n in r.results or n not in {s.key for s in rest} for n in sec.needs):
+            r.no_cases()
+            pending[sec.key] = pool.submit(compute, sec, r, cache)

@@ -1,0 +1,287 @@
+"""State of the Replay panel (Qt-free): the runs that can be replayed and the one chosen, the
+engine settings of the scenario (validated into an EngineConfig), the trace read for the chosen
+run, and the work a Replay / Sweep / Predict makes. Store reads are frozen queries whose
+run(store) the session's worker calls; simulations are jobs run(progress, cancelled) that need
+no store (the panel's own worker runs them).
+
+Decisions made here once: the settings' ranges and defaults (vLLM's: block 16, max-num-seqs
+256, max-num-batched-tokens 8192, LRU; capacity infinite), a capacity in GB converted to blocks
+at the KV bytes per token, max-num-batched-tokens raised to max-num-seqs (as vLLM requires),
+a chosen run kept across reloads while it is still offered, else the first (observed first).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence, TypedDict
+
+from explorer.core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
+
+#: (minimum, maximum) of each setting the panel offers
+RANGES: dict[str, tuple[float, float]] = {
+    "blocks": (0, 1 << 30),              # 0 = infinite
+    "gb": (0.0, 10000.0),                # 0 = not given in GB
+    "bytes_per_token": (1, 1 << 24),
+    "block_size": (1, 4096),
+    "max_num_seqs": (1, 65536),
+    "max_num_batched_tokens": (1, 1 << 22),
+}
+DEFAULT_BYTES_PER_TOKEN = 131072         # Llama-3.1-8B fp16: 2 x 32 layers x 8 KV heads x 128 x 2 B
+SETTINGS = ("blocks", "block_size", "eviction", "max_num_seqs", "max_num_batched_tokens")
+
+
+class ReplayRun(TypedDict):
+    """One run that can be replayed (the session's "replay_runs" payload): its requests with
+    arrival times and prompt lengths number n."""
+    run_id: str
+    label: str
+    n: int
+
+
+def replay_runs(store) -> list[ReplayRun]:
+    """The runs to offer (compare.replayable_runs: observed first), as the bus carries them."""
+    from explorer.core.replay.compare import replayable_runs
+    return [ReplayRun(run_id=str(r), label=str(lab), n=int(n))
+            for r, lab, n in replayable_runs(store).itertuples(index=False)]
+
+
+@dataclass(frozen=True)
+class ReplayTrace:
+    """What a replay of one run needs from the store: its requests (TraceRequest list), the
+    observed figures (compare.observed_summary) and calibrate()'s inputs (None when the run
+    records no latencies)."""
+    run_id: str
+    requests: list = field(repr=False)
+    observed: dict = field(repr=False)
+    calibration_inputs: dict | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class TraceQuery:
+    run_id: str
+
+    def run(self, store) -> ReplayTrace:
+        from explorer.core.replay import requests_from_store
+        from explorer.core.replay.calibrate import calibration_inputs
+        from explorer.core.replay.compare import observed_summary
+        return ReplayTrace(self.run_id, requests_from_store(store, self.run_id),
+                           observed_summary(store, self.run_id),
+                           calibration_inputs(store, self.run_id))
+
+
+@dataclass(frozen=True)
+class SettingsQuery:
+    """The settings the run records (badcases.observed_settings), {} when none."""
+    run_id: str
+
+    def run(self, store) -> dict:
+        from explorer.core.replay.badcases import observed_settings
+        return observed_settings(store, self.run_id)
+
+
+@dataclass(frozen=True)
+class CohortQuery:
+    """The cohort's window, run and observed settings for a badcase prediction."""
+    cohort: Any
+
+    def run(self, store):
+        from explorer.core.replay.badcases import gather_inputs
+        return gather_inputs(store, self.cohort)
+
+
+@dataclass(frozen=True)
+class ReplayJob:
+    """Calibrate the engine model on the run's observed latencies (when it has them), then
+    replay the trace under `config`. run() -> (ReplayResult, CalibrationResult | None)."""
+    trace: ReplayTrace
+    config: EngineConfig
+
+    def run(self, progress: Callable[[int, int, str], None] = lambda *a: None,
+            cancelled: Callable[[], bool] | None = None):
+        from explorer.core.replay.calibrate import calibrate
+        from explorer.core.replay.replicas import simulate_replicas
+        cal, cal_in = None, self.trace.calibration_inputs
+        if cal_in is not None:
+            progress(0, 2, "calibration")
+            cal = calibrate(self.trace.requests, config=self.config, cancelled=cancelled, **cal_in)
+            if not any(m in cal.after for m in ("ttft_ms", "tpot_ms")):
+                cal = None
+        cfg = self.config if cal is None else replace(self.config, **cal.params)
+        progress(1, 2, "replay")
+        res = simulate_replicas(self.trace.requests, cfg, 1 if cal is None else cal.replicas,
+                                cancelled=cancelled, record_events=True)
+        return res, cal
+
+
+@dataclass(frozen=True)
+class SweepJob:
+    """Replay the trace at each capacity (blocks). run() -> compare.sweep_capacity rows."""
+    trace: ReplayTrace
+    config: EngineConfig
+    capacities: tuple[int | None, ...]
+
+    def run(self, progress: Callable[[int, int], None] | None = None,
+            cancelled: Callable[[], bool] | None = None) -> list[dict]:
+        from explorer.core.replay.compare import sweep_capacity
+        return sweep_capacity(self.trace.requests, self.config, list(self.capacities),
+                              progress=progress, cancelled=cancelled)
+
+
+@dataclass(frozen=True)
+class PredictJob:
+    """Predict the cohort's badcases under the scenario (badcases.predict; no store)."""
+    inputs: Any
+    scenario: dict
+
+    def run(self, progress: Callable[[int, int], None] | None = None,
+            cancelled: Callable[[], bool] | None = None):
+        from explorer.core.replay.badcases import predict
+        return predict(self.inputs, self.scenario, progress=progress, cancelled=cancelled)
+
+
+def section_rows(sec: dict) -> list[dict]:
+    """The table of a report's `replay` section (replay.section.replay_section), one row per
+    figure it holds: {metric, unit, observed, replay, diff_pct}; metric is "badcases"
+    (observed -> predicted), "ttft_ms" / "tpot_ms" (calibration: observed -> replayed) or
+    "hit_rate" / "preemptions" (the replay at the observed settings -> under the scenario)."""
+    from explorer.core.replay.compare import change_pct
+    rows = []
+
+    def row(metric, unit, o, r):
+        rows.append({"metric": metric, "unit": unit, "observed": o, "replay": r,
+                     "diff_pct": change_pct(o, r)})
+    if sec.get("predicted_badcases") is not None:
+        row("badcases", "", int(sec["observed_badcases"]), float(sec["predicted_badcases"]))
+    cal = sec.get("calibration") or {}
+    for m, unit in (("ttft_ms", "ms"), ("tpot_ms", "ms/token")):
+        if cal.get(m):
+            row(m, unit, cal[m]["observed"], cal[m]["replayed"])
+    for k in ("hit_rate", "preemptions"):
+        v = (sec.get("replay") or {}).get(k)
+        if v:
+            row(k, "", v["observed_settings"], v["scenario"])
+    return rows
+
+
+class ReplayState:
+    """The Replay panel's choices: the runs offered and the one chosen, the scenario's engine
+    settings, the trace read for the chosen run, and the last results."""
+
+    def __init__(self) -> None:
+        self.runs: list[ReplayRun] = []
+        self.run_id: str | None = None
+        self.blocks = 0                    # 0 = infinite
+        self.gb = 0.0                      # > 0: blocks follow from it
+        self.bytes_per_token = DEFAULT_BYTES_PER_TOKEN
+        self.block_size = 16
+        self.eviction = EVICTION_POLICIES[0]
+        self.max_num_seqs = 256
+        self.max_num_batched_tokens = 8192
+        self.add_run = True
+        self.trace: ReplayTrace | None = None   # read for run_id
+        self.result = None                 # last ReplayResult
+        self.calibration = None            # its CalibrationResult (None: no latencies)
+        self.sweep: list[dict] | None = None
+        self.prediction = None             # last BadcasePrediction
+
+    # -- runs -------------------------------------------------------------------------------
+    def set_runs(self, runs: Sequence[ReplayRun] | None) -> bool:
+        """The runs to offer; the chosen one stays while offered. True when the choice changed
+        (its settings are then to be read: settings_query)."""
+        self.runs = list(runs or [])
+        ids = [r["run_id"] for r in self.runs]
+        keep = self.run_id if self.run_id in ids else (ids[0] if ids else None)
+        changed = keep != self.run_id
+        if changed:
+            self.choose_run(keep)
+        return changed
+
+    def choose_run(self, run_id: str | None) -> None:
+        if run_id is not None and run_id not in [r["run_id"] for r in self.runs]:
+            raise ValueError(f"run {run_id!r} has no requests to replay")
+        if run_id != self.run_id:
+            self.trace = None
+        self.run_id = run_id
+
+    # -- settings ---------------------------------------------------------------------------
+    def set(self, **values) -> None:
+        """Set settings by name (SETTINGS, gb, bytes_per_token, add_run), each checked against
+        its range; a capacity in GB (or its bytes per token, or the block size) that changed
+        sets the blocks."""
+        before = (self.gb, self.bytes_per_token, self.block_size)
+        for k, v in values.items():
+            if k == "eviction":
+                if v not in EVICTION_POLICIES:
+                    raise ValueError(f"eviction {v!r} is not one of {', '.join(EVICTION_POLICIES)}")
+            elif k == "add_run":
+                v = bool(v)
+            elif k in RANGES:
+                lo, hi = RANGES[k]
+                if not lo <= v <= hi:
+                    raise ValueError(f"{k} {v} outside [{lo}, {hi}]")
+                v = float(v) if k == "gb" else int(v)
+            else:
+                raise KeyError(k)
+            setattr(self, k, v)
+        if (self.gb, self.bytes_per_token, self.block_size) != before and self.gb > 0:
+            self.blocks = blocks_for_gb(self.gb, self.bytes_per_token, self.block_size)
+
+    def apply_observed(self, observed: dict) -> None:
+        """The settings the chosen run records (SettingsQuery), so a scenario starts there."""
+        names = {"num_gpu_blocks": "blocks", "eviction": "eviction", "max_num_seqs": "max_num_seqs",
+                 "max_num_batched_tokens": "max_num_batched_tokens", "block_size": "block_size"}
+        vals = {names[k]: (v or 0) if k == "num_gpu_blocks" else v
+                for k, v in (observed or {}).items() if k in names}
+        if vals.get("eviction") not in EVICTION_POLICIES:
+            vals.pop("eviction", None)
+        self.set(**{k: v if k == "eviction" else int(v) for k, v in vals.items()})
+
+    def config(self) -> EngineConfig:
+        """The scenario's EngineConfig; raises ValueError on settings that cannot work."""
+        cfg = EngineConfig(num_gpu_blocks=self.blocks or None, block_size=self.block_size,
+                           max_num_seqs=self.max_num_seqs,
+                           max_num_batched_tokens=max(self.max_num_batched_tokens, self.max_num_seqs),
+                           eviction=self.eviction)
+        cfg.validate()
+        return cfg
+
+    def scenario(self) -> dict:
+        """The settings as the scenario's changes to the observed run's (badcases.predict)."""
+        cfg = self.config()
+        return {"num_gpu_blocks": cfg.num_gpu_blocks, "eviction": cfg.eviction,
+                "max_num_seqs": cfg.max_num_seqs,
+                "max_num_batched_tokens": cfg.max_num_batched_tokens}
+
+    # -- work -------------------------------------------------------------------------------
+    def settings_query(self) -> SettingsQuery | None:
+        return SettingsQuery(self.run_id) if self.run_id is not None else None
+
+    def trace_query(self) -> TraceQuery | None:
+        """The store read the chosen run still needs (None when read already or no run)."""
+        if self.run_id is None or (self.trace is not None and self.trace.run_id == self.run_id):
+            return None
+        return TraceQuery(self.run_id)
+
+    def take_trace(self, trace: ReplayTrace) -> None:
+        if trace.run_id == self.run_id:
+            self.trace = trace
+
+    def replay_job(self) -> ReplayJob:
+        """The replay of the chosen run's trace under the settings (raises ValueError on
+        settings that cannot work, RuntimeError before its trace is read)."""
+        return ReplayJob(self._trace(), self.config())
+
+    def sweep_job(self, points: int = 6) -> SweepJob:
+        """Six capacities (geometric, compare.default_capacities) around the one set."""
+        from explorer.core.replay.compare import default_capacities
+        cfg, trace = self.config(), self._trace()
+        caps = default_capacities(trace.requests, cfg.block_size, points=points,
+                                  include=cfg.num_gpu_blocks)
+        return SweepJob(trace, cfg, tuple(caps))
+
+    def predict_job(self, inputs) -> PredictJob:
+        return PredictJob(inputs, self.scenario())
+
+    def _trace(self) -> ReplayTrace:
+        if self.trace is None or self.trace.run_id != self.run_id:
+            raise RuntimeError("the chosen run's trace is not read yet (trace_query)")
+        return self.trace

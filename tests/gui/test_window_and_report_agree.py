@@ -1,0 +1,43 @@
+"""The window and `trace-explorer report` run one pipeline (explorer.core.analysis.pipeline):
+on the same inputs (the demo), every section the window shows equals the report JSON's, the
+same numbers and the same reasons where a section has no data."""
+from __future__ import annotations
+
+import json
+
+from explorer.__main__ import main
+from explorer.core.report import finite_doc
+from explorer.session import ANALYSIS_KEYS, Failure
+
+
+def _as_json(value):
+    """A window payload as the report writes it: a Failure as its {status, reason}, values
+    that are not finite as null, through JSON (tuples -> lists). The heatmap's cells of the
+    cohort's cases are the window's own addition (the selection outline), left out."""
+    if isinstance(value, Failure):
+        value = {"status": "no_data" if value.nodata else "error", "reason": value.message}
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k != "case_cells"}
+    return json.loads(json.dumps(finite_doc(value)[0], default=str))
+
+
+def test_the_window_shows_what_report_writes(session, qtbot, tmp_path):
+    session.load_demo()
+    qtbot.waitUntil(lambda: session.cluster is not None and session.runner.pending() == 0
+                    and all(k in session.data for k in ANALYSIS_KEYS), timeout=240000)
+    assert session.errors == []
+    cluster = session.cluster
+    rc = main(["report", "--demo", "--cluster", cluster, "--out", str(tmp_path), "--format",
+               "json", "--no-whatif", "--no-replay", "--lang", "en"])
+    assert rc == 0
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert doc["cohort"]["cluster"] == cluster
+    # the sections the window shows: the cohort's analyses and the engine statistics
+    assert set(ANALYSIS_KEYS) == {"cohort", "comparison", "tree", "heatmap", "versions", "sla",
+                                  "conclusion", "engine"}
+    for key in ANALYSIS_KEYS:
+        assert _as_json(session.data[key]) == doc[key], key
+    # the demo has data for them all, so the comparison above is of numbers, not of reasons
+    # (the engine statistics aside: the demo writes no engine log)
+    assert [k for k in ANALYSIS_KEYS if "status" in doc[k]] == ["engine"]
+    assert len(doc["comparison"]) >= 8 and doc["conclusion"]["modules"]

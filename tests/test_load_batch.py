@@ -1,0 +1,142 @@
+"""Many small request tables in a folder are read in batches (Store._load_batch,
+generic_table.load_batch): the store must hold exactly what loading each file on its own gives,
+and a bad file in a batch must fail (or skip its rows) alone, named, as it does on its own."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.core.formats import generic_table
+from explorer.core.store import Store
+
+pytestmark = pytest.mark.timeout(120)
+
+CSV_HEADER = "request_id,arrival_s,prompt_tokens,completion_tokens,ttft,e2e_ms,model,note"
+
+
+def _csv(i: int, rows: int = 4) -> str:
+    # ttft has no unit suffix: seconds guessed from each file's own median (which differs)
+    return CSV_HEADER + "\n" + "".join(
+        f"r{i}-{k},{1.7e9 + i + k / 10},{100 + 7 * i + k},{10 + k},{0.02 + 0.001 * (i + k)},"
+        f"{300 + i + k},llama-{i % 2},n{k}\n" for k in range(rows))
+
+
+def _jsonl(i: int, rows: int = 3) -> str:
+    return "".join(json.dumps({
+        "request_id": f"j{i}-{k}", "arrival_s": 1.7e9 + i + k, "prompt_tokens": 50 + i + k,
+        "ttft_ms": 20.5 + i + k, "tpot_ms": 5.25 + k, "finish_reason": "stop",
+        "meta": {"slot": k, "tags": ["a", i]}, "ok": True}) + "\n" for k in range(rows))
+
+
+def _folder(root: Path, n: int = 12) -> Path:
+    d = root / "many"
+    (d / "sub").mkdir(parents=True)
+    for i in range(n):
+        (d / ("sub" if i % 3 == 0 else "") / f"t{i:03d}.csv").write_text(_csv(i))
+        (d / f"u{i:03d}.jsonl").write_text(_jsonl(i))
+    (d / "copy_of_t001.csv").write_text(_csv(1))  # same content: a duplicate, not loaded twice
+    return d
+
+
+def _contents(store: Store) -> dict:
+    """Every row of the tables a load writes (inputs without its id and time), sorted."""
+    out = {}
+    for table, cols in (("runs", "*"), ("requests", "*"),
+                        ("inputs", "path, sha256, format, kind, rows_loaded, rows_skipped, "
+                                   "skipped_reasons, columns, run_ids, eval_ids, error")):
+        rows = store.con.execute(f"SELECT {cols} FROM {table}").fetchall()
+        out[table] = sorted(rows, key=repr)
+    out["input order"] = [r[0] for r in store.con.execute(
+        "SELECT path FROM inputs ORDER BY input_id").fetchall()]
+    return out
+
+
+@pytest.fixture
+def batches(monkeypatch):
+    """Records what each generic_table.load_batch call returned (True: read as one)."""
+    seen: list[tuple[int, bool]] = []
+    real = generic_table.load_batch
+
+    def spy(paths, store, reports):
+        ok = real(paths, store, reports)
+        seen.append((len(paths), ok))
+        return ok
+    monkeypatch.setattr(generic_table, "load_batch", spy)
+    return seen
+
+
+def _per_file(paths) -> tuple[list, dict]:
+    s = Store()
+    s.BATCH_MIN_FILES = 10**9  # every file on its own, as before batching
+    reports = s.load_paths(paths)
+    try:
+        return reports, _contents(s)
+    finally:
+        s.close()
+
+
+def test_a_folder_loaded_in_batches_equals_each_file_loaded_alone(tmp_path, store, batches):
+    d = _folder(tmp_path)
+    reports = store.load_paths([d])
+    assert sum(n for n, ok in batches if ok) == 24 and all(ok for _, ok in batches), batches
+    alone_reports, alone = _per_file([d])
+    assert _contents(store) == alone
+    assert [r.to_dict() for r in reports] == [r.to_dict() for r in alone_reports]
+    dup = next(r for r in reports if r.path.endswith("/t001.csv"))  # after copy_of_t001.csv
+    assert dup.skipped_file and "same content as " + str(d / "copy_of_t001.csv") in dup.skipped_file
+    # each file kept its own unit note and its own run (model from its column)
+    t2 = next(r for r in reports if r.path.endswith("t002.csv"))
+    assert "seconds guessed from median 0.0235" in t2.columns["ttft"], t2.columns
+    assert store.scalar("SELECT model FROM runs WHERE run_id = ?", [t2.run_ids[0]]) == "llama-0"
+    assert store.count("runs") == 24 and store.count("requests") == 12 * 4 + 12 * 3
+    # 1000 ms x the seconds in the file, per row (a recomputation from the file's text)
+    want = {f"r2-{k}": 1000 * (0.02 + 0.001 * (2 + k)) for k in range(4)}
+    got = dict(store.con.execute("SELECT request_id, ttft_ms FROM requests WHERE run_id = ?",
+                                 [t2.run_ids[0]]).fetchall())
+    assert got == pytest.approx(want)
+
+
+def test_a_bad_file_in_a_batch_fails_alone_and_the_others_load(tmp_path, store, batches):
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(10):
+        (d / f"t{i:02d}.csv").write_text(_csv(i))
+    (d / "t04.csv").write_text(CSV_HEADER + "\n" + "x,1,2,3,fast,4,m,n\n")  # no usable row
+    (d / "t07.csv").write_text(_csv(7) + "r7-x,1,2,3,0.02,-5,m,n\n")  # one negative e2e
+    for i in range(6):
+        (d / f"u{i}.jsonl").write_text(_jsonl(i))
+    (d / "u3.jsonl").write_text(_jsonl(3) + '{"request_id": "bad", "ttft_ms": NaN}\n')
+    reports = {Path(r.path).name: r for r in store.load_paths([d])}
+    assert (10, False) in batches and (6, False) in batches  # each group fell back
+    bad = reports["t04.csv"]
+    assert bad.error and bad.error.startswith(str(d / "t04.csv")) and "line 2" in bad.error
+    assert reports["t07.csv"].rows_loaded == 4 and reports["t07.csv"].rows_skipped == 1
+    assert reports["t07.csv"].skipped_reasons == ["line 6: field 'e2e_ms': negative value: -5.0"]
+    u3 = reports["u3.jsonl"]
+    assert u3.rows_loaded == 3 and u3.skipped_reasons == [
+        "line 4: field 'ttft_ms': not a finite number: NaN"], u3.skipped_reasons
+    for name, r in reports.items():
+        if name != "t04.csv":
+            assert r.error is None and r.rows_loaded > 0, r
+    _, alone = _per_file([d])
+    assert _contents(store) == alone
+
+
+def test_cancel_during_a_batch_rolls_it_back_and_says_so(tmp_path, store, monkeypatch):
+    d = _folder(tmp_path, n=4)
+    state = {"cancel": False}
+    real = generic_table.load_batch
+
+    def read_then_cancel(paths, store, reports):  # the user presses Cancel during the read
+        ok = real(paths, store, reports)
+        state["cancel"] = True
+        return ok
+    monkeypatch.setattr(generic_table, "load_batch", read_then_cancel)
+    reports = store.load_paths([d], cancelled=lambda: state["cancel"])
+    csv_files = sorted(str(p) for p in d.rglob("*.csv"))
+    assert sorted(r.path for r in reports) == csv_files  # the first batch, nothing after it
+    assert all(r.error.endswith("nothing of it was kept") for r in reports), reports
+    assert store.count("requests") == 0 and store.count("runs") == 0
+    assert sorted(r.path for r in store.input_reports()) == csv_files

@@ -1,0 +1,161 @@
+"""A plotting library failing while a report picture is drawn (pyqtgraph raising inside a
+panel's paint): the other files are written, no picture is left truncated, the user reads one
+line naming the missing pictures and the log, and `report` exits non-zero."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.timeout(300)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"IEND\xaeB`\x82"
+
+
+@pytest.fixture
+def broken_pyqtgraph(monkeypatch, tmp_path):
+    """The distributions panel's pyqtgraph drawing raises, and writing the tree's PNG stops
+    half-way (a full disk: QImage.save writes part of the file and returns False); the error
+    log under tmp_path."""
+    import widgets.distributions
+    from PySide6.QtGui import QImage
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "log" / "te.log"))
+
+    def paint(*a, **k):
+        raise RuntimeError("pyqtgraph failed while painting")
+    monkeypatch.setattr(widgets.distributions, "paint_distribution", paint)
+    real_save = QImage.save
+
+    def save(self, name, *a):
+        if "tree" in str(name):
+            Path(name).write_bytes(PNG_SIGNATURE + b"\0" * 10)  # a truncated file
+            return False
+        return real_save(self, name, *a)
+    monkeypatch.setattr(QImage, "save", save)
+    return tmp_path / "log" / "te.log"
+
+
+def _whole_pictures(out: Path) -> list[str]:
+    """Names of the pictures in `out`, each checked complete (PNG end chunk, SVG end tag);
+    no temporary file left."""
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".") or p.suffix == ".tmp"]
+    names = []
+    for p in sorted(out.glob("*.png")):
+        data = p.read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and data.endswith(PNG_END), p
+        names.append(p.name)
+    for p in sorted(out.glob("*.svg")):
+        assert p.read_text(encoding="utf-8").rstrip().endswith("</svg>"), p
+        names.append(p.name)
+    return names
+
+
+def test_render_writes_the_others_and_names_the_missing_pictures(broken_pyqtgraph, tmp_path):
+    from explorer.core.errors import ReportIncomplete
+    from explorer.reporting.bundle import render
+    from tests.report_fixture import sample_doc, sample_frame
+
+    out = tmp_path / "out"
+    with pytest.raises(ReportIncomplete) as got:
+        render(sample_doc(), out, {"png", "svg"}, frame=sample_frame())
+    err = got.value
+    why = dict(err.failed)
+    assert set(why) == {"distributions", "tree"}, err.failed
+    assert "pyqtgraph failed while painting" in why["distributions"]
+    assert "cannot write" in why["tree"] and "tree.png" in why["tree"]
+    assert str(broken_pyqtgraph) in str(err) and "Traceback" not in str(err)
+    assert "pyqtgraph failed while painting" in broken_pyqtgraph.read_text()
+    names = _whole_pictures(out)
+    assert not {"distributions.png", "distributions.svg", "tree.png"} & set(names)
+    assert {"comparison.png", "comparison.svg", "dashboard.png"} <= set(names)
+    assert {p.name for p in err.written} == set(names)
+
+
+def test_report_command_exits_non_zero_with_one_line(broken_pyqtgraph, tmp_path, capsys):
+    from explorer.__main__ import main
+
+    trace = tmp_path / "trace.csv"
+    trace.write_text("request_id,arrival_s,prompt_tokens,completion_tokens,ttft_ms,tpot_ms\n" + "".join(
+        f"g{i},{1700000000 + i},{100 + i},{20 + i},{50 + 9 * (i % 3)},{10 + i % 4}\n"
+        for i in range(24)))
+    evals = tmp_path / "eval.csv"
+    evals.write_text("case_id,correct,category,request_id,cluster,prompt\n" + "".join(
+        f"c{i},{'false' if i % 3 == 0 else 'true'},maths,g{i},"
+        f"{'slow' if i % 3 == 0 else ''},question {i}\n" for i in range(24)))
+    out = tmp_path / "out"
+    rc = main(["report", str(trace), str(evals), "--out", str(out), "--format", "json,png",
+               "--no-whatif", "--no-replay"])
+    stdout, stderr = capsys.readouterr()
+    assert rc == 1, (stdout, stderr)
+    assert "Traceback" not in stdout + stderr and 'File "' not in stderr
+    assert "could not be drawn" in stderr and str(broken_pyqtgraph) in stderr, stderr
+    assert str(out / "report.json") in stdout  # what was written is still listed
+    assert (out / "report.json").is_file()
+    _whole_pictures(out)
+
+
+def _inputs(tmp_path: Path) -> list[str]:
+    trace = tmp_path / "trace.csv"
+    trace.write_text("request_id,arrival_s,prompt_tokens,completion_tokens,ttft_ms,tpot_ms\n" + "".join(
+        f"g{i},{1700000000 + i},{100 + i},{20 + i},{50 + 9 * (i % 3)},{10 + i % 4}\n"
+        for i in range(24)))
+    evals = tmp_path / "eval.csv"
+    evals.write_text("case_id,correct,category,request_id,cluster,prompt\n" + "".join(
+        f"c{i},{'false' if i % 3 == 0 else 'true'},maths,g{i},"
+        f"{'slow' if i % 3 == 0 else ''},question {i}\n" for i in range(24)))
+    return [str(trace), str(evals)]
+
+
+def test_a_full_disk_leaves_no_truncated_report_and_says_so(tmp_path):
+    """`report` in a process that may write no file beyond 2 KiB (RLIMIT_FSIZE: writes fail
+    with EFBIG as on a full disk): one line naming the output folder, exit 1, no traceback,
+    and no truncated report.json / report.md left behind."""
+    import os
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+           "TRACE_EXPLORER_LOG_FILE": str(tmp_path / "te.log"), "QT_QPA_PLATFORM": "offscreen"}
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "explorer", "report", *_inputs(tmp_path),
+                           "--out", str(out), "--format", "json,md", "--no-whatif",
+                           "--no-replay", "--lang", "en"],
+                          cwd=root, env=env, preexec_fn=limit, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and 'File "' not in done.stderr, done.stderr
+    assert f"{out}: cannot write the report" in done.stderr, done.stderr
+    assert "File too large" in done.stderr, done.stderr
+    left = sorted(p.name for p in out.iterdir())
+    assert not [n for n in left if n.startswith(".") or n.endswith(".tmp")], left
+    assert "report.json" not in left  # beyond 2 KiB: not written, and not left half-written
+    if "report.md" in left:  # small enough to fit: then whole
+        assert (out / "report.md").read_text(encoding="utf-8").endswith("\n")
+
+
+def test_the_export_dialog_reads_one_line_not_the_childs_traceback(tmp_path, monkeypatch):
+    """File > Export Report into a folder that cannot be created (a file has its name): the
+    child process fails, the window gets one line naming the folder and the cause, with no
+    traceback (the child's details go to the error log)."""
+    from explorer.core.analysis import Cohort
+    from explorer.core.store import Store
+    from explorer.reporting.export import ExportFailed, export_report
+
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
+    store = Store()
+    assert all(r.error is None for r in store.load_paths(_inputs(tmp_path)))
+    blocked = tmp_path / "report"
+    blocked.write_text("a file where the folder should go")
+    with pytest.raises(ExportFailed) as got:
+        export_report(store, Cohort(cluster="slow"), blocked / "out", ["json", "md"])
+    msg = str(got.value)
+    assert "\n" not in msg and "Traceback" not in msg and 'File "' not in msg, msg
+    assert msg.startswith(str(blocked / "out")) and "cannot write" in msg, msg
+    assert blocked.read_text() == "a file where the folder should go"
