@@ -33,7 +33,9 @@ from widgets.painters.replay import plot_sweeps
 def _fmt(v: Any, unit: str = "") -> str:
     if v is None:
         return "–"
-    if isinstance(v, float):
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        s = f"{int(v):,}"   # a count summed as a float ("0", never "0.000")
+    elif isinstance(v, float):
         s = f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
     else:
         s = str(v)
@@ -56,8 +58,10 @@ class ReplayPanel(JobControls, Panel):
         self.runner.idle.connect(self._idle)
         self.runner.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
 
-        self.run_box = QComboBox()
-        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.run_box = QComboBox()  # a long run label (a replay added as a run) is cut at
+        self.run_box.setSizeAdjustPolicy(  # 32 characters, the list shows it whole
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.run_box.setMinimumContentsLength(32)
         self.blocks = QSpinBox()
         self.blocks.setRange(*RANGES["blocks"])
         self.blocks.setValue(st.blocks)
@@ -180,6 +184,28 @@ class ReplayPanel(JobControls, Panel):
     def _results_shown(self) -> None:
         """The hint only while neither the table nor the chart has anything to show."""
         self.hint.setVisible(self.table.isHidden() and self.plot_widget.isHidden())
+        self._fit_split()
+
+    STACK_BELOW = 960  # px: a narrower panel stacks the table above the chart (print: 1000)
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self._fit_split()
+
+    def _fit_split(self) -> None:
+        """Table beside the chart on a wide panel; on a laptop's, the table above the chart at
+        the height of its rows (every value in full, no sideways scrolling; the dock scrolls
+        down instead)."""
+        stacked = self.width() < self.STACK_BELOW
+        self.split.setOrientation(Qt.Orientation.Vertical if stacked else Qt.Orientation.Horizontal)
+        rows = self.table.rowCount()
+        if stacked and rows:
+            h = (self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+                 + sum(self.table.rowHeight(i) for i in range(rows)))
+            self.table.setMinimumHeight(h)
+        else:
+            self.table.setMinimumHeight(0)
+        self.plot_widget.setMinimumHeight(240 if stacked else 0)
 
     # -- the state's values ------------------------------------------------------------------
     result = property(lambda self: self.state.result)            # last ReplayResult
@@ -380,7 +406,8 @@ class ReplayPanel(JobControls, Panel):
         self._results_shown()
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            diff = None if r["diff_pct"] is None else f"{r['diff_pct']:+.1f}%"
+            d = r["diff_pct"]
+            diff = None if d is None else f"{0.0 if abs(d) < 0.05 else d:+.1f}%"  # no "-0.0%"
             for j, text in enumerate((_(r["label"]), _fmt(r["observed"], r["unit"]),
                                       _fmt(r["replay"], r["unit"]), diff or "–")):
                 item = QTableWidgetItem(text)
@@ -388,6 +415,7 @@ class ReplayPanel(JobControls, Panel):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
         self._stack.setCurrentIndex(1)
+        self._fit_split()
 
     def show_report(self, sec: dict) -> None:
         """Paint the report's `replay` section (explorer.core.replay.section.replay_section): the
@@ -521,11 +549,14 @@ class ReplayPanel(JobControls, Panel):
             self.show_message(text, error=True)
 
     def copy_text(self) -> str:
+        """The table as TSV; before a run, the message or the hint shown instead."""
         rows = []
         for i in range(self.table.rowCount()):
             rows.append("\t".join(self.table.item(i, j).text() if self.table.item(i, j) else ""
                                   for j in range(4)))
-        return "\n".join(rows) or (self.message() or "")
+        # nothing run yet: the message, or the hint shown in place of the table and chart
+        return "\n".join(rows) or self.message() or (
+            self.hint.text() if not self.hint.isHidden() else "")
 
     def closeEvent(self, ev):
         self.runner.cancel()

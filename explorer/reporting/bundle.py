@@ -16,7 +16,7 @@ from explorer.core.atomic import write_atomically, write_text
 from explorer.core.analysis.sla import for_cohort_runs
 from explorer.core.errors import ReportIncomplete
 
-from .images import (ensure_app, report_mode, save_png, save_scene_png, save_svg,
+from .images import (ensure_app, print_fonts, report_mode, save_png, save_scene_png, save_svg,
                      scroll_overflow, settle, table_overflow)
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,7 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
             raise widget.paint_error
         size = PANEL_SIZES.get(name, QSize(900, 500))
         report_mode(widget)  # after painting: panels show their controls once data arrives
+        print_fonts(widget, size.width())  # >= 7 pt on the page at html.print_width
         settle(widget, size)
         grow = scroll_overflow(widget)
         if grow > 0:  # a scrolled column of results (the what-if's) shown whole

@@ -27,6 +27,8 @@ from widgets.painters.sla import sla_html
 from widgets.painters.runs import run_versions_html, runs_html
 from widgets.painters.versions import versions_html
 
+from .images import TEXT_WIDTH
+
 esc = html_text
 
 CSS = f"""
@@ -138,7 +140,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     return "".join(out)
 
 
-WIDE = ("tree", "whatif", "timeline", "replay")  # PDF figures at the text's width (920 px at 144 dpi)
+WIDE = ("tree", "whatif", "timeline", "replay")  # printed at the text's width (now every figure is)
 BEFORE = {"whatif": "whatif_graph"}  # a figure printed above a panel's picture
 # figures drawn at their natural size (the causal graph: 8.5 pt labels at scale 1), printed
 # at this many page px per figure px: 8.5 pt x 1.3 x 96 / 144 = 7.4 pt on paper
@@ -151,7 +153,7 @@ def print_width(name: str, path: Path) -> int:
         from PySide6.QtGui import QImageReader
         px = QImageReader(str(path)).size().width() / 2  # saved at 2x
         return int(min(920, max(200, NATURAL[name] * px)))
-    return 920 if name in WIDE else 640
+    return TEXT_WIDTH  # every figure at the text's width: chart text >= 7 pt (print_fonts)
 CASES_LISTED = 50  # badcase rows in the HTML / PDF listing
 LINKS = {1: N_("exact id"), 2: N_("fuzzy"), 3: N_("weak")}
 

@@ -106,11 +106,36 @@ def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
     return write_atomically(path, lambda tmp: tmp.write_bytes(data))
 
 
+PRINT_PT = 7.2      # the smallest chart text on the PDF page
+PAGE_PX_PER_PT = 2  # the PDF page: 144 px per inch, 72 pt per inch
+TEXT_WIDTH = 920    # page px a figure is printed at (html.print_width)
+
+
+def print_fonts(panel: QWidget, width: int, page_width: int = TEXT_WIDTH) -> int:
+    """Chart text (pyqtgraph axes: ticks and labels; titles) of a panel pictured `width` px wide
+    and printed `page_width` page px wide, sized to PRINT_PT on the page (the window's 8-9 px
+    axis text printed at 3-5 pt). Returns the pixel size used."""
+    import pyqtgraph as pg
+    px = max(11, round(PRINT_PT * PAGE_PX_PER_PT * width / page_width + 0.49))
+    font = QFont()
+    font.setFamilies(CJK_FAMILIES)
+    font.setPixelSize(px)
+    for view in panel.findChildren(pg.GraphicsView):
+        for item in view.scene().items():
+            if isinstance(item, pg.AxisItem):
+                item.label.setFont(font)
+                item.setStyle(tickFont=font)  # and resizes the axis to the new text
+            elif isinstance(item, pg.LabelItem):
+                item.item.setFont(font)
+    return px
+
+
 def report_mode(panel: QWidget) -> None:
     """Make a panel look like a printed figure: hide its controls (buttons, pickers, spin boxes)
     with the labels of their tool rows, and turn scroll bars off. The content is untouched."""
+    from widgets.flow import FlowLayout
     for lay in panel.findChildren(QLayout):
-        if not isinstance(lay, QHBoxLayout):
+        if not isinstance(lay, (QHBoxLayout, FlowLayout)):
             continue
         items = [lay.itemAt(i).widget() for i in range(lay.count())]
         widgets = [w for w in items if w is not None]

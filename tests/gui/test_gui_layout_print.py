@@ -201,3 +201,67 @@ def test_replay_and_whatif_controls_fit_a_laptop_window(window, qtbot):
     assert not replay.hint.isHidden()
     assert replay.table.isHidden() and replay.plot_widget.isHidden()
     assert replay.progress.isHidden()
+
+
+def test_chart_text_prints_at_7pt_or_more(session, qtbot):
+    """The report's charts: every axis' tick and label text, at the panel's picture size
+    (bundle.PANEL_SIZES) printed at html.print_width on a 144 dpi page, is >= 7 pt (it was
+    3-5 pt: the window's 8-9 px axis text on a figure printed at 640 page px)."""
+    import pyqtgraph as pg
+
+    from explorer.reporting.bundle import PANEL_SIZES
+    from explorer.reporting.html import print_width
+    from explorer.reporting.images import print_fonts, report_mode, settle
+    from widgets.sla import SlaPanel
+    sla = {"thresholds": {"ttft_ms": 500.0, "tpot_ms": 50.0},
+           "attainment": {"share": 0.4, "n": 100, "n_met": 40, "n_unjudged": 0},
+           "by": {"version": [{"key": "0.5.2", "share": 0.5, "n": 50, "n_met": 25},
+                              {"key": "0.6.1", "share": 0.3, "n": 50, "n_met": 15}]}}
+    panel = SlaPanel(session)
+    qtbot.addWidget(panel)
+    panel.show_result(sla)
+    size = PANEL_SIZES["sla"]
+    report_mode(panel)
+    print_fonts(panel, size.width())
+    settle(panel, size)
+    page_px = print_width("sla", None)
+    axes = [i for i in panel.plot_widget.scene().items() if isinstance(i, pg.AxisItem)]
+    assert axes
+    for ax in axes:
+        for font in (ax.style["tickFont"], ax.label.font()):
+            pt = font.pixelSize() * page_px / size.width() / 2  # 2 page px per pt
+            assert pt >= 7.0, pt
+
+
+def test_a_heading_keeps_three_lines_of_its_section(app):
+    """The demo PDF left 'Conclusion' and one short line ('Points to: …') at a page foot and
+    the narrative on the next page: a heading now keeps three lines (or a picture) with it."""
+    from PySide6.QtGui import QTextDocument
+
+    from explorer.reporting.pdf import _kept_bottom, _page, keep_headings_with_next
+    tried = 0
+    for n in range(40):
+        doc = QTextDocument()
+        doc.setPageSize(QSizeF(600, 400))
+        doc.setHtml("".join(f"<p>filler {i}</p>" for i in range(n)) + "<h2>Conclusion</h2>"
+                    + "<p>Points to: scheduler</p>" + "<p>" + "narrative " * 200 + "</p>")
+        lay = doc.documentLayout()
+        lay.documentSize()
+        head = next(b for b in _blocks(doc) if b.blockFormat().headingLevel() > 0)
+        one = lay.blockBoundingRect(head.next()).bottom()
+        if _page(one, 400) != _page(lay.blockBoundingRect(head).top(), 400):
+            continue
+        if _page(_kept_bottom(lay, head) - 0.5, 400) == _page(lay.blockBoundingRect(head).top(), 400):
+            continue
+        tried += 1  # one line fits under the heading, the third does not: the heading moves
+        assert keep_headings_with_next(doc) >= 1
+        lay.documentSize()
+        assert _page(_kept_bottom(lay, head) - 0.5, 400) == _page(lay.blockBoundingRect(head).top(), 400)
+    assert tried
+
+
+def _blocks(doc):
+    b = doc.begin()
+    while b.isValid():
+        yield b
+        b = b.next()

@@ -19,11 +19,11 @@ METRICS = (
                  "IS NOT NULL THEN prompt_tokens END), 0)",
      N_("prefix-cache hit rate (first-query tokens)"), ""),
     ("hit_rate_per_request", "avg(kv_cache_hit_rate)", N_("served from cache, mean per request"), ""),
-    ("hit_rate_blocks", "NULL", N_("hit_rate_blocks (older per-attempt block count)"), ""),
+    ("hit_rate_blocks", "NULL", N_("block hit rate per scheduling attempt (older count)"), ""),
     ("preemptions", "sum(num_preemptions)", N_("preemptions"), ""),
     ("ttft_ms_mean", "avg(ttft_ms)", N_("TTFT mean"), "ms"),
     ("tpot_ms_mean", "avg(tpot_ms)", N_("TPOT mean"), "ms/token"),
-    ("queue_ms_mean", "avg(queue_ms)", N_("queue time mean"), "ms"),
+    ("queue_ms_mean", "avg(queue_ms)", N_("scheduling delay mean"), "ms"),
     ("e2e_ms_mean", "avg(e2e_ms)", N_("E2E mean"), "ms"),
 )
 

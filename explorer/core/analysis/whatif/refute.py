@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .constants import CONFIDENCE, SUBSET_FRACTION
+from explorer.core.names import label
 from explorer.core.i18n import N_, _
 
 #: DoWhy's significance level for its refutation p-values (test_significance's default).
@@ -134,7 +135,7 @@ def verdict(kind: str, treatment: str, est: float, half: float, new: float | Non
         ok = abs(new) <= tol
         why = (_("with {treatment} shuffled (a placebo with no effect by construction) the effect "
                "is {new}, {x} against the estimate "
-               "{est} (interval half-width {half:.3g})").format(treatment=treatment, new=_num(new), x=_('near zero') if ok else _('far from zero'), est=_num(est), half=half))
+               "{est} (interval half-width {half:.3g})").format(treatment=label(treatment, False), new=_num(new), x=_('near zero') if ok else _('far from zero'), est=_num(est), half=half))
         zero_in = ci[0] <= 0 <= ci[1] if ci is not None else abs(est) <= half
         if ok and zero_in:
             why += (_("; the estimate's own interval includes zero too, so this check cannot tell "
