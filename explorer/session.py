@@ -375,7 +375,19 @@ class Session(QObject):
         from explorer.core.report_runs import run_versions_section, runs_section
         from explorer.core.viewstate.replay import replay_runs
         return {"runs": runs_section(self.store), "run_versions": run_versions_section(self.store),
-                "replay_runs": replay_runs(self.store)}
+                "replay_runs": self._replay_runs(replay_runs)}
+
+    def _replay_runs(self, replay_runs) -> list:
+        """The runs the Replay panel offers: none on a warehouse (replay reads a whole trace
+        into this process, as the report skips it there), and none, logged, when the query
+        fails, so a load or a connect never fails for the Replay panel's sake."""
+        if getattr(self.store, "remote", False):
+            return []
+        try:
+            return replay_runs(self.store)
+        except Exception:  # noqa: BLE001 - the Replay panel then offers no run
+            log.exception("runs for the Replay panel not listed")
+            return []
 
     def set_run(self, run_id: str, engine_version: str | None = None,
                 label: str | None = None) -> None:

@@ -99,3 +99,8 @@ def test_a_failing_section_says_why_and_the_others_run(two_clusters, monkeypatch
     monkeypatch.setattr(pipeline, "compare_versions", stop)
     with pytest.raises(Cancelled):
         pipeline.run(two_clusters, Cohort("k"), {}, keys=WINDOW)
+
+
+def test_keys_may_be_a_one_shot_iterator(two_clusters):
+    out = pipeline.run(two_clusters, Cohort("k"), {}, keys=iter(WINDOW))
+    assert list(out) == list(WINDOW)

@@ -307,3 +307,21 @@ def test_fixed_prompt_benchmark_is_not_guessed():
     assert s.df("SELECT case_id, request_id FROM case_links").values.tolist() == [
         ["e:u", f"q{n - 1}"]]
     assert r.bound == 1
+
+
+def test_both_binding_stages_read_the_same_alternate_request_ids():
+    """assoc_request_keys.sql (which ids can bind) and assoc_requests.sql (the staged requests'
+    alt_ids, which level 1 joins) must list the same requests.extra keys: a key in one only
+    would find ids that level 1 cannot join (cases silently unbound). SQLGlot transpiles both
+    to Spark, so they cannot share a DuckDB macro; this keeps the two copies equal."""
+    import re
+
+    from explorer.core.sqlutil import load_query
+
+    def alt_ids(name: str) -> str:
+        m = re.search(r"list_filter\(\[(.*?)\],\s*lambda x: (.*?)\)", load_query(name), re.S)
+        assert m, name
+        return " ".join(" ".join(m.groups()).split())
+    keys = alt_ids("assoc_request_keys")
+    assert keys == alt_ids("assoc_requests")
+    assert all(k in keys for k in ("x_request_id", "x-request-id", "gen_ai.request.id"))

@@ -549,6 +549,7 @@ class ReplayPanel(JobControls, Panel):
             self.show_message(text, error=True)
 
     def copy_text(self) -> str:
+        """The table as TSV; before a run, the message or the hint shown instead."""
         rows = []
         for i in range(self.table.rowCount()):
             rows.append("\t".join(self.table.item(i, j).text() if self.table.item(i, j) else ""

@@ -454,8 +454,8 @@ class Store:
                 raise InputError(p, e.message.replace(str(copy), str(p)), e.line,
                                  e.field) from None
             except duckdb.Error as e:
-                raise InputError(p, f"cannot be read as {report.format}: "
-                                    f"{str(e).replace(str(copy), str(p))}") from None
+                raise InputError(p, _("cannot be read as {format}: {error}").format(
+                    format=report.format, error=str(e).replace(str(copy), str(p)))) from None
             finally:
                 self._copy_of.pop(str(copy), None)
 
@@ -946,8 +946,8 @@ def _drop_unusable(frame: pd.DataFrame, table: str, report: LoadReport) -> pd.Da
         return frame
     for i in np.flatnonzero(bad)[:LoadReport.MAX_REASONS]:
         col = next(c for c, m in why.items() if m[i])
-        report.skip(f"value beyond what the store can use: {frame[col].iloc[i]!r} "
-                    f"(record {i + 1} of the {table} rows)", field_name=col)
+        report.skip(_("value beyond what the store can use: {value} (record {i} of the {table} "
+                      "rows)").format(value=repr(frame[col].iloc[i]), i=i + 1, table=table), field_name=col)
     report.rows_skipped += max(0, int(bad.sum()) - LoadReport.MAX_REASONS)
     return frame.loc[~bad]
 

@@ -63,3 +63,20 @@ def test_analyse_keeps_the_store_connection_on_its_thread(make, cluster):
     else:  # an empty cohort: both sections say why, none fails
         for k in ("comparison", "tree"):
             assert getattr(out[k], "nodata", False), out[k]
+
+
+def test_a_failing_replay_run_list_does_not_fail_the_runs_payload(session, monkeypatch):
+    """The runs payload goes out after every load and connect: the Replay panel's run list
+    failing (or a warehouse, where replay does not run) leaves it empty, the rest intact."""
+    import explorer.core.viewstate.replay as replay_state
+
+    session.store.add_run("r", engine="vllm", engine_version="1", format="synthetic")
+
+    def broken(store):
+        raise RuntimeError("boom")
+    monkeypatch.setattr(replay_state, "replay_runs", broken)
+    out = session._runs_payload()
+    assert out["replay_runs"] == [] and [r["run_id"] for r in out["runs"]] == ["r"]
+    monkeypatch.undo()
+    monkeypatch.setattr(session.store, "remote", True, raising=False)
+    assert session._runs_payload()["replay_runs"] == []

@@ -263,7 +263,8 @@ def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None
     their own as soon as the frame is there, while the caller's thread runs the rest (scipy,
     scikit-learn and DuckDB release the GIL)."""
     params = params or {}
-    wanted = [s for s in SECTIONS if keys is None or s.key in set(keys)]
+    keep = None if keys is None else set(keys)   # once: `keys` may be a one-shot iterator
+    wanted = [s for s in SECTIONS if keep is None or s.key in keep]
     r = Run(store, cohort, params, cancelled, frame, cached_frame)
     pending: dict[str, Future] = {}
     pool = ThreadPoolExecutor(threads, thread_name_prefix="pipeline") if threads > 0 else None

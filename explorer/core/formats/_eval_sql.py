@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..association import prompt_hash
+from ..i18n import _
 from ..errors import InputError
 from ..sqlutil import quote_ident
 from ._common import MAX_TIME_S
@@ -71,7 +72,7 @@ def read_source(con, path: Path, delim: str, name: str, mapped) -> list[str] | N
         try:
             schema = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
         except Exception as e:  # not a readable Parquet file
-            raise InputError(path, f"not a readable Parquet file ({e})") from None
+            raise InputError(path, _("not a readable Parquet file ({error})").format(error=e)) from None
         if any(t not in _SIMPLE for _, t, *_ in schema):
             return None  # nested or temporal values: Python's str() is the reference
         cols = [c for c, *_ in schema]
@@ -202,7 +203,7 @@ def insert_parsed(con, store, out: str, eval_id: str, report, sort: bool) -> int
                 f"SELECT _line, local_id FROM (SELECT _line, local_id, row_number() OVER "
                 f"(PARTITION BY local_id ORDER BY _line) AS k FROM {out}) WHERE k > 1 "
                 f"ORDER BY _line").fetchall():
-            report.skip(f"repeated case id {lid!r}", line=line)
+            report.skip(_("repeated case id {id}").format(id=repr(lid)), line=line)
     hashes = f"{out}_h"
     prompts = con.execute(f"SELECT DISTINCT prompt FROM {out} WHERE prompt IS NOT NULL").fetchall()
     con.register(hashes, pd.DataFrame({"prompt": [p for p, in prompts],

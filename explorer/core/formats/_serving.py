@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..i18n import _
 from ._common import (RowError, check_itls, check_ranges, insert_requests,
                       insert_token_latencies, integer, num, register_run, text)
 from ._results import insert_run_metrics, published_rows
@@ -109,7 +110,7 @@ def load_result(obj: dict, path: Path, store, report, fmt: str, engine: str, bas
     for k in ARRAYS:
         v = obj.get(k)
         if v is not None and (not isinstance(v, list) or len(v) != n):
-            raise RowError(k, f"expected a list of {n} entries like 'ttfts'")
+            raise RowError(k, _("expected a list of {n} entries like 'ttfts'").format(n=n))
     starts = obj.get("start_times")
     t0 = min((x for x in starts if isinstance(x, (int, float))), default=None) if starts else None
     rows, itls = [], {}

@@ -119,9 +119,9 @@ def read_json(path: Path) -> Any:
         with open(path, encoding="utf-8-sig") as fh:
             return json.load(fh)
     except json.JSONDecodeError as e:
-        raise InputError(path, f"invalid JSON ({e.msg}, column {e.colno})", line=e.lineno) from None
+        raise InputError(path, _("invalid JSON ({error}, column {column})").format(error=e.msg, column=e.colno), line=e.lineno) from None
     except UnicodeDecodeError as e:
-        raise InputError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise InputError(path, _("not UTF-8 text ({reason} at byte {byte})").format(reason=e.reason, byte=e.start)) from None
 
 
 # A JSONL record longer than this is skipped without being held in memory (long-context eval

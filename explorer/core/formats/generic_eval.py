@@ -151,7 +151,7 @@ def insert_cases(store, report, eval_id: str, rows: list[dict]) -> int:
     for r in rows:
         lid = str(r.pop("local_id"))
         if lid in seen:
-            report.skip(f"repeated case id {lid!r}", line=r.pop("_line", None))
+            report.skip(_("repeated case id {id}").format(id=repr(lid)), line=r.pop("_line", None))
             continue
         seen.add(lid)
         r.pop("_line", None)
@@ -243,7 +243,7 @@ def _read(path: Path, report) -> list[tuple[int, dict]]:
         try:
             df = pd.read_parquet(path)
         except Exception as e:  # pyarrow raises several types for a broken file
-            raise InputError(path, f"not a readable Parquet file ({e})") from None
+            raise InputError(path, _("not a readable Parquet file ({error})").format(error=e)) from None
         return [(i + 1, rec) for i, rec in enumerate(df.to_dict("records"))]
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         head = fh.read(4096)
@@ -260,7 +260,7 @@ def _read(path: Path, report) -> list[tuple[int, dict]]:
         df = pd.read_csv(path, sep=delim, dtype=str, keep_default_na=False,
                          encoding="utf-8-sig")
     except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise InputError(path, f"not a readable CSV ({str(e).splitlines()[0][:120]})") from None
+        raise InputError(path, _("not a readable CSV ({error})").format(error=str(e).splitlines()[0][:120])) from None
     return [(i + 2, rec) for i, rec in enumerate(df.to_dict("records"))]
 
 
@@ -329,8 +329,9 @@ def _parse_record(rec: dict, line: int, m: dict, used: set, report) -> dict | No
 
 
 def _no_rows(path: Path, report) -> InputError:
-    first = f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""
-    return InputError(path, f"no usable case rows{first}")
+    first = (_("; first problem: {reason}").format(reason=report.skipped_reasons[0])
+             if report.skipped_reasons else "")
+    return InputError(path, _("no usable {what} rows").format(what=_("case")) + first)
 
 
 def _base(path: Path) -> str:

@@ -184,7 +184,7 @@ def load(path: Path, store, report) -> None:
         _load_table(path, store, report, con, src, params, kind, skips, lines)
     except duckdb.Error as e:
         msg = str(e).split("\n")[0]
-        raise InputError(path, f"cannot read as {kind}: {msg}") from None
+        raise InputError(path, _("cannot read as {kind}: {error}").format(kind=kind, error=msg)) from None
     finally:
         if registered:
             con.unregister(registered)

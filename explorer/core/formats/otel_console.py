@@ -22,7 +22,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..i18n import N_
+from ..i18n import N_, _
 from ..errors import InputError
 from .base import Sniff
 from ._common import RowError, insert_events, insert_requests, no_rows, register_run, text
@@ -48,7 +48,7 @@ def _spans(path: Path) -> list[tuple[int, dict]]:
         with open(path, encoding="utf-8-sig") as fh:
             doc = fh.read()
     except UnicodeDecodeError as e:
-        raise InputError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise InputError(path, _("not UTF-8 text ({reason} at byte {byte})").format(reason=e.reason, byte=e.start)) from None
     dec, out, i = json.JSONDecoder(), [], 0
     while True:
         j = doc.find("{", i)
@@ -75,7 +75,7 @@ def _ns(iso, field: str) -> int | None:
     try:
         dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
     except ValueError:
-        raise RowError(field, f"not an ISO 8601 time: {s[:40]!r}") from None
+        raise RowError(field, _("not an ISO 8601 time: {value}").format(value=repr(s[:40]))) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return int(round(dt.timestamp() * 1e6)) * 1000

@@ -89,7 +89,7 @@ def _documents(path: Path) -> list[tuple[int | None, dict]]:
                     try:
                         docs.append((no, json.loads(ln)))
                     except ValueError as e:
-                        raise InputError(path, f"invalid JSON ({str(e)[:60]})", line=no) from None
+                        raise InputError(path, _("invalid JSON ({error})").format(error=str(e)[:60]), line=no) from None
         return docs
     return [(None, read_json(path))]
 
@@ -120,7 +120,7 @@ class SpanRows:
             self.report.skip(e.reason, line=line, field_name=e.field)
             return False
         if row is None:
-            self.report.skip(f"span {sp.get('name')!r} is not an LLM request", line=line)
+            self.report.skip(_("span {name} is not an LLM request").format(name=repr(sp.get("name"))), line=line)
             return False
         model = row.pop("_model", None)
         self.model = self.model or model

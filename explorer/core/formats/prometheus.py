@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..i18n import N_
+from ..i18n import N_, _
 from .base import Sniff
 from ._common import no_rows, register_run, text
 from ._stats import insert_stats
@@ -96,7 +96,7 @@ def _parse(path: Path, report) -> list[list[tuple[str, dict, float, int | None]]
                 continue
             m = _SAMPLE.match(s)
             if not m:
-                report.skip(f"not a Prometheus sample: {s[:40]!r}", line=line)
+                report.skip(_("not a Prometheus sample: {value}").format(value=repr(s[:40])), line=line)
                 continue
             labels = dict(_LABEL.findall(m.group("labels") or ""))
             ts = int(m.group("ts")) if m.group("ts") else None

@@ -85,7 +85,7 @@ def load(path: Path, store, report) -> None:
             try:
                 rec = json.loads(s)
             except ValueError:
-                report.skip(f"text line {s[:40]!r}, not a JSON row", line=line)
+                report.skip(_("text line {value}, not a JSON row").format(value=repr(s[:40])), line=line)
                 if len(s) < 40 and s.endswith(":"):
                     group = s[:-1].strip()
                 continue

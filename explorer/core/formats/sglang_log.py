@@ -88,7 +88,7 @@ def load(path: Path, store, report) -> None:
             try:
                 when = datetime(int(yr or 2000), int(mo or 1), int(d or 1), int(hh), int(mi), int(ss))
             except ValueError as e:
-                report.skip(f"bad time ({e})", line=line)
+                report.skip(_("bad time ({error})").format(error=e), line=line)
                 continue
             row = _row(raw[b.start():], b.group("kind"))
             row["engine"] = tag.strip() or None

@@ -79,7 +79,7 @@ def _load_csv(path: Path, store, report) -> None:
     try:
         df = pd.read_csv(path, encoding="utf-8-sig")
     except (ValueError, pd.errors.ParserError) as e:
-        raise InputError(path, f"cannot read as CSV ({e})") from None
+        raise InputError(path, _("cannot read as CSV ({error})").format(error=e)) from None
     df = df.drop(columns=[c for c in df.columns if str(c).startswith("Unnamed:")])
     if df.empty:
         raise InputError(path, _("a results table with a header and no row"))

@@ -85,7 +85,7 @@ def _when(raw: str, end: int, line: int, report) -> tuple[datetime, bool] | None
         return datetime(int(yr or 2000), int(mo), int(d), int(hh), int(mi), int(ss),
                         int((frac or "0")[:6].ljust(6, "0"))), yr is not None
     except ValueError as e:
-        report.skip(f"bad time ({e})", line=line)
+        report.skip(_("bad time ({error})").format(error=e), line=line)
         return None
 
 
