@@ -37,6 +37,19 @@ def _clipboard_emptied_before_exit():
         gui.QGuiApplication.clipboard().clear()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _report_json_checked_against_the_schema():
+    """Every report.json written during the tests (CLI, write_report, the window's export)
+    is validated against resources/report.schema.json: the one place the contract is checked."""
+    from explorer.core import report
+
+    from tests.report_schema import checking_writer
+    original = report.WRITERS["json"]
+    report.WRITERS["json"] = checking_writer(original)
+    yield
+    report.WRITERS["json"] = original
+
+
 @pytest.fixture
 def store():
     """A fresh in-memory store."""

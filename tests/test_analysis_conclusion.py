@@ -5,7 +5,7 @@ import pytest
 
 from explorer.core.analysis import Cohort, SectionError, load_knowledge_base, run_all
 from explorer.core.analysis.conclusion import conclude
-from explorer.core.analysis.fmt import fmt_num
+from explorer.core.fmt import num, pct
 
 RNG = np.random.default_rng(21)
 NB, NC = 60, 240
@@ -40,7 +40,8 @@ def test_rules_fire_on_the_planted_effect(results):
     assert {"low_prefix_hits", "more_preemptions"} <= rules and "slow_decode" not in rules
     # the narrative cites the numbers it rests on
     hit = results["comparison"].row("kv_cache_hit_rate")
-    assert fmt_num(hit.bad_mean) in c["narrative"] and fmt_num(hit.control_mean) in c["narrative"]
+    hit_num = lambda v: num(v, "kv_cache_hit_rate")  # noqa: E731 - a rate: 2 decimals
+    assert hit_num(hit.bad_mean) in c["narrative"] and hit_num(hit.control_mean) in c["narrative"]
     assert "adjusted p < 0.001" in c["narrative"]
     flags = {f for s in c["suggestions"] for f in s["flags"]}
     assert {"--enable-prefix-caching", "--max-num-seqs"} <= flags
@@ -105,7 +106,7 @@ def test_unbound_badcases_do_not_blame_engine_modules():
     assert "The evidence points to" not in c["narrative"]
     # the TTFT regression is reported, as a finding independent of the badcases
     assert "Independently of these badcases" in c["narrative"]
-    assert fmt_num(ttft["1.0"].mean()) in c["narrative"] and fmt_num(ttft["2.0"].mean()) in c["narrative"]
+    assert num(ttft["1.0"].mean()) in c["narrative"] and num(ttft["2.0"].mean()) in c["narrative"]
     ind = [e for e in c["evidence"] if e["independent"]]
     assert ind and all(e["kind"] == "version_regression" and e["module"] is None for e in ind)
 
@@ -113,7 +114,6 @@ def test_unbound_badcases_do_not_blame_engine_modules():
 def test_case_level_difference_is_read_as_such():
     from scipy import stats
 
-    from explorer.core.analysis.fmt import fmt_pct
     s, wrong, lengths, _ = _unbound_store(False)
     try:
         res = run_all(s, Cohort("math"))
@@ -125,7 +125,7 @@ def test_case_level_difference_is_read_as_such():
     assert "No metric separates" not in nar
     assert "differ in answer length, a case-level signal: answer length " in nar
     assert "prediction_chars" not in nar  # the table's words, not the column name
-    assert fmt_pct((b.mean() - k.mean()) / k.mean() * 100) in nar and "truncation" in nar
+    assert pct((b.mean() - k.mean()) / k.mean() * 100) in nar and "truncation" in nar
     assert "no engine evidence" in nar and "no trace" in nar
 
 
@@ -199,8 +199,8 @@ def test_regression_of_unrelated_runs_names_no_module(by_run, run):
     assert ("Independently of these badcases (their requests belong to runs "
             + ("that name no engine version" if run == "helm" else "of 1.0 (benchmark bench)")
             + ", not to the regressed release, so it is not shown to cause them)") in c["narrative"]
-    assert fmt_num(ttft["1.0"].mean(), "ms") in c["narrative"]
-    assert fmt_num(ttft["2.0"].mean(), "ms") in c["narrative"]
+    assert num(ttft["1.0"].mean(), "ttft_ms") in c["narrative"]
+    assert num(ttft["2.0"].mean(), "ttft_ms") in c["narrative"]
 
 
 def test_regression_of_the_release_that_served_the_badcases_is_evidence(by_run):
@@ -210,7 +210,7 @@ def test_regression_of_the_release_that_served_the_badcases_is_evidence(by_run):
     ev = [e for e in c["evidence"] if e["rule"] == "version_ttft"]
     assert ev and ev[0]["module"] == "prefill" and not ev[0]["independent"]
     assert any(s["rule"] == "version_ttft" for s in c["suggestions"] + c["more_suggestions"])
-    assert fmt_num(ttft["2.0"].mean()) in c["narrative"]
+    assert num(ttft["2.0"].mean()) in c["narrative"]
 
 
 def test_version_regression_alone_does_not_point_to_a_module():

@@ -78,7 +78,7 @@ def test_small_group_gets_an_exact_permutation_p_and_a_minimum_n_note():
 
 def test_undefined_ci_prints_no_numbers():
     """Both groups constant (different values): Cohen's d and the CI are undefined, so they
-    are None, and the report writes n/a, never [-1.0, -1.0]; the rank-biserial r is -1 (every
+    are None, and the report writes "–" (fmt.MISSING), never [-1.0, -1.0]; the rank-biserial r is -1 (every
     badcase lower), its DeLong interval undefined (zero variance), so no interval either."""
     from explorer.core.report import _md_comparison
     row = _numeric_row("tpot_ms", np.array([1.0] * 12), np.array([2.0] * 15), DEFAULTS)
@@ -87,7 +87,7 @@ def test_undefined_ci_prints_no_numbers():
     text = _md_comparison([row.to_dict()])
     assert row.rank_biserial == -1.0 and row.rank_biserial_ci_low is None
     cells = text.splitlines()[2].split(" | ")
-    assert cells[-2] == "n/a" and "[" not in text.splitlines()[2]
+    assert cells[-2] == "–" and "[" not in text.splitlines()[2]
 
 
 def test_permutation_p_by_random_splits_matches_the_exact_distribution():

@@ -329,3 +329,20 @@ def test_whatif_and_replay_sentences_use_display_names(planted, tmp_path):
     raw = [c for c in LABELS if "_" in c and c in md.replace("`", " ")]
     assert raw == [], raw
     assert "&lt;" not in md and "&gt;" not in md
+
+
+def test_every_report_json_is_checked_against_the_committed_schema(planted, tmp_path):
+    """resources/report.schema.json is the contract: the tests' json writer checks each
+    report.json it writes (tests/conftest.py), and the schema rejects a report that breaks it."""
+    from tests import report_schema
+    assert getattr(core_report.WRITERS["json"], "checks_schema", False)
+    core_report.write_report(planted, Cohort("sign | errors"), tmp_path, ["json"], whatif=False)
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report_schema.problems(doc) == []
+    broken = json.loads(json.dumps(doc))
+    broken["cohort"]["binding_rate"] = 1.5            # a share above 1
+    broken["tree"]["nodes"][1]["side"] = "left"       # side is "le" or "gt"
+    del broken["meta"]["engine"]                      # meta.engine is part of the contract
+    broken.pop("sla")
+    where = {p.split(":")[0] for p in report_schema.problems(broken)}
+    assert where == {"cohort", "tree", "meta", "(top)"}

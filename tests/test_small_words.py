@@ -2,14 +2,14 @@
 no '-0.0%', counts without decimals."""
 from __future__ import annotations
 
-from explorer.core.analysis.fmt import fmt_interval
+from explorer.core.fmt import interval as fmt_interval
 
 
 def test_an_interval_never_prints_the_same_number_twice():
     assert fmt_interval(0.36, 0.38) == "0.36 to 0.38"
     assert fmt_interval(0.3712, 0.3748) == "0.371 to 0.375"   # one more decimal, not 0.37 to 0.37
     assert fmt_interval(0.37, 0.37) == "0.37, zero width"
-    assert fmt_interval(None, 0.4) == "n/a"
+    assert fmt_interval(None, 0.4) == "–"
 
 
 def test_calibration_error_is_never_minus_zero():

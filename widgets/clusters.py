@@ -7,7 +7,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QInputDialog, QLabel, QMenu, QTableView, QVBoxLayout)
 
 from widgets.base import Panel
-from widgets.painters.common import common_prefix_len, is_missing, ratio, share
+from widgets.painters.common import common_prefix_len, count, is_missing, ratio, share
 from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 ALL = "\x00all"  # row key of "every badcase"
@@ -16,9 +16,9 @@ ALL = "\x00all"  # row key of "every badcase"
 def _bound(bound, bad) -> str:
     """'369 (100%)': badcases bound to a trace request and their share."""
     if is_missing(bound):
-        return "–"
-    return (f"{int(bound):,} ({share(int(bound) / int(bad))})" if not is_missing(bad) and int(bad)
-            else f"{int(bound):,}")
+        return count(bound)
+    return (f"{count(bound)} ({share(int(bound) / int(bad))})" if not is_missing(bad) and int(bad)
+            else count(bound))
 
 
 def _num(v) -> float:
@@ -39,7 +39,7 @@ def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[li
     cats = c.get("categories") or []
     tip = name + "\n" + bound_tip.replace("%1", ratio(c.get("bound"), bad)) + (
         "\n" + cats_tip.replace("%1", ", ".join(map(str, cats))) if cats else "")
-    return [("…" + name[cut:]) if cut else name, "–" if is_missing(bad) else f"{int(bad):,}",
+    return [("…" + name[cut:]) if cut else name, count(bad),
             share(c.get("share")), _bound(c.get("bound"), bad)], tip
 
 

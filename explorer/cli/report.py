@@ -20,6 +20,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from explorer.core.fmt import share
 from explorer.core.i18n import _
 
 
@@ -211,7 +212,7 @@ def _print_bound(res) -> None:
         print((_("bound {bound:,} of {total:,} case to trace requests") if res.total == 1 else
                _("bound {bound:,} of {total:,} cases to trace requests")).format(
                    bound=res.bound, total=res.total)
-              + (f" ({res.rate:.0%})" if res.rate is not None else ""), file=sys.stderr)
+              + (f" ({share(res.rate)})" if res.rate is not None else ""), file=sys.stderr)
 
 
 def _open_warehouse(store, args):

@@ -31,6 +31,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .fmt import ratio
 from .sqlutil import load_query, quote_ident
 
 SETTING_KEY = "association.tolerances"
@@ -116,10 +117,9 @@ class Tolerances:
 
 
 def binding_label(bound: int, total: int) -> str:
-    """The binding rate as shown to the user: "21/23 (91%)"; "0/0" when there is nothing."""
-    if not total:
-        return f"{bound}/{total}"
-    return f"{bound}/{total} ({100.0 * bound / total:.0f}%)"
+    """The binding rate as shown to the user: "21/23 (91%)" (fmt.ratio, as every view writes
+    it); "0/0" when there is nothing."""
+    return ratio(bound, total)
 
 
 @dataclass(frozen=True)

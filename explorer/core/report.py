@@ -19,11 +19,9 @@ FormatUnavailable.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,7 +31,7 @@ import pandas as pd
 
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
 from .atomic import write_text
-from .analysis.fmt import fmt_num, fmt_p, fmt_pct, fmt_share
+from . import fmt
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
 from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
@@ -86,40 +84,27 @@ def _app_version() -> str:
         return "dev"
 
 
-_WHATIF_CACHE: "OrderedDict[tuple, Any]" = OrderedDict()
-WHATIF_CACHE_SIZE = 4
-
-
-def _frame_key(frame: pd.DataFrame) -> str:
-    h = hashlib.sha1(repr((tuple(frame.columns), frame.shape)).encode())
-    h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
-    return h.hexdigest()
-
-
 def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     """The what-if result (engineer C's analysis.whatif.run_whatif) or a SectionError.
     args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword);
     selected_case_ids: the case_ids the scenario applies to (default: the cluster's badcases).
 
     The what-if is the slowest section (DoWhy import + estimator + refuters), so its result is
-    memoised on (the frame's content hash, args): building the report of the same cohort again
-    in one process (GUI export, several formats) pays it once. Callbacks (progress, cancelled)
-    are not part of the key."""
+    remembered (whatif.memo, shared with the What-if panel) on the frame's content and the
+    arguments: building the report of the same cohort again in one process (GUI export,
+    several formats) pays it once."""
     from .analysis import whatif
+    from .analysis.whatif.memo import remembered
     if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
         return SectionError("whatif", "no case of the cohort is bound to a trace request, so "
                             "there is no engine metric to intervene on", "no_data")
     args = dict(args or {})
     callbacks = {k: args.pop(k) for k in ("progress", "cancelled") if k in args}
-    key = (_frame_key(frame), repr(sorted(args.items())), id(whatif.run_whatif))
     ids = args.pop("selected_case_ids", None)
     if ids is not None:  # the cases the scenario applies to (the window's selection)
         args["selected"] = frame["case_id"].astype(str).isin(set(map(str, ids)))
-    if key in _WHATIF_CACHE:
-        _WHATIF_CACHE.move_to_end(key)
-        return _WHATIF_CACHE[key]
     try:
-        res = whatif.run_whatif(frame, **args, **callbacks)
+        res = remembered(whatif.run_whatif, frame, **args, **callbacks)
     except Cancelled:
         raise
     except NoData as e:
@@ -128,9 +113,6 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         return SectionError("whatif", str(e), "error")
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
-    _WHATIF_CACHE[key] = res
-    while len(_WHATIF_CACHE) > WHATIF_CACHE_SIZE:
-        _WHATIF_CACHE.popitem(last=False)
     return res
 
 
@@ -443,7 +425,7 @@ def _cell(x: Any) -> str:
 
 def _p(v) -> _Raw:
     """A p-value cell ("< 0.001" is our own text: no escaping, no entity)."""
-    return _Raw(fmt_p(v))
+    return _Raw(fmt.pval(v))
 
 
 def _name(metric: Any) -> str:
@@ -467,14 +449,14 @@ def _missing(sec: Any) -> str | None:
 
 def _md_cohort(c: dict) -> str:
     cat = c.get("category")
-    cat = ", ".join(cat) if isinstance(cat, list) else (cat or "n/a")
+    cat = ", ".join(cat) if isinstance(cat, list) else (cat or fmt.MISSING)
     lv = c.get("link_levels") or {}
     how = {"same-category": _("same category"), "all-correct": _("every correct case")}
     c = {**c, "control": how.get(c.get("control"), c.get("control"))}
     rows = [(_("Cluster"), c.get("cluster") or _("every badcase")), (_("Category"), cat),
-            (_("Badcases"), c.get("badcases")),
-            (_("Share of all badcases"), fmt_share(c.get("share_of_badcases"))),
-            (_("Bound to a trace request"), f"{c.get('bound')} ({fmt_share(c.get('binding_rate'))})"),
+            (_("Badcases"), fmt.count(c.get("badcases"))),
+            (_("Share of all badcases"), fmt.share(c.get("share_of_badcases"))),
+            (_("Bound to a trace request"), fmt.ratio(c.get("bound"), c.get("badcases"))),
             (_("Control group"), _("{control}: {control_cases}, "
                               "{control_bound} bound").format(control=c.get('control'), control_cases=plural(c.get('control_cases') or 0, 'case'), control_bound=_count(c.get('control_bound')))),
             (_("Links by level"), _("exact id {get}, fuzzy {get2}, "
@@ -504,19 +486,15 @@ def _md_comparison(rows: list) -> str:
     for r in rows:
         unit = r.get("unit") or ""
         share = r.get("kind") == "categorical"
-        f = fmt_share if share else (lambda v: fmt_num(v))
-        ci = "n/a" if r.get("ci_low") is None else f"[{fmt_num(r['ci_low'])}, {fmt_num(r['ci_high'])}]"
-        eff = (f"OR {fmt_num(r.get('odds_ratio'))}" if share else
-               f"{fmt_num(r.get('cohens_d'))} / {fmt_num(r.get('hedges_g'))}")
-        rank = ("" if share or r.get("rank_biserial") is None else
-                fmt_num(r["rank_biserial"]) + ("" if r.get("rank_biserial_ci_low") is None else
-                                               f" [{fmt_num(r['rank_biserial_ci_low'])}, "
-                                               f"{fmt_num(r['rank_biserial_ci_high'])}]"))
-        name = label(r["metric"], False) + (_(" (share)") if share else f" ({unit})" if unit else "")
-        body.append((name,
-                     f(r.get("bad_mean")), f(r.get("control_mean")), fmt_pct(r.get("diff_pct")),
-                     _p(r.get("p_value")), _p(r.get("p_adjusted")), eff, rank, ci,
-                     f"{r.get('n_bad')} / {r.get('n_control')}"))
+        m = str(r.get("metric"))
+        ci = (fmt.MISSING if r.get("ci_low") is None else
+              f"[{fmt.num(r['ci_low'], m, unit='')}, {fmt.num(r['ci_high'], m, unit='')}]")
+        eff = fmt.effect_cell(r) + ("" if share else f" / {fmt.signed(r.get('hedges_g'))}")
+        rank = "" if share else fmt.rank_cell(r)
+        name = label(m, False) + (_(" (share)") if share else f" ({unit})" if unit else "")
+        body.append((name, fmt.mean_cell(r, "bad_mean"), fmt.mean_cell(r, "control_mean"),
+                     fmt.pct(r.get("diff_pct")), _p(r.get("p_value")), _p(r.get("p_adjusted")),
+                     eff, rank, ci, fmt.n_cell(r)))
         if r.get("reason"):
             notes.append(f"- {md(label(r['metric'], False))}: {md(r['reason'])}")
     out = _table((_("Metric"), _("Badcase mean"), _("Control mean"), _("Diff"),
@@ -538,8 +516,8 @@ def _md_strata(st: dict) -> str:
             for s in st.get("strata") or []))]
     parts += [f"> {md(w)}" for w in st.get("warnings") or []]
     tests = {t["metric"]: t for t in st.get("tests") or []}
-    rows = [(label(r["metric"], False), md(r["stratum"]), fmt_num(r.get("bad_mean")),
-             fmt_num(r.get("control_mean")), f"{r['n_bad']} / {r['n_control']}",
+    rows = [(label(r["metric"], False), md(r["stratum"]), fmt.num(r.get("bad_mean")),
+             fmt.num(r.get("control_mean")), f"{r['n_bad']} / {r['n_control']}",
              _p(tests.get(r["metric"], {}).get("p_value")),
              tests.get(r["metric"], {}).get("test", "")) for r in st.get("rows") or []]
     if rows:
@@ -554,32 +532,32 @@ def _md_strata(st: dict) -> str:
 def _md_tree(t: dict) -> str:
     lines = [_("Baseline error rate: {baseline_error_rate} over {n} "
              "bound cases (max depth {max_depth}, min {min_samples_leaf} "
-             "per leaf; {dropped_rows} dropped for missing values).").format(baseline_error_rate=fmt_share(t.get('baseline_error_rate')), n=t.get('n'), max_depth=t.get('max_depth'), min_samples_leaf=t.get('min_samples_leaf'), dropped_rows=t.get('dropped_rows')), "",
+             "per leaf; {dropped_rows} dropped for missing values).").format(baseline_error_rate=fmt.share(t.get('baseline_error_rate')), n=t.get('n'), max_depth=t.get('max_depth'), min_samples_leaf=t.get('min_samples_leaf'), dropped_rows=t.get('dropped_rows')), "",
              _("**Riskiest path:** {sentence}").format(sentence=md(t.get('sentence'))), ""]
     risky = set(t.get("riskiest_path") or ())
     byid = {n["id"]: n for n in t.get("nodes") or ()}
     for n in t.get("nodes") or ():
         par = byid.get(n.get("parent"))
         cond = (condition_text(par["feature"], "<=" if n.get("side") == "le" else ">",
-                               float(par["threshold"]), lambda v, m: fmt_num(v, unit(m)))
+                               float(par["threshold"]), lambda v, m: fmt.num(v, m))
                 if par and par.get("feature") and par.get("threshold") is not None
                 else n.get("condition") or _("all cases"))
         mark = " ←" if n["id"] in risky and n.get("is_leaf") else ""
         lines.append(_("{depth}- \\[{id}\\] {cond}: error rate "
-                     "{error_rate} (n={n}){mark}").format(depth='  ' * n.get('depth', 0), id=md(n['id']), cond=md(cond), error_rate=fmt_share(n.get('error_rate')), n=n.get('n'), mark=mark))
+                     "{error_rate} (n={n}){mark}").format(depth='  ' * n.get('depth', 0), id=md(n['id']), cond=md(cond), error_rate=fmt.share(n.get('error_rate')), n=n.get('n'), mark=mark))
     return "\n".join(lines)
 
 
 def _md_heatmap(h: dict) -> str:
     xe, ye = h.get("x_edges") or [], h.get("y_edges") or []
     head = [f"{_name(h.get('y_metric'))} ↓ / {_name(h.get('x_metric'))} →"] + [
-        f"{fmt_num(xe[i])}–{fmt_num(xe[i + 1])}" for i in range(len(xe) - 1)]
+        f"{fmt.num(xe[i])}–{fmt.num(xe[i + 1])}" for i in range(len(xe) - 1)]
     rows = []
     for j in reversed(range(len(ye) - 1)):
         vals = h["values"][j]
-        rows.append([f"{fmt_num(ye[j])}–{fmt_num(ye[j + 1])}"] +
-                    ["" if v is None else fmt_num(v) for v in vals])
-    level = (_("time windows of {window_s} s").format(window_s=fmt_num(h.get('window_s'))) if h.get("level") == "window"
+        rows.append([f"{fmt.num(ye[j])}–{fmt.num(ye[j + 1])}"] +
+                    ["" if v is None else fmt.num(v) for v in vals])
+    level = (_("time windows of {window_s} s").format(window_s=fmt.num(h.get('window_s'))) if h.get("level") == "window"
              else "requests")
     return (_("Mean {value_metric} per cell; {n_items} {level}.\n\n").format(value_metric=md(_name(h.get('value_metric'))), n_items=md(h.get('n_items')), level=level)
             + _table(head, rows))
@@ -629,13 +607,13 @@ def _md_versions(v: dict) -> str:
                 (_("Metric"), _("Versions"), _("Benchmarks"), _("Significant"), _("Regressions"),
                  _("Median change"), _("Range"), _("Smallest p adjusted")),
                 [(_name(s["metric"]), f"{s['from_version']} → {s['to_version']}", s["benchmarks"],
-                  s["significant"], s["regressions"], fmt_pct(s.get("median_change_pct")),
-                  f"{fmt_pct(s.get('min_change_pct'))} … {fmt_pct(s.get('max_change_pct'))}",
+                  s["significant"], s["regressions"], fmt.pct(s.get("median_change_pct")),
+                  f"{fmt.pct(s.get('min_change_pct'))} … {fmt.pct(s.get('max_change_pct'))}",
                   _p(s.get("min_p_adjusted"))) for s in summ]))
         regs = [c for c in ch if c.get("regression")]
         shown = ch[:MD_MAX_CHANGES]
         rows = [(c.get("benchmark") or "", _name(c["metric"]), f"{c['from_version']} → {c['to_version']}",
-                 fmt_num(c.get("from_value")), fmt_num(c.get("to_value")), fmt_pct(c.get("change_pct")),
+                 fmt.num(c.get("from_value")), fmt.num(c.get("to_value")), fmt.pct(c.get("change_pct")),
                  _p(c.get("p_value")), _p(c.get("p_adjusted")),
                  _Raw(_("**REGRESSION**")) if c.get("regression") else
                  (_("workload differs") if c.get("workload_differs") else "")) for c in shown]
@@ -651,7 +629,7 @@ def _md_versions(v: dict) -> str:
             cell = {(r["metric"], r["engine_version"]): r for r in vals if r.get("benchmark") == b}
             vs = [x for x in versions if any(k[1] == x for k in cell)]
             rows = [[_name(m)] + [("" if (m, x) not in cell else
-                            f"{fmt_num(cell[(m, x)]['value'])} (n={cell[(m, x)]['n']})") for x in vs]
+                            f"{fmt.num(cell[(m, x)]['value'])} (n={cell[(m, x)]['n']})") for x in vs]
                     for m in metrics]
             title = f"**{md(b)}**\n\n" if b else (_("**every benchmark pooled**\n\n") if v.get("pooled") else "")
             parts.append(title + _table([_("Metric")] + vs, rows))
@@ -670,14 +648,14 @@ def _md_versions(v: dict) -> str:
     if acc:
         parts.append(_("Accuracy of the bound eval cases:\n\n") + _table(
             (_("Benchmark"), _("Version"), _("Accuracy"), _("Cases")),
-            [(a.get("benchmark") or "", a["engine_version"], fmt_share(a.get("accuracy")),
+            [(a.get("benchmark") or "", a["engine_version"], fmt.share(a.get("accuracy")),
               a.get("n_cases")) for a in acc]))
         cats = v.get("accuracy_by_category") or []
         if len({a.get("category") for a in cats}) > 1:
             parts.append(_("Accuracy per category:\n\n") + _table(
                 (_("Benchmark"), _("Version"), _("Category"), _("Accuracy"), _("Cases")),
-                [(a.get("benchmark") or "", a["engine_version"], a.get("category") or "n/a",
-                  fmt_share(a.get("accuracy")), a.get("n_cases")) for a in cats]))
+                [(a.get("benchmark") or "", a["engine_version"], a.get("category") or fmt.MISSING,
+                  fmt.share(a.get("accuracy")), a.get("n_cases")) for a in cats]))
     else:
         parts.append(_("_No eval case is bound to these runs: no accuracy per version._"))
     return "\n\n".join(parts)
@@ -689,11 +667,11 @@ def _md_sla(s: dict, runs=None) -> str:
     those, the rest in one sentence (analysis.sla.for_cohort_runs)."""
     from .analysis.sla import REPORT_GROUPS, for_cohort_runs
     s, rest = for_cohort_runs(s, runs)
-    thr = ", ".join(f"{md(label(m, False))} ≤ {fmt_num(t, unit(m))}" for m, t in (s.get("thresholds") or {}).items())
+    thr = ", ".join(f"{md(label(m, False))} ≤ {fmt.num(t, m)}" for m, t in (s.get("thresholds") or {}).items())
     a = s.get("attainment") or {}
     out = [_("Thresholds: {thr}. Attainment {share} ({n_met} of "
            "{n} judged requests; {n_unjudged} lacked a metric); goodput "
-           "{goodput_rps} req/s, {goodput_tps} tokens/s.").format(thr=thr, share=fmt_share(a.get('share')), n_met=_count(a.get('n_met')), n=_count(a.get('n')), n_unjudged=_count(a.get('n_unjudged')), goodput_rps=fmt_num(a.get('goodput_rps')), goodput_tps=fmt_num(a.get('goodput_tps')))]
+           "{goodput_rps} req/s, {goodput_tps} tokens/s.").format(thr=thr, share=fmt.share(a.get('share')), n_met=_count(a.get('n_met')), n=_count(a.get('n')), n_unjudged=_count(a.get('n_unjudged')), goodput_rps=fmt.num(a.get('goodput_rps')), goodput_tps=fmt.num(a.get('goodput_tps')))]
     if rest:
         out.append(md(rest))
     for name, rows in (s.get("by") or {}).items():
@@ -704,8 +682,8 @@ def _md_sla(s: dict, runs=None) -> str:
                 if len(rows) > REPORT_GROUPS else "")
         out.append(_("By {group}{more}:").format(group=md(_(name)), more=more) + "\n\n" + _table(
             (_(name), _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
-            [(r["key"], fmt_share(r.get("share")), f"{_count(r['n_met'])} / {_count(r['n'])}",
-              fmt_num(r.get("goodput_rps")), fmt_num(r.get("goodput_tps"))) for r in top]))
+            [(r["key"], fmt.share(r.get("share")), f"{_count(r['n_met'])} / {_count(r['n'])}",
+              fmt.num(r.get("goodput_rps")), fmt.num(r.get("goodput_tps"))) for r in top]))
     return "\n\n".join(out)
 
 
@@ -714,23 +692,23 @@ def _md_whatif(w: dict) -> str:
            "{treatment} to the scenario value: "
            "{estimate} (95% CI [{ci_low}, "
            "{ci_high}]); adjusted for "
-           "{common_causes}").format(outcome=md(label(str(w.get('outcome')), False)), treatment=md(label(str(w.get('treatment')), False)), estimate=fmt_num(w.get('estimate')), ci_low=fmt_num(w.get('ci_low')), ci_high=fmt_num(w.get('ci_high')), common_causes=md(', '.join(label(c, False) for c in w.get('common_causes') or [])) or _('no common cause'))
+           "{common_causes}").format(outcome=md(label(str(w.get('outcome')), False)), treatment=md(label(str(w.get('treatment')), False)), estimate=fmt.num(w.get('estimate')), ci_low=fmt.num(w.get('ci_low')), ci_high=fmt.num(w.get('ci_high')), common_causes=md(', '.join(label(c, False) for c in w.get('common_causes') or [])) or _('no common cause'))
            + (f"; {md(w.get('method'))}" if w.get("method") else "") + "."]
     sc = w.get("scenario") or {}
     if sc:
-        what = ", ".join(f"{md(label(k, False))} = {fmt_num(v)}" for k, v in (sc.get("set") or {}).items())
+        what = ", ".join(f"{md(label(k, False))} = {fmt.num(v)}" for k, v in (sc.get("set") or {}).items())
         obs = w.get("observed_outcome")
         n = w.get("n_selected")
         if isinstance(n, int):
             what += _(" for the {n:,} case{x} it applies to").format(n=n, x='s' if n != 1 else '')
         out.append(_("What if {what}: predicted {outcome} "
                    "{predicted_outcome} "
-                   "(95% CI [{ci_low}, {ci_high}])").format(what=what, outcome=md(label(str(w.get('outcome')), False)), predicted_outcome=fmt_num(sc.get('predicted_outcome')), ci_low=fmt_num(sc.get('ci_low')), ci_high=fmt_num(sc.get('ci_high')))
-                   + (_(", observed {obs}").format(obs=fmt_num(obs)) if obs is not None else "") + ".")
+                   "(95% CI [{ci_low}, {ci_high}])").format(what=what, outcome=md(label(str(w.get('outcome')), False)), predicted_outcome=fmt.num(sc.get('predicted_outcome')), ci_low=fmt.num(sc.get('ci_low')), ci_high=fmt.num(sc.get('ci_high')))
+                   + (_(", observed {obs}").format(obs=fmt.num(obs)) if obs is not None else "") + ".")
     refs = [r for r in (w.get("refutations") or []) if isinstance(r, dict)]
     if refs:
         out.append(_table((_("Refutation"), _("New effect"), "p", _("Verdict")), [
-            (r.get("label") or r.get("name"), fmt_num(r.get("new_effect")), _p(r.get("p_value")),
+            (r.get("label") or r.get("name"), fmt.num(r.get("new_effect")), _p(r.get("p_value")),
              _(r.get("verdict") or "")) for r in refs]))
     for warn in w.get("warnings") or []:
         out.append(f"> {md(warn)}")
@@ -792,7 +770,7 @@ def input_groups(rows: list) -> list[tuple[str, str, int, int, int]]:
         g[0] += 1
         g[1] += r.get("rows_loaded") or 0
         g[2] += r.get("rows_skipped") or 0
-    return [(folder, fmt, n, loaded, skipped) for (folder, fmt), (n, loaded, skipped) in groups.items()]
+    return [(folder, form, n, loaded, skipped) for (folder, form), (n, loaded, skipped) in groups.items()]
 
 
 def grouped_files(n: int) -> str:
@@ -809,8 +787,9 @@ def _md_clusters(rows: list) -> str:
     if not rows:
         return _("_No badcase cluster._")
     return _table((_("Cluster"), _("Badcases"), _("Share"), _("Bound"), _("Categories")), [
-        (r["cluster"], r["badcases"], fmt_share(r.get("share")),
-         f"{r['bound']} ({fmt_share(r.get('binding_rate'))})", ", ".join(r.get("categories") or []))
+        (r["cluster"], fmt.count(r["badcases"]), fmt.share(r.get("share")),
+         f"{fmt.count(r['bound'])} ({fmt.share(r.get('binding_rate'))})",
+         ", ".join(r.get("categories") or []))
         for r in rows])
 
 
@@ -825,10 +804,10 @@ def _md_timeline(t: dict) -> str:
              "({source}): "
              "{pre}, ").format(request_id=md_code(t.get('request_id')), run_id=md_code(t.get('run_id')), source=_('from its events') if t.get('source') == 'events' else _('derived from its metrics'), pre=plural(len(pre), 'preemption'))
              + (_("{gaps_above_p99} above the run's p99 ITL of "
-                "{run_p99_itl_ms} ms.").format(gaps_above_p99=plural(t.get('gaps_above_p99') or 0, 'inter-token gap'), run_p99_itl_ms=fmt_num(t.get('run_p99_itl_ms'))) if t.get("run_p99_itl_ms") is not None else
+                "{run_p99_itl_ms} ms.").format(gaps_above_p99=plural(t.get('gaps_above_p99') or 0, 'inter-token gap'), run_p99_itl_ms=fmt.num(t.get('run_p99_itl_ms'))) if t.get("run_p99_itl_ms") is not None else
                 _("no p99 ITL for the run (no per-token latencies recorded).")), ""]
     phases = t.get("phases") or []
-    rows = [[p.get("kind"), fmt_num(p.get("start_ms")), fmt_num(p.get("duration_ms"))]
+    rows = [[p.get("kind"), fmt.num(p.get("start_ms")), fmt.num(p.get("duration_ms"))]
             for p in phases[:MD_TIMELINE_PHASES]]
     if rows:
         lines.append(_table([_("phase"), _("start (ms from arrival)"), _("duration (ms)")], rows))
@@ -838,13 +817,13 @@ def _md_timeline(t: dict) -> str:
                         "prompt_tokens", "completion_tokens") if m.get(k) is not None]
     if keys:
         lines += ["", _table([_name(k) for k in keys], [[
-            _count(m[k]) if k.endswith("_tokens") else fmt_num(m[k]) for k in keys]])]
+            _count(m[k]) if k.endswith("_tokens") else fmt.num(m[k]) for k in keys]])]
     return "\n".join(lines)
 
 
 def _count(x) -> str:
-    """A request count as written: whole numbers without decimals ("212"), else fmt_num."""
-    return f"{int(x):,}" if isinstance(x, (int, float)) and float(x).is_integer() else fmt_num(x)
+    """A request count as written: whole numbers without decimals ("212"), else fmt.num."""
+    return f"{int(x):,}" if isinstance(x, (int, float)) and float(x).is_integer() else fmt.num(x)
 
 
 def _md_engine(e: dict) -> str:
@@ -863,19 +842,19 @@ def _md_engine(e: dict) -> str:
                 f"{md(k)} = {md(v)}" for k, v in run["settings"].items()) + ".", ""]
         sv = run.get("server") or {}
         if sv.get("engines", 0) > 1 and sv.get("peak_running") is not None:
-            at = f" at {fmt_num(sv['peak_running_ts_s'])} s" if sv.get("peak_running_ts_s") is not None else ""
+            at = f" at {fmt.num(sv['peak_running_ts_s'])} s" if sv.get("peak_running_ts_s") is not None else ""
             lines += [_("Server-wide (summed over {engines} engines): peak {peak_running} "
                       "running{at}, {waiting_at_peak} waiting then.").format(engines=sv['engines'], peak_running=_count(sv['peak_running']), at=at, waiting_at_peak=_count(sv.get('waiting_at_peak'))), ""]
         rows = []
         for g in run.get("engines") or []:
-            span = (f"{fmt_num(g['ts_last'] - g['ts_first'])} s"
+            span = (f"{fmt.num(g['ts_last'] - g['ts_first'])} s"
                     if g.get("ts_first") is not None and g.get("ts_last") is not None else "–")
             rows.append([g.get("engine") or "–", g.get("samples"), span,
-                         f"{fmt_num(g.get('running_mean'))} / {_count(g.get('running_max'))}",
-                         f"{fmt_num(g.get('waiting_mean'))} / {_count(g.get('waiting_max'))}",
-                         f"{fmt_share(g.get('kv_usage_gpu_mean'))} / {fmt_share(g.get('kv_usage_gpu_max'))}",
-                         fmt_share(g.get("prefix_cache_hit_rate_mean")),
-                         fmt_num(g.get("gen_tps_mean")), _count(g.get("num_preemptions_sum"))])
+                         f"{fmt.num(g.get('running_mean'))} / {_count(g.get('running_max'))}",
+                         f"{fmt.num(g.get('waiting_mean'))} / {_count(g.get('waiting_max'))}",
+                         f"{fmt.share(g.get('kv_usage_gpu_mean'))} / {fmt.share(g.get('kv_usage_gpu_max'))}",
+                         fmt.share(g.get("prefix_cache_hit_rate_mean")),
+                         fmt.num(g.get("gen_tps_mean")), _count(g.get("num_preemptions_sum"))])
         lines += [_table([_("engine"), _("samples"), _("span"), _("running mean / max"), _("waiting mean / max"),
                           _("KV usage mean / max"), _("prefix hit mean"), _("gen tok/s mean"),
                           _("preemptions")], rows), ""]

@@ -19,6 +19,7 @@ from pathlib import Path
 from glob import escape as glob_escape
 from typing import Any, Iterable, Sequence
 
+import cachetools
 import duckdb
 import numpy as np
 import pandas as pd
@@ -243,7 +244,18 @@ class Store:
         self._report: LoadReport | None = None  # the report of the file loading (append)
         # UTF-8 copy being loaded -> (the file it copies, its encoding's note): see _utf8
         self._copy_of: dict[str, tuple[str, str]] = {}
+        self._caches: dict[str, cachetools.LRUCache] = {}
         self.create_schema()
+
+    def cache(self, name: str, maxsize: int) -> cachetools.LRUCache:
+        """The bounded cache `name` that this store owns (made on first use, least recently
+        used entries dropped beyond maxsize, gone with the store): results that depend on the
+        store's content, such as the case view and the timeline's run statistics."""
+        with self._lock:
+            c = self._caches.get(name)
+            if c is None:
+                c = self._caches[name] = cachetools.LRUCache(maxsize=maxsize)
+            return c
 
     # -- schema and plain access ------------------------------------------------------------
     def create_schema(self) -> None:

@@ -20,7 +20,6 @@ once, when it is loaded). See bench/timeline.py.
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,15 +134,7 @@ class Timeline:
                 "notes": list(self.notes)}
 
 
-# -- per-store caches -------------------------------------------------------------------------
-_CACHE: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
-
-
-def _cache(store) -> dict:
-    try:
-        return _CACHE.setdefault(store, {})
-    except TypeError:  # not weak-referenceable: no caching
-        return {}
+RUN_STATS_CACHED = 256  # runs whose timeline statistics a store keeps (Store.cache)
 
 
 INDEX_MIN_ROWS = 1_000_000
@@ -179,11 +170,11 @@ def _run_stats(store, run_id: str, con, index: bool = True) -> dict[str, float |
     """{'p99_itl_ms', 'itl_n', 'max_duration_s'} for a run, cached per store and run.
     index: build the lookup indexes first (the window opens many timelines; a one-off
     timeline, as in a report, scans instead: an index on 10M requests costs seconds)."""
-    cache = _cache(store)
-    c, indexed = cache.setdefault("runs", {}), cache.setdefault("indexed", set())
+    c = store.cache("timeline_run_stats", RUN_STATS_CACHED)
+    indexed = store.cache("timeline_indexed_runs", RUN_STATS_CACHED)
     if index and run_id not in indexed:  # first indexed use of a run
         ensure_indexes(store, con)
-        indexed.add(run_id)
+        indexed[run_id] = True
     if run_id not in c:
         p = store.query("timeline_run_itl_p99", {"run_id": run_id}, con=con).iloc[0]
         s = store.query("timeline_run_span", {"run_id": run_id}, con=con).iloc[0]

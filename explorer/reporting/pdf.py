@@ -46,23 +46,46 @@ def _page(y: float, page_h: float) -> int:
     return int(y // page_h)
 
 
+KEEP_LINES, KEEP_PX = 3, 40  # a heading keeps this much of its section below it on its page
+
+
+def _kept_bottom(lay, block) -> float | None:
+    """Where the start of the section after heading `block` ends: the bottom of its third line
+    of text, or of its first KEEP_PX of height (one picture line is enough); None at the end."""
+    nxt, count, first_top, bottom = block.next(), 0, None, None
+    while nxt.isValid():
+        if nxt.blockFormat().headingLevel() > 0 and count:
+            break
+        r = lay.blockBoundingRect(nxt)
+        n = nxt.layout().lineCount()
+        for i in range(n) if n else [None]:
+            line = nxt.layout().lineAt(i) if i is not None else None
+            if line is not None and line.isValid():
+                top, bottom = r.top() + line.y(), r.top() + line.y() + line.height()
+            else:
+                top, bottom = r.top(), r.bottom()
+            first_top = top if first_top is None else first_top
+            count += 1
+            if count >= KEEP_LINES or bottom - first_top >= KEEP_PX:
+                return bottom
+        nxt = nxt.next()
+    return bottom
+
+
 def orphan_headings(text: QTextDocument) -> list:
-    """Heading blocks (h1-h6) whose next block's first line falls on a later page: a heading
-    alone at a page foot."""
+    """Heading blocks (h1-h6) left at a page foot: the first lines of their section (see
+    _kept_bottom: three lines or a picture) fall on a later page."""
     page_h = text.pageSize().height()
     lay = text.documentLayout()
     out = []
     block = text.begin()
     while block.isValid():
-        nxt = block.next()
-        if block.blockFormat().headingLevel() > 0 and nxt.isValid():
+        if block.blockFormat().headingLevel() > 0:
             top = lay.blockBoundingRect(block).top()
-            r = lay.blockBoundingRect(nxt)
-            line = nxt.layout().lineAt(0) if nxt.layout().lineCount() else None
-            first = r.top() + (line.y() + line.height() if line is not None and line.isValid() else r.height())
-            if _page(first - 0.5, page_h) > _page(top, page_h):
+            bottom = _kept_bottom(lay, block)
+            if bottom is not None and _page(bottom - 0.5, page_h) > _page(top, page_h):
                 out.append(block)
-        block = nxt
+        block = block.next()
     return out
 
 

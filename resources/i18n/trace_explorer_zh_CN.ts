@@ -855,10 +855,6 @@
             <translation>写出报告包（PNG、HTML、PDF、Markdown、JSON）</translation>
         </message>
         <message>
-            <source>The report writer is not available in this build.</source>
-            <translation>此版本中报告生成器不可用。</translation>
-        </message>
-        <message>
             <source>Open eval results and traces</source>
             <translation>打开 eval 结果与 trace</translation>
         </message>

@@ -231,3 +231,37 @@ def test_chart_text_prints_at_7pt_or_more(session, qtbot):
         for font in (ax.style["tickFont"], ax.label.font()):
             pt = font.pixelSize() * page_px / size.width() / 2  # 2 page px per pt
             assert pt >= 7.0, pt
+
+
+def test_a_heading_keeps_three_lines_of_its_section(app):
+    """The demo PDF left 'Conclusion' and one short line ('Points to: …') at a page foot and
+    the narrative on the next page: a heading now keeps three lines (or a picture) with it."""
+    from PySide6.QtGui import QTextDocument
+
+    from explorer.reporting.pdf import _kept_bottom, _page, keep_headings_with_next
+    tried = 0
+    for n in range(40):
+        doc = QTextDocument()
+        doc.setPageSize(QSizeF(600, 400))
+        doc.setHtml("".join(f"<p>filler {i}</p>" for i in range(n)) + "<h2>Conclusion</h2>"
+                    + "<p>Points to: scheduler</p>" + "<p>" + "narrative " * 200 + "</p>")
+        lay = doc.documentLayout()
+        lay.documentSize()
+        head = next(b for b in _blocks(doc) if b.blockFormat().headingLevel() > 0)
+        one = lay.blockBoundingRect(head.next()).bottom()
+        if _page(one, 400) != _page(lay.blockBoundingRect(head).top(), 400):
+            continue
+        if _page(_kept_bottom(lay, head) - 0.5, 400) == _page(lay.blockBoundingRect(head).top(), 400):
+            continue
+        tried += 1  # one line fits under the heading, the third does not: the heading moves
+        assert keep_headings_with_next(doc) >= 1
+        lay.documentSize()
+        assert _page(_kept_bottom(lay, head) - 0.5, 400) == _page(lay.blockBoundingRect(head).top(), 400)
+    assert tried
+
+
+def _blocks(doc):
+    b = doc.begin()
+    while b.isValid():
+        yield b
+        b = b.next()

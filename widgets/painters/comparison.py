@@ -2,10 +2,11 @@
 Cohen's d, n per group (report JSON `comparison`: list of rows)."""
 from __future__ import annotations
 
-from .common import is_missing, label, num, pct, pval, share, significant
-
+from explorer.core.fmt import effect_cell, mean_cell, n_cell, rank_cell
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
+
+from .common import is_missing, label, pct, pval, significant
 
 HEADERS = [N_("Metric"), N_("Badcase"), N_("Control"), N_("Diff"), "p", N_("p adj."), "d",
            N_("r (rank) [95% CI]"), N_("n bad / ctl")]
@@ -37,36 +38,17 @@ def sort_key(row: dict, col: int):
     return (1, 0.0) if is_missing(v) else (0, float(v))
 
 
-def _n(v) -> str:
-    return "–" if is_missing(v) else str(int(v))
-
-
-def _rank(r: dict) -> str:
-    """"+0.34 [+0.28, +0.40]"; the interval only where it is defined."""
-    v = r.get("rank_biserial")
-    if is_missing(v):
-        return "–"
-    lo, hi = r.get("rank_biserial_ci_low"), r.get("rank_biserial_ci_high")
-    ci = "" if is_missing(lo) or is_missing(hi) else f" [{float(lo):+.2f}, {float(hi):+.2f}]"
-    return f"{float(v):+.2f}{ci}"
-
-
 def comparison_rows(rows: list[dict] | None) -> list[list[str]]:
-    """Formatted cells per row, in HEADERS order; a significant row's metric gets a leading '★'."""
+    """Formatted cells per row, in HEADERS order (the core's cells: report.md writes the same
+    text); a significant row's metric gets a leading '★'."""
     out = []
     for r in rows or []:
         m = str(r.get("metric", "?"))
-        d = r.get("cohens_d")
         cat = r.get("kind") == "categorical"
-        mean = (lambda v: share(v)) if cat else (lambda v: num(v, m))
-        if cat and is_missing(d) and not is_missing(r.get("odds_ratio")):
-            dtext = f"OR {float(r['odds_ratio']):.2f}"
-        else:
-            dtext = "–" if is_missing(d) else f"{float(d):+.2f}"
         out.append([("★ " if significant(r) else "") + label(m) + (_(" (share)") if cat else ""),
-                    mean(r.get("bad_mean")), mean(r.get("control_mean")),
+                    mean_cell(r, "bad_mean"), mean_cell(r, "control_mean"),
                     pct(r.get("diff_pct")), pval(r.get("p_value")), pval(r.get("p_adjusted")),
-                    dtext, _rank(r), f"{_n(r.get('n_bad'))} / {_n(r.get('n_control'))}"])
+                    effect_cell(r), rank_cell(r), n_cell(r)])
     return out
 
 

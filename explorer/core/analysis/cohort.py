@@ -12,7 +12,6 @@ eval loaded without any trace still has case-level features to compare.
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,10 +97,14 @@ def _frame_select(sql: str) -> str:
 
 
 # The case view (every case that can enter a cohort, i.e. correct is not NULL) as a frame,
-# computed once per store content: {store: (fingerprint, frame)}. A cluster change then only
-# filters it (cohort_frame), instead of re-joining cases x case_links x requests x runs.
-_VIEW_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# computed once per store content and kept by the store (Store.cache("case_view"): one entry,
+# (fingerprint, frame, empty frame)). A cluster change then only filters it (cohort_frame),
+# instead of re-joining cases x case_links x requests x runs.
 _VIEW_LOCK = threading.Lock()
+
+
+def _view_cache(store):
+    return store.cache("case_view", 1)
 
 # What the case view depends on, cheaply (~10 ms at 1M requests / 100k cases): row counts of
 # requests / inputs / cases (requests and cases are only added or deleted by loads, each of
@@ -130,7 +133,7 @@ def invalidate_case_view(store) -> None:
     after updating requests in place; loads, renames and re-binding are detected by
     themselves."""
     with _VIEW_LOCK:
-        _VIEW_CACHE.pop(store, None)
+        _view_cache(store).clear()
 
 
 def case_view_frame(store, con=None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -141,7 +144,7 @@ def case_view_frame(store, con=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     con = con or store.con
     key = case_view_fingerprint(store, con)
     with _VIEW_LOCK:
-        hit = _VIEW_CACHE.get(store)
+        hit = _view_cache(store).get("view")
         if hit is not None and hit[0] == key:
             return hit[1], hit[2]
         sql = (f"WITH cv AS (\n{load_query('analysis_case_view')}\n)\n"
@@ -153,7 +156,7 @@ def case_view_frame(store, con=None) -> tuple[pd.DataFrame, pd.DataFrame]:
         # an empty cohort is served from an empty result of the same query.
         empty = con.sql(_frame_select(sql + " AND false")).df()
         empty["badcase"] = empty["badcase"].astype(int)
-        _VIEW_CACHE[store] = (key, df, empty)
+        _view_cache(store)["view"] = (key, df, empty)
         return df, empty
 
 

@@ -40,7 +40,7 @@ from importlib import resources
 from .cohort import ENGINE_METRICS
 from .tree import METRIC_NAMES
 from .evidence import FLOOR_TEXT, MIN_SUPPORT, MIN_SUPPORT_WHY, Family, version_key
-from .fmt import fmt_num, fmt_p, fmt_pct, fmt_share
+from .. import fmt
 from ..names import label, plural
 from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
                       VersionsResult)
@@ -103,12 +103,12 @@ def _row_ctx(row, kb, q=None) -> dict:
     meta = kb.get("metrics", {}).get(row.metric, {})
     unit = meta.get("unit", row.unit or "")
     share = row.kind == "categorical"
-    f = fmt_share if share else (lambda v: fmt_num(v))
+    f = fmt.share if share else (lambda v: fmt.num(v, row.metric, unit=""))  # {unit} apart
     return {"bad_mean": f(row.bad_mean), "control_mean": f(row.control_mean),
-            "diff_pct": fmt_pct(row.diff_pct),
-            "p_adjusted": fmt_p(row.p_adjusted if q is None else q),
-            "p_value": fmt_p(row.p_value), "cohens_d": fmt_num(row.cohens_d),
-            "hedges_g": fmt_num(getattr(row, "hedges_g", None)),
+            "diff_pct": fmt.pct(row.diff_pct),
+            "p_adjusted": fmt.pval(row.p_adjusted if q is None else q),
+            "p_value": fmt.pval(row.p_value), "cohens_d": fmt.signed(row.cohens_d),
+            "hedges_g": fmt.signed(getattr(row, "hedges_g", None)),
             "n_bad": row.n_bad, "n_control": row.n_control, "unit": unit,
             "label": pick(meta, "label", row.metric), "metric": row.metric}
 
@@ -148,7 +148,7 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
             return None
         return {"sentence": _("{condition}: error rate {error_rate:.0%} on held-out "
                             "cases (n={n}) against a {baseline_error_rate:.0%} "
-                            "baseline, adjusted p {adjusted}").format(condition=h['condition'], error_rate=h['error_rate'], n=h['n'], baseline_error_rate=h['baseline_error_rate'], adjusted=fmt_p(fam.adjusted(('tree',)))),
+                            "baseline, adjusted p {adjusted}").format(condition=h['condition'], error_rate=h['error_rate'], n=h['n'], baseline_error_rate=h['baseline_error_rate'], adjusted=fmt.pval(fam.adjusted(('tree',)))),
                 "feature": rule["feature"], "lift": f"{h['lift']:.1f}",
                 "_q": fam.adjusted(("tree",))}
     if ev == "version_regression":
@@ -172,9 +172,9 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
             bench += _(", the largest of {n_regs} flagged changes").format(n_regs=len(regs))
         return {"change": c,
                 "from_version": c["from_version"], "to_version": c["to_version"], "bench": bench,
-                "from_value": fmt_num(c["from_value"]), "to_value": fmt_num(c["to_value"]),
-                "change_pct": fmt_pct(c["change_pct"]) if c["change_pct"] is not None
-                else _("up from zero"), "p_value": fmt_p(fam.q[version_key(c)]),
+                "from_value": fmt.num(c["from_value"]), "to_value": fmt.num(c["to_value"]),
+                "change_pct": fmt.pct(c["change_pct"]) if c["change_pct"] is not None
+                else _("up from zero"), "p_value": fmt.pval(fam.q[version_key(c)]),
                 "n_regressions": len(regs), "_q": fam.q[version_key(c)]}
     return None
 
@@ -231,7 +231,7 @@ def _ran_into(ran_into: list, cohort, pooled: bool, kb: dict) -> str:
             continue
         seen.add(c["metric"])
         label = pick(kb.get("metrics", {}).get(c["metric"], {}), "label", c["metric"])
-        pct = f" ({fmt_pct(c['change_pct'])})" if c.get("change_pct") is not None else ""
+        pct = f" ({fmt.pct(c['change_pct'])})" if c.get("change_pct") is not None else ""
         parts.append((_("the {label} fell{pct}") if (c["to_value"] or 0) < (c["from_value"] or 0)
                       else _("the {label} rose{pct}")).format(label=label, pct=pct))
     parts = parts[:3]
@@ -255,7 +255,7 @@ def _context_sentence(ctx: dict, rule: dict, kb: dict) -> str:
     way = _("fell") if (c["to_value"] or 0) < (c["from_value"] or 0) else _("rose")
     return (_("{x} {way} from {from_value} on "
             "{from_version} to {to_value} on {to_version}"
-            "{bench} ({change_pct}, adjusted p {p_value}).").format(x=label[:1].upper() + label[1:], way=way, from_value=fmt_num(c['from_value'], unit), from_version=c['from_version'], to_value=fmt_num(c['to_value'], unit), to_version=c['to_version'], bench=ctx['bench'], change_pct=ctx['change_pct'], p_value=ctx['p_value']))
+            "{bench} ({change_pct}, adjusted p {p_value}).").format(x=label[:1].upper() + label[1:], way=way, from_value=fmt.num(c['from_value'], rule['metric'], unit=unit), from_version=c['from_version'], to_value=fmt.num(c['to_value'], rule['metric'], unit=unit), to_version=c['to_version'], bench=ctx['bench'], change_pct=ctx['change_pct'], p_value=ctx['p_value']))
 
 
 def _context_reason(why: str, cohort, served: int = 0) -> str:
@@ -457,7 +457,7 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
                    "{metric} {bad_mean} on average against "
                    "{control_mean} in the control ({diff_pct}, "
                    "adjusted p {p_adjusted}, n = {n_bad} / {n_control}); "
-                   "{way}.").format(aspect=pick(m, 'aspect', r.metric), metric=label(r.metric, False), bad_mean=fmt_num(r.bad_mean, unit), control_mean=fmt_num(r.control_mean, unit), diff_pct=fmt_pct(r.diff_pct), p_adjusted=fmt_p(r.p_adjusted), n_bad=r.n_bad, n_control=r.n_control, way=pick(m, way, '')).replace("; .", "."))
+                   "{way}.").format(aspect=pick(m, 'aspect', r.metric), metric=label(r.metric, False), bad_mean=fmt.num(r.bad_mean, r.metric, unit=unit), control_mean=fmt.num(r.control_mean, r.metric, unit=unit), diff_pct=fmt.pct(r.diff_pct), p_adjusted=fmt.pval(r.p_adjusted), n_bad=r.n_bad, n_control=r.n_control, way=pick(m, way, '')).replace("; .", "."))
     return out
 
 
@@ -467,7 +467,7 @@ def _no_separation(what: str, rows) -> str:
     best = min(rows, key=lambda r: r.p_adjusted)
     return (_("No {what} separates the badcases from the control strongly enough after "
             "Benjamini-Hochberg adjustment (smallest adjusted p: {p_adjusted} for "
-            "{metric}, diff {diff_pct}).").format(what=what, p_adjusted=fmt_p(best.p_adjusted), metric=best.metric, diff_pct=fmt_pct(best.diff_pct)))
+            "{metric}, diff {diff_pct}).").format(what=what, p_adjusted=fmt.pval(best.p_adjusted), metric=best.metric, diff_pct=fmt.pct(best.diff_pct)))
 
 
 def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
@@ -513,7 +513,7 @@ def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
         parts.append(_("The decision tree's riskiest leaf ({condition}) does not hold up on "
                      "held-out cases: error rate {error_rate:.0%} (n={n}) against a "
                      "{baseline_error_rate:.0%} baseline").format(condition=h['condition'], error_rate=h['error_rate'], n=h['n'], baseline_error_rate=h['baseline_error_rate'])
-                     + (_(", adjusted p {q}").format(q=fmt_p(q)) if q is not None else "") + ".")
+                     + (_(", adjusted p {q}").format(q=fmt.pval(q)) if q is not None else "") + ".")
     ver = results.get("versions")
     if isinstance(ver, VersionsResult) and ver.changes and not any(c["regression"] for c in ver.changes):
         parts.append(_("No metric regressed significantly between engine versions."))

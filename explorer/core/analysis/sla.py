@@ -99,11 +99,11 @@ def for_cohort_runs(sla: dict, runs) -> tuple[dict, str]:
     out = {**sla, "by": {**sla["by"], "run": [r for r in rows if str(r.get("key")) in keep]}}
     shares = [r["share"] for r in other if r.get("share") is not None]
     judged = sum(r.get("n") or 0 for r in other)
-    from .fmt import fmt_share
-    span = (_("attainment {low} to {high}").format(low=fmt_share(min(shares)),
-                                                  high=fmt_share(max(shares)))
+    from .. import fmt
+    span = (_("attainment {low} to {high}").format(low=fmt.share(min(shares)),
+                                                  high=fmt.share(max(shares)))
             if len(shares) > 1 else
-            _("attainment {share}").format(share=fmt_share(shares[0])) if shares else
+            _("attainment {share}").format(share=fmt.share(shares[0])) if shares else
             _("no attainment"))
     return out, ngettext(
         "{n:,} other run served no case of this cohort: {span}, {judged:,} judged requests "

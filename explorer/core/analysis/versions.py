@@ -222,12 +222,12 @@ def version_notes(changes, values) -> list[str]:
     workload differs between releases (a confounder, not a regression), and that with one run
     per version run-to-run variance is unknown."""
     from ..names import label
-    from .fmt import fmt_pct
+    from .. import fmt
 
     out = []
     wl = [c for c in changes if c.get("workload_differs")]
     if wl:
-        parts = [f"{label(c['metric'], with_unit=False)} {fmt_pct(c['change_pct'])} "
+        parts = [f"{label(c['metric'], with_unit=False)} {fmt.pct(c['change_pct'])} "
                  f"({c['from_version']} → {c['to_version']}"
                  + (_(", benchmark {benchmark}").format(benchmark=c["benchmark"])
                     if c.get("benchmark") else "") + ")"

@@ -49,9 +49,10 @@ class WhatIfQuery:
     def run(self, progress: Callable[[int, int], None] | None = None,
             cancelled: Callable[[], bool] | None = None) -> WhatIfSection:
         from explorer.core.analysis import whatif
-        whatif.preload()
-        return whatif.run_whatif(self.frame, progress=progress, cancelled=cancelled,
-                                 **self.kwargs).to_dict()
+        from explorer.core.analysis.whatif.memo import remembered
+        whatif.preload()  # a cohort estimated before (same frame and settings) is not refitted
+        return remembered(whatif.run_whatif, self.frame, progress=progress, cancelled=cancelled,
+                          **self.kwargs).to_dict()
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,16 @@ class WarehouseStore:
         self.local, self.source = local, source
         self.con = Router(self)
         self.binding = None
+        self._caches: dict = {}
+
+    def cache(self, name: str, maxsize: int):
+        """This store's own bounded cache `name` (see Store.cache): not the local store's,
+        whose content differs."""
+        import cachetools
+        c = self._caches.get(name)
+        if c is None:
+            c = self._caches[name] = cachetools.LRUCache(maxsize=maxsize)
+        return c
 
     def __getattr__(self, name):  # everything else (settings, inputs, ...) is the local store's
         return getattr(self.local, name)

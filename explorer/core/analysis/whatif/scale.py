@@ -23,7 +23,7 @@ from .identify import backdoor_set
 from .sla_met import default_sla
 from explorer.core.i18n import _
 from explorer.core.names import label
-from ..fmt import fmt_interval
+from ... import fmt
 
 
 class ScaleDict(TypedDict):
@@ -69,7 +69,7 @@ class ScaleResult:
     @property
     def text(self) -> str:
         """One line for the user: "scheduling delay lower by 20%: SLA attainment from 0.81 to
-        0.87 (95% CI 0.86 to 0.88)"; the interval's ends never read alike (fmt_interval)."""
+        0.87 (95% CI 0.86 to 0.88)"; the interval's ends never read alike (fmt.interval)."""
         pct = (self.factor - 1) * 100
         text = (_("{metric} lower by {pct:.0f}%: SLA attainment from {before:.2f} to "
                   "{after:.2f} ({confidence:.0%} CI {interval})") if pct < 0 else
@@ -77,7 +77,7 @@ class ScaleResult:
                   "{after:.2f} ({confidence:.0%} CI {interval})"))
         return text.format(metric=label(self.metric, False), pct=abs(pct),
                            before=self.attainment_before, after=self.attainment_after,
-                           confidence=CONFIDENCE, interval=fmt_interval(self.ci_low, self.ci_high))
+                           confidence=CONFIDENCE, interval=fmt.interval(self.ci_low, self.ci_high))
 
     def to_dict(self) -> ScaleDict:
         d = asdict(self)
