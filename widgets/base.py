@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtCore import QMimeData, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
@@ -70,6 +70,8 @@ class Panel(QWidget):
         super().__init__(parent)
         self.session = session
         self.value: Any = None
+        self.stale = False  # a result arrived while off screen: painted when shown
+        self._lazy_hooked = False
         self._stack = QStackedWidget(self)
         self.body = QWidget()
         self._msg = QLabel(self.tr("Nothing loaded yet.\nDrop eval and trace files or folders on the "
@@ -117,9 +119,49 @@ class Panel(QWidget):
     def show_result(self, value: Any) -> None:
         """Paint `value` (a report-JSON section, a Failure, or None) or say why not. When
         painting raised, the message says so in place and paint_error keeps the exception
-        (the report renderer leaves such a picture out and says why)."""
+        (the report renderer leaves such a picture out and says why). A panel of a shown
+        window that is off screen (a tab behind another, a closed dock) only keeps the value:
+        it paints when shown, or when ensure_painted() is called."""
         self.value = value
         self.paint_error = None
+        self.stale = self.off_screen()
+        if not self.stale:
+            self._paint_value()
+
+    def off_screen(self) -> bool:
+        """True for a panel of a shown window that nobody sees: a tab behind another (Qt keeps
+        those 'visible', off screen) or a closed dock. A panel on its own (a report's picture,
+        a test) or in a window not shown yet is not off screen: it paints at once."""
+        win = self.window()
+        return win is not self and win.isVisible() and self.visibleRegion().isEmpty()
+
+    def ensure_painted(self) -> None:
+        """Paint the value now if it arrived while off screen: call before reading the content
+        of a panel that may not have been shown (Copy, report pictures, tests)."""
+        if self.stale:
+            self.stale = False
+            self._paint_value()
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        if not self._lazy_hooked:  # a tab brought to front is not shown again: its dock says so
+            dock = self.parentWidget()
+            while dock is not None and not hasattr(dock, "visibilityChanged"):
+                dock = dock.parentWidget()
+            if dock is not None:
+                self._lazy_hooked = True
+                dock.visibilityChanged.connect(self._dock_visible)
+        if self.stale:  # after the layout places it: a tab behind another stays off screen
+            QTimer.singleShot(0, self._dock_visible)
+
+    def _dock_visible(self, visible: bool | None = None) -> None:
+        """The dock's visibilityChanged (its tab came to front), or a check after showEvent."""
+        if self.stale and (visible if visible is not None else not self.off_screen()):
+            self.ensure_painted()
+
+    def _paint_value(self) -> None:
+        """show_result's painting of self.value."""
+        value = self.value
         for i in range(self.top.count()):  # controls make sense once something is loaded
             w = self.top.itemAt(i).widget()
             if w is not None and not (w.property("busyOnly") and value is not None):
@@ -184,6 +226,8 @@ class Panel(QWidget):
 def copy_mime(widget) -> QMimeData:
     """The clipboard content of a panel (a Panel or a panel of its own kind, such as the
     Timeline): text from copy_text(), the picture of charts (chart = True) as image data."""
+    if hasattr(widget, "ensure_painted"):
+        widget.ensure_painted()
     mime = QMimeData()
     text = widget.copy_text() if hasattr(widget, "copy_text") else ""
     if text:

@@ -107,6 +107,8 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
             raise caught[0]
         if getattr(widget, "paint_error", None) is not None:
             raise widget.paint_error
+        if hasattr(widget, "ensure_painted"):  # never shown: its value painted now
+            widget.ensure_painted()
         size = PANEL_SIZES.get(name, QSize(900, 500))
         report_mode(widget)  # after painting: panels show their controls once data arrives
         print_fonts(widget, size.width())  # >= 7 pt on the page at html.print_width
