@@ -38,6 +38,23 @@ def window(session, qtbot, tmp_path):
     w.stop_workers(20000)
 
 
+def painted(window):
+    """The window's panels, each painted with its latest result: a panel on a tab behind
+    another keeps its result unpainted until shown (Panel.ensure_painted)."""
+    for panel in window.panels.values():
+        if hasattr(panel, "ensure_painted"):
+            panel.ensure_painted()
+    return window.panels
+
+
+def on_screen(window, qtbot, name):
+    """Bring a panel's tab to the front, as a user does before working in it; it paints then."""
+    window.show_panel(name)
+    panel = window.panels[name]
+    qtbot.waitUntil(lambda: not panel.stale, timeout=5000)
+    return panel
+
+
 def synthetic_store(n_requests: int = 3000, n_cases: int = 700, seed: int = 1):
     """A small store with a planted effect: badcases go with preemptions and a low KV-cache hit
     rate. Two runs (engine versions 0.5.2 / 0.6.1), every case bound (level 1) to one request.

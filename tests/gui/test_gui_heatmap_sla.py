@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.gui.conftest import on_screen
+
 
 def test_heatmap_colours_by_badcase_share_and_says_the_counts(loaded, qtbot):
     window, _, _ = loaded
     s = window.session
-    panel = window.panels["heatmap"]
+    panel = on_screen(window, qtbot, "heatmap")
     hm = s.data["heatmap"]
     frame = s.data["frame"]
     # the cohort's cases per cell, recomputed from the frame: 10 s windows of each run
@@ -50,7 +52,7 @@ def _cell_windows(s):
 def test_sla_thresholds_are_edited_in_the_window(loaded, qtbot):
     window, req, _ = loaded
     s = window.session
-    panel = window.panels["sla"]
+    panel = on_screen(window, qtbot, "sla")
     assert panel.thresholds["ttft_ms"].value() == 500 and panel.thresholds["tpot_ms"].value() == 50
     # UI -> model: a tighter TTFT bound recomputes the attainment
     with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "sla" in u):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from tests.gui.conftest import painted
 from widgets.clusters import ALL
 from widgets.tablemodel import KEY_ROLE
 
@@ -189,7 +190,7 @@ def test_distribution_double_click_picks_the_nearest_badcase(loaded, qtbot):
     import numpy as np
     window, req, cases = loaded
     s = window.session
-    panel = window.panels["distributions"]
+    panel = painted(window)["distributions"]  # a tab behind the comparison: read unshown
     frame = s.data["frame"]
     m = panel.metric_box.currentData()
     bad = frame[(frame["grp"] == "bad") & frame["request_id"].notna()]
@@ -233,4 +234,5 @@ def test_heatmap_pickers_show_the_asked_metrics_when_there_is_no_data(window):
     panel.show_result({"status": "no_data", "reason": "the traces do not record batch_size"})
     assert {n: b.currentData() for n, b in panel.boxes.items()} == \
         {n: DEFAULTS[n] for n in ("x_metric", "y_metric", "value_metric")}
+    panel.ensure_painted()  # a tab behind the comparison: painted when read
     assert "Choose metrics" in panel.message()

@@ -9,6 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from tests.gui.conftest import painted
+
 
 def _wait_selection(s, qtbot, act):
     with qtbot.waitSignal(s.resultsChanged, timeout=60000,
@@ -19,7 +21,7 @@ def _wait_selection(s, qtbot, act):
 
 def _assert_every_view_follows(window, sel, name):
     s = window.session
-    p = window.panels
+    p = painted(window)  # views on tabs behind others are read without being shown
     frame = s.data["frame"]
     picked = frame["case_id"].isin(s.selected_cases)
     assert sel["n"] == int(picked.sum()) > 0
@@ -36,6 +38,7 @@ def _assert_every_view_follows(window, sel, name):
     assert name in comp.note.text()
     # ... and the selected badcases against the control
     comp.what.setCurrentIndex(comp.what.findData("vs_control"))
+    comp.ensure_painted()
     bad = frame["badcase"] == 1
     if (picked & bad).any():
         row = {r["metric"]: r for r in comp.shown}["kv_cache_hit_rate"]
@@ -62,7 +65,7 @@ def _assert_every_view_follows(window, sel, name):
 
 
 def _assert_every_view_cleared(window):
-    p = window.panels
+    p = painted(window)
     assert window.session.data["selection"] is None
     assert "Selected" not in dict((t, v) for t, v, _ in p["header"].items)
     assert p["comparison"].view_key() == "cohort" and p["comparison"].model.headers[1] == "Badcase"
@@ -149,7 +152,7 @@ def test_a_selection_is_answered_again_when_the_analyses_rerun(loaded, qtbot):
     frame = s.data["frame"]
     picked = frame[frame["case_id"].isin(s.selected_cases)]
     xe, ye = hm["x_edges"], hm["y_edges"]
-    cells = window.panels["heatmap"].selected_cells()
+    cells = painted(window)["heatmap"].selected_cells()
     assert sum(c[2] for c in cells) == int((picked["tpot_ms"].notna() & picked["queue_ms"].notna()).sum())
     for ix, iy, n, _ in cells:
         inside = picked[(picked["tpot_ms"] >= xe[ix]) & (picked["tpot_ms"] <= xe[ix + 1])

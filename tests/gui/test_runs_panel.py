@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from explorer.core.store import Store
 
+from tests.gui.conftest import on_screen
+
 PUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "real" / "published"
 pytestmark = pytest.mark.skipif(not PUB.is_dir(), reason=f"published artefacts missing: {PUB}")
 FAILED = PUB / "er0080-bench-serve-all-failed-v0.25.1.json"
@@ -18,6 +20,7 @@ def loaded(window, qtbot):
     window.session.load_paths([str(FAILED), str(LAMBDA)])
     qtbot.waitUntil(lambda: bool(window.session.data.get("runs"))
                     and window.session.runner.pending() == 0, timeout=60000)
+    on_screen(window, qtbot, "runs")  # the Runs tab in front, as a user reading it
     return window
 
 

@@ -1,0 +1,38 @@
+"""Panels on tabs behind another do not paint a new result (issue 17: a cluster change painted
+all ten analysis tabs); they paint it when their tab comes to front, or when read unshown
+(Copy, report pictures) through Panel.ensure_painted."""
+from __future__ import annotations
+
+from widgets.base import copy_mime
+
+
+def test_hidden_tabs_paint_when_shown_or_copied(loaded, qtbot, monkeypatch):
+    window, _, _ = loaded
+    s = window.session
+    painted: dict[str, int] = {}
+    for name in ("comparison", "heatmap", "versions"):
+        cls = type(window.panels[name])
+        orig = cls.paint
+
+        def counting(self, value, _orig=orig, _name=name):
+            painted[_name] = painted.get(_name, 0) + 1
+            return _orig(self, value)
+        monkeypatch.setattr(cls, "paint", counting)
+    window.show_panel("comparison")
+    other = next(c["name"] for c in s.data["clusters"] if c["name"] != s.cluster)
+    with qtbot.waitSignal(s.runner.idle, timeout=60000):
+        s.set_cluster(other)
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    heat, ver = window.panels["heatmap"], window.panels["versions"]
+    # the tab in front painted the new cohort; the two behind only kept it
+    assert painted.get("comparison", 0) >= 1 and not window.panels["comparison"].stale
+    assert "heatmap" not in painted and "versions" not in painted
+    assert heat.stale and heat.value is s.data["heatmap"]
+    # Copy reads a panel unshown: it paints first (once)
+    copy_mime(ver)
+    assert painted["versions"] == 1 and not ver.stale
+    # bringing a tab to front paints its result, once
+    window.show_panel("heatmap")
+    qtbot.waitUntil(lambda: not heat.stale, timeout=5000)
+    assert painted["heatmap"] == 1 and heat.message() is None
+    assert heat.shown() is s.data["heatmap"] or heat.shown() == s.data["heatmap"]
