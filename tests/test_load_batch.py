@@ -140,3 +140,18 @@ def test_cancel_during_a_batch_rolls_it_back_and_says_so(tmp_path, store, monkey
     assert all(r.error.endswith("nothing of it was kept") for r in reports), reports
     assert store.count("requests") == 0 and store.count("runs") == 0
     assert sorted(r.path for r in store.input_reports()) == csv_files
+
+
+def test_classify_keeps_only_a_batch_key_and_none_for_a_large_file(tmp_path, store):
+    d = _folder(tmp_path, n=3)
+    big = d / "big.csv"  # over BATCH_MAX_BYTES: read on its own, nothing of its head kept
+    big.write_text(CSV_HEADER + "\n" + _csv(5, rows=store.BATCH_MAX_BYTES // 40).split("\n", 1)[1])
+    assert big.stat().st_size > store.BATCH_MAX_BYTES
+    from explorer.core.store import walk_inputs
+    todo = walk_inputs([d])
+    found = store._classify(todo, lambda: False)
+    by_name = {todo[i][0].name: got for i, got in found.items()}
+    assert by_name["big.csv"] == (None, "generic_table", None, None)
+    assert by_name["t001.csv"] == (None, "generic_table", None, ("csv", CSV_HEADER))
+    assert by_name["u001.jsonl"][3][0] == "jsonl"
+    assert all(isinstance(x, (str, tuple, type(None))) for got in found.values() for x in got)

@@ -546,7 +546,7 @@ class Store:
         self._cancelled = cancelled
         try:
             found = self._classify(todo, cancelled)
-            batch_of = self._batches(todo, found)
+            batch_of = self._batches(found)
             out: dict[int, LoadReport] = {}
             for i, (p, explicit, note) in enumerate(todo):
                 if i in out:
@@ -575,7 +575,8 @@ class Store:
 
     def _classify(self, todo, cancelled) -> dict[int, tuple]:
         """For each file of todo found in a folder: _why_ignored's (why, format) or, when
-        detection itself failed, the failed report. Stops early when cancelled."""
+        detection itself failed, the failed report; a generic table's gets a third item None
+        and a fourth, its _batch_key. Stops early when cancelled."""
         found: dict[int, tuple] = {}
         for i, (p, explicit, note) in enumerate(todo):
             if cancelled():
@@ -584,33 +585,35 @@ class Store:
                 sniffed: list = []
                 try:
                     found[i] = self._why_ignored(p, sniffed)
-                    if found[i] == (None, "generic_table") and sniffed and \
-                            len(sniffed[0].head) <= self.BATCH_MAX_BYTES:
-                        found[i] += (None, sniffed[0])  # kept for _batches (small heads only)
+                    if found[i] == (None, "generic_table") and sniffed:
+                        # only the key is kept: a sniff (head, parsed lines) per file would
+                        # stay in memory for the whole load
+                        found[i] += (None, self._batch_key(p, sniffed[0]))
                 except Exception as e:  # noqa: BLE001 - detection must not stop the others
                     found[i] = (None, None, LoadReport(path=str(p), error=(
                         f"{p}: cannot be read: {errlog.describe(e)} "
                         f"({errlog.record(e, f'detecting the format of {p}')})")))
         return found
 
-    def _batches(self, todo, found: dict[int, tuple]) -> dict[int, list[int]]:
-        """first index of a batch -> the indices of its files: files found in folders that
-        the generic table format reads, small, UTF-8, sharing generic_table.batch_key."""
+    def _batch_key(self, p: Path, sniff) -> tuple | None:
+        """generic_table.batch_key of a file the generic table format reads, or None when it
+        is read on its own: over BATCH_MAX_BYTES, not UTF-8, or unreadable."""
         from .formats import generic_table
         from .formats._encoding import head_encoding
+        try:
+            if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
+                return None
+        except OSError:
+            return None
+        return generic_table.batch_key(sniff)
+
+    def _batches(self, found: dict[int, tuple]) -> dict[int, list[int]]:
+        """first index of a batch -> the indices of its files: files found in folders that
+        share a _batch_key (_classify)."""
         groups: dict[tuple, list[int]] = {}
         for i, got in found.items():
-            if len(got) != 4:  # not a generic table, or detection failed
-                continue
-            p = todo[i][0]
-            try:
-                if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
-                    continue
-            except OSError:
-                continue
-            key = generic_table.batch_key(got[3])
-            if key is not None:
-                groups.setdefault(key, []).append(i)
+            if len(got) == 4 and got[3] is not None:  # a generic table that may be batched
+                groups.setdefault(got[3], []).append(i)
         out: dict[int, list[int]] = {}
         for members in groups.values():
             for k in range(0, len(members), self.BATCH_MAX_FILES):
@@ -694,7 +697,7 @@ class Store:
     @staticmethod
     def _why_ignored(p: Path, sniffed: list | None = None) -> tuple[str | None, str | None]:
         """(why a file found in a folder is passed over, None) or (None, the detected format).
-        sniffed: a list that receives the Sniff the detection read (for _batches)."""
+        sniffed: a list that receives the Sniff the detection read (for _batch_key)."""
         from .formats import MIN_CONFIDENCE, rank_formats
         from .formats._sweep import pass_over
         from .formats.base import Sniff
