@@ -748,22 +748,25 @@ class Store:
     def _record_input(self, r: LoadReport) -> None:
         """One `inputs` row per report; an ignored file has kind 'ignored' and its reason as
         the only skipped reason (input_reports() turns it back into skipped_file)."""
+        row = _input_row(r)
         self.con.execute(
-            "INSERT INTO inputs SELECT coalesce(max(input_id), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " ?, ?, now() FROM inputs", _input_row(r))
+            f"INSERT INTO inputs (input_id, {', '.join(map(quote_ident, row))}, loaded_at) "
+            f"SELECT coalesce(max(input_id), 0) + 1, {', '.join('?' * len(row))}, now() "
+            "FROM inputs", list(row.values()))
 
     def _record_inputs(self, reports: list[LoadReport]) -> None:
         """_record_input for many reports, in order, with one INSERT."""
-        frame = pd.DataFrame([_input_row(r) for r in reports], columns=_INPUT_COLUMNS,
-                             dtype=object)
+        frame = pd.DataFrame([_input_row(r) for r in reports], dtype=object)
+        types = schema.column_types("inputs")  # a column of only None has no type of its own
+        cols = ", ".join(map(quote_ident, frame.columns))
         frame.insert(0, "_ord", range(len(frame)))
         name = f"_inputs_{threading.get_ident()}"
         self.con.register(name, frame)
         try:
             self.con.execute(
-                "INSERT INTO inputs SELECT (SELECT coalesce(max(input_id), 0) FROM inputs) + "
-                "row_number() OVER (ORDER BY _ord), " + ", ".join(
-                    f"CAST({c} AS {t})" for c, t in zip(_INPUT_COLUMNS, _INPUT_TYPES)) +
+                f"INSERT INTO inputs (input_id, {cols}, loaded_at) SELECT (SELECT coalesce("
+                "max(input_id), 0) FROM inputs) + row_number() OVER (ORDER BY _ord), " + ", ".join(
+                    f"CAST({quote_ident(c)} AS {types[c]})" for c in frame.columns[1:]) +
                 f", now() FROM {quote_ident(name)}")
         finally:
             self.con.unregister(name)
@@ -903,19 +906,16 @@ class Store:
         self.con.close()
 
 
-_INPUT_COLUMNS = ("path", "sha256", "format", "kind", "rows_loaded", "rows_skipped",
-                  "skipped_reasons", "columns", "run_ids", "eval_ids", "error")
-_INPUT_TYPES = ("VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "JSON", "JSON",
-                "JSON", "JSON", "VARCHAR")
-
-
-def _input_row(r: LoadReport) -> list:
-    """The `inputs` row of a report (_INPUT_COLUMNS; input_id and loaded_at apart): an
-    ignored file has kind 'ignored' and its reason as the only skipped reason."""
+def _input_row(r: LoadReport) -> dict:
+    """The `inputs` row of a report, by column (input_id and loaded_at apart): an ignored
+    file has kind 'ignored' and its reason as the only skipped reason."""
     ignored = r.skipped_file is not None
-    return [r.path, r.sha256, r.format, "ignored" if ignored else r.kind, r.rows_loaded,
-            r.rows_skipped, json.dumps([r.skipped_file] if ignored else r.skipped_reasons),
-            json.dumps(r.columns), json.dumps(r.run_ids), json.dumps(r.eval_ids), r.error]
+    return {"path": r.path, "sha256": r.sha256, "format": r.format,
+            "kind": "ignored" if ignored else r.kind, "rows_loaded": r.rows_loaded,
+            "rows_skipped": r.rows_skipped,
+            "skipped_reasons": json.dumps([r.skipped_file] if ignored else r.skipped_reasons),
+            "columns": json.dumps(r.columns), "run_ids": json.dumps(r.run_ids),
+            "eval_ids": json.dumps(r.eval_ids), "error": r.error}
 
 
 def value_limits(column: str) -> tuple[float, float] | None:
