@@ -155,3 +155,25 @@ def test_classify_keeps_only_a_batch_key_and_none_for_a_large_file(tmp_path, sto
     assert by_name["t001.csv"] == (None, "generic_table", None, ("csv", CSV_HEADER))
     assert by_name["u001.jsonl"][3][0] == "jsonl"
     assert all(isinstance(x, (str, tuple, type(None))) for got in found.values() for x in got)
+
+
+def test_run_ids_in_a_batch_follow_new_ids_rule_against_ids_taken(tmp_path, store, batches):
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(4):
+        (d / f"t{i:03d}.csv").write_text(_csv(i))
+    (d / "t009#2.csv").write_text(_csv(9))  # its base is itself an id with a #N suffix
+    for s in (store, earlier := Store()):
+        for run_id in ("table:t000", "table:t000#2", "table:t009#2"):
+            s.add_run(run_id, format="generic_table")
+    reports = {Path(r.path).name: r for r in store.load_paths([d])}
+    assert batches == [(5, True)]  # read as one, no primary-key error and fallback
+    assert reports["t000.csv"].run_ids == ["table:t000#3"]
+    assert reports["t009#2.csv"].run_ids == ["table:t009#2#2"]
+    assert reports["t001.csv"].run_ids == ["table:t001"]
+    earlier.BATCH_MIN_FILES = 10**9  # each file on its own: Store.new_id per file
+    try:
+        alone = {Path(r.path).name: r.run_ids for r in earlier.load_paths([d])}
+    finally:
+        earlier.close()
+    assert alone == {name: r.run_ids for name, r in reports.items()}

@@ -316,16 +316,29 @@ class Store:
     def new_id(self, table: str, column: str, base: str) -> str:
         """A value of `column` not yet used in `table`: base, else base#2, base#3, ...
         (one query; starts_with, not LIKE, so '%' or '_' in base are plain characters)."""
+        return self.new_ids(table, column, [base])[0]
+
+    def new_ids(self, table: str, column: str, bases: Sequence[str]) -> list[str]:
+        """new_id for each base, in order, with one query: each value is new in `table` and
+        differs from the ones before it (two equal bases give base and base#2)."""
+        if not bases:
+            return []
         col = quote_ident(column)
+        if len(bases) == 1:  # the same rule, ~3x faster for the one base of each file loaded
+            where, param = f"starts_with({col}, ?)", bases[0]
+        else:
+            where, param = (f"EXISTS (SELECT 1 FROM unnest(CAST(? AS VARCHAR[])) AS b(base) "
+                            f"WHERE starts_with({col}, b.base))"), list(bases)
         taken = {r[0] for r in self.con.execute(
-            f"SELECT {col} FROM {quote_ident(table)} WHERE starts_with({col}, ?)",
-            [base]).fetchall()}
-        if base not in taken:
-            return base
-        i = 2
-        while f"{base}#{i}" in taken:
-            i += 1
-        return f"{base}#{i}"
+            f"SELECT {col} FROM {quote_ident(table)} WHERE {where}", [param]).fetchall()}
+        out = []
+        for base in bases:
+            got, i = base, 2
+            while got in taken:
+                got, i = f"{base}#{i}", i + 1
+            taken.add(got)
+            out.append(got)
+        return out
 
     def source_of(self, path: str | Path) -> Path:
         """The input file a loader's path stands for: the original of a UTF-8 copy (a file in
@@ -336,11 +349,33 @@ class Store:
     def add_run(self, run_id: str, **fields: Any) -> None:
         """Insert one row into runs; `config` may be a dict (stored as JSON). A field the
         table lacks raises duckdb.BinderException."""
-        if fields.get("source_path") is not None:
-            fields["source_path"] = str(self.source_of(fields["source_path"]))
-        if isinstance(fields.get("config"), (dict, list)):
-            fields["config"] = json.dumps(fields["config"])
-        self._insert_row("runs", {"run_id": run_id, **fields})
+        self._insert_row("runs", self._run_row({"run_id": run_id, **fields}))
+
+    def add_runs(self, rows: Sequence[dict[str, Any]]) -> None:
+        """add_run for many rows (each a dict with run_id and add_run's fields) with one
+        INSERT; a value is cast to its column's type by DuckDB."""
+        if not rows:
+            return
+        frame = pd.DataFrame([self._run_row(r) for r in rows]).astype(object)
+        frame = frame.where(frame.notna(), None)
+        cols = ", ".join(f"CAST({quote_ident(c)} AS VARCHAR) AS {quote_ident(c)}"
+                         for c in frame.columns)  # a column of only None has no type
+        name = f"_runs_{threading.get_ident()}"
+        self.con.register(name, frame)
+        try:
+            self.con.execute(f"INSERT INTO runs BY NAME SELECT {cols} FROM {quote_ident(name)}")
+        finally:
+            self.con.unregister(name)
+
+    def _run_row(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A runs row as stored: source_path the input a UTF-8 copy stands for (source_of),
+        config as JSON text."""
+        row = dict(row)
+        if row.get("source_path") is not None:
+            row["source_path"] = str(self.source_of(row["source_path"]))
+        if isinstance(row.get("config"), (dict, list)):
+            row["config"] = json.dumps(row["config"])
+        return row
 
     def add_eval(self, eval_id: str, **fields: Any) -> None:
         """Insert one row into evals (a field the table lacks raises duckdb.BinderException)."""
