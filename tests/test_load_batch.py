@@ -177,3 +177,27 @@ def test_run_ids_in_a_batch_follow_new_ids_rule_against_ids_taken(tmp_path, stor
     finally:
         earlier.close()
     assert alone == {name: r.run_ids for name, r in reports.items()}
+
+
+def test_interleaved_batches_record_the_walk_order(tmp_path, store, batches):
+    # two batches (CSV, JSONL) whose files alternate in the walk, an ignored file and a file
+    # read on its own between them: each `inputs` row keeps its place in the walk
+    d = tmp_path / "mixed"
+    (d / "sub").mkdir(parents=True)
+    for i, name in enumerate(["a.csv", "b.jsonl", "c.csv", "d.jsonl", "sub/a.csv", "sub/b.jsonl"]):
+        (d / name).write_text(_csv(i) if name.endswith(".csv") else _jsonl(i))
+    (d / "c1.txt").write_text("just a note\n")  # ignored, between the batches' files
+    (d / "c2.csv").write_text("request_id,ttft_ms\nx,5\n")  # another header: alone
+    reports = store.load_paths([d])
+    assert sorted(batches) == [(3, True), (3, True)], batches
+    walk = ["a.csv", "b.jsonl", "c.csv", "c1.txt", "c2.csv", "d.jsonl", "sub/a.csv",
+            "sub/b.jsonl"]
+    want = [str(d / n) for n in walk]
+    assert [r.path for r in reports] == want
+    assert [r.path for r in store.input_reports()] == want
+    alone_reports, alone = _per_file([d])
+    assert _contents(store) == alone
+    assert [r.to_dict() for r in reports] == [r.to_dict() for r in alone_reports]
+    # a second load goes after the first (its files are duplicates now)
+    again = store.load_paths([d / "a.csv", d / "c2.csv"])
+    assert [r.path for r in store.input_reports()] == want + [r.path for r in again]

@@ -244,6 +244,10 @@ class Store:
         self._report: LoadReport | None = None  # the report of the file loading (append)
         # UTF-8 copy being loaded -> (the file it copies, its encoding's note): see _utf8
         self._copy_of: dict[str, tuple[str, str]] = {}
+        # input_ids load_paths reserved (inputs rows in walk order, batches or not): the
+        # highest, and the id of the file each loading thread is at
+        self._input_ids_to = 0
+        self._input_id_of: dict[int, int] = {}
         self._caches: dict[str, cachetools.LRUCache] = {}
         self.create_schema()
 
@@ -576,9 +580,18 @@ class Store:
         loaded (and fails with a clear error when unusable), unless its content was already
         loaded (load_file: then ignored as a duplicate). progress(i, n, path) is called before
         each file; cancelled() is checked between files and while a file loads (Store.append):
-        the file being read is then rolled back, its report says so, and loading stops."""
+        the file being read is then rolled back, its report says so, and loading stops.
+
+        Many small tables are read in batches (_batches), loaded when the batch's first file
+        is reached; each file's `inputs` row still has the input_id of its place in the walk
+        (reserved here), so the recorded order is that of loading each file on its own."""
         todo = walk_inputs(paths)
+        with self._lock:
+            first_id = max(self.scalar("SELECT coalesce(max(input_id), 0) FROM inputs"),
+                           self._input_ids_to) + 1
+            self._input_ids_to = first_id + len(todo) - 1
         self._cancelled = cancelled
+        thread = threading.get_ident()
         try:
             found = self._classify(todo, cancelled)
             batch_of = self._batches(found)
@@ -591,15 +604,19 @@ class Store:
                 if progress:
                     progress(i, len(todo), str(p))
                 group = batch_of.get(i)
-                got = self._load_batch([todo[j][0] for j in group]) if group else None
+                got = self._load_batch([todo[j][0] for j in group],
+                                       [first_id + j for j in group]) if group else None
                 if got is not None:
                     out.update(zip(group, got))
                 else:
+                    self._input_id_of[thread] = first_id + i
                     out[i] = self._load_one(p, explicit, note, found.get(i))
-                if out[max(out)].error and out[max(out)].error.endswith(LOAD_CANCELLED):
+                last = out[group[-1] if got is not None else i]  # a cancelled batch: any
+                if last.error and last.error.endswith(LOAD_CANCELLED):
                     break
         finally:
             self._cancelled = lambda: False
+            self._input_id_of.pop(thread, None)
         return [out[i] for i in sorted(out)]
 
     # Many small files of one format and header (a folder of 5,000 request tables) are read
@@ -657,9 +674,9 @@ class Store:
                     out[chunk[0]] = chunk
         return out
 
-    def _load_batch(self, paths: list[Path]) -> list[LoadReport] | None:
+    def _load_batch(self, paths: list[Path], input_ids: list[int]) -> list[LoadReport] | None:
         """Load a batch of small generic tables (generic_table.load_batch) and their `inputs`
-        rows in one transaction; a file whose content was loaded before (or earlier in the
+        rows (with input_ids) in one transaction; a file whose content was loaded before (or earlier in the
         batch) is a duplicate, as in load_file. Returns the reports, in order; None, with
         nothing kept, when the files cannot be read as one (then each is loaded on its own,
         failing alone). A Cancel rolls the batch back: each of its files says so."""
@@ -689,14 +706,14 @@ class Store:
                     self.con.execute("ROLLBACK")
                     return None
                 self.check_cancelled()
-                self._record_inputs(reports)
+                self._record_inputs(reports, input_ids)
                 self.con.execute("COMMIT")
                 return reports
             except Cancelled:
                 self.con.execute("ROLLBACK")
                 reports = [LoadReport(path=str(p), error=f"{p}: {LOAD_CANCELLED}")
                            for p in paths]
-                self._record_inputs(reports)
+                self._record_inputs(reports, input_ids)
                 return reports
             except Exception:  # noqa: BLE001 - each file on its own says what went wrong
                 self.con.execute("ROLLBACK")
@@ -782,27 +799,28 @@ class Store:
 
     def _record_input(self, r: LoadReport) -> None:
         """One `inputs` row per report; an ignored file has kind 'ignored' and its reason as
-        the only skipped reason (input_reports() turns it back into skipped_file)."""
+        the only skipped reason (input_reports() turns it back into skipped_file). Its
+        input_id: the one load_paths reserved for the file, else the next free one."""
         row = _input_row(r)
         self.con.execute(
             f"INSERT INTO inputs (input_id, {', '.join(map(quote_ident, row))}, loaded_at) "
-            f"SELECT coalesce(max(input_id), 0) + 1, {', '.join('?' * len(row))}, now() "
-            "FROM inputs", list(row.values()))
+            f"SELECT coalesce(?, greatest(coalesce(max(input_id), 0), ?) + 1), "
+            f"{', '.join('?' * len(row))}, now() FROM inputs",
+            [self._input_id_of.get(threading.get_ident()), self._input_ids_to,
+             *row.values()])
 
-    def _record_inputs(self, reports: list[LoadReport]) -> None:
-        """_record_input for many reports, in order, with one INSERT."""
+    def _record_inputs(self, reports: list[LoadReport], input_ids: list[int]) -> None:
+        """_record_input for many reports with the input_ids load_paths reserved, one INSERT."""
         frame = pd.DataFrame([_input_row(r) for r in reports], dtype=object)
+        frame.insert(0, "input_id", input_ids)
         types = schema.column_types("inputs")  # a column of only None has no type of its own
-        cols = ", ".join(map(quote_ident, frame.columns))
-        frame.insert(0, "_ord", range(len(frame)))
         name = f"_inputs_{threading.get_ident()}"
         self.con.register(name, frame)
         try:
             self.con.execute(
-                f"INSERT INTO inputs (input_id, {cols}, loaded_at) SELECT (SELECT coalesce("
-                "max(input_id), 0) FROM inputs) + row_number() OVER (ORDER BY _ord), " + ", ".join(
-                    f"CAST({quote_ident(c)} AS {types[c]})" for c in frame.columns[1:]) +
-                f", now() FROM {quote_ident(name)}")
+                f"INSERT INTO inputs ({', '.join(map(quote_ident, frame.columns))}, loaded_at) "
+                "SELECT " + ", ".join(f"CAST({quote_ident(c)} AS {types[c]})"
+                                      for c in frame.columns) + f", now() FROM {quote_ident(name)}")
         finally:
             self.con.unregister(name)
 
