@@ -184,14 +184,21 @@ def test_interleaved_batches_record_the_walk_order(tmp_path, store, batches):
     # read on its own between them: each `inputs` row keeps its place in the walk
     d = tmp_path / "mixed"
     (d / "sub").mkdir(parents=True)
-    for i, name in enumerate(["a.csv", "b.jsonl", "c.csv", "d.jsonl", "sub/a.csv", "sub/b.jsonl"]):
+    names = ["a.csv", "b.jsonl", "c.csv", "d.jsonl", "e.csv", "sub/a.csv", "sub/b.csv",
+             "sub/b.jsonl", "sub/f.jsonl"]
+    for i, name in enumerate(names):
         (d / name).write_text(_csv(i) if name.endswith(".csv") else _jsonl(i))
     (d / "c1.txt").write_text("just a note\n")  # ignored, between the batches' files
     (d / "c2.csv").write_text("request_id,ttft_ms\nx,5\n")  # another header: alone
     reports = store.load_paths([d])
-    assert sorted(batches) == [(3, True), (3, True)], batches
-    walk = ["a.csv", "b.jsonl", "c.csv", "c1.txt", "c2.csv", "d.jsonl", "sub/a.csv",
-            "sub/b.jsonl"]
+    # b.jsonl, sub/b.csv and sub/b.jsonl (one run base, table:b, in two batches) load alone,
+    # in walk order: their runs are table:b, table:b#2, table:b#3 as without batches
+    assert sorted(batches) == [(2, True), (4, True)], batches
+    runs = {Path(r.path).relative_to(d).as_posix(): r.run_ids for r in reports}
+    assert [runs[n] for n in ("b.jsonl", "sub/b.csv", "sub/b.jsonl")] == [
+        ["table:b"], ["table:b#2"], ["table:b#3"]]
+    walk = ["a.csv", "b.jsonl", "c.csv", "c1.txt", "c2.csv", "d.jsonl", "e.csv", "sub/a.csv",
+            "sub/b.csv", "sub/b.jsonl", "sub/f.jsonl"]
     want = [str(d / n) for n in walk]
     assert [r.path for r in reports] == want
     assert [r.path for r in store.input_reports()] == want

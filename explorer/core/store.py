@@ -594,7 +594,7 @@ class Store:
         thread = threading.get_ident()
         try:
             found = self._classify(todo, cancelled)
-            batch_of = self._batches(found)
+            batch_of = self._batches(todo, found)
             out: dict[int, LoadReport] = {}
             for i, (p, explicit, note) in enumerate(todo):
                 if i in out:
@@ -659,19 +659,30 @@ class Store:
             return None
         return generic_table.batch_key(sniff)
 
-    def _batches(self, found: dict[int, tuple]) -> dict[int, list[int]]:
+    def _batches(self, todo, found: dict[int, tuple]) -> dict[int, list[int]]:
         """first index of a batch -> the indices of its files: files found in folders that
-        share a _batch_key (_classify)."""
+        share a _batch_key (_classify). A batch registers its runs when its first file is
+        reached, so a file whose run base (generic_table.run_base) another table of the walk
+        outside its batch shares is read alone: the run ids (base, base#2, ...) then follow
+        the walk, as without batches."""
+        from .formats import generic_table
         groups: dict[tuple, list[int]] = {}
         for i, got in found.items():
             if len(got) == 4 and got[3] is not None:  # a generic table that may be batched
                 groups.setdefault(got[3], []).append(i)
+        chunks = [members[k:k + self.BATCH_MAX_FILES] for members in groups.values()
+                  for k in range(0, len(members), self.BATCH_MAX_FILES)]
+        owner = {i: n for n, chunk in enumerate(chunks) for i in chunk}
+        owners: dict[str, set] = {}  # run base -> the batches (or ("alone", i)) its files are in
+        for i, (p, explicit, note) in enumerate(todo):
+            if note is None and (explicit or len(found.get(i, ())) == 4):  # may be a table
+                owners.setdefault(generic_table.run_base(p), set()).add(
+                    owner.get(i, ("alone", i)))
         out: dict[int, list[int]] = {}
-        for members in groups.values():
-            for k in range(0, len(members), self.BATCH_MAX_FILES):
-                chunk = members[k:k + self.BATCH_MAX_FILES]
-                if len(chunk) >= self.BATCH_MIN_FILES:
-                    out[chunk[0]] = chunk
+        for chunk in chunks:
+            chunk = [i for i in chunk if len(owners[generic_table.run_base(todo[i][0])]) == 1]
+            if len(chunk) >= self.BATCH_MIN_FILES:
+                out[chunk[0]] = chunk
         return out
 
     def _load_batch(self, paths: list[Path], input_ids: list[int]) -> list[LoadReport] | None:
