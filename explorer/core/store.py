@@ -611,7 +611,7 @@ class Store:
                 else:
                     self._input_id_of[thread] = first_id + i
                     out[i] = self._load_one(p, explicit, note, found.get(i))
-                last = out[group[-1] if got is not None else i]  # a cancelled batch: any
+                last = out[group[-1] if got is not None else i]  # a cancelled batch: all say so
                 if last.error and last.error.endswith(LOAD_CANCELLED):
                     break
         finally:
