@@ -25,7 +25,7 @@ catalogues: $(VENV)/.installed
 	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k ngettext:1,2 --no-location \
 	  --sort-output -o $(I18N)/explorer.pot explorer widgets
 	$(VENV)/bin/pybabel update -D explorer -i $(I18N)/explorer.pot -d $(I18N) -l zh_CN \
-	  --no-fuzzy-matching --ignore-obsolete
+	  --no-fuzzy-matching --ignore-obsolete --width 100
 	$(VENV)/bin/pyside6-lupdate -silent -no-obsolete -locations none $(WIDGET_SOURCES) -ts $(TS)
 
 $(VENV)/.installed: pyproject.toml scripts/setup.sh

@@ -159,3 +159,27 @@ def test_the_export_dialog_reads_one_line_not_the_childs_traceback(tmp_path, mon
     assert "\n" not in msg and "Traceback" not in msg and 'File "' not in msg, msg
     assert msg.startswith(str(blocked / "out")) and "cannot write" in msg, msg
     assert blocked.read_text() == "a file where the folder should go"
+
+
+
+def test_a_panel_slot_raising_on_the_results_is_blamed_on_that_panel_alone(monkeypatch, tmp_path):
+    """What a panel's slot raises while the results are handed out reaches sys.excepthook,
+    not the caller: that panel's picture is left out and named, the others are drawn."""
+    import widgets.heatmap
+    from explorer.core.errors import ReportIncomplete
+    from explorer.reporting.bundle import render
+    from tests.report_fixture import sample_doc, sample_frame
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
+    real = widgets.heatmap.HeatmapPanel.on_results
+
+    def on_results(self, payload):
+        real(self, payload)
+        raise RuntimeError("slot failed")
+    monkeypatch.setattr(widgets.heatmap.HeatmapPanel, "on_results", on_results)
+    out = tmp_path / "out"
+    with pytest.raises(ReportIncomplete) as got:
+        render(sample_doc(), out, {"png", "svg"}, frame=sample_frame())
+    assert got.value.failed == [("heatmap", "RuntimeError: slot failed")]
+    names = _whole_pictures(out)
+    assert not {"heatmap.png", "heatmap.svg"} & set(names)
+    assert {"comparison.png", "comparison.svg", "tree.png", "versions.png"} <= set(names)

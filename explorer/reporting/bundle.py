@@ -16,8 +16,8 @@ from explorer.core.atomic import write_atomically, write_text
 from explorer.core.analysis.sla import for_cohort_runs
 from explorer.core.errors import ReportIncomplete
 
-from .images import (ensure_app, print_fonts, report_mode, save_png, save_scene_png, save_svg,
-                     scroll_overflow, settle, table_overflow)
+from .images import (ensure_app, print_fonts, report_mode, save_image, save_scene_png, save_svg,
+                     scroll_overflow, settle, table_overflow, to_image)
 
 log = logging.getLogger(__name__)
 
@@ -118,12 +118,22 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
         grow = table_overflow(widget)
         if grow:  # every row of a table, no scroll bar and no empty tail
             settle(widget, QSize(size.width(), max(160, size.height() + grow)))
-        out[stem] = save_png(widget, out_dir / f"{stem}.png")
+        image = to_image(widget, 2.0)
+        if caught:  # its paintEvent raised while drawing the picture: not written
+            raise caught[0]
+        out[stem] = save_image(image, out_dir / f"{stem}.png")
         if svg:
-            save_svg(widget, out_dir / f"{stem}.svg", title=stem)
+            path = save_svg(widget, out_dir / f"{stem}.svg", title=stem)
+            if caught:
+                path.unlink(missing_ok=True)
+                out.pop(stem).unlink(missing_ok=True)
+                raise caught[0]
+
+    # what the first emit raised in a panel's slot belongs to that panel alone
+    raised_at_start = list(caught)
 
     for name, panel in panels.items():
-        caught.clear()
+        caught[:] = [e for e in raised_at_start if _raised_in(e, panel)]
         try:
             if name == "distributions":
                 if frame is None:
@@ -160,6 +170,16 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
         p.close()
         p.deleteLater()
     return out
+
+
+def _raised_in(e: BaseException, widget) -> bool:
+    """True when `widget`'s own code is on the traceback of `e` (a slot of that panel)."""
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_locals.get("self") is widget:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _failed(failed: list | None, name: str, e: Exception, what: str) -> None:
