@@ -744,10 +744,17 @@ def _md_inputs(rows: list) -> str:
     return _md_input_rows(rows) + note
 
 
+def loaded_inputs(rows: list) -> list:
+    """The input rows that loaded (neither failed nor ignored): report.md and the HTML / PDF
+    group their listing by folder beyond MD_MAX_INPUTS of them, and count them above it."""
+    return [r for r in rows if not r.get("error") and not r.get("ignored")]
+
+
 def _md_input_rows(rows: list) -> str:
     if not rows:
         return _("_No trace or eval file was loaded._")
-    if len(rows) <= MD_MAX_INPUTS:
+    loaded = loaded_inputs(rows)
+    if len(loaded) <= MD_MAX_INPUTS:
         return _table((_("File"), _("Format"), _("Rows loaded"), _("Skipped"), _("SHA-256"), _("Error")), [
             (r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
              (r.get("sha256") or "")[:16], r.get("error") or "") for r in rows])
@@ -755,7 +762,7 @@ def _md_input_rows(rows: list) -> str:
             for folder, fmt, n, loaded, skipped in input_groups(rows)]
     body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
               r["error"]) for r in rows if r.get("error")]
-    return (grouped_files(len(rows)) + "\n\n" + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
+    return (grouped_files(len(loaded)) + "\n\n" + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
 
 
 def input_groups(rows: list) -> list[tuple[str, str, int, int, int]]:

@@ -17,7 +17,7 @@ from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
 from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
-                                  scope_lines)
+                                  loaded_inputs, scope_lines)
 from widgets import palette
 from widgets.painters.comparison import comparison_html
 from widgets.painters.conclusion import conclusion_html
@@ -192,7 +192,7 @@ def provenance_html(doc: dict) -> str:
     meta = doc.get("meta") or {}
     rows = []
     files = doc.get("inputs") or []
-    loaded = [f for f in files if not f.get("error") and not f.get("ignored")]
+    loaded = loaded_inputs(files)
     grouped = len(loaded) > MD_MAX_INPUTS  # as report.md: per folder and format beyond that
     if grouped:
         rows = ["<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
