@@ -36,6 +36,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.core.analysis import pipeline
 from explorer.core.i18n import _
+from explorer.core.names import plural
 from explorer.core.store import LOAD_CANCELLED, Store
 from explorer.workers import JobContext, Runner
 
@@ -271,7 +272,7 @@ class Session(QObject):
                 cancelled=ctx.cancelled)
             return self._after_load(ctx, reports)
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
-                           label=self.tr("Loading %n file(s)", "", len(paths)))
+                           label=self.tr("Loading %1").replace("%1", plural(len(paths), "file")))
 
     def load_demo(self) -> bool:
         """Load the simulated demo workload (explorer.demo.load_demo) in a worker; True."""
@@ -428,8 +429,8 @@ class Session(QObject):
         self._cache = {}
         failed = payload.pop("load_failed", None) or []
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
-            self.message.emit(self.tr("%n input(s) could not be read: %1", "", len(failed))
-                              .replace("%1", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
+            self.message.emit(self.tr("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
+                              .replace("%2", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
         names = [c["name"] for c in payload["clusters"]]
         chosen = payload.pop("chosen_cluster", None)  # a reopened session's own choice
         if isinstance(chosen, str) and chosen in names:
@@ -662,7 +663,7 @@ class Session(QObject):
         if not ids:
             return
         self.set_selection(sel.InSet("case_id", ids),
-                           self.tr("%1: %2 case(s) picked").replace("%1", view).replace("%2", f"{len(ids):,}"),
+                           self.tr("%1: %2 picked").replace("%1", view).replace("%2", plural(len(ids), "case")),
                            source=("cases", len(ids)))
 
     def select_range(self, metric: str, lo: float | None, hi: float | None, text: str = "") -> None:

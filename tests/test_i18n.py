@@ -163,12 +163,13 @@ def test_every_command_takes_lang(capsys, zh):
 
 
 def test_every_widget_string_is_in_the_widget_catalogue():
-    """self.tr("...") / tr("...") / QT_TRANSLATE_NOOP(ctx, "...") literals in widgets/ and the
-    app (read with ast: a call inside an f-string is seen too) all have a finished entry."""
+    """self.tr("...") / tr("...") / QT_TRANSLATE_NOOP(ctx, "...") literals in widgets/, the
+    app and the session (its progress labels and selection names; read with ast: a call inside an f-string is seen too) all have a finished entry."""
     done = {m.findtext("source") for m in ET.parse(TS).getroot().findall(".//message")
             if m.find("translation").get("type") is None}
     missing = []
-    for path in list((ROOT / "widgets").rglob("*.py")) + [ROOT / "explorer/app.py"]:
+    for path in list((ROOT / "widgets").rglob("*.py")) + [ROOT / "explorer/app.py",
+                                                            ROOT / "explorer/session.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue

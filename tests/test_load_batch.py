@@ -140,3 +140,71 @@ def test_cancel_during_a_batch_rolls_it_back_and_says_so(tmp_path, store, monkey
     assert all(r.error.endswith("nothing of it was kept") for r in reports), reports
     assert store.count("requests") == 0 and store.count("runs") == 0
     assert sorted(r.path for r in store.input_reports()) == csv_files
+
+
+def test_classify_keeps_only_a_batch_key_and_none_for_a_large_file(tmp_path, store):
+    d = _folder(tmp_path, n=3)
+    big = d / "big.csv"  # over BATCH_MAX_BYTES: read on its own, nothing of its head kept
+    big.write_text(CSV_HEADER + "\n" + _csv(5, rows=store.BATCH_MAX_BYTES // 40).split("\n", 1)[1])
+    assert big.stat().st_size > store.BATCH_MAX_BYTES
+    from explorer.core.store import walk_inputs
+    todo = walk_inputs([d])
+    found = store._classify(todo, lambda: False)
+    by_name = {todo[i][0].name: got for i, got in found.items()}
+    assert by_name["big.csv"] == (None, "generic_table", None, None)
+    assert by_name["t001.csv"] == (None, "generic_table", None, ("csv", CSV_HEADER))
+    assert by_name["u001.jsonl"][3][0] == "jsonl"
+    assert all(isinstance(x, (str, tuple, type(None))) for got in found.values() for x in got)
+
+
+def test_run_ids_in_a_batch_follow_new_ids_rule_against_ids_taken(tmp_path, store, batches):
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(4):
+        (d / f"t{i:03d}.csv").write_text(_csv(i))
+    (d / "t009#2.csv").write_text(_csv(9))  # its base is itself an id with a #N suffix
+    for s in (store, earlier := Store()):
+        for run_id in ("table:t000", "table:t000#2", "table:t009#2"):
+            s.add_run(run_id, format="generic_table")
+    reports = {Path(r.path).name: r for r in store.load_paths([d])}
+    assert batches == [(5, True)]  # read as one, no primary-key error and fallback
+    assert reports["t000.csv"].run_ids == ["table:t000#3"]
+    assert reports["t009#2.csv"].run_ids == ["table:t009#2#2"]
+    assert reports["t001.csv"].run_ids == ["table:t001"]
+    earlier.BATCH_MIN_FILES = 10**9  # each file on its own: Store.new_id per file
+    try:
+        alone = {Path(r.path).name: r.run_ids for r in earlier.load_paths([d])}
+    finally:
+        earlier.close()
+    assert alone == {name: r.run_ids for name, r in reports.items()}
+
+
+def test_interleaved_batches_record_the_walk_order(tmp_path, store, batches):
+    # two batches (CSV, JSONL) whose files alternate in the walk, an ignored file and a file
+    # read on its own between them: each `inputs` row keeps its place in the walk
+    d = tmp_path / "mixed"
+    (d / "sub").mkdir(parents=True)
+    names = ["a.csv", "b.jsonl", "c.csv", "d.jsonl", "e.csv", "sub/a.csv", "sub/b.csv",
+             "sub/b.jsonl", "sub/f.jsonl"]
+    for i, name in enumerate(names):
+        (d / name).write_text(_csv(i) if name.endswith(".csv") else _jsonl(i))
+    (d / "c1.txt").write_text("just a note\n")  # ignored, between the batches' files
+    (d / "c2.csv").write_text("request_id,ttft_ms\nx,5\n")  # another header: alone
+    reports = store.load_paths([d])
+    # b.jsonl, sub/b.csv and sub/b.jsonl (one run base, table:b, in two batches) load alone,
+    # in walk order: their runs are table:b, table:b#2, table:b#3 as without batches
+    assert sorted(batches) == [(2, True), (4, True)], batches
+    runs = {Path(r.path).relative_to(d).as_posix(): r.run_ids for r in reports}
+    assert [runs[n] for n in ("b.jsonl", "sub/b.csv", "sub/b.jsonl")] == [
+        ["table:b"], ["table:b#2"], ["table:b#3"]]
+    walk = ["a.csv", "b.jsonl", "c.csv", "c1.txt", "c2.csv", "d.jsonl", "e.csv", "sub/a.csv",
+            "sub/b.csv", "sub/b.jsonl", "sub/f.jsonl"]
+    want = [str(d / n) for n in walk]
+    assert [r.path for r in reports] == want
+    assert [r.path for r in store.input_reports()] == want
+    alone_reports, alone = _per_file([d])
+    assert _contents(store) == alone
+    assert [r.to_dict() for r in reports] == [r.to_dict() for r in alone_reports]
+    # a second load goes after the first (its files are duplicates now)
+    again = store.load_paths([d / "a.csv", d / "c2.csv"])
+    assert [r.path for r in store.input_reports()] == want + [r.path for r in again]

@@ -229,3 +229,82 @@ def test_the_panel_never_touches_the_store_on_the_ui_thread(session, panel, qtbo
         st.con = real
     assert panel.result.summary["requests"] == 12
     assert used and threading.get_ident() not in used
+
+
+@pytest.fixture
+def two_runs(session, panel, qtbot):
+    """Runs "a" (12 requests) and "b" (5, its config holding null settings) in the session,
+    offered by the panel."""
+    import json
+
+    import pandas as pd
+    st = session.store
+    st.append("runs", pd.DataFrame(
+        [{"run_id": "a", "label": "A", "format": "csv", "config": json.dumps({"max_num_seqs": 4})},
+         {"run_id": "b", "label": "B", "format": "csv",
+          "config": json.dumps({"max_num_seqs": None, "max_num_batched_tokens": None,
+                                "block_size": None})}]))
+    st.append("requests", pd.DataFrame(
+        [{"run_id": "a", "request_id": f"a{i}", "arrival_s": 0.05 * i, "prompt_tokens": 300 + i,
+          "completion_tokens": 40} for i in range(12)]
+        + [{"run_id": "b", "request_id": f"b{i}", "arrival_s": 0.1 * i, "prompt_tokens": 200,
+            "completion_tokens": 20} for i in range(5)]))
+    session.rescan()
+    qtbot.waitUntil(lambda: panel.run_box.count() == 2 and panel.seqs.value() == 4, timeout=30000)
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=30000)
+    return session
+
+
+def test_a_null_recorded_setting_keeps_the_one_shown(two_runs, panel, qtbot):
+    """Run b's config holds null for max-num-seqs, batched tokens and block size: picking it
+    reads its settings without an error and keeps the ones shown."""
+    panel.seqs.setValue(8)
+    panel.run_box.setCurrentIndex(panel.run_box.findData("b"))
+    qtbot.waitUntil(lambda: two_runs.runner.pending() == 0, timeout=30000)
+    assert panel.state.run_id == "b"
+    assert (panel.seqs.value(), panel.block_size.value()) == (8, 16)
+    assert not panel.status.property("error")
+
+
+@pytest.mark.parametrize("button", ["run_button", "sweep_button"])
+def test_picking_another_run_while_the_trace_is_read(two_runs, panel, qtbot, monkeypatch, button):
+    """Run (or Sweep) on run a, then run b picked while a's trace is still being read: a's
+    trace, when it arrives, starts nothing and raises nothing; Run on b then replays b."""
+    from explorer.core.viewstate.replay import TraceQuery
+    session, held = two_runs, []
+    submit = session.runner.submit
+
+    def hold_trace(key, fn, on_result, *a, **kw):   # the trace read is held back
+        if key == "replay-trace":
+            held.append(on_result)
+            return None
+        return submit(key, fn, on_result, *a, **kw)
+    monkeypatch.setattr(session.runner, "submit", hold_trace)
+    assert panel.state.run_id == "a"
+    getattr(panel, button).click()
+    assert len(held) == 1 and panel.status.text() == "Reading the trace…"
+    panel.run_box.setCurrentIndex(panel.run_box.findData("b"))
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=30000)
+    held[0](TraceQuery("a").run(session.store))     # a's trace arrives after b was picked
+    assert panel.runner.pending() == 0 and panel.result is None and panel.sweep is None
+    assert panel.status.text() == "Cancelled." and panel.state.trace is None
+    monkeypatch.undo()
+    panel.run_button.click()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
+    assert panel.result.summary["requests"] == 5
+
+
+def test_settings_that_stopped_working_before_the_cohort_arrived(panel, qtbot, monkeypatch):
+    """Predict badcases checks the settings again when the cohort arrives: settings that no
+    longer work are said in the status, nothing is run."""
+    session, held = panel.session, []
+    monkeypatch.setattr(session, "cohort", lambda: object())
+    monkeypatch.setattr(session.runner, "submit",
+                        lambda key, fn, on_result, *a, **kw: held.append(on_result))
+    panel.predict_button.click()
+    assert len(held) == 1
+    panel.state.max_num_seqs = 0                    # not through set(): no range check
+    held[0](None)
+    assert panel.runner.pending() == 0 and panel.prediction is None
+    assert "max_num_seqs must be >= 1" in panel.status.text()
+    assert panel.status.property("error")

@@ -304,3 +304,16 @@ def test_a_helm_file_and_its_run_folder_are_one_input(real):
         _assert_duplicate(s.load_file(second), first, sha256_of(helm))
         assert s.count("cases") == cases and s.count("evals") == 1
         s.close()
+
+
+def test_new_ids_equals_new_id_taken_one_after_another(store):
+    for run_id in ("a", "a#2", "b#2", "a%", "c_d"):
+        store.add_run(run_id, format="x")
+    bases = ["a", "b#2", "a", "b", "a%", "c.d", "b#2"]
+    got = store.new_ids("runs", "run_id", bases)
+    want = []
+    for base in bases:  # new_id, each id inserted before the next is asked for
+        want.append(store.new_id("runs", "run_id", base))
+        store.add_run(want[-1], format="x")
+    assert got == want == ["a#3", "b#2#2", "a#4", "b", "a%#2", "c.d", "b#2#3"]
+    assert store.new_ids("runs", "run_id", []) == []

@@ -57,6 +57,11 @@ def test_observed_settings_start_the_scenario():
         (10000, "fifo", 64, 2048, 32)
     s.apply_observed({"num_gpu_blocks": None, "eviction": "no-such-policy"})
     assert s.blocks == 0 and s.eviction == "fifo" and s.config().num_gpu_blocks is None
+    # a run config holding null for a setting did not record it: the value stays
+    s.apply_observed({"max_num_seqs": None, "max_num_batched_tokens": None, "block_size": None,
+                      "eviction": None})
+    assert (s.max_num_seqs, s.max_num_batched_tokens, s.block_size, s.eviction) == \
+        (64, 2048, 32, "fifo")
 
 
 @pytest.fixture

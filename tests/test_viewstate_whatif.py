@@ -59,7 +59,10 @@ def test_another_treatment_brings_its_range_and_default(state):
     state.choose_treatment("batch_size")
     assert state.range == (f["batch_size"].min(), f["batch_size"].max())
     assert not state.is_rate()
-    assert state.step() == max(0.1, round((f["batch_size"].max() - f["batch_size"].min()) / 100, 1))
+    # frame(seed=0)'s batch sizes run from 3.428 to 96.387 (printed from the frame); a slider
+    # step of a hundredth of that span is 92.959 / 100 = 0.930, which is 0.9 to one decimal
+    assert state.range == pytest.approx((3.428, 96.387), abs=1e-3)
+    assert state.step() == 0.9
     assert state.set_value == pytest.approx(f.loc[f["grp"] == "control", "batch_size"].mean())
     with pytest.raises(ValueError):
         state.choose_treatment("queue_ms")          # constant in this frame

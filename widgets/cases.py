@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QTableView, QVBoxLayout)
 
+from explorer.core.names import plural
 from widgets import palette
 from widgets.base import Panel
 
@@ -180,8 +181,8 @@ class CasesPanel(Panel):
         if s.selection is not None:
             ids = getattr(s, "selected_cases", None)
             total = len(ids) if ids is not None else n
-            text = (self.tr("%1 selected case(s): %2 (Esc clears, Alt+Left goes back)")
-                    .replace("%1", f"{total:,}").replace("%2", s.selection_label))
+            text = (self.tr("%1 selected: %2 (Esc clears, Alt+Left goes back)")
+                    .replace("%1", plural(total, "case")).replace("%2", s.selection_label))
         else:  # the counts of the whole cohort (its frame), not of the listed rows
             frame = (getattr(s, "data", None) or {}).get("frame")
             if isinstance(frame, pd.DataFrame) and "badcase" in frame:
@@ -189,8 +190,8 @@ class CasesPanel(Panel):
             else:
                 total = n
                 bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
-            text = (self.tr("%1 case(s) in the cohort: %2 badcase(s), %3 control")
-                    .replace("%1", f"{total:,}").replace("%2", f"{bad:,}")
+            text = (self.tr("%1 in the cohort: %2, %3 control")
+                    .replace("%1", plural(total, "case")).replace("%2", plural(bad, "badcase"))
                     .replace("%3", f"{total - bad:,}"))
         if n < total:
             text += self.tr(" (the first %1 listed)").replace("%1", f"{n:,}")

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QPushButton, QTableView, QVBoxLayout)
 
 from explorer.core.i18n import _
+from explorer.core.names import plural
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters import comparison as painter
@@ -101,10 +102,10 @@ class ComparisonPanel(Panel):
         if key == "cohort" or sel is None:
             self.note.setText(self._cohort_note)
         else:
-            self.note.setText(self.tr("%1 (%2 case(s), %3 badcase(s)) against %4. ★ BH-adjusted p < 0.05; "
+            self.note.setText(self.tr("%1 (%2, %3) against %4. ★ BH-adjusted p < 0.05; "
                                       "d = Cohen's d, selected minus %4.")
-                              .replace("%1", self.selection_name()).replace("%2", f"{sel.get('n', 0):,}")
-                              .replace("%3", f"{sel.get('n_bad', 0):,}")
+                              .replace("%1", self.selection_name()).replace("%2", plural(sel.get('n', 0), "case"))
+                              .replace("%3", plural(sel.get('n_bad', 0), "badcase"))
                               .replace("%4", self.tr("the rest of the cohort") if key == "vs_rest"
                                        else self.tr("the control")))
         if not rows:

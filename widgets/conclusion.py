@@ -6,6 +6,7 @@ import html
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 
+from explorer.core.names import plural
 from widgets.base import Panel
 from widgets.painters.conclusion import conclusion_html, conclusion_text
 
@@ -37,8 +38,8 @@ class ConclusionPanel(Panel):
 
     def _selection_title(self) -> str:
         sel = self.selection or {}
-        return self.tr("For %1 (%2 case(s), %3 badcase(s))").replace("%1", self.selection_name()) \
-            .replace("%2", f"{sel.get('n', 0):,}").replace("%3", f"{sel.get('n_bad', 0):,}")
+        return self.tr("For %1 (%2, %3)").replace("%1", self.selection_name()) \
+            .replace("%2", plural(sel.get('n', 0), "case")).replace("%3", plural(sel.get('n_bad', 0), "badcase"))
 
     def paint(self, conclusion) -> str | None:
         body = conclusion_html(conclusion, self.tree_sentence)

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QHBoxLayout, QLabel, QRadioButton,
                                QVBoxLayout)
 
+from explorer.core.names import plural
 from widgets.base import Panel
 from widgets import palette
 from widgets.painters.common import label, num
@@ -185,8 +186,8 @@ class DistributionsPanel(Panel):
         stats = next((r for r in self.comparison if r.get("metric") == m), None)
         self.note.setVisible(bool(sel))
         if sel:
-            self.note.setText(self.tr("▲ %1 selected case(s) with a value, in the selection colour")
-                              .replace("%1", str(int(hi.notna().sum()))))
+            self.note.setText(self.tr("▲ selected, with a value: %1, in the selection colour")
+                              .replace("%1", plural(int(hi.notna().sum()), "case")))
         msg = paint_distribution(self.plot, bad, ctl, m, "ecdf" if self.ecdf.isChecked() else "hist",
                                  stats, hi)
         if self.region is not None:  # the plot was cleared: the band goes back on top

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, 
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
 from explorer.core.escape import qt_plain_tip
+from explorer.core.names import plural
 from widgets import palette
 from widgets.base import Panel
 from widgets.painters.common import label, num
@@ -178,8 +179,8 @@ class HeatmapPanel(Panel):
             box = QGraphicsRectItem(QRectF(xe[ix], ye[iy], xe[ix + 1] - xe[ix], ye[iy + 1] - ye[iy]))
             box.setPen(pen)
             box.setZValue(15)
-            box.setToolTip(self.tr("%1 selected case(s) here, %2 badcase(s)")
-                           .replace("%1", f"{n:,}").replace("%2", f"{nb:,}"))
+            box.setToolTip(self.tr("Selected here: %1, %2")
+                           .replace("%1", plural(n, "case")).replace("%2", plural(nb, "badcase")))
             text = pg.TextItem(f"{n:,}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
             text.setPos((xe[ix] + xe[ix + 1]) / 2, (ye[iy] + ye[iy + 1]) / 2)
             text.setZValue(16)
@@ -228,10 +229,10 @@ class HeatmapPanel(Panel):
             keys.append((str(r.run_id), str(r.request_id)))
         self.req_model.set_rows(rows, sort, keys)
         shown = "" if len(df) >= total else self.tr(" (first %1 listed)").replace("%1", f"{len(df):,}")
-        bound = (self.tr("bound to %1 case(s) of this cohort").replace("%1", f"{ncases:,}")
+        bound = (self.tr("bound to %1 of this cohort").replace("%1", plural(ncases, "case"))
                  if ncases else self.tr("none bound to a case of this cohort"))
-        self.req_caption.setText(self.tr("%1 request(s) in %2%3, %4 · double-click one to open its timeline")
-                                 .replace("%1", f"{total:,}").replace("%2", s.selection_label)
+        self.req_caption.setText(self.tr("%1 in %2%3, %4 · double-click one to open its timeline")
+                                 .replace("%1", plural(total, "request")).replace("%2", s.selection_label)
                                  .replace("%3", shown).replace("%4", bound))
         if not self.req_box.isVisibleTo(self):
             self.req_box.setVisible(True)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
 
+from explorer.core.names import plural
 from explorer.reporting.export import export_report
 from widgets import palette
 from widgets.base import copy_mime
@@ -162,7 +163,7 @@ class MainWindow(QMainWindow):
         failed = sum(1 for r in reports if getattr(r, "error", None))
         ignored = sum(1 for r in reports if getattr(r, "skipped_file", None))
         loaded = len(reports) - failed - ignored
-        parts = [self.tr("%1 file(s) loaded").replace("%1", f"{loaded:,}")] if reports else []
+        parts = [self.tr("%1 loaded").replace("%1", plural(loaded, "file"))] if reports else []
         if failed:
             parts.append(self.tr("%1 could not be read").replace("%1", f"{failed:,}"))
         if ignored:

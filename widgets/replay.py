@@ -274,6 +274,9 @@ class ReplayPanel(JobControls, Panel):
         store = self.session.store
 
         def got(trace):
+            if trace.run_id != self.state.run_id:   # another run was picked while it was read
+                self._status(self.tr("Cancelled."))
+                return
             self.state.take_trace(trace)
             then()
         self._status(self.tr("Reading the trace…"))
@@ -290,7 +293,11 @@ class ReplayPanel(JobControls, Panel):
         self._with_trace(self._simulate)
 
     def _simulate(self) -> None:
-        job = self.state.replay_job()
+        try:   # the settings or the run may have changed since Run was clicked
+            job = self.state.replay_job()
+        except (ValueError, RuntimeError) as e:
+            self._status(str(e), error=True)
+            return
         self.cancel_button.setEnabled(True)
         self._status(self.tr("Replaying %n request(s)…", "", len(job.trace.requests)))
         self._submit("replay", lambda ctx: job.run(ctx.progress, ctx.cancelled),
@@ -357,7 +364,11 @@ class ReplayPanel(JobControls, Panel):
         store, query = self.session.store, CohortQuery(cohort)
 
         def compute(inputs):
-            job = self.state.predict_job(inputs)
+            try:   # the settings are checked again: they may have changed since the click
+                job = self.state.predict_job(inputs)
+            except (ValueError, RuntimeError) as e:
+                self._status(str(e), error=True)
+                return
             self.cancel_button.setEnabled(True)
             self._submit("replay", lambda ctx: job.run(
                 progress=lambda d, n: ctx.progress(d, n, "predict"), cancelled=ctx.cancelled),
@@ -394,7 +405,7 @@ class ReplayPanel(JobControls, Panel):
                 return
             try:
                 self.state.apply_observed(observed)
-            except ValueError as e:
+            except (TypeError, ValueError) as e:   # a recorded setting that is not a number
                 self._status(str(e), error=True)
             self._show_settings()
         self.session.runner.submit("replay-settings", lambda ctx: query.run(store),
@@ -469,7 +480,11 @@ class ReplayPanel(JobControls, Panel):
             return
 
         def go():
-            job = self.state.sweep_job()
+            try:   # the settings or the run may have changed since Sweep was clicked
+                job = self.state.sweep_job()
+            except (ValueError, RuntimeError) as e:
+                self._status(str(e), error=True)
+                return
             self.cancel_button.setEnabled(True)
             self._status(self.tr("Sweeping %n capacities…", "", len(job.capacities)))
             self._submit("replay", lambda ctx: job.run(

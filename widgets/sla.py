@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
+from explorer.core.names import plural
 from widgets.base import Panel, SelectionLine
 from widgets.painters.common import label, share, unit
 from widgets.painters.sla import paint_sla, summary
@@ -71,9 +72,9 @@ class SlaPanel(SelectionLine, Panel):
         if not sla.get("judged"):
             return self.tr("%1: none of its cases' requests can be judged against the SLA") \
                 .replace("%1", self.selection_name())
-        return self.tr("%1: %2 of its %3 judged request(s) meet the SLA (the whole cohort: %4)") \
+        return self.tr("%1: %2 of %3 judged meet the SLA (the whole cohort: %4)") \
             .replace("%1", self.selection_name()).replace("%2", share(sla.get("attainment"))) \
-            .replace("%3", f"{sla['judged']:,}").replace("%4", share(sla.get("cohort_attainment")))
+            .replace("%3", plural(sla['judged'], "request")).replace("%4", share(sla.get("cohort_attainment")))
 
     def copy_text(self) -> str:
         if not isinstance(self.value, dict):

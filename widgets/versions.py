@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout
 
 from explorer.core.i18n import _
+from explorer.core.names import plural
 from widgets import palette
 from widgets.base import Panel, SelectionLine
 from widgets.painters.versions import HEADERS, empty_reason, paint_versions, versions_rows
@@ -61,8 +62,8 @@ class VersionsPanel(SelectionLine, Panel):
         rows = (self.selection or {}).get("versions") or []
         if not rows:
             return ""
-        parts = [self.tr("%1: %2 case(s) (%3 badcase(s))").replace("%1", r["engine_version"])
-                 .replace("%2", f"{r['n']:,}").replace("%3", f"{r['n_bad']:,}")
+        parts = [self.tr("%1: %2 (%3)").replace("%1", r["engine_version"])
+                 .replace("%2", plural(r['n'], "case")).replace("%3", plural(r['n_bad'], "badcase"))
                  for r in sorted(rows, key=lambda r: -r["n"])]
         return self.tr("%1 ran on %2").replace("%1", self.selection_name()).replace("%2", "; ".join(parts))
 

@@ -98,7 +98,12 @@ CONTEXT_METRICS: dict[str, str] = {
 }
 
 
+def column_types(table: str) -> dict[str, str]:
+    """Column name -> DuckDB type of a canonical table, in DDL order."""
+    ddl = "\n".join(ln.split("--")[0] for ln in TABLES[table].splitlines())  # comments off
+    return {w[0]: w[1] for w in (part.split() for part in ddl.split(",")) if w}
+
+
 def columns(table: str) -> list[str]:
     """Column names of a canonical table, in DDL order."""
-    ddl = "\n".join(ln.split("--")[0] for ln in TABLES[table].splitlines())  # comments off
-    return [part.split()[0] for part in ddl.split(",") if part.strip()]
+    return list(column_types(table))

@@ -244,6 +244,10 @@ class Store:
         self._report: LoadReport | None = None  # the report of the file loading (append)
         # UTF-8 copy being loaded -> (the file it copies, its encoding's note): see _utf8
         self._copy_of: dict[str, tuple[str, str]] = {}
+        # input_ids load_paths reserved (inputs rows in walk order, batches or not): the
+        # highest, and the id of the file each loading thread is at
+        self._input_ids_to = 0
+        self._input_id_of: dict[int, int] = {}
         self._caches: dict[str, cachetools.LRUCache] = {}
         self.create_schema()
 
@@ -316,16 +320,29 @@ class Store:
     def new_id(self, table: str, column: str, base: str) -> str:
         """A value of `column` not yet used in `table`: base, else base#2, base#3, ...
         (one query; starts_with, not LIKE, so '%' or '_' in base are plain characters)."""
+        return self.new_ids(table, column, [base])[0]
+
+    def new_ids(self, table: str, column: str, bases: Sequence[str]) -> list[str]:
+        """new_id for each base, in order, with one query: each value is new in `table` and
+        differs from the ones before it (two equal bases give base and base#2)."""
+        if not bases:
+            return []
         col = quote_ident(column)
+        if len(bases) == 1:  # the same rule, ~3x faster for the one base of each file loaded
+            where, param = f"starts_with({col}, ?)", bases[0]
+        else:
+            where, param = (f"EXISTS (SELECT 1 FROM unnest(CAST(? AS VARCHAR[])) AS b(base) "
+                            f"WHERE starts_with({col}, b.base))"), list(bases)
         taken = {r[0] for r in self.con.execute(
-            f"SELECT {col} FROM {quote_ident(table)} WHERE starts_with({col}, ?)",
-            [base]).fetchall()}
-        if base not in taken:
-            return base
-        i = 2
-        while f"{base}#{i}" in taken:
-            i += 1
-        return f"{base}#{i}"
+            f"SELECT {col} FROM {quote_ident(table)} WHERE {where}", [param]).fetchall()}
+        out = []
+        for base in bases:
+            got, i = base, 2
+            while got in taken:
+                got, i = f"{base}#{i}", i + 1
+            taken.add(got)
+            out.append(got)
+        return out
 
     def source_of(self, path: str | Path) -> Path:
         """The input file a loader's path stands for: the original of a UTF-8 copy (a file in
@@ -336,11 +353,33 @@ class Store:
     def add_run(self, run_id: str, **fields: Any) -> None:
         """Insert one row into runs; `config` may be a dict (stored as JSON). A field the
         table lacks raises duckdb.BinderException."""
-        if fields.get("source_path") is not None:
-            fields["source_path"] = str(self.source_of(fields["source_path"]))
-        if isinstance(fields.get("config"), (dict, list)):
-            fields["config"] = json.dumps(fields["config"])
-        self._insert_row("runs", {"run_id": run_id, **fields})
+        self._insert_row("runs", self._run_row({"run_id": run_id, **fields}))
+
+    def add_runs(self, rows: Sequence[dict[str, Any]]) -> None:
+        """add_run for many rows (each a dict with run_id and add_run's fields) with one
+        INSERT; a value is cast to its column's type by DuckDB."""
+        if not rows:
+            return
+        frame = pd.DataFrame([self._run_row(r) for r in rows]).astype(object)
+        frame = frame.where(frame.notna(), None)
+        cols = ", ".join(f"CAST({quote_ident(c)} AS VARCHAR) AS {quote_ident(c)}"
+                         for c in frame.columns)  # a column of only None has no type
+        name = f"_runs_{threading.get_ident()}"
+        self.con.register(name, frame)
+        try:
+            self.con.execute(f"INSERT INTO runs BY NAME SELECT {cols} FROM {quote_ident(name)}")
+        finally:
+            self.con.unregister(name)
+
+    def _run_row(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A runs row as stored: source_path the input a UTF-8 copy stands for (source_of),
+        config as JSON text."""
+        row = dict(row)
+        if row.get("source_path") is not None:
+            row["source_path"] = str(self.source_of(row["source_path"]))
+        if isinstance(row.get("config"), (dict, list)):
+            row["config"] = json.dumps(row["config"])
+        return row
 
     def add_eval(self, eval_id: str, **fields: Any) -> None:
         """Insert one row into evals (a field the table lacks raises duckdb.BinderException)."""
@@ -541,9 +580,18 @@ class Store:
         loaded (and fails with a clear error when unusable), unless its content was already
         loaded (load_file: then ignored as a duplicate). progress(i, n, path) is called before
         each file; cancelled() is checked between files and while a file loads (Store.append):
-        the file being read is then rolled back, its report says so, and loading stops."""
+        the file being read is then rolled back, its report says so, and loading stops.
+
+        Many small tables are read in batches (_batches), loaded when the batch's first file
+        is reached; each file's `inputs` row still has the input_id of its place in the walk
+        (reserved here), so the recorded order is that of loading each file on its own."""
         todo = walk_inputs(paths)
+        with self._lock:
+            first_id = max(self.scalar("SELECT coalesce(max(input_id), 0) FROM inputs"),
+                           self._input_ids_to) + 1
+            self._input_ids_to = first_id + len(todo) - 1
         self._cancelled = cancelled
+        thread = threading.get_ident()
         try:
             found = self._classify(todo, cancelled)
             batch_of = self._batches(todo, found)
@@ -556,15 +604,19 @@ class Store:
                 if progress:
                     progress(i, len(todo), str(p))
                 group = batch_of.get(i)
-                got = self._load_batch([todo[j][0] for j in group]) if group else None
+                got = self._load_batch([todo[j][0] for j in group],
+                                       [first_id + j for j in group]) if group else None
                 if got is not None:
                     out.update(zip(group, got))
                 else:
+                    self._input_id_of[thread] = first_id + i
                     out[i] = self._load_one(p, explicit, note, found.get(i))
-                if out[max(out)].error and out[max(out)].error.endswith(LOAD_CANCELLED):
+                last = out[group[-1] if got is not None else i]  # a cancelled batch: all say so
+                if last.error and last.error.endswith(LOAD_CANCELLED):
                     break
         finally:
             self._cancelled = lambda: False
+            self._input_id_of.pop(thread, None)
         return [out[i] for i in sorted(out)]
 
     # Many small files of one format and header (a folder of 5,000 request tables) are read
@@ -575,7 +627,8 @@ class Store:
 
     def _classify(self, todo, cancelled) -> dict[int, tuple]:
         """For each file of todo found in a folder: _why_ignored's (why, format) or, when
-        detection itself failed, the failed report. Stops early when cancelled."""
+        detection itself failed, the failed report; a generic table's gets a third item None
+        and a fourth, its _batch_key. Stops early when cancelled."""
         found: dict[int, tuple] = {}
         for i, (p, explicit, note) in enumerate(todo):
             if cancelled():
@@ -584,44 +637,57 @@ class Store:
                 sniffed: list = []
                 try:
                     found[i] = self._why_ignored(p, sniffed)
-                    if found[i] == (None, "generic_table") and sniffed and \
-                            len(sniffed[0].head) <= self.BATCH_MAX_BYTES:
-                        found[i] += (None, sniffed[0])  # kept for _batches (small heads only)
+                    if found[i] == (None, "generic_table") and sniffed:
+                        # only the key is kept: a sniff (head, parsed lines) per file would
+                        # stay in memory for the whole load
+                        found[i] += (None, self._batch_key(p, sniffed[0]))
                 except Exception as e:  # noqa: BLE001 - detection must not stop the others
                     found[i] = (None, None, LoadReport(path=str(p), error=(
                         f"{p}: cannot be read: {errlog.describe(e)} "
                         f"({errlog.record(e, f'detecting the format of {p}')})")))
         return found
 
-    def _batches(self, todo, found: dict[int, tuple]) -> dict[int, list[int]]:
-        """first index of a batch -> the indices of its files: files found in folders that
-        the generic table format reads, small, UTF-8, sharing generic_table.batch_key."""
+    def _batch_key(self, p: Path, sniff) -> tuple | None:
+        """generic_table.batch_key of a file the generic table format reads, or None when it
+        is read on its own: over BATCH_MAX_BYTES, not UTF-8, or unreadable."""
         from .formats import generic_table
         from .formats._encoding import head_encoding
+        try:
+            if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
+                return None
+        except OSError:
+            return None
+        return generic_table.batch_key(sniff)
+
+    def _batches(self, todo, found: dict[int, tuple]) -> dict[int, list[int]]:
+        """first index of a batch -> the indices of its files: files found in folders that
+        share a _batch_key (_classify). A batch registers its runs when its first file is
+        reached, so a file whose run base (generic_table.run_base) another table of the walk
+        outside its batch shares is read alone: the run ids (base, base#2, ...) then follow
+        the walk, as without batches."""
+        from .formats import generic_table
         groups: dict[tuple, list[int]] = {}
         for i, got in found.items():
-            if len(got) != 4:  # not a generic table, or detection failed
-                continue
-            p = todo[i][0]
-            try:
-                if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
-                    continue
-            except OSError:
-                continue
-            key = generic_table.batch_key(got[3])
-            if key is not None:
-                groups.setdefault(key, []).append(i)
+            if len(got) == 4 and got[3] is not None:  # a generic table that may be batched
+                groups.setdefault(got[3], []).append(i)
+        chunks = [members[k:k + self.BATCH_MAX_FILES] for members in groups.values()
+                  for k in range(0, len(members), self.BATCH_MAX_FILES)]
+        owner = {i: n for n, chunk in enumerate(chunks) for i in chunk}
+        owners: dict[str, set] = {}  # run base -> the batches (or ("alone", i)) its files are in
+        for i, (p, explicit, note) in enumerate(todo):
+            if note is None and (explicit or len(found.get(i, ())) == 4):  # may be a table
+                owners.setdefault(generic_table.run_base(p), set()).add(
+                    owner.get(i, ("alone", i)))
         out: dict[int, list[int]] = {}
-        for members in groups.values():
-            for k in range(0, len(members), self.BATCH_MAX_FILES):
-                chunk = members[k:k + self.BATCH_MAX_FILES]
-                if len(chunk) >= self.BATCH_MIN_FILES:
-                    out[chunk[0]] = chunk
+        for chunk in chunks:
+            chunk = [i for i in chunk if len(owners[generic_table.run_base(todo[i][0])]) == 1]
+            if len(chunk) >= self.BATCH_MIN_FILES:
+                out[chunk[0]] = chunk
         return out
 
-    def _load_batch(self, paths: list[Path]) -> list[LoadReport] | None:
+    def _load_batch(self, paths: list[Path], input_ids: list[int]) -> list[LoadReport] | None:
         """Load a batch of small generic tables (generic_table.load_batch) and their `inputs`
-        rows in one transaction; a file whose content was loaded before (or earlier in the
+        rows (with input_ids) in one transaction; a file whose content was loaded before (or earlier in the
         batch) is a duplicate, as in load_file. Returns the reports, in order; None, with
         nothing kept, when the files cannot be read as one (then each is loaded on its own,
         failing alone). A Cancel rolls the batch back: each of its files says so."""
@@ -651,14 +717,14 @@ class Store:
                     self.con.execute("ROLLBACK")
                     return None
                 self.check_cancelled()
-                self._record_inputs(reports)
+                self._record_inputs(reports, input_ids)
                 self.con.execute("COMMIT")
                 return reports
             except Cancelled:
                 self.con.execute("ROLLBACK")
                 reports = [LoadReport(path=str(p), error=f"{p}: {LOAD_CANCELLED}")
                            for p in paths]
-                self._record_inputs(reports)
+                self._record_inputs(reports, input_ids)
                 return reports
             except Exception:  # noqa: BLE001 - each file on its own says what went wrong
                 self.con.execute("ROLLBACK")
@@ -694,7 +760,7 @@ class Store:
     @staticmethod
     def _why_ignored(p: Path, sniffed: list | None = None) -> tuple[str | None, str | None]:
         """(why a file found in a folder is passed over, None) or (None, the detected format).
-        sniffed: a list that receives the Sniff the detection read (for _batches)."""
+        sniffed: a list that receives the Sniff the detection read (for _batch_key)."""
         from .formats import MIN_CONFIDENCE, rank_formats
         from .formats._sweep import pass_over
         from .formats.base import Sniff
@@ -744,24 +810,28 @@ class Store:
 
     def _record_input(self, r: LoadReport) -> None:
         """One `inputs` row per report; an ignored file has kind 'ignored' and its reason as
-        the only skipped reason (input_reports() turns it back into skipped_file)."""
+        the only skipped reason (input_reports() turns it back into skipped_file). Its
+        input_id: the one load_paths reserved for the file, else the next free one."""
+        row = _input_row(r)
         self.con.execute(
-            "INSERT INTO inputs SELECT coalesce(max(input_id), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " ?, ?, now() FROM inputs", _input_row(r))
+            f"INSERT INTO inputs (input_id, {', '.join(map(quote_ident, row))}, loaded_at) "
+            f"SELECT coalesce(?, greatest(coalesce(max(input_id), 0), ?) + 1), "
+            f"{', '.join('?' * len(row))}, now() FROM inputs",
+            [self._input_id_of.get(threading.get_ident()), self._input_ids_to,
+             *row.values()])
 
-    def _record_inputs(self, reports: list[LoadReport]) -> None:
-        """_record_input for many reports, in order, with one INSERT."""
-        frame = pd.DataFrame([_input_row(r) for r in reports], columns=_INPUT_COLUMNS,
-                             dtype=object)
-        frame.insert(0, "_ord", range(len(frame)))
+    def _record_inputs(self, reports: list[LoadReport], input_ids: list[int]) -> None:
+        """_record_input for many reports with the input_ids load_paths reserved, one INSERT."""
+        frame = pd.DataFrame([_input_row(r) for r in reports], dtype=object)
+        frame.insert(0, "input_id", input_ids)
+        types = schema.column_types("inputs")  # a column of only None has no type of its own
         name = f"_inputs_{threading.get_ident()}"
         self.con.register(name, frame)
         try:
             self.con.execute(
-                "INSERT INTO inputs SELECT (SELECT coalesce(max(input_id), 0) FROM inputs) + "
-                "row_number() OVER (ORDER BY _ord), " + ", ".join(
-                    f"CAST({c} AS {t})" for c, t in zip(_INPUT_COLUMNS, _INPUT_TYPES)) +
-                f", now() FROM {quote_ident(name)}")
+                f"INSERT INTO inputs ({', '.join(map(quote_ident, frame.columns))}, loaded_at) "
+                "SELECT " + ", ".join(f"CAST({quote_ident(c)} AS {types[c]})"
+                                      for c in frame.columns) + f", now() FROM {quote_ident(name)}")
         finally:
             self.con.unregister(name)
 
@@ -900,19 +970,16 @@ class Store:
         self.con.close()
 
 
-_INPUT_COLUMNS = ("path", "sha256", "format", "kind", "rows_loaded", "rows_skipped",
-                  "skipped_reasons", "columns", "run_ids", "eval_ids", "error")
-_INPUT_TYPES = ("VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "BIGINT", "JSON", "JSON",
-                "JSON", "JSON", "VARCHAR")
-
-
-def _input_row(r: LoadReport) -> list:
-    """The `inputs` row of a report (_INPUT_COLUMNS; input_id and loaded_at apart): an
-    ignored file has kind 'ignored' and its reason as the only skipped reason."""
+def _input_row(r: LoadReport) -> dict:
+    """The `inputs` row of a report, by column (input_id and loaded_at apart): an ignored
+    file has kind 'ignored' and its reason as the only skipped reason."""
     ignored = r.skipped_file is not None
-    return [r.path, r.sha256, r.format, "ignored" if ignored else r.kind, r.rows_loaded,
-            r.rows_skipped, json.dumps([r.skipped_file] if ignored else r.skipped_reasons),
-            json.dumps(r.columns), json.dumps(r.run_ids), json.dumps(r.eval_ids), r.error]
+    return {"path": r.path, "sha256": r.sha256, "format": r.format,
+            "kind": "ignored" if ignored else r.kind, "rows_loaded": r.rows_loaded,
+            "rows_skipped": r.rows_skipped,
+            "skipped_reasons": json.dumps([r.skipped_file] if ignored else r.skipped_reasons),
+            "columns": json.dumps(r.columns), "run_ids": json.dumps(r.run_ids),
+            "eval_ids": json.dumps(r.eval_ids), "error": r.error}
 
 
 def value_limits(column: str) -> tuple[float, float] | None:

@@ -258,12 +258,12 @@
             <translation>cohort 中没有 case：请加载含 badcase 的 eval 并选择一个 cluster。</translation>
         </message>
         <message>
-            <source>%1 selected case(s): %2 (Esc clears, Alt+Left goes back)</source>
-            <translation>已选定 %1 个 case：%2（Esc 清除，Alt+← 返回）</translation>
+            <source>%1 selected: %2 (Esc clears, Alt+Left goes back)</source>
+            <translation>已选定 %1：%2（Esc 清除，Alt+← 返回）</translation>
         </message>
         <message>
-            <source>%1 case(s) in the cohort: %2 badcase(s), %3 control</source>
-            <translation>cohort 中 %1 个 case：%2 个 badcase，%3 个对照</translation>
+            <source>%1 in the cohort: %2, %3 control</source>
+            <translation>cohort 中 %1：%2，%3 个对照</translation>
         </message>
         <message>
             <source> (the first %1 listed)</source>
@@ -376,8 +376,8 @@
             <translation>%1 无指标对比：%2</translation>
         </message>
         <message>
-            <source>%1 (%2 case(s), %3 badcase(s)) against %4. ★ BH-adjusted p &lt; 0.05; d = Cohen's d, selected minus %4.</source>
-            <translation>%1（%2 个 case，%3 个 badcase）对比%4。★ BH 校正后 p &lt; 0.05；d = Cohen's d，选定减%4。</translation>
+            <source>%1 (%2, %3) against %4. ★ BH-adjusted p &lt; 0.05; d = Cohen's d, selected minus %4.</source>
+            <translation>%1（%2，%3）对比%4。★ BH 校正后 p &lt; 0.05；d = Cohen's d，选定减%4。</translation>
         </message>
         <message>
             <source>the rest of the cohort</source>
@@ -395,8 +395,8 @@
     <context>
         <name>ConclusionPanel</name>
         <message>
-            <source>For %1 (%2 case(s), %3 badcase(s))</source>
-            <translation>针对 %1（%2 个 case，%3 个 badcase）</translation>
+            <source>For %1 (%2, %3)</source>
+            <translation>针对 %1（%2，%3）</translation>
         </message>
         <message>
             <source>No conclusion for the selection: %1</source>
@@ -442,8 +442,8 @@
             <translation>该 cohort 中没有指标有值：case 未绑定到 trace 请求，且 eval 未记录 token 数。</translation>
         </message>
         <message>
-            <source>▲ %1 selected case(s) with a value, in the selection colour</source>
-            <translation>▲ %1 个有值的选定 case，以选择颜色显示</translation>
+            <source>▲ selected, with a value: %1, in the selection colour</source>
+            <translation>▲ 有值的选定：%1，以选择颜色显示</translation>
         </message>
     </context>
     <context>
@@ -543,24 +543,24 @@
             <translation>时间窗口</translation>
         </message>
         <message>
-            <source>%1 selected case(s) here, %2 badcase(s)</source>
-            <translation>此处 %1 个选定 case，%2 个 badcase</translation>
+            <source>Selected here: %1, %2</source>
+            <translation>此处选定：%1，%2</translation>
         </message>
         <message>
             <source> (first %1 listed)</source>
             <translation>（列出前 %1 个）</translation>
         </message>
         <message>
-            <source>bound to %1 case(s) of this cohort</source>
-            <translation>绑定到该 cohort 的 %1 个 case</translation>
+            <source>bound to %1 of this cohort</source>
+            <translation>绑定到该 cohort 的 %1</translation>
         </message>
         <message>
             <source>none bound to a case of this cohort</source>
             <translation>均未绑定到该 cohort 的 case</translation>
         </message>
         <message>
-            <source>%1 request(s) in %2%3, %4 · double-click one to open its timeline</source>
-            <translation>%2%3 中 %1 个请求，%4 · 双击可打开其时间线</translation>
+            <source>%1 in %2%3, %4 · double-click one to open its timeline</source>
+            <translation>%2%3 中 %1，%4 · 双击可打开其时间线</translation>
         </message>
         <message>
             <source>%1: cells it occupies</source>
@@ -735,8 +735,8 @@
             <translation>已加载到本会话的文件；输入文件面板（Alt+2）说明文件无法读取的原因</translation>
         </message>
         <message>
-            <source>%1 file(s) loaded</source>
-            <translation>已加载 %1 个文件</translation>
+            <source>%1 loaded</source>
+            <translation>已加载 %1</translation>
         </message>
         <message>
             <source>%1 could not be read</source>
@@ -1281,6 +1281,121 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         </message>
     </context>
     <context>
+        <name>Session</name>
+        <message>
+            <source>Binding cases to the warehouse requests</source>
+            <translation>正在将 case 关联到数据仓库中的请求</translation>
+        </message>
+        <message>
+            <source>Loading the demo workload</source>
+            <translation>正在加载演示负载</translation>
+        </message>
+        <message>
+            <source>Opening session</source>
+            <translation>正在打开会话</translation>
+        </message>
+        <message>
+            <source>Starting a local Spark Connect server</source>
+            <translation>正在启动本地 Spark Connect 服务器</translation>
+        </message>
+        <message>
+            <source>Connecting to the warehouse</source>
+            <translation>正在连接数据仓库</translation>
+        </message>
+        <message>
+            <source>Reading the session</source>
+            <translation>正在读取会话</translation>
+        </message>
+        <message>
+            <source>Saving session</source>
+            <translation>正在保存会话</translation>
+        </message>
+        <message>
+            <source>Indexing requests for the timeline</source>
+            <translation>正在为时间线建立请求索引</translation>
+        </message>
+        <message>
+            <source>Setting engine versions</source>
+            <translation>正在设置引擎版本</translation>
+        </message>
+        <message>
+            <source>Analysing cohort</source>
+            <translation>正在分析 cohort</translation>
+        </message>
+        <message>
+            <source>Renaming cluster</source>
+            <translation>正在重命名 cluster</translation>
+        </message>
+        <message>
+            <source>Selecting</source>
+            <translation>正在选择</translation>
+        </message>
+        <message>
+            <source>This case is not bound to a trace request: no timeline to open.</source>
+            <translation>该 case 未关联到 trace 中的请求：没有可打开的时间线。</translation>
+        </message>
+        <message>
+            <source>Binding cases to requests</source>
+            <translation>正在将 case 关联到请求</translation>
+        </message>
+        <message>
+            <source>Error: %1</source>
+            <translation>错误：%1</translation>
+        </message>
+        <message>
+            <source>Listing cases</source>
+            <translation>正在列出 case</translation>
+        </message>
+        <message>
+            <source>Decision tree: node %1</source>
+            <translation>决策树定界：节点 %1</translation>
+        </message>
+        <message>
+            <source>Distributions: %1</source>
+            <translation>关键指标分布：%1</translation>
+        </message>
+        <message>
+            <source>Loading %1</source>
+            <translation>正在加载 %1</translation>
+        </message>
+        <message>
+            <source>Updating run %1</source>
+            <translation>正在更新 run %1</translation>
+        </message>
+        <message>
+            <source>Loading cancelled; the files loaded before stay.</source>
+            <translation>加载已取消；之前加载的文件保留。</translation>
+        </message>
+        <message>
+            <source>%1: %2 picked</source>
+            <translation>%1：选取了 %2</translation>
+        </message>
+        <message>
+            <source>Heatmap: cell (%1, %2)</source>
+            <translation>热力图：单元格（%1, %2）</translation>
+        </message>
+        <message>
+            <source>Session saved to %1</source>
+            <translation>会话已保存到 %1</translation>
+        </message>
+        <message>
+            <source>%1 could not be read: %2</source>
+            <translation>%1无法读取：%2</translation>
+        </message>
+        <message>
+            <source>Loading cancelled: %1 was rolled back; the files loaded before it stay.</source>
+            <translation>加载已取消：%1 已回滚；在它之前加载的文件保留。</translation>
+        </message>
+        <message>
+            <source>Demo: %1</source>
+            <translation>演示：%1</translation>
+        </message>
+        <message>
+            <source>Connected to %1: %2 requests in %3</source>
+            <translation>已连接 %1：%3 中有 %2 个请求</translation>
+        </message>
+    </context>
+    <context>
         <name>SlaPanel</name>
         <message>
             <source>SLA bound on %1: a request meets the SLA when it did not error and every bound holds</source>
@@ -1291,8 +1406,8 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
             <translation>%1：其 case 的请求都无法按 SLA 评判</translation>
         </message>
         <message>
-            <source>%1: %2 of its %3 judged request(s) meet the SLA (the whole cohort: %4)</source>
-            <translation>%1：参与评判的 %3 个请求中 %2 达标（整个 cohort：%4）</translation>
+            <source>%1: %2 of %3 judged meet the SLA (the whole cohort: %4)</source>
+            <translation>%1：参与评判的 %3 中 %2 达标（整个 cohort：%4）</translation>
         </message>
     </context>
     <context>
@@ -1380,8 +1495,8 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
             <translation>▼ 退化：变化显著且方向变差</translation>
         </message>
         <message>
-            <source>%1: %2 case(s) (%3 badcase(s))</source>
-            <translation>%1：%2 个 case（%3 个 badcase）</translation>
+            <source>%1: %2 (%3)</source>
+            <translation>%1：%2（%3）</translation>
         </message>
         <message>
             <source>%1 ran on %2</source>

@@ -40,7 +40,7 @@ def test_dropping_files_fills_the_panels(window, qtbot, real):
     assert inputs.topLevelItemCount() == 2
     bad = [inputs.topLevelItem(i) for i in range(2) if inputs.topLevelItem(i).text(4) == "error"]
     assert len(bad) == 1 and "no_such_file" in bad[0].child(0).text(0)  # the bad file says why
-    assert window.inputs_status.text() == "1 file(s) loaded · 1 could not be read"
+    assert window.inputs_status.text() == "1 file loaded · 1 could not be read"
     # the MMLU-Pro file: every wrong answer is a badcase (pred != answer), counted with json
     import json
     raw = json.loads(mmlu.read_text())

@@ -111,5 +111,5 @@ def test_case_caption_counts_the_whole_cohort_when_the_list_is_capped(session, q
     panel = CasesPanel(session)
     qtbot.addWidget(panel)
     panel.show_result(rows)
-    assert panel.caption.text() == ("6,200 case(s) in the cohort: 3,275 badcase(s), 2,925 "
+    assert panel.caption.text() == ("6,200 cases in the cohort: 3,275 badcases, 2,925 "
                                     "control (the first 5,000 listed)")

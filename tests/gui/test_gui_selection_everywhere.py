@@ -117,7 +117,7 @@ def test_picked_cases_and_a_brushed_range_are_selections_too(loaded, qtbot):
     assert len(ids) == 5 and cases.pick.isEnabled()
     sel = _wait_selection(s, qtbot, lambda: QTest.mouseClick(cases.pick, Qt.MouseButton.LeftButton))
     assert s.selected_cases == frozenset(ids) and sel["n"] == 5
-    _assert_every_view_follows(window, sel, "Cases: 5 case(s) picked")
+    _assert_every_view_follows(window, sel, "Cases: 5 cases picked")
     # brush a TPOT range on the Distributions panel
     dist = window.panels["distributions"]
     window.docks["distributions"].raise_()

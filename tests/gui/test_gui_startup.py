@@ -135,7 +135,7 @@ def test_every_panel_has_a_go_to_shortcut_and_inputs_failures_stay_in_sight(wind
     window._show_inputs_status([SimpleNamespace(error=None, skipped_file=None),
                                 SimpleNamespace(error="x.json: truncated", skipped_file=None),
                                 SimpleNamespace(error=None, skipped_file="not a trace")])
-    assert window.inputs_status.text() == "1 file(s) loaded · 1 could not be read · 1 ignored"
+    assert window.inputs_status.text() == "1 file loaded · 1 could not be read · 1 ignored"
 
 
 def test_qt_message_filter_survives_a_handler_that_forwards_back_to_it(app, capfd):

@@ -18,7 +18,6 @@ import pandas as pd
 
 from ..errors import InputError
 from ..i18n import N_, _, field_text
-from ..sqlutil import quote_ident as quote
 from ._aliases import TIME_MS
 
 REQUEST_COLUMNS = (
@@ -251,37 +250,21 @@ def _version(store, path: Path, engine_version: str | None,
 
 
 def register_runs(store, items: list[tuple]) -> list[str]:
-    """register_run for many files at once (one query for the ids taken, one INSERT): items
-    are (report, path, fmt, base, fields) with fields as register_run's keywords (engine,
-    model, benchmark, engine_version, ...). Returns the run_ids, in order; each report's
-    run_ids gets its own."""
-    bases = [base for _, _, _, base, _ in items]
-    taken = {r[0] for r in store.con.execute(
-        "SELECT run_id FROM runs WHERE list_contains(?, regexp_replace(run_id, '#[0-9]+$', ''))",
-        [bases]).fetchall()}
-    rows, ids = [], []
-    for report, path, fmt, base, fields in items:
+    """register_run for many files at once (Store.new_ids, Store.add_runs: one query for the
+    ids taken, one INSERT): items are (report, path, fmt, base, fields) with fields as
+    register_run's keywords (engine, model, benchmark, engine_version, ...). Returns the
+    run_ids, in order; each report's run_ids gets its own."""
+    ids = store.new_ids("runs", "run_id", [base for _, _, _, base, _ in items])
+    rows = []
+    for run_id, (report, path, fmt, base, fields) in zip(ids, items):
         fields = dict(fields)
         fields["engine_version"], fields["version_source"] = _version(
             store, path, fields.get("engine_version"), fields.get("version_source"))
-        run_id, i = base, 2
-        while run_id in taken:
-            run_id, i = f"{base}#{i}", i + 1
-        taken.add(run_id)
-        ids.append(run_id)
         report.run_ids.append(run_id)
         rows.append({"run_id": run_id, "source_path": str(path), "source_sha256": report.sha256,
                      "format": fmt, "label": fields.pop("label", None) or Path(path).stem,
                      **fields})
-    frame = pd.DataFrame(rows).astype(object)
-    frame = frame.where(frame.notna(), None)
-    cols = ", ".join(f"CAST({quote(c)} AS VARCHAR) AS {quote(c)}" for c in frame.columns)
-    name = f"_runs_{id(frame)}"
-    store.con.register(name, frame)
-    try:
-        store.con.execute(f"INSERT INTO runs BY NAME SELECT {cols} FROM {quote(name)}")
-    finally:
-        store.con.unregister(name)
+    store.add_runs(rows)
     return ids
 
 

@@ -238,7 +238,7 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
             if got[2 * i + 1] == 1:
                 fields[f] = got[2 * i]
                 report.columns[run_cols[f]] = f"runs.{f}"
-    run_id = register_run(store, report, path, NAME, f"table:{path.stem}", **fields)
+    run_id = register_run(store, report, path, NAME, run_base(path), **fields)
     select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
     n = con.execute(f"INSERT INTO requests BY NAME SELECT $run_id AS run_id, {select} "
                     f"FROM {src}{where}", {**params, "run_id": run_id}).fetchall()[0][0]
@@ -534,6 +534,11 @@ class _NotBatchable(Exception):
     """The files of a batch cannot be loaded as one: the store loads each on its own."""
 
 
+def run_base(path: Path) -> str:
+    """The run id a table's run is named after (Store.new_id: table:name, table:name#2...)."""
+    return f"table:{path.stem}"
+
+
 def batch_key(sniff: Sniff) -> tuple | None:
     """What the files of one batch (load_batch) share: CSV, the header line; JSONL, the first
     record's keys and the types of its values. None for a file read on its own (Parquet)."""
@@ -652,7 +657,7 @@ def load_batch(paths: list[Path], store, reports: list) -> bool:
                 if got[2 * i + 1] == 1:
                     fields[field_name] = got[2 * i]
                     report.columns[run_cols[field_name]] = f"runs.{field_name}"
-            items.append((report, p, NAME, f"table:{p.stem}", fields))
+            items.append((report, p, NAME, run_base(p), fields))
         run_ids = register_runs(store, items)
         runmap = pd.DataFrame({_FILE: files, _RUN: run_ids})
         name = f"_generic_runs_{next(_COUNTER)}"

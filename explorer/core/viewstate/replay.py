@@ -226,11 +226,15 @@ class ReplayState:
             self.blocks = blocks_for_gb(self.gb, self.bytes_per_token, self.block_size)
 
     def apply_observed(self, observed: dict) -> None:
-        """The settings the chosen run records (SettingsQuery), so a scenario starts there."""
+        """The settings the chosen run records (SettingsQuery), so a scenario starts there. A
+        null num_gpu_blocks is an infinite cache (0); any other null setting is not recorded
+        and keeps the current value. Raises ValueError (TypeError) on a value out of range or not
+        a number."""
         names = {"num_gpu_blocks": "blocks", "eviction": "eviction", "max_num_seqs": "max_num_seqs",
                  "max_num_batched_tokens": "max_num_batched_tokens", "block_size": "block_size"}
         vals = {names[k]: (v or 0) if k == "num_gpu_blocks" else v
-                for k, v in (observed or {}).items() if k in names}
+                for k, v in (observed or {}).items()
+                if k in names and (v is not None or k == "num_gpu_blocks")}
         if vals.get("eviction") not in EVICTION_POLICIES:
             vals.pop("eviction", None)
         self.set(**{k: v if k == "eviction" else int(v) for k, v in vals.items()})
