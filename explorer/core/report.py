@@ -746,8 +746,14 @@ def _md_inputs(rows: list) -> str:
 
 def loaded_inputs(rows: list) -> list:
     """The input rows that loaded (neither failed nor ignored): report.md and the HTML / PDF
-    group their listing by folder beyond MD_MAX_INPUTS of them, and count them above it."""
+    group their listing by folder beyond MD_MAX_INPUTS of them."""
     return [r for r in rows if not r.get("error") and not r.get("ignored")]
+
+
+def listed_inputs(rows: list) -> int:
+    """How many files the grouped listing covers (its line above): the loaded ones, grouped,
+    and the failed ones, each on its own row; ignored files are noted apart."""
+    return sum(1 for r in rows if not r.get("ignored"))
 
 
 def _md_input_rows(rows: list) -> str:
@@ -762,7 +768,7 @@ def _md_input_rows(rows: list) -> str:
             for folder, fmt, n, loaded, skipped in input_groups(rows)]
     body += [(r["path"], r.get("format") or "?", r.get("rows_loaded"), r.get("rows_skipped"),
               r["error"]) for r in rows if r.get("error")]
-    return (grouped_files(len(loaded)) + "\n\n" + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
+    return (grouped_files(listed_inputs(rows)) + "\n\n" + _table((_("Files"), _("Format"), _("Rows loaded"), _("Skipped"), _("Error")), body))
 
 
 def input_groups(rows: list) -> list[tuple[str, str, int, int, int]]:

@@ -17,7 +17,7 @@ from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
 from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
-                                  loaded_inputs, scope_lines)
+                                  listed_inputs, loaded_inputs, scope_lines)
 from widgets import palette
 from widgets.painters.comparison import comparison_html
 from widgets.painters.conclusion import conclusion_html
@@ -208,7 +208,7 @@ def provenance_html(doc: dict) -> str:
     table = ("<table class='foot'><tr>" + "".join(f"<th>{esc(h)}</th>" for h in heads) + "</tr>"
              + "".join(rows) + "</table>") if rows else ""
     if grouped:
-        table = (f"<p class='foot'>{esc(grouped_files(len(loaded)))}</p>"
+        table = (f"<p class='foot'>{esc(grouped_files(listed_inputs(doc.get('inputs') or [])))}</p>"
                  + table)
     sim = " " + _("Data: SIMULATED.") if meta.get("simulated") else ""
     foot = _("Trace Explorer {version}, generated {when}.").format(
