@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.connection_threads import connection_threads
+
 pytest.importorskip("pytestqt")
 
 
@@ -209,14 +211,7 @@ def test_the_panel_never_touches_the_store_on_the_ui_thread(session, panel, qtbo
     st.append("requests", pd.DataFrame(
         [{"run_id": "r", "request_id": f"q{i}", "arrival_s": 0.05 * i, "prompt_tokens": 300 + i,
           "completion_tokens": 40} for i in range(12)]))
-    real, used = st.con, []
-
-    class Recorder:
-        def __getattr__(self, name):
-            used.append(threading.get_ident())
-            return getattr(real, name)
-    st.con = Recorder()
-    try:
+    with connection_threads(st) as used:
         session.rescan()
         qtbot.waitUntil(lambda: panel.run_box.count() == 1 and panel.seqs.value() == 4,
                         timeout=30000)
@@ -225,8 +220,6 @@ def test_the_panel_never_touches_the_store_on_the_ui_thread(session, panel, qtbo
         qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
         qtbot.waitUntil(lambda: panel.run_box.count() == 2, timeout=30000)  # the replay, added
         qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=30000)
-    finally:
-        st.con = real
     assert panel.result.summary["requests"] == 12
     assert used and threading.get_ident() not in used
 

@@ -12,6 +12,7 @@ import pytest
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 
+from tests.connection_threads import connection_threads
 from widgets.timeline import TimelinePanel
 
 TIMEOUT = 20000
@@ -226,14 +227,7 @@ def test_the_panel_never_touches_the_store_on_the_ui_thread(loaded, panel, qtbot
     st.append("cases", pd.DataFrame({"case_id": ["t:1"], "correct": [False]}))
     st.append("case_links", pd.DataFrame({"case_id": ["t:1"], "run_id": [run], "request_id": [ids[3]],
                                           "level": [1], "score": [1.0]}))
-    real, used = st.con, []
-
-    class Recorder:
-        def __getattr__(self, name):
-            used.append(threading.get_ident())
-            return getattr(real, name)
-    st.con = Recorder()
-    try:
+    with connection_threads(st) as used:
         _open(qtbot, panel, run, ids[0])
         with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
             session.selectedCasesChanged.emit(frozenset({"t:1"}))
@@ -256,6 +250,4 @@ def test_the_panel_never_touches_the_store_on_the_ui_thread(loaded, panel, qtbot
             panel.back.click()
         assert sig.args == [run, ids[5]]
         qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=TIMEOUT)
-    finally:
-        st.con = real
     assert used and threading.get_ident() not in used
