@@ -75,16 +75,8 @@ def test_render_writes_the_others_and_names_the_missing_pictures(broken_pyqtgrap
 def test_report_command_exits_non_zero_with_one_line(broken_pyqtgraph, tmp_path, capsys):
     from explorer.__main__ import main
 
-    trace = tmp_path / "trace.csv"
-    trace.write_text("request_id,arrival_s,prompt_tokens,completion_tokens,ttft_ms,tpot_ms\n" + "".join(
-        f"g{i},{1700000000 + i},{100 + i},{20 + i},{50 + 9 * (i % 3)},{10 + i % 4}\n"
-        for i in range(24)))
-    evals = tmp_path / "eval.csv"
-    evals.write_text("case_id,correct,category,request_id,cluster,prompt\n" + "".join(
-        f"c{i},{'false' if i % 3 == 0 else 'true'},maths,g{i},"
-        f"{'slow' if i % 3 == 0 else ''},question {i}\n" for i in range(24)))
     out = tmp_path / "out"
-    rc = main(["report", str(trace), str(evals), "--out", str(out), "--format", "json,png",
+    rc = main(["report", *_inputs(tmp_path), "--out", str(out), "--format", "json,png",
                "--no-whatif", "--no-replay"])
     stdout, stderr = capsys.readouterr()
     assert rc == 1, (stdout, stderr)
