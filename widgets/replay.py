@@ -26,8 +26,8 @@ from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparis
                                           hit_rate_lines)
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
 from explorer.workers import Runner
-from widgets.base import JobControls, Panel
-from widgets.painters.replay import plot_sweeps
+from explorer.widgets.base import JobControls, Panel
+from explorer.widgets.painters.replay import plot_sweeps
 
 
 def _fmt(v: Any, unit: str = "") -> str:

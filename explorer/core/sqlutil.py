@@ -27,5 +27,5 @@ def load_query(name: str) -> str:
     """Text of queries/<name>.sql (header comment included), a line "-- include: other"
     replaced by the text of queries/other.sql (one query used inside another, e.g. as a CTE
     body). Raises FileNotFoundError."""
-    text = resources.files("queries").joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    text = resources.files("explorer.queries").joinpath(f"{name}.sql").read_text(encoding="utf-8")
     return _INCLUDE.sub(lambda m: load_query(m.group(1)), text)
