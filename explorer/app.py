@@ -155,11 +155,7 @@ def shutdown(window, msecs: int = 60000) -> bool:
     deleted objects while Python tears the window down. False when a job still runs."""
     ok = True
     for runner in window.runners():
-        if hasattr(runner, "shutdown"):
-            ok = runner.shutdown(msecs) and ok
-        else:
-            runner.cancel()
-            ok = runner.wait(msecs) and ok
+        ok = runner.shutdown(msecs) and ok
     return ok
 
 

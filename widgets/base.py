@@ -19,8 +19,8 @@ log = logging.getLogger(__name__)
 
 class JobControls:
     """For panels that run long jobs of their own (replay, what-if): they own a QProgressBar
-    `progress` and a Cancel button `cancel_button`; connect their Runner's busy signal to
-    _busy and call _idle when the job ends."""
+    `progress` and a Cancel button `cancel_button`; connect the busy and idle signals of their
+    Session.panel_jobs to _busy and _idle."""
 
     def _busy(self, _label: str, done: int, total: int) -> None:
         self.progress.setVisible(True)

@@ -23,7 +23,8 @@ def session(app):
     s = Session()
     yield s
     s.cancel()
-    s.runner.wait(20000)
+    for r in s.runners():
+        r.wait(20000)
     s.store.close()
 
 

@@ -38,13 +38,13 @@ def panel(session, qtbot):
     qtbot.addWidget(p)
     p.resize(1100, 640)
     yield p
-    p.runner.cancel()
-    p.runner.wait(30000)
+    p.jobs.cancel()
+    p.jobs.wait(30000)
 
 
 def _finish(panel, qtbot):
     qtbot.wait(1)   # let a run scheduled with a zero-time timer start
-    qtbot.waitUntil(lambda: panel.runner.pending() == 0, timeout=60000)
+    qtbot.waitUntil(lambda: panel.jobs.pending() == 0, timeout=60000)
 
 
 def test_frame_in_runs_and_paints_the_same_numbers_as_the_core(panel, session, qtbot):
@@ -160,7 +160,7 @@ def test_a_new_cohort_cancels_the_old_cohorts_run(panel, session, qtbot):
     # the old cohort's estimate is stale: it must not keep a core busy while the new cohort's
     # analysis runs (it reruns when the new frame arrives)
     _start_run(panel, session, seed=5)
-    assert panel.runner.pending() > 0
+    assert panel.jobs.pending() > 0
     session.cohortChanged.emit()
     assert not panel._run_timer().isActive()
     _finish(panel, qtbot)
@@ -183,7 +183,7 @@ def test_a_reports_result_is_painted_without_rerunning(panel, session, qtbot):
     d = W.run_whatif(frame, set_value=0.67, graph_text=GRAPH, refute=False).to_dict()
     panel.show()
     session.resultsChanged.emit({"whatif": d, "frame": frame})
-    assert panel.runner.pending() == 0                  # nothing recomputed
+    assert panel.jobs.pending() == 0                  # nothing recomputed
     assert panel.message() is None and panel.result["estimate"] == d["estimate"]
     assert "0.67" in panel.headline.text()
     session.resultsChanged.emit({"whatif": {"status": "no_data", "reason": "not requested"}})
