@@ -22,7 +22,7 @@ def session(qapp):
 
 @pytest.fixture
 def panel(session, qtbot):
-    from widgets.replay import ReplayPanel
+    from explorer.widgets.replay import ReplayPanel
     p = ReplayPanel(session)
     qtbot.addWidget(p)
     p.show()

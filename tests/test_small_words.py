@@ -23,7 +23,7 @@ def test_an_interval_of_a_metric_reads_with_its_unit_and_still_never_repeats():
 
 def test_the_whatif_headline_writes_its_interval_by_that_rule():
     from explorer.core import i18n
-    from widgets.painters.whatif import headline
+    from explorer.widgets.painters.whatif import headline
     w = {"outcome": "badcase", "observed_outcome": 1.0, "n_selected": 23,
          "scenario": {"set": {"kv_cache_hit_rate": 0.67}, "predicted_outcome": 0.373,
                       "ci_low": 0.3712, "ci_high": 0.3748}}

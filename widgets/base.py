@@ -11,8 +11,8 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from explorer.session import Failure
-from widgets import palette
-from widgets.flow import FlowLayout
+from explorer.widgets import palette
+from explorer.widgets.flow import FlowLayout
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
 
 from explorer.core.names import plural
 from explorer.reporting.export import export_report
-from widgets import palette
-from widgets.base import copy_mime
-from widgets.panels import PANELS, SCROLLED, title
+from explorer.widgets import palette
+from explorer.widgets.base import copy_mime
+from explorer.widgets.panels import PANELS, SCROLLED, title
 
 log = logging.getLogger(__name__)
 
@@ -328,7 +328,7 @@ class MainWindow(QMainWindow):
             self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
 
     def connect_warehouse(self) -> None:
-        from widgets.warehouse import WarehouseDialog
+        from explorer.widgets.warehouse import WarehouseDialog
         dlg = WarehouseDialog(self.settings, self)
         if dlg.exec() != WarehouseDialog.DialogCode.Accepted:
             return

@@ -26,8 +26,8 @@ from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
-from widgets.base import JobControls, Panel
-from widgets.painters.replay import plot_sweeps
+from explorer.widgets.base import JobControls, Panel
+from explorer.widgets.painters.replay import plot_sweeps
 
 
 def _fmt(v: Any, unit: str = "") -> str:

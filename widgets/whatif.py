@@ -37,12 +37,12 @@ if TYPE_CHECKING:  # imported with DoWhy, in the worker
     from explorer.core.analysis.whatif.scale import ScaleDict
     from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
-from widgets import palette
-from widgets.base import JobControls, Panel
-from widgets.painters.common import label
-from widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
-                                     refutation_rows, summary)
-from widgets.whatif_graph import GraphEditor, GraphView
+from explorer.widgets import palette
+from explorer.widgets.base import JobControls, Panel
+from explorer.widgets.painters.common import label
+from explorer.widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
+                                              refutation_rows, summary)
+from explorer.widgets.whatif_graph import GraphEditor, GraphView
 
 log = logging.getLogger(__name__)
 SETTING = "causal_graph"

@@ -30,7 +30,7 @@ def session(app):
 
 @pytest.fixture
 def window(session, qtbot, tmp_path):
-    from widgets.mainwindow import MainWindow
+    from explorer.widgets.mainwindow import MainWindow
     w = MainWindow(session, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
     w.show()

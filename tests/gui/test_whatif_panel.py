@@ -33,7 +33,7 @@ def cohort_frame(n=1200, seed=0):
 
 @pytest.fixture
 def panel(session, qtbot):
-    from widgets.whatif import WhatIfPanel
+    from explorer.widgets.whatif import WhatIfPanel
     p = WhatIfPanel(session)
     qtbot.addWidget(p)
     p.resize(1100, 640)
@@ -130,7 +130,7 @@ def test_graph_editor_says_where_it_is_wrong_and_keeps_the_graph(panel, session,
     assert session.store.get_setting("causal_graph") == GRAPH
     assert set(panel.graph.nodes) == {"batch_size", "kv_cache_hit_rate", "badcase"}
     # a session opened later brings its graph back into the editor
-    from widgets.whatif import WhatIfPanel
+    from explorer.widgets.whatif import WhatIfPanel
     other = WhatIfPanel(session)
     qtbot.addWidget(other)
     session.storeChanged.emit()
@@ -197,7 +197,7 @@ def test_unbound_cohort_says_why(panel, session):
 
 
 def test_importing_the_panel_does_not_import_dowhy():
-    code = ("import sys, widgets.whatif\n"
+    code = ("import sys, explorer.widgets.whatif\n"
             "print(any(m.split('.')[0] == 'dowhy' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"})

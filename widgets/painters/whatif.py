@@ -15,7 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsScene
 
 from explorer.core.escape import qt_plain_tip
-from widgets import palette
+from explorer.widgets import palette
 
 from .common import interval, is_missing, label, num
 from explorer.core.i18n import _
