@@ -38,7 +38,7 @@ from explorer.core.analysis import pipeline
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.core.store import LOAD_CANCELLED, Store
-from explorer.workers import JobContext, Runner
+from explorer.workers import JobContext, PanelJobs, Runner
 
 log = logging.getLogger(__name__)
 
@@ -240,7 +240,9 @@ class Session(QObject):
     def __init__(self, store: Store | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self.store = store or Store()
-        self.runner = Runner(self)
+        self.runner = Runner(self)            # store jobs: one thread (one DuckDB connection)
+        self.compute = Runner(self, threads=2)  # jobs that read no store (what-if, replay
+        #                                         simulations): never queued behind a store job
         self.cluster: str | None = None
         self.control = "same-category"
         self.params: dict[str, dict] = {}
@@ -680,12 +682,21 @@ class Session(QObject):
                            self.tr("Heatmap: cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)),
                            requests=True, source=("heatmap", ix, iy))
 
+    def runners(self) -> list[Runner]:
+        """Every job of the window runs on one of these (store jobs, then store-free ones)."""
+        return [self.runner, self.compute]
+
+    def panel_jobs(self, panel: QObject) -> PanelJobs:
+        """A panel's view of the store-free jobs (its own progress, Cancel and pending)."""
+        return PanelJobs(self.compute, panel)
+
     def cancel(self) -> None:
         """Cancel every running or queued job (the status bar's Cancel). A load in progress
         rolls back the file it was reading (Store.load_paths); the files loaded before it
         stay, and the window is refreshed from the store to show exactly that."""
         loading = any(k.startswith("load") for k in self.runner.live_keys())
         self.runner.cancel()
+        self.compute.cancel()
         if getattr(self.store, "remote", False):  # stop the warehouse query in flight
             self.store.source.cancel()
         if loading:

@@ -11,16 +11,16 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from explorer.session import Failure
-from widgets import palette
-from widgets.flow import FlowLayout
+from explorer.widgets import palette
+from explorer.widgets.flow import FlowLayout
 
 log = logging.getLogger(__name__)
 
 
 class JobControls:
     """For panels that run long jobs of their own (replay, what-if): they own a QProgressBar
-    `progress` and a Cancel button `cancel_button`; connect their Runner's busy signal to
-    _busy and call _idle when the job ends."""
+    `progress` and a Cancel button `cancel_button`; connect the busy and idle signals of their
+    Session.panel_jobs to _busy and _idle."""
 
     def _busy(self, _label: str, done: int, total: int) -> None:
         self.progress.setVisible(True)

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QTableView, QVBoxLayout)
 
 from explorer.core.names import plural
-from widgets import palette
-from widgets.base import Panel
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
 
 # marked for pyside6-lupdate, shown through QCoreApplication.translate("CasesPanel", ...)
 HEADERS = [QT_TRANSLATE_NOOP("CasesPanel", "Prompt"), QT_TRANSLATE_NOOP("CasesPanel", "Prediction"),

@@ -12,11 +12,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, 
 
 from explorer.core.escape import qt_plain_tip
 from explorer.core.names import plural
-from widgets import palette
-from widgets.base import Panel
-from widgets.painters.common import label, num
-from widgets.painters.heatmap import cell_at, cell_text, heatmap_tsv, paint_heatmap, share_view
-from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
+from explorer.widgets.painters.common import label, num
+from explorer.widgets.painters.heatmap import (cell_at, cell_text, heatmap_tsv, paint_heatmap,
+                                               share_view)
+from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 REQUEST_HEADERS = (QT_TRANSLATE_NOOP("HeatmapPanel", "run"), QT_TRANSLATE_NOOP("HeatmapPanel", "request"), "TTFT", "TPOT",
                    QT_TRANSLATE_NOOP("HeatmapPanel", "scheduling delay"), "E2E", QT_TRANSLATE_NOOP("HeatmapPanel", "preemptions"),

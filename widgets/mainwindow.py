@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
 
 from explorer.core.names import plural
 from explorer.reporting.export import export_report
-from widgets import palette
-from widgets.base import copy_mime
-from widgets.panels import PANELS, SCROLLED, TITLES
+from explorer.widgets import palette
+from explorer.widgets.base import copy_mime
+from explorer.widgets.panels import PANELS, SCROLLED, TITLES
 
 log = logging.getLogger(__name__)
 
@@ -144,9 +144,10 @@ class MainWindow(QMainWindow):
             lambda u: self._show_inputs_status(u["inputs"]) if "inputs" in u else None)
         self.session.resultsChanged.connect(self._front_engine_without_eval)
         self._set_busy(False)
-        r = self.session.runner
-        r.busy.connect(self._on_busy)
-        r.idle.connect(lambda: self._set_busy(False))
+        for r in self.session.runners():   # every job: loads, analyses, what-if, replay
+            r.busy.connect(self._on_busy)
+            r.idle.connect(lambda: self._set_busy(
+                any(x.pending() for x in self.session.runners())))
 
     def _front_engine_without_eval(self, update: dict) -> None:
         """Engine logs / scrapes loaded without an eval: the Engine tab is the one with
@@ -327,7 +328,7 @@ class MainWindow(QMainWindow):
             self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
 
     def connect_warehouse(self) -> None:
-        from widgets.warehouse import WarehouseDialog
+        from explorer.widgets.warehouse import WarehouseDialog
         dlg = WarehouseDialog(self.settings, self)
         if dlg.exec() != WarehouseDialog.DialogCode.Accepted:
             return
@@ -479,13 +480,8 @@ class MainWindow(QMainWindow):
         super().closeEvent(ev)
 
     def runners(self) -> list:
-        """The session's Runner and those of panels that keep their own (e.g. what-if)."""
-        out = [self.session.runner]
-        for p in self.panels.values():
-            r = getattr(p, "runner", None)
-            if r is not None and hasattr(r, "cancel") and r not in out:
-                out.append(r)
-        return out
+        """The runners of every job of the window: the session's (panels keep none)."""
+        return self.session.runners()
 
     def stop_workers(self, msecs: int = 5000) -> None:
         """Cancel every job and wait (bounded) for the running ones to return, so no worker
@@ -493,10 +489,7 @@ class MainWindow(QMainWindow):
         for r in self.runners():
             r.cancel()
         for r in self.runners():
-            if hasattr(r, "shutdown"):
-                r.shutdown(msecs)
-            else:
-                r.wait(msecs)
+            r.shutdown(msecs)
 
 
 CLOSE_WAIT_MS = 1500  # closing the window waits this long for a running job, then exits

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
-from widgets.cases import CasesPanel
-from widgets.clusters import ClustersPanel
-from widgets.comparison import ComparisonPanel
-from widgets.conclusion import ConclusionPanel
-from widgets.distributions import DistributionsPanel
-from widgets.engine import EnginePanel
-from widgets.header import HeaderPanel
-from widgets.heatmap import HeatmapPanel
-from widgets.inputs import InputsPanel
-from widgets.replay import ReplayPanel
-from widgets.runs import RunsPanel
-from widgets.sla import SlaPanel
-from widgets.timeline import TimelinePanel
-from widgets.tree import TreePanel
-from widgets.versions import VersionsPanel
-from widgets.whatif import WhatIfPanel
+from explorer.widgets.cases import CasesPanel
+from explorer.widgets.clusters import ClustersPanel
+from explorer.widgets.comparison import ComparisonPanel
+from explorer.widgets.conclusion import ConclusionPanel
+from explorer.widgets.distributions import DistributionsPanel
+from explorer.widgets.engine import EnginePanel
+from explorer.widgets.header import HeaderPanel
+from explorer.widgets.heatmap import HeatmapPanel
+from explorer.widgets.inputs import InputsPanel
+from explorer.widgets.replay import ReplayPanel
+from explorer.widgets.runs import RunsPanel
+from explorer.widgets.sla import SlaPanel
+from explorer.widgets.timeline import TimelinePanel
+from explorer.widgets.tree import TreePanel
+from explorer.widgets.versions import VersionsPanel
+from explorer.widgets.whatif import WhatIfPanel
 
 # The one list of panels: (object name, class, area).
 # Areas: top, left, centre, right, bottom. Centre panels are tabbed, first one in front.

@@ -8,7 +8,8 @@ apart, as vLLM does); the older per-attempt hit_rate_blocks follows it, explaine
 A view over explorer.core.viewstate.replay.ReplayState, which holds the runs offered (the
 session's "replay_runs" payload) and the one chosen, validates the settings into an
 EngineConfig and makes the work: its store reads run in the session's worker (one at a time),
-its simulations in the panel's own worker with progress and Cancel. paint() submits nothing.
+its simulations on the session's runner of store-free jobs (Session.compute), with the panel's
+own progress and Cancel beside the status bar's. paint() submits nothing.
 """
 from __future__ import annotations
 
@@ -25,9 +26,8 @@ from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
-from explorer.workers import Runner
-from widgets.base import JobControls, Panel
-from widgets.painters.replay import plot_sweeps
+from explorer.widgets.base import JobControls, Panel
+from explorer.widgets.painters.replay import plot_sweeps
 
 
 def _fmt(v: Any, unit: str = "") -> str:
@@ -53,10 +53,10 @@ class ReplayPanel(JobControls, Panel):
         super().__init__(session, parent)
         self.state = ReplayState()
         st = self.state
-        self.runner = Runner(self)
-        self.runner.busy.connect(self._busy)
-        self.runner.idle.connect(self._idle)
-        self.runner.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
+        self.jobs = session.panel_jobs(self)   # the session's store-free runner
+        self.jobs.busy.connect(self._busy)
+        self.jobs.idle.connect(self._idle)
+        self.jobs.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
 
         self.run_box = QComboBox()  # a long run label (a replay added as a run) is cut at
         self.run_box.setSizeAdjustPolicy(  # 32 characters, the list shows it whole
@@ -305,8 +305,9 @@ class ReplayPanel(JobControls, Panel):
                      self.tr("Replay"))
 
     def _submit(self, key: str, job, done, label: str) -> None:
-        """A simulation in the panel's worker (a cancel raises errors.Cancelled: dropped)."""
-        self.runner.submit(key, job, done, self._failed, label=label)
+        """A simulation on the session's store-free runner (a cancel raises errors.Cancelled:
+        dropped)."""
+        self.jobs.submit(key, job, done, self._failed, label=label)
 
     def _done(self, res, run_id: str, observed: dict, cal=None) -> None:
         self.state.result, self.state.calibration = res, cal
@@ -550,7 +551,7 @@ class ReplayPanel(JobControls, Panel):
         return lines
 
     def cancel(self) -> None:
-        self.runner.cancel("replay")
+        self.jobs.cancel("replay")
         self._status(self.tr("Cancelled."))
         self._idle()
 
@@ -574,5 +575,5 @@ class ReplayPanel(JobControls, Panel):
             self.hint.text() if not self.hint.isHidden() else "")
 
     def closeEvent(self, ev):
-        self.runner.cancel()
+        self.jobs.cancel()
         super().closeEvent(ev)

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, Q
 
 from explorer.core.viewstate.timeline import (WINDOW_RANGE_S, TimelineQuery, TimelineState,
                                               TimelineView, Unbound)
-from widgets.base import off_screen, watch_dock
-from widgets.painters import timeline as painter
+from explorer.widgets.base import off_screen, watch_dock
+from explorer.widgets.painters import timeline as painter
 
 HOVER_PX = 6
 

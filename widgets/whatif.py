@@ -4,9 +4,10 @@ predicted outcome with its interval, the refutation table and the assumptions.
 
 A view over explorer.core.viewstate.whatif.WhatIfState, which decides which treatments and
 outcomes the frame and graph allow, the value's range and default, the cases the scenario
-applies to and what a run or an exported report uses. The state's query (run_whatif) runs in a
-worker of the panel's own Runner (it needs only the cohort frame, not the store, so it does not
-queue behind store jobs); DoWhy is first imported there, never on the UI thread.
+applies to and what a run or an exported report uses. The state's query (run_whatif) runs on the
+session's runner of store-free jobs (Session.compute: it needs only the cohort frame, so it does
+not queue behind store jobs), shown in the status bar as every job is and in the panel's own
+progress bar; DoWhy is first imported there, never on the UI thread.
 
 Inputs: the session's "frame" payload (analysis.cohort_frame) and, from a report, a ready
 "whatif" dict (painted as is, nothing is rerun). The edited graph is kept with the session:
@@ -36,13 +37,12 @@ if TYPE_CHECKING:  # imported with DoWhy, in the worker
     from explorer.core.analysis.whatif.scale import ScaleDict
     from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
-from explorer.workers import Runner
-from widgets import palette
-from widgets.base import JobControls, Panel
-from widgets.painters.common import label
-from widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
-                                     refutation_rows, summary)
-from widgets.whatif_graph import GraphEditor, GraphView
+from explorer.widgets import palette
+from explorer.widgets.base import JobControls, Panel
+from explorer.widgets.painters.common import label
+from explorer.widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
+                                              refutation_rows, summary)
+from explorer.widgets.whatif_graph import GraphEditor, GraphView
 
 log = logging.getLogger(__name__)
 SETTING = "causal_graph"
@@ -59,11 +59,11 @@ class WhatIfPanel(JobControls, Panel):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.state = WhatIfState()
-        self.runner = Runner(self)
-        self.runner.busy.connect(self._busy)
-        self.runner.idle.connect(self._idle)
+        self.jobs = session.panel_jobs(self)   # the session's store-free runner
+        self.jobs.busy.connect(self._busy)
+        self.jobs.idle.connect(self._idle)
         self._cancel_note = ""  # why the running estimate was dropped (shown when it stops)
-        self.runner.dropped.connect(self._dropped)
+        self.jobs.dropped.connect(self._dropped)
 
         # -- controls ------------------------------------------------------------------------
         self.treatment = QComboBox()
@@ -268,7 +268,7 @@ class WhatIfPanel(JobControls, Panel):
 
     def show_result(self, value: Any) -> None:
         super().show_result(value)
-        self.progress.setVisible(self.runner.pending() > 0)   # the base shows every control
+        self.progress.setVisible(self.jobs.pending() > 0)   # the base shows every control
 
     def showEvent(self, ev):
         super().showEvent(ev)
@@ -408,7 +408,7 @@ class WhatIfPanel(JobControls, Panel):
             ctx.progress(0, 0, "importing DoWhy")
             return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
                              cancelled=ctx.cancelled)
-        self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
+        self.jobs.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
         self.run_scale()
 
     def run_scale(self) -> None:
@@ -422,7 +422,7 @@ class WhatIfPanel(JobControls, Panel):
             self.scale_text.setText(self.tr("(not in this data)") if self.frame is not None else "")
             return
         self.scale_text.setText(self.tr("estimating…"))
-        self.runner.submit("whatif-scale", lambda ctx: query.run(cancelled=ctx.cancelled),
+        self.jobs.submit("whatif-scale", lambda ctx: query.run(cancelled=ctx.cancelled),
                            self._scaled, lambda e: self.scale_text.setText(str(e)),
                            label=self.tr("SLA what-if"))
 
@@ -433,13 +433,13 @@ class WhatIfPanel(JobControls, Panel):
     def cancel(self, note: str = "") -> None:
         self._cancel_note = note
         self._run_timer().stop()
-        self.runner.cancel("whatif-scale")
-        self.runner.cancel("whatif")
+        self.jobs.cancel("whatif-scale")
+        self.jobs.cancel("whatif")
         self._status(note or self.tr("Cancelled."))
         self._idle()
 
     def _dropped(self, _key: str) -> None:
-        if self.runner.pending():  # a newer run replaced it (its status stays) or another drops
+        if self.jobs.pending():  # a newer run replaced it (its status stays) or another drops
             return
         self._status(self._cancel_note or self.tr("Cancelled."))
         self._cancel_note = ""
@@ -453,7 +453,7 @@ class WhatIfPanel(JobControls, Panel):
         t.setFixedHeight(rows + t.horizontalHeader().sizeHint().height() + 2 * t.frameWidth() + 2)
 
     def _cohort_changed(self) -> None:
-        if self.runner.pending() or self._run_timer().isActive():
+        if self.jobs.pending() or self._run_timer().isActive():
             self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
 
     def _done(self, d: WhatIfSection) -> None:
@@ -593,7 +593,7 @@ class WhatIfPanel(JobControls, Panel):
         """The finished result of exactly report_args(), for an exported report to show as it
         is (no DoWhy in the exporting process); None when the inputs changed since or a run is
         under way."""
-        return None if self.runner.pending() else self.state.report_result()
+        return None if self.jobs.pending() else self.state.report_result()
 
     def copy_text(self) -> str:
         """The result in full, or, before Run, the scenario set up (so a copy is never empty)."""
@@ -606,7 +606,7 @@ class WhatIfPanel(JobControls, Panel):
         return super().copy_text()
 
     def closeEvent(self, ev):
-        self.runner.cancel()
+        self.jobs.cancel()
         super().closeEvent(ev)
 
 

@@ -51,7 +51,7 @@ def system_language(env=None) -> str:
 
 
 def catalogue_dir():
-    return resources.files("resources").joinpath("i18n")
+    return resources.files("explorer.resources").joinpath("i18n")
 
 
 def _load(lang: str) -> gettext.NullTranslations:

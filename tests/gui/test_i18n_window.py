@@ -40,7 +40,7 @@ def test_install_translates_widgets_and_qt_dialogs(qapp):
 
 def test_view_language_menu_saves_the_choice(qtbot, tmp_path):
     from explorer.session import Session
-    from widgets.mainwindow import MainWindow
+    from explorer.widgets.mainwindow import MainWindow
     s = QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat)
     w = MainWindow(Session(), s)
     qtbot.addWidget(w)
@@ -59,7 +59,7 @@ def test_tree_node_keeps_a_glossary_name_whole(qapp):
     """A Chinese metric name with its English term in brackets ("批大小（batch size）") splits
     before the bracket instead of being elided, when name and comparison alone do not fit."""
     from PySide6.QtGui import QFont, QFontMetricsF
-    from widgets.painters.tree import node_lines
+    from explorer.widgets.painters.tree import node_lines
     fm = QFontMetricsF(QFont())
     text = "批大小（batch size） ≤ 10.3 requests"
     width = max(fm.horizontalAdvance(s) for s in ("批大小", "（batch size）", "≤ 10.3 requests")) + 2

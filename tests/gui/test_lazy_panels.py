@@ -3,7 +3,7 @@ all ten analysis tabs); they paint it when their tab comes to front, or when rea
 (Copy, report pictures) through Panel.ensure_painted."""
 from __future__ import annotations
 
-from widgets.base import copy_mime
+from explorer.widgets.base import copy_mime
 
 
 def test_hidden_tabs_paint_when_shown_or_copied(loaded, qtbot, monkeypatch):
