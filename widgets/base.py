@@ -55,6 +55,26 @@ class SelectionLine:
         return ""
 
 
+def off_screen(widget: QWidget) -> bool:
+    """True for a widget of a shown window that nobody sees: a tab behind another (Qt keeps
+    those 'visible', off screen) or a closed dock. A widget on its own (a report's picture,
+    a test) or in a window not shown yet is not off screen: it paints at once."""
+    win = QWidget.window(widget)  # not widget.window(): a panel may name a child `window`
+    return win is not widget and win.isVisible() and widget.visibleRegion().isEmpty()
+
+
+def watch_dock(widget: QWidget, slot) -> bool:
+    """Connect slot(visible) to the visibilityChanged of the dock holding `widget` (a tab
+    brought to front is not shown again: its dock says so). False when it has no dock yet."""
+    dock = widget.parentWidget()
+    while dock is not None and not hasattr(dock, "visibilityChanged"):
+        dock = dock.parentWidget()
+    if dock is None:
+        return False
+    dock.visibilityChanged.connect(slot)
+    return True
+
+
 class Panel(QWidget):
     """A dockable view of one payload key of the Session (see explorer.session).
 
@@ -129,11 +149,8 @@ class Panel(QWidget):
             self._paint_value()
 
     def off_screen(self) -> bool:
-        """True for a panel of a shown window that nobody sees: a tab behind another (Qt keeps
-        those 'visible', off screen) or a closed dock. A panel on its own (a report's picture,
-        a test) or in a window not shown yet is not off screen: it paints at once."""
-        win = self.window()
-        return win is not self and win.isVisible() and self.visibleRegion().isEmpty()
+        """True for a panel of a shown window that nobody sees (off_screen)."""
+        return off_screen(self)
 
     def ensure_painted(self) -> None:
         """Paint the value now if it arrived while off screen: call before reading the content
@@ -144,13 +161,8 @@ class Panel(QWidget):
 
     def showEvent(self, ev) -> None:
         super().showEvent(ev)
-        if not self._lazy_hooked:  # a tab brought to front is not shown again: its dock says so
-            dock = self.parentWidget()
-            while dock is not None and not hasattr(dock, "visibilityChanged"):
-                dock = dock.parentWidget()
-            if dock is not None:
-                self._lazy_hooked = True
-                dock.visibilityChanged.connect(self._dock_visible)
+        if not self._lazy_hooked:
+            self._lazy_hooked = watch_dock(self, self._dock_visible)
         if self.stale:  # after the layout places it: a tab behind another stays off screen
             QTimer.singleShot(0, self._dock_visible)
 

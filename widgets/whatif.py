@@ -354,7 +354,10 @@ class WhatIfPanel(JobControls, Panel):
     def _inputs_changed(self) -> None:
         self.state.dirty = True
         self._show_applies()
-        self.draw_graph()
+        if not self.off_screen():
+            self.draw_graph()
+        else:  # off screen (a tab behind another): drawn when shown (_first_draw); parsing
+            self._drawn = False  # the graph imports networkx, ~0.9 s on the UI thread
         if self.frame is not None and self.isVisible():
             self._run_timer().start()
 
