@@ -1,12 +1,16 @@
 """The layers (pyproject.toml [tool.importlinter]): the core imports no Qt and nothing above it,
 the report renderer and the panels import neither the app nor the main window. lint-imports
 (import-linter, the test extra) checks every import, including those inside functions; the
-core's only imports by string are its own format readers."""
+core's only imports by string are its own format readers. The package installs one name,
+explorer: widgets/, queries/ and resources/ are explorer.widgets, ... and nothing imports the
+bare names."""
 import ast
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -83,3 +87,22 @@ def test_widgets_queries_resources_are_imported_under_explorer_only():
     hits = [(p.relative_to(ROOT).as_posix(), line, name) for p in files
             for line, name in _old_names(ast.parse(p.read_text(encoding="utf-8")))]
     assert hits == []
+
+
+def test_the_package_installs_one_top_level_name():
+    """What setuptools puts in the wheel (pyproject.toml [tool.setuptools]): every package under
+    explorer/, the linked widgets/ (with painters/), queries/ and resources/ included, and no
+    other top-level name; the SQL files and resources ride along as package data."""
+    setuptools = pytest.importorskip("setuptools")
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    conf = pyproject["tool"]["setuptools"]
+    include = conf["packages"]["find"]["include"]
+    found = set(setuptools.find_packages(where=str(ROOT), include=include))
+    on_disk = {".".join(Path(d).relative_to(ROOT).parts)
+               for d, _, names in os.walk(ROOT / "explorer", followlinks=True)
+               if "__init__.py" in names}
+    assert found == on_disk
+    assert {"explorer.widgets", "explorer.widgets.painters", "explorer.queries",
+            "explorer.resources"} <= found
+    assert {name.split(".")[0] for name in found} == {"explorer"}
+    assert set(conf["package-data"]) == {"explorer.queries", "explorer.resources"}
