@@ -336,17 +336,16 @@ class MainWindow(QMainWindow):
         self.session.connect_warehouse(*dlg.values())
 
     def export_report(self) -> None:
-        writer = export_report
         out = QFileDialog.getExistingDirectory(self, self.tr("Export report to folder"))
-        if not out or writer is None:
+        if not out:
             return
         s = self.session
         cohort = s.cohort()
         if cohort is None:
             return
         scenario = self.whatif_scenario()
-        s.runner.submit("export", lambda ctx: writer(s.store, cohort, out, progress=ctx.progress,
-                                                     cancelled=ctx.cancelled, **scenario),
+        s.runner.submit("export", lambda ctx: export_report(s.store, cohort, out, progress=ctx.progress,
+                                                            cancelled=ctx.cancelled, **scenario),
                         lambda files: (s.message.emit(self.tr("Report written to %1 (%2 files)")
                                                       .replace("%1", out).replace("%2", str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
