@@ -22,7 +22,7 @@ $(I18N)/%.qm: $(I18N)/%.ts | $(VENV)/.installed
 	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
 
 catalogues: $(VENV)/.installed
-	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k ngettext:1,2 --no-location \
+	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k NP_:1c,2 -k ngettext:1,2 --no-location \
 	  --sort-output -o $(I18N)/explorer.pot explorer widgets
 	$(VENV)/bin/pybabel update -D explorer -i $(I18N)/explorer.pot -d $(I18N) -l zh_CN \
 	  --no-fuzzy-matching --ignore-obsolete --width 100

@@ -34,8 +34,8 @@ sys.path.insert(0, ROOT)
 from PySide6.QtCore import QSettings
 from explorer.app import make_app
 from explorer.session import Session
-from widgets.base import Panel
-from widgets.mainwindow import MainWindow
+from explorer.widgets.base import Panel
+from explorer.widgets.mainwindow import MainWindow
 
 paint_ms = defaultdict(float)
 orig = Panel.show_result

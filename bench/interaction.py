@@ -116,14 +116,14 @@ def main() -> int:
     from PySide6.QtCore import QSettings
     from explorer.app import make_app
     from explorer.session import ANALYSIS_KEYS, Session
-    import widgets.mainwindow as mw
-    from widgets.mainwindow import MainWindow
+    import explorer.widgets.mainwindow as mw
+    from explorer.widgets.mainwindow import MainWindow
     skip = set(filter(None, a.without.split(",")))
     mw.PANELS[:] = [p for p in mw.PANELS if p[0] not in skip]
 
     from collections import defaultdict
 
-    from widgets.base import Panel
+    from explorer.widgets.base import Panel
     paint_ms: dict = defaultdict(list)
     orig = Panel.show_result
 

@@ -136,7 +136,7 @@ def main(argv=None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         import PySide6
         from PySide6.QtWidgets import QApplication
-        from widgets.timeline import TimelinePanel
+        from explorer.widgets.timeline import TimelinePanel
         if sys.version_info < (3, 12) and PySide6.__version__.startswith("6.12"):
             # PySide6 6.12 drops a reference to None on every void Qt call under Python 3.11
             # (None is immortal only from 3.12): repainting big figures 20 times would abort

@@ -60,7 +60,8 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 def style_sheet() -> str:
     try:
-        return importlib_resources.files("resources").joinpath("style.qss").read_text(encoding="utf-8")
+        sheet = importlib_resources.files("explorer.resources").joinpath("style.qss")
+        return sheet.read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError):
         return ""
 
@@ -105,7 +106,7 @@ def run_app(args) -> int:
     app = make_app()
     warm.join()
     from explorer.session import Session
-    from widgets.mainwindow import MainWindow
+    from explorer.widgets.mainwindow import MainWindow
 
     shot = getattr(args, "screenshot", None)
     settings = QSettings()
@@ -157,11 +158,7 @@ def shutdown(window, msecs: int = 60000) -> bool:
     deleted objects while Python tears the window down. False when a job still runs."""
     ok = True
     for runner in window.runners():
-        if hasattr(runner, "shutdown"):
-            ok = runner.shutdown(msecs) and ok
-        else:
-            runner.cancel()
-            ok = runner.wait(msecs) and ok
+        ok = runner.shutdown(msecs) and ok
     return ok
 
 

@@ -64,6 +64,7 @@ class Job(QRunnable):
         self.setAutoDelete(False)  # the Runner keeps it until its result is handled
         self.runner, self.key, self.gen, self.fn, self.label = runner, key, gen, fn, label
         self.signals = _JobSignals()
+        self.dropped = False  # set when its result was thrown away (Runner._finished)
 
     def run(self) -> None:  # worker thread
         ctx = JobContext(self)
@@ -98,18 +99,21 @@ def _emit(signal, *args) -> None:
 class Runner(QObject):
     """Runs jobs off the UI thread and delivers only fresh results, on the UI thread.
 
-    submit(key, fn, on_result, on_error=None, label="", on_partial=None) -> Job
+    submit(key, fn, on_result, on_error=None, label="", on_partial=None, on_progress=None) -> Job
         fn(ctx) runs in the pool; on_result(result) / on_error(exception) run on the UI thread,
         only if no newer job of the same key was submitted and cancel(key) was not called;
-        so does on_partial(part) for every ctx.publish(part) the job makes.
+        so do on_partial(part) for every ctx.publish(part) the job makes and
+        on_progress(done, total, text) for every ctx.progress of this job alone.
     Signals: busy(str label, int done, int total) for the status bar (total 0 = unknown),
              idle() when nothing is queued or running, dropped(str key) when a stale result
-             was thrown away (tests watch it).
+             was thrown away (tests watch it), ended(Job) when a job's result is back,
+             just before it is delivered or dropped (job.dropped says which).
     """
 
     busy = Signal(str, int, int)
     idle = Signal()
     dropped = Signal(str)
+    ended = Signal(object)
 
     def __init__(self, parent: QObject | None = None, threads: int = 1):
         super().__init__(parent)
@@ -121,7 +125,8 @@ class Runner(QObject):
 
     def submit(self, key: str, fn: Callable[[JobContext], Any], on_result: Callable[[Any], None],
                on_error: Callable[[BaseException], None] | None = None, label: str = "",
-               on_partial: Callable[[Any], None] | None = None) -> Job:
+               on_partial: Callable[[Any], None] | None = None,
+               on_progress: Callable[[int, int, str], None] | None = None) -> Job:
         gen = next(self._counter)
         self._gen[key] = gen
         job = Job(self, key, gen, fn, label or key)
@@ -129,6 +134,9 @@ class Runner(QObject):
         job.signals.progress.connect(self._progress)
         if on_partial is not None:
             job.signals.partial.connect(lambda j, part: None if self.is_stale(j) else on_partial(part))
+        if on_progress is not None:
+            job.signals.progress.connect(
+                lambda _k, d, n, text: None if self.is_stale(job) else on_progress(d, n, text))
         self._live[id(job)] = (job, on_result, on_error)
         self.busy.emit(job.label, 0, 0)
         self.pool.start(job)
@@ -181,8 +189,10 @@ class Runner(QObject):
     def _finished(self, job: Job, result: Any, error: BaseException | None) -> None:
         _, on_result, on_error = self._live.pop(id(job), (job, None, None))
         job.signals.deleteLater()
+        job.dropped = self.is_stale(job) or isinstance(error, Cancelled)
+        self.ended.emit(job)
         try:
-            if self.is_stale(job) or isinstance(error, Cancelled):
+            if job.dropped:
                 self.dropped.emit(job.key)
             elif error is not None:
                 if on_error:
@@ -194,3 +204,55 @@ class Runner(QObject):
         finally:
             if not self._live:
                 self.idle.emit()
+
+
+class PanelJobs(QObject):
+    """The jobs one panel submits to a Runner it shares (the Session's): submit() as
+    Runner.submit; busy / idle / dropped for this panel's jobs alone (its own progress bar and
+    Cancel button), pending() and cancel() over its keys alone. The Runner's own signals still
+    carry every job to the window's status bar and its Cancel. Keys are the runner's: a panel
+    uses keys no other panel does. When the panel (its parent) is deleted, its jobs go stale."""
+
+    busy = Signal(str, int, int)
+    idle = Signal()
+    dropped = Signal(str)
+
+    def __init__(self, runner: Runner, parent: QObject | None = None):
+        super().__init__(parent)
+        self.runner = runner
+        self._keys: set[str] = set()
+        self._live: set[int] = set()
+        runner.ended.connect(self._ended)
+        if parent is not None:  # a deleted panel is handed nothing: its jobs go stale
+            keys = self._keys
+            parent.destroyed.connect(lambda *_: [runner.cancel(k) for k in sorted(keys)])
+
+    def submit(self, key: str, fn: Callable[[JobContext], Any], on_result: Callable[[Any], None],
+               on_error: Callable[[BaseException], None] | None = None, label: str = "") -> Job:
+        self._keys.add(key)
+        job = self.runner.submit(key, fn, on_result, on_error, label,
+                                 on_progress=lambda d, n, text: self.busy.emit(text or key, d, n))
+        self._live.add(id(job))
+        self.busy.emit(job.label, 0, 0)
+        return job
+
+    def cancel(self, key: str | None = None) -> None:
+        """Make this panel's running/queued jobs of `key` (all its keys when None) stale."""
+        for k in [key] if key else sorted(self._keys):
+            self.runner.cancel(k)
+
+    def pending(self) -> int:
+        return len(self._live)
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until the shared pool is empty (tests only)."""
+        return self.runner.wait(msecs)
+
+    def _ended(self, job: Job) -> None:
+        if id(job) not in self._live:
+            return
+        self._live.discard(id(job))
+        if job.dropped:
+            self.dropped.emit(job.key)
+        if not self._live:
+            self.idle.emit()

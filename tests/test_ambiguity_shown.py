@@ -41,7 +41,7 @@ def test_detail_names_the_candidates(store):
 
 def test_cohort_header_and_report_count_them(store):
     from explorer.core.report import _md_cohort
-    from widgets.painters.header import header_items
+    from explorer.widgets.painters.header import header_items
     c = run_all(store, Cohort("k"), {"sections": ["cohort"]})["cohort"].to_dict()
     # badcases c00, c04, ..., c36: all but c36 are ambiguous; control: 27 ambiguous, 3 bound
     bad_amb = sum(1 for i in range(0, 36, 4))
@@ -60,7 +60,7 @@ def test_cases_panel_lists_them_with_their_candidates(store, qtbot):
     from PySide6.QtCore import Qt
 
     from explorer.session import fetch_cases
-    from widgets.cases import COLUMNS, CasesModel
+    from explorer.widgets.cases import COLUMNS, CasesModel
     df = fetch_cases(store, ["c00", "c36"])
     m = CasesModel()
     m.set_frame(df)

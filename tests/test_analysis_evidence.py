@@ -140,7 +140,7 @@ def test_demo_noise_clusters_name_nothing_and_planted_cluster_keeps_its_modules(
         second = c.narrative.split(". ")[1]
         assert second.startswith(f"{served} of the {bound} bound badcases ran on 0.6.1, the "
                                  "release where the KV-cache (prefix) hit rate fell (-"), second
-        from widgets.painters.conclusion import conclusion_html, conclusion_text
+        from explorer.widgets.painters.conclusion import conclusion_html, conclusion_text
         for text in (conclusion_html(c.to_dict()), conclusion_text(c.to_dict())):
             assert f"{served} of the {bound} bound badcases ran on 0.6.1" in text[:800]
     finally:

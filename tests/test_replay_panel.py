@@ -15,19 +15,20 @@ def session(qapp):
     from explorer.session import Session
     s = Session()
     yield s
-    s.runner.wait(20000)
+    for r in s.runners():
+        r.wait(20000)
     s.store.close()
 
 
 @pytest.fixture
 def panel(session, qtbot):
-    from widgets.replay import ReplayPanel
+    from explorer.widgets.replay import ReplayPanel
     p = ReplayPanel(session)
     qtbot.addWidget(p)
     p.show()
     yield p
-    p.runner.cancel()
-    p.runner.wait(20000)
+    p.jobs.cancel()
+    p.jobs.wait(20000)
 
 
 def test_empty_session_says_why(panel):
@@ -279,7 +280,7 @@ def test_picking_another_run_while_the_trace_is_read(two_runs, panel, qtbot, mon
     panel.run_box.setCurrentIndex(panel.run_box.findData("b"))
     qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=30000)
     held[0](TraceQuery("a").run(session.store))     # a's trace arrives after b was picked
-    assert panel.runner.pending() == 0 and panel.result is None and panel.sweep is None
+    assert panel.jobs.pending() == 0 and panel.result is None and panel.sweep is None
     assert panel.status.text() == "Cancelled." and panel.state.trace is None
     monkeypatch.undo()
     panel.run_button.click()
@@ -298,6 +299,6 @@ def test_settings_that_stopped_working_before_the_cohort_arrived(panel, qtbot, m
     assert len(held) == 1
     panel.state.max_num_seqs = 0                    # not through set(): no range check
     held[0](None)
-    assert panel.runner.pending() == 0 and panel.prediction is None
+    assert panel.jobs.pending() == 0 and panel.prediction is None
     assert "max_num_seqs must be >= 1" in panel.status.text()
     assert panel.status.property("error")

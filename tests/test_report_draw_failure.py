@@ -18,13 +18,13 @@ def broken_pyqtgraph(monkeypatch, tmp_path):
     """The distributions panel's pyqtgraph drawing raises, and writing the tree's PNG stops
     half-way (a full disk: QImage.save writes part of the file and returns False); the error
     log under tmp_path."""
-    import widgets.distributions
+    import explorer.widgets.distributions
     from PySide6.QtGui import QImage
     monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "log" / "te.log"))
 
     def paint(*a, **k):
         raise RuntimeError("pyqtgraph failed while painting")
-    monkeypatch.setattr(widgets.distributions, "paint_distribution", paint)
+    monkeypatch.setattr(explorer.widgets.distributions, "paint_distribution", paint)
     real_save = QImage.save
 
     def save(self, name, *a):
@@ -157,17 +157,17 @@ def test_the_export_dialog_reads_one_line_not_the_childs_traceback(tmp_path, mon
 def test_a_panel_slot_raising_on_the_results_is_blamed_on_that_panel_alone(monkeypatch, tmp_path):
     """What a panel's slot raises while the results are handed out reaches sys.excepthook,
     not the caller: that panel's picture is left out and named, the others are drawn."""
-    import widgets.heatmap
+    import explorer.widgets.heatmap
     from explorer.core.errors import ReportIncomplete
     from explorer.reporting.bundle import render
     from tests.report_fixture import sample_doc, sample_frame
     monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
-    real = widgets.heatmap.HeatmapPanel.on_results
+    real = explorer.widgets.heatmap.HeatmapPanel.on_results
 
     def on_results(self, payload):
         real(self, payload)
         raise RuntimeError("slot failed")
-    monkeypatch.setattr(widgets.heatmap.HeatmapPanel, "on_results", on_results)
+    monkeypatch.setattr(explorer.widgets.heatmap.HeatmapPanel, "on_results", on_results)
     out = tmp_path / "out"
     with pytest.raises(ReportIncomplete) as got:
         render(sample_doc(), out, {"png", "svg"}, frame=sample_frame())

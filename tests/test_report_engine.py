@@ -90,6 +90,6 @@ def test_engine_section_states_the_scraped_engine_settings(doc):
 
 
 def test_engine_html_states_the_settings(doc):
-    from widgets.painters.engine import engine_html
+    from explorer.widgets.painters.engine import engine_html
     html = engine_html(doc["engine"])
     assert "engine settings (vllm:cache_config_info): enable_prefix_caching = False" in html

@@ -190,7 +190,7 @@ def test_report_overview_puts_the_runs_side_by_side():
     units in the headers, a statistic the file did not publish is 'n/a', the all-failed run
     flagged; a run's own table only where there is more to say (a flag, a recomputation)."""
     from explorer.core.report_runs import md_runs
-    from widgets.painters.runs import runs_html
+    from explorer.widgets.painters.runs import runs_html
     s = Store()
     for name in ("er0080-bench-serve-all-failed-v0.25.1.json",
                  "sglang-datacrunch-h200-llama70b-online.jsonl"):

@@ -10,6 +10,32 @@ def test_an_interval_never_prints_the_same_number_twice():
     assert fmt_interval(0.3712, 0.3748) == "0.371 to 0.375"   # one more decimal, not 0.37 to 0.37
     assert fmt_interval(0.37, 0.37) == "0.37, zero width"
     assert fmt_interval(None, 0.4) == "–"
+    assert fmt_interval(0.370001, 0.370002) == "0.37, narrower than the last digit shown"
+
+
+def test_an_interval_of_a_metric_reads_with_its_unit_and_still_never_repeats():
+    """The what-if headline's interval of an outcome metric (num: 3 significant digits and
+    the unit) follows the same rule: more digits until the ends differ."""
+    assert fmt_interval(18.1, 19.2, metric="tpot_ms") == "18.1 ms/token to 19.2 ms/token"
+    assert fmt_interval(18.31, 18.34, metric="tpot_ms") == "18.31 ms/token to 18.34 ms/token"
+    assert fmt_interval(0.3712, 0.3748, metric="kv_cache_hit_rate") == "0.371 to 0.375"
+
+
+def test_the_whatif_headline_writes_its_interval_by_that_rule():
+    from explorer.core import i18n
+    from explorer.widgets.painters.whatif import headline
+    w = {"outcome": "badcase", "observed_outcome": 1.0, "n_selected": 23,
+         "scenario": {"set": {"kv_cache_hit_rate": 0.67}, "predicted_outcome": 0.373,
+                      "ci_low": 0.3712, "ci_high": 0.3748}}
+    assert "(95% CI 0.371 to 0.375)" in headline(w)
+    w["scenario"].update(ci_low=0.5, ci_high=0.5)
+    assert "(95% CI 0.50, zero width)" in headline(w)
+    i18n.set_language("zh_CN")
+    try:
+        w["scenario"].update(ci_low=0.3712, ci_high=0.3748)
+        assert "95% 置信区间 0.371 至 0.375" in headline(w)
+    finally:
+        i18n.set_language("en")
 
 
 def test_calibration_error_is_never_minus_zero():

@@ -69,7 +69,7 @@ def _markdown_rows(md: str) -> list[list[str]]:
 
 
 def test_a_comparison_row_reads_the_same_in_the_panel_the_html_and_report_md():
-    from widgets.painters.comparison import comparison_html, comparison_rows
+    from explorer.widgets.painters.comparison import comparison_html, comparison_rows
     panel = comparison_rows(ROWS)                         # the Comparison panel's cells
     page = _table_rows(comparison_html(ROWS))[1:]         # report.html (and the PDF)
     md = _markdown_rows(core_report._md_comparison(ROWS))[1:]
@@ -84,7 +84,7 @@ def test_a_comparison_row_reads_the_same_in_the_panel_the_html_and_report_md():
 
 def test_shares_of_the_cohort_read_the_same_in_the_header_report_md_and_the_command_line():
     from explorer.cli.report import _print_bound
-    from widgets.painters.header import header_html, header_items
+    from explorer.widgets.painters.header import header_html, header_items
     items = {k: v for k, v, _tip in header_items(COHORT)}
     page = _text(header_html(COHORT))
     md = MarkdownIt("commonmark").enable("table").render(core_report._md_cohort(COHORT))
@@ -101,7 +101,7 @@ def test_shares_of_the_cohort_read_the_same_in_the_header_report_md_and_the_comm
 
 
 def test_cluster_rows_read_the_same_in_the_clusters_panel_and_report_md():
-    from widgets.clusters import _format_row
+    from explorer.widgets.clusters import _format_row
     texts = ("every badcase", "", "bound %1", "categories %1")
     panel = [_format_row({"name": c["cluster"], "badcases": c["badcases"], "share": c["share"],
                           "bound": c["bound"], "categories": c["categories"]}, 0, texts)[0]

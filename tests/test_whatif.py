@@ -320,8 +320,8 @@ def test_default_sla_thresholds_are_the_sla_panels():
 def test_panel_text_says_no_change_and_writes_an_exact_zero_plainly():
     """The What-if panel's headline says when the effect's interval includes no change, and an
     interval end of exactly 0 (a bound of the model, not a clip) reads "0", not "+0"."""
-    from widgets.painters.whatif import effect_line, refutation_rows, signed
-    from widgets.whatif import no_change_note
+    from explorer.widgets.painters.whatif import effect_line, refutation_rows, signed
+    from explorer.widgets.whatif import no_change_note
     d = {"outcome": "badcase", "estimate": -0.0153, "ci_low": -0.392, "ci_high": 0.0,
          "common_causes": ["batch_size"]}
     line = effect_line(d)   # the panel, its copy text and the summary all use it

@@ -11,16 +11,16 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from explorer.session import Failure
-from widgets import palette
-from widgets.flow import FlowLayout
+from explorer.widgets import palette
+from explorer.widgets.flow import FlowLayout
 
 log = logging.getLogger(__name__)
 
 
 class JobControls:
     """For panels that run long jobs of their own (replay, what-if): they own a QProgressBar
-    `progress` and a Cancel button `cancel_button`; connect their Runner's busy signal to
-    _busy and call _idle when the job ends."""
+    `progress` and a Cancel button `cancel_button`; connect the busy and idle signals of their
+    Session.panel_jobs to _busy and _idle."""
 
     def _busy(self, _label: str, done: int, total: int) -> None:
         self.progress.setVisible(True)
@@ -53,6 +53,26 @@ class SelectionLine:
 
     def selection_text(self) -> str:
         return ""
+
+
+def off_screen(widget: QWidget) -> bool:
+    """True for a widget of a shown window that nobody sees: a tab behind another (Qt keeps
+    those 'visible', off screen) or a closed dock. A widget on its own (a report's picture,
+    a test) or in a window not shown yet is not off screen: it paints at once."""
+    win = QWidget.window(widget)  # not widget.window(): a panel may name a child `window`
+    return win is not widget and win.isVisible() and widget.visibleRegion().isEmpty()
+
+
+def watch_dock(widget: QWidget, slot) -> bool:
+    """Connect slot(visible) to the visibilityChanged of the dock holding `widget` (a tab
+    brought to front is not shown again: its dock says so). False when it has no dock yet."""
+    dock = widget.parentWidget()
+    while dock is not None and not hasattr(dock, "visibilityChanged"):
+        dock = dock.parentWidget()
+    if dock is None:
+        return False
+    dock.visibilityChanged.connect(slot)
+    return True
 
 
 class Panel(QWidget):
@@ -129,11 +149,8 @@ class Panel(QWidget):
             self._paint_value()
 
     def off_screen(self) -> bool:
-        """True for a panel of a shown window that nobody sees: a tab behind another (Qt keeps
-        those 'visible', off screen) or a closed dock. A panel on its own (a report's picture,
-        a test) or in a window not shown yet is not off screen: it paints at once."""
-        win = self.window()
-        return win is not self and win.isVisible() and self.visibleRegion().isEmpty()
+        """True for a panel of a shown window that nobody sees (off_screen)."""
+        return off_screen(self)
 
     def ensure_painted(self) -> None:
         """Paint the value now if it arrived while off screen: call before reading the content
@@ -144,13 +161,8 @@ class Panel(QWidget):
 
     def showEvent(self, ev) -> None:
         super().showEvent(ev)
-        if not self._lazy_hooked:  # a tab brought to front is not shown again: its dock says so
-            dock = self.parentWidget()
-            while dock is not None and not hasattr(dock, "visibilityChanged"):
-                dock = dock.parentWidget()
-            if dock is not None:
-                self._lazy_hooked = True
-                dock.visibilityChanged.connect(self._dock_visible)
+        if not self._lazy_hooked:
+            self._lazy_hooked = watch_dock(self, self._dock_visible)
         if self.stale:  # after the layout places it: a tab behind another stays off screen
             QTimer.singleShot(0, self._dock_visible)
 

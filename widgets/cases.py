@@ -11,8 +11,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QTableView, QVBoxLayout)
 
 from explorer.core.names import plural
-from widgets import palette
-from widgets.base import Panel
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
 
 # marked for pyside6-lupdate, shown through QCoreApplication.translate("CasesPanel", ...)
 HEADERS = [QT_TRANSLATE_NOOP("CasesPanel", "Prompt"), QT_TRANSLATE_NOOP("CasesPanel", "Prediction"),
@@ -104,8 +104,9 @@ class CasesModel(QAbstractTableModel):
         if self.df.empty:
             return
         key = self.df[col]
-        if col == "correct":
-            key = key.map(lambda v: 2 if _na(v) else int(bool(v)))
+        if col == "correct":  # vectorised: a per-row lambda cost 0.15 s of the UI thread a paint
+            na = key.isna()
+            key = key.where(~na, False).astype(bool).astype(int).where(~na, 2)
         elif col == "level":
             key = pd.to_numeric(key, errors="coerce").fillna(9)
         else:

@@ -6,9 +6,9 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView,
                                QInputDialog, QLabel, QMenu, QTableView, QVBoxLayout)
 
-from widgets.base import Panel
-from widgets.painters.common import common_prefix_len, count, is_missing, ratio, share
-from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+from explorer.widgets.base import Panel
+from explorer.widgets.painters.common import common_prefix_len, count, is_missing, ratio, share
+from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 ALL = "\x00all"  # row key of "every badcase"
 

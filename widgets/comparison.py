@@ -10,11 +10,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from explorer.core.i18n import _
 from explorer.core.names import plural
-from widgets import palette
-from widgets.base import Panel
-from widgets.painters import comparison as painter
-from widgets.painters.common import significant
-from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
+from explorer.widgets.painters import comparison as painter
+from explorer.widgets.painters.common import significant
+from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 
 # what the table compares: the cohort, or the selection (Session "selection" payload keys)

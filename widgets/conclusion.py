@@ -7,8 +7,8 @@ import html
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 
 from explorer.core.names import plural
-from widgets.base import Panel
-from widgets.painters.conclusion import conclusion_html, conclusion_text
+from explorer.widgets.base import Panel
+from explorer.widgets.painters.conclusion import conclusion_html, conclusion_text
 
 
 class ConclusionPanel(Panel):

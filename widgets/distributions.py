@@ -10,10 +10,10 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QHBoxLayout, 
                                QVBoxLayout)
 
 from explorer.core.names import plural
-from widgets.base import Panel
-from widgets import palette
-from widgets.painters.common import label, num
-from widgets.painters.distributions import paint_distribution
+from explorer.widgets.base import Panel
+from explorer.widgets import palette
+from explorer.widgets.painters.common import label, num
+from explorer.widgets.painters.distributions import paint_distribution
 
 # Metrics offered, in order; only those with at least one value in the cohort are listed.
 METRICS = ("tpot_ms", "ttft_ms", "queue_ms", "e2e_ms", "kv_cache_hit_rate", "num_preemptions",

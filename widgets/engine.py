@@ -7,8 +7,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout
 
-from widgets.base import Panel
-from widgets.painters.engine import paint_engine, summary
+from explorer.widgets.base import Panel
+from explorer.widgets.painters.engine import paint_engine, summary
 
 
 class EnginePanel(Panel):

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
 from explorer.core.escape import qt_plain_tip
-from widgets.base import Panel
-from widgets.painters.header import header_items, summary_line
+from explorer.widgets.base import Panel
+from explorer.widgets.painters.header import header_items, summary_line
 
 
 class HeaderPanel(Panel):

@@ -10,25 +10,21 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QRectF, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
+from explorer.core.analysis.heatmap import DEFAULTS
+from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES  # the metrics it accepts
 from explorer.core.escape import qt_plain_tip
 from explorer.core.names import plural
-from widgets import palette
-from widgets.base import Panel
-from widgets.painters.common import label, num
-from widgets.painters.heatmap import cell_at, cell_text, heatmap_tsv, paint_heatmap, share_view
-from widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
+from explorer.widgets.painters.common import label, num
+from explorer.widgets.painters.heatmap import (cell_at, cell_text, heatmap_tsv, paint_heatmap,
+                                               share_view)
+from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 REQUEST_HEADERS = (QT_TRANSLATE_NOOP("HeatmapPanel", "run"), QT_TRANSLATE_NOOP("HeatmapPanel", "request"), "TTFT", "TPOT",
                    QT_TRANSLATE_NOOP("HeatmapPanel", "scheduling delay"), "E2E", QT_TRANSLATE_NOOP("HeatmapPanel", "preemptions"),
                    QT_TRANSLATE_NOOP("HeatmapPanel", "KV-cache hit rate"))
 REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions", "kv_cache_hit_rate")
-
-try:  # the metrics the window-level heatmap accepts (Qt-free, cheap to import)
-    from explorer.core.analysis.heatmap import DEFAULTS
-    from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES
-except ImportError:  # pragma: no cover - analysis core not installed
-    CHOICES = ("tpot_ms", "batch_size_entropy", "queue_ms", "ttft_ms", "e2e_ms", "batch_size")
-    DEFAULTS = {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metric": "queue_ms"}
 
 
 class HeatmapPanel(Panel):

@@ -11,10 +11,10 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTre
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.escape import qt_plain_tip
-from widgets import palette
-from widgets.base import Panel
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
 from explorer.core.names import distinct_names
-from widgets.painters.common import common_prefix_len, is_missing
+from explorer.widgets.painters.common import common_prefix_len, is_missing
 
 
 def _n(v) -> int:

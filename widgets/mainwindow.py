@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
 
 from explorer.core.names import plural
 from explorer.reporting.export import export_report
-from widgets import palette
-from widgets.base import copy_mime
-from widgets.panels import PANELS, SCROLLED, TITLES
+from explorer.widgets import palette
+from explorer.widgets.base import copy_mime
+from explorer.widgets.panels import PANELS, SCROLLED, title
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class MainWindow(QMainWindow):
                 log.warning("panel %s failed to start: %s", name, e)
                 panel = QLabel(self.tr("This panel could not start: %1").replace("%1", str(e)))
                 panel.setWordWrap(True)
-            dock = QDockWidget(self.tr(TITLES.get(name, name)), self)
+            dock = QDockWidget(title(name), self)
             dock.setObjectName(f"dock_{name}")
             if name in SCROLLED:  # never let its minimum size widen the window:
                 scroll = QScrollArea()  # scroll inside the dock instead
@@ -144,9 +144,10 @@ class MainWindow(QMainWindow):
             lambda u: self._show_inputs_status(u["inputs"]) if "inputs" in u else None)
         self.session.resultsChanged.connect(self._front_engine_without_eval)
         self._set_busy(False)
-        r = self.session.runner
-        r.busy.connect(self._on_busy)
-        r.idle.connect(lambda: self._set_busy(False))
+        for r in self.session.runners():   # every job: loads, analyses, what-if, replay
+            r.busy.connect(self._on_busy)
+            r.idle.connect(lambda: self._set_busy(
+                any(x.pending() for x in self.session.runners())))
 
     def _front_engine_without_eval(self, update: dict) -> None:
         """Engine logs / scrapes loaded without an eval: the Engine tab is the one with
@@ -226,12 +227,12 @@ class MainWindow(QMainWindow):
         v = mb.addMenu(self.tr("&View"))
         for name, dock in self.docks.items():
             a = dock.toggleViewAction()
-            a.setText(self.tr(TITLES.get(name, name)))
+            a.setText(title(name))
             v.addAction(a)
         v.addSeparator()
         go = v.addMenu(self.tr("&Go to panel"))
         for i, name in enumerate(n for n in self.docks if n != "header"):
-            self._act(go, self.tr(TITLES.get(name, name)), lambda n=name: self.focus_panel(n),
+            self._act(go, title(name), lambda n=name: self.focus_panel(n),
                       panel_shortcut(i))
         v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
@@ -327,7 +328,7 @@ class MainWindow(QMainWindow):
             self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
 
     def connect_warehouse(self) -> None:
-        from widgets.warehouse import WarehouseDialog
+        from explorer.widgets.warehouse import WarehouseDialog
         dlg = WarehouseDialog(self.settings, self)
         if dlg.exec() != WarehouseDialog.DialogCode.Accepted:
             return
@@ -335,17 +336,16 @@ class MainWindow(QMainWindow):
         self.session.connect_warehouse(*dlg.values())
 
     def export_report(self) -> None:
-        writer = export_report
         out = QFileDialog.getExistingDirectory(self, self.tr("Export report to folder"))
-        if not out or writer is None:
+        if not out:
             return
         s = self.session
         cohort = s.cohort()
         if cohort is None:
             return
         scenario = self.whatif_scenario()
-        s.runner.submit("export", lambda ctx: writer(s.store, cohort, out, progress=ctx.progress,
-                                                     cancelled=ctx.cancelled, **scenario),
+        s.runner.submit("export", lambda ctx: export_report(s.store, cohort, out, progress=ctx.progress,
+                                                            cancelled=ctx.cancelled, **scenario),
                         lambda files: (s.message.emit(self.tr("Report written to %1 (%2 files)")
                                                       .replace("%1", out).replace("%2", str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
@@ -479,13 +479,8 @@ class MainWindow(QMainWindow):
         super().closeEvent(ev)
 
     def runners(self) -> list:
-        """The session's Runner and those of panels that keep their own (e.g. what-if)."""
-        out = [self.session.runner]
-        for p in self.panels.values():
-            r = getattr(p, "runner", None)
-            if r is not None and hasattr(r, "cancel") and r not in out:
-                out.append(r)
-        return out
+        """The runners of every job of the window: the session's (panels keep none)."""
+        return self.session.runners()
 
     def stop_workers(self, msecs: int = 5000) -> None:
         """Cancel every job and wait (bounded) for the running ones to return, so no worker
@@ -493,10 +488,7 @@ class MainWindow(QMainWindow):
         for r in self.runners():
             r.cancel()
         for r in self.runners():
-            if hasattr(r, "shutdown"):
-                r.shutdown(msecs)
-            else:
-                r.wait(msecs)
+            r.shutdown(msecs)
 
 
 CLOSE_WAIT_MS = 1500  # closing the window waits this long for a running job, then exits

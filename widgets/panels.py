@@ -2,24 +2,24 @@
 report's panel pictures (explorer/reporting/bundle.py)."""
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
-
-from widgets.cases import CasesPanel
-from widgets.clusters import ClustersPanel
-from widgets.comparison import ComparisonPanel
-from widgets.conclusion import ConclusionPanel
-from widgets.distributions import DistributionsPanel
-from widgets.engine import EnginePanel
-from widgets.header import HeaderPanel
-from widgets.heatmap import HeatmapPanel
-from widgets.inputs import InputsPanel
-from widgets.replay import ReplayPanel
-from widgets.runs import RunsPanel
-from widgets.sla import SlaPanel
-from widgets.timeline import TimelinePanel
-from widgets.tree import TreePanel
-from widgets.versions import VersionsPanel
-from widgets.whatif import WhatIfPanel
+from explorer.core.analysis import pipeline
+from explorer.core.i18n import pgettext
+from explorer.widgets.cases import CasesPanel
+from explorer.widgets.clusters import ClustersPanel
+from explorer.widgets.comparison import ComparisonPanel
+from explorer.widgets.conclusion import ConclusionPanel
+from explorer.widgets.distributions import DistributionsPanel
+from explorer.widgets.engine import EnginePanel
+from explorer.widgets.header import HeaderPanel
+from explorer.widgets.heatmap import HeatmapPanel
+from explorer.widgets.inputs import InputsPanel
+from explorer.widgets.replay import ReplayPanel
+from explorer.widgets.runs import RunsPanel
+from explorer.widgets.sla import SlaPanel
+from explorer.widgets.timeline import TimelinePanel
+from explorer.widgets.tree import TreePanel
+from explorer.widgets.versions import VersionsPanel
+from explorer.widgets.whatif import WhatIfPanel
 
 # The one list of panels: (object name, class, area).
 # Areas: top, left, centre, right, bottom. Centre panels are tabbed, first one in front.
@@ -43,14 +43,11 @@ PANELS = [
 ]
 # Panels whose minimum size must never widen the window: they scroll inside their dock.
 SCROLLED = frozenset({"runs", "timeline", "engine", "whatif", "replay"})
-# context MainWindow: the window shows them through self.tr
-TITLES = {"header": QT_TRANSLATE_NOOP("MainWindow", "Cohort"), "clusters": QT_TRANSLATE_NOOP("MainWindow", "Clusters"),
-          "inputs": QT_TRANSLATE_NOOP("MainWindow", "Inputs"),
-          "comparison": QT_TRANSLATE_NOOP("MainWindow", "Metric comparison"),
-          "distributions": QT_TRANSLATE_NOOP("MainWindow", "Distributions"),
-          "tree": QT_TRANSLATE_NOOP("MainWindow", "Decision tree"), "heatmap": QT_TRANSLATE_NOOP("MainWindow", "Heatmap"),
-          "versions": QT_TRANSLATE_NOOP("MainWindow", "Versions"), "runs": QT_TRANSLATE_NOOP("MainWindow", "Runs"),
-          "sla": QT_TRANSLATE_NOOP("MainWindow", "SLA"),
-          "whatif": QT_TRANSLATE_NOOP("MainWindow", "What-if"), "conclusion": QT_TRANSLATE_NOOP("MainWindow", "Conclusion"),
-          "cases": QT_TRANSLATE_NOOP("MainWindow", "Cases"), "timeline": QT_TRANSLATE_NOOP("MainWindow", "Timeline"),
-          "engine": QT_TRANSLATE_NOOP("MainWindow", "Engine"), "replay": QT_TRANSLATE_NOOP("MainWindow", "Replay")}
+# A panel named otherwise than the section it shows (explorer.core.analysis.pipeline).
+SHOWS = {"header": "cohort"}
+
+
+def title(name: str) -> str:
+    """The panel's name on its dock and tab, in the current language: the section registry's
+    (pipeline.panel_title), translated in the "panel" context of the core's catalogue."""
+    return pgettext("panel", pipeline.panel_title(SHOWS.get(name, name)))

@@ -8,7 +8,8 @@ apart, as vLLM does); the older per-attempt hit_rate_blocks follows it, explaine
 A view over explorer.core.viewstate.replay.ReplayState, which holds the runs offered (the
 session's "replay_runs" payload) and the one chosen, validates the settings into an
 EngineConfig and makes the work: its store reads run in the session's worker (one at a time),
-its simulations in the panel's own worker with progress and Cancel. paint() submits nothing.
+its simulations on the session's runner of store-free jobs (Session.compute), with the panel's
+own progress and Cancel beside the status bar's. paint() submits nothing.
 """
 from __future__ import annotations
 
@@ -25,9 +26,8 @@ from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
-from explorer.workers import Runner
-from widgets.base import JobControls, Panel
-from widgets.painters.replay import plot_sweeps
+from explorer.widgets.base import JobControls, Panel
+from explorer.widgets.painters.replay import plot_sweeps
 
 
 def _fmt(v: Any, unit: str = "") -> str:
@@ -52,12 +52,58 @@ class ReplayPanel(JobControls, Panel):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.state = ReplayState()
-        st = self.state
-        self.runner = Runner(self)
-        self.runner.busy.connect(self._busy)
-        self.runner.idle.connect(self._idle)
-        self.runner.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
+        self.jobs = session.panel_jobs(self)   # the session's store-free runner
+        self.jobs.busy.connect(self._busy)
+        self.jobs.idle.connect(self._idle)
+        self.jobs.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
 
+        self._build_controls()
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
+                                              self.tr("replay"), self.tr("change %")])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self._build_plot()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setObjectName("muted")
+        # a calibration error above 25 % is said prominently, above everything else
+        self.warning = QLabel()
+        self.warning.setWordWrap(True)
+        self.warning.setProperty("error", True)
+        self.warning.setStyleSheet("font-weight: bold; color: #b00020;")
+        self.warning.setVisible(False)
+        self.answer = QLabel()
+        self.answer.setWordWrap(True)
+        self.answer.setVisible(False)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.plot_widget)
+        split.setSizes([460, 800])
+        self.split = split
+        # before a run or a sweep: what each button shows, not an empty table and empty axes
+        self.hint = QLabel(self.tr(
+            "Run replays the chosen trace under the settings above and compares it with the "
+            "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
+            "against the KV-cache capacity; Predict badcases says how many of the cohort's "
+            "badcases would remain."))
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("muted")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.table.setVisible(False)
+        self.plot_widget.setVisible(False)
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.warning)
+        lay.addWidget(self.answer)
+        lay.addWidget(self.hint)
+        lay.addWidget(split, 1)
+        lay.addWidget(self.status)
+
+    def _build_controls(self) -> None:
+        """The row of controls: the trace run, the KV-cache and scheduler settings, Add as run,
+        Run, Sweep capacity, Predict badcases, Cancel and the progress bar."""
+        st = self.state
         self.run_box = QComboBox()  # a long run label (a replay added as a run) is cut at
         self.run_box.setSizeAdjustPolicy(  # 32 characters, the list shows it whole
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -124,11 +170,9 @@ class ReplayPanel(JobControls, Panel):
         self.run_box.currentIndexChanged.connect(self._run_picked)
         self.session.cohortChanged.connect(lambda: self.answer.setVisible(False))
 
-        self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
-                                              self.tr("replay"), self.tr("change %")])
-        self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    def _build_plot(self) -> None:
+        """The sweep's chart: the first-query hit rate (left axis) and the preemptions (right
+        axis, a second view box) against the KV capacity (log)."""
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("bottom", self.tr("KV-cache capacity (blocks, log)"))
@@ -145,41 +189,6 @@ class ReplayPanel(JobControls, Panel):
             self.plot.getAxis(ax).enableAutoSIPrefix(False)
         self.plot.vb.sigResized.connect(
             lambda: self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect()))
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setObjectName("muted")
-        # a calibration error above 25 % is said prominently, above everything else
-        self.warning = QLabel()
-        self.warning.setWordWrap(True)
-        self.warning.setProperty("error", True)
-        self.warning.setStyleSheet("font-weight: bold; color: #b00020;")
-        self.warning.setVisible(False)
-        self.answer = QLabel()
-        self.answer.setWordWrap(True)
-        self.answer.setVisible(False)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.table)
-        split.addWidget(self.plot_widget)
-        split.setSizes([460, 800])
-        self.split = split
-        # before a run or a sweep: what each button shows, not an empty table and empty axes
-        self.hint = QLabel(self.tr(
-            "Run replays the chosen trace under the settings above and compares it with the "
-            "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
-            "against the KV-cache capacity; Predict badcases says how many of the cohort's "
-            "badcases would remain."))
-        self.hint.setWordWrap(True)
-        self.hint.setObjectName("muted")
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.table.setVisible(False)
-        self.plot_widget.setVisible(False)
-        lay = QVBoxLayout(self.body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.warning)
-        lay.addWidget(self.answer)
-        lay.addWidget(self.hint)
-        lay.addWidget(split, 1)
-        lay.addWidget(self.status)
 
     def _results_shown(self) -> None:
         """The hint only while neither the table nor the chart has anything to show."""
@@ -305,8 +314,9 @@ class ReplayPanel(JobControls, Panel):
                      self.tr("Replay"))
 
     def _submit(self, key: str, job, done, label: str) -> None:
-        """A simulation in the panel's worker (a cancel raises errors.Cancelled: dropped)."""
-        self.runner.submit(key, job, done, self._failed, label=label)
+        """A simulation on the session's store-free runner (a cancel raises errors.Cancelled:
+        dropped)."""
+        self.jobs.submit(key, job, done, self._failed, label=label)
 
     def _done(self, res, run_id: str, observed: dict, cal=None) -> None:
         self.state.result, self.state.calibration = res, cal
@@ -550,7 +560,7 @@ class ReplayPanel(JobControls, Panel):
         return lines
 
     def cancel(self) -> None:
-        self.runner.cancel("replay")
+        self.jobs.cancel("replay")
         self._status(self.tr("Cancelled."))
         self._idle()
 
@@ -574,5 +584,5 @@ class ReplayPanel(JobControls, Panel):
             self.hint.text() if not self.hint.isHidden() else "")
 
     def closeEvent(self, ev):
-        self.runner.cancel()
+        self.jobs.cancel()
         super().closeEvent(ev)

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter
 
 from explorer.core.escape import qt_plain_tip
 from explorer.core.report_runs import OVERVIEW, SHOWN, fmt_published
-from widgets import palette
-from widgets.base import Panel
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
 
 # the report's overview numbers (report_runs.OVERVIEW), counts aside: one meaning, one place
 HEADLINE = tuple((m, s) for m, s, _ in OVERVIEW if m != "requests")

@@ -6,9 +6,9 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
 from explorer.core.names import plural
-from widgets.base import Panel, SelectionLine
-from widgets.painters.common import label, share, unit
-from widgets.painters.sla import paint_sla, summary
+from explorer.widgets.base import Panel, SelectionLine
+from explorer.widgets.painters.common import label, share, unit
+from explorer.widgets.painters.sla import paint_sla, summary
 
 
 class SlaPanel(SelectionLine, Panel):

@@ -14,14 +14,15 @@ from typing import Any
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton,
                                QStackedWidget, QToolTip, QVBoxLayout, QWidget)
 
 from explorer.core.viewstate.timeline import (WINDOW_RANGE_S, TimelineQuery, TimelineState,
                                               TimelineView, Unbound)
-from widgets.painters import timeline as painter
+from explorer.widgets.base import off_screen, watch_dock
+from explorer.widgets.painters import timeline as painter
 
 HOVER_PX = 6
 
@@ -44,6 +45,8 @@ class TimelinePanel(QWidget):
         self.state = TimelineState()
         self.view_data: TimelineView | None = None
         self.figure: dict[str, Any] = {}
+        self._follow_later: pd.DataFrame | None = None  # a cohort to follow once on screen
+        self._dock_hooked = False
 
         self.back = QPushButton(self.tr("Back"))
         self.back.setEnabled(False)
@@ -121,6 +124,7 @@ class TimelinePanel(QWidget):
     def _submit(self, query: TimelineQuery | None, record: bool) -> None:
         if query is None:
             return
+        self._follow_later = None  # a request opened (by the user) replaces a pending follow
         if self.session is None:
             return self._fail(self.tr("Nothing loaded yet."))
         store = self.session.store
@@ -151,14 +155,38 @@ class TimelinePanel(QWidget):
 
     def clear(self) -> None:
         self.state.clear()
+        self._follow_later = None
         self.view_data, self.figure = None, {}
         self.back.setEnabled(False)
         self.view.clear()
         self.stack.setCurrentIndex(0)
 
     def _on_results(self, update: dict) -> None:
-        # follow the cohort's worst badcase until the user opens a request of their own
-        self._submit(self.state.follow(update.get("frame")), record=False)
+        # follow the cohort's worst badcase until the user opens a request of their own; off
+        # screen (a tab behind another) only once shown: the query and the painting cost
+        # about a second of a drop at 1M requests that nobody would see
+        frame = update.get("frame")
+        if not isinstance(frame, pd.DataFrame):
+            return
+        if off_screen(self):
+            self.state.frame, self._follow_later = frame, frame  # compare mode reads it now
+            return
+        self._follow_later = None
+        self._submit(self.state.follow(frame), record=False)
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        if not self._dock_hooked:
+            self._dock_hooked = watch_dock(self, self._dock_visible)
+        if self._follow_later is not None:  # after the layout places it
+            QTimer.singleShot(0, self._dock_visible)
+
+    def _dock_visible(self, visible: bool | None = None) -> None:
+        """Its tab came to front (or a check after showEvent): follow the cohort now."""
+        if self._follow_later is not None and (visible if visible is not None
+                                               else not off_screen(self)):
+            frame, self._follow_later = self._follow_later, None
+            self._submit(self.state.follow(frame), record=False)
 
     def _on_cases(self, ids) -> None:
         if ids and len(ids) == 1:

@@ -6,10 +6,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene, QLabel, QSpinBox, QVBoxLayout
 
-from widgets import palette
-from widgets.base import Panel
-from widgets.painters.tree import MAX_NODE_W, paint_tree, tree_tsv
-from widgets.zoomview import MIN_WINDOW_PT, ZoomView
+from explorer.widgets import palette
+from explorer.widgets.base import Panel
+from explorer.widgets.painters.tree import MAX_NODE_W, paint_tree, tree_tsv
+from explorer.widgets.zoomview import MIN_WINDOW_PT, ZoomView
 
 PRINT_NODE_W = 160   # the print layout's node width (conditions on two lines) ...
 PRINT_PT = 10.5      # ... and text size: >= 7 pt once the figure is scaled to the page

@@ -9,10 +9,10 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTableView, QVBoxL
 
 from explorer.core.i18n import _
 from explorer.core.names import plural
-from widgets import palette
-from widgets.base import Panel, SelectionLine
-from widgets.painters.versions import HEADERS, empty_reason, paint_versions, versions_rows
-from widgets.tablemodel import RowsModel, sortable
+from explorer.widgets import palette
+from explorer.widgets.base import Panel, SelectionLine
+from explorer.widgets.painters.versions import HEADERS, empty_reason, paint_versions, versions_rows
+from explorer.widgets.tablemodel import RowsModel, sortable
 
 
 class VersionsPanel(SelectionLine, Panel):

@@ -14,10 +14,7 @@ KEYS = ("warehouse/url", "warehouse/table", "warehouse/columns")
 
 
 def _redact(url: str) -> str:
-    try:
-        from explorer.core.warehouse.spark import redact_url
-    except ImportError:  # pragma: no cover - the module imports no optional package
-        return url
+    from explorer.core.warehouse.spark import redact_url  # imports no optional package
     return redact_url(url)
 
 

@@ -4,9 +4,10 @@ predicted outcome with its interval, the refutation table and the assumptions.
 
 A view over explorer.core.viewstate.whatif.WhatIfState, which decides which treatments and
 outcomes the frame and graph allow, the value's range and default, the cases the scenario
-applies to and what a run or an exported report uses. The state's query (run_whatif) runs in a
-worker of the panel's own Runner (it needs only the cohort frame, not the store, so it does not
-queue behind store jobs); DoWhy is first imported there, never on the UI thread.
+applies to and what a run or an exported report uses. The state's query (run_whatif) runs on the
+session's runner of store-free jobs (Session.compute: it needs only the cohort frame, so it does
+not queue behind store jobs), shown in the status bar as every job is and in the panel's own
+progress bar; DoWhy is first imported there, never on the UI thread.
 
 Inputs: the session's "frame" payload (analysis.cohort_frame) and, from a report, a ready
 "whatif" dict (painted as is, nothing is rerun). The edited graph is kept with the session:
@@ -36,13 +37,12 @@ if TYPE_CHECKING:  # imported with DoWhy, in the worker
     from explorer.core.analysis.whatif.scale import ScaleDict
     from explorer.core.analysis.whatif.scenario import WhatIfSection
 from explorer.session import Failure
-from explorer.workers import Runner
-from widgets import palette
-from widgets.base import JobControls, Panel
-from widgets.painters.common import label
-from widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
-                                     refutation_rows, summary)
-from widgets.whatif_graph import GraphEditor, GraphView
+from explorer.widgets import palette
+from explorer.widgets.base import JobControls, Panel
+from explorer.widgets.painters.common import label
+from explorer.widgets.painters.whatif import (effect_line, headline, paint_graph, paint_interval,
+                                              refutation_rows, summary)
+from explorer.widgets.whatif_graph import GraphEditor, GraphView
 
 log = logging.getLogger(__name__)
 SETTING = "causal_graph"
@@ -59,13 +59,32 @@ class WhatIfPanel(JobControls, Panel):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.state = WhatIfState()
-        self.runner = Runner(self)
-        self.runner.busy.connect(self._busy)
-        self.runner.idle.connect(self._idle)
+        self.jobs = session.panel_jobs(self)   # the session's store-free runner
+        self.jobs.busy.connect(self._busy)
+        self.jobs.idle.connect(self._idle)
         self._cancel_note = ""  # why the running estimate was dropped (shown when it stops)
-        self.runner.dropped.connect(self._dropped)
+        self.jobs.dropped.connect(self._dropped)
 
-        # -- controls ------------------------------------------------------------------------
+        self._build_controls()
+        left = self._build_graph()
+        right = self._build_results()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([400, 720])
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(split)
+
+        session.storeChanged.connect(self._load_graph_setting)
+        # a what-if of the old cohort is stale: stop it now rather than let it take the CPU
+        # from the new cohort's analysis (it reruns when the new frame arrives)
+        session.cohortChanged.connect(self._cohort_changed)
+        session.selectedCasesChanged.connect(self._on_selected_cases)
+        self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
+
+    def _build_controls(self) -> None:
+        """The sentence of controls: "Set [treatment] to [value], effect on [outcome] [Run]"."""
         self.treatment = QComboBox()
         self.outcome = QComboBox()
         for box in (self.treatment, self.outcome):
@@ -100,7 +119,8 @@ class WhatIfPanel(JobControls, Panel):
         self.run_button.clicked.connect(self.run)
         self.cancel_button.clicked.connect(lambda: self.cancel())
 
-        # -- graph: drawing and editor -------------------------------------------------------------
+    def _build_graph(self) -> QSplitter:
+        """The causal graph's drawing above its DOT editor (the left column)."""
         self.scene = QGraphicsScene(self)
         self.view = GraphView(self.scene)
         self.view.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -118,20 +138,10 @@ class WhatIfPanel(JobControls, Panel):
         left.addWidget(self.graph_editor)
         left.setSizes([420, 160])
         self.graph_column = left
+        return left
 
-        # -- results ---------------------------------------------------------------------------
-        self.applies = QLabel()
-        self.applies.setWordWrap(True)
-        self.headline = QLabel()
-        self.headline.setWordWrap(True)
-        f = self.headline.font()
-        f.setPointSizeF(f.pointSizeF() * 1.15)
-        f.setBold(True)
-        self.headline.setFont(f)
-        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.effect = QLabel()
-        self.effect.setWordWrap(True)
-        # SLA scaling scenario: "queue_ms 20% lower: SLA attainment from A to B"
+    def _build_scale_row(self) -> QHBoxLayout:
+        """The SLA scaling scenario: "SLA if [metric] changes by [pct]" (its text below it)."""
         self.scale_metric = QComboBox()
         for m in SCALE_METRICS:
             self.scale_metric.addItem(label(m), m)
@@ -150,6 +160,23 @@ class WhatIfPanel(JobControls, Panel):
         scale_row.addStretch(1)
         self.scale_metric.currentIndexChanged.connect(lambda _i: self.run_scale())
         self.scale_pct.valueChanged.connect(lambda _v: self.run_scale())
+        return scale_row
+
+    def _build_results(self) -> QScrollArea:
+        """The results column: applies-to line, headline, effect, SLA scaling row, interval
+        plot, refuters, assumptions, notes and method, scrolled in a small dock."""
+        self.applies = QLabel()
+        self.applies.setWordWrap(True)
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        f = self.headline.font()
+        f.setPointSizeF(f.pointSizeF() * 1.15)
+        f.setBold(True)
+        self.headline.setFont(f)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.effect = QLabel()
+        self.effect.setWordWrap(True)
+        scale_row = self._build_scale_row()
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot_widget.setMaximumHeight(150)
         self.plot_widget.setMinimumHeight(110)
@@ -197,20 +224,7 @@ class WhatIfPanel(JobControls, Panel):
         right.setWidgetResizable(True)
         right.setFrameShape(QFrame.Shape.NoFrame)
         right.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([400, 720])
-        lay = QVBoxLayout(self.body)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(split)
-
-        session.storeChanged.connect(self._load_graph_setting)
-        # a what-if of the old cohort is stale: stop it now rather than let it take the CPU
-        # from the new cohort's analysis (it reruns when the new frame arrives)
-        session.cohortChanged.connect(self._cohort_changed)
-        session.selectedCasesChanged.connect(self._on_selected_cases)
-        self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
+        return right
 
     # -- inputs --------------------------------------------------------------------------------------
     @property
@@ -268,7 +282,7 @@ class WhatIfPanel(JobControls, Panel):
 
     def show_result(self, value: Any) -> None:
         super().show_result(value)
-        self.progress.setVisible(self.runner.pending() > 0)   # the base shows every control
+        self.progress.setVisible(self.jobs.pending() > 0)   # the base shows every control
 
     def showEvent(self, ev):
         super().showEvent(ev)
@@ -354,7 +368,10 @@ class WhatIfPanel(JobControls, Panel):
     def _inputs_changed(self) -> None:
         self.state.dirty = True
         self._show_applies()
-        self.draw_graph()
+        if not self.off_screen():
+            self.draw_graph()
+        else:  # off screen (a tab behind another): drawn when shown (_first_draw); parsing
+            self._drawn = False  # the graph imports networkx, ~0.9 s on the UI thread
         if self.frame is not None and self.isVisible():
             self._run_timer().start()
 
@@ -405,7 +422,7 @@ class WhatIfPanel(JobControls, Panel):
             ctx.progress(0, 0, "importing DoWhy")
             return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
                              cancelled=ctx.cancelled)
-        self.runner.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
+        self.jobs.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
         self.run_scale()
 
     def run_scale(self) -> None:
@@ -419,7 +436,7 @@ class WhatIfPanel(JobControls, Panel):
             self.scale_text.setText(self.tr("(not in this data)") if self.frame is not None else "")
             return
         self.scale_text.setText(self.tr("estimating…"))
-        self.runner.submit("whatif-scale", lambda ctx: query.run(cancelled=ctx.cancelled),
+        self.jobs.submit("whatif-scale", lambda ctx: query.run(cancelled=ctx.cancelled),
                            self._scaled, lambda e: self.scale_text.setText(str(e)),
                            label=self.tr("SLA what-if"))
 
@@ -430,13 +447,13 @@ class WhatIfPanel(JobControls, Panel):
     def cancel(self, note: str = "") -> None:
         self._cancel_note = note
         self._run_timer().stop()
-        self.runner.cancel("whatif-scale")
-        self.runner.cancel("whatif")
+        self.jobs.cancel("whatif-scale")
+        self.jobs.cancel("whatif")
         self._status(note or self.tr("Cancelled."))
         self._idle()
 
     def _dropped(self, _key: str) -> None:
-        if self.runner.pending():  # a newer run replaced it (its status stays) or another drops
+        if self.jobs.pending():  # a newer run replaced it (its status stays) or another drops
             return
         self._status(self._cancel_note or self.tr("Cancelled."))
         self._cancel_note = ""
@@ -450,7 +467,7 @@ class WhatIfPanel(JobControls, Panel):
         t.setFixedHeight(rows + t.horizontalHeader().sizeHint().height() + 2 * t.frameWidth() + 2)
 
     def _cohort_changed(self) -> None:
-        if self.runner.pending() or self._run_timer().isActive():
+        if self.jobs.pending() or self._run_timer().isActive():
             self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
 
     def _done(self, d: WhatIfSection) -> None:
@@ -590,7 +607,7 @@ class WhatIfPanel(JobControls, Panel):
         """The finished result of exactly report_args(), for an exported report to show as it
         is (no DoWhy in the exporting process); None when the inputs changed since or a run is
         under way."""
-        return None if self.runner.pending() else self.state.report_result()
+        return None if self.jobs.pending() else self.state.report_result()
 
     def copy_text(self) -> str:
         """The result in full, or, before Run, the scenario set up (so a copy is never empty)."""
@@ -603,7 +620,7 @@ class WhatIfPanel(JobControls, Panel):
         return super().copy_text()
 
     def closeEvent(self, ev):
-        self.runner.cancel()
+        self.jobs.cancel()
         super().closeEvent(ev)
 
 

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
 
 from explorer.core.analysis.causal_graph import default_graph_text, parse_graph
 from explorer.core.errors import InputError
-from widgets import palette
-from widgets.zoomview import ZoomView
+from explorer.widgets import palette
+from explorer.widgets.zoomview import ZoomView
 
 
 class GraphView(ZoomView):

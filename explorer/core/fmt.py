@@ -37,13 +37,13 @@ def _is_rate(metric: str | None) -> bool:
 def num(v: Any, metric: str | None = None, digits: int = 3, *, unit: str | None = None) -> str:
     """A value with `digits` significant digits ("0.312", "18.3", "1,904") and its unit: the
     metric's (explorer.core.names.unit), or `unit` when given. A rate metric (…_rate) reads
-    with 2 decimals; very large or very small magnitudes in scientific notation; MISSING when
-    missing."""
+    with digits - 1 decimals (2 by default); very large or very small magnitudes in
+    scientific notation; MISSING when missing."""
     if is_missing(v):
         return MISSING
     x = float(v)
     if _is_rate(metric):
-        s = f"{x:.2f}"
+        s = f"{x:.{digits - 1}f}"
     elif x != 0 and (abs(x) >= 1e12 or abs(x) < 1e-3):
         s = f"{x:.{digits - 1}e}"
     else:
@@ -147,13 +147,25 @@ def n_cell(row: dict) -> str:
     return f"{count(row.get('n_bad'))} / {count(row.get('n_control'))}"
 
 
-def interval(lo: Any, hi: Any, decimals: int = 2, sep: str = " to ") -> str:
-    """An interval "0.36 to 0.38" with enough decimals that its ends differ (never "0.37 to
-    0.37": up to 3 more decimals, then "0.37, zero width"); MISSING when an end is missing."""
+def interval(lo: Any, hi: Any, decimals: int = 2, metric: str | None = None) -> str:
+    """An interval "0.36 to 0.38" whose ends never read alike: up to 3 more digits than
+    usual until they differ ("0.371 to 0.375", never "0.37 to 0.37"), else "0.37, zero width"
+    (equal ends) or "0.37, narrower than the last digit shown"; MISSING when an end is missing.
+
+    The ends read with `decimals` decimals, or, with `metric`, as num(v, metric) writes them,
+    unit included ("18.3 ms to 19.1 ms"; a rate metric with 2 decimals)."""
     if is_missing(lo) or is_missing(hi) or not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
         return MISSING
-    for d in range(decimals, decimals + 4):
-        a, b = f"{float(lo):.{d}f}", f"{float(hi):.{d}f}"
+    for more in range(4):
+        a, b = _end(lo, metric, decimals, more), _end(hi, metric, decimals, more)
         if a != b:
-            return f"{a}{sep}{b}"
-    return _("{value}, zero width").format(value=f"{float(lo):.{decimals}f}")
+            return _("{lo} to {hi}").format(lo=a, hi=b)
+    value = _end(lo, metric, decimals, 0)
+    if float(lo) == float(hi):
+        return _("{value}, zero width").format(value=value)
+    return _("{value}, narrower than the last digit shown").format(value=value)
+
+
+def _end(v: Any, metric: str | None, decimals: int, more: int) -> str:
+    """One end of an interval with `more` digits than usual (interval)."""
+    return num(v, metric, digits=3 + more) if metric else f"{float(v):.{decimals + more}f}"

@@ -51,7 +51,7 @@ def system_language(env=None) -> str:
 
 
 def catalogue_dir():
-    return resources.files("resources").joinpath("i18n")
+    return resources.files("explorer.resources").joinpath("i18n")
 
 
 def _load(lang: str) -> gettext.NullTranslations:
@@ -116,6 +116,18 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 
 def N_(message: str) -> str:
     """Marks a string for extraction without translating it (module-level tables)."""
+    return message
+
+
+def pgettext(context: str, message: str) -> str:
+    """The message in the current language as it reads in `context` (the same English word
+    may read differently: "Cases" is a panel's name in "panel", a count elsewhere)."""
+    return _state["tr"].pgettext(context, message) if message else message
+
+
+def NP_(context: str, message: str) -> str:
+    """N_ with a context: marks `message` for extraction in `context`; shown through
+    pgettext(context, message)."""
     return message
 
 

@@ -27,5 +27,26 @@ def load_query(name: str) -> str:
     """Text of queries/<name>.sql (header comment included), a line "-- include: other"
     replaced by the text of queries/other.sql (one query used inside another, e.g. as a CTE
     body). Raises FileNotFoundError."""
-    text = resources.files("queries").joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    text = resources.files("explorer.queries").joinpath(f"{name}.sql").read_text(encoding="utf-8")
     return _INCLUDE.sub(lambda m: load_query(m.group(1)), text)
+
+
+def arrow_frame(rel) -> "pd.DataFrame":
+    """The pandas frame of a DuckDB relation, read through Arrow, with the dtypes DuckDB's own
+    .df() gives (a text column without any value is object with None, also in an empty
+    result); anything else with a .df() (a warehouse result) through its .df(). For the large
+    frames (the cohort, the case view): .df() took 0.98 s CPU for the 1M-request cohort's
+    90,706 x 33 rows, Arrow 0.63 s."""
+    if not hasattr(rel, "to_arrow_table"):
+        return rel.df()
+    import pandas as pd
+    import pyarrow as pa
+
+    t = rel.to_arrow_table()
+    df = t.to_pandas()
+    for name, col in zip(t.column_names, t.columns):
+        if col.null_count == len(col) and (pa.types.is_string(col.type)
+                                          or pa.types.is_large_string(col.type)
+                                          or pa.types.is_string_view(col.type)):
+            df[name] = pd.Series([None] * len(df), dtype=object, index=df.index)
+    return df

@@ -45,7 +45,7 @@ def telling_metrics(comparison: Any, k: int = 2) -> list[str]:
 
 
 def _panel_classes() -> dict[str, type]:
-    from widgets.panels import PANELS
+    from explorer.widgets.panels import PANELS
     return {name: cls for name, cls, _ in PANELS}
 
 

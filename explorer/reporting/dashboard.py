@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from explorer.core.i18n import _
 from explorer.core.names import label
 from explorer.core.report import scope_lines
-from widgets import palette
+from explorer.widgets import palette
 
 from .html import title_of
 from .images import CJK_FAMILIES, save_image

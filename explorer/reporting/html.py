@@ -18,14 +18,14 @@ from explorer.core.i18n import N_, _
 from explorer.core.names import plural
 from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
                                   listed_inputs, loaded_inputs, scope_lines)
-from widgets import palette
-from widgets.painters.comparison import comparison_html
-from widgets.painters.conclusion import conclusion_html
-from widgets.painters.engine import engine_html
-from widgets.painters.header import header_html
-from widgets.painters.sla import sla_html
-from widgets.painters.runs import run_versions_html, runs_html
-from widgets.painters.versions import versions_html
+from explorer.widgets import palette
+from explorer.widgets.painters.comparison import comparison_html
+from explorer.widgets.painters.conclusion import conclusion_html
+from explorer.widgets.painters.engine import engine_html
+from explorer.widgets.painters.header import header_html
+from explorer.widgets.painters.sla import sla_html
+from explorer.widgets.painters.runs import run_versions_html, runs_html
+from explorer.widgets.painters.versions import versions_html
 
 from .images import TEXT_WIDTH
 
@@ -64,7 +64,7 @@ SECTIONS = [
     ("engine", "engine", lambda v: engine_html(v)),
     ("conclusion", None, lambda v: conclusion_html(v)),
 ]
-TITLES = {**pipeline.TITLES, "distributions": N_("Distributions")}
+TITLES = pipeline.TITLES
 
 
 def data_uri(path: Path) -> str:

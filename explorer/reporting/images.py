@@ -133,7 +133,7 @@ def print_fonts(panel: QWidget, width: int, page_width: int = TEXT_WIDTH) -> int
 def report_mode(panel: QWidget) -> None:
     """Make a panel look like a printed figure: hide its controls (buttons, pickers, spin boxes)
     with the labels of their tool rows, and turn scroll bars off. The content is untouched."""
-    from widgets.flow import FlowLayout
+    from explorer.widgets.flow import FlowLayout
     for lay in panel.findChildren(QLayout):
         if not isinstance(lay, (QHBoxLayout, FlowLayout)):
             continue

@@ -35,13 +35,14 @@ def session(app):
     s = Session()
     yield s
     s.cancel()
-    s.runner.wait(20000)
+    for r in s.runners():
+        r.wait(20000)
     s.store.close()
 
 
 @pytest.fixture
 def window(session, qtbot, tmp_path):
-    from widgets.mainwindow import MainWindow
+    from explorer.widgets.mainwindow import MainWindow
     w = MainWindow(session, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
     w.show()

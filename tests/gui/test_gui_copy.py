@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 
-from widgets.mainwindow import panel_shortcut
+from explorer.widgets.mainwindow import panel_shortcut
 
 CHARTS = {"tree", "heatmap", "distributions", "versions", "sla", "timeline"}
 

@@ -165,7 +165,7 @@ def test_export_takes_the_users_whatif_scenario(loaded, qtbot):
     qtbot.waitUntil(lambda: panel.frame is not None, timeout=60000)
     panel.set_box.setValue(0.8)
     panel.run()
-    qtbot.waitUntil(lambda: panel.runner.pending() == 0 and panel.result is not None, timeout=120000)
+    qtbot.waitUntil(lambda: panel.jobs.pending() == 0 and panel.result is not None, timeout=120000)
     scenario = window.whatif_scenario()
     assert scenario["whatif"]["set_value"] == 0.8
     assert scenario["whatif"]["treatment"] == panel.treatment.currentData()

@@ -34,7 +34,7 @@ def test_heatmap_colours_by_badcase_share_and_says_the_counts(loaded, qtbot):
     assert all(c not in per for c in empty)
     assert panel.plot.titleLabel.text == "badcase share of the cohort's cases per cell"
     # counts on hover: windows, cohort cases and badcases of the cell
-    from widgets.painters.heatmap import cell_text
+    from explorer.widgets.painters.heatmap import cell_text
     (ix, iy), (n, nb) = max(per.items(), key=lambda kv: kv[1][0])
     text = cell_text(shown, ix, iy)
     assert f"cohort cases: {n:,} ({nb:,} badcase" in text and "time windows: " in text

@@ -25,7 +25,7 @@ TREE = {"max_depth": 3, "baseline_error_rate": 0.12, "nodes": [
 
 
 def test_tree_text_stays_at_9pt_in_a_small_window_and_pans(session, qtbot):
-    from widgets.tree import TreePanel
+    from explorer.widgets.tree import TreePanel
     panel = TreePanel(session)
     qtbot.addWidget(panel)
     panel.resize(520, 300)  # a laptop's tab: 8 leaves do not fit at 9 pt
@@ -57,7 +57,7 @@ def test_tree_prints_at_7pt_or_more(session, qtbot):
     from explorer.reporting.bundle import PANEL_SIZES
     from explorer.reporting.html import WIDE
     from explorer.reporting.images import settle
-    from widgets.tree import TreePanel
+    from explorer.widgets.tree import TreePanel
     assert "tree" in WIDE
     panel = TreePanel(session)
     qtbot.addWidget(panel)
@@ -103,8 +103,8 @@ def test_causal_graph_text_stays_at_9pt_in_the_window(app, qtbot):
     from PySide6.QtWidgets import QGraphicsScene
 
     from explorer.core.analysis.causal_graph import default_graph_text, parse_graph
-    from widgets.painters.whatif import paint_graph
-    from widgets.whatif_graph import GraphView
+    from explorer.widgets.painters.whatif import paint_graph
+    from explorer.widgets.whatif_graph import GraphView
     g = parse_graph(default_graph_text())
     scene = QGraphicsScene()
     paint_graph(scene, g.nodes, g.edges, g.latent, (), "kv_cache_hit_rate", "badcase")
@@ -149,8 +149,8 @@ def test_causal_graph_prints_at_7pt_as_its_own_figure(app, tmp_path):
     from explorer.core.analysis.causal_graph import default_graph_text, parse_graph
     from explorer.reporting.html import build_html, print_width
     from explorer.reporting.images import save_scene_png
-    from widgets.painters.whatif import paint_graph
-    from widgets.whatif_graph import GraphView
+    from explorer.widgets.painters.whatif import paint_graph
+    from explorer.widgets.whatif_graph import GraphView
     g = parse_graph(default_graph_text())
     scene = QGraphicsScene()
     paint_graph(scene, g.nodes, g.edges, g.latent, (), "kv_cache_hit_rate", "badcase")
@@ -166,7 +166,7 @@ def test_causal_graph_prints_at_7pt_as_its_own_figure(app, tmp_path):
 
 
 def test_timeline_key_sits_above_the_plot_in_words(app):
-    from widgets.painters.timeline import legend_html
+    from explorer.widgets.painters.timeline import legend_html
     html = legend_html(["queued", "decode"], ["first_token", "finished"])
     assert "first token" in html and "first_token" not in html and "★" in html and "▼" in html
 
@@ -212,7 +212,7 @@ def test_chart_text_prints_at_7pt_or_more(session, qtbot):
     from explorer.reporting.bundle import PANEL_SIZES
     from explorer.reporting.html import print_width
     from explorer.reporting.images import print_fonts, report_mode, settle
-    from widgets.sla import SlaPanel
+    from explorer.widgets.sla import SlaPanel
     sla = {"thresholds": {"ttft_ms": 500.0, "tpot_ms": 50.0},
            "attainment": {"share": 0.4, "n": 100, "n_met": 40, "n_unjudged": 0},
            "by": {"version": [{"key": "0.5.2", "share": 0.5, "n": 50, "n_met": 25},

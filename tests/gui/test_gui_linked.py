@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from tests.gui.conftest import painted
-from widgets.clusters import ALL
-from widgets.tablemodel import KEY_ROLE
+from explorer.widgets.clusters import ALL
+from explorer.widgets.tablemodel import KEY_ROLE
 
 
 def _current_key(panel):
@@ -54,7 +54,7 @@ def test_header_control_reads_size_and_categories(loaded, qtbot):
     header = dict((t, v) for t, v, _ in window.panels["header"].items)
     assert header["Control"] == f"{len(ctl):,} correct ({', '.join(cats)})"
     assert "[" not in header["Control"]
-    from widgets.painters.header import header_html
+    from explorer.widgets.painters.header import header_html
     assert f"{len(ctl):,} correct ({', '.join(cats)})" in header_html(s.data["cohort"])
 
 
@@ -82,7 +82,7 @@ def test_distribution_legend_is_rebuilt_not_stacked(loaded, qtbot, qtlog):
 
 def test_tree_node_labels_fit_their_boxes(app):
     from PySide6.QtWidgets import QGraphicsScene
-    from widgets.painters.tree import paint_tree
+    from explorer.widgets.painters.tree import paint_tree
     tree = {"max_depth": 2, "baseline_error_rate": 0.12, "nodes": [
         {"id": 0, "parent": None, "feature": "queue_ms", "threshold": 5671.25, "n": 300, "error_rate": 0.12},
         {"id": 1, "parent": 0, "side": "le", "feature": "batch_size", "threshold": 12.34, "n": 200,
@@ -202,7 +202,7 @@ def test_distribution_double_click_picks_the_nearest_badcase(loaded, qtbot):
 
 def test_versions_chart_labels_are_unique(app):
     import pyqtgraph as pg
-    from widgets.painters.versions import chart_rows, paint_versions
+    from explorer.widgets.painters.versions import chart_rows, paint_versions
     ch = [{"benchmark": f"ps_experiment_v0.3.0_20250519/rate_{r}", "metric": "ttft_ms", "from_version": "0.2.1",
            "to_version": "0.3.0", "change_pct": pct, "p_value": 0.01, "p_adjusted": 0.02,
            "regression": pct > 10} for r, pct in ((1, 12.0), (2, -4.0), (3, 30.0))]

@@ -65,8 +65,8 @@ SAMPLES = {
 
 
 def _panel_classes():
-    from widgets.base import Panel
-    from widgets.panels import PANELS
+    from explorer.widgets.base import Panel
+    from explorer.widgets.panels import PANELS
     out = []
     for name, cls, _ in PANELS:
         if issubclass(cls, Panel):
@@ -100,7 +100,7 @@ def test_case_caption_counts_the_whole_cohort_when_the_list_is_capped(session, q
     counts and says how many rows are listed."""
     import pandas as pd
 
-    from widgets.cases import CasesPanel
+    from explorer.widgets.cases import CasesPanel
     n, bad, listed = 6200, 3275, 5000
     frame = pd.DataFrame({"case_id": [f"c{i}" for i in range(n)],
                           "badcase": [1] * bad + [0] * (n - bad)})

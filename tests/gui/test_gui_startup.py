@@ -17,7 +17,7 @@ import sys, time
 t0 = time.perf_counter()
 from explorer.app import make_app
 from explorer.session import Session
-from widgets.mainwindow import MainWindow
+from explorer.widgets.mainwindow import MainWindow
 from PySide6.QtCore import QSettings
 import os
 app = make_app()
@@ -94,7 +94,7 @@ def test_size_option_is_checked_and_the_window_fits_the_screen(app):
     from PySide6.QtCore import QSize
 
     from explorer.app import parse_size
-    from widgets.mainwindow import fit_size
+    from explorer.widgets.mainwindow import fit_size
     assert parse_size("2560x1440") == (2560, 1440) and parse_size(None) is None
     for bad in ("1366", "wide x tall", "100x100"):
         with pytest.raises(ValueError):

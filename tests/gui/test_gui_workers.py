@@ -75,6 +75,38 @@ def test_shutdown_waits_for_the_running_job_and_delivers_nothing(qapp, qtbot):
     assert got == [] and runner.pending() == 0
 
 
+def test_no_panel_keeps_a_pool_of_its_own(window):
+    """Every job of the window runs on the Session's runners, which the status bar shows and
+    its Cancel stops: no panel (What-if, Replay, ...) builds a Runner or a thread pool."""
+    from PySide6.QtCore import QThreadPool
+    assert window.findChildren(Runner) == [] and window.findChildren(QThreadPool) == []
+    assert window.runners() == window.session.runners()
+
+
+def test_a_panel_job_shows_in_the_status_bar_and_its_cancel_stops_it(window, qtbot):
+    """A Replay simulation (a store-free job: Session.compute) shows its progress in the panel
+    and in the status bar; the status bar's Cancel stops it and the panel says so."""
+    from explorer.core.errors import Cancelled
+    panel = window.panels["replay"]
+    started, got = threading.Event(), []
+
+    def simulation(ctx):
+        ctx.progress(1, 4, "replaying")
+        started.set()
+        while not ctx.cancelled():
+            QThread.msleep(5)
+        raise Cancelled()
+    panel.jobs.submit("replay", simulation, got.append, got.append)
+    qtbot.waitUntil(lambda: started.is_set() and panel.progress.value() == 1, timeout=10000)
+    assert not window.progress.isHidden() and not panel.progress.isHidden()
+    assert window.progress.maximum() == 4 and panel.jobs.pending() == 1
+    with qtbot.waitSignal(panel.jobs.dropped, timeout=10000):
+        window.cancel_button.click()
+    assert got == [] and panel.jobs.pending() == 0
+    assert panel.status.text() == "Cancelled."
+    qtbot.waitUntil(lambda: window.progress.isHidden() and panel.progress.isHidden(), timeout=5000)
+
+
 def test_screenshot_exits_cleanly(tmp_path):
     import os
     import subprocess

@@ -3,7 +3,7 @@ all ten analysis tabs); they paint it when their tab comes to front, or when rea
 (Copy, report pictures) through Panel.ensure_painted."""
 from __future__ import annotations
 
-from widgets.base import copy_mime
+from explorer.widgets.base import copy_mime
 
 
 def test_hidden_tabs_paint_when_shown_or_copied(loaded, qtbot, monkeypatch):
@@ -36,3 +36,22 @@ def test_hidden_tabs_paint_when_shown_or_copied(loaded, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: not heat.stale, timeout=5000)
     assert painted["heatmap"] == 1 and heat.message() is None
     assert heat.shown() is s.data["heatmap"] or heat.shown() == s.data["heatmap"]
+
+
+def test_hidden_timeline_and_whatif_graph_wait_until_shown(loaded, qtbot):
+    """A drop's cohort opened its worst badcase in the Timeline and parsed the causal graph
+    for the What-if (networkx, ~0.9 s on the UI thread) though both are tabs behind another
+    (issue 17, drop to dashboard): each does it when its tab comes to front."""
+    from explorer.core.timeline import worst_badcase
+    window, _, _ = loaded
+    s = window.session
+    tl, wi = window.panels["timeline"], window.panels["whatif"]
+    assert tl.visibleRegion().isEmpty() and wi.visibleRegion().isEmpty()  # tabs behind
+    assert tl.current is None and tl.view_data is None  # nothing fetched nor painted
+    assert tl.state.frame is s.data["frame"]  # compare mode has its cohort already
+    assert not [i for i in wi.scene.items() if i.data(0)]  # no graph node drawn
+    window.show_panel("timeline")
+    qtbot.waitUntil(lambda: tl.current is not None, timeout=30000)
+    assert tl.current == worst_badcase(s.data["frame"])
+    window.show_panel("whatif")
+    qtbot.waitUntil(lambda: bool([i for i in wi.scene.items() if i.data(0)]), timeout=30000)

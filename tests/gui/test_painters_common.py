@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from widgets.painters.common import ratio, share
+from explorer.widgets.painters.common import ratio, share
 
 
 @pytest.mark.parametrize("v,text", [(0.913, "91%"), (0.0, "0%"), (1.0, "100%"), (0.0025, "<1%"),
@@ -22,7 +22,7 @@ def test_ratio_separates_thousands(k, n, text):
 def test_input_names_drop_the_prefix_their_folder_shares():
     """QA could not tell 'Meta-Lla…ath.json' (8B) from 'Meta-Lla…ath.json' (70B) in a narrow
     Inputs dock: what differs comes first."""
-    from widgets.inputs import _short_names
+    from explorer.widgets.inputs import _short_names
     got = _short_names(["/r/m/Meta-Llama-3_1-8B-Instruct_math.json",
                         "/r/m/Meta-Llama-3_1-70B-Instruct_math.json",
                         "/r/a/aibrix_k8s_naive_0.1.csv", "/r/a/aibrix_k8s_naive_1.3.csv",
@@ -33,7 +33,7 @@ def test_input_names_drop_the_prefix_their_folder_shares():
 
 def test_input_names_keep_the_folder_that_tells_siblings_apart():
     """132 aibrix CSVs: two releases' naive_output_1.csv must not show as the same name."""
-    from widgets.inputs import _short_names
+    from explorer.widgets.inputs import _short_names
     got = _short_names(["/d/ps_v0.2.1/naive_output_1.csv", "/d/ps_v0.3.0/naive_output_1.csv",
                         "/d/ps_v0.3.0/prefix_output_1.csv"])
     assert list(got.values()) == ["ps_v0.2.1/naive_output_1.csv", "ps_v0.3.0/naive_output_1.csv",

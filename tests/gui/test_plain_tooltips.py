@@ -21,7 +21,7 @@ def shown(tip: str) -> str:
 
 
 def test_cluster_list_tooltip_is_plain_text(session, qtbot):
-    from widgets.clusters import ClustersPanel
+    from explorer.widgets.clusters import ClustersPanel
     panel = ClustersPanel(session)
     qtbot.addWidget(panel)
     panel.show_result([{"name": NAME, "badcases": 3, "share": 1.0, "bound": 1,
@@ -34,7 +34,7 @@ def test_cluster_list_tooltip_is_plain_text(session, qtbot):
 
 def test_inputs_panel_tooltips_are_plain_text(session, qtbot):
     from explorer.core.store import LoadReport
-    from widgets.inputs import InputsPanel
+    from explorer.widgets.inputs import InputsPanel
     panel = InputsPanel(session)
     qtbot.addWidget(panel)
     bad = LoadReport(path=f"/data/{NAME}.csv", error=f"/data/{NAME}.csv: <b>broken</b>")

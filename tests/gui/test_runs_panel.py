@@ -90,7 +90,7 @@ def test_inputs_panel_run_label_edit_is_saved_with_the_session(loaded, qtbot, tm
 
 def test_report_html_lists_runs_and_run_level_regressions(tmp_path):
     from explorer.core.report_runs import run_versions_section, runs_section
-    from widgets.painters.runs import run_versions_html, runs_html
+    from explorer.widgets.painters.runs import run_versions_html, runs_html
     s = Store()
     s.load_file(FAILED)
     s.load_file(LAMBDA)

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 
 from tests.connection_threads import connection_threads
-from widgets.timeline import TimelinePanel
+from explorer.widgets.timeline import TimelinePanel
 
 TIMEOUT = 20000
 
@@ -172,7 +172,7 @@ def test_empty_nan_and_unknown_inputs_say_why(loaded, panel, qtbot):
 
 
 def test_pack_lanes_uses_the_fewest_lanes_without_overlap():
-    from widgets.painters.timeline import pack_lanes
+    from explorer.widgets.painters.timeline import pack_lanes
     rng = np.random.default_rng(5)
     s = rng.uniform(0, 100, 500)
     e = s + rng.gamma(2, 3, 500)
@@ -209,7 +209,7 @@ def test_a_new_cohort_opens_its_worst_badcase_until_the_user_picks(loaded, panel
 def test_readout_notes_are_sentences():
     """QA read "± 30 s. no per-token latencies for this request no first-token time…": each
     note is its own capitalised sentence."""
-    from widgets.timeline import _sentence
+    from explorer.widgets.timeline import _sentence
     notes = ["no per-token latencies for this request",
              "no first-token time: prefill and decode not separable", "Already one."]
     assert "".join(f" {_sentence(n)}" for n in notes) == (

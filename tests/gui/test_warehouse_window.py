@@ -14,7 +14,7 @@ from tests.gui.conftest import synthetic_store
 
 
 def test_dialog_remembers_without_credentials(app, tmp_path):
-    from widgets.warehouse import WarehouseDialog
+    from explorer.widgets.warehouse import WarehouseDialog
     ini = tmp_path / "s.ini"
     st = QSettings(str(ini), QSettings.Format.IniFormat)
     d = WarehouseDialog(st)

@@ -33,18 +33,18 @@ def cohort_frame(n=1200, seed=0):
 
 @pytest.fixture
 def panel(session, qtbot):
-    from widgets.whatif import WhatIfPanel
+    from explorer.widgets.whatif import WhatIfPanel
     p = WhatIfPanel(session)
     qtbot.addWidget(p)
     p.resize(1100, 640)
     yield p
-    p.runner.cancel()
-    p.runner.wait(30000)
+    p.jobs.cancel()
+    p.jobs.wait(30000)
 
 
 def _finish(panel, qtbot):
     qtbot.wait(1)   # let a run scheduled with a zero-time timer start
-    qtbot.waitUntil(lambda: panel.runner.pending() == 0, timeout=60000)
+    qtbot.waitUntil(lambda: panel.jobs.pending() == 0, timeout=60000)
 
 
 def test_frame_in_runs_and_paints_the_same_numbers_as_the_core(panel, session, qtbot):
@@ -130,7 +130,7 @@ def test_graph_editor_says_where_it_is_wrong_and_keeps_the_graph(panel, session,
     assert session.store.get_setting("causal_graph") == GRAPH
     assert set(panel.graph.nodes) == {"batch_size", "kv_cache_hit_rate", "badcase"}
     # a session opened later brings its graph back into the editor
-    from widgets.whatif import WhatIfPanel
+    from explorer.widgets.whatif import WhatIfPanel
     other = WhatIfPanel(session)
     qtbot.addWidget(other)
     session.storeChanged.emit()
@@ -160,7 +160,7 @@ def test_a_new_cohort_cancels_the_old_cohorts_run(panel, session, qtbot):
     # the old cohort's estimate is stale: it must not keep a core busy while the new cohort's
     # analysis runs (it reruns when the new frame arrives)
     _start_run(panel, session, seed=5)
-    assert panel.runner.pending() > 0
+    assert panel.jobs.pending() > 0
     session.cohortChanged.emit()
     assert not panel._run_timer().isActive()
     _finish(panel, qtbot)
@@ -183,7 +183,7 @@ def test_a_reports_result_is_painted_without_rerunning(panel, session, qtbot):
     d = W.run_whatif(frame, set_value=0.67, graph_text=GRAPH, refute=False).to_dict()
     panel.show()
     session.resultsChanged.emit({"whatif": d, "frame": frame})
-    assert panel.runner.pending() == 0                  # nothing recomputed
+    assert panel.jobs.pending() == 0                  # nothing recomputed
     assert panel.message() is None and panel.result["estimate"] == d["estimate"]
     assert "0.67" in panel.headline.text()
     session.resultsChanged.emit({"whatif": {"status": "no_data", "reason": "not requested"}})
@@ -197,7 +197,7 @@ def test_unbound_cohort_says_why(panel, session):
 
 
 def test_importing_the_panel_does_not_import_dowhy():
-    code = ("import sys, widgets.whatif\n"
+    code = ("import sys, explorer.widgets.whatif\n"
             "print(any(m.split('.')[0] == 'dowhy' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"})

@@ -5,7 +5,7 @@ and panels import them from one place; and the shortening of names with a long c
 from __future__ import annotations
 
 from explorer.core.fmt import (  # noqa: F401 - the one number vocabulary
-    MISSING, count, is_missing, num, pct, pval, ratio, share, significant, signed)
+    MISSING, count, interval, is_missing, num, pct, pval, ratio, share, significant, signed)
 from explorer.core.names import LABELS, label, unit  # noqa: F401 - the one display-name table
 
 

@@ -3,7 +3,7 @@ text, flags}], evidence) as HTML for a QTextBrowser or a report."""
 from __future__ import annotations
 
 from explorer.core.escape import html_text
-from widgets import palette
+from explorer.widgets import palette
 from explorer.core.analysis.conclusion import module_name
 from explorer.core.i18n import _
 

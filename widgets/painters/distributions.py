@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from explorer.core.escape import html_text
-from widgets import palette
+from explorer.widgets import palette
 
 from .common import label, num, pval
 from explorer.core.i18n import _

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from widgets import palette
+from explorer.widgets import palette
 
 from .common import label, num, share
 from explorer.core.i18n import _

@@ -9,7 +9,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from widgets import palette
+from explorer.widgets import palette
 
 COLOURS = (palette.CONTROL, palette.BAD, palette.ACCENT, palette.WARN, palette.SELECTED,
            palette.NEUTRAL)

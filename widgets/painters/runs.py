@@ -6,7 +6,7 @@ from __future__ import annotations
 from explorer.core.escape import html_text as esc
 from explorer.core.report_runs import (MD_MAX_RUNS, NO_SUCCESS, SHOWN, fmt_published,
                                        none_published, others_unpublished, overview)
-from widgets import palette
+from explorer.widgets import palette
 from explorer.core.i18n import _
 
 

@@ -8,7 +8,7 @@ import pyqtgraph as pg
 
 from explorer.core.analysis.sla import REPORT_GROUPS, for_cohort_runs
 from explorer.core.escape import html_text
-from widgets import palette
+from explorer.widgets import palette
 
 from .common import is_missing, label, num, share
 from explorer.core.i18n import _

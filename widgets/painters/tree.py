@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimple
 
 from explorer.core.escape import qt_plain_tip
 from explorer.core.names import condition_text
-from widgets import palette
+from explorer.widgets import palette
 
 from .common import is_missing, num, share
 from explorer.core.i18n import _

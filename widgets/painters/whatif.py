@@ -15,9 +15,9 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsScene
 
 from explorer.core.escape import qt_plain_tip
-from widgets import palette
+from explorer.widgets import palette
 
-from .common import is_missing, label, num
+from .common import interval, is_missing, label, num
 from explorer.core.i18n import _
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 128.0, 30.0, 14.0, 46.0
@@ -32,8 +32,14 @@ def outcome_name(outcome: str | None) -> str:
     return label(outcome or "outcome")
 
 
+def _metric(outcome: str | None) -> str | None:
+    """The metric an outcome's values read as (num); None for the error rate and SLA
+    attainment, which read with 2 decimals."""
+    return None if outcome in ("badcase", "sla_met") else outcome
+
+
 def _val(v: Any, outcome: str | None) -> str:
-    if outcome in ("badcase", "sla_met"):
+    if _metric(outcome) is None:
         return "–" if is_missing(v) else f"{float(v):.2f}"
     return num(v, outcome)
 
@@ -50,9 +56,8 @@ def headline(w: dict | None) -> str:
     n = w.get("n_selected")
     who = (_(" of the {n:,} case{x} in the scenario").format(n=int(n), x='s' if int(n) != 1 else '')
            if not is_missing(n) else "")
-    lo, hi = _val(sc.get('ci_low'), out), _val(sc.get('ci_high'), out)
-    ci = (_("95% CI {lo} to {hi}").format(lo=lo, hi=hi) if lo != hi else
-          _("95% CI {lo}, narrower than the last digit shown").format(lo=lo))  # never "0.37 to 0.37"
+    ci = _("95% CI {interval}").format(interval=interval(
+        sc.get("ci_low"), sc.get("ci_high"), metric=_metric(out)))   # never "0.37 to 0.37"
     return (_("{out}{who}: {observed_outcome} observed → "
             "{predicted_outcome} predicted ({ci}) with {what}").format(out=outcome_name(out), who=who, observed_outcome=_val(w.get('observed_outcome'), out), predicted_outcome=_val(sc.get('predicted_outcome'), out), ci=ci, what=what))
 

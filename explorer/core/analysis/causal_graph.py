@@ -61,7 +61,8 @@ class CausalGraph:
 
 def default_graph_text() -> str:
     """Text of the bundled default graph, resources/causal_graph.dot (DOT, commented edges)."""
-    return resources.files("resources").joinpath("causal_graph.dot").read_text(encoding="utf-8")
+    graph = resources.files("explorer.resources").joinpath("causal_graph.dot")
+    return graph.read_text(encoding="utf-8")
 
 
 def default_graph() -> CausalGraph:

@@ -20,7 +20,7 @@ import pandas as pd
 from .. import schema
 from ..errors import NoData
 from ..selection import Predicate, named_params
-from ..sqlutil import load_query
+from ..sqlutil import arrow_frame, load_query
 from .results import CohortSummary
 from explorer.core.i18n import _
 
@@ -150,11 +150,11 @@ def case_view_frame(store, con=None) -> tuple[pd.DataFrame, pd.DataFrame]:
         sql = (f"WITH cv AS (\n{load_query('analysis_case_view')}\n)\n"
                "SELECT CASE WHEN cv.badcase = 1 THEN 'bad' ELSE 'control' END AS grp, cv.*\n"
                "FROM cv WHERE cv.badcase IS NOT NULL")
-        df = con.sql(_frame_select(sql)).df()
+        df = arrow_frame(con.sql(_frame_select(sql)))
         df["badcase"] = df["badcase"].astype(int)
         # DuckDB gives an empty result other dtypes (object strings) than a filled one, so
         # an empty cohort is served from an empty result of the same query.
-        empty = con.sql(_frame_select(sql + " AND false")).df()
+        empty = arrow_frame(con.sql(_frame_select(sql + " AND false")))
         empty["badcase"] = empty["badcase"].astype(int)
         _view_cache(store)["view"] = (key, df, empty)
         return df, empty
@@ -276,7 +276,7 @@ def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.
                 df[c] = pd.Series([None] * len(df), dtype=object)
         return df
     sql, params = cohort_sql(cohort)
-    df = (con or store.con).sql(_frame_select(sql), params=params).df()
+    df = arrow_frame((con or store.con).sql(_frame_select(sql), params=params))
     df["badcase"] = df["badcase"].astype(int)
     return df
 

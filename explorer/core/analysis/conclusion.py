@@ -52,7 +52,8 @@ EVIDENCE = ("comparison", "categorical", "tree_split", "version_regression")
 
 @lru_cache(maxsize=4)
 def _read_default() -> dict:
-    text = resources.files("resources").joinpath("knowledge_base.toml").read_text(encoding="utf-8")
+    kb = resources.files("explorer.resources").joinpath("knowledge_base.toml")
+    text = kb.read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 
