@@ -41,7 +41,7 @@ demo: setup
 	bash scripts/demo.sh $(PY)
 
 test: setup $(VENV)/.installed-spark
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n auto --dist loadgroup
 
 bench: setup
 	for b in bench/*.py; do $(PY) $$b || exit 1; done
