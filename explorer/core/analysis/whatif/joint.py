@@ -28,7 +28,8 @@ from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_KNOTS_ADJUST, N_KNOTS_TREATMENT
 from .estimator import coefficient_draws
 from .exceptions import WhatIfError
-from .fits import fit_logistic_auto, fit_ols, one_blas_thread, penalised_columns, ridge_warning
+from .fits import (fit_logistic_auto, fit_ols, logistic, monotone_counterfactual, one_blas_thread,
+                   penalised_columns, ridge_warning)
 from .splines import spline_basis
 from explorer.core.names import label
 from explorer.core.i18n import _, ngettext
@@ -184,11 +185,8 @@ def _counterfactuals(Xo: np.ndarray, Xn: np.ndarray, yt: np.ndarray, betas: np.n
     sampled (seeded); a continuous one shifts by the model's difference."""
     if binary:
         rng = np.random.default_rng([seed, 0x6A6F696E])
-        po = 1.0 / (1.0 + np.exp(-np.clip(Xo @ betas.T, -35, 35)))
-        pn = 1.0 / (1.0 + np.exp(-np.clip(Xn @ betas.T, -35, 35)))
-        yc = yt[:, None]
-        cf = np.where(pn <= po, yc * pn / np.maximum(po, 1e-12),
-                      yc + (1 - yc) * (pn - po) / np.maximum(1 - po, 1e-12))
+        po, pn = logistic(Xo @ betas.T), logistic(Xn @ betas.T)
+        cf = monotone_counterfactual(yt[:, None], po, pn)
         sums = (rng.random(cf[:, 1:].shape) < cf[:, 1:]).sum(axis=0).astype(float)
         return cf[:, 0], sums, po[:, 0], pn[:, 0]
     delta = (Xn - Xo) @ betas.T
