@@ -22,7 +22,7 @@ $(I18N)/%.qm: $(I18N)/%.ts | $(VENV)/.installed
 	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
 
 catalogues: $(VENV)/.installed
-	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k ngettext:1,2 --no-location \
+	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k NP_:1c,2 -k ngettext:1,2 --no-location \
 	  --sort-output -o $(I18N)/explorer.pot explorer widgets
 	$(VENV)/bin/pybabel update -D explorer -i $(I18N)/explorer.pot -d $(I18N) -l zh_CN \
 	  --no-fuzzy-matching --ignore-obsolete --width 100
@@ -41,7 +41,7 @@ demo: setup
 	bash scripts/demo.sh $(PY)
 
 test: setup $(VENV)/.installed-spark
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n auto --dist loadgroup
 
 bench: setup
 	for b in bench/*.py; do $(PY) $$b || exit 1; done

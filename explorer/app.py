@@ -48,8 +48,11 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     QCoreApplication.setOrganizationName("TraceExplorer")
     QCoreApplication.setApplicationName("Trace Explorer")
     app = QApplication.instance() or QApplication(argv or [sys.argv[0]])
-    app.setFont(app_font())
-    app.setStyleSheet(style_sheet())
+    font, sheet = app_font(), style_sheet()
+    if app.font() != font:  # setting either again re-polishes every widget alive
+        app.setFont(font)
+    if app.styleSheet() != sheet:
+        app.setStyleSheet(sheet)
     import pyqtgraph as pg
     pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
     return app

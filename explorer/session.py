@@ -11,7 +11,7 @@ What the session sends (Session.resultsChanged(dict), partial updates, key -> va
     "replay_runs" list[ReplayRun]: the runs whose requests can be replayed (Replay panel;
                 explorer.core.viewstate.replay.replay_runs)
     "clusters"  list[dict]: name, badcases, share (0..1), bound, binding_rate, categories
-                (clusters.cluster_summary, else analysis.cluster_table)
+                (clusters.cluster_summary)
     "meta"      dict: simulated (bool), demo_note (str|None), cases, requests, runs (ints)
     "frame"     pandas.DataFrame from analysis.cohort_frame (one row per cohort case)
     "cases"     pandas.DataFrame(case_id, prompt, prediction, correct, cluster, category,
@@ -26,7 +26,6 @@ An analysis that raised arrives as Failure(message, nodata) so the panel can say
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import logging
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -34,9 +33,11 @@ from typing import Any, Iterable
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core import analysis
 from explorer.core.analysis import pipeline
 from explorer.core.i18n import _
-from explorer.core.names import plural
+from explorer.core.names import DEMO_NOTE, plural
+from explorer.core.selection import InSet, Range, select_requests
 from explorer.core.store import LOAD_CANCELLED, Store
 from explorer.workers import JobContext, PanelJobs, Runner
 
@@ -59,20 +60,6 @@ class Failure:
     nodata: bool = False
 
 
-def optional_module(name: str):
-    """Import a module of another part of the project, or None while it does not exist yet."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name and (name == e.name or name.startswith(e.name + ".")):
-            return None
-        log.warning("cannot import %s: %s", name, e)
-        return None
-    except ImportError as e:  # a part still being written must not take the window down
-        log.warning("cannot import %s: %s", name, e)
-        return None
-
-
 def to_payload(value: Any) -> Any:
     """A result object -> its JSON-able dict; an exception -> Failure."""
     if isinstance(value, BaseException):
@@ -92,11 +79,7 @@ def fetch_meta(store: Store) -> dict:
     con = store.con
     sim = con.execute("SELECT coalesce(bool_or(simulated), false) FROM runs").fetchall()[0][0] or \
         con.execute("SELECT coalesce(bool_or(simulated), false) FROM evals").fetchall()[0][0]
-    note = None
-    if sim:
-        demo = optional_module("explorer.demo")
-        note = getattr(demo, "DEMO_NOTE", None) if demo else None
-        note = _(note) if note else note  # shown in the current language
+    note = _(DEMO_NOTE) if sim else None  # shown in the current language
     return {"simulated": bool(sim), "demo_note": note,
             "cases": store.count("cases"), "requests": store.count("requests"),
             "runs": store.count("runs")}
@@ -104,15 +87,8 @@ def fetch_meta(store: Store) -> dict:
 
 def fetch_clusters(store: Store) -> list[dict]:
     """Badcase clusters (explorer.core.clusters.cluster_summary) as dicts, largest first."""
-    clusters = optional_module("explorer.core.clusters")
-    if clusters is not None and hasattr(clusters, "cluster_summary"):
-        rows = [dataclasses.asdict(c) if dataclasses.is_dataclass(c) else dict(c)
-                for c in clusters.cluster_summary(store)]
-    else:
-        analysis = optional_module("explorer.core.analysis")
-        if analysis is None or not hasattr(analysis, "cluster_table"):
-            return []
-        rows = analysis.cluster_table(store)
+    from explorer.core.clusters import cluster_summary
+    rows = [dataclasses.asdict(c) for c in cluster_summary(store)]
     for r in rows:
         r.setdefault("name", r.get("cluster"))
     return rows
@@ -359,10 +335,9 @@ class Session(QObject):
 
     def _after_load(self, ctx: JobContext, reports: list, prepare: bool = True) -> dict:
         if prepare and any(not r.error and not r.skipped_file for r in reports):
-            pipeline = optional_module("explorer.core.pipeline")
-            if pipeline is not None:
-                ctx.progress(0, 0, self.tr("Binding cases to requests"))
-                pipeline.prepare(self.store)
+            from explorer.core.pipeline import prepare
+            ctx.progress(0, 0, self.tr("Binding cases to requests"))
+            prepare(self.store)
         # the Timeline's request_id indexes are built when it first opens a request
         # (core.timeline._run_stats), not here: 0.7 s of CPU per load at 1M requests for
         # lookups that scan in ~45 ms without them (~38 ms with)
@@ -540,12 +515,12 @@ class Session(QObject):
 
     def rename_cluster(self, old: str, new: str) -> None:
         """Rename a badcase cluster (clusters.rename_cluster) and refresh the list."""
-        clusters = optional_module("explorer.core.clusters")
-        if clusters is None or not new or new == old:
+        if not new or new == old:
             return
 
         def job(ctx):
-            clusters.rename_cluster(self.store, old, new)
+            from explorer.core.clusters import rename_cluster
+            rename_cluster(self.store, old, new)
             return {"clusters": fetch_clusters(self.store)}
 
         def done(payload):
@@ -588,7 +563,6 @@ class Session(QObject):
                                                      "selected_requests": None, "selection": None},
                                self._publish, self._failed, label=self.tr("Listing cases"))
             return
-        analysis = importlib.import_module("explorer.core.analysis")
         cohort = analysis.Cohort(cluster=self.cluster, control=self.control, selection=predicate)
         frame, objects, whole = self.data.get("frame"), dict(self.objects), self.cohort()
         params = {k: dict(v) for k, v in self.params.items()}
@@ -598,8 +572,7 @@ class Session(QObject):
             ctx.check()
             nreq, reqs = None, None
             if requests:
-                sel = importlib.import_module("explorer.core.selection")
-                keys = sel.select_requests(self.store, predicate)
+                keys = select_requests(self.store, predicate)
                 nreq, reqs = len(keys), fetch_requests(self.store, keys)
             cases = fetch_cases(self.store, sorted(ids))
             ctx.check()
@@ -646,7 +619,6 @@ class Session(QObject):
 
     def select_tree_node(self, node_id: int) -> None:
         """Select the cases of one decision-tree node (analysis.tree_node_predicate)."""
-        analysis = importlib.import_module("explorer.core.analysis")
         tree = self.objects.get("tree")
         if tree is None:
             return
@@ -656,25 +628,22 @@ class Session(QObject):
 
     def select_cases(self, case_ids, view: str = "Cases") -> None:
         """Select a set of cases (rows picked in the Cases table) by their ids."""
-        sel = importlib.import_module("explorer.core.selection")
         ids = tuple(sorted({str(c) for c in case_ids}))
         if not ids:
             return
-        self.set_selection(sel.InSet("case_id", ids),
+        self.set_selection(InSet("case_id", ids),
                            self.tr("%1: %2 picked").replace("%1", view).replace("%2", plural(len(ids), "case")),
                            source=("cases", len(ids)))
 
     def select_range(self, metric: str, lo: float | None, hi: float | None, text: str = "") -> None:
         """Select the cohort's cases whose `metric` lies in [lo, hi) (a range brushed on the
         Distributions panel, `text` its readable form, e.g. "TPOT 12 ms to 20 ms")."""
-        sel = importlib.import_module("explorer.core.selection")
-        self.set_selection(sel.Range(metric, lo, hi),
+        self.set_selection(Range(metric, lo, hi),
                            self.tr("Distributions: %1").replace("%1", text or f"{metric} {lo} to {hi}"),
                            source=("range", metric, lo, hi))
 
     def select_heatmap_cell(self, ix: int, iy: int) -> None:
         """Select the requests of one heatmap cell (analysis.heatmap_cell_predicate)."""
-        analysis = importlib.import_module("explorer.core.analysis")
         hm = self.objects.get("heatmap")
         if hm is None:
             return
@@ -703,9 +672,8 @@ class Session(QObject):
             self._loads += 1
 
             def job(ctx: JobContext):
-                pipeline = optional_module("explorer.core.pipeline")
-                if pipeline is not None:  # the files committed before the cancel, bound
-                    pipeline.prepare(self.store)
+                from explorer.core.pipeline import prepare
+                prepare(self.store)   # the files committed before the cancel, bound
                 payload = self._after_load(ctx, [], prepare=False)
                 undone = [r.path for r in payload["inputs"]
                           if r.error and r.error.endswith(LOAD_CANCELLED)]

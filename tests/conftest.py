@@ -24,6 +24,15 @@ def real() -> Path:
     return REAL
 
 
+def pytest_collection_modifyitems(config, items):
+    """`make test` runs the suite on every core (pytest-xdist, -n auto --dist loadgroup): the
+    tests that use the Spark Connect server (spark_url, one per test process) share one worker,
+    so one server (a JVM of ~1 GB) starts, not one per core."""
+    for item in items:
+        if "spark_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _clipboard_emptied_before_exit():
     """Copy puts a Python-made QMimeData on the clipboard. pytest-qt's QApplication lives until

@@ -32,19 +32,25 @@ def _catalogue():
         return read_po(fh, locale="zh_CN")
 
 
-def _marked_in_code() -> dict[str, str]:
+def _marked_in_code() -> dict:
     """Every literal passed to _(), N_() or ngettext() in explorer/ and widgets/ (read with ast,
-    so a call inside an f-string, which pybabel misses on Python 3.11, is seen too) -> where."""
+    so a call inside an f-string, which pybabel misses on Python 3.11, is seen too) -> where;
+    those passed to NP_() or pgettext() with their context as (context, literal)."""
     out = {}
     for folder in ("explorer", "widgets"):
         for path in (ROOT / folder).rglob("*.py"):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                        and node.func.id in ("_", "N_", "ngettext") and node.args
-                        and isinstance(node.args[0], ast.Constant)
-                        and isinstance(node.args[0].value, str) and node.args[0].value):
-                    out[node.args[0].value] = f"{path.relative_to(ROOT)}:{node.lineno}"
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                    continue
+                lits = [a.value for a in node.args
+                        if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                if node.func.id in ("_", "N_", "ngettext") and node.args \
+                        and isinstance(node.args[0], ast.Constant) and lits and lits[0]:
+                    out[lits[0]] = where
+                elif node.func.id in ("NP_", "pgettext") and len(lits) == 2 == len(node.args):
+                    out[tuple(lits)] = where
     return out
 
 
@@ -54,7 +60,8 @@ def _fields(text: str) -> set[str]:
 
 def test_every_marked_string_has_its_chinese():
     cat = _catalogue()
-    done = {m.id if isinstance(m.id, str) else m.id[0]: m for m in cat if m.id}
+    done = {m.id if isinstance(m.id, str) else m.id[0]: m for m in cat if m.id and not m.context}
+    done |= {(m.context, m.id): m for m in cat if m.id and m.context}
     missing = [f"{where}: {msg!r}" for msg, where in _marked_in_code().items()
                if msg not in done or not done[msg].string or done[msg].fuzzy
                or (isinstance(done[msg].string, tuple) and not all(done[msg].string))]

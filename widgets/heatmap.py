@@ -10,6 +10,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QRectF, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
+from explorer.core.analysis.heatmap import DEFAULTS
+from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES  # the metrics it accepts
 from explorer.core.escape import qt_plain_tip
 from explorer.core.names import plural
 from explorer.widgets import palette
@@ -24,17 +26,9 @@ REQUEST_HEADERS = (QT_TRANSLATE_NOOP("HeatmapPanel", "run"), QT_TRANSLATE_NOOP("
                    QT_TRANSLATE_NOOP("HeatmapPanel", "KV-cache hit rate"))
 REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions", "kv_cache_hit_rate")
 
-try:  # the metrics the window-level heatmap accepts (Qt-free, cheap to import)
-    from explorer.core.analysis.heatmap import DEFAULTS
-    from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES
-except ImportError:  # pragma: no cover - analysis core not installed
-    CHOICES = ("tpot_ms", "batch_size_entropy", "queue_ms", "ttft_ms", "e2e_ms", "batch_size")
-    DEFAULTS = {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metric": "queue_ms"}
-
 
 class HeatmapPanel(Panel):
     key = "heatmap"
-    title = "Heatmap"
     chart = True
 
     def __init__(self, session, parent=None):

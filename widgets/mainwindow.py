@@ -15,7 +15,7 @@ from explorer.core.names import plural
 from explorer.reporting.export import export_report
 from explorer.widgets import palette
 from explorer.widgets.base import copy_mime
-from explorer.widgets.panels import PANELS, SCROLLED, TITLES
+from explorer.widgets.panels import PANELS, SCROLLED, title
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class MainWindow(QMainWindow):
                 log.warning("panel %s failed to start: %s", name, e)
                 panel = QLabel(self.tr("This panel could not start: %1").replace("%1", str(e)))
                 panel.setWordWrap(True)
-            dock = QDockWidget(self.tr(TITLES.get(name, name)), self)
+            dock = QDockWidget(title(name), self)
             dock.setObjectName(f"dock_{name}")
             if name in SCROLLED:  # never let its minimum size widen the window:
                 scroll = QScrollArea()  # scroll inside the dock instead
@@ -227,12 +227,12 @@ class MainWindow(QMainWindow):
         v = mb.addMenu(self.tr("&View"))
         for name, dock in self.docks.items():
             a = dock.toggleViewAction()
-            a.setText(self.tr(TITLES.get(name, name)))
+            a.setText(title(name))
             v.addAction(a)
         v.addSeparator()
         go = v.addMenu(self.tr("&Go to panel"))
         for i, name in enumerate(n for n in self.docks if n != "header"):
-            self._act(go, self.tr(TITLES.get(name, name)), lambda n=name: self.focus_panel(n),
+            self._act(go, title(name), lambda n=name: self.focus_panel(n),
                       panel_shortcut(i))
         v.addSeparator()
         self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
@@ -336,17 +336,16 @@ class MainWindow(QMainWindow):
         self.session.connect_warehouse(*dlg.values())
 
     def export_report(self) -> None:
-        writer = export_report
         out = QFileDialog.getExistingDirectory(self, self.tr("Export report to folder"))
-        if not out or writer is None:
+        if not out:
             return
         s = self.session
         cohort = s.cohort()
         if cohort is None:
             return
         scenario = self.whatif_scenario()
-        s.runner.submit("export", lambda ctx: writer(s.store, cohort, out, progress=ctx.progress,
-                                                     cancelled=ctx.cancelled, **scenario),
+        s.runner.submit("export", lambda ctx: export_report(s.store, cohort, out, progress=ctx.progress,
+                                                            cancelled=ctx.cancelled, **scenario),
                         lambda files: (s.message.emit(self.tr("Report written to %1 (%2 files)")
                                                       .replace("%1", out).replace("%2", str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),

@@ -2,8 +2,8 @@
 report's panel pictures (explorer/reporting/bundle.py)."""
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
-
+from explorer.core.analysis import pipeline
+from explorer.core.i18n import pgettext
 from explorer.widgets.cases import CasesPanel
 from explorer.widgets.clusters import ClustersPanel
 from explorer.widgets.comparison import ComparisonPanel
@@ -43,14 +43,11 @@ PANELS = [
 ]
 # Panels whose minimum size must never widen the window: they scroll inside their dock.
 SCROLLED = frozenset({"runs", "timeline", "engine", "whatif", "replay"})
-# context MainWindow: the window shows them through self.tr
-TITLES = {"header": QT_TRANSLATE_NOOP("MainWindow", "Cohort"), "clusters": QT_TRANSLATE_NOOP("MainWindow", "Clusters"),
-          "inputs": QT_TRANSLATE_NOOP("MainWindow", "Inputs"),
-          "comparison": QT_TRANSLATE_NOOP("MainWindow", "Metric comparison"),
-          "distributions": QT_TRANSLATE_NOOP("MainWindow", "Distributions"),
-          "tree": QT_TRANSLATE_NOOP("MainWindow", "Decision tree"), "heatmap": QT_TRANSLATE_NOOP("MainWindow", "Heatmap"),
-          "versions": QT_TRANSLATE_NOOP("MainWindow", "Versions"), "runs": QT_TRANSLATE_NOOP("MainWindow", "Runs"),
-          "sla": QT_TRANSLATE_NOOP("MainWindow", "SLA"),
-          "whatif": QT_TRANSLATE_NOOP("MainWindow", "What-if"), "conclusion": QT_TRANSLATE_NOOP("MainWindow", "Conclusion"),
-          "cases": QT_TRANSLATE_NOOP("MainWindow", "Cases"), "timeline": QT_TRANSLATE_NOOP("MainWindow", "Timeline"),
-          "engine": QT_TRANSLATE_NOOP("MainWindow", "Engine"), "replay": QT_TRANSLATE_NOOP("MainWindow", "Replay")}
+# A panel named otherwise than the section it shows (explorer.core.analysis.pipeline).
+SHOWS = {"header": "cohort"}
+
+
+def title(name: str) -> str:
+    """The panel's name on its dock and tab, in the current language: the section registry's
+    (pipeline.panel_title), translated in the "panel" context of the core's catalogue."""
+    return pgettext("panel", pipeline.panel_title(SHOWS.get(name, name)))

@@ -47,17 +47,62 @@ class ReplayPanel(JobControls, Panel):
 
     key = "replay_runs"   # sent after every load: the runs to offer (ReplayRun dicts)
     wrap_controls = True
-    title = "Replay"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.state = ReplayState()
-        st = self.state
         self.jobs = session.panel_jobs(self)   # the session's store-free runner
         self.jobs.busy.connect(self._busy)
         self.jobs.idle.connect(self._idle)
         self.jobs.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
 
+        self._build_controls()
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
+                                              self.tr("replay"), self.tr("change %")])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self._build_plot()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setObjectName("muted")
+        # a calibration error above 25 % is said prominently, above everything else
+        self.warning = QLabel()
+        self.warning.setWordWrap(True)
+        self.warning.setProperty("error", True)
+        self.warning.setStyleSheet("font-weight: bold; color: #b00020;")
+        self.warning.setVisible(False)
+        self.answer = QLabel()
+        self.answer.setWordWrap(True)
+        self.answer.setVisible(False)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.plot_widget)
+        split.setSizes([460, 800])
+        self.split = split
+        # before a run or a sweep: what each button shows, not an empty table and empty axes
+        self.hint = QLabel(self.tr(
+            "Run replays the chosen trace under the settings above and compares it with the "
+            "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
+            "against the KV-cache capacity; Predict badcases says how many of the cohort's "
+            "badcases would remain."))
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("muted")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.table.setVisible(False)
+        self.plot_widget.setVisible(False)
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.warning)
+        lay.addWidget(self.answer)
+        lay.addWidget(self.hint)
+        lay.addWidget(split, 1)
+        lay.addWidget(self.status)
+
+    def _build_controls(self) -> None:
+        """The row of controls: the trace run, the KV-cache and scheduler settings, Add as run,
+        Run, Sweep capacity, Predict badcases, Cancel and the progress bar."""
+        st = self.state
         self.run_box = QComboBox()  # a long run label (a replay added as a run) is cut at
         self.run_box.setSizeAdjustPolicy(  # 32 characters, the list shows it whole
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -124,11 +169,9 @@ class ReplayPanel(JobControls, Panel):
         self.run_box.currentIndexChanged.connect(self._run_picked)
         self.session.cohortChanged.connect(lambda: self.answer.setVisible(False))
 
-        self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
-                                              self.tr("replay"), self.tr("change %")])
-        self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    def _build_plot(self) -> None:
+        """The sweep's chart: the first-query hit rate (left axis) and the preemptions (right
+        axis, a second view box) against the KV capacity (log)."""
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setLabel("bottom", self.tr("KV-cache capacity (blocks, log)"))
@@ -145,41 +188,6 @@ class ReplayPanel(JobControls, Panel):
             self.plot.getAxis(ax).enableAutoSIPrefix(False)
         self.plot.vb.sigResized.connect(
             lambda: self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect()))
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setObjectName("muted")
-        # a calibration error above 25 % is said prominently, above everything else
-        self.warning = QLabel()
-        self.warning.setWordWrap(True)
-        self.warning.setProperty("error", True)
-        self.warning.setStyleSheet("font-weight: bold; color: #b00020;")
-        self.warning.setVisible(False)
-        self.answer = QLabel()
-        self.answer.setWordWrap(True)
-        self.answer.setVisible(False)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.table)
-        split.addWidget(self.plot_widget)
-        split.setSizes([460, 800])
-        self.split = split
-        # before a run or a sweep: what each button shows, not an empty table and empty axes
-        self.hint = QLabel(self.tr(
-            "Run replays the chosen trace under the settings above and compares it with the "
-            "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
-            "against the KV-cache capacity; Predict badcases says how many of the cohort's "
-            "badcases would remain."))
-        self.hint.setWordWrap(True)
-        self.hint.setObjectName("muted")
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.table.setVisible(False)
-        self.plot_widget.setVisible(False)
-        lay = QVBoxLayout(self.body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.warning)
-        lay.addWidget(self.answer)
-        lay.addWidget(self.hint)
-        lay.addWidget(split, 1)
-        lay.addWidget(self.status)
 
     def _results_shown(self) -> None:
         """The hint only while neither the table nor the chart has anything to show."""

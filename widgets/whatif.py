@@ -54,7 +54,6 @@ class WhatIfPanel(JobControls, Panel):
 
     key = "frame"
     wrap_controls = True
-    title = "What-if"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -65,7 +64,26 @@ class WhatIfPanel(JobControls, Panel):
         self._cancel_note = ""  # why the running estimate was dropped (shown when it stops)
         self.jobs.dropped.connect(self._dropped)
 
-        # -- controls ------------------------------------------------------------------------
+        self._build_controls()
+        left = self._build_graph()
+        right = self._build_results()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([400, 720])
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(split)
+
+        session.storeChanged.connect(self._load_graph_setting)
+        # a what-if of the old cohort is stale: stop it now rather than let it take the CPU
+        # from the new cohort's analysis (it reruns when the new frame arrives)
+        session.cohortChanged.connect(self._cohort_changed)
+        session.selectedCasesChanged.connect(self._on_selected_cases)
+        self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
+
+    def _build_controls(self) -> None:
+        """The sentence of controls: "Set [treatment] to [value], effect on [outcome] [Run]"."""
         self.treatment = QComboBox()
         self.outcome = QComboBox()
         for box in (self.treatment, self.outcome):
@@ -100,7 +118,8 @@ class WhatIfPanel(JobControls, Panel):
         self.run_button.clicked.connect(self.run)
         self.cancel_button.clicked.connect(lambda: self.cancel())
 
-        # -- graph: drawing and editor -------------------------------------------------------------
+    def _build_graph(self) -> QSplitter:
+        """The causal graph's drawing above its DOT editor (the left column)."""
         self.scene = QGraphicsScene(self)
         self.view = GraphView(self.scene)
         self.view.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -118,20 +137,10 @@ class WhatIfPanel(JobControls, Panel):
         left.addWidget(self.graph_editor)
         left.setSizes([420, 160])
         self.graph_column = left
+        return left
 
-        # -- results ---------------------------------------------------------------------------
-        self.applies = QLabel()
-        self.applies.setWordWrap(True)
-        self.headline = QLabel()
-        self.headline.setWordWrap(True)
-        f = self.headline.font()
-        f.setPointSizeF(f.pointSizeF() * 1.15)
-        f.setBold(True)
-        self.headline.setFont(f)
-        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.effect = QLabel()
-        self.effect.setWordWrap(True)
-        # SLA scaling scenario: "queue_ms 20% lower: SLA attainment from A to B"
+    def _build_scale_row(self) -> QHBoxLayout:
+        """The SLA scaling scenario: "SLA if [metric] changes by [pct]" (its text below it)."""
         self.scale_metric = QComboBox()
         for m in SCALE_METRICS:
             self.scale_metric.addItem(label(m), m)
@@ -150,6 +159,23 @@ class WhatIfPanel(JobControls, Panel):
         scale_row.addStretch(1)
         self.scale_metric.currentIndexChanged.connect(lambda _i: self.run_scale())
         self.scale_pct.valueChanged.connect(lambda _v: self.run_scale())
+        return scale_row
+
+    def _build_results(self) -> QScrollArea:
+        """The results column: applies-to line, headline, effect, SLA scaling row, interval
+        plot, refuters, assumptions, notes and method, scrolled in a small dock."""
+        self.applies = QLabel()
+        self.applies.setWordWrap(True)
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        f = self.headline.font()
+        f.setPointSizeF(f.pointSizeF() * 1.15)
+        f.setBold(True)
+        self.headline.setFont(f)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.effect = QLabel()
+        self.effect.setWordWrap(True)
+        scale_row = self._build_scale_row()
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot_widget.setMaximumHeight(150)
         self.plot_widget.setMinimumHeight(110)
@@ -197,20 +223,7 @@ class WhatIfPanel(JobControls, Panel):
         right.setWidgetResizable(True)
         right.setFrameShape(QFrame.Shape.NoFrame)
         right.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([400, 720])
-        lay = QVBoxLayout(self.body)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(split)
-
-        session.storeChanged.connect(self._load_graph_setting)
-        # a what-if of the old cohort is stale: stop it now rather than let it take the CPU
-        # from the new cohort's analysis (it reruns when the new frame arrives)
-        session.cohortChanged.connect(self._cohort_changed)
-        session.selectedCasesChanged.connect(self._on_selected_cases)
-        self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
+        return right
 
     # -- inputs --------------------------------------------------------------------------------------
     @property

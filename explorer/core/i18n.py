@@ -119,6 +119,18 @@ def N_(message: str) -> str:
     return message
 
 
+def pgettext(context: str, message: str) -> str:
+    """The message in the current language as it reads in `context` (the same English word
+    may read differently: "Cases" is a panel's name in "panel", a count elsewhere)."""
+    return _state["tr"].pgettext(context, message) if message else message
+
+
+def NP_(context: str, message: str) -> str:
+    """N_ with a context: marks `message` for extraction in `context`; shown through
+    pgettext(context, message)."""
+    return message
+
+
 def pick(data: dict, key: str, default=None):
     """A bilingual data field (knowledge base): data[key + '_zh'] in Chinese when present, else
     data[key]."""

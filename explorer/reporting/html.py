@@ -64,7 +64,7 @@ SECTIONS = [
     ("engine", "engine", lambda v: engine_html(v)),
     ("conclusion", None, lambda v: conclusion_html(v)),
 ]
-TITLES = {**pipeline.TITLES, "distributions": N_("Distributions")}
+TITLES = pipeline.TITLES
 
 
 def data_uri(path: Path) -> str:

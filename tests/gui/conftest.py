@@ -11,6 +11,18 @@ def qapp_args():
     return ["trace-explorer-tests"]
 
 
+@pytest.fixture(autouse=True)
+def _closed_widgets_deleted():
+    """pytest-qt closes a test's widgets and calls deleteLater(), which Qt carries out only
+    when an event loop next runs: a test without qtbot.wait* left its windows and panels
+    alive into the next tests (and every QApplication.setStyleSheet re-polishes each widget
+    alive). Delete them when the test ends (this teardown runs after pytest-qt's)."""
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+    if QCoreApplication.instance() is not None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
 @pytest.fixture
 def app(qapp):
     from explorer.app import make_app

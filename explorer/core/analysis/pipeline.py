@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable
 import pandas as pd
 
 from ..errors import Cancelled, NoData, TraceExplorerError
-from ..i18n import N_
+from ..i18n import N_, NP_
 from .cohort import cluster_table, cohort_frame, summarize_cohort
 from .compare import compare_metrics
 from .conclusion import conclude
@@ -54,7 +54,9 @@ class Section:
     whole store: the window and the report), "report" (the report document only); needs: the
     sections whose results compute reads (declared before it); depends(run) -> what the result
     depends on besides the store's content: its cache key (None: not cached); frame_only: reads
-    the cohort frame and never the store's connection, so it may run on a second thread."""
+    the cohort frame and never the store's connection, so it may run on a second thread;
+    panel: its short name on the window's panel that shows it (NP_("panel", ...): translated
+    with pgettext("panel", ...)), "" when no panel shows it."""
     key: str
     title: str
     compute: Callable[["Run"], Any]
@@ -62,6 +64,7 @@ class Section:
     needs: tuple[str, ...] = ()
     depends: Callable[["Run"], tuple] | None = None
     frame_only: bool = False
+    panel: str = ""
 
 
 class Run:
@@ -178,41 +181,60 @@ def _strata(r: Run):
 # In the report JSON's order, which is also the order they run in.
 SECTIONS: tuple[Section, ...] = (
     Section("cohort", N_("Cohort"), lambda r: summarize_cohort(r.store, r.cohort, frame=r.frame),
-            "cohort"),
+            "cohort", panel=NP_("panel", "Cohort")),
     Section("comparison", N_("Metric comparison (badcases vs control)"),
             lambda r: compare_metrics(r.store, r.cohort, r.params.get("comparison"),
-                                      frame=r.cases()), "cohort", frame_only=True),
+                                      frame=r.cases()), "cohort", frame_only=True,
+            panel=NP_("panel", "Metric comparison")),
     Section("tree", N_("Decision tree"),
             lambda r: fit_tree(r.store, r.cohort, r.params.get("tree"), frame=r.cases()),
-            "cohort", frame_only=True),
+            "cohort", frame_only=True, panel=NP_("panel", "Decision tree")),
     Section("heatmap", N_("Heatmap"),
             lambda r: compute_heatmap(r.store, r.cohort, r.heatmap_params(), frame=r.frame),
-            "cohort", depends=lambda r: (_dump(r.heatmap_params()),)),
+            "cohort", depends=lambda r: (_dump(r.heatmap_params()),),
+            panel=NP_("panel", "Heatmap")),
     Section("versions", N_("Engine versions"),
             lambda r: compare_versions(r.store, r.cohort, r.params.get("versions")), "cohort",
-            depends=_eval_and("versions")),
+            depends=_eval_and("versions"), panel=NP_("panel", "Versions")),
     Section("sla", N_("SLA attainment"),
             lambda r: sla_attainment(r.store, r.cohort, r.params.get("sla")), "cohort",
-            depends=_eval_and("sla")),
-    Section("whatif", N_("What-if"), _whatif, "report"),
+            depends=_eval_and("sla"), panel=NP_("panel", "SLA")),
+    Section("whatif", N_("What-if"), _whatif, "report", panel=NP_("panel", "What-if")),
     Section("conclusion", N_("Conclusion"),
             lambda r: conclude(dict(r.results), r.params.get("conclusion")), "cohort",
-            needs=("cohort", "comparison", "tree", "versions")),
-    Section("inputs", N_("Inputs"), _inputs, "report"),
-    Section("engine", N_("Engine statistics"), _engine, "store", depends=lambda r: ()),
-    Section("replay", N_("Replay: the badcases under another engine setting"), _replay, "report"),
+            needs=("cohort", "comparison", "tree", "versions"), panel=NP_("panel", "Conclusion")),
+    Section("inputs", N_("Inputs"), _inputs, "report", panel=NP_("panel", "Inputs")),
+    Section("engine", N_("Engine statistics"), _engine, "store", depends=lambda r: (),
+            panel=NP_("panel", "Engine")),
+    Section("replay", N_("Replay: the badcases under another engine setting"), _replay, "report",
+            panel=NP_("panel", "Replay")),
     Section("clusters", N_("Badcase clusters"),
             lambda r: cluster_table(r.store, eval_id=getattr(r.cohort, "eval_id", None)),
-            "report"),
-    Section("runs", N_("Runs and their published results"), _runs, "report"),
+            "report", panel=NP_("panel", "Clusters")),
+    Section("runs", N_("Runs and their published results"), _runs, "report",
+            panel=NP_("panel", "Runs")),
     Section("run_versions", N_("Engine versions at run level (published aggregates)"),
             _run_versions, "report"),
-    Section("timeline", N_("Timeline of the worst badcase"), _timeline, "report"),
+    Section("timeline", N_("Timeline of the worst badcase"), _timeline, "report",
+            panel=NP_("panel", "Timeline")),
     Section("strata", N_("Pooled strata (per engine version or eval)"), _strata, "report",
             needs=("comparison",)),
 )
 BY_KEY = {s.key: s for s in SECTIONS}
-TITLES = {s.key: s.title for s in SECTIONS}
+# What the window and the reports show beside the sections, as (title in a report, "" when
+# none; name on its panel): the cohort frame's distributions and the cases' rows.
+VIEWS = {"distributions": (N_("Distributions"), NP_("panel", "Distributions")),
+         "cases": ("", NP_("panel", "Cases"))}
+TITLES = {s.key: s.title for s in SECTIONS} | {k: t for k, (t, _p) in VIEWS.items() if t}
+
+
+def panel_title(key: str) -> str:
+    """The short English name of the panel that shows section or view `key` (translate it
+    with pgettext("panel", ...)). Raises KeyError when no panel shows it."""
+    name = BY_KEY[key].panel if key in BY_KEY else VIEWS[key][1]
+    if not name:
+        raise KeyError(f"no panel shows section {key!r}")
+    return name
 
 
 def keys(*groups: str) -> tuple[str, ...]:

@@ -61,8 +61,6 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
     knowledge base; default resources/knowledge_base.toml). `cohort`: only its eval_id is used
     (versions compare whole runs; with an eval_id, the runs bound to that eval's cases and the
     accuracy of its cases). Raises NoData when no run names an engine version."""
-    from scipy import stats
-
     from .conclusion import load_knowledge_base
 
     p = {**DEFAULTS, **(params or {})}
@@ -97,18 +95,8 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                   for b, g in groups.items() if len(g) < 2]
         single.sort(key=lambda r: (version_key(r["engine_version"]), str(r["benchmark"])))
         groups = {b: g for b, g in groups.items() if len(g) >= 2}
-    samples: dict = {}
-    if groups and any(len(g) >= 2 for g in groups.values()):
-        sample = store.query("analysis_versions_sample", {"max_n": int(p["sample_max"]),
-                                                          "by_benchmark": by_bench,
-                                                          "eval_id": eval_id})
-        keys = sample["benchmark"].astype(object).where(sample["benchmark"].notna(), None)
-        for (b, v), g in sample.groupby([keys.fillna("\0"), sample["engine_version"]], sort=False):
-            samples[(None if b == "\0" else b, v)] = {
-                m: g[m].dropna().to_numpy(dtype=float) for m in p["metrics"]}
-            samples[(None if b == "\0" else b, v)]["__runs"] = {
-                m: g.groupby("run_id")[m].mean().dropna().to_numpy(dtype=float)
-                for m in p["metrics"]}
+    samples = (_samples(store, p, by_bench, eval_id)
+                if groups and any(len(g) >= 2 for g in groups.values()) else {})
     for bench in sorted(groups, key=lambda b: (b is None, str(b))):
         rows = groups[bench]
         for r in rows:
@@ -118,51 +106,94 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                                    "metric": m, "value": num(r[m]), "n": int(r[f"n_{m}"]),
                                    "runs": int(r["runs"])})
         for old, new in zip(rows, rows[1:]):
-            for m in p["metrics"]:
-                if not (old.get(f"n_{m}") and new.get(f"n_{m}")):
-                    continue
-                a, b = num(old[m]), num(new[m])
-                better = kb.get("metrics", {}).get(m, {}).get("better")
-                ch = {"benchmark": bench, "metric": m, "from_version": old["engine_version"],
-                      "to_version": new["engine_version"], "from_value": a, "to_value": b,
-                      "change_pct": (b - a) / abs(a) * 100 if a else None,
-                      "n_from": int(old[f"n_{m}"]), "n_to": int(new[f"n_{m}"]),
-                      "p_value": None, "p_adjusted": None, "better": better,
-                      "regression": False, "reason": None, "workload": m in WORKLOAD_METRICS,
-                      "workload_differs": False}
-                empty = np.empty(0)
-                x = samples.get((bench, old["engine_version"]), {}).get(m, empty)
-                y = samples.get((bench, new["engine_version"]), {}).get(m, empty)
-                if len(x) < 2 or len(y) < 2:
-                    ch["reason"] = f"too few values (n={len(x)} and {len(y)})"
-                elif np.ptp(np.concatenate([x, y])) == 0:
-                    ch["reason"] = "no variation (every value is equal)"
-                else:
-                    ch["p_value"] = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
-                    ch["test"] = "mann-whitney-u (requests)"
-                    if len(x) < ch["n_from"] or len(y) < ch["n_to"]:
-                        ch["reason"] = f"p from a hash sample of {len(x)} and {len(y)} requests"
-                    _run_level(ch, samples.get((bench, old["engine_version"]), {}),
-                               samples.get((bench, new["engine_version"]), {}), m)
-                if a == 0 and b != 0:
-                    ch["reason"] = "; ".join(filter(None, [ch["reason"], "old value is 0"]))
-                changes.append(ch)
-    tested = [c for c in changes if c["p_value"] is not None]
-    if tested:
-        adj = stats.false_discovery_control([c["p_value"] for c in tested], method="bh")
-        for c, q in zip(tested, adj):
-            c["p_adjusted"] = float(q)
-            c["regression"] = regression_flag(c["from_value"], c["to_value"], c["change_pct"],
-                                              c["better"], c["p_adjusted"], p["alpha"],
-                                              p["min_change_pct"], metric=c["metric"])
-            c["workload_differs"] = bool(c["workload"] and q < p["alpha"] and (
-                c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]))
+            changes += [_change(bench, old, new, m, kb, samples) for m in p["metrics"]
+                        if old.get(f"n_{m}") and new.get(f"n_{m}")]
+    _adjust(changes, p)
     changes.sort(key=change_rank)
     summary = summarize_changes(changes, p["alpha"])
+    accuracy, by_cat = _accuracy(store, by_bench, eval_id, groups if single else None)
+    notes = version_notes(changes, values)
+    return VersionsResult(values=tuple(values), changes=tuple(changes), accuracy=tuple(accuracy),
+                          versions=tuple(order), alpha=p["alpha"],
+                          min_change_pct=p["min_change_pct"], pooled=not by_bench,
+                          accuracy_by_category=tuple(by_cat), single_version=tuple(single),
+                          summary=tuple(summary), max_changes=p["max_changes"],
+                          notes=tuple(notes))
+
+
+def _samples(store, p: dict, by_bench: bool, eval_id) -> dict:
+    """{(benchmark, version): {metric: request values, "__runs": {metric: run means}}} of the
+    hash sample (queries/analysis_versions_sample.sql) the tests read."""
+    samples: dict = {}
+    sample = store.query("analysis_versions_sample", {"max_n": int(p["sample_max"]),
+                                                      "by_benchmark": by_bench,
+                                                      "eval_id": eval_id})
+    keys = sample["benchmark"].astype(object).where(sample["benchmark"].notna(), None)
+    for (b, v), g in sample.groupby([keys.fillna("\0"), sample["engine_version"]], sort=False):
+        samples[(None if b == "\0" else b, v)] = {
+            m: g[m].dropna().to_numpy(dtype=float) for m in p["metrics"]}
+        samples[(None if b == "\0" else b, v)]["__runs"] = {
+            m: g.groupby("run_id")[m].mean().dropna().to_numpy(dtype=float)
+            for m in p["metrics"]}
+    return samples
+
+
+def _change(bench, old: dict, new: dict, m: str, kb: dict, samples: dict) -> dict:
+    """The change of metric m from version row `old` to `new` of one benchmark: values,
+    change %, the Mann-Whitney p of the sampled requests (Welch over runs where each version
+    has two, _run_level), or the reason there is none. p_adjusted and the flags: _adjust."""
+    from scipy import stats
+    a, b = num(old[m]), num(new[m])
+    better = kb.get("metrics", {}).get(m, {}).get("better")
+    ch = {"benchmark": bench, "metric": m, "from_version": old["engine_version"],
+          "to_version": new["engine_version"], "from_value": a, "to_value": b,
+          "change_pct": (b - a) / abs(a) * 100 if a else None,
+          "n_from": int(old[f"n_{m}"]), "n_to": int(new[f"n_{m}"]),
+          "p_value": None, "p_adjusted": None, "better": better,
+          "regression": False, "reason": None, "workload": m in WORKLOAD_METRICS,
+          "workload_differs": False}
+    empty = np.empty(0)
+    x = samples.get((bench, old["engine_version"]), {}).get(m, empty)
+    y = samples.get((bench, new["engine_version"]), {}).get(m, empty)
+    if len(x) < 2 or len(y) < 2:
+        ch["reason"] = f"too few values (n={len(x)} and {len(y)})"
+    elif np.ptp(np.concatenate([x, y])) == 0:
+        ch["reason"] = "no variation (every value is equal)"
+    else:
+        ch["p_value"] = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
+        ch["test"] = "mann-whitney-u (requests)"
+        if len(x) < ch["n_from"] or len(y) < ch["n_to"]:
+            ch["reason"] = f"p from a hash sample of {len(x)} and {len(y)} requests"
+        _run_level(ch, samples.get((bench, old["engine_version"]), {}),
+                   samples.get((bench, new["engine_version"]), {}), m)
+    if a == 0 and b != 0:
+        ch["reason"] = "; ".join(filter(None, [ch["reason"], "old value is 0"]))
+    return ch
+
+
+def _adjust(changes: list[dict], p: dict) -> None:
+    """Benjamini-Hochberg over every change tested, then the regression and workload flags."""
+    from scipy import stats
+    tested = [c for c in changes if c["p_value"] is not None]
+    if not tested:
+        return
+    adj = stats.false_discovery_control([c["p_value"] for c in tested], method="bh")
+    for c, q in zip(tested, adj):
+        c["p_adjusted"] = float(q)
+        c["regression"] = regression_flag(c["from_value"], c["to_value"], c["change_pct"],
+                                          c["better"], c["p_adjusted"], p["alpha"],
+                                          p["min_change_pct"], metric=c["metric"])
+        c["workload_differs"] = bool(c["workload"] and q < p["alpha"] and (
+            c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]))
+
+
+def _accuracy(store, by_bench: bool, eval_id, compared: dict | None):
+    """(accuracy per version, per version and category) of the cases bound to each version's
+    requests; compared: only these benchmarks (None: all)."""
     acc = store.query("analysis_versions_accuracy",
                       {"by_benchmark": by_bench, "eval_id": eval_id}).to_dict("records")
-    if single:  # accuracy of the benchmarks compared
-        acc = [r for r in acc if r["benchmark"] in groups]
+    if compared is not None:
+        acc = [r for r in acc if r["benchmark"] in compared]
     acc.sort(key=lambda r: (str(r["benchmark"]), version_key(r["engine_version"]),
                             str(r["category"])))
     accuracy = [{"benchmark": r["benchmark"], "engine_version": r["engine_version"],
@@ -172,13 +203,7 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                "category": r["category"] if isinstance(r["category"], str) else None,
                "accuracy": num(r["accuracy"]), "n_cases": int(r["n_cases"])}
               for r in acc if r["by_category"]]
-    notes = version_notes(changes, values)
-    return VersionsResult(values=tuple(values), changes=tuple(changes), accuracy=tuple(accuracy),
-                          versions=tuple(order), alpha=p["alpha"],
-                          min_change_pct=p["min_change_pct"], pooled=not by_bench,
-                          accuracy_by_category=tuple(by_cat), single_version=tuple(single),
-                          summary=tuple(summary), max_changes=p["max_changes"],
-                          notes=tuple(notes))
+    return accuracy, by_cat
 
 
 def regression_flag(from_value, to_value, change_pct, better, p_adjusted, alpha: float,

@@ -13,6 +13,7 @@ guessed from the data and the guess is written into the load report (see BARE_TI
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # canonical column -> base names (without unit suffix)
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -96,11 +97,13 @@ BARE_TIME_SECONDS_BELOW = {"tpot_ms": 1.0, "default": 20.0}
 _INDEX = {base: canon for canon, bases in ALIASES.items() for base in bases}
 
 
+@lru_cache(maxsize=8192)  # every detector and loader asks again for the same few names
 def normalise(name: str) -> str:
     """Lower-case a column name and turn spaces, '-', '.', '/', ':', brackets into '_'."""
     return re.sub(r"[\s\-./:()\[\]]+", "_", str(name).strip().lower()).strip("_")
 
 
+@lru_cache(maxsize=8192)
 def match(name: str) -> tuple[str, float | None, str] | None:
     """(canonical column, scale or None when the unit must be guessed, unit text) for a source
     column name, or None when it maps to nothing. Arrival scales convert to seconds."""

@@ -73,7 +73,13 @@ class Sniff:
 
     def first_lines(self, n: int = 5) -> list[str]:
         """The first n non-empty lines of the head (the last may be cut short)."""
-        return [ln for ln in self.head.splitlines() if ln.strip()][:n]
+        return self._lines[:n]
+
+    @cached_property
+    def _lines(self) -> list[str]:
+        """The non-empty lines of the head, split once: every detector reads them (a folder
+        of small tables spent ~0.7 ms a file splitting the same head again per detector)."""
+        return [ln for ln in self.head.splitlines() if ln.strip()]
 
     def first_json_line(self) -> dict | None:
         """The first line of the head that parses as a JSON object, or None."""
@@ -98,7 +104,15 @@ class Sniff:
 
     def records(self, n: int = 20) -> list[dict]:
         """Up to n records from the head: its JSON-object lines, else the rows of a CSV / TSV
-        header and the complete lines after it (values as text)."""
+        header and the complete lines after it (values as text). The first 20 are read once
+        (the table detectors both ask for them)."""
+        return self._records[:n] if n <= 20 else self._read_records(n)
+
+    @cached_property
+    def _records(self) -> list[dict]:
+        return self._read_records(20)
+
+    def _read_records(self, n: int) -> list[dict]:
         if self._json_lines:
             return self._json_lines[:n]
         lines = self.head.splitlines()

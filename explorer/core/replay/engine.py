@@ -333,358 +333,405 @@ class _Engine:
         self.free -= k
 
     # -- the loop -------------------------------------------------------------------------------
+    # run() is the scheduler loop of one engine: each turn takes the arrivals due, then either
+    # jumps over a stretch of decode-only steps (_jump) or runs one engine step (_step:
+    # decodes, chunked prefills, admissions, then the step's effects). The loop's state lives
+    # on the engine (_start) so each part reads as its own method.
+    def _start(self) -> None:
+        """The scheduler's state before the first step."""
+        self.waiting: deque = deque()
+        self.prefills: list = []     # running requests in prefill, admission order
+        self.order: list = []        # (admit_no, req) of running requests, admission order
+        self.reqs: dict = {}         # i -> _Req for live requests
+        self.cnt = [0] * self.bs     # decoding requests by the residue of their block need
+        self.fin_heap: list = []     # (g_fin, admit_no, req)
+        self.D = 0                   # decoding requests
+        self.nrun = 0
+        self.admit_no = 0
+        self.G = 0                   # steps done
+        self.cum_batch = 0.0         # sum over steps of scheduled requests
+        self.t = self.arr[0] if self.n else 0.0
+        self.ai = 0                  # next arrival
+        self.done = 0
+        self.head_blocked = False    # the waiting head failed for blocks in the last step
+        self.last_attempt = (0, 0, 0)
+        self.dec_alloc = 0           # the step whose decode blocks are already taken
+
     def run(self, progress, cancelled):
-        cfg = self.cfg
-        bs = self.bs
-        M = cfg.max_num_batched_tokens
-        max_seqs = cfg.max_num_seqs
-        base, per_seq = cfg.step_base_ms / 1000.0, cfg.step_per_decode_seq_ms / 1000.0
-        per_tok, pre_base = cfg.step_per_prefill_token_ms / 1000.0, cfg.step_prefill_base_ms / 1000.0
+        self._start()
         n = self.n
-        arr = self.arr
-        src = self.src
-        waiting: deque = deque()
-        prefills: list = []          # running requests in prefill, admission order
-        order: list = []             # (admit_no, req) of running requests, admission order
-        reqs: dict = {}              # i -> _Req for live requests
-        cnt = [0] * bs               # decoding requests by the residue of their block need
-        fin_heap: list = []          # (g_fin, admit_no, req)
-        D = 0                        # decoding requests
-        nrun = 0
-        admit_no = 0
-        G = 0                        # steps done
-        cum_batch = 0.0              # sum over steps of scheduled requests
-        t = arr[0] if n else 0.0
-        ai = 0
-        done = 0
-        head_blocked = False         # the waiting head failed for blocks in the last step
-        last_attempt = (0, 0, 0)
         loops = 0
         last_progress = time.monotonic()
-        N = self.N
-        record = self.record_events
-        segs = self.seg_g
-        itl = self.itl_segs
-        dec_alloc = [0]               # the step whose decode blocks are already taken
-
-        def finish(r: _Req, tend: float, held: int, computed: int):
-            nonlocal done, nrun, head_blocked
-            i = r.i
-            self._release(r, held, computed)
-            head_blocked = False   # blocks were freed: the waiting head may fit now
-            r.state = _DONE
-            r.units = None
-            nrun -= 1
-            done += 1
-            self.t_fin[i] = tend
-            self.outn[i] = r.out
-            steps = G - self.g_first[i]
-            if steps > 0:
-                self.batch[i] = (cum_batch - self.cb_first[i]) / steps
-            if record:
-                self.ev(i, tend, _FINISHED, "stop")
-            if itl is not None:
-                itl[i].append(G)
-            del reqs[i]
-
-        def enter_decode(r: _Req):
-            nonlocal D
-            r.state = _DECODE
-            r.g0 = G
-            r.c0 = r.computed
-            r.rho = (G + 1 - r.c0) % bs
-            cnt[r.rho] += 1
-            D += 1
-            heapq.heappush(fin_heap, (G + r.target - r.out, r.admit_no, r))
-
-        def preempt_one(tnow: float):
-            """Preempt the most recently admitted running request; returns it."""
-            nonlocal D, nrun
-            while True:
-                no, v = order.pop()
-                if v.admit_no == no and v.state in (_PREFILL, _DECODE):
-                    break
-            if v.state == _DECODE:
-                cnt[v.rho] -= 1
-                D -= 1
-                computed = v.c0 + (G - v.g0)
-                v.out += G - v.g0
-                held = -(-computed // bs)
-                if dec_alloc[0] == G + 1 and v.rho == (G + 1) % bs and N < INF_BLOCKS:
-                    held += 1  # its block for this step was already taken
-                if itl is not None:
-                    itl[v.i].append(G)
-            else:
-                prefills.remove(v)
-                computed, held = v.computed, v.held
-            self._release(v, held, computed)
-            v.state = _WAITING
-            v.admit_no = -1
-            v.tokens = v.prompt + v.out
-            nrun -= 1
-            self.npre[v.i] += 1
-            self.preemptions += 1
-            waiting.appendleft(v)
-            if record:
-                self.ev(v.i, tnow, _PREEMPTED, f"preemption {self.npre[v.i]}")
-            return v
-
-        while done < n:
+        while self.done < n:
             loops += 1
             if (loops & 1023) == 0:
                 if cancelled is not None and cancelled():
                     raise Cancelled("replay cancelled")
                 if progress is not None and time.monotonic() - last_progress > 0.2:
                     last_progress = time.monotonic()
-                    progress(done, n)
-            # arrivals visible at t
-            while ai < n and arr[ai] <= t:
-                tr = src[ai]
-                r = _Req(ai, int(tr.prompt_tokens), max(1, int(tr.output_tokens)),
-                         tr.hash_ids, int(tr.hash_block_tokens or 512))
-                if record:
-                    self.ev(ai, arr[ai], _ARRIVED)
-                if r.prompt < 1 or -(-(r.prompt + r.target) // bs) > N:
-                    self.error[ai] = (
-                        f"prompt of {r.prompt} tokens: nothing to prefill (vLLM rejects an empty "
-                        "prompt)" if r.prompt < 1 else
-                        f"needs {-(-(r.prompt + r.target) // bs)} KV blocks, the cache holds {N}")
-                    if record:
-                        self.ev(ai, arr[ai], _ERROR, self.error[ai])
-                    r.state = _DONE
-                    done += 1
-                else:
-                    r.state = _WAITING
-                    reqs[ai] = r
-                    waiting.append(r)
-                    if record:
-                        self.ev(ai, arr[ai], _QUEUED)
-                ai += 1
-            if nrun == 0 and not waiting:
-                if ai < n:
-                    t = max(t, arr[ai])
+                    progress(self.done, n)
+            self._arrivals()
+            if self.nrun == 0 and not self.waiting:
+                if self.ai < n:
+                    self.t = max(self.t, self.arr[self.ai])
                     continue
                 break
-
-            # ---- fast path: a stretch of decode-only steps -------------------------------
-            if not prefills and D > 0 and self.jumps:
-                admission_off = bool(waiting) and (nrun >= max_seqs or D >= M or head_blocked)
-                if admission_off or not waiting:
-                    dt = base + per_seq * D
-                    k = INF_BLOCKS
-                    while fin_heap and fin_heap[0][2].admit_no != fin_heap[0][1]:
-                        heapq.heappop(fin_heap)
-                    if fin_heap:
-                        k = fin_heap[0][0] - G - 1
-                    if not admission_off and ai < n:
-                        k = min(k, max(0, math.ceil((arr[ai] - t) / dt)))
-                    if k > 1 and N < INF_BLOCKS:
-                        # blocks needed by step G+j: cnt[(G+j) % bs]; cums[j] = need of the
-                        # next j steps within one cycle of bs steps (a full cycle needs D)
-                        s0 = (G + 1) % bs
-                        cums = [0]
-                        cums.extend(accumulate(cnt[s0:] + cnt[:s0]))
-                        avail = self.free + self.evictable
-                        q = avail // D
-                        r_ = bisect_right(cums, avail - q * D, 0, bs) - 1
-                        k = min(k, q * bs + r_)
-                    attempting = admission_off and head_blocked and not (nrun >= max_seqs or D >= M)
-                    if k > 1 and N < INF_BLOCKS:
-                        need = (k // bs) * D + cums[k % bs]
-                        if need > self.free and attempting:
-                            # the blocked head would see its pinned prefix-cache hits change if
-                            # one of them were evicted: evict in policy order up to that entry
-                            # only, and jump no further than the blocks so freed allow
-                            hr = waiting[0]
-                            self._evict_until(need - self.free,
-                                              {hr.units[u][0] for u in range(last_attempt[2])})
-                            if need > self.free:
-                                q = self.free // D
-                                k = min(k, q * bs + bisect_right(cums, self.free - q * D, 0, bs) - 1)
-                                need = (k // bs) * D + cums[k % bs]
-                        if k > 1:
-                            self._alloc(need)
-                    if k > 1:
-                        if attempting:
-                            self.q_blocks += k * last_attempt[0]
-                            self.h_blocks += k * last_attempt[1]
-                        if itl is not None:
-                            segs.append((G + 1, t, dt, k))
-                        t += k * dt
-                        G += k
-                        self.steps += k
-                        cum_batch += k * D
-                        continue
-
-            # ---- one engine step ---------------------------------------------------------
-            g = G + 1
-            budget = M
-            preempted = False
-            # decodes: one token each, a new block for those whose length crosses a boundary
-            need_dec = cnt[g % bs] if N < INF_BLOCKS else 0
-            while need_dec > self.free + self.evictable:
-                preempt_one(t)
-                preempted = True
-                need_dec = cnt[g % bs]
-            self._alloc(need_dec)
-            dec_alloc[0] = g
-            budget -= D
-            # running prefills (chunked)
-            P = 0
-            for r in list(prefills):
-                if r.state != _PREFILL:
-                    continue
-                tok = min(r.tokens - r.computed, budget)
-                r.chunk = 0
-                if tok <= 0:
-                    continue
-                nb = -(-(r.computed + tok) // bs) - r.held
-                ok = True
-                while nb > self.free + self.evictable:
-                    v = preempt_one(t)
-                    preempted = True
-                    if v is r:
-                        ok = False
-                        break
-                if not ok:
-                    continue
-                self._alloc(nb)
-                r.held += nb
-                r.chunk = tok
-                budget -= tok
-                P += tok
-            # admissions
-            head_blocked = False
-            if not preempted:
-                while waiting and budget > 0 and nrun < max_seqs:
-                    r = waiting[0]
-                    ntok = r.tokens
-                    qb = -(-ntok // bs)
-                    hit, nu = self._lookup(r, ntok)
-                    self.q_blocks += qb
-                    self.h_blocks += hit
-                    last_attempt = (qb, hit, nu)
-                    tok = min(ntok - hit * bs, budget)
-                    nb = -(-(hit * bs + tok) // bs) - hit
-                    avail = self.free + self.evictable
-                    units = r.units
-                    ent = self.entries
-                    for u in range(nu):
-                        e = ent[units[u][0]]
-                        if e[1] == 0:
-                            avail -= e[0]
-                    if nb > avail and nrun == 0 and nu:
-                        # alone, but a hit entry it would pin is larger than the part it uses
-                        # and the rest does not fit: compute everything instead (rare, near a
-                        # cache that holds one request)
-                        hit = nu = 0
-                        tok = min(ntok, budget)
-                        nb = -(-tok // bs)
-                        avail = self.free + self.evictable
-                    if nb > avail:
-                        head_blocked = True
-                        break
-                    waiting.popleft()
-                    pol = self.policy
-                    for u in range(nu):
-                        key = units[u][0]
-                        e = ent[key]
-                        self._acquire(key, e)
-                        pol.on_hit(key)
-                    r.nref = nu
-                    r.shared = hit
-                    r.reg = hit
-                    pos = 0
-                    u = 0
-                    while u < len(units) and pos + units[u][1] <= hit:
-                        pos += units[u][1]
-                        u += 1
-                    r.ru, r.rpos = u, pos
-                    self._alloc(nb)
-                    r.held = hit + nb
-                    r.computed = hit * bs
-                    r.chunk = tok
-                    budget -= tok
-                    P += tok
-                    r.state = _PREFILL
-                    r.admit_no = admit_no
-                    order.append((admit_no, r))
-                    admit_no += 1
-                    prefills.append(r)
-                    nrun += 1
-                    i = r.i
-                    pc = self.pc_preempted if r.first_admitted else self.pc_first
-                    pc[0] += 1
-                    pc[1] += ntok
-                    pc[2] += hit * bs
-                    if not r.first_admitted:
-                        r.first_admitted = True
-                        self.t_sched[i] = t
-                        self.cached[i] = min(hit * bs, r.prompt)
-                        self.qblocks_first[i] = qb
-                        self.hblocks_first[i] = hit
-                        if record:
-                            self.ev(i, t, _SCHEDULED, f"cached {hit * bs} tokens")
-                    elif record:
-                        self.ev(i, t, _RESUMED, f"cached {hit * bs} tokens")
-                    if len(order) > 4 * nrun + 64:
-                        order[:] = [(no, x) for no, x in order
-                                    if x.admit_no == no and x.state in (_PREFILL, _DECODE)]
-            # step time and effects
-            nsched = D + sum(1 for r in prefills if r.chunk > 0)
-            dt = base + per_seq * D + (per_tok * P + pre_base if P > 0 else 0.0)
-            tend = t + dt
-            if itl is not None:
-                segs.append((g, t, dt, 1))
-            G = g
-            self.steps += 1
-            cum_batch += nsched
-            # prefills progress
-            still = []
-            for r in prefills:
-                if r.state != _PREFILL:
-                    continue
-                if r.chunk > 0:
-                    r.computed += r.chunk
-                    r.chunk = 0
-                    self._register(r, r.computed // bs)
-                    if r.computed >= r.tokens:
-                        r.out += 1
-                        i = r.i
-                        if np.isnan(self.t_first[i]):
-                            self.t_first[i] = tend
-                            self.cb_first[i] = cum_batch
-                            self.g_first[i] = G
-                            if record:
-                                self.ev(i, tend, _FIRST)
-                        if itl is not None:
-                            itl.setdefault(i, []).append(G)
-                        if r.out >= r.target:
-                            finish(r, tend, r.held, r.computed)
-                        else:
-                            enter_decode(r)
-                        continue
-                still.append(r)
-            prefills[:] = still
-            # decodes finishing at this step
-            while fin_heap:
-                gf, no, r = fin_heap[0]
-                if r.admit_no != no or r.state != _DECODE:
-                    heapq.heappop(fin_heap)
-                    continue
-                if gf != G:
-                    break
-                heapq.heappop(fin_heap)
-                cnt[r.rho] -= 1
-                D -= 1
-                computed = r.c0 + (G - r.g0)
-                r.out = r.target
-                finish(r, tend, -(-computed // bs), computed)
-            t = tend
-
+            if not self.prefills and self.D > 0 and self.jumps and self._jump():
+                continue
+            self._step()
         if progress is not None:
-            progress(done, n)
-        self.G = G
+            progress(self.done, n)
+
+    def _arrivals(self) -> None:
+        """Queue the requests that arrived by now; reject those that can never run."""
+        arr, src, n, bs, N = self.arr, self.src, self.n, self.bs, self.N
+        record = self.record_events
+        ai = self.ai
+        while ai < n and arr[ai] <= self.t:
+            tr = src[ai]
+            r = _Req(ai, int(tr.prompt_tokens), max(1, int(tr.output_tokens)),
+                     tr.hash_ids, int(tr.hash_block_tokens or 512))
+            if record:
+                self.ev(ai, arr[ai], _ARRIVED)
+            if r.prompt < 1 or -(-(r.prompt + r.target) // bs) > N:
+                self.error[ai] = (
+                    f"prompt of {r.prompt} tokens: nothing to prefill (vLLM rejects an empty "
+                    "prompt)" if r.prompt < 1 else
+                    f"needs {-(-(r.prompt + r.target) // bs)} KV blocks, the cache holds {N}")
+                if record:
+                    self.ev(ai, arr[ai], _ERROR, self.error[ai])
+                r.state = _DONE
+                self.done += 1
+            else:
+                r.state = _WAITING
+                self.reqs[ai] = r
+                self.waiting.append(r)
+                if record:
+                    self.ev(ai, arr[ai], _QUEUED)
+            ai += 1
+        self.ai = ai
+
+    def _step_time(self, P: int) -> float:
+        """Seconds of one engine step with the current decodes and P prefill tokens."""
+        cfg = self.cfg
+        dt = cfg.step_base_ms / 1000.0 + cfg.step_per_decode_seq_ms / 1000.0 * self.D
+        if P > 0:
+            dt += (cfg.step_per_prefill_token_ms / 1000.0 * P
+                   + cfg.step_prefill_base_ms / 1000.0)
+        return dt
+
+    def _jump(self) -> bool:
+        """Advance a stretch of decode-only steps (no prefill running) in one go, as far as no
+        request finishes, arrives into an admissible queue or runs out of blocks; False when
+        the stretch is shorter than two steps (the caller runs one step)."""
+        cfg, bs, N = self.cfg, self.bs, self.N
+        waiting, D = self.waiting, self.D
+        admission_off = bool(waiting) and (self.nrun >= cfg.max_num_seqs
+                                           or D >= cfg.max_num_batched_tokens or self.head_blocked)
+        if not (admission_off or not waiting):
+            return False
+        dt = self._step_time(0)
+        G, fin_heap = self.G, self.fin_heap
+        k = INF_BLOCKS
+        while fin_heap and fin_heap[0][2].admit_no != fin_heap[0][1]:
+            heapq.heappop(fin_heap)
+        if fin_heap:
+            k = fin_heap[0][0] - G - 1
+        if not admission_off and self.ai < self.n:
+            k = min(k, max(0, math.ceil((self.arr[self.ai] - self.t) / dt)))
+        cnt = self.cnt
+        if k > 1 and N < INF_BLOCKS:
+            # blocks needed by step G+j: cnt[(G+j) % bs]; cums[j] = need of the
+            # next j steps within one cycle of bs steps (a full cycle needs D)
+            s0 = (G + 1) % bs
+            cums = [0]
+            cums.extend(accumulate(cnt[s0:] + cnt[:s0]))
+            avail = self.free + self.evictable
+            q = avail // D
+            r_ = bisect_right(cums, avail - q * D, 0, bs) - 1
+            k = min(k, q * bs + r_)
+        attempting = admission_off and self.head_blocked and not (
+            self.nrun >= cfg.max_num_seqs or D >= cfg.max_num_batched_tokens)
+        last_attempt = self.last_attempt
+        if k > 1 and N < INF_BLOCKS:
+            need = (k // bs) * D + cums[k % bs]
+            if need > self.free and attempting:
+                # the blocked head would see its pinned prefix-cache hits change if
+                # one of them were evicted: evict in policy order up to that entry
+                # only, and jump no further than the blocks so freed allow
+                hr = waiting[0]
+                self._evict_until(need - self.free,
+                                  {hr.units[u][0] for u in range(last_attempt[2])})
+                if need > self.free:
+                    q = self.free // D
+                    k = min(k, q * bs + bisect_right(cums, self.free - q * D, 0, bs) - 1)
+                    need = (k // bs) * D + cums[k % bs]
+            if k > 1:
+                self._alloc(need)
+        if k <= 1:
+            return False
+        if attempting:
+            self.q_blocks += k * last_attempt[0]
+            self.h_blocks += k * last_attempt[1]
+        if self.itl_segs is not None:
+            self.seg_g.append((G + 1, self.t, dt, k))
+        self.t += k * dt
+        self.G = G + k
+        self.steps += k
+        self.cum_batch += k * D
+        return True
+
+    def _step(self) -> None:
+        """One engine step: a token for every decode, the running prefills' chunks, then the
+        waiting requests admitted while the token budget and the blocks last (none after a
+        preemption); then the step's time and its effects."""
+        g = self.G + 1
+        budget = self.cfg.max_num_batched_tokens
+        preempted = False
+        # decodes: one token each, a new block for those whose length crosses a boundary
+        cnt = self.cnt
+        need_dec = cnt[g % self.bs] if self.N < INF_BLOCKS else 0
+        while need_dec > self.free + self.evictable:
+            self._preempt_one(self.t)
+            preempted = True
+            need_dec = cnt[g % self.bs]
+        self._alloc(need_dec)
+        self.dec_alloc = g
+        budget -= self.D
+        P, budget, more = self._prefill_chunks(budget)
+        preempted = preempted or more
+        self.head_blocked = False
+        if not preempted:
+            P += self._admit(budget)
+        self._finish_step(g, P)
+
+    def _prefill_chunks(self, budget: int) -> tuple[int, int, bool]:
+        """Schedule the running prefills' next chunks (preempting for blocks where needed):
+        (prefill tokens scheduled, budget left, whether anyone was preempted)."""
+        bs = self.bs
+        P = 0
+        preempted = False
+        for r in list(self.prefills):
+            if r.state != _PREFILL:
+                continue
+            tok = min(r.tokens - r.computed, budget)
+            r.chunk = 0
+            if tok <= 0:
+                continue
+            nb = -(-(r.computed + tok) // bs) - r.held
+            ok = True
+            while nb > self.free + self.evictable:
+                v = self._preempt_one(self.t)
+                preempted = True
+                if v is r:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            self._alloc(nb)
+            r.held += nb
+            r.chunk = tok
+            budget -= tok
+            P += tok
+        return P, budget, preempted
+
+    def _admit(self, budget: int) -> int:
+        """Admit waiting requests, head first, while the budget, max_num_seqs and the blocks
+        allow (a head that does not fit blocks the queue: head_blocked); returns the prefill
+        tokens scheduled."""
+        bs, t, record = self.bs, self.t, self.record_events
+        waiting, ent, pol = self.waiting, self.entries, self.policy
+        P = 0
+        while waiting and budget > 0 and self.nrun < self.cfg.max_num_seqs:
+            r = waiting[0]
+            ntok = r.tokens
+            qb = -(-ntok // bs)
+            hit, nu = self._lookup(r, ntok)
+            self.q_blocks += qb
+            self.h_blocks += hit
+            self.last_attempt = (qb, hit, nu)
+            tok = min(ntok - hit * bs, budget)
+            nb = -(-(hit * bs + tok) // bs) - hit
+            avail = self.free + self.evictable
+            units = r.units
+            for u in range(nu):
+                e = ent[units[u][0]]
+                if e[1] == 0:
+                    avail -= e[0]
+            if nb > avail and self.nrun == 0 and nu:
+                # alone, but a hit entry it would pin is larger than the part it uses
+                # and the rest does not fit: compute everything instead (rare, near a
+                # cache that holds one request)
+                hit = nu = 0
+                tok = min(ntok, budget)
+                nb = -(-tok // bs)
+                avail = self.free + self.evictable
+            if nb > avail:
+                self.head_blocked = True
+                break
+            waiting.popleft()
+            for u in range(nu):
+                key = units[u][0]
+                e = ent[key]
+                self._acquire(key, e)
+                pol.on_hit(key)
+            r.nref = nu
+            r.shared = hit
+            r.reg = hit
+            pos = 0
+            u = 0
+            while u < len(units) and pos + units[u][1] <= hit:
+                pos += units[u][1]
+                u += 1
+            r.ru, r.rpos = u, pos
+            self._alloc(nb)
+            r.held = hit + nb
+            r.computed = hit * bs
+            r.chunk = tok
+            budget -= tok
+            P += tok
+            r.state = _PREFILL
+            r.admit_no = self.admit_no
+            self.order.append((self.admit_no, r))
+            self.admit_no += 1
+            self.prefills.append(r)
+            self.nrun += 1
+            i = r.i
+            pc = self.pc_preempted if r.first_admitted else self.pc_first
+            pc[0] += 1
+            pc[1] += ntok
+            pc[2] += hit * bs
+            if not r.first_admitted:
+                r.first_admitted = True
+                self.t_sched[i] = t
+                self.cached[i] = min(hit * bs, r.prompt)
+                self.qblocks_first[i] = qb
+                self.hblocks_first[i] = hit
+                if record:
+                    self.ev(i, t, _SCHEDULED, f"cached {hit * bs} tokens")
+            elif record:
+                self.ev(i, t, _RESUMED, f"cached {hit * bs} tokens")
+            if len(self.order) > 4 * self.nrun + 64:
+                self.order[:] = [(no, x) for no, x in self.order
+                                 if x.admit_no == no and x.state in (_PREFILL, _DECODE)]
+        return P
+
+    def _finish_step(self, g: int, P: int) -> None:
+        """Step g's time and effects: prefills that completed emit their first token (and
+        decode, or finish), decodes due at g finish; the clock moves to the step's end."""
+        bs, record, itl = self.bs, self.record_events, self.itl_segs
+        nsched = self.D + sum(1 for r in self.prefills if r.chunk > 0)
+        dt = self._step_time(P)
+        tend = self.t + dt
+        if itl is not None:
+            self.seg_g.append((g, self.t, dt, 1))
+        self.G = G = g
+        self.steps += 1
+        self.cum_batch += nsched
+        # prefills progress
+        still = []
+        for r in self.prefills:
+            if r.state != _PREFILL:
+                continue
+            if r.chunk > 0:
+                r.computed += r.chunk
+                r.chunk = 0
+                self._register(r, r.computed // bs)
+                if r.computed >= r.tokens:
+                    r.out += 1
+                    i = r.i
+                    if np.isnan(self.t_first[i]):
+                        self.t_first[i] = tend
+                        self.cb_first[i] = self.cum_batch
+                        self.g_first[i] = G
+                        if record:
+                            self.ev(i, tend, _FIRST)
+                    if itl is not None:
+                        itl.setdefault(i, []).append(G)
+                    if r.out >= r.target:
+                        self._finish(r, tend, r.held, r.computed)
+                    else:
+                        self._enter_decode(r)
+                    continue
+            still.append(r)
+        self.prefills[:] = still
+        # decodes finishing at this step
+        fin_heap = self.fin_heap
+        while fin_heap:
+            gf, no, r = fin_heap[0]
+            if r.admit_no != no or r.state != _DECODE:
+                heapq.heappop(fin_heap)
+                continue
+            if gf != G:
+                break
+            heapq.heappop(fin_heap)
+            self.cnt[r.rho] -= 1
+            self.D -= 1
+            computed = r.c0 + (G - r.g0)
+            r.out = r.target
+            self._finish(r, tend, -(-computed // bs), computed)
+        self.t = tend
+
+    def _finish(self, r: _Req, tend: float, held: int, computed: int) -> None:
+        i = r.i
+        self._release(r, held, computed)
+        self.head_blocked = False   # blocks were freed: the waiting head may fit now
+        r.state = _DONE
+        r.units = None
+        self.nrun -= 1
+        self.done += 1
+        self.t_fin[i] = tend
+        self.outn[i] = r.out
+        steps = self.G - self.g_first[i]
+        if steps > 0:
+            self.batch[i] = (self.cum_batch - self.cb_first[i]) / steps
+        if self.record_events:
+            self.ev(i, tend, _FINISHED, "stop")
+        if self.itl_segs is not None:
+            self.itl_segs[i].append(self.G)
+        del self.reqs[i]
+
+    def _enter_decode(self, r: _Req) -> None:
+        G = self.G
+        r.state = _DECODE
+        r.g0 = G
+        r.c0 = r.computed
+        r.rho = (G + 1 - r.c0) % self.bs
+        self.cnt[r.rho] += 1
+        self.D += 1
+        heapq.heappush(self.fin_heap, (G + r.target - r.out, r.admit_no, r))
+
+    def _preempt_one(self, tnow: float) -> _Req:
+        """Preempt the most recently admitted running request; returns it."""
+        G, bs, order = self.G, self.bs, self.order
+        while True:
+            no, v = order.pop()
+            if v.admit_no == no and v.state in (_PREFILL, _DECODE):
+                break
+        if v.state == _DECODE:
+            self.cnt[v.rho] -= 1
+            self.D -= 1
+            computed = v.c0 + (G - v.g0)
+            v.out += G - v.g0
+            held = -(-computed // bs)
+            if self.dec_alloc == G + 1 and v.rho == (G + 1) % bs and self.N < INF_BLOCKS:
+                held += 1  # its block for this step was already taken
+            if self.itl_segs is not None:
+                self.itl_segs[v.i].append(G)
+        else:
+            self.prefills.remove(v)
+            computed, held = v.computed, v.held
+        self._release(v, held, computed)
+        v.state = _WAITING
+        v.admit_no = -1
+        v.tokens = v.prompt + v.out
+        self.nrun -= 1
+        self.npre[v.i] += 1
+        self.preemptions += 1
+        self.waiting.appendleft(v)
+        if self.record_events:
+            self.ev(v.i, tnow, _PREEMPTED, f"preemption {self.npre[v.i]}")
+        return v
 
     # -- output -------------------------------------------------------------------------------
     def result(self) -> ReplayResult:
@@ -728,9 +775,17 @@ class _Engine:
             "finish_reason": np.where(err, "error", "stop"),
             "error": self.error,
         })
+        events = self._events_frame(rid)
+        itl_df = self._itl_frame(rid) if self.itl_segs is not None else None
+        summary = self._summary(arr, prompt, cached, ttft, tpot, e2e, err, prefix_info)
+        return ReplayResult(requests=df, events=events, token_latencies=itl_df, summary=summary,
+                            config=self.cfg)
+
+    def _events_frame(self, rid: list) -> pd.DataFrame:
+        """ReplayResult.events: request_id, ts_s, kind, detail (no rows without record_events)."""
         if self.record_events:
             ev_i = np.asarray(self.ev_i, dtype=np.int64)
-            events = pd.DataFrame({
+            return pd.DataFrame({
                 "request_id": np.asarray(rid, dtype=object)[ev_i] if len(ev_i) else [],
                 "ts_s": np.asarray(self.ev_t, dtype=float),
                 "kind": pd.Categorical.from_codes(np.asarray(self.ev_k, dtype=np.int8),
@@ -738,13 +793,15 @@ class _Engine:
                 if len(ev_i) else np.array([], dtype=object),
                 "detail": self.ev_d,
             })
-        else:
-            events = pd.DataFrame({"request_id": [], "ts_s": [], "kind": [], "detail": []})
-        itl_df = self._itl_frame(rid) if self.itl_segs is not None else None
+        return pd.DataFrame({"request_id": [], "ts_s": [], "kind": [], "detail": []})
+
+    def _summary(self, arr, prompt, cached, ttft, tpot, e2e, err, prefix_info: bool) -> dict:
+        """ReplayResult.summary (see simulate()) from the per-request arrays."""
+        n = self.n
         ok = ~err
         qf = self.qblocks_first[ok]
         hf = self.hblocks_first[ok]
-        summary = {
+        return {
             "requests": int(n),
             "finished": int(ok.sum()),
             "rejected": int(err.sum()),
@@ -774,8 +831,6 @@ class _Engine:
             "steps": int(self.steps),
             "makespan_s": float(np.nanmax(self.t_fin) - arr.min()) if ok.any() else None,
         }
-        return ReplayResult(requests=df, events=events, token_latencies=itl_df, summary=summary,
-                            config=self.cfg)
 
     def _itl_frame(self, rid):
         """ITL of each output token after the first: the time between the ends of the steps

@@ -206,15 +206,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         frame = add_sla_met(frame, thresholds)
     graph = parse_graph(graph_text if graph_text is not None else default_graph_text(),
                         known=frame.columns)
-    for role, name in (("treatment", treatment), ("outcome", outcome)):
-        if name not in graph.nodes:
-            raise WhatIfError(_("The {role} '{name}' is not a node of the causal graph.").format(role=role, name=name))
-        if name not in frame.columns:
-            raise WhatIfError(_("The {role} '{name}' is not in the data.").format(role=role, name=name))
-        if name in graph.latent:
-            raise WhatIfError(_("The {role} '{name}' is marked latent in the graph.").format(role=role, name=name))
-    if treatment == outcome:
-        raise WhatIfError(_("Treatment and outcome must differ."))
+    _check_roles(graph, frame, treatment, outcome)
     import networkx as nx
     g = graph.to_networkx()
     warn: list[str] = []
@@ -222,22 +214,10 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
 
     observed_cols = [n for n in graph.nodes if n in frame.columns and n not in graph.latent]
     unobserved = tuple(graph.unobserved(frame.columns))
-    if selected is None:
-        sel = (frame["grp"] == "bad") if "grp" in frame.columns else pd.Series(True, frame.index)
-        if not sel.any():
-            sel = pd.Series(True, frame.index)
-    else:
-        sel = pd.Series(selected, index=frame.index).fillna(False).astype(bool)
-    frame, sel = _canonical_order(frame, sel)
+    frame, sel = _canonical_order(frame, _selected_rows(frame, selected))
     data = frame[observed_cols].apply(pd.to_numeric, errors="coerce").astype(float)
     if set_value is None:
-        ctl = frame["grp"] == "control" if "grp" in frame.columns else ~sel
-        base = data.loc[ctl, treatment].dropna() if ctl.any() else data[treatment].dropna()
-        if base.empty:
-            base = data[treatment].dropna()
-        if base.empty:
-            raise NoData(_("No case has a value of {treatment}.").format(treatment=tn))
-        set_value = float(base.mean() if ctl.any() else base.median())
+        set_value = _default_set_value(frame, data, sel, treatment)
         warn.append(_("No scenario value given: {treatment} is set to the control group's mean, "
                     "{set_value:.3g}.").format(treatment=tn, set_value=set_value))
     set_value = float(set_value)
@@ -257,36 +237,12 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     # hence every digit of the fit and of the seeded draws, are the same in every process.
     adjust = sorted(backdoor_set(graph, g, data, treatment, outcome, observed_cols))
     used = [treatment, outcome] + adjust
-    keep = data[used].notna().all(axis=1)
-    n_dropped = int((~keep).sum())
-    if n_dropped:
-        warn.append(_("{n_dropped} of {n_data} rows dropped: missing ").format(n_dropped=n_dropped, n_data=len(data))
-                    + ", ".join(label(c, False) for c in used if data[c].isna().any()) + ".")
-    d = data.loc[keep, used].copy()
-    d["__selected"] = sel[keep].astype(int).to_numpy()
-    if len(d) < MIN_ROWS:
-        raise NoData(ngettext("Only {n} case has {used} all recorded; the what-if needs at "
-                              "least {min_rows}.",
-                              "Only {n} cases have {used} all recorded; the what-if needs at "
-                              "least {min_rows}.", len(d)).format(
-                                  n=len(d), used=", ".join(label(c, False) for c in used), min_rows=MIN_ROWS))
-    if d[treatment].nunique() < 2:
-        raise NoData(_("{treatment} takes a single value in the usable cases; its effect cannot "
-                     "be estimated.").format(treatment=tn))
+    d, n_dropped = _usable_rows(data, sel, used, warn)
     n_sel = int(d["__selected"].sum())
-    if n_sel == 0:
-        raise NoData(_("None of the selected cases has every variable the what-if needs."))
     binary = _is_binary(d[outcome])
     if binary:
         d[outcome] = d[outcome].astype(int)
-        events = int(d[outcome].sum())
-        few = min(events, len(d) - events)
-        if few < MIN_EVENTS:
-            which = "with" if events == few else "without"
-            raise NoData(_("Only {few} usable case{x} {which} {outcome} = 1: "
-                         "a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
-                         "(with fewer, its fit and its refuters' refits on subsets are "
-                         "undefined).").format(few=few, x='s' if few != 1 else '', which=which, outcome=on, MIN_EVENTS=MIN_EVENTS))
+        _enough_events(d[outcome], on)
     lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
     if not lo_obs <= set_value <= hi_obs:
         warn.append(_("{treatment} = {set_value:.3g} lies outside the observed range "
@@ -337,15 +293,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     if binary and ridge:
         warn.append(ridge_warning(ridge, on))
     if lo <= 0 <= hi:
-        note = (_("The effect's {CONFIDENCE:.0%} interval ({lo} to {hi}) includes "
-                "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=tn))
-        if binary and ((hi == 0 and observed == 1) or (lo == 0 and observed == 0)):
-            v = int(observed)
-            note += (_(" Its {x} end is exactly 0, a bound, not a "
-                     "rounding: every selected case has {outcome} = {x2}, and under the "
-                     "monotone model such a case can keep it or lose it, never gain more, so "
-                     "no coefficient draw gives an effect {x3} 0.").format(x='upper' if v else 'lower', outcome=on, x2=v, x3='above' if v else 'below'))
-        warn.append(note)
+        warn.append(_no_change_note(lo, hi, binary, observed, tn, on))
     if binary and not getattr(estimator.model, "converged", True):
         warn.append(_("The logistic fit did not converge; treat the interval with care."))
     model_txt = ((_("logistic regression (maximum likelihood with a cross-validated curvature "
@@ -357,6 +305,108 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
                "interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}").format(
                    model_txt=model_txt, outcome=on, treatment=tn, N_DRAWS=N_DRAWS,
                    seed=seed)
+    assumptions = _assumptions(adjust, tn, on, model_txt, set_value, lo_obs, hi_obs, binary)
+    return WhatIfResult(
+        treatment=treatment, outcome=outcome, set_value=set_value,
+        common_causes=tuple(adjust), estimate=est, ci_low=lo, ci_high=hi,
+        observed_outcome=observed, predicted_outcome=float(pred),
+        predicted_ci_low=float(plo), predicted_ci_high=float(phi),
+        refutations=tuple(refs), assumptions=tuple(assumptions), n=int(len(d)),
+        n_selected=n_sel, n_dropped=n_dropped, method=method, outcome_kind=kind,
+        unobserved=unobserved, observed_treatment_mean=float(ds[treatment].mean()),
+        naive_difference=naive, warnings=tuple(warn))
+
+
+def _check_roles(graph, frame: pd.DataFrame, treatment: str, outcome: str) -> None:
+    """WhatIfError unless treatment and outcome differ and each is an observed node of the
+    graph and a column of the frame."""
+    for role, name in (("treatment", treatment), ("outcome", outcome)):
+        if name not in graph.nodes:
+            raise WhatIfError(_("The {role} '{name}' is not a node of the causal graph.").format(role=role, name=name))
+        if name not in frame.columns:
+            raise WhatIfError(_("The {role} '{name}' is not in the data.").format(role=role, name=name))
+        if name in graph.latent:
+            raise WhatIfError(_("The {role} '{name}' is marked latent in the graph.").format(role=role, name=name))
+    if treatment == outcome:
+        raise WhatIfError(_("Treatment and outcome must differ."))
+
+
+def _selected_rows(frame: pd.DataFrame, selected) -> pd.Series:
+    """The scenario's cases as a boolean Series: `selected`, else the badcases (grp "bad"),
+    else every case."""
+    if selected is not None:
+        return pd.Series(selected, index=frame.index).fillna(False).astype(bool)
+    sel = (frame["grp"] == "bad") if "grp" in frame.columns else pd.Series(True, frame.index)
+    return sel if sel.any() else pd.Series(True, frame.index)
+
+
+def _default_set_value(frame: pd.DataFrame, data: pd.DataFrame, sel: pd.Series,
+                       treatment: str) -> float:
+    """The scenario value when none is given: the control group's mean of the treatment (the
+    unselected cases' without groups), else the median of every case's. NoData without any."""
+    ctl = frame["grp"] == "control" if "grp" in frame.columns else ~sel
+    base = data.loc[ctl, treatment].dropna() if ctl.any() else data[treatment].dropna()
+    if base.empty:
+        base = data[treatment].dropna()
+    if base.empty:
+        raise NoData(_("No case has a value of {treatment}.").format(treatment=label(treatment, False)))
+    return float(base.mean() if ctl.any() else base.median())
+
+
+def _usable_rows(data: pd.DataFrame, sel: pd.Series, used: list[str], warn: list[str]):
+    """(the rows with every `used` column recorded, their column __selected; rows dropped),
+    the drop said in `warn`. NoData with fewer than MIN_ROWS rows, a constant treatment
+    (used[0]) or no selected row left."""
+    treatment = used[0]
+    keep = data[used].notna().all(axis=1)
+    n_dropped = int((~keep).sum())
+    if n_dropped:
+        warn.append(_("{n_dropped} of {n_data} rows dropped: missing ").format(n_dropped=n_dropped, n_data=len(data))
+                    + ", ".join(label(c, False) for c in used if data[c].isna().any()) + ".")
+    d = data.loc[keep, used].copy()
+    d["__selected"] = sel[keep].astype(int).to_numpy()
+    if len(d) < MIN_ROWS:
+        raise NoData(ngettext("Only {n} case has {used} all recorded; the what-if needs at "
+                              "least {min_rows}.",
+                              "Only {n} cases have {used} all recorded; the what-if needs at "
+                              "least {min_rows}.", len(d)).format(
+                                  n=len(d), used=", ".join(label(c, False) for c in used), min_rows=MIN_ROWS))
+    if d[treatment].nunique() < 2:
+        raise NoData(_("{treatment} takes a single value in the usable cases; its effect cannot "
+                     "be estimated.").format(treatment=label(treatment, False)))
+    if int(d["__selected"].sum()) == 0:
+        raise NoData(_("None of the selected cases has every variable the what-if needs."))
+    return d, n_dropped
+
+
+def _enough_events(y: pd.Series, on: str) -> None:
+    """NoData unless a 0/1 outcome (named `on`) has MIN_EVENTS cases of each value."""
+    events = int(y.sum())
+    few = min(events, len(y) - events)
+    if few < MIN_EVENTS:
+        which = "with" if events == few else "without"
+        raise NoData(_("Only {few} usable case{x} {which} {outcome} = 1: "
+                     "a model of {outcome} needs at least {MIN_EVENTS} of each outcome "
+                     "(with fewer, its fit and its refuters' refits on subsets are "
+                     "undefined).").format(few=few, x='s' if few != 1 else '', which=which, outcome=on, MIN_EVENTS=MIN_EVENTS))
+
+
+def _no_change_note(lo: float, hi: float, binary: bool, observed: float, tn: str, on: str) -> str:
+    """Why an effect interval [lo, hi] that holds 0 cannot tell the scenario from no change
+    (and, for a 0/1 outcome at a bound, why its end is exactly 0)."""
+    note = (_("The effect's {CONFIDENCE:.0%} interval ({lo} to {hi}) includes "
+            "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=tn))
+    if binary and ((hi == 0 and observed == 1) or (lo == 0 and observed == 0)):
+        v = int(observed)
+        note += (_(" Its {x} end is exactly 0, a bound, not a "
+                 "rounding: every selected case has {outcome} = {x2}, and under the "
+                 "monotone model such a case can keep it or lose it, never gain more, so "
+                 "no coefficient draw gives an effect {x3} 0.").format(x='upper' if v else 'lower', outcome=on, x2=v, x3='above' if v else 'below'))
+    return note
+
+
+def _assumptions(adjust, tn, on, model_txt, set_value, lo_obs, hi_obs, binary) -> list[str]:
+    """What the estimate assumes, in the result's words."""
     assumptions = [
         _("The causal graph is right: every common cause of {treatment} and {outcome} is drawn, "
         "and the adjustment set ({x}) blocks every backdoor path.").format(treatment=tn, outcome=on, x=', '.join(label(c, False) for c in adjust) or _('empty')),
@@ -373,12 +423,4 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
             _("Monotone effect: each case responds to {treatment} in the same direction (a "
             "latent-threshold model), so a failed case fails under the scenario with "
             "probability p(set) / p(observed).").format(treatment=tn))
-    return WhatIfResult(
-        treatment=treatment, outcome=outcome, set_value=set_value,
-        common_causes=tuple(adjust), estimate=est, ci_low=lo, ci_high=hi,
-        observed_outcome=observed, predicted_outcome=float(pred),
-        predicted_ci_low=float(plo), predicted_ci_high=float(phi),
-        refutations=tuple(refs), assumptions=tuple(assumptions), n=int(len(d)),
-        n_selected=n_sel, n_dropped=n_dropped, method=method, outcome_kind=kind,
-        unobserved=unobserved, observed_treatment_mean=float(ds[treatment].mean()),
-        naive_difference=naive, warnings=tuple(warn))
+    return assumptions
