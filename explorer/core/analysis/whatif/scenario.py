@@ -254,10 +254,10 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     if not lo <= est <= hi:
         # under (quasi-)separation the likelihood is flat along some direction and the draws'
         # percentiles can miss the point estimate: widened to hold it, and said
-        warn.append(f"The estimate ({_num(est)}) lay outside its bootstrap interval "
-                    f"({_num(lo)} to {_num(hi)}), a sign that the data barely pin the model "
-                    "down (separation); the interval is widened to include it. Treat both with "
-                    "care.")
+        warn.append(_("The estimate ({est}) lay outside its bootstrap interval ({lo} to "
+                      "{hi}), a sign that the data barely pin the model down (separation); the "
+                      "interval is widened to include it. Treat both with care.").format(
+                          est=_num(est), lo=_num(lo), hi=_num(hi)))
         lo, hi = min(lo, est), max(hi, est)
     ds = d[d["__selected"] == 1]
     observed = float(ds[outcome].mean())
