@@ -78,11 +78,10 @@ def watch_dock(widget: QWidget, slot) -> bool:
 class Panel(QWidget):
     """A dockable view of one payload key of the Session (see explorer.session).
 
-    Subclasses set `key`, `title` and implement paint(value) -> None | str (a str is a message
+    Subclasses set `key` and implement paint(value) -> None | str (a str is a message
     shown instead of the content, e.g. "no value of TPOT in this cohort")."""
 
     key = ""
-    title = "Panel"
     chart = False  # draws a figure: Ctrl+C copies its picture beside its data
     wrap_controls = False  # a row of controls too long for a laptop's panel wraps to a 2nd line
 
@@ -192,7 +191,7 @@ class Panel(QWidget):
         try:
             msg = self.paint(value)
         except Exception as e:  # noqa: BLE001 - shown in place, never crashes the window
-            log.exception("painting %s failed", self.title)
+            log.exception("painting %s failed", type(self).__name__)
             self.paint_error = e
             self.show_message(self.tr("Could not draw this panel: %1").replace("%1", str(e)), error=True)
             return

@@ -119,7 +119,6 @@ class CasesModel(QAbstractTableModel):
 
 class CasesPanel(Panel):
     key = "cases"
-    title = "Cases"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

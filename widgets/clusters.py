@@ -45,7 +45,6 @@ def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[li
 
 class ClustersPanel(Panel):
     key = "clusters"
-    title = "Clusters"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

@@ -25,7 +25,6 @@ VIEWS = (("cohort", QT_TRANSLATE_NOOP("ComparisonPanel", "Badcases vs control"))
 
 class ComparisonPanel(Panel):
     key = "comparison"
-    title = "Metric comparison"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

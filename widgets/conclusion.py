@@ -13,7 +13,6 @@ from explorer.widgets.painters.conclusion import conclusion_html, conclusion_tex
 
 class ConclusionPanel(Panel):
     key = "conclusion"
-    title = "Conclusion"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

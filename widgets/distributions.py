@@ -23,7 +23,6 @@ METRICS = ("tpot_ms", "ttft_ms", "queue_ms", "e2e_ms", "kv_cache_hit_rate", "num
 
 class DistributionsPanel(Panel):
     key = "frame"
-    title = "Distributions"
     chart = True
 
     def __init__(self, session, parent=None):

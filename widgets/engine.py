@@ -13,7 +13,6 @@ from explorer.widgets.painters.engine import paint_engine, summary
 
 class EnginePanel(Panel):
     key = "engine"
-    title = "Engine"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

@@ -12,7 +12,6 @@ from explorer.widgets.painters.header import header_items, summary_line
 
 class HeaderPanel(Panel):
     key = "cohort"
-    title = "Header"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

@@ -29,7 +29,6 @@ REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions"
 
 class HeatmapPanel(Panel):
     key = "heatmap"
-    title = "Heatmap"
     chart = True
 
     def __init__(self, session, parent=None):

@@ -26,7 +26,6 @@ MAX_RUN_EDITORS = 40  # per file: a sweep or a folder of CSVs can hold hundreds 
 
 class InputsPanel(Panel):
     key = "inputs"
-    title = "Inputs"
     runs: dict = {}
 
     def __init__(self, session, parent=None):

@@ -47,7 +47,6 @@ class ReplayPanel(JobControls, Panel):
 
     key = "replay_runs"   # sent after every load: the runs to offer (ReplayRun dicts)
     wrap_controls = True
-    title = "Replay"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

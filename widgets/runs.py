@@ -36,7 +36,6 @@ def _item(text: str, editable: bool = False) -> QTableWidgetItem:
 
 class RunsPanel(Panel):
     key = "runs"
-    title = "Runs"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

@@ -14,7 +14,6 @@ from explorer.widgets.painters.sla import paint_sla, summary
 class SlaPanel(SelectionLine, Panel):
     key = "sla"
     chart = True
-    title = "SLA"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

@@ -32,7 +32,6 @@ class _View(ZoomView):
 class TreePanel(Panel):
     key = "tree"
     chart = True
-    title = "Decision tree"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

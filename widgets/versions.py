@@ -18,7 +18,6 @@ from explorer.widgets.tablemodel import RowsModel, sortable
 class VersionsPanel(SelectionLine, Panel):
     key = "versions"
     chart = True
-    title = "Versions"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

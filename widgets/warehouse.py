@@ -2,7 +2,7 @@
 
 The URL, table and column mapping are remembered in QSettings ("warehouse/..."); a credential
 in the URL (";token=...") is used for this connection only and never saved
-(explorer.core.warehouse.redact_url). The connection itself runs in the Session's worker, with
+(explorer.core.redact.redact_url). The connection itself runs in the Session's worker, with
 progress and Cancel in the status bar.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ KEYS = ("warehouse/url", "warehouse/table", "warehouse/columns")
 
 
 def _redact(url: str) -> str:
-    from explorer.core.warehouse.spark import redact_url  # imports no optional package
+    from explorer.core.redact import redact_url  # no optional package: works without the Spark extra
     return redact_url(url)
 
 

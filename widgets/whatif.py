@@ -54,7 +54,6 @@ class WhatIfPanel(JobControls, Panel):
 
     key = "frame"
     wrap_controls = True
-    title = "What-if"
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

@@ -143,17 +143,23 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
 MAX_WARNINGS = 10
 
 
+def _config(args) -> EngineConfig:
+    """The engine settings the command line asks for (ValueError when they are invalid)."""
+    blocks = None if args.blocks == "inf" else args.blocks
+    if args.kv_gb is not None:
+        blocks = blocks_for_gb(args.kv_gb, args.bytes_per_token, args.block_size)
+    cfg = EngineConfig(num_gpu_blocks=blocks, block_size=args.block_size,
+                       max_num_seqs=args.max_num_seqs,
+                       max_num_batched_tokens=args.max_num_batched_tokens,
+                       eviction=args.eviction)
+    cfg.validate()
+    return cfg
+
+
 def run(args) -> int:
     path = Path(args.file)
     try:
-        blocks = None if args.blocks == "inf" else args.blocks
-        if args.kv_gb is not None:
-            blocks = blocks_for_gb(args.kv_gb, args.bytes_per_token, args.block_size)
-        cfg = EngineConfig(num_gpu_blocks=blocks, block_size=args.block_size,
-                           max_num_seqs=args.max_num_seqs,
-                           max_num_batched_tokens=args.max_num_batched_tokens,
-                           eviction=args.eviction)
-        cfg.validate()
+        cfg = _config(args)
     except ValueError as e:
         print(_("trace-explorer replay: {x}").format(x=e), file=sys.stderr)
         return 2
@@ -199,9 +205,15 @@ def run(args) -> int:
         doc["note"] = NO_PREFIX
     if args.json:
         print(json.dumps(doc, indent=1))
-        return 0
-    s = summary
+    else:
+        _print_text(path, cfg, summary, res, warnings, dropped, cal, note, timing)
+    return 0
 
+
+def _print_text(path, cfg, s: dict, res, warnings: list, dropped: dict, cal, note: str,
+                timing: str) -> None:
+    """The replay's summary for a reader: requests, hit rates, preemptions, rejections, the
+    means, the calibration and the step time."""
     def f(x, unit="", pct=False):
         if x is None:
             return "-"
@@ -232,5 +244,4 @@ def run(args) -> int:
             print(_("  {line}").format(line=line))
     print(_("  step time: {timing}").format(timing=timing))
     print(_("  simulated {steps} engine steps in {replay_wall_s:.2f} s").format(steps=s['steps'], replay_wall_s=s['replay_wall_s']))
-    return 0
 

@@ -122,6 +122,51 @@ def _prepare_text(t: str) -> str:
     return _CJK.sub(r" \1 ", t or "")
 
 
+def _best_k_means(X, ks: list[int], seed: int) -> tuple[list, int, float] | None:
+    """k-means of the rows of X for each k of ks: (labels, k, silhouette (cosine)) of the
+    best, None when no k splits the rows in two."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import silhouette_score
+    from threadpoolctl import threadpool_limits
+    n = X.shape[0]
+    best = None
+    n_init = 10 if n <= 2000 else 3
+    # one BLAS / OpenMP thread: many small fits are far faster without thread start-up
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fewer distinct texts than kk: k-means warns
+        for kk in ks:
+            km = KMeans(n_clusters=kk, n_init=n_init, random_state=seed).fit(X)
+            if len(set(km.labels_)) < 2:
+                continue
+            s = silhouette_score(X, km.labels_, metric="cosine",
+                                 sample_size=min(n, 2000), random_state=seed)
+            if best is None or s > best[0]:
+                best = (s, kk, km.labels_)
+    return None if best is None else (list(best[2]), best[1], float(best[0]))
+
+
+def _cluster_names(X, terms, labels: list, order) -> dict[int, str]:
+    """Each cluster's name, in `order` (largest first): its three heaviest centroid terms
+    ("derivative / integral / limit"), FALLBACK without any, "(2)", "(3)"... on a repeat."""
+    names: dict[int, str] = {}
+    used: set[str] = set()
+    for lab in order:
+        name = FALLBACK
+        if X is not None and X.shape[1] > 0:
+            rows = [i for i, x in enumerate(labels) if x == lab]
+            centroid = X[rows].mean(axis=0).A1
+            top = [terms[j] for j in centroid.argsort()[::-1][:3] if centroid[j] > 0]
+            if top:
+                name = " / ".join(top)
+        base, i = name, 2
+        while name in used:
+            name = f"{base} ({i})"
+            i += 1
+        used.add(name)
+        names[int(lab)] = name
+    return names
+
+
 def auto_cluster(store, eval_id: str | None = None, k: int | None = None,
                  seed: int = 0) -> list[str]:
     """Cluster the badcases (of one eval, or all) by their text and set cases.cluster.
@@ -144,10 +189,7 @@ def auto_cluster(store, eval_id: str | None = None, k: int | None = None,
         con.close()
     if df.empty:
         raise NoData("there are no badcases to cluster" + (f" in eval {eval_id}" if eval_id else ""))
-    from sklearn.cluster import KMeans
     from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.metrics import silhouette_score
-    from threadpoolctl import threadpool_limits
 
     n = len(df)
     texts = [_prepare_text(t) for t in df["text"]]
@@ -157,43 +199,14 @@ def auto_cluster(store, eval_id: str | None = None, k: int | None = None,
         X = vec.fit_transform(texts)
     except ValueError:  # no usable term at all
         X = None
-    labels = [0] * n
-    chosen, score = 1, None
+    labels, chosen, score = [0] * n, 1, None
     if X is not None and X.shape[1] > 0 and n >= 3 and (k is None or k > 1):
-        ks = [min(k, n)] if k else list(range(2, min(10, n - 1) + 1))
-        best = None
-        n_init = 10 if n <= 2000 else 3
-        # one BLAS / OpenMP thread: many small fits are far faster without thread start-up
-        with threadpool_limits(limits=1), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # fewer distinct texts than kk: k-means warns
-            for kk in ks:
-                km = KMeans(n_clusters=kk, n_init=n_init, random_state=seed).fit(X)
-                if len(set(km.labels_)) < 2:
-                    continue
-                s = silhouette_score(X, km.labels_, metric="cosine",
-                                     sample_size=min(n, 2000), random_state=seed)
-                if best is None or s > best[0]:
-                    best = (s, kk, km.labels_)
+        best = _best_k_means(X, [min(k, n)] if k else list(range(2, min(10, n - 1) + 1)), seed)
         if best is not None:
-            score, chosen, labels = float(best[0]), best[1], list(best[2])
-    terms = vec.get_feature_names_out() if X is not None else []
-    names: dict[int, str] = {}
+            labels, chosen, score = best
     sizes = pd.Series(labels).value_counts()
-    used: set[str] = set()
-    for lab in sizes.index:
-        name = FALLBACK
-        if X is not None and X.shape[1] > 0:
-            rows = [i for i, x in enumerate(labels) if x == lab]
-            centroid = X[rows].mean(axis=0).A1
-            top = [terms[j] for j in centroid.argsort()[::-1][:3] if centroid[j] > 0]
-            if top:
-                name = " / ".join(top)
-        base, i = name, 2
-        while name in used:
-            name = f"{base} ({i})"
-            i += 1
-        used.add(name)
-        names[int(lab)] = name
+    names = _cluster_names(X, vec.get_feature_names_out() if X is not None else [], labels,
+                           sizes.index)
     assign = pd.DataFrame({"case_id": df["case_id"], "cluster": [names[int(x)] for x in labels]})
     con = store.cursor()
     try:

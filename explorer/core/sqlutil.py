@@ -31,10 +31,19 @@ def load_query(name: str) -> str:
     return _INCLUDE.sub(lambda m: load_query(m.group(1)), text)
 
 
+def _is_string_view(t) -> bool:
+    import pyarrow as pa
+
+    check = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16; the floor is 15
+    return bool(check and check(t))
+
+
 def arrow_frame(rel) -> "pd.DataFrame":
     """The pandas frame of a DuckDB relation, read through Arrow, with the dtypes DuckDB's own
-    .df() gives (a text column without any value is object with None, also in an empty
-    result); anything else with a .df() (a warehouse result) through its .df(). For the large
+    .df() gives for the column types the cohort and case view hold: VARCHAR, DOUBLE, BIGINT /
+    INTEGER without NULLs, BOOLEAN without NULLs (a text column without any value is object
+    with None, also in an empty result). Not a general .df(): DECIMAL / HUGEINT read as
+    Decimal objects, a nullable INTEGER as float64, a nullable BOOLEAN as object. Anything else with a .df() (a warehouse result) through its .df(). For the large
     frames (the cohort, the case view): .df() took 0.98 s CPU for the 1M-request cohort's
     90,706 x 33 rows, Arrow 0.63 s."""
     if not hasattr(rel, "to_arrow_table"):
@@ -47,6 +56,6 @@ def arrow_frame(rel) -> "pd.DataFrame":
     for name, col in zip(t.column_names, t.columns):
         if col.null_count == len(col) and (pa.types.is_string(col.type)
                                           or pa.types.is_large_string(col.type)
-                                          or pa.types.is_string_view(col.type)):
+                                          or _is_string_view(col.type)):
             df[name] = pd.Series([None] * len(df), dtype=object, index=df.index)
     return df

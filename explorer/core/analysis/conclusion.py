@@ -317,6 +317,48 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                               if r["evidence"] == "tree_split" or
                               (r["evidence"] in ("comparison", "categorical")
                                and r["metric"] in OWN_ENGINE_EVIDENCE))
+    fired, case_found, ran_into, independent = _sort_hits(hits, own, unbound, cohort, pooled, kb)
+    score: dict[str, float] = {}
+    for rule, *_rest in fired:
+        score[rule["module"]] = score.get(rule["module"], 0) + rule.get("weight", 1)
+    modules = sorted(score, key=lambda m: (-score[m], m))
+    evidence = _evidence(fired, case_found, independent)
+    sentences = []
+    if modules:
+        names = modules[:3]
+        joined = join_list([module_name(m, kb) for m in names])
+        sentences.append(_("The evidence points to {joined}.").format(joined=joined))
+        if ran_into:
+            sentences.append(_ran_into(ran_into, cohort, pooled, kb))
+        sentences += _shown(fired)
+    else:
+        if len(fam):
+            sentences.append(_("No finding about the engine survives the tests, so no engine "
+                             "module is named."))
+        sentences.append(_no_evidence(results, kb, alpha, case_found, fam))
+    sentences += _independent_sentences(independent, cohort)
+    strata = getattr(results.get("comparison"), "strata", None) or {}
+    if modules and strata.get("warnings"):
+        sentences += list(strata["warnings"])   # pooled strata that disagree: a caveat
+    ver = results.get("versions")
+    if isinstance(ver, VersionsResult) and (independent or any(
+            r["evidence"] == "version_regression" for r, *_rest in fired)):
+        sentences += list(ver.notes)   # workload differs / one run per version: the caveats
+    if len(fam):
+        sentences.append(_(FLOOR_TEXT).format(n=plural(len(fam), "test")))
+    top, more = _suggestions(fired, score)
+    sep = "" if language() == "zh_CN" else " "  # Chinese sentences run on without spaces
+    return Conclusion(modules=tuple(modules), narrative=sep.join(sentences),
+                      suggestions=top, evidence=tuple(evidence), more_suggestions=more,
+                      tests=len(fam))
+
+
+def _sort_hits(hits: list, own: bool, unbound: bool, cohort, pooled: bool, kb: dict):
+    """The rules that fired, sorted by what they say of the cohort: (fired: (rule, sentence,
+    kb order, p) on the cohort's own evidence, in kb order; case_found: (rule, sentence) when no
+    badcase is bound; ran_into: (rule, change) of the regressions its badcases ran into;
+    independent: [((reason, served), [(rule, sentence)])] of the regressions that are context,
+    the first rule per metric)."""
     fired, case_found, ran_into = [], [], []
     context: dict = {}  # reason -> {metric: (rule, sentence)}, first rule per metric
     for order, rule, ctx, other in hits:
@@ -343,10 +385,12 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
             fired.append((rule, text, order, ctx["_q"]))
     fired.sort(key=lambda x: x[2])
     independent = [(reason, list(group.values())) for reason, group in context.items()]
-    score: dict[str, float] = {}
-    for rule, *_rest in fired:
-        score[rule["module"]] = score.get(rule["module"], 0) + rule.get("weight", 1)
-    modules = sorted(score, key=lambda m: (-score[m], m))
+    return fired, case_found, ran_into, independent
+
+
+def _evidence(fired: list, case_found: list, independent: list) -> list[dict]:
+    """The conclusion's evidence entries: the fired rules (with their module and weight), the
+    case-level findings, then the independent version findings."""
     evidence = [{"rule": r["id"], "module": r["module"], "weight": r.get("weight", 1),
                  "kind": r["evidence"], "text": t, "independent": False, "p_adjusted": q}
                 for r, t, _, q in fired]
@@ -354,19 +398,13 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                   "independent": False} for r, t in case_found]
     evidence += [{"rule": r["id"], "module": None, "weight": 0, "kind": r["evidence"], "text": t,
                   "independent": True} for _, group in independent for r, t in group]
+    return evidence
+
+
+def _independent_sentences(independent: list, cohort) -> list[str]:
+    """"Independently of these badcases (why), the engine versions differ: ..." per reason,
+    at most 3 findings each (the rest counted)."""
     sentences = []
-    if modules:
-        names = modules[:3]
-        joined = join_list([module_name(m, kb) for m in names])
-        sentences.append(_("The evidence points to {joined}.").format(joined=joined))
-        if ran_into:
-            sentences.append(_ran_into(ran_into, cohort, pooled, kb))
-        sentences += _shown(fired)
-    else:
-        if len(fam):
-            sentences.append(_("No finding about the engine survives the tests, so no engine "
-                             "module is named."))
-        sentences.append(_no_evidence(results, kb, alpha, case_found, fam))
     for (why, served), group in independent:
         shown = [t for _, t in group][:3]
         first = shown[0]
@@ -377,20 +415,7 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if len(group) > len(shown):
             sentences.append(_("({n_shown} more version findings are "
                              "listed with the evidence.)").format(n_shown=len(group) - len(shown)))
-    strata = getattr(results.get("comparison"), "strata", None) or {}
-    if modules and strata.get("warnings"):
-        sentences += list(strata["warnings"])   # pooled strata that disagree: a caveat
-    ver = results.get("versions")
-    if isinstance(ver, VersionsResult) and (independent or any(
-            r["evidence"] == "version_regression" for r, *_rest in fired)):
-        sentences += list(ver.notes)   # workload differs / one run per version: the caveats
-    if len(fam):
-        sentences.append(_(FLOOR_TEXT).format(n=plural(len(fam), "test")))
-    top, more = _suggestions(fired, score)
-    sep = "" if language() == "zh_CN" else " "  # Chinese sentences run on without spaces
-    return Conclusion(modules=tuple(modules), narrative=sep.join(sentences),
-                      suggestions=top, evidence=tuple(evidence), more_suggestions=more,
-                      tests=len(fam))
+    return sentences
 
 
 def _shown(fired: list) -> list[str]:

@@ -117,16 +117,7 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
     if bound.empty:
         raise NoData(_("no case of the cohort is bound to a trace request, so there are no "
                      "engine metrics to split on"))
-    feats = []
-    for f in p["features"]:
-        col = bound[f] if f in bound else None
-        if col is None:
-            raise ValueError(_("unknown tree feature {f!r}").format(f=f))
-        if col.notna().mean() >= p["min_coverage"] and _varies(col):
-            feats.append(f)
-    if not feats:
-        raise NoData(_("no engine metric is recorded (and varies) for enough bound cases "
-                     "(at least {min_coverage:.0%} of them)").format(min_coverage=p['min_coverage']))
+    feats = _features(bound, p["features"], p["min_coverage"])
     data = bound.dropna(subset=feats)
     dropped = len(bound) - len(data)
     y = data["badcase"].to_numpy(dtype=int)
@@ -152,6 +143,36 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
     n_node = np.asarray(path.sum(axis=0)).ravel().astype(int)
     bad_node = np.asarray(path.T @ y).ravel().astype(int)
     integral = {f: bool(np.all(np.mod(data[f].to_numpy(dtype=float), 1) == 0)) for f in feats}
+    nodes = _nodes(t, feats, n_node, bad_node, integral)
+    baseline = float(y.mean())
+    chain = _riskiest_path(nodes)
+    sentence = _sentence(nodes, chain, baseline, integral)
+    held = _holdout(X, y, feats, p, integral) if p["holdout"] else None
+    return TreeResult(max_depth=p["max_depth"], min_samples_leaf=leaf,
+                      baseline_error_rate=baseline, nodes=tuple(nodes), features=tuple(feats),
+                      n=len(data), dropped_rows=dropped, riskiest_path=tuple(chain),
+                      sentence=sentence, nan_policy=_(NAN_POLICY), holdout=held)
+
+
+def _features(bound: pd.DataFrame, features, min_coverage: float) -> list[str]:
+    """The features recorded for at least min_coverage of the bound cases and varying there;
+    ValueError for a feature that is no column, NoData when none is left."""
+    feats = []
+    for f in features:
+        col = bound[f] if f in bound else None
+        if col is None:
+            raise ValueError(_("unknown tree feature {f!r}").format(f=f))
+        if col.notna().mean() >= min_coverage and _varies(col):
+            feats.append(f)
+    if not feats:
+        raise NoData(_("no engine metric is recorded (and varies) for enough bound cases "
+                     "(at least {min_coverage:.0%} of them)").format(min_coverage=min_coverage))
+    return feats
+
+
+def _nodes(t, feats: list[str], n_node, bad_node, integral: dict) -> list[TreeNode]:
+    """The fitted sklearn tree `t` read node by node: its parent, side and depth, its split,
+    the condition that leads to it, and its counts over every case (n_node, bad_node)."""
     parent = {0: None}
     side = {0: None}
     depth = {0: 0}
@@ -173,21 +194,20 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
             n=int(n_node[i]), n_bad=int(bad_node[i]),
             error_rate=bad_node[i] / n_node[i] if n_node[i] else None, is_leaf=bool(is_leaf),
             depth=depth[i], condition=cond))
-    baseline = float(y.mean())
-    leaves = [n for n in nodes if n.is_leaf]
-    risky = max(leaves, key=lambda n: (n.error_rate or 0.0, n.n, -n.id))
+    return nodes
+
+
+def _riskiest_path(nodes: list[TreeNode]) -> list[int]:
+    """Node ids from the root to the leaf with the highest error rate (then the most cases,
+    then the lowest id)."""
+    risky = max((n for n in nodes if n.is_leaf), key=lambda n: (n.error_rate or 0.0, n.n, -n.id))
     chain = []
     k = risky.id
     while k is not None:
         chain.append(k)
-        k = parent[k]
+        k = nodes[k].parent
     chain.reverse()
-    sentence = _sentence(nodes, chain, baseline, integral)
-    held = _holdout(X, y, feats, p, integral) if p["holdout"] else None
-    return TreeResult(max_depth=p["max_depth"], min_samples_leaf=leaf,
-                      baseline_error_rate=baseline, nodes=tuple(nodes), features=tuple(feats),
-                      n=len(data), dropped_rows=dropped, riskiest_path=tuple(chain),
-                      sentence=sentence, nan_policy=_(NAN_POLICY), holdout=held)
+    return chain
 
 
 def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict) -> dict:

@@ -775,9 +775,17 @@ class _Engine:
             "finish_reason": np.where(err, "error", "stop"),
             "error": self.error,
         })
+        events = self._events_frame(rid)
+        itl_df = self._itl_frame(rid) if self.itl_segs is not None else None
+        summary = self._summary(arr, prompt, cached, ttft, tpot, e2e, err, prefix_info)
+        return ReplayResult(requests=df, events=events, token_latencies=itl_df, summary=summary,
+                            config=self.cfg)
+
+    def _events_frame(self, rid: list) -> pd.DataFrame:
+        """ReplayResult.events: request_id, ts_s, kind, detail (no rows without record_events)."""
         if self.record_events:
             ev_i = np.asarray(self.ev_i, dtype=np.int64)
-            events = pd.DataFrame({
+            return pd.DataFrame({
                 "request_id": np.asarray(rid, dtype=object)[ev_i] if len(ev_i) else [],
                 "ts_s": np.asarray(self.ev_t, dtype=float),
                 "kind": pd.Categorical.from_codes(np.asarray(self.ev_k, dtype=np.int8),
@@ -785,13 +793,15 @@ class _Engine:
                 if len(ev_i) else np.array([], dtype=object),
                 "detail": self.ev_d,
             })
-        else:
-            events = pd.DataFrame({"request_id": [], "ts_s": [], "kind": [], "detail": []})
-        itl_df = self._itl_frame(rid) if self.itl_segs is not None else None
+        return pd.DataFrame({"request_id": [], "ts_s": [], "kind": [], "detail": []})
+
+    def _summary(self, arr, prompt, cached, ttft, tpot, e2e, err, prefix_info: bool) -> dict:
+        """ReplayResult.summary (see simulate()) from the per-request arrays."""
+        n = self.n
         ok = ~err
         qf = self.qblocks_first[ok]
         hf = self.hblocks_first[ok]
-        summary = {
+        return {
             "requests": int(n),
             "finished": int(ok.sum()),
             "rejected": int(err.sum()),
@@ -821,8 +831,6 @@ class _Engine:
             "steps": int(self.steps),
             "makespan_s": float(np.nanmax(self.t_fin) - arr.min()) if ok.any() else None,
         }
-        return ReplayResult(requests=df, events=events, token_latencies=itl_df, summary=summary,
-                            config=self.cfg)
 
     def _itl_frame(self, rid):
         """ITL of each output token after the first: the time between the ends of the steps

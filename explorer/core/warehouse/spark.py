@@ -20,6 +20,7 @@ import pandas as pd
 
 from .. import schema
 from ..errors import Cancelled, TraceExplorerError
+from ..redact import redact_url
 from .local import LocalSpark, WarehouseUnavailable
 from .portable import TABLES, translate
 
@@ -65,15 +66,6 @@ def _check_reachable(url: str, timeout_s: float = 5.0) -> None:
     except OSError as e:
         raise WarehouseUnavailable(f"cannot reach the Spark Connect server at {host}:{port} "
                                    f"({e.strerror or e}); is it running?") from None
-
-
-_SECRET = re.compile(r";\s*(token|password|secret|access_token|api_key)\s*=[^;]*", re.I)
-
-
-def redact_url(url: str) -> str:
-    """The URL without credentials (sc://host:port;token=... -> sc://host:port): what may be
-    saved in settings or written into a report."""
-    return _SECRET.sub("", url or "")
 
 
 def _spark_message(e: Exception) -> str:

@@ -31,7 +31,8 @@ import warnings
 import numpy as np
 
 from .constants import N_KNOTS_ADJUST, N_KNOTS_TREATMENT
-from .fits import fit_logistic_auto, fit_ols, penalised_columns
+from .fits import (fit_logistic_auto, fit_ols, logistic, monotone_counterfactual,
+                   penalised_columns)
 from .splines import spline_basis
 
 _dowhy_lock = threading.Lock()
@@ -186,10 +187,7 @@ def scenario_estimator_class():
                 out = np.empty(len(betas))
                 for i in range(0, len(betas), 32):             # blocks of draws: n x 32
                     bt = betas[i:i + 32].T
-                    po = 1.0 / (1.0 + np.exp(-np.clip(Xo @ bt, -35, 35)))
-                    pv = 1.0 / (1.0 + np.exp(-np.clip(Xv @ bt, -35, 35)))
-                    cf = np.where(pv <= po, yc * pv / np.maximum(po, 1e-12),
-                                  yc + (1 - yc) * (pv - po) / np.maximum(1 - po, 1e-12))
+                    cf = monotone_counterfactual(yc, logistic(Xo @ bt), logistic(Xv @ bt))
                     out[i:i + 32] = (cf - yc).mean(axis=0)
                 return out
 

@@ -37,11 +37,25 @@ class Fit:
 
     def predict(self, X):
         eta = X @ self.params
-        return 1.0 / (1.0 + np.exp(-np.clip(eta, -35, 35))) if self.logistic else eta
+        return logistic(eta) if self.logistic else eta
 
     def summary(self) -> str:
         kind = _("logistic (Newton-Raphson)") if self.logistic else _("OLS")
         return _("{kind}: params {params}, {iterations} iterations").format(kind=kind, params=np.round(self.params, 4).tolist(), iterations=self.iterations)
+
+
+def logistic(eta):
+    """The inverse logit, clipped at |eta| = 35 (no overflow; exact to double precision)."""
+    return 1.0 / (1.0 + np.exp(-np.clip(eta, -35, 35)))
+
+
+def monotone_counterfactual(y, p_obs, p_new):
+    """P(outcome = 1 under the new values) of cases with observed 0/1 outcome `y` (a column,
+    broadcast over draws) under the monotone latent-threshold model: a case that failed fails
+    with probability p_new / p_obs when p falls, one that did not fails with probability
+    (p_new - p_obs) / (1 - p_obs) when p rises."""
+    return np.where(p_new <= p_obs, y * p_new / np.maximum(p_obs, 1e-12),
+                    y + (1 - y) * (p_new - p_obs) / np.maximum(1 - p_obs, 1e-12))
 
 
 def _solve_spd(A, b):

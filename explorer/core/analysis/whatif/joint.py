@@ -28,7 +28,8 @@ from ..causal_graph import default_graph_text, parse_graph
 from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_KNOTS_ADJUST, N_KNOTS_TREATMENT
 from .estimator import coefficient_draws
 from .exceptions import WhatIfError
-from .fits import fit_logistic_auto, fit_ols, one_blas_thread, penalised_columns, ridge_warning
+from .fits import (fit_logistic_auto, fit_ols, logistic, monotone_counterfactual, one_blas_thread,
+                   penalised_columns, ridge_warning)
 from .splines import spline_basis
 from explorer.core.names import label
 from explorer.core.i18n import _, ngettext
@@ -139,35 +140,13 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
         warn.append(ridge_warning(fit.ridge, label(outcome, False)))
     dt = d.loc[tgt_ok[tgt_ok].index]
     nt = new.loc[dt.index]
-    for t in treatments:
-        lo, hi = float(d[t].min()), float(d[t].max())
-        out = int(((nt[t] < lo - 1e-12) | (nt[t] > hi + 1e-12)).sum())
-        if out:
-            warn.append(ngettext(
-                "{out:,} case moves {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
-                "extrapolation.",
-                "{out:,} cases move {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
-                "extrapolation.", out).format(out=out, x=label(t, False), lo=lo, hi=hi))
-    Xo, Xn = features(dt), features(dt, nt)
+    warn += _outside_range(d, nt, treatments)
     yt = dt[outcome].to_numpy()
     betas = np.vstack([fit.params, coefficient_draws(np.asarray(fit.params, float),
                                                      np.asarray(fit.cov_params(), float),
                                                      draws, seed)])
-    rng = np.random.default_rng([seed, 0x6A6F696E])
-    if binary:
-        po = 1.0 / (1.0 + np.exp(-np.clip(Xo @ betas.T, -35, 35)))
-        pn = 1.0 / (1.0 + np.exp(-np.clip(Xn @ betas.T, -35, 35)))
-        yc = yt[:, None]
-        cf = np.where(pn <= po, yc * pn / np.maximum(po, 1e-12),
-                      yc + (1 - yc) * (pn - po) / np.maximum(1 - po, 1e-12))
-        sums = (rng.random(cf[:, 1:].shape) < cf[:, 1:]).sum(axis=0).astype(float)
-        expected = cf[:, 0]
-        p_obs, p_new = po[:, 0], pn[:, 0]
-    else:
-        delta = (Xn - Xo) @ betas.T
-        expected = yt + delta[:, 0]
-        sums = (yt[:, None] + delta[:, 1:]).sum(axis=0)
-        p_obs, p_new = Xo @ betas[0], Xn @ betas[0]
+    expected, sums, p_obs, p_new = _counterfactuals(features(dt), features(dt, nt), yt, betas,
+                                                    binary, seed)
     a = (1 - CONFIDENCE) / 2
     per_case = pd.DataFrame({"y": yt, "p_obs": p_obs, "p_new": p_new, "y_new_expected": expected},
                             index=dt.index)
@@ -180,3 +159,36 @@ def _joint(frame, new_values, target, outcome, graph_text, seed, draws):
         ci_low=float(np.quantile(sums, a)), ci_high=float(np.quantile(sums, 1 - a)),
         n_fit=int(len(d)), n_target=int(len(dt)), per_case=per_case, model=model,
         warnings=tuple(warn))
+
+
+def _outside_range(d: pd.DataFrame, nt: pd.DataFrame, treatments) -> list[str]:
+    """A warning per treatment whose new values leave the range the model was fitted on."""
+    warn = []
+    for t in treatments:
+        lo, hi = float(d[t].min()), float(d[t].max())
+        out = int(((nt[t] < lo - 1e-12) | (nt[t] > hi + 1e-12)).sum())
+        if out:
+            warn.append(ngettext(
+                "{out:,} case moves {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
+                "extrapolation.",
+                "{out:,} cases move {x} outside its observed range [{lo:.3g}, {hi:.3g}]: "
+                "extrapolation.", out).format(out=out, x=label(t, False), lo=lo, hi=hi))
+    return warn
+
+
+def _counterfactuals(Xo: np.ndarray, Xn: np.ndarray, yt: np.ndarray, betas: np.ndarray,
+                     binary: bool, seed: int):
+    """(expected outcome per case under the new values, the outcome's sum per coefficient
+    draw, the model's prediction per case as observed and as changed) from the design
+    matrices of the observed and the new values and the coefficients (row 0: the fit, then
+    the draws). A 0/1 outcome follows the monotone latent-threshold counterfactual, its sums
+    sampled (seeded); a continuous one shifts by the model's difference."""
+    if binary:
+        rng = np.random.default_rng([seed, 0x6A6F696E])
+        po, pn = logistic(Xo @ betas.T), logistic(Xn @ betas.T)
+        cf = monotone_counterfactual(yt[:, None], po, pn)
+        sums = (rng.random(cf[:, 1:].shape) < cf[:, 1:]).sum(axis=0).astype(float)
+        return cf[:, 0], sums, po[:, 0], pn[:, 0]
+    delta = (Xn - Xo) @ betas.T
+    return yt + delta[:, 0], (yt[:, None] + delta[:, 1:]).sum(axis=0), Xo @ betas[0], \
+        Xn @ betas[0]

@@ -146,18 +146,7 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
         if m not in desc:
             slopes[m], ses[m], adjust_by[m] = 0.0, 0.0, []
             continue
-        scenario_estimator_class()
-        adj = sorted(backdoor_set(graph, g, data, metric, m, observed_cols))  # set order varies
-        sub = data[[metric, m] + adj].dropna()
-        if len(sub) < MIN_ROWS:
-            raise NoData(_("Only {n_sub} rows have {metric}, {x} and the adjustment set.").format(n_sub=len(sub), metric=metric, x=m))
-        X = np.column_stack([np.ones(len(sub)), sub[[metric] + adj].to_numpy()])
-        y = sub[m].to_numpy()
-        beta, *_rest = np.linalg.lstsq(X, y, rcond=None)
-        resid = y - X @ beta
-        s2 = float(resid @ resid) / max(1, len(y) - X.shape[1])
-        cov = s2 * np.linalg.pinv(X.T @ X)
-        slopes[m], ses[m], adjust_by[m] = float(beta[1]), float(math.sqrt(max(cov[1, 1], 0))), adj
+        slopes[m], ses[m], adjust_by[m] = _slope(graph, g, data, metric, m, observed_cols)
     keep = data[[metric] + list(th)].notna().all(axis=1) & sel
     n_dropped = int((sel & ~keep).sum())
     if n_dropped:
@@ -165,23 +154,8 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
     d = data.loc[keep]
     if d.empty:
         raise NoData(_("No selected row has {metric} and {x} all recorded.").format(metric=metric, x=', '.join(th)))
-    x = d[metric].to_numpy()
-    shift = (factor - 1.0) * x
-
-    def attain(slope_draws: dict[str, np.ndarray]) -> np.ndarray:
-        k = len(next(iter(slope_draws.values())))
-        ok = np.ones((len(d), k), dtype=bool)
-        for m, thr in th.items():
-            ok &= (d[m].to_numpy()[:, None] + slope_draws[m][None, :] * shift[:, None]) <= thr
-        return ok.mean(axis=0)
-
-    before = float((d[list(th)].to_numpy() <= np.array(list(th.values()))).all(axis=1).mean())
-    after = float(attain({m: np.array([slopes[m]]) for m in th})[0])
-    rng = np.random.default_rng(seed)
-    draws = {m: slopes[m] + ses[m] * rng.standard_normal(N_DRAWS) for m in th}
-    a = attain(draws)
-    lo, hi = (float(np.quantile(a, (1 - CONFIDENCE) / 2)),
-              float(np.quantile(a, 1 - (1 - CONFIDENCE) / 2)))
+    before, after, lo, hi = _attainment(d, th, (factor - 1.0) * d[metric].to_numpy(), slopes,
+                                        ses, seed)
     if progress is not None:
         progress(steps, steps)
     if all(slopes[m] == 0.0 for m in th):
@@ -198,3 +172,41 @@ def _whatif_scale(frame, metric, factor, thresholds, graph_text, selected, seed,
                        ci_high=max(hi, after), n=int(len(d)), n_dropped=n_dropped,
                        slopes=slopes, common_causes=adjust_by, assumptions=assumptions,
                        warnings=tuple(warn))
+
+
+def _slope(graph, g, data: pd.DataFrame, metric: str, m: str, observed_cols: list[str]):
+    """(slope, its standard error, adjustment set) of SLA metric m on `metric`: OLS of m on
+    `metric` and its backdoor adjustment set (DoWhy identification on the graph)."""
+    scenario_estimator_class()
+    adj = sorted(backdoor_set(graph, g, data, metric, m, observed_cols))  # set order varies
+    sub = data[[metric, m] + adj].dropna()
+    if len(sub) < MIN_ROWS:
+        raise NoData(_("Only {n_sub} rows have {metric}, {x} and the adjustment set.").format(n_sub=len(sub), metric=metric, x=m))
+    X = np.column_stack([np.ones(len(sub)), sub[[metric] + adj].to_numpy()])
+    y = sub[m].to_numpy()
+    beta, *_rest = np.linalg.lstsq(X, y, rcond=None)
+    resid = y - X @ beta
+    s2 = float(resid @ resid) / max(1, len(y) - X.shape[1])
+    cov = s2 * np.linalg.pinv(X.T @ X)
+    return float(beta[1]), float(math.sqrt(max(cov[1, 1], 0))), adj
+
+
+def _attainment(d: pd.DataFrame, th: dict, shift: np.ndarray, slopes: dict, ses: dict,
+                seed: int) -> tuple[float, float, float, float]:
+    """SLA attainment of the rows `d` (every threshold of `th` met) as observed, after each
+    SLA metric moved by slope x shift, and its interval (N_DRAWS seeded normal draws of the
+    slopes): (before, after, lo, hi)."""
+    def attain(slope_draws: dict[str, np.ndarray]) -> np.ndarray:
+        k = len(next(iter(slope_draws.values())))
+        ok = np.ones((len(d), k), dtype=bool)
+        for m, thr in th.items():
+            ok &= (d[m].to_numpy()[:, None] + slope_draws[m][None, :] * shift[:, None]) <= thr
+        return ok.mean(axis=0)
+
+    before = float((d[list(th)].to_numpy() <= np.array(list(th.values()))).all(axis=1).mean())
+    after = float(attain({m: np.array([slopes[m]]) for m in th})[0])
+    rng = np.random.default_rng(seed)
+    draws = {m: slopes[m] + ses[m] * rng.standard_normal(N_DRAWS) for m in th}
+    a = attain(draws)
+    return before, after, float(np.quantile(a, (1 - CONFIDENCE) / 2)), \
+        float(np.quantile(a, 1 - (1 - CONFIDENCE) / 2))

@@ -228,9 +228,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
 
     # ---- identification (DoWhy) ----
     _check(cancelled, progress, 1)
-    Est = scenario_estimator_class()
-    from dowhy import CausalModel
-    from dowhy.causal_estimator import estimate_effect as dowhy_estimate
+    scenario_estimator_class()   # imports DoWhy (identification below uses it)
 
     # DoWhy returns the backdoor set in the order of a Python set of str, which changes with
     # the per-process string hash seed (PYTHONHASHSEED): sorted, the design matrix's columns,
@@ -250,24 +248,16 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
 
     # ---- estimate (DoWhy) ----
     _check(cancelled, progress, 2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = CausalModel(data=d, treatment=treatment, outcome=outcome, graph=g)
-        estimand = model.identify_effect(proceed_when_unidentifiable=True)
-        estimand.set_identifier_method("backdoor")
-        estimator = Est(estimand, binary=binary, selected_col="__selected")
-        estimate = dowhy_estimate(d, treatment, outcome, "backdoor", estimator,
-                                  control_value="observed", treatment_value=set_value,
-                                  target_units="ate", method_params={})
+    model, estimand, estimate, estimator = _estimate(d, g, treatment, outcome, set_value, binary)
     est = float(estimate.value)
     lo, hi = estimator.interval(d, set_value, N_DRAWS, CONFIDENCE, seed)
     if not lo <= est <= hi:
         # under (quasi-)separation the likelihood is flat along some direction and the draws'
         # percentiles can miss the point estimate: widened to hold it, and said
-        warn.append(f"The estimate ({_num(est)}) lay outside its bootstrap interval "
-                    f"({_num(lo)} to {_num(hi)}), a sign that the data barely pin the model "
-                    "down (separation); the interval is widened to include it. Treat both with "
-                    "care.")
+        warn.append(_("The estimate ({est}) lay outside its bootstrap interval ({lo} to "
+                      "{hi}), a sign that the data barely pin the model down (separation); the "
+                      "interval is widened to include it. Treat both with care.").format(
+                          est=_num(est), lo=_num(lo), hi=_num(hi)))
         lo, hi = min(lo, est), max(hi, est)
     ds = d[d["__selected"] == 1]
     observed = float(ds[outcome].mean())
@@ -296,15 +286,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         warn.append(_no_change_note(lo, hi, binary, observed, tn, on))
     if binary and not getattr(estimator.model, "converged", True):
         warn.append(_("The logistic fit did not converge; treat the interval with care."))
-    model_txt = ((_("logistic regression (maximum likelihood with a cross-validated curvature "
-                    "penalty, {ridge:g})").format(ridge=ridge) if ridge
-                  else _("logistic regression (maximum likelihood)")) if binary
-                 else _("linear regression (OLS)"))
-    method = _("DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
-               "{treatment} and, per adjustment variable, its value and a spline of its rank; "
-               "interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}").format(
-                   model_txt=model_txt, outcome=on, treatment=tn, N_DRAWS=N_DRAWS,
-                   seed=seed)
+    model_txt, method = _method_text(binary, ridge, tn, on, seed)
     assumptions = _assumptions(adjust, tn, on, model_txt, set_value, lo_obs, hi_obs, binary)
     return WhatIfResult(
         treatment=treatment, outcome=outcome, set_value=set_value,
@@ -315,6 +297,39 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         n_selected=n_sel, n_dropped=n_dropped, method=method, outcome_kind=kind,
         unobserved=unobserved, observed_treatment_mean=float(ds[treatment].mean()),
         naive_difference=naive, warnings=tuple(warn))
+
+
+def _estimate(d: pd.DataFrame, g, treatment: str, outcome: str, set_value: float,
+              binary: bool):
+    """DoWhy's backdoor estimate of moving the selected rows of `d` to set_value: (model,
+    estimand, estimate, estimator), the estimator the scenario regression
+    (scenario_estimator_class)."""
+    from dowhy import CausalModel
+    from dowhy.causal_estimator import estimate_effect as dowhy_estimate
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = CausalModel(data=d, treatment=treatment, outcome=outcome, graph=g)
+        estimand = model.identify_effect(proceed_when_unidentifiable=True)
+        estimand.set_identifier_method("backdoor")
+        estimator = scenario_estimator_class()(estimand, binary=binary, selected_col="__selected")
+        estimate = dowhy_estimate(d, treatment, outcome, "backdoor", estimator,
+                                  control_value="observed", treatment_value=set_value,
+                                  target_units="ate", method_params={})
+    return model, estimand, estimate, estimator
+
+
+def _method_text(binary: bool, ridge: float, tn: str, on: str, seed: int) -> tuple[str, str]:
+    """(the outcome model in words, the whole method in words) for the result."""
+    model_txt = ((_("logistic regression (maximum likelihood with a cross-validated curvature "
+                    "penalty, {ridge:g})").format(ridge=ridge) if ridge
+                  else _("logistic regression (maximum likelihood)")) if binary
+                 else _("linear regression (OLS)"))
+    method = _("DoWhy backdoor adjustment; {model_txt} of {outcome} on a cubic spline of "
+               "{treatment} and, per adjustment variable, its value and a spline of its rank; "
+               "interval: parametric bootstrap, {N_DRAWS} draws, seed {seed}").format(
+                   model_txt=model_txt, outcome=on, treatment=tn, N_DRAWS=N_DRAWS,
+                   seed=seed)
+    return model_txt, method
 
 
 def _check_roles(graph, frame: pd.DataFrame, treatment: str, outcome: str) -> None:
