@@ -108,78 +108,36 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
     progress(done, total, what) is called between stages and during the replays.
     """
     from ..core.association import prompt_hash
-    from ..core.replay import EngineConfig, TraceRequest, simulate
+    from ..core.replay import EngineConfig, simulate
 
     def tick(done, what):
         if progress:
             progress(done, 100, what)
 
     tick(0, "generating the trace")
-    if trace_path is not None:
-        trace = read_mooncake_trace(trace_path)
-        label = f"demo workload (simulated, seed {seed}, trace {Path(trace_path).name})"
-    else:
-        trace = synthesize_trace(n_requests, seed)
-        label = f"demo workload (simulated, seed {seed})"
+    trace, label = _read_trace(seed, n_requests, trace_path)
     sha = _trace_sha(trace)
     n = len(trace)
     questions = casegen.make_questions(n, seed)
-    prompts = [q.prompt for q in questions]
-    hashes = [prompt_hash(p) for p in prompts]
-    arrival = (trace["timestamp"].to_numpy(dtype=float) / 1000.0).tolist()
-    n_in = trace["input_length"].astype(int).tolist()
-    n_out = trace["output_length"].astype(int).tolist()
-    blocks = [tuple(int(x) for x in h) for h in trace["hash_ids"]]
-    conv = trace["conversation_id"].astype(int).tolist()
-    turn = trace["turn"].astype(int).tolist()
+    hashes = [prompt_hash(q.prompt) for q in questions]
 
     runs, reqs, events, itls, evals, cases = [], [], [], [], [], []
     for vi, version in enumerate((OLD, NEW)):
         cfg = EngineConfig(**VERSIONS[version])
-        trs = [TraceRequest(request_id=f"req-{version}-{i:05d}", arrival_s=arrival[i],
-                            prompt_tokens=n_in[i], output_tokens=n_out[i], hash_ids=blocks[i],
-                            session_id=str(conv[i]))
-               for i in range(n)]
+        trs = _engine_requests(trace, version)
         base = 5 + 45 * vi
         res = simulate(trs, cfg, progress=(lambda d, t, b=base, v=version:
                                            tick(b + int(40 * d / max(t, 1)), f"replaying engine {v}")),
                        record_itl=n <= ITL_MAX_REQUESTS)
         epoch = STARTED_AT[version].timestamp()
-        rq = res.requests.copy()
-        idx = rq["request_id"].str.rsplit("-", n=1).str[1].astype(int).to_numpy()
-        rq["arrival_s"] = rq["arrival_s"] + epoch
-        rq["prompt_hash"] = [hashes[i] for i in idx]
-        # hash_ids: the prompt's 512-token prefix blocks, so the Replay panel can replay the
-        # demo's own runs with prefix caching (as a loaded Mooncake trace keeps them)
-        rq["extra"] = [json.dumps({"conversation_id": conv[i], "turn": turn[i],
-                                   "trace_index": int(i), "hash_ids": list(blocks[i])})
-                       for i in idx]
-        rq["version"] = version
+        rq, idx = _requests_frame(res.requests, trace, hashes, epoch, version)
         reqs.append(rq)
         ev = res.events.copy()
         ev["ts_s"] = ev["ts_s"] + epoch
         ev["version"] = version
         events.append(ev)
-        # compact: trace row index instead of the id string (rebuilt with 5 digits in
-        # _write_demo, which ITL_MAX_REQUESTS < 100000 keeps exact)
-        tl = res.token_latencies
-        if tl is None:
-            tl = pd.DataFrame({"request_id": [], "token_index": [], "itl_ms": []})
-        itls.append(pd.DataFrame({
-            "version": pd.Categorical([version] * len(tl), categories=[OLD, NEW]),
-            "trace_index": pd.Categorical(tl["request_id"], categories=[t.request_id for t in trs])
-            .codes.astype(np.int32),
-            "token_index": tl["token_index"].to_numpy(np.int32),
-            "itl_ms": tl["itl_ms"].to_numpy(float)}))
-        runs.append({"version": version, "engine": ENGINE, "engine_version": version,
-                     "model": MODEL, "benchmark": BENCHMARK, "format": "demo",
-                     "label": f"{ENGINE} {version} (simulated)", "source_path": label,
-                     "source_sha256": sha,
-                     "started_at": STARTED_AT[version].replace(tzinfo=None),
-                     "config": json.dumps({**cfg.to_dict(), "engine_model": cfg.label(),
-                                           "seed": seed, "requests": n, "simulated": True,
-                                           "summary": _jsonable(res.summary)}),
-                     "simulated": True})
+        itls.append(_itl_frame(res.token_latencies, trs, version))
+        runs.append(_run_row(version, cfg, res.summary, seed, n, label, sha))
         evals.append({"version": version, "format": "demo", "model": MODEL,
                       "benchmark": BENCHMARK, "source_path": label, "source_sha256": sha,
                       "simulated": True})
@@ -190,6 +148,81 @@ def build_demo(seed: int = SEED, n_requests: int = N_REQUESTS, trace_path: str |
                     token_latencies=pd.concat(itls, ignore_index=True),
                     evals=pd.DataFrame(evals), cases=pd.concat(cases, ignore_index=True),
                     label=label, sha256=sha)
+
+
+def _read_trace(seed: int, n_requests: int, trace_path: str | Path | None
+                ) -> tuple[pd.DataFrame, str]:
+    """The trace (read from trace_path, else synthesised) and the demo's label for it."""
+    if trace_path is not None:
+        trace = read_mooncake_trace(trace_path)
+        return trace, f"demo workload (simulated, seed {seed}, trace {Path(trace_path).name})"
+    return synthesize_trace(n_requests, seed), f"demo workload (simulated, seed {seed})"
+
+
+def _blocks(trace: pd.DataFrame) -> list[tuple[int, ...]]:
+    """Each request's prompt prefix blocks (the trace's hash_ids) as a tuple of ints."""
+    return [tuple(int(x) for x in h) for h in trace["hash_ids"]]
+
+
+def _engine_requests(trace: pd.DataFrame, version: str) -> list:
+    """The trace as the engine's TraceRequests, ids req-<version>-<row, 5 digits>."""
+    from ..core.replay import TraceRequest
+    arrival = (trace["timestamp"].to_numpy(dtype=float) / 1000.0).tolist()
+    n_in = trace["input_length"].astype(int).tolist()
+    n_out = trace["output_length"].astype(int).tolist()
+    blocks = _blocks(trace)
+    conv = trace["conversation_id"].astype(int).tolist()
+    return [TraceRequest(request_id=f"req-{version}-{i:05d}", arrival_s=arrival[i],
+                         prompt_tokens=n_in[i], output_tokens=n_out[i], hash_ids=blocks[i],
+                         session_id=str(conv[i]))
+            for i in range(len(trace))]
+
+
+def _requests_frame(replayed: pd.DataFrame, trace: pd.DataFrame, hashes: list[str],
+                    epoch: float, version: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """One version's replayed requests on the wall clock (epoch = its trace's t = 0) with
+    their prompt hash, trace position and version; and each row's trace row index."""
+    conv = trace["conversation_id"].astype(int).tolist()
+    turn = trace["turn"].astype(int).tolist()
+    blocks = _blocks(trace)
+    rq = replayed.copy()
+    idx = rq["request_id"].str.rsplit("-", n=1).str[1].astype(int).to_numpy()
+    rq["arrival_s"] = rq["arrival_s"] + epoch
+    rq["prompt_hash"] = [hashes[i] for i in idx]
+    # hash_ids: the prompt's 512-token prefix blocks, so the Replay panel can replay the
+    # demo's own runs with prefix caching (as a loaded Mooncake trace keeps them)
+    rq["extra"] = [json.dumps({"conversation_id": conv[i], "turn": turn[i],
+                               "trace_index": int(i), "hash_ids": list(blocks[i])})
+                   for i in idx]
+    rq["version"] = version
+    return rq, idx
+
+
+def _itl_frame(tl: pd.DataFrame | None, trs: list, version: str) -> pd.DataFrame:
+    """One version's per-token latencies, compact: trace row index instead of the id string
+    (rebuilt with 5 digits in _write_demo, which ITL_MAX_REQUESTS < 100000 keeps exact)."""
+    if tl is None:
+        tl = pd.DataFrame({"request_id": [], "token_index": [], "itl_ms": []})
+    return pd.DataFrame({
+        "version": pd.Categorical([version] * len(tl), categories=[OLD, NEW]),
+        "trace_index": pd.Categorical(tl["request_id"], categories=[t.request_id for t in trs])
+        .codes.astype(np.int32),
+        "token_index": tl["token_index"].to_numpy(np.int32),
+        "itl_ms": tl["itl_ms"].to_numpy(float)})
+
+
+def _run_row(version: str, cfg, summary: dict, seed: int, n: int, label: str, sha: str) -> dict:
+    """The runs table's row of one version's simulated run (its engine settings and the
+    replay's summary in `config`)."""
+    return {"version": version, "engine": ENGINE, "engine_version": version,
+            "model": MODEL, "benchmark": BENCHMARK, "format": "demo",
+            "label": f"{ENGINE} {version} (simulated)", "source_path": label,
+            "source_sha256": sha,
+            "started_at": STARTED_AT[version].replace(tzinfo=None),
+            "config": json.dumps({**cfg.to_dict(), "engine_model": cfg.label(),
+                                  "seed": seed, "requests": n, "simulated": True,
+                                  "summary": _jsonable(summary)}),
+            "simulated": True}
 
 
 def _jsonable(d: dict) -> dict:
