@@ -202,13 +202,7 @@ def run_whatif(frame: pd.DataFrame, treatment: str = "kv_cache_hit_rate",
 def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refute, seed,
                 progress, cancelled, thresholds, num_simulations) -> WhatIfResult:
     _check(cancelled, progress, 0)
-    if outcome == "sla_met" and "sla_met" not in frame.columns:
-        frame = add_sla_met(frame, thresholds)
-    graph = parse_graph(graph_text if graph_text is not None else default_graph_text(),
-                        known=frame.columns)
-    _check_roles(graph, frame, treatment, outcome)
-    import networkx as nx
-    g = graph.to_networkx()
+    frame, graph, g = _checked_graph(frame, graph_text, treatment, outcome, thresholds)
     warn: list[str] = []
     tn, on = label(treatment, False), label(outcome, False)  # the names the sentences use
 
@@ -216,15 +210,8 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     unobserved = tuple(graph.unobserved(frame.columns))
     frame, sel = _canonical_order(frame, _selected_rows(frame, selected))
     data = frame[observed_cols].apply(pd.to_numeric, errors="coerce").astype(float)
-    if set_value is None:
-        set_value = _default_set_value(frame, data, sel, treatment)
-        warn.append(_("No scenario value given: {treatment} is set to the control group's mean, "
-                    "{set_value:.3g}.").format(treatment=tn, set_value=set_value))
-    set_value = float(set_value)
-
-    if not nx.has_path(g, treatment, outcome):
-        raise WhatIfError(_("The graph has no directed path from {treatment} to {outcome}: by its "
-                          "assumptions the effect is zero. Add an edge if you believe otherwise.").format(treatment=tn, outcome=on))
+    set_value = _scenario_value(frame, data, sel, treatment, set_value, tn, warn)
+    _check_path(g, treatment, outcome, tn, on)
 
     # ---- identification (DoWhy) ----
     _check(cancelled, progress, 1)
@@ -234,22 +221,95 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     # the per-process string hash seed (PYTHONHASHSEED): sorted, the design matrix's columns,
     # hence every digit of the fit and of the seeded draws, are the same in every process.
     adjust = sorted(backdoor_set(graph, g, data, treatment, outcome, observed_cols))
-    used = [treatment, outcome] + adjust
-    d, n_dropped = _usable_rows(data, sel, used, warn)
-    n_sel = int(d["__selected"].sum())
-    binary = _is_binary(d[outcome])
-    if binary:
-        d[outcome] = d[outcome].astype(int)
-        _enough_events(d[outcome], on)
-    lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
-    if not lo_obs <= set_value <= hi_obs:
-        warn.append(_("{treatment} = {set_value:.3g} lies outside the observed range "
-                    "[{lo_obs:.3g}, {hi_obs:.3g}]: the prediction is an extrapolation.").format(treatment=tn, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs))
+    d, n_dropped = _usable_rows(data, sel, [treatment, outcome] + adjust, warn)
+    binary = _binary_outcome(d, outcome, on)
+    lo_obs, hi_obs = _observed_range(d, treatment, set_value, tn, warn)
 
     # ---- estimate (DoWhy) ----
     _check(cancelled, progress, 2)
     model, estimand, estimate, estimator = _estimate(d, g, treatment, outcome, set_value, binary)
     est = float(estimate.value)
+    lo, hi = _interval(estimator, d, set_value, est, seed, warn)
+    ds = d[d["__selected"] == 1]
+    observed = float(ds[outcome].mean())
+    naive = _naive_difference(d, ds, treatment, outcome, set_value)
+    refs: list[Refutation] = []
+    if refute:
+        refs = _refutations(model, estimand, estimate, treatment, est, (lo, hi), num_simulations,
+                            seed, cancelled, progress)
+    _check(cancelled, progress, _PROGRESS_STEPS)
+
+    pred, plo, phi = _predicted(observed, est, lo, hi, binary)
+    ridge = getattr(estimator.model, "ridge", 0.0)
+    warn += _fit_notes(estimator.model, ridge, binary, lo, hi, observed, tn, on)
+    model_txt, method = _method_text(binary, ridge, tn, on, seed)
+    assumptions = _assumptions(adjust, tn, on, model_txt, set_value, lo_obs, hi_obs, binary)
+    return WhatIfResult(
+        treatment=treatment, outcome=outcome, set_value=set_value,
+        common_causes=tuple(adjust), estimate=est, ci_low=lo, ci_high=hi,
+        observed_outcome=observed, predicted_outcome=float(pred),
+        predicted_ci_low=float(plo), predicted_ci_high=float(phi),
+        refutations=tuple(refs), assumptions=tuple(assumptions), n=int(len(d)),
+        n_selected=int(d["__selected"].sum()), n_dropped=n_dropped, method=method,
+        outcome_kind="binary" if binary else "continuous",
+        unobserved=unobserved, observed_treatment_mean=float(ds[treatment].mean()),
+        naive_difference=naive, warnings=tuple(warn))
+
+
+def _checked_graph(frame: pd.DataFrame, graph_text: str | None, treatment: str, outcome: str,
+                   thresholds: dict[str, float] | None):
+    """(frame, graph, its networkx digraph): the graph parsed (default resources/
+    causal_graph.dot) and the roles checked against it; frame gains `sla_met` (from
+    thresholds) when that is the outcome and it is absent."""
+    if outcome == "sla_met" and "sla_met" not in frame.columns:
+        frame = add_sla_met(frame, thresholds)
+    graph = parse_graph(graph_text if graph_text is not None else default_graph_text(),
+                        known=frame.columns)
+    _check_roles(graph, frame, treatment, outcome)
+    return frame, graph, graph.to_networkx()
+
+
+def _scenario_value(frame: pd.DataFrame, data: pd.DataFrame, sel: pd.Series, treatment: str,
+                    set_value: float | None, tn: str, warn: list[str]) -> float:
+    """set_value as a float; when None the default (_default_set_value), and said in `warn`."""
+    if set_value is None:
+        set_value = _default_set_value(frame, data, sel, treatment)
+        warn.append(_("No scenario value given: {treatment} is set to the control group's mean, "
+                    "{set_value:.3g}.").format(treatment=tn, set_value=set_value))
+    return float(set_value)
+
+
+def _check_path(g, treatment: str, outcome: str, tn: str, on: str) -> None:
+    """WhatIfError when the graph has no directed path from treatment to outcome."""
+    import networkx as nx
+    if not nx.has_path(g, treatment, outcome):
+        raise WhatIfError(_("The graph has no directed path from {treatment} to {outcome}: by its "
+                          "assumptions the effect is zero. Add an edge if you believe otherwise.").format(treatment=tn, outcome=on))
+
+
+def _binary_outcome(d: pd.DataFrame, outcome: str, on: str) -> bool:
+    """Whether the outcome is 0/1; if so d's outcome column is made int and checked to hold
+    enough cases of each (_enough_events)."""
+    binary = _is_binary(d[outcome])
+    if binary:
+        d[outcome] = d[outcome].astype(int)
+        _enough_events(d[outcome], on)
+    return binary
+
+
+def _observed_range(d: pd.DataFrame, treatment: str, set_value: float, tn: str,
+                    warn: list[str]) -> tuple[float, float]:
+    """The treatment's observed (min, max) in d; a set_value outside it said in `warn`."""
+    lo_obs, hi_obs = float(d[treatment].min()), float(d[treatment].max())
+    if not lo_obs <= set_value <= hi_obs:
+        warn.append(_("{treatment} = {set_value:.3g} lies outside the observed range "
+                    "[{lo_obs:.3g}, {hi_obs:.3g}]: the prediction is an extrapolation.").format(treatment=tn, set_value=set_value, lo_obs=lo_obs, hi_obs=hi_obs))
+    return lo_obs, hi_obs
+
+
+def _interval(estimator, d: pd.DataFrame, set_value: float, est: float, seed: int,
+              warn: list[str]) -> tuple[float, float]:
+    """The estimate's bootstrap interval (N_DRAWS, CONFIDENCE), widened to hold `est`."""
     lo, hi = estimator.interval(d, set_value, N_DRAWS, CONFIDENCE, seed)
     if not lo <= est <= hi:
         # under (quasi-)separation the likelihood is flat along some direction and the draws'
@@ -259,44 +319,54 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
                       "interval is widened to include it. Treat both with care.").format(
                           est=_num(est), lo=_num(lo), hi=_num(hi)))
         lo, hi = min(lo, est), max(hi, est)
-    ds = d[d["__selected"] == 1]
-    observed = float(ds[outcome].mean())
-    # unadjusted comparison: slope of outcome on treatment alone x mean shift of the selection
+    return lo, hi
+
+
+def _naive_difference(d: pd.DataFrame, ds: pd.DataFrame, treatment: str, outcome: str,
+                      set_value: float) -> float:
+    """The unadjusted comparison: the slope of outcome on treatment alone (all of d) times
+    the mean shift of the selection ds."""
     tt, yy = d[treatment].to_numpy(), d[outcome].to_numpy(dtype=float)
     slope = float(np.polyfit(tt, yy, 1)[0])
-    naive = slope * float(set_value - ds[treatment].mean())
-    refs: list[Refutation] = []
-    if refute:
-        half = (hi - lo) / 2
-        for step, name in enumerate(REFUTERS, start=3):
-            _check(cancelled, progress, step)
-            refs.append(run_refuter(model, estimand, estimate, name, treatment, est, half,
-                                    num_simulations, seed, ci=(lo, hi)))
-    _check(cancelled, progress, _PROGRESS_STEPS)
+    return slope * float(set_value - ds[treatment].mean())
 
-    pred = observed + est
-    plo, phi = observed + lo, observed + hi
+
+def _refutations(model, estimand, estimate, treatment: str, est: float,
+                 ci: tuple[float, float], num_simulations: int, seed: int, cancelled,
+                 progress) -> list[Refutation]:
+    """The REFUTERS run in turn (progress steps 3, 4, ...), each against the interval ci."""
+    lo, hi = ci
+    half = (hi - lo) / 2
+    refs = []
+    for step, name in enumerate(REFUTERS, start=3):
+        _check(cancelled, progress, step)
+        refs.append(run_refuter(model, estimand, estimate, name, treatment, est, half,
+                                num_simulations, seed, ci=(lo, hi)))
+    return refs
+
+
+def _predicted(observed: float, est: float, lo: float, hi: float,
+               binary: bool) -> tuple[float, float, float]:
+    """The selection's predicted outcome and its interval: observed + effect (a 0/1
+    outcome's clipped to 0..1)."""
+    pred, plo, phi = observed + est, observed + lo, observed + hi
     if binary:
         pred, plo, phi = (min(1.0, max(0.0, x)) for x in (pred, plo, phi))
-    kind = "binary" if binary else "continuous"
-    ridge = getattr(estimator.model, "ridge", 0.0)
+    return pred, plo, phi
+
+
+def _fit_notes(fit, ridge: float, binary: bool, lo: float, hi: float, observed: float,
+               tn: str, on: str) -> list[str]:
+    """The warnings about the fit: a ridge penalty used, an interval holding no change, a
+    logistic fit that did not converge."""
+    notes = []
     if binary and ridge:
-        warn.append(ridge_warning(ridge, on))
+        notes.append(ridge_warning(ridge, on))
     if lo <= 0 <= hi:
-        warn.append(_no_change_note(lo, hi, binary, observed, tn, on))
-    if binary and not getattr(estimator.model, "converged", True):
-        warn.append(_("The logistic fit did not converge; treat the interval with care."))
-    model_txt, method = _method_text(binary, ridge, tn, on, seed)
-    assumptions = _assumptions(adjust, tn, on, model_txt, set_value, lo_obs, hi_obs, binary)
-    return WhatIfResult(
-        treatment=treatment, outcome=outcome, set_value=set_value,
-        common_causes=tuple(adjust), estimate=est, ci_low=lo, ci_high=hi,
-        observed_outcome=observed, predicted_outcome=float(pred),
-        predicted_ci_low=float(plo), predicted_ci_high=float(phi),
-        refutations=tuple(refs), assumptions=tuple(assumptions), n=int(len(d)),
-        n_selected=n_sel, n_dropped=n_dropped, method=method, outcome_kind=kind,
-        unobserved=unobserved, observed_treatment_mean=float(ds[treatment].mean()),
-        naive_difference=naive, warnings=tuple(warn))
+        notes.append(_no_change_note(lo, hi, binary, observed, tn, on))
+    if binary and not getattr(fit, "converged", True):
+        notes.append(_("The logistic fit did not converge; treat the interval with care."))
+    return notes
 
 
 def _estimate(d: pd.DataFrame, g, treatment: str, outcome: str, set_value: float,
