@@ -77,6 +77,30 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
     from explorer.session import Session
 
     session = Session(store if store is not None else Store())
+    panels = _start_panels(session, failed)
+    payload = _payload(doc, frame)
+    session.data.update(payload)
+    session.resultsChanged.emit(payload)
+    pictures = _Pictures(out_dir, svg, caught)
+
+    # what the first emit raised in a panel's slot belongs to that panel alone
+    raised_at_start = list(caught)
+
+    for name, panel in panels.items():
+        caught[:] = [e for e in raised_at_start if _raised_in(e, panel)]
+        try:
+            _draw_panel(pictures, name, panel, session, doc, frame, timeline, store)
+        except Exception as e:  # noqa: BLE001 - one panel failing must not lose the others
+            _failed(failed, name, e, "could not be drawn")
+    for p in panels.values():
+        p.close()
+        p.deleteLater()
+    return pictures.out
+
+
+def _start_panels(session, failed: list | None) -> dict:
+    """The report's panels (name -> widget, in the report's order) on `session`, in their
+    print layout; one that cannot start is recorded in `failed` and left out."""
     classes = _panel_classes()
     wanted = ["header", "comparison", "distributions", "tree", "heatmap", "versions", "sla",
               "whatif", "replay", "conclusion", "timeline", "engine"]
@@ -91,6 +115,12 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
     for panel in panels.values():  # a page's layout: the tree's depth across, the what-if
         if hasattr(panel, "set_print_layout"):  # without its graph (printed on its own), no
             panel.set_print_layout(True)        # "click" hints
+    return panels
+
+
+def _payload(doc: dict, frame: pd.DataFrame | None) -> dict[str, Any]:
+    """The results the panels are handed: doc's sections and meta (the SLA's per-run bars
+    for the cohort's runs only) and the case frame."""
     payload: dict[str, Any] = {k: doc[k] for k in SECTION_KEYS if k in doc}
     payload["meta"] = doc.get("meta") or {}
     if isinstance(payload.get("sla"), dict):  # per-run bars only for the cohort's runs
@@ -98,80 +128,93 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
             payload["sla"], (payload["meta"].get("scope") or {}).get("cohort_runs"))[0]
     if frame is not None:
         payload["frame"] = frame
-    session.data.update(payload)
-    session.resultsChanged.emit(payload)
-    out: dict[str, Path] = {}
+    return payload
 
-    def shoot(name: str, widget, stem: str) -> None:
+
+class _Pictures:
+    """The panels' pictures written so far: out (stem -> PNG path, in out_dir), an SVG beside
+    each when svg; caught: what Qt slots raised while the current panel was drawn."""
+
+    def __init__(self, out_dir: Path, svg: bool, caught: list[BaseException]):
+        self.out_dir, self.svg, self.caught = out_dir, svg, caught
+        self.out: dict[str, Path] = {}
+
+    def shoot(self, name: str, widget, stem: str) -> None:
+        """Write widget (panel `name`) as <stem>.png at 2x (and .svg), whole or not at all:
+        a panel whose drawing raised, in a slot or in its painting, gets no picture."""
+        caught = self.caught
         if caught:  # drawing it raised in a slot: no picture of a half-drawn panel
             raise caught[0]
         if getattr(widget, "paint_error", None) is not None:
             raise widget.paint_error
         if hasattr(widget, "ensure_painted"):  # never shown: its value painted now
             widget.ensure_painted()
-        size = PANEL_SIZES.get(name, QSize(900, 500))
-        report_mode(widget)  # after painting: panels show their controls once data arrives
-        print_fonts(widget, size.width())  # >= 7 pt on the page at html.print_width
-        settle(widget, size)
-        grow = scroll_overflow(widget)
-        if grow > 0:  # a scrolled column of results (the what-if's) shown whole
-            size = QSize(size.width(), size.height() + grow)
-            settle(widget, size)
-        grow = table_overflow(widget)
-        if grow:  # every row of a table, no scroll bar and no empty tail
-            settle(widget, QSize(size.width(), max(160, size.height() + grow)))
+        _lay_out_for_print(widget, PANEL_SIZES.get(name, QSize(900, 500)))
         image = to_image(widget, 2.0)
         if caught:  # its paintEvent raised while drawing the picture: not written
             raise caught[0]
-        out[stem] = save_image(image, out_dir / f"{stem}.png")
-        if svg:
-            path = save_svg(widget, out_dir / f"{stem}.svg", title=stem)
+        self.out[stem] = save_image(image, self.out_dir / f"{stem}.png")
+        if self.svg:
+            path = save_svg(widget, self.out_dir / f"{stem}.svg", title=stem)
             if caught:
                 path.unlink(missing_ok=True)
-                out.pop(stem).unlink(missing_ok=True)
+                self.out.pop(stem).unlink(missing_ok=True)
                 raise caught[0]
 
-    # what the first emit raised in a panel's slot belongs to that panel alone
-    raised_at_start = list(caught)
 
-    for name, panel in panels.items():
-        caught[:] = [e for e in raised_at_start if _raised_in(e, panel)]
-        try:
-            if name == "distributions":
-                if frame is None:
-                    continue
-                for i, m in enumerate(telling_metrics(doc.get("comparison")) or [None]):
-                    if m:
-                        session.set_metric(m)
-                    shoot(name, panel, "distributions" if i == 0 else f"distributions_{m}")
-                    if i == 0 and m:
-                        out[f"distributions_{m}"] = out["distributions"]
-            elif name == "timeline":
-                if timeline is None or store is None or not hasattr(panel, "show_request"):
-                    continue
-                from explorer.core.viewstate.timeline import fetch_view
-                panel.show_view(fetch_view(store, *timeline, frame=frame))
-                shoot(name, panel, name)
-            elif name == "replay":
-                sec = doc.get("replay")
-                if not isinstance(sec, dict) or sec.get("status") or not hasattr(panel, "show_report"):
-                    continue
-                panel.show_report(sec)
-                shoot(name, panel, name)
-            elif name != "header" and name not in doc:
-                continue  # a section the report did not compute gets no picture
-            elif name == "whatif":
-                shoot(name, panel, name)
-                if getattr(panel, "scene", None) is not None and panel.scene.items():
-                    out["whatif_graph"] = save_scene_png(panel.scene, out_dir / "whatif_graph.png")
-            else:
-                shoot(name, panel, name)
-        except Exception as e:  # noqa: BLE001 - one panel failing must not lose the others
-            _failed(failed, name, e, "could not be drawn")
-    for p in panels.values():
-        p.close()
-        p.deleteLater()
-    return out
+def _lay_out_for_print(widget, size: QSize) -> None:
+    """widget in report mode with print fonts, settled at `size` grown to show its scrolled
+    column and its tables' rows whole."""
+    report_mode(widget)  # after painting: panels show their controls once data arrives
+    print_fonts(widget, size.width())  # >= 7 pt on the page at html.print_width
+    settle(widget, size)
+    grow = scroll_overflow(widget)
+    if grow > 0:  # a scrolled column of results (the what-if's) shown whole
+        size = QSize(size.width(), size.height() + grow)
+        settle(widget, size)
+    grow = table_overflow(widget)
+    if grow:  # every row of a table, no scroll bar and no empty tail
+        settle(widget, QSize(size.width(), max(160, size.height() + grow)))
+
+
+def _draw_panel(pictures: _Pictures, name: str, panel, session, doc: dict,
+                frame: pd.DataFrame | None, timeline: tuple[str, str] | None, store) -> None:
+    """Write panel `name`'s pictures; none when the report has nothing for it to show."""
+    if name == "distributions":
+        if frame is not None:
+            _draw_distributions(pictures, panel, session, doc.get("comparison"))
+    elif name == "timeline":
+        if timeline is None or store is None or not hasattr(panel, "show_request"):
+            return
+        from explorer.core.viewstate.timeline import fetch_view
+        panel.show_view(fetch_view(store, *timeline, frame=frame))
+        pictures.shoot(name, panel, name)
+    elif name == "replay":
+        sec = doc.get("replay")
+        if not isinstance(sec, dict) or sec.get("status") or not hasattr(panel, "show_report"):
+            return
+        panel.show_report(sec)
+        pictures.shoot(name, panel, name)
+    elif name != "header" and name not in doc:
+        return  # a section the report did not compute gets no picture
+    elif name == "whatif":
+        pictures.shoot(name, panel, name)
+        if getattr(panel, "scene", None) is not None and panel.scene.items():
+            pictures.out["whatif_graph"] = save_scene_png(panel.scene,
+                                                          pictures.out_dir / "whatif_graph.png")
+    else:
+        pictures.shoot(name, panel, name)
+
+
+def _draw_distributions(pictures: _Pictures, panel, session, comparison: Any) -> None:
+    """The distributions panel once per telling metric: distributions_<metric>.png, the
+    first also distributions.png (without a telling metric, the panel's own choice)."""
+    for i, m in enumerate(telling_metrics(comparison) or [None]):
+        if m:
+            session.set_metric(m)
+        pictures.shoot("distributions", panel, "distributions" if i == 0 else f"distributions_{m}")
+        if i == 0 and m:
+            pictures.out[f"distributions_{m}"] = pictures.out["distributions"]
 
 
 def _raised_in(e: BaseException, widget) -> bool:
