@@ -24,6 +24,8 @@ import json
 import re
 import threading
 from pathlib import Path
+from types import SimpleNamespace
+from typing import NamedTuple
 
 import duckdb
 import pandas as pd
@@ -34,7 +36,7 @@ from ..i18n import _, field_text
 from ..sqlutil import quote_ident
 from .base import Sniff, iter_jsonl
 from . import _aliases
-from ._common import INT_COLUMNS, INT_MAX, range_rules, register_run
+from ._common import INT_COLUMNS, INT_MAX, range_rules, register_run, register_runs
 
 NAME = "generic_table"
 KIND = "trace"
@@ -562,6 +564,124 @@ def _shape(recs: list[dict]) -> tuple:
     return tuple((k, frozenset(t), any(r.get(k) is None for r in recs)) for k, t in keys.items())
 
 
+class _BatchSource(NamedTuple):
+    """The files of a batch as one SQL table expression (each row naming its file in _FILE),
+    its parameters, the types of its columns and their mapping (_usable_columns)."""
+    src: str
+    params: dict
+    types: dict[str, str]
+    mapping: dict
+    run_cols: dict
+
+
+def _csv_batch(con, paths: list[Path], files: list[str]) -> _BatchSource:
+    """DuckDB read_csv over the list of files, mapped columns read as numbers (or timestamps)
+    and the others as text: a value that does not convert raises, per file."""
+    params: dict = {"files": files}
+    base = (f"read_csv($files, header = true, sample_size = {_CSV_SAMPLE}, "
+            f"filename = {_sql_lit(_FILE)}")
+    described = con.execute(f"DESCRIBE SELECT * FROM {base})", params).fetchall()
+    types = {r[0]: r[1].upper() for r in described if r[0] != _FILE}
+    mapping, run_cols = _usable_columns(paths[0], types)
+    text_cols = {m[0] for canon, m in mapping.items() if canon in _TEXT}
+    params["types"] = {c: (t if t.startswith(("TIMESTAMP", "DATE")) else "DOUBLE")
+                       if c in {m[0] for m in mapping.values()} and c not in text_cols
+                       else "VARCHAR" for c, t in types.items()}
+    return _BatchSource(f"{base}, types = $types)", params, params["types"], mapping, run_cols)
+
+
+def _jsonl_batch(con, paths: list[Path], files: list[str], registered: list[str]) -> _BatchSource:
+    """The JSONL files parsed as load() parses each, concatenated into one registered frame
+    (its name appended to `registered`). _NotBatchable when a file skips a line or its
+    frame would have other columns or types than the first file's."""
+    recs: list[dict] = []
+    owner: list[str] = []
+    shape = None
+    for p, f in zip(paths, files):
+        skips = _Skips()
+        got, _lines = _jsonl_records(p, skips)
+        this = _shape(got)
+        shape = shape or this
+        if skips.count or this != shape:
+            raise _NotBatchable  # the file's frame would have other columns or types
+        recs += got
+        owner += [f] * len(got)
+    whole = _frame(recs)
+    if _FILE in whole.columns:
+        raise _NotBatchable
+    whole[_FILE] = owner
+    name = f"_generic_batch_{next(_COUNTER)}"
+    con.register(name, whole)
+    registered.append(name)
+    src = quote_ident(name)
+    types = {r[0]: r[1].upper() for r in con.execute(f"DESCRIBE SELECT * FROM {src}")
+             .fetchall() if r[0] != _FILE}
+    mapping, run_cols = _usable_columns(paths[0], types)
+    return _BatchSource(src, {}, types, mapping, run_cols)
+
+
+def _batch_unit_guess(con, source: _BatchSource, notes: dict[str, dict[str, str]]):
+    """guess(canon, value_sql) for _expressions over a batch: each file's unit is guessed from
+    its own median and must be the same for all (else _NotBatchable); each file's note is kept
+    in notes[source column][file]."""
+    def guess(canon: str, val: str) -> tuple[float, str]:
+        got = {f: _scale_for(canon, med) for f, med in con.execute(
+            f"SELECT {quote_ident(_FILE)}, median({val}) FROM {source.src} GROUP BY 1",
+            source.params).fetchall()}
+        if len({scale for scale, _ in got.values()}) != 1:
+            raise _NotBatchable  # the files' units differ
+        notes[source.mapping[canon][0]] = {f: note for f, (_, note) in got.items()}
+        return next(iter(got.values()))
+    return guess
+
+
+def _batch_counts(con, source: _BatchSource, bad: list) -> dict[str, tuple]:
+    """file -> (file, its rows, its rows failing a check, then for each run column the least
+    value as text and the number of distinct values)."""
+    any_bad = " OR ".join(p for p, _, _ in bad) or "false"
+    sel = "".join(f", min(CAST({quote_ident(c)} AS VARCHAR)), count(DISTINCT {quote_ident(c)})"
+                  for c in source.run_cols.values())
+    return {r[0]: r for r in con.execute(
+        f"SELECT {quote_ident(_FILE)}, count(*), count(*) FILTER (WHERE {any_bad}){sel} "
+        f"FROM {source.src} GROUP BY 1", source.params).fetchall()}
+
+
+def _batch_runs(paths: list[Path], files: list[str], reports: list, columns: dict[str, str],
+                notes: dict[str, dict[str, str]], per_file: dict[str, tuple],
+                run_cols: dict) -> list[tuple]:
+    """Fill each file's report.columns (the batch's `columns` with the file's own unit notes
+    and its run columns) and return register_runs' items: one run per file, with the run
+    fields whose column holds a single value in that file."""
+    items = []
+    for p, f, report in zip(paths, files, reports):
+        report.columns = dict(columns)
+        for col, by_file in notes.items():
+            entry = report.columns[col]
+            first = next(iter(by_file.values()))
+            report.columns[col] = entry[:len(entry) - len(first) - 2] + f"({by_file[f]})"
+        fields = {}
+        got = per_file[f][3:]
+        for i, field_name in enumerate(run_cols):
+            if got[2 * i + 1] == 1:
+                fields[field_name] = got[2 * i]
+                report.columns[run_cols[field_name]] = f"runs.{field_name}"
+        items.append((report, p, NAME, run_base(p), fields))
+    return items
+
+
+def _insert_batch(con, source: _BatchSource, exprs: dict[str, str], files: list[str],
+                  run_ids: list[str], registered: list[str]) -> None:
+    """One INSERT of every row of the batch, each with the run of its file."""
+    runmap = pd.DataFrame({_FILE: files, _RUN: run_ids})
+    name = f"_generic_runs_{next(_COUNTER)}"
+    con.register(name, runmap)
+    registered.append(name)
+    select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
+    con.execute(f"INSERT INTO requests BY NAME SELECT {quote_ident(_RUN)} AS run_id, {select} "
+                f"FROM {source.src} JOIN {quote_ident(name)} USING ({quote_ident(_FILE)})",
+                source.params)
+
+
 def load_batch(paths: list[Path], store, reports: list) -> bool:
     """Load files sharing one batch_key in one read (DuckDB read_csv over the list of files
     with each row's file name; JSONL files parsed as load() does and concatenated), one run
@@ -576,96 +696,23 @@ def load_batch(paths: list[Path], store, reports: list) -> bool:
     try:
         kind = _kind(Sniff.of(paths[0]))
         if kind == "csv":
-            params: dict = {"files": files}
-            base = (f"read_csv($files, header = true, sample_size = {_CSV_SAMPLE}, "
-                    f"filename = {_sql_lit(_FILE)}")
-            described = con.execute(f"DESCRIBE SELECT * FROM {base})", params).fetchall()
-            types = {r[0]: r[1].upper() for r in described if r[0] != _FILE}
-            mapping, run_cols = _usable_columns(paths[0], types)
-            text_cols = {m[0] for canon, m in mapping.items() if canon in _TEXT}
-            params["types"] = {c: (t if t.startswith(("TIMESTAMP", "DATE")) else "DOUBLE")
-                               if c in {m[0] for m in mapping.values()} and c not in text_cols
-                               else "VARCHAR" for c, t in types.items()}
-            types = params["types"]
-            src = f"{base}, types = $types)"  # a value that does not convert raises: per file
+            source = _csv_batch(con, paths, files)
         elif kind == "jsonl":
-            params = {}
-            recs: list[dict] = []
-            owner: list[str] = []
-            shape = None
-            for p, f in zip(paths, files):
-                skips = _Skips()
-                got, _ = _jsonl_records(p, skips)
-                this = _shape(got)
-                shape = shape or this
-                if skips.count or this != shape:
-                    raise _NotBatchable  # the file's frame would have other columns or types
-                recs += got
-                owner += [f] * len(got)
-            whole = _frame(recs)
-            if _FILE in whole.columns:
-                raise _NotBatchable
-            whole[_FILE] = owner
-            name = f"_generic_batch_{next(_COUNTER)}"
-            con.register(name, whole)
-            registered.append(name)
-            src = quote_ident(name)
-            types = {r[0]: r[1].upper() for r in con.execute(f"DESCRIBE SELECT * FROM {src}")
-                     .fetchall() if r[0] != _FILE}
-            mapping, run_cols = _usable_columns(paths[0], types)
+            source = _jsonl_batch(con, paths, files, registered)
         else:
             return False
-        if "request_id" not in mapping:  # the row number of each file: read on its own
+        if "request_id" not in source.mapping:  # the row number of each file: read on its own
             return False
-
         notes: dict[str, dict[str, str]] = {}  # column -> file -> how its unit was guessed
-
-        def guess(canon: str, val: str) -> tuple[float, str]:
-            got = {f: _scale_for(canon, med) for f, med in con.execute(
-                f"SELECT {quote_ident(_FILE)}, median({val}) FROM {src} GROUP BY 1",
-                params).fetchall()}
-            if len({scale for scale, _ in got.values()}) != 1:
-                raise _NotBatchable  # the files' units differ
-            notes[mapping[canon][0]] = {f: note for f, (_, note) in got.items()}
-            return next(iter(got.values()))
-
-        class _Columns:
-            columns: dict[str, str] = {}
-        template = _Columns()
-        template.columns = {}
-        exprs, bad = _expressions(paths[0], types, mapping, run_cols, template, guess)
-        fq = quote_ident(_FILE)
-        any_bad = " OR ".join(p for p, _, _ in bad) or "false"
-        sel = "".join(f", min(CAST({quote_ident(c)} AS VARCHAR)), count(DISTINCT {quote_ident(c)})"
-                      for c in run_cols.values())
-        per_file = {r[0]: r for r in con.execute(
-            f"SELECT {fq}, count(*), count(*) FILTER (WHERE {any_bad}){sel} FROM {src} "
-            f"GROUP BY 1", params).fetchall()}
+        template = SimpleNamespace(columns={})  # report.columns as _expressions fills it
+        exprs, bad = _expressions(paths[0], source.types, source.mapping, source.run_cols,
+                                  template, _batch_unit_guess(con, source, notes))
+        per_file = _batch_counts(con, source, bad)
         if set(per_file) != set(files) or any(r[2] for r in per_file.values()):
             return False  # a file without rows, or a row to skip: each file on its own
-        from ._common import register_runs
-        items = []
-        for p, f, report in zip(paths, files, reports):
-            report.columns = dict(template.columns)
-            for col, by_file in notes.items():
-                entry = report.columns[col]
-                first = next(iter(by_file.values()))
-                report.columns[col] = entry[:len(entry) - len(first) - 2] + f"({by_file[f]})"
-            fields = {}
-            got = per_file[f][3:]
-            for i, field_name in enumerate(run_cols):
-                if got[2 * i + 1] == 1:
-                    fields[field_name] = got[2 * i]
-                    report.columns[run_cols[field_name]] = f"runs.{field_name}"
-            items.append((report, p, NAME, run_base(p), fields))
-        run_ids = register_runs(store, items)
-        runmap = pd.DataFrame({_FILE: files, _RUN: run_ids})
-        name = f"_generic_runs_{next(_COUNTER)}"
-        con.register(name, runmap)
-        registered.append(name)
-        select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
-        con.execute(f"INSERT INTO requests BY NAME SELECT {quote_ident(_RUN)} AS run_id, {select} "
-                    f"FROM {src} JOIN {quote_ident(name)} USING ({fq})", params)
+        run_ids = register_runs(store, _batch_runs(paths, files, reports, template.columns,
+                                                   notes, per_file, source.run_cols))
+        _insert_batch(con, source, exprs, files, run_ids, registered)
         for f, report in zip(files, reports):
             report.rows_loaded += per_file[f][1]
         return True

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -96,37 +97,111 @@ def _optional_json(path: Path) -> dict:
         return {}
 
 
-def load(path: Path, store, report) -> None:
-    """Load one HELM run directory (or its per_instance_stats.json) as an eval and a run."""
-    d = _run_dir(Path(path))
-    if d is None:
-        raise InputError(path, "not a HELM run folder (needs per_instance_stats.json and "
-                               "scenario_state.json)")
+class _Run(NamedTuple):
+    """What the run folder says of the whole run (run_spec.json, scenario.json, the adapter)."""
+    adapter: dict
+    model: str | None
+    benchmark: str | None
+    subject: str | None
+    label: str
+
+
+def _read_run(d: Path) -> tuple[list, dict]:
+    """per_instance_stats.json (a list) and scenario_state.json (with request_states)."""
     per_instance = read_json(d / "per_instance_stats.json")
     state = read_json(d / "scenario_state.json")
     if not isinstance(per_instance, list):
         raise InputError(d / "per_instance_stats.json", "expected a JSON list of instances")
     if not isinstance(state, dict) or not isinstance(state.get("request_states"), list):
         raise InputError(d / "scenario_state.json", "no request_states list")
+    return per_instance, state
+
+
+def _run_meta(d: Path, state: dict) -> _Run:
     spec = _optional_json(d / "run_spec.json")
     scen = _optional_json(d / "scenario.json")
     adapter = spec.get("adapter_spec") or state.get("adapter_spec") or {}
-    model = adapter.get("model")
-    benchmark = scen.get("name") or (spec.get("name", "").split(":")[0] or None)
-    subject = ((spec.get("scenario_spec") or {}).get("args") or {}).get("subject")
-    label = spec.get("name") or d.name
+    return _Run(adapter=adapter, model=adapter.get("model"),
+                benchmark=scen.get("name") or (spec.get("name", "").split(":")[0] or None),
+                subject=((spec.get("scenario_spec") or {}).get("args") or {}).get("subject"),
+                label=spec.get("name") or d.name)
 
+
+def _request_states(state: dict) -> dict[tuple, dict]:
+    """_key -> the first request state of that instance, trial and perturbation."""
     states = {}
     for rs in state["request_states"]:
         inst = rs.get("instance") or {}
         states.setdefault(_key(inst.get("id"), rs.get("train_trial_index"),
                                inst.get("perturbation")), rs)
+    return states
+
+
+def _has_trials(per_instance: list) -> bool:
+    """More than one train_trial_index among the instances: request ids then name the trial."""
     keys = [_key(e.get("instance_id"), e.get("train_trial_index"), e.get("perturbation"))
             for e in per_instance if isinstance(e, dict)]
-    trials = len({k[1] for k in keys}) > 1
+    return len({k[1] for k in keys}) > 1
 
+
+def _count(value: float | None) -> int | None:
+    return None if value is None else int(round(value))
+
+
+def _instance_rows(rid: str, st: dict[str, dict], metric: str, rs: dict, run: _Run,
+                   run_id: str) -> tuple[dict, dict, list[tuple]]:
+    """The case, the request and the request events of one instance with its stats `st`,
+    correctness `metric` and request state `rs` ({} when the scenario state lacks it)."""
+    req, res = rs.get("request") or {}, rs.get("result") or {}
+    inst = rs.get("instance") or {}
+    comps = res.get("completions") or []
+    pred = comps[0].get("text") if comps and isinstance(comps[0], dict) else None
+    refs = [((r.get("output") or {}).get("text")) for r in inst.get("references") or []
+            if "correct" in (r.get("tags") or [])]
+    arrival = res.get("request_datetime")
+    arrival = float(arrival) if isinstance(arrival, (int, float)) else None
+    runtime = _mean(st.get("inference_runtime"))
+    if runtime is None and isinstance(res.get("request_time"), (int, float)):
+        runtime = float(res["request_time"])
+    pt = _mean(st.get("num_prompt_tokens"))
+    ct = _mean(st.get("num_completion_tokens"))
+    if ct is None:
+        ct = _mean(st.get("num_output_tokens"))
+    finish = next((f for f in _FINISH if (_mean(st.get(f"finish_reason_{f}")) or 0) >= 1),
+                  None)
+    prompt = req.get("prompt")
+    case = {
+        "local_id": rid, "correct": _mean(st[metric]) >= 0.5, "model": run.model,
+        "benchmark": run.benchmark, "category": run.subject or run.benchmark, "prompt": prompt,
+        "prediction": pred, "reference": " | ".join(r for r in refs if r) or None,
+        "request_id": rid, "timestamp_s": arrival,
+        "prompt_tokens": _count(pt), "completion_tokens": _count(ct),
+        "extra": {"run_id": run_id, "metric": metric, "split": inst.get("split"),
+                  "question": (inst.get("input") or {}).get("text")},
+    }
+    request = {
+        "run_id": run_id, "request_id": rid, "arrival_s": arrival,
+        "prompt_tokens": _count(pt), "completion_tokens": _count(ct),
+        "e2e_ms": None if runtime is None else runtime * 1000.0,
+        "finish_reason": finish, "prompt_hash": prompt_hash(prompt),
+        "extra": json.dumps({"helm_batch_size": _mean(st.get("batch_size")),
+                             "cached": res.get("cached")}),
+    }
+    events = []
+    if arrival is not None:
+        events.append((run_id, rid, arrival, "arrived", None))
+        if runtime is not None:
+            events.append((run_id, rid, arrival + runtime, "finished", finish))
+    return case, request, events
+
+
+def _rows(per_instance: list, state: dict, run: _Run, run_id: str,
+          report) -> tuple[list[dict], list[dict], list[tuple]]:
+    """Cases, requests and request events of every instance with a correctness stat; the
+    others are skipped in `report` with their index."""
+    states = _request_states(state)
+    trials = _has_trials(per_instance)
     cases, requests, events = [], [], []
-    run_id = store.new_id("runs", "run_id", f"helm:{d.name}")
     for i, entry in enumerate(per_instance):
         if not isinstance(entry, dict) or entry.get("instance_id") is None:
             report.skip(_("instance without instance_id"), field_name=f"[{i}]")
@@ -140,55 +215,20 @@ def load(path: Path, store, report) -> None:
                         field_name=f"[{i}].stats")
             continue
         rid = key[0] + (f"/t{key[1]}" if trials else "") + (f"/{key[2]}" if key[2] else "")
-        rs = states.get(key, {})
-        req, res = rs.get("request") or {}, rs.get("result") or {}
-        inst = rs.get("instance") or {}
-        comps = res.get("completions") or []
-        pred = comps[0].get("text") if comps and isinstance(comps[0], dict) else None
-        refs = [((r.get("output") or {}).get("text")) for r in inst.get("references") or []
-                if "correct" in (r.get("tags") or [])]
-        arrival = res.get("request_datetime")
-        arrival = float(arrival) if isinstance(arrival, (int, float)) else None
-        runtime = _mean(st.get("inference_runtime"))
-        if runtime is None and isinstance(res.get("request_time"), (int, float)):
-            runtime = float(res["request_time"])
-        pt = _mean(st.get("num_prompt_tokens"))
-        ct = _mean(st.get("num_completion_tokens"))
-        if ct is None:
-            ct = _mean(st.get("num_output_tokens"))
-        finish = next((f for f in _FINISH if (_mean(st.get(f"finish_reason_{f}")) or 0) >= 1),
-                      None)
-        prompt = req.get("prompt")
-        cases.append({
-            "local_id": rid, "correct": _mean(st[metric]) >= 0.5, "model": model,
-            "benchmark": benchmark, "category": subject or benchmark, "prompt": prompt,
-            "prediction": pred, "reference": " | ".join(r for r in refs if r) or None,
-            "request_id": rid, "timestamp_s": arrival,
-            "prompt_tokens": None if pt is None else int(round(pt)),
-            "completion_tokens": None if ct is None else int(round(ct)),
-            "extra": {"run_id": run_id, "metric": metric, "split": inst.get("split"),
-                      "question": (inst.get("input") or {}).get("text")},
-        })
-        requests.append({
-            "run_id": run_id, "request_id": rid, "arrival_s": arrival,
-            "prompt_tokens": None if pt is None else int(round(pt)),
-            "completion_tokens": None if ct is None else int(round(ct)),
-            "e2e_ms": None if runtime is None else runtime * 1000.0,
-            "finish_reason": finish, "prompt_hash": prompt_hash(prompt),
-            "extra": json.dumps({"helm_batch_size": _mean(st.get("batch_size")),
-                                 "cached": res.get("cached")}),
-        })
-        if arrival is not None:
-            events.append((run_id, rid, arrival, "arrived", None))
-            if runtime is not None:
-                events.append((run_id, rid, arrival + runtime, "finished", finish))
-    if not cases:
-        raise InputError(d / "per_instance_stats.json", "no instance with a correctness stat"
-                         + (f"; first problem: {report.skipped_reasons[0]}"
-                            if report.skipped_reasons else ""))
+        case, request, evs = _instance_rows(rid, st, metric, states.get(key, {}), run, run_id)
+        cases.append(case)
+        requests.append(request)
+        events += evs
+    return cases, requests, events
+
+
+def _store_run(store, report, path: Path, run_id: str, run: _Run, requests: list[dict],
+               events: list[tuple]) -> None:
+    """The run, its requests and its request events."""
     store.add_run(run_id, source_path=str(path), source_sha256=report.sha256, format=NAME,
-                  engine=adapter.get("model_deployment"), model=model, label=label,
-                  benchmark=benchmark, config={"adapter_spec": adapter} if adapter else None)
+                  engine=run.adapter.get("model_deployment"), model=run.model, label=run.label,
+                  benchmark=run.benchmark,
+                  config={"adapter_spec": run.adapter} if run.adapter else None)
     report.run_ids.append(run_id)
     rq = pd.DataFrame(requests)
     for c in ("prompt_tokens", "completion_tokens"):
@@ -199,12 +239,29 @@ def load(path: Path, store, report) -> None:
     if events:
         store.append("request_events", pd.DataFrame(
             events, columns=["run_id", "request_id", "ts_s", "kind", "detail"]))
+
+
+def load(path: Path, store, report) -> None:
+    """Load one HELM run directory (or its per_instance_stats.json) as an eval and a run."""
+    d = _run_dir(Path(path))
+    if d is None:
+        raise InputError(path, "not a HELM run folder (needs per_instance_stats.json and "
+                               "scenario_state.json)")
+    per_instance, state = _read_run(d)
+    run = _run_meta(d, state)
+    run_id = store.new_id("runs", "run_id", f"helm:{d.name}")
+    cases, requests, events = _rows(per_instance, state, run, run_id, report)
+    if not cases:
+        raise InputError(d / "per_instance_stats.json", "no instance with a correctness stat"
+                         + (f"; first problem: {report.skipped_reasons[0]}"
+                            if report.skipped_reasons else ""))
+    _store_run(store, report, path, run_id, run, requests, events)
     report.columns = {"stats.<" + "|".join(_CORRECTNESS[:2]) + "|...>": "correct",
                       "stats.num_prompt_tokens": "prompt_tokens",
                       "stats.num_completion_tokens": "completion_tokens",
                       "stats.inference_runtime": "e2e_ms (x1000)",
                       "result.request_datetime": "arrival_s", "request.prompt": "prompt",
                       "instance_id": "request_id"}
-    eval_id = register_eval(store, report, path, NAME, f"helm:{d.name}", model=model,
-                            benchmark=benchmark)
+    eval_id = register_eval(store, report, path, NAME, f"helm:{d.name}", model=run.model,
+                            benchmark=run.benchmark)
     insert_cases(store, report, eval_id, cases)
