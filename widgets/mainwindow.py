@@ -48,11 +48,17 @@ class MainWindow(QMainWindow):
         QApplication.instance().installEventFilter(self)
         self._current: str | None = None  # the panel last focused (Ctrl+C copies it)
         QApplication.instance().focusChanged.connect(self._focus_changed)
-        session.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        session.message.connect(self._show_message)  # bound methods: see _on_results
         session.storeChanged.connect(self._update_actions)
         session.selectionChanged.connect(self._update_actions)
         if hasattr(session, "requestActivated"):  # the Timeline panel paints it; show its dock
-            session.requestActivated.connect(lambda _run, _req: self.show_panel("timeline"))
+            session.requestActivated.connect(self._show_timeline)
+
+    def _show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _show_timeline(self, _run=None, _req=None) -> None:
+        self.show_panel("timeline")
 
     # -- docks ------------------------------------------------------------------------------
     def _build_docks(self) -> None:
@@ -140,14 +146,21 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.inputs_status)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
-        self.session.resultsChanged.connect(
-            lambda u: self._show_inputs_status(u["inputs"]) if "inputs" in u else None)
+        # bound methods, not lambdas: Qt drops a bound method's connection when the window is
+        # deleted, a lambda's would outlive it (a job ending later touched a deleted widget)
+        self.session.resultsChanged.connect(self._on_results)
         self.session.resultsChanged.connect(self._front_engine_without_eval)
         self._set_busy(False)
         for r in self.session.runners():   # every job: loads, analyses, what-if, replay
             r.busy.connect(self._on_busy)
-            r.idle.connect(lambda: self._set_busy(
-                any(x.pending() for x in self.session.runners())))
+            r.idle.connect(self._on_idle)
+
+    def _on_results(self, update: dict) -> None:
+        if "inputs" in update:
+            self._show_inputs_status(update["inputs"])
+
+    def _on_idle(self) -> None:
+        self._set_busy(any(x.pending() for x in self.session.runners()))
 
     def _front_engine_without_eval(self, update: dict) -> None:
         """Engine logs / scrapes loaded without an eval: the Engine tab is the one with
