@@ -68,7 +68,7 @@ class ClustersPanel(Panel):
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().currentRowChanged.connect(self._chosen)
         self.view.clicked.connect(lambda idx: self._chosen(idx, None))  # the current row too
-        session.cohortChanged.connect(lambda: self.select(session.cluster))
+        session.cohortChanged.connect(self._follow_cluster)  # bound: dropped with the panel
         self.control = QComboBox()
         self.control.addItem(self.tr("correct cases, same category"), "same-category")
         self.control.addItem(self.tr("all correct cases"), "all-correct")
@@ -111,6 +111,9 @@ class ClustersPanel(Panel):
         finally:
             self._painting = False
         return None
+
+    def _follow_cluster(self) -> None:
+        self.select(self.session.cluster)
 
     def select(self, name) -> None:
         """Highlight the row of cluster `name` (None = all badcases) without re-running."""

@@ -167,7 +167,10 @@ class ReplayPanel(JobControls, Panel):
         self.predict_button.clicked.connect(self.run_prediction)
         self.cancel_button.clicked.connect(self.cancel)
         self.run_box.currentIndexChanged.connect(self._run_picked)
-        self.session.cohortChanged.connect(lambda: self.answer.setVisible(False))
+        self.session.cohortChanged.connect(self._hide_answer)  # bound: dropped with the panel
+
+    def _hide_answer(self) -> None:
+        self.answer.setVisible(False)
 
     def _build_plot(self) -> None:
         """The sweep's chart: the first-query hit rate (left axis) and the preemptions (right

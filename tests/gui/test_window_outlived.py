@@ -18,6 +18,7 @@ def test_session_signals_after_the_window_is_deleted(session, qtbot, tmp_path):
     session.message.emit("after the window")
     session.requestActivated.emit("run", "req")
     session.resultsChanged.emit({"inputs": []})
+    session.cohortChanged.emit()  # the Clusters and Replay panels follow the cohort
     QApplication.processEvents()  # pytest-qt fails the test on an exception raised in a slot
 
 
