@@ -148,14 +148,16 @@ def select_payload(store: Store, cohort, frame, ids, objects: dict, params: dict
         return to_payload(e)
 
 
-def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | None = None):
+def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | None = None,
+            keys: tuple[str, ...] = ANALYSIS_KEYS):
     """The window's analyses of `cohort`: analysis.pipeline.run over the sections of groups
     "cohort" and "store" (ANALYSIS_KEYS), the one pipeline `report` also runs. What is the
     window's own: `cache` (kept per store content: the sections declaring what they depend on,
     e.g. versions and SLA per eval, are reused when only the cluster changed), two threads for
     the frame-only sections, the case rows fetched meanwhile on a cursor of their own, the
     partial results published through ctx once cohort, comparison and tree are there, and the
-    heatmap's cells of the cohort's cases. Returns (payload, result objects)."""
+    heatmap's cells of the cohort's cases. keys: the sections to run (default ANALYSIS_KEYS; the
+    window defers those on tabs nobody sees, Session.deferred). Returns (payload, result objects)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from explorer.core.analysis import SectionError, cohort_frame
@@ -184,16 +186,38 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     try:
         with ThreadPoolExecutor(1, thread_name_prefix="cases") as ex:
             cases = ex.submit(fetch_cases, store, ids, con=con)
-            pipeline.run(store, cohort, params, keys=ANALYSIS_KEYS, cache=cache, threads=2,
+            pipeline.run(store, cohort, params, keys=keys, cache=cache, threads=2,
                          cancelled=ctx.cancelled if ctx is not None else None,
                          on_result=on_result, frame=frame)
             out.setdefault("cases", cases.result())
     finally:
         con.close()
+    _with_case_cells(out, objects, frame)
+    return out, ok()
+
+
+def _with_case_cells(out: dict, objects: dict, frame) -> None:
+    """The heatmap payload with its cells of the cohort's cases (the selection outline)."""
     if isinstance(out.get("heatmap"), dict) and isinstance(frame, pd.DataFrame) and len(frame):
         from explorer.core.analysis.selected import cell_counts  # the cohort's cases per cell
         out["heatmap"] = {**out["heatmap"], "case_cells": cell_counts(objects["heatmap"], frame)}
-    return out, ok()
+
+
+def analyse_section(store: Store, cohort, params: dict, cache: dict, key: str,
+                    ctx: JobContext | None = None):
+    """One section the window deferred (its tab was behind another), computed when asked:
+    the same pipeline, cache and parameters as analyse(). Returns (payload, result object)."""
+    from explorer.core.analysis import cohort_frame
+    try:
+        frame = cohort_frame(store, cohort)
+    except Exception:  # noqa: BLE001 - the section says why (pipeline.Run.frame)
+        frame = None
+    res = pipeline.run(store, cohort, params, keys=(key,), cache=cache,
+                       cancelled=ctx.cancelled if ctx is not None else None,
+                       frame=frame)[key]
+    out = {key: to_payload(res)}
+    _with_case_cells(out, {key: res}, frame)
+    return out[key], res
 
 
 class Session(QObject):
@@ -236,6 +260,11 @@ class Session(QObject):
         self.data: dict[str, Any] = {}        # last payload per key
         self.objects: dict[str, Any] = {}     # last result objects (for predicates)
         self._cache: dict = {}                # cluster-independent sections, per store content
+        self.deferred: frozenset[str] = frozenset()  # sections computed only when asked (ask):
+        #                                   the window's on tabs behind another (MainWindow)
+        self._asked: set[str] = set()         # deferred sections asked for once: always run since
+        self._missing: set[str] = set()       # deferred sections not computed for this cohort
+        self._results_key: tuple | None = None  # the cache key of the cohort results shown
         self.metric: str | None = None        # the metric the distributions show
         self._loads = 0
         self.errors: list[str] = []           # loads / session opens that failed, for --screenshot
@@ -473,16 +502,23 @@ class Session(QObject):
 
         store, cache = self.store, self._cache
         key = ("cohort-results", self.cluster, self.control, repr(sorted(params.items())))
+        self._results_key = key
+        for k in self.deferred:
+            self.runner.cancel(f"section:{k}")
         if key in cache:  # a cohort seen before on this store: repaint at once
             self.runner.cancel("analysis")
             payload, objects = cache[key]
             self.objects = dict(objects)
             self._publish(dict(payload))
+            self._defer_missing(payload)
             self._reselect()
             return
+        # without eval cases the cohort's analyses are quick (no data): nothing is deferred
+        skip = self.deferred - self._asked if (self.data.get("meta") or {}).get("cases") else set()
+        keys = tuple(k for k in ANALYSIS_KEYS if k not in skip)
 
         def job(ctx: JobContext):
-            return analyse(store, cohort, params, cache, ctx)
+            return analyse(store, cohort, params, cache, ctx, keys)
 
         def done(result) -> None:
             recent = [k for k in cache if k[0] == "cohort-results"]
@@ -503,7 +539,53 @@ class Session(QObject):
         self.objects = objects
         self._publish({k: v for k, v in payload.items()
                        if k not in ("frame", "cases", "cohort", "comparison", "tree")})
+        self._defer_missing(payload)
         self._reselect()
+
+    def _defer_missing(self, payload: dict) -> None:
+        """The deferred sections absent from the cohort's results: published as None (no panel
+        keeps a figure of another cohort), computed when asked (ask); those asked for before,
+        at once."""
+        self._missing = {k for k in self.deferred if k not in payload}
+        if self._missing:
+            self._publish(dict.fromkeys(sorted(self._missing)))
+        for k in sorted(self._missing & self._asked):
+            self.ask(k)
+
+    def ask(self, key: str) -> None:
+        """A deferred section's panel came on screen (or is read: Copy, a test): compute the
+        section for the current cohort in a worker, once, then publish it (and keep it with the
+        cohort's results). Does nothing for a section computed or being computed."""
+        if key not in self._missing:
+            return
+        self._missing.discard(key)
+        self._asked.add(key)
+        cohort, store, cache, rkey = self.cohort(), self.store, self._cache, self._results_key
+        params = {k: dict(v) for k, v in self.params.items()}
+
+        def job(ctx: JobContext):
+            return analyse_section(store, cohort, params, cache, key, ctx)
+
+        def done(result) -> None:
+            payload, obj = result
+            if rkey != self._results_key:  # the cohort changed meanwhile: its own run has it
+                return
+            if rkey in cache:
+                pay, objs = cache[rkey]
+                cache[rkey] = ({**pay, key: payload}, {**objs, key: obj})
+            from explorer.core.analysis import SectionError
+            if not isinstance(obj, SectionError):
+                self.objects = {**self.objects, key: obj}
+            self._publish({key: payload})
+            if key == "heatmap":  # the selection's cells in it
+                self._reselect()
+
+        def failed(err: BaseException) -> None:
+            if rkey == self._results_key:
+                self._missing.add(key)  # asked again when next shown
+            self._failed(err)
+        self.runner.submit(f"section:{key}", job, done, failed,
+                           label=self.tr("Analysing cohort"))
 
     def _reselect(self) -> None:
         """The analyses were rerun under a selection (new parameters, F5): answer the same
@@ -669,6 +751,8 @@ class Session(QObject):
         stay, and the window is refreshed from the store to show exactly that."""
         loading = any(k.startswith("load") for k in self.runner.live_keys())
         self.runner.cancel()
+        # a deferred section whose job was cancelled is asked again when its panel is next shown
+        self._missing |= {k for k in self.deferred if self.data.get(k) is None}
         self.compute.cancel()
         if getattr(self.store, "remote", False):  # stop the warehouse query in flight
             self.store.source.cancel()

@@ -145,7 +145,15 @@ class Panel(QWidget):
         self.paint_error = None
         self.stale = self.off_screen()
         if not self.stale:
+            self._ask()
             self._paint_value()
+
+    def _ask(self) -> None:
+        """A section the session deferred (its tab was behind another) is computed now
+        (Session.ask; it does nothing for one computed or being computed)."""
+        ask = getattr(self.session, "ask", None)
+        if self.key and ask is not None:
+            ask(self.key)
 
     def off_screen(self) -> bool:
         """True for a panel of a shown window that nobody sees (off_screen)."""
@@ -153,7 +161,9 @@ class Panel(QWidget):
 
     def ensure_painted(self) -> None:
         """Paint the value now if it arrived while off screen: call before reading the content
-        of a panel that may not have been shown (Copy, report pictures, tests)."""
+        of a panel that may not have been shown (Copy, report pictures, tests). A section the
+        session deferred is asked for (Session.ask): it arrives, and paints, when computed."""
+        self._ask()
         if self.stale:
             self.stale = False
             self._paint_value()
@@ -162,12 +172,12 @@ class Panel(QWidget):
         super().showEvent(ev)
         if not self._lazy_hooked:
             self._lazy_hooked = watch_dock(self, self._dock_visible)
-        if self.stale:  # after the layout places it: a tab behind another stays off screen
-            QTimer.singleShot(0, self._dock_visible)
+        # after the layout places it: a tab behind another stays off screen
+        QTimer.singleShot(0, self._dock_visible)
 
     def _dock_visible(self, visible: bool | None = None) -> None:
         """The dock's visibilityChanged (its tab came to front), or a check after showEvent."""
-        if self.stale and (visible if visible is not None else not self.off_screen()):
+        if visible if visible is not None else not self.off_screen():
             self.ensure_painted()
 
     def _paint_value(self) -> None:

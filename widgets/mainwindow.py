@@ -101,7 +101,20 @@ class MainWindow(QMainWindow):
             self.splitDockWidget(d["clusters"], d["inputs"], Qt.Orientation.Vertical)
         self._centre, self._bottom = centre, bottom
         self._tabify(centre)
+        self.session.deferred = self._deferred_sections()
         self.fit_layout()
+
+    def _deferred_sections(self) -> frozenset[str]:
+        """The analyses whose panel is a tab behind another at start and that the conclusion
+        does not read (heatmap, SLA, engine): the session computes them when their tab is first
+        shown, not at every drop (issue 17, drop to dashboard)."""
+        from explorer.core.analysis.pipeline import BY_KEY
+        from explorer.session import ANALYSIS_KEYS
+        front = {g[0] for g in (self._centre, self._bottom) if g}
+        needed = set(BY_KEY["conclusion"].needs) | {"conclusion"}
+        return frozenset(k for k in ANALYSIS_KEYS if k in self.docks and k not in needed
+                         and (self.docks[k] in self._centre[1:] or self.docks[k] in self._bottom[1:])
+                         and self.docks[k] not in front)
 
     def _tabify(self, group: list) -> None:
         """Stack a group of docks as tabs, the first one in front. The bottom group is tabbed
