@@ -51,20 +51,38 @@ def window(session, qtbot, tmp_path):
     w.stop_workers(20000)
 
 
-def painted(window):
+def painted(window, timeout: float = 60.0):
     """The window's panels, each painted with its latest result: a panel on a tab behind
-    another keeps its result unpainted until shown (Panel.ensure_painted)."""
+    another keeps its result unpainted until shown (Panel.ensure_painted), and the analyses
+    the window defers to when their tab is first shown (Session.deferred: heatmap, SLA,
+    engine) are asked for by it and waited for here."""
+    import time
+
+    from PySide6.QtWidgets import QApplication
     for panel in window.panels.values():
+        if hasattr(panel, "ensure_painted"):
+            panel.ensure_painted()
+    end = time.monotonic() + timeout
+    while window.session.runner.pending():
+        if time.monotonic() > end:
+            raise TimeoutError("deferred analyses not done")
+        QApplication.processEvents()
+        time.sleep(0.005)
+    QApplication.processEvents()
+    for panel in window.panels.values():  # the deferred results arrived while off screen
         if hasattr(panel, "ensure_painted"):
             panel.ensure_painted()
     return window.panels
 
 
 def on_screen(window, qtbot, name):
-    """Bring a panel's tab to the front, as a user does before working in it; it paints then."""
+    """Bring a panel's tab to the front, as a user does before working in it; it paints then
+    (an analysis deferred until its tab is shown, Session.deferred, is computed first)."""
     window.show_panel(name)
     panel = window.panels[name]
-    qtbot.waitUntil(lambda: not panel.stale, timeout=5000)
+    s = window.session
+    qtbot.waitUntil(lambda: not panel.stale and s.runner.pending() == 0
+                    and not (name in s.deferred and s.data.get(name) is None), timeout=30000)
     return panel
 
 

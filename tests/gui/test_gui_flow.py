@@ -9,6 +9,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from explorer.session import Failure
+from tests.gui.conftest import on_screen
 
 
 def _drop(widget, paths):
@@ -100,6 +101,7 @@ def test_clicking_a_tree_node_selects_its_cases(loaded, qtbot):
 def test_clicking_a_heatmap_cell_selects_its_requests(loaded, qtbot):
     window, req, cases = loaded
     s = window.session
+    on_screen(window, qtbot, "heatmap")  # its analysis waits for its tab (Session.deferred)
     with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "heatmap" in u):
         s.set_params("heatmap", level="request", x_metric="tpot_ms", y_metric="queue_ms",
                      value_metric="e2e_ms")

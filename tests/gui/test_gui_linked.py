@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tests.gui.conftest import painted
+from tests.gui.conftest import on_screen, painted
 from explorer.widgets.clusters import ALL
 from explorer.widgets.tablemodel import KEY_ROLE
 
@@ -103,7 +103,9 @@ def test_tree_node_labels_fit_their_boxes(app):
     assert any("5,671 ms" in t for t in texts) and any("12.3 requests" in t for t in texts)
 
 
-def _heatmap_on_request_level(s, qtbot):
+def _heatmap_on_request_level(window, qtbot):
+    s = window.session
+    on_screen(window, qtbot, "heatmap")  # its analysis waits for its tab (Session.deferred)
     with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "heatmap" in u):
         s.set_params("heatmap", level="request", x_metric="tpot_ms", y_metric="queue_ms",
                      value_metric="e2e_ms")
@@ -114,7 +116,7 @@ def test_heatmap_cell_outlined_and_its_requests_listed(loaded, qtbot):
     import numpy as np
     window, req, cases = loaded
     s = window.session
-    hm = _heatmap_on_request_level(s, qtbot)
+    hm = _heatmap_on_request_level(window, qtbot)
     counts = np.array(hm["counts"])
     window.docks["heatmap"].raise_()
     panel = window.panels["heatmap"]

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tests.gui.conftest import painted
+from tests.gui.conftest import on_screen, painted
 
 
 def _wait_selection(s, qtbot, act):
@@ -92,6 +92,7 @@ def test_tree_node_reaches_every_view_and_esc_clears_them(loaded, qtbot):
 def test_heatmap_cell_reaches_every_view(loaded, qtbot):
     window, _, _ = loaded
     s = window.session
+    on_screen(window, qtbot, "heatmap")  # its analysis waits for its tab (Session.deferred)
     hm = s.data["heatmap"]
     cc = {(c[0], c[1]): c[2] for c in hm["case_cells"]}
     cell = max(cc, key=cc.get)  # the cell holding the most cohort cases
@@ -141,6 +142,7 @@ def test_a_selection_is_answered_again_when_the_analyses_rerun(loaded, qtbot):
     heatmap, not of the one before."""
     window, _, _ = loaded
     s = window.session
+    on_screen(window, qtbot, "heatmap")  # its analysis waits for its tab (Session.deferred)
     node = next(n for n in s.data["tree"]["nodes"] if n["parent"] is not None)
     _wait_selection(s, qtbot, lambda: s.select_tree_node(node["id"]))
     with qtbot.waitSignal(s.resultsChanged, timeout=60000,
