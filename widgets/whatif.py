@@ -402,7 +402,10 @@ class WhatIfPanel(JobControls, Panel):
         sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
         if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
             return dict(sla["thresholds"])
-        return None
+        # the SLA analysis not run yet (its tab never shown, Session.deferred): the thresholds
+        # it would use, those set for it, else None (the what-if's defaults are the SLA's)
+        asked = (getattr(self.session, "params", {}).get("sla") or {}).get("thresholds")
+        return dict(asked) if isinstance(asked, dict) else None
 
     # -- running -----------------------------------------------------------------------------------
     def run(self) -> None:

@@ -44,6 +44,8 @@ def test_ctrl_c_copies_every_panel_after_going_to_it(loaded, qtbot):
     header = window.panels["header"].copy_text()
     for name in [n for n in window.docks if n != "header"]:
         _go(window, name)
+        # a tab first shown computes its analysis then (Session.deferred): copy once it is in
+        qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=30000)
         assert window.current_panel() is window.panels[name], name
         mime = _copy(window)
         text = mime.text()

@@ -57,3 +57,38 @@ def test_hidden_timeline_and_whatif_graph_wait_until_shown(loaded, qtbot):
     assert tl.current == worst_badcase(s.data["frame"])
     window.show_panel("whatif")
     qtbot.waitUntil(lambda: bool([i for i in wi.scene.items() if i.data(0)]), timeout=30000)
+
+
+def test_deferred_analyses_run_when_their_tab_is_first_shown_and_once(loaded, qtbot, monkeypatch):
+    """The heatmap, SLA and engine panels sit on tabs behind another and the conclusion does
+    not read them: a drop does not compute them (issue 17, drop to dashboard); showing a tab
+    computes its section once, the same as the whole pipeline's, and later cohorts compute it
+    with the rest."""
+    import explorer.session as session_mod
+    from explorer.core.analysis import pipeline
+    window, _, _ = loaded
+    s = window.session
+    assert s.deferred == {"heatmap", "sla", "engine"}
+    assert all(s.data[k] is None for k in s.deferred)
+    assert all(k not in s.objects for k in s.deferred)
+    assert s.data["conclusion"] and s.data["versions"]  # what the conclusion reads did run
+    calls = []
+    orig = session_mod.analyse_section
+    monkeypatch.setattr(session_mod, "analyse_section",
+                        lambda *a, **k: calls.append(a[4]) or orig(*a, **k))
+    window.show_panel("sla")
+    qtbot.waitUntil(lambda: s.data["sla"] is not None and s.runner.pending() == 0, timeout=30000)
+    fresh = pipeline.run(s.store, s.cohort(), {}, keys=("sla",), cache={})["sla"].to_dict()
+    assert s.data["sla"] == fresh and calls == ["sla"]
+    window.show_panel("comparison")
+    window.show_panel("sla")  # shown again: nothing recomputed
+    copy_mime(window.panels["sla"])
+    qtbot.wait(50)
+    assert calls == ["sla"] and s.runner.pending() == 0
+    assert s.data["heatmap"] is None  # still never shown
+    # another cluster: the SLA (asked once) runs with the cohort's analyses, the heatmap not
+    other = next(c["name"] for c in s.data["clusters"] if c["name"] != s.cluster)
+    with qtbot.waitSignal(s.runner.idle, timeout=60000):
+        s.set_cluster(other)
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    assert calls == ["sla"] and isinstance(s.data["sla"], dict) and s.data["heatmap"] is None
