@@ -10,6 +10,8 @@ times. Each repeat is a fresh interpreter (nothing cached, the imports a first d
 included) that builds and shows the main window (offscreen), then calls MainWindow.load with
 the two paths, which is what a drop does, and runs the event loop until the Session has
 published the conclusion (the last analysis) and no job is pending, then repaints the window.
+The analyses whose panel is a tab behind another (Session.deferred: heatmap, SLA, engine) are
+computed when their tab is first shown, so a drop does not include them.
 Printed per repeat: the wall time from the drop to the first analysis shown (comparison) and to
 every panel painted, the CPU time of the process over the same span (its threads, DuckDB's
 included: on a shared machine wall time grows with the load, CPU time barely), the
