@@ -16,6 +16,7 @@ from explorer.reporting.export import export_report
 from explorer.widgets import palette
 from explorer.widgets.base import copy_mime
 from explorer.widgets.panels import PANELS, SCROLLED, title
+from explorer.workers import shutdown_all
 
 log = logging.getLogger(__name__)
 
@@ -496,15 +497,12 @@ class MainWindow(QMainWindow):
         return self.session.runners()
 
     def stop_workers(self, msecs: int = 5000) -> None:
-        """Cancel every job and wait (bounded) for the running ones to return, so no worker
-        thread outlives the window."""
-        for r in self.runners():
-            r.cancel()
-        for r in self.runners():
-            r.shutdown(msecs)
+        """Cancel every job and wait for the running ones to return, so no worker thread
+        outlives the window: msecs in all, one deadline shared by the runners."""
+        shutdown_all(self.runners(), msecs)
 
 
-CLOSE_WAIT_MS = 1500  # closing the window waits this long for a running job, then exits
+CLOSE_WAIT_MS = 1500  # closing the window waits this long in all for the running jobs, then exits
 
 
 def _one_line(err: BaseException) -> str:

@@ -121,3 +121,24 @@ def test_screenshot_exits_cleanly(tmp_path):
     assert png.exists()
     noise = [ln for ln in out.stderr.splitlines() if "propagateSizeHints" not in ln and ln.strip()]
     assert not [ln for ln in noise if "deleted" in ln or "Traceback" in ln or "Error" in ln], noise
+
+
+def test_shutdown_all_shares_one_deadline_across_runners(qapp):
+    """Closing the window waits msecs in all, not msecs per runner: four runners whose jobs
+    do not return within the budget are given up on after about one budget (each alone
+    would take it all: four budgets one after another)."""
+    import time
+
+    from explorer.workers import shutdown_all
+    gate = threading.Event()
+    runners = [Runner() for _ in range(4)]
+    started = [threading.Event() for _ in runners]
+    for r, s in zip(runners, started):
+        r.submit("stuck", lambda ctx, s=s: (s.set(), gate.wait(20)), lambda r: None)
+    assert all(s.wait(10) for s in started)
+    t0 = time.monotonic()
+    ok = shutdown_all(runners, 400)
+    took = time.monotonic() - t0
+    gate.set()
+    assert ok is False and 0.4 <= took < 1.2   # one after another: >= 1.6 s
+    assert shutdown_all(runners, 10000) is True
