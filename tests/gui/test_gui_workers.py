@@ -142,3 +142,31 @@ def test_shutdown_all_shares_one_deadline_across_runners(qapp):
     gate.set()
     assert ok is False and 0.4 <= took < 1.2   # one after another: >= 1.6 s
     assert shutdown_all(runners, 10000) is True
+
+
+def test_status_bar_shows_the_running_store_job_again_when_a_what_if_ends(window, qtbot):
+    """A store job reports progress, a store-free job (what-if) reports its own and ends: the
+    status bar shows the store job's label and progress again, not the ended job's."""
+    session = window.session
+    gate, started = threading.Event(), threading.Event()
+
+    def load(ctx):
+        ctx.progress(1, 4, "Loading x.jsonl")
+        started.set()
+        gate.wait(20)
+
+    def whatif(ctx):
+        ctx.progress(3, 5, "what-if")
+
+    session.runner.submit("load-x", load, lambda r: None, label="Loading")
+    assert started.wait(10)
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "Loading x.jsonl", timeout=10000)
+    with qtbot.waitSignal(session.compute.idle, timeout=10000):
+        session.compute.submit("whatif", whatif, lambda r: None, label="What-if")
+    bar = window.progress
+    assert window.statusBar().currentMessage() == "Loading x.jsonl"
+    assert (bar.value(), bar.maximum()) == (1, 4) and bar.isVisible()
+    assert window.cancel_button.isVisible()
+    with qtbot.waitSignal(session.runner.idle, timeout=10000):
+        gate.set()
+    assert not bar.isVisible() and window.statusBar().currentMessage() == "Ready"
