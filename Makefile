@@ -11,7 +11,7 @@ setup: $(VENV)/.installed translations
 I18N := resources/i18n
 PO := $(I18N)/zh_CN/LC_MESSAGES/explorer.po
 TS := $(I18N)/trace_explorer_zh_CN.ts
-WIDGET_SOURCES = $(shell find widgets -name '*.py') explorer/app.py explorer/session.py
+WIDGET_SOURCES = $(sort $(shell find widgets -name '*.py')) explorer/app.py explorer/session.py
 
 translations: $(PO:.po=.mo) $(TS:.ts=.qm)
 

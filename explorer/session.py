@@ -169,17 +169,21 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     else:
         out["frame"] = frame
     ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
+    cases = None  # the case rows, fetched on a cursor of their own beside the analyses
+
+    # defined outside the `with` below: pyside6-lupdate loses the class context of every later
+    # self.tr() in this file after a def nested in a `with` (tests/test_i18n.py checks)
+    def on_result(key: str, result) -> None:
+        objects[key], out[key] = result, to_payload(result)
+        if key == "tree":
+            out["cases"] = cases.result()
+            if ctx is not None:
+                ctx.publish((dict(out), ok()))
+
     con = store.cursor()
     try:
         with ThreadPoolExecutor(1, thread_name_prefix="cases") as ex:
             cases = ex.submit(fetch_cases, store, ids, con=con)
-
-            def on_result(key: str, result) -> None:
-                objects[key], out[key] = result, to_payload(result)
-                if key == "tree":
-                    out["cases"] = cases.result()
-                    if ctx is not None:
-                        ctx.publish((dict(out), ok()))
             pipeline.run(store, cohort, params, keys=ANALYSIS_KEYS, cache=cache, threads=2,
                          cancelled=ctx.cancelled if ctx is not None else None,
                          on_result=on_result, frame=frame)

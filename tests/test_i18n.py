@@ -188,3 +188,26 @@ def test_every_widget_string_is_in_the_widget_catalogue():
                 if args[0].value not in done:
                     missing.append(f"{path.relative_to(ROOT)}:{node.lineno}: {args[0].value!r}")
     assert not missing, "\n".join(missing)
+
+
+def test_make_catalogues_leaves_the_widget_catalogue_as_committed(tmp_path):
+    """`make catalogues` re-extracts the widgets' strings with pyside6-lupdate: on the committed
+    sources it must change nothing (no entry lost to a context lupdate cannot read, no
+    reformatting), so running it never drops the Chinese of a string."""
+    import shutil
+    import subprocess
+    import sys
+
+    lupdate = Path(sys.executable).parent / "pyside6-lupdate"
+    if not lupdate.exists():
+        pytest.skip(f"{lupdate} not installed")
+    make = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "WIDGET_SOURCES = $(sort $(shell find widgets -name '*.py')) explorer/app.py " \
+           "explorer/session.py" in make and "-no-obsolete -locations none" in make
+    sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "widgets").rglob("*.py"))
+    out = tmp_path / TS.name
+    shutil.copy(TS, out)
+    subprocess.run([str(lupdate), "-silent", "-no-obsolete", "-locations", "none", *sources,
+                    "explorer/app.py", "explorer/session.py", "-ts", str(out)],
+                   cwd=ROOT, check=True, timeout=120)
+    assert out.read_text(encoding="utf-8") == TS.read_text(encoding="utf-8")
