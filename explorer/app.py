@@ -154,12 +154,10 @@ EXIT_WAIT_MS = 500  # after the window closed (it already waited CLOSE_WAIT_MS):
 
 def shutdown(window, msecs: int = 60000) -> bool:
     """After the event loop: stop every runner of the window for good (cancel, drop queued
-    jobs, wait up to msecs for the running one, disconnect), so no worker thread emits into
-    deleted objects while Python tears the window down. False when a job still runs."""
-    ok = True
-    for runner in window.runners():
-        ok = runner.shutdown(msecs) and ok
-    return ok
+    jobs, wait up to msecs in all for the running ones, disconnect), so no worker thread
+    emits into deleted objects while Python tears the window down. False when a job still runs."""
+    from explorer.workers import shutdown_all
+    return shutdown_all(window.runners(), msecs)
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:

@@ -245,8 +245,9 @@ class Session(QObject):
         super().__init__(parent)
         self.store = store or Store()
         self.runner = Runner(self)            # store jobs: one thread (one DuckDB connection)
-        self.compute = Runner(self, threads=2)  # jobs that read no store (what-if, replay
-        #                                         simulations): never queued behind a store job
+        self.compute = Runner(self)           # jobs that read no store (what-if, replay
+        #  simulations): never queued behind a store job; one thread, as the What-if panel's
+        #  own runner had: beside a store job on 2 cores a second one slowed the what-if down
         self.cluster: str | None = None
         self.control = "same-category"
         self.params: dict[str, dict] = {}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 import traceback
 import warnings
 from typing import Any, Callable
@@ -204,6 +205,22 @@ class Runner(QObject):
         finally:
             if not self._live:
                 self.idle.emit()
+
+
+def shutdown_all(runners: list[Runner], msecs: int) -> bool:
+    """Runner.shutdown of every runner within one budget of msecs in all (the window is
+    closing): every job is made stale and every queue dropped first, then each runner waits
+    for what is left of the one deadline, not msecs each. True when no job is left running."""
+    runners = list(runners)
+    for r in runners:
+        r.cancel()
+        r.pool.clear()
+    deadline = time.monotonic() + max(0, msecs) / 1000
+    ok = True
+    for r in runners:
+        left = max(0, round((deadline - time.monotonic()) * 1000))
+        ok = r.shutdown(left) and ok
+    return ok
 
 
 class PanelJobs(QObject):

@@ -21,6 +21,18 @@ def test_an_interval_of_a_metric_reads_with_its_unit_and_still_never_repeats():
     assert fmt_interval(0.3712, 0.3748, metric="kv_cache_hit_rate") == "0.371 to 0.375"
 
 
+def test_an_interval_of_large_values_gains_decimals():
+    """num writes 100 and more whole ("1,904 ms"): the ends that differ only after the point
+    gain decimals there, not "1,904 ms, narrower than the last digit shown"."""
+    assert fmt_interval(1904.2, 1904.4, metric="e2e_ms") == "1,904.2 ms to 1,904.4 ms"
+    assert fmt_interval(1904.21, 1904.24, metric="e2e_ms") == "1,904.21 ms to 1,904.24 ms"
+    assert fmt_interval(123.41, 123.44, metric="e2e_ms") == "123.41 ms to 123.44 ms"
+    assert fmt_interval(1904.2, 1911.8, metric="e2e_ms") == "1,904 ms to 1,912 ms"  # as before
+    assert fmt_interval(1904.2, 1904.2, metric="e2e_ms") == "1,904 ms, zero width"
+    assert fmt_interval(1904.20001, 1904.20002, metric="e2e_ms") == \
+        "1,904 ms, narrower than the last digit shown"
+
+
 def test_the_whatif_headline_writes_its_interval_by_that_rule():
     from explorer.core import i18n
     from explorer.widgets.painters.whatif import headline

@@ -16,6 +16,7 @@ from explorer.reporting.export import export_report
 from explorer.widgets import palette
 from explorer.widgets.base import copy_mime
 from explorer.widgets.panels import PANELS, SCROLLED, title
+from explorer.workers import shutdown_all
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +152,8 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
         self.cancel_button = QPushButton(self.tr("Cancel"))
-        self.cancel_button.setToolTip(self.tr("Stop the running load or analysis"))
+        self.cancel_button.setToolTip(self.tr("Stop the running jobs: loading, analyses, "
+                                              "what-if and replay"))
         self.cancel_button.clicked.connect(self.session.cancel)
         self.inputs_status = QLabel()
         self.inputs_status.setToolTip(self.tr("Files loaded into this session; the Inputs panel "
@@ -163,6 +165,7 @@ class MainWindow(QMainWindow):
         # deleted, a lambda's would outlive it (a job ending later touched a deleted widget)
         self.session.resultsChanged.connect(self._on_results)
         self.session.resultsChanged.connect(self._front_engine_without_eval)
+        self._runner_shown: dict = {}  # runner -> its last (label, done, total)
         self._set_busy(False)
         for r in self.session.runners():   # every job: loads, analyses, what-if, replay
             r.busy.connect(self._on_busy)
@@ -173,7 +176,14 @@ class MainWindow(QMainWindow):
             self._show_inputs_status(update["inputs"])
 
     def _on_idle(self) -> None:
-        self._set_busy(any(x.pending() for x in self.session.runners()))
+        """A runner went idle: another one still busy shows its own last label and progress
+        again (not the idle one's, e.g. a finished what-if's beside a running load)."""
+        self._runner_shown.pop(self.sender(), None)
+        busy = [r for r in self.session.runners() if r.pending() and r in self._runner_shown]
+        if busy:
+            self._show_busy(*self._runner_shown[busy[-1]])
+        else:
+            self._set_busy(any(x.pending() for x in self.session.runners()))
 
     def _front_engine_without_eval(self, update: dict) -> None:
         """Engine logs / scrapes loaded without an eval: the Engine tab is the one with
@@ -199,6 +209,10 @@ class MainWindow(QMainWindow):
         self.inputs_status.setStyleSheet(f"color: {palette.BAD};" if failed else "")
 
     def _on_busy(self, text: str, done: int, total: int) -> None:
+        self._runner_shown[self.sender()] = (text, done, total)  # each runner's last, for _on_idle
+        self._show_busy(text, done, total)
+
+    def _show_busy(self, text: str, done: int, total: int) -> None:
         self._set_busy(True)
         self.progress.setRange(0, total if total > 0 else 0)
         if total > 0:
@@ -509,15 +523,12 @@ class MainWindow(QMainWindow):
         return self.session.runners()
 
     def stop_workers(self, msecs: int = 5000) -> None:
-        """Cancel every job and wait (bounded) for the running ones to return, so no worker
-        thread outlives the window."""
-        for r in self.runners():
-            r.cancel()
-        for r in self.runners():
-            r.shutdown(msecs)
+        """Cancel every job and wait for the running ones to return, so no worker thread
+        outlives the window: msecs in all, one deadline shared by the runners."""
+        shutdown_all(self.runners(), msecs)
 
 
-CLOSE_WAIT_MS = 1500  # closing the window waits this long for a running job, then exits
+CLOSE_WAIT_MS = 1500  # closing the window waits this long in all for the running jobs, then exits
 
 
 def _one_line(err: BaseException) -> str:

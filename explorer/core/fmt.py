@@ -34,11 +34,13 @@ def _is_rate(metric: str | None) -> bool:
     return bool(metric) and (metric == "kv_cache_hit_rate" or metric.endswith("_rate"))
 
 
-def num(v: Any, metric: str | None = None, digits: int = 3, *, unit: str | None = None) -> str:
+def num(v: Any, metric: str | None = None, digits: int = 3, *, unit: str | None = None,
+        whole_decimals: int = 0) -> str:
     """A value with `digits` significant digits ("0.312", "18.3", "1,904") and its unit: the
     metric's (explorer.core.names.unit), or `unit` when given. A rate metric (…_rate) reads
     with digits - 1 decimals (2 by default); very large or very small magnitudes in
-    scientific notation; MISSING when missing."""
+    scientific notation; MISSING when missing. A magnitude of 100 or more is written whole,
+    with `whole_decimals` decimals (interval's extra digits: "1,904.2")."""
     if is_missing(v):
         return MISSING
     x = float(v)
@@ -49,7 +51,7 @@ def num(v: Any, metric: str | None = None, digits: int = 3, *, unit: str | None 
     else:
         s = f"{x:.{digits}g}"
         if "e" in s or abs(x) >= 100:  # 99.97 with 3 digits is "1e+02": write it whole
-            s = f"{x:,.0f}"
+            s = f"{x:,.{whole_decimals}f}"
     if s.startswith("-") and float(s.replace(",", "")) == 0:
         s = s[1:]  # -0.0001 rounded is "0", not "-0"
     u = unit if unit is not None else (metric_unit(metric) if metric else "")
@@ -149,7 +151,7 @@ def n_cell(row: dict) -> str:
 
 def interval(lo: Any, hi: Any, decimals: int = 2, metric: str | None = None) -> str:
     """An interval "0.36 to 0.38" whose ends never read alike: up to 3 more digits than
-    usual until they differ ("0.371 to 0.375", never "0.37 to 0.37"), else "0.37, zero width"
+    usual (decimals after a value written whole: "1,904.2 ms") until they differ ("0.371 to 0.375", never "0.37 to 0.37"), else "0.37, zero width"
     (equal ends) or "0.37, narrower than the last digit shown"; MISSING when an end is missing.
 
     The ends read with `decimals` decimals, or, with `metric`, as num(v, metric) writes them,
@@ -168,4 +170,6 @@ def interval(lo: Any, hi: Any, decimals: int = 2, metric: str | None = None) -> 
 
 def _end(v: Any, metric: str | None, decimals: int, more: int) -> str:
     """One end of an interval with `more` digits than usual (interval)."""
-    return num(v, metric, digits=3 + more) if metric else f"{float(v):.{decimals + more}f}"
+    if not metric:
+        return f"{float(v):.{decimals + more}f}"
+    return num(v, metric, digits=3 + more, whole_decimals=more)  # 1,904 -> 1,904.2 -> 1,904.23

@@ -663,8 +663,8 @@
         <translation>取消</translation>
     </message>
     <message>
-        <source>Stop the running load or analysis</source>
-        <translation>停止正在进行的加载或分析</translation>
+        <source>Stop the running jobs: loading, analyses, what-if and replay</source>
+        <translation>停止正在运行的任务：加载、分析、反事实推演（what-if）与回放</translation>
     </message>
     <message>
         <source>Files loaded into this session; the Inputs panel (Alt+2) says why a file could not be read</source>

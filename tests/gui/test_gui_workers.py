@@ -121,3 +121,52 @@ def test_screenshot_exits_cleanly(tmp_path):
     assert png.exists()
     noise = [ln for ln in out.stderr.splitlines() if "propagateSizeHints" not in ln and ln.strip()]
     assert not [ln for ln in noise if "deleted" in ln or "Traceback" in ln or "Error" in ln], noise
+
+
+def test_shutdown_all_shares_one_deadline_across_runners(qapp):
+    """Closing the window waits msecs in all, not msecs per runner: four runners whose jobs
+    do not return within the budget are given up on after about one budget (each alone
+    would take it all: four budgets one after another)."""
+    import time
+
+    from explorer.workers import shutdown_all
+    gate = threading.Event()
+    runners = [Runner() for _ in range(4)]
+    started = [threading.Event() for _ in runners]
+    for r, s in zip(runners, started):
+        r.submit("stuck", lambda ctx, s=s: (s.set(), gate.wait(20)), lambda r: None)
+    assert all(s.wait(10) for s in started)
+    t0 = time.monotonic()
+    ok = shutdown_all(runners, 400)
+    took = time.monotonic() - t0
+    gate.set()
+    assert ok is False and 0.4 <= took < 1.2   # one after another: >= 1.6 s
+    assert shutdown_all(runners, 10000) is True
+
+
+def test_status_bar_shows_the_running_store_job_again_when_a_what_if_ends(window, qtbot):
+    """A store job reports progress, a store-free job (what-if) reports its own and ends: the
+    status bar shows the store job's label and progress again, not the ended job's."""
+    session = window.session
+    gate, started = threading.Event(), threading.Event()
+
+    def load(ctx):
+        ctx.progress(1, 4, "Loading x.jsonl")
+        started.set()
+        gate.wait(20)
+
+    def whatif(ctx):
+        ctx.progress(3, 5, "what-if")
+
+    session.runner.submit("load-x", load, lambda r: None, label="Loading")
+    assert started.wait(10)
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "Loading x.jsonl", timeout=10000)
+    with qtbot.waitSignal(session.compute.idle, timeout=10000):
+        session.compute.submit("whatif", whatif, lambda r: None, label="What-if")
+    bar = window.progress
+    assert window.statusBar().currentMessage() == "Loading x.jsonl"
+    assert (bar.value(), bar.maximum()) == (1, 4) and bar.isVisible()
+    assert window.cancel_button.isVisible()
+    with qtbot.waitSignal(session.runner.idle, timeout=10000):
+        gate.set()
+    assert not bar.isVisible() and window.statusBar().currentMessage() == "Ready"
