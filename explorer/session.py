@@ -553,6 +553,10 @@ class Session(QObject):
         for k in sorted(self._missing & self._asked):
             self.ask(k)
 
+    def computing(self, key: str) -> bool:
+        """True while a deferred section asked for (ask) is being computed: its panel says so."""
+        return f"section:{key}" in self.runner.live_keys()
+
     def ask(self, key: str) -> None:
         """A deferred section's panel came on screen (or is read: Copy, a test): compute the
         section for the current cohort in a worker, once, then publish it (and keep it with the

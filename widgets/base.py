@@ -188,8 +188,12 @@ class Panel(QWidget):
             if w is not None and not (w.property("busyOnly") and value is not None):
                 w.setVisible(value is not None)
         if value is None:
-            self.show_message(self._msg.text() if self._stack.currentIndex() == 0 else
-                              self.tr("Nothing to show yet."))
+            computing = getattr(self.session, "computing", None)
+            if self.key and computing is not None and computing(self.key):
+                self.show_message(self.tr("Analysing…"))  # a deferred section, asked for
+            else:
+                self.show_message(self._msg.text() if self._stack.currentIndex() == 0 else
+                                  self.tr("Nothing to show yet."))
             return
         if isinstance(value, Failure):
             self.show_message(value.message, error=not value.nodata)

@@ -860,6 +860,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>当前选择</translation>
     </message>
     <message>
+        <source>Analysing…</source>
+        <translation>正在分析…</translation>
+    </message>
+    <message>
         <source>Nothing to show yet.</source>
         <translation>暂无可显示的内容。</translation>
     </message>

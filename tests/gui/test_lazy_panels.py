@@ -3,6 +3,8 @@ all ten analysis tabs); they paint it when their tab comes to front, or when rea
 (Copy, report pictures) through Panel.ensure_painted."""
 from __future__ import annotations
 
+import threading
+
 from explorer.widgets.base import copy_mime
 
 
@@ -74,10 +76,20 @@ def test_deferred_analyses_run_when_their_tab_is_first_shown_and_once(loaded, qt
     assert s.data["conclusion"] and s.data["versions"]  # what the conclusion reads did run
     calls = []
     orig = session_mod.analyse_section
-    monkeypatch.setattr(session_mod, "analyse_section",
-                        lambda *a, **k: calls.append(a[4]) or orig(*a, **k))
+    gate = threading.Event()  # holds the section's job until the panel's message is read
+
+    def held(*a, **k):
+        calls.append(a[4])
+        assert gate.wait(30)
+        return orig(*a, **k)
+    monkeypatch.setattr(session_mod, "analyse_section", held)
     window.show_panel("sla")
+    try:  # while it computes, the panel says so (not "Nothing loaded yet")
+        qtbot.waitUntil(lambda: window.panels["sla"].message() == "Analysing…", timeout=10000)
+    finally:
+        gate.set()
     qtbot.waitUntil(lambda: s.data["sla"] is not None and s.runner.pending() == 0, timeout=30000)
+    assert window.panels["sla"].message() is None  # the SLA itself, painted
     fresh = pipeline.run(s.store, s.cohort(), {}, keys=("sla",), cache={})["sla"].to_dict()
     assert s.data["sla"] == fresh and calls == ["sla"]
     window.show_panel("comparison")
