@@ -208,13 +208,14 @@ def analyse_section(store: Store, cohort, params: dict, cache: dict, key: str,
     """One section the window deferred (its tab was behind another), computed when asked:
     the same pipeline, cache and parameters as analyse(). Returns (payload, result object)."""
     from explorer.core.analysis import cohort_frame
-    try:
-        frame = cohort_frame(store, cohort)
-    except Exception:  # noqa: BLE001 - the section says why (pipeline.Run.frame)
-        frame = None
+    frame, given = None, {}
+    if key == "heatmap":  # the one that needs the frame after it ran (its cases' cells); SLA
+        try:               # and engine never read it, so the pipeline builds none for them
+            frame = given["frame"] = cohort_frame(store, cohort)
+        except Exception:  # noqa: BLE001 - the section says why (pipeline.Run.frame)
+            given["frame"] = None
     res = pipeline.run(store, cohort, params, keys=(key,), cache=cache,
-                       cancelled=ctx.cancelled if ctx is not None else None,
-                       frame=frame)[key]
+                       cancelled=ctx.cancelled if ctx is not None else None, **given)[key]
     out = {key: to_payload(res)}
     _with_case_cells(out, {key: res}, frame)
     return out[key], res
