@@ -111,11 +111,10 @@ class MainWindow(QMainWindow):
         shown, not at every drop (issue 17, drop to dashboard)."""
         from explorer.core.analysis.pipeline import BY_KEY
         from explorer.session import ANALYSIS_KEYS
-        front = {g[0] for g in (self._centre, self._bottom) if g}
+        behind = self._centre[1:] + self._bottom[1:]  # each group's first tab is in front
         needed = set(BY_KEY["conclusion"].needs) | {"conclusion"}
-        return frozenset(k for k in ANALYSIS_KEYS if k in self.docks and k not in needed
-                         and (self.docks[k] in self._centre[1:] or self.docks[k] in self._bottom[1:])
-                         and self.docks[k] not in front)
+        return frozenset(k for k in ANALYSIS_KEYS
+                         if k in self.docks and k not in needed and self.docks[k] in behind)
 
     def _tabify(self, group: list) -> None:
         """Stack a group of docks as tabs, the first one in front. The bottom group is tabbed
