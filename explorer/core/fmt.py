@@ -151,8 +151,9 @@ def n_cell(row: dict) -> str:
 
 def interval(lo: Any, hi: Any, decimals: int = 2, metric: str | None = None) -> str:
     """An interval "0.36 to 0.38" whose ends never read alike: up to 3 more digits than
-    usual (decimals after a value written whole: "1,904.2 ms") until they differ ("0.371 to 0.375", never "0.37 to 0.37"), else "0.37, zero width"
-    (equal ends) or "0.37, narrower than the last digit shown"; MISSING when an end is missing.
+    usual (decimals after a value written whole: "1,904.2 ms") until they differ ("0.371 to
+    0.375", never "0.37 to 0.37"), else "0.37, zero width" (equal ends) or "0.37, narrower
+    than the last digit shown"; MISSING when an end is missing.
 
     The ends read with `decimals` decimals, or, with `metric`, as num(v, metric) writes them,
     unit included ("18.3 ms to 19.1 ms"; a rate metric with 2 decimals)."""
