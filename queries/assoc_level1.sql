@@ -5,9 +5,12 @@
 --          normal). Candidates that contradict the case are dropped: another run than
 --          the case's run_hint, another model (where both are known; one name containing the
 --          other counts as the same), another prompt hash (where the pair compares hashes).
---          n_cand > 1 means the id is ambiguous (e.g. the same id in two runs).
+--          n_cand > 1 means the id is ambiguous (e.g. the same id in two runs). Without
+--          normalised keys (assoc_request_keys with $norm = false) the rows of a case with an
+--          exact candidate are final; the other cases need the normalised keys.
 -- Params:  none
--- Returns: (creates) _assoc_l1(ck, rk, eval_id, run_id, n_cand BIGINT)
+-- Returns: (creates) _assoc_l1(ck, rk, eval_id, run_id, exact BOOLEAN, n_cand BIGINT);
+--          exact: the case's request_id is the request's id as stored
 CREATE OR REPLACE TEMP TABLE _assoc_l1 AS
 WITH rid AS (
     -- the ids each staged request is found under (_assoc_keys.id)
@@ -38,5 +41,5 @@ WITH rid AS (
 ), best AS (
     SELECT ck, bool_or(exact) AS bx FROM f GROUP BY ck
 )
-SELECT f.ck, f.rk, f.eval_id, f.run_id, count(*) OVER (PARTITION BY f.ck) AS n_cand
+SELECT f.ck, f.rk, f.eval_id, f.run_id, f.exact, count(*) OVER (PARTITION BY f.ck) AS n_cand
 FROM f JOIN best b ON b.ck = f.ck AND f.exact = b.bx

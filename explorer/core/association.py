@@ -228,13 +228,44 @@ def _all_bound_by_id(con) -> bool:
                            "USING (ck))").fetchall()[0][0]
 
 
-STAGES = ("assoc_cases", "assoc_runs", "assoc_request_keys", "assoc_requests", "assoc_pairs",
-          "assoc_level1")  # then assoc_fuzzy, assoc_ambiguous, assoc_write_links
 # The first pass stages only the requests an id can name ($all = false): when the ids bind
 # every case (an eval replayed against its own trace) the fuzzy levels never run and the other
 # requests are never copied (1M requests: 0.35 s of CPU and every later join over them).
 # Otherwise these stages run again over every request ($all = true) before assoc_fuzzy.
 FUZZY_RESTAGE = ("assoc_requests", "assoc_level1")
+# A case with an id that no request stores as it is (its match can only be normalised)
+_ID_NOT_STORED = ("SELECT count(*) AS n FROM _assoc_cases c ANTI JOIN _assoc_keys k "
+                  "ON k.id = c.request_id WHERE c.request_id IS NOT NULL")
+# A case with an id and no exact candidate left (assoc_level1 dropped every request storing it)
+_NO_EXACT_LEFT = ("SELECT count(*) AS n FROM _assoc_cases c ANTI JOIN "
+                  "(SELECT ck FROM _assoc_l1 WHERE exact) l USING (ck) "
+                  "WHERE c.request_id IS NOT NULL")
+
+
+def stage_level1(run, count, params: dict) -> None:
+    """Stage the cases, runs, keys, requests and (eval, run) pairs and the level-1 candidates
+    (_assoc_l1), the way bind_cases and the warehouse's bind_in_engine both do.
+
+    run(name, params) creates the temp table of queries/<name>.sql; count(sql) -> the number
+    a `SELECT count(*) AS n ...` returns. An exact id beats a normalised one (assoc_level1),
+    so the keys are first the ids as stored ($norm = false): while every case's id names a
+    request and some of those requests survive level 1's checks, no request id is normalised
+    (at 10M requests that lower / trim / prefix strip cost 3.3 s of CPU). A case left without
+    an exact candidate brings in the normalised keys, and level 1 runs on them from the start
+    (then _assoc_l1 is what one pass over all the keys gives).
+    """
+    run("assoc_cases", params)
+    run("assoc_runs", params)
+    run("assoc_request_keys", {**params, "norm": False})
+    norm = bool(count(_ID_NOT_STORED))
+    if norm:  # a case's id is no request's stored id: normalised keys before staging
+        run("assoc_request_keys", {**params, "norm": True})
+    for name in ("assoc_requests", "assoc_pairs", "assoc_level1"):
+        run(name, params)
+    if not norm and count(_NO_EXACT_LEFT):  # each request storing a case's id contradicts it
+        run("assoc_request_keys", {**params, "norm": True})
+        for name in ("assoc_requests", "assoc_level1"):
+            run(name, params)
 
 
 def binding_params(tol: Tolerances) -> dict:
@@ -243,7 +274,7 @@ def binding_params(tol: Tolerances) -> dict:
             "bucket_s": max(2.0 * float(tol.window_s), 1.0),
             "margin_s": float(tol.time_base_margin_s),
             "l3_hash": bool(tol.level3_hash), "l3_time": bool(tol.level3_time),
-            "max_fanout": MAX_FANOUT, "all": False}
+            "max_fanout": MAX_FANOUT, "all": False, "norm": False}
 
 
 def _staged_every_request(con) -> bool:
@@ -265,8 +296,8 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     params = binding_params(tol)
     con = store.cursor()
     try:
-        for name in STAGES:
-            _run(con, name, params)
+        stage_level1(lambda name, p: _run(con, name, p),
+                     lambda sql: con.execute(sql).fetchall()[0][0], params)
         if _all_bound_by_id(con):  # nothing left to match: no fuzzy pass over the requests
             con.execute(_EMPTY_FUZZY)
         else:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ..association import (_TEMP_TABLES, AMBIGUOUS_KEY, FUZZY_RESTAGE, SETTING_KEY, STAGES,
+from ..association import (_TEMP_TABLES, AMBIGUOUS_KEY, FUZZY_RESTAGE, SETTING_KEY,
                            AssociationResult, binding_params, binding_rates, overall_rate,
-                           stored_tolerances)
+                           stage_level1, stored_tolerances)
 from ..sqlutil import load_query
 
 _CREATE = re.compile(r"^CREATE OR REPLACE TEMP TABLE (\w+) AS\s*$", re.M)
@@ -29,8 +29,8 @@ def bind_in_engine(store, tol=None) -> AssociationResult:
     tol = tol or stored_tolerances(local)
     params = binding_params(tol)
     try:
-        for name in STAGES:
-            _stage(src, name, params)
+        stage_level1(lambda name, p: _stage(src, name, p),
+                     lambda sql: int(src.fetch(sql)["n"].iloc[0]), params)
         left = src.fetch("SELECT count(*) AS n FROM _assoc_cases c ANTI JOIN _assoc_l1 l USING (ck)")
         if int(left["n"].iloc[0]):
             for name in FUZZY_RESTAGE:  # the first pass staged only the requests ids name
