@@ -13,9 +13,9 @@ SELECT row_number() OVER () AS rk, r.run_id, r.request_id, r.prompt_hash, r.prom
        r.arrival_s,
        r.arrival_s + coalesce(greatest(r.e2e_ms, 0), 0) / 1000.0 AS end_s,
        -- the same list as assoc_request_keys.sql reads
-       CASE WHEN r.extra IS NOT NULL AND (r.extra LIKE '%request_id%'
-                                          OR r.extra LIKE '%request.id%'
-                                          OR r.extra LIKE '%request-id%')
+       CASE WHEN r.extra LIKE '%request%' AND (r.extra LIKE '%request_id%'
+                                               OR r.extra LIKE '%request.id%'
+                                               OR r.extra LIKE '%request-id%')
             THEN list_filter([json_extract_string(r.extra, '$.x_request_id'),
                               json_extract_string(r.extra, '$."x-request-id"'),
                               json_extract_string(r.extra, '$."gen_ai.request.id"'),
@@ -24,5 +24,5 @@ SELECT row_number() OVER () AS rk, r.run_id, r.request_id, r.prompt_hash, r.prom
 FROM requests r
 WHERE $all
    OR r.request_id IN (SELECT id FROM _assoc_keys)
-   OR (r.extra IS NOT NULL AND (r.extra LIKE '%request_id%' OR r.extra LIKE '%request.id%'
-                                OR r.extra LIKE '%request-id%'))
+   OR (r.extra LIKE '%request%' AND (r.extra LIKE '%request_id%' OR r.extra LIKE '%request.id%'
+                                     OR r.extra LIKE '%request-id%'))

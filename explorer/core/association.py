@@ -242,9 +242,10 @@ _NO_EXACT_LEFT = ("SELECT count(*) AS n FROM _assoc_cases c ANTI JOIN "
                   "WHERE c.request_id IS NOT NULL")
 
 
-def stage_level1(run, count, params: dict) -> None:
+def stage_level1(run, count, params: dict) -> dict:
     """Stage the cases, runs, keys, requests and (eval, run) pairs and the level-1 candidates
-    (_assoc_l1), the way bind_cases and the warehouse's bind_in_engine both do.
+    (_assoc_l1), the way bind_cases and the warehouse's bind_in_engine both do; returns the
+    params to run FUZZY_RESTAGE with.
 
     run(name, params) creates the temp table of queries/<name>.sql; count(sql) -> the number
     a `SELECT count(*) AS n ...` returns. An exact id beats a normalised one (assoc_level1),
@@ -256,16 +257,18 @@ def stage_level1(run, count, params: dict) -> None:
     """
     run("assoc_cases", params)
     run("assoc_runs", params)
-    run("assoc_request_keys", {**params, "norm": False})
-    norm = bool(count(_ID_NOT_STORED))
-    if norm:  # a case's id is no request's stored id: normalised keys before staging
-        run("assoc_request_keys", {**params, "norm": True})
+    p = {**params, "norm": False}
+    run("assoc_request_keys", p)
+    if count(_ID_NOT_STORED):  # an id no request stores: normalise before staging
+        p = {**params, "norm": True}
+        run("assoc_request_keys", p)
     for name in ("assoc_requests", "assoc_pairs", "assoc_level1"):
-        run(name, params)
-    if not norm and count(_NO_EXACT_LEFT):  # each request storing a case's id contradicts it
-        run("assoc_request_keys", {**params, "norm": True})
-        for name in ("assoc_requests", "assoc_level1"):
-            run(name, params)
+        run(name, p)
+    if not p["norm"] and count(_NO_EXACT_LEFT):  # each request storing a case's id contradicts it
+        p = {**params, "norm": True}
+        for name in ("assoc_request_keys", "assoc_requests", "assoc_level1"):
+            run(name, p)
+    return p
 
 
 def binding_params(tol: Tolerances) -> dict:
@@ -296,8 +299,8 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
     params = binding_params(tol)
     con = store.cursor()
     try:
-        stage_level1(lambda name, p: _run(con, name, p),
-                     lambda sql: con.execute(sql).fetchall()[0][0], params)
+        params = stage_level1(lambda name, p: _run(con, name, p),
+                              lambda sql: con.execute(sql).fetchall()[0][0], params)
         if _all_bound_by_id(con):  # nothing left to match: no fuzzy pass over the requests
             con.execute(_EMPTY_FUZZY)
         else:

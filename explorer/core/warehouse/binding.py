@@ -29,8 +29,8 @@ def bind_in_engine(store, tol=None) -> AssociationResult:
     tol = tol or stored_tolerances(local)
     params = binding_params(tol)
     try:
-        stage_level1(lambda name, p: _stage(src, name, p),
-                     lambda sql: int(src.fetch(sql)["n"].iloc[0]), params)
+        params = stage_level1(lambda name, p: _stage(src, name, p),
+                              lambda sql: int(src.fetch(sql)["n"].iloc[0]), params)
         left = src.fetch("SELECT count(*) AS n FROM _assoc_cases c ANTI JOIN _assoc_l1 l USING (ck)")
         if int(left["n"].iloc[0]):
             for name in FUZZY_RESTAGE:  # the first pass staged only the requests ids name
