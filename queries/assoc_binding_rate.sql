@@ -1,8 +1,12 @@
--- Purpose: how many cases are bound to a request, per badcase cluster (the numbers behind
---          "21/23 (91%)"). A case counts once, at its best (lowest) level.
--- Params:  $badcases_only BOOLEAN (true: only cases with correct = false)
--- Returns: cluster (NULL = no cluster), total, bound, level1, level2, level3
+-- Purpose: how many cases are bound to a request, per badcase cluster and correctness (the
+--          numbers behind "21/23 (91%)"; association.binding_rates adds the rows it needs, so
+--          bind_cases reads the rates of all cases and of the badcases in one pass). A case
+--          counts once, at its best (lowest) level.
+-- Params:  none
+-- Returns: cluster (NULL = no cluster), bad (correct = false), total, bound, level1, level2,
+--          level3
 SELECT c.cluster,
+       c.correct IS false AS bad,
        count(*) AS total,
        count(l.level) AS bound,
        count(*) FILTER (WHERE l.level = 1) AS level1,
@@ -10,6 +14,5 @@ SELECT c.cluster,
        count(*) FILTER (WHERE l.level = 3) AS level3
 FROM cases c
 LEFT JOIN case_best_link l USING (case_id)
-WHERE NOT $badcases_only OR c.correct IS false
-GROUP BY c.cluster
-ORDER BY c.cluster NULLS LAST
+GROUP BY ALL
+ORDER BY c.cluster NULLS LAST, bad

@@ -166,3 +166,25 @@ def test_a_case_id_no_request_stores_needs_the_normalised_ids(keys_passes):
     bind_cases(s)
     assert _links(s) == {"e:1": ("r", "cmpl-00042", 1), "e:2": ("r", "k", 1)}
     assert keys_passes == [False, True]
+
+
+def test_rates_of_all_cases_and_of_badcases_per_cluster():
+    """Badcases k1 (bound) and k2 (unbound) in cluster k, badcase n1 (bound) in no cluster,
+    correct case ok (bound): 3/4 bound overall; per cluster of badcases only k, 1/2 (a
+    badcase without a cluster is no cluster's); binding_rates over all cases counts ok under
+    no cluster."""
+    from explorer.core.association import binding_rates, overall_rate
+    s = _store({"r": None}, [{"run_id": "r", "request_id": f"q{i}"} for i in range(3)],
+               [{"case_id": "k1", "request_id": "q0", "cluster": "k"},
+                {"case_id": "k2", "request_id": "gone", "cluster": "k"},
+                {"case_id": "n1", "request_id": "q1"}])
+    s.append("cases", pd.DataFrame([{"case_id": "ok", "eval_id": "e", "correct": True,
+                                     "request_id": "q2"}]))
+    r = bind_cases(s)
+    assert (r.bound, r.total, r.per_level) == (3, 4, {1: 3, 2: 0, 3: 0})
+    assert {k: v.label() for k, v in r.per_cluster.items()} == {"k": "1/2 (50%)"}
+    assert {k: (v.bound, v.total) for k, v in binding_rates(s, False).items()} == \
+        {"k": (1, 2), None: (2, 2)}
+    assert {k: (v.bound, v.total) for k, v in binding_rates(s).items()} == \
+        {"k": (1, 2), None: (1, 1)}
+    assert (overall_rate(s, badcases_only=True).bound, overall_rate(s, True).total) == (2, 3)

@@ -192,29 +192,45 @@ def stored_tolerances(store) -> Tolerances:
     return Tolerances.from_dict(store.get_setting(SETTING_KEY))
 
 
+def _rate_rows(con) -> list[tuple]:
+    """(cluster, bad, total, bound, level1, level2, level3) per cluster and correctness, from
+    the current case_links (queries/assoc_binding_rate.sql)."""
+    return _run(con, "assoc_binding_rate").fetchall()
+
+
+def _rates(rows, badcases_only: bool) -> dict[str | None, BindingRate]:
+    """cluster -> BindingRate over the rows of _rate_rows (only the badcases' rows with
+    badcases_only); clusters in the rows' order."""
+    sums: dict = {}
+    for cluster, bad, *counts in rows:
+        if bad or not badcases_only:
+            sums[cluster] = [a + int(b) for a, b in zip(sums.get(cluster, [0] * 5), counts)]
+    return {k: BindingRate(total=t, bound=b, per_level={1: l1, 2: l2, 3: l3})
+            for k, (t, b, l1, l2, l3) in sums.items()}
+
+
+def _overall(rates: dict) -> BindingRate:
+    lv = {k: sum(r.per_level[k] for r in rates.values()) for k in (1, 2, 3)}
+    return BindingRate(sum(r.bound for r in rates.values()),
+                       sum(r.total for r in rates.values()), lv)
+
+
 def binding_rates(store, badcases_only: bool = True, con=None) -> dict[str | None, BindingRate]:
     """cluster -> BindingRate from the current case_links (queries/assoc_binding_rate.sql).
     With badcases_only (default) only cases with correct = false count."""
     own = con is None
     con = store.cursor() if own else con
     try:
-        df = _run(con, "assoc_binding_rate", {"badcases_only": badcases_only}).df()
+        rows = _rate_rows(con)
     finally:
         if own:
             con.close()
-    out = {}
-    for r in df.itertuples(index=False):
-        out[r.cluster] = BindingRate(int(r.bound), int(r.total),
-                                     {1: int(r.level1), 2: int(r.level2), 3: int(r.level3)})
-    return out
+    return _rates(rows, badcases_only)
 
 
 def overall_rate(store, badcases_only: bool = False, con=None) -> BindingRate:
     """One BindingRate over all cases (or all badcases)."""
-    rates = binding_rates(store, badcases_only, con)
-    lv = {k: sum(r.per_level[k] for r in rates.values()) for k in (1, 2, 3)}
-    return BindingRate(sum(r.bound for r in rates.values()),
-                       sum(r.total for r in rates.values()), lv)
+    return _overall(binding_rates(store, badcases_only, con))
 
 
 # assoc_fuzzy's result when no case is left for it (its columns and types)
@@ -319,8 +335,9 @@ def bind_cases(store, tol: Tolerances | None = None) -> AssociationResult:
             raise
         amb = sorted(set(ambiguous["case_id"].tolist()))
         detail = _ambiguous_detail(con, ambiguous)
-        total = overall_rate(store, badcases_only=False, con=con)
-        per_cluster = {k: v for k, v in binding_rates(store, True, con).items() if k is not None}
+        rows = _rate_rows(con)  # one pass for both (two passes: 0.5 s CPU at 1M cases)
+        total = _overall(_rates(rows, badcases_only=False))
+        per_cluster = {k: v for k, v in _rates(rows, badcases_only=True).items() if k is not None}
         _save_setting(con, SETTING_KEY, tol.to_dict())
         _save_setting(con, AMBIGUOUS_KEY, amb)
         _save_setting(con, AMBIGUOUS_DETAIL_KEY, detail)
