@@ -159,8 +159,8 @@ def test_a_case_id_no_request_stores_needs_the_normalised_ids(keys_passes):
     '00042-0' is under 18 characters, so its '-0' is kept and it does not match; 'cmpl-00042'
     does. Case 'k' is stored as it is."""
     s = _store({"r": None},
-               [{"run_id": "r", "request_id": "00042-0"}, {"run_id": "r", "request_id": "cmpl-00042"},
-                {"run_id": "r", "request_id": "k"}],
+               [{"run_id": "r", "request_id": "00042-0"},
+                {"run_id": "r", "request_id": "cmpl-00042"}, {"run_id": "r", "request_id": "k"}],
                [{"case_id": "e:1", "request_id": "CHATCMPL-00042"},
                 {"case_id": "e:2", "request_id": "k"}])
     bind_cases(s)
