@@ -445,12 +445,15 @@ def case_request(store, case_id: str, con=None) -> tuple[str, str] | None:
 
 
 # -- picking requests for compare and the report ------------------------------------------------
-def _bound(frame: pd.DataFrame, grp: str) -> pd.DataFrame:
+def _bound(frame: pd.DataFrame, grp: str, metrics=()) -> pd.DataFrame:
+    """The bound rows of group `grp`, one per request: run_id, request_id and those of
+    `metrics` the frame has (only those columns: no row copy of the whole cohort frame)."""
     need = {"grp", "run_id", "request_id"}
     if not need <= set(frame.columns):
         raise ValueError(f"cohort frame lacks columns {sorted(need - set(frame.columns))}")
-    f = frame[(frame["grp"] == grp) & frame["run_id"].notna() & frame["request_id"].notna()]
-    return f.drop_duplicates(["run_id", "request_id"])
+    keep = ((frame["grp"] == grp) & frame["run_id"].notna() & frame["request_id"].notna())
+    cols = ["run_id", "request_id"] + [m for m in metrics if m in frame.columns]
+    return frame.loc[keep.to_numpy(), cols].drop_duplicates(["run_id", "request_id"])
 
 
 def typical_control_request(store, cohort_frame: pd.DataFrame) -> tuple[str, str]:
@@ -460,7 +463,8 @@ def typical_control_request(store, cohort_frame: pd.DataFrame) -> tuple[str, str
     cohort_frame: explorer.core.analysis.cohort_frame(store, cohort) (columns grp, run_id,
     request_id, tpot_ms, ...); TPOT missing from the frame is read from the store.
     Raises NoData when no bound control request has a TPOT."""
-    ctl = _with_metric(store, _bound(cohort_frame, "control"), "tpot_ms").dropna(subset=["tpot_ms"])
+    ctl = _with_metric(store, _bound(cohort_frame, "control", ("tpot_ms",)),
+                       "tpot_ms").dropna(subset=["tpot_ms"])
     if ctl.empty:
         raise NoData(_("no bound control request with a TPOT to compare with"))
     med = float(np.median(ctl["tpot_ms"].to_numpy(dtype=float)))
@@ -478,9 +482,10 @@ def worst_badcase(cohort_frame: pd.DataFrame) -> tuple[str, str]:
     over one or two gaps is not comparable; unknown token counts are kept), (3) longest E2E,
     (4) longest TTFT; missing values rank last, ties by run_id, request_id.
     Raises NoData when no badcase is bound to a request with any of those metrics."""
-    b = _bound(cohort_frame, "bad").copy()
+    ranks = ("num_preemptions", "tpot_ms", "e2e_ms", "ttft_ms")
+    b = _bound(cohort_frame, "bad", ranks + ("completion_tokens",))
     keys = []
-    for col in ("num_preemptions", "tpot_ms", "e2e_ms", "ttft_ms"):
+    for col in ranks:
         if col not in b.columns:
             continue
         v = pd.to_numeric(b[col], errors="coerce")

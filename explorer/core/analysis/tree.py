@@ -113,7 +113,9 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
     p = {**DEFAULTS, **(params or {})}
     if frame is None:
         frame = cohort_frame(store, cohort)
-    bound = frame[frame["request_id"].notna()]
+    # the bound rows of the columns read (features and badcase), not of the whole frame
+    cols = list(dict.fromkeys([f for f in p["features"] if f in frame] + ["badcase"]))
+    bound = frame.loc[frame["request_id"].notna().to_numpy(), cols]
     if bound.empty:
         raise NoData(_("no case of the cohort is bound to a trace request, so there are no "
                      "engine metrics to split on"))
