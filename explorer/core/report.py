@@ -120,7 +120,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                  whatif: Any = None,
                  progress: Callable[[int, int, str], None] | None = None,
                  cancelled: Callable[[], bool] | None = None, *,
-                 cached: bool = True) -> ReportBuild:
+                 cached: bool = True, whole_frame: bool = True) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
     Every section is analysis.pipeline's (SECTIONS, in the JSON's order); this adds the meta.
@@ -130,17 +130,22 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     result (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done,
     total, section) is called before each section, then with "done". Raises errors.Cancelled
     when cancelled. cached=False: the cohort's rows come straight from SQL instead of the
-    cached view of every case (one-off reports: no frame of every case is built)."""
-    try:
-        frame = cohort_frame(store, cohort, cached=cached)
-    except TraceExplorerError:
-        frame = None
+    cached view of every case (one-off reports: no frame of every case is built).
+    whole_frame=False: the frame (ReportBuild.frame) holds only the columns the sections read
+    (pipeline.frame_columns; every column when a what-if is computed), for a caller that draws
+    nothing from it (json / md)."""
     params = dict(params or {})
     wanted = set(params.get("sections", SECTIONS))
     params["whatif"] = whatif
+    keys = [k for k in REPORT_KEYS if k not in SECTIONS or k in wanted]
+    columns = None if whole_frame else pipeline.frame_columns(params, keys)
+    try:
+        frame = cohort_frame(store, cohort, cached=cached,
+                             columns=None if columns is None else columns + ("run_id",))  # _scope
+    except TraceExplorerError:
+        frame = None
     results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
-                           frame=frame, keys=[k for k in REPORT_KEYS if k not in SECTIONS
-                                              or k in wanted])
+                           frame=frame, keys=keys)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
     remote = getattr(store, "remote", False)
     sim = _simulated(store)
@@ -358,7 +363,8 @@ def write_report(store, cohort: Cohort, out_dir: str | Path,
     Raises ValueError / FormatUnavailable (checked before any work), OSError when out_dir
     cannot be written."""
     formats = check_formats(formats)
-    build = build_report(store, cohort, params, whatif, progress, cancelled, cached=cached)
+    build = build_report(store, cohort, params, whatif, progress, cancelled, cached=cached,
+                         whole_frame=any(f not in WRITERS for f in formats))
     return write_build(build, out_dir, formats, store=store, cohort=cohort)
 
 

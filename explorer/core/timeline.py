@@ -445,6 +445,12 @@ def case_request(store, case_id: str, con=None) -> tuple[str, str] | None:
 
 
 # -- picking requests for compare and the report ------------------------------------------------
+# worst_badcase's ranking, and the cohort-frame columns it reads (the output tokens qualify a
+# TPOT).
+WORST_RANKS = ("num_preemptions", "tpot_ms", "e2e_ms", "ttft_ms")
+WORST_COLUMNS = ("grp", "run_id", "request_id") + WORST_RANKS + ("completion_tokens",)
+
+
 def _bound(frame: pd.DataFrame, grp: str, metrics=()) -> pd.DataFrame:
     """The bound rows of group `grp`, one per request: run_id, request_id and those of
     `metrics` the frame has (only those columns: no row copy of the whole cohort frame)."""
@@ -482,10 +488,9 @@ def worst_badcase(cohort_frame: pd.DataFrame) -> tuple[str, str]:
     over one or two gaps is not comparable; unknown token counts are kept), (3) longest E2E,
     (4) longest TTFT; missing values rank last, ties by run_id, request_id.
     Raises NoData when no badcase is bound to a request with any of those metrics."""
-    ranks = ("num_preemptions", "tpot_ms", "e2e_ms", "ttft_ms")
-    b = _bound(cohort_frame, "bad", ranks + ("completion_tokens",))
+    b = _bound(cohort_frame, "bad", WORST_RANKS + ("completion_tokens",))
     keys = []
-    for col in ranks:
+    for col in WORST_RANKS:
         if col not in b.columns:
             continue
         v = pd.to_numeric(b[col], errors="coerce")

@@ -82,11 +82,12 @@ def cohort_sql(cohort: Cohort) -> tuple[str, dict]:
     return sql, params
 
 
-def _frame_select(sql: str) -> str:
-    """SELECT of FRAME_COLUMNS (metrics cast to DOUBLE, badcase to INTEGER) over `sql`, in
-    frame order (badcases first, then control, each by case_id)."""
+def _frame_select(sql: str, columns=FRAME_COLUMNS) -> str:
+    """SELECT of `columns` (FRAME_COLUMNS or some of them, in their order; metrics cast to
+    DOUBLE, badcase to INTEGER) over `sql`, in frame order (badcases first, then control,
+    each by case_id)."""
     cols = []
-    for c in FRAME_COLUMNS:
+    for c in columns:
         if c in ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS + EXTRA_METRICS + TEXT_METRICS + ("level",):
             cols.append(f"CAST({c} AS DOUBLE) AS {c}")
         elif c == "badcase":
@@ -243,7 +244,8 @@ def _select_rows(view: pd.DataFrame, mask: np.ndarray, selection: Predicate) -> 
     return out
 
 
-def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.DataFrame:
+def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True,
+                 columns=None) -> pd.DataFrame:
     """One row per case of the cohort, badcases first then control, each sorted by case_id.
 
     Columns: case_id, grp ('bad' | 'control'), badcase (int 0/1), category, cluster, run_id,
@@ -257,14 +259,26 @@ def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.
     cached=True (default) filters the per-store cached case view (case_view_frame), evaluating
     a selection with DuckDB over the filtered rows; cached=False (or a selection naming a
     case-view column the frame lacks) runs the cohort SQL (cohort_sql). Both give the same
-    frame."""
+    frame.
+
+    columns: the columns wanted (None = all): the SQL path then fetches only those of
+    FRAME_COLUMNS, plus case_id and badcase, in FRAME_COLUMNS order (a report whose sections
+    read 26 of the 33 columns scans 5 fewer request columns at 10M requests); the cached path
+    returns every column (its view holds them anyway). Raises ValueError for a name that is no
+    frame column."""
+    if columns is not None:
+        unknown = sorted(set(columns) - set(FRAME_COLUMNS))
+        if unknown:
+            raise ValueError(f"not cohort frame columns: {', '.join(unknown)}")
+        wanted = set(columns) | {"case_id", "badcase"}
+        columns = tuple(c for c in FRAME_COLUMNS if c in wanted)
     if cached and not getattr(store, "remote", False):  # a warehouse: only the cohort's rows
         view, empty = case_view_frame(store, con)
         mask = _cohort_mask(view, cohort)
         if cohort.selection is not None and mask.any():
             picked = _select_rows(view, mask, cohort.selection)
             if picked is None:  # names a case-view column the frame lacks: the SQL path
-                return cohort_frame(store, cohort, con, cached=False)
+                return cohort_frame(store, cohort, con, cached=False, columns=columns)
             mask = picked
         if not mask.any():
             return empty.copy()
@@ -276,7 +290,8 @@ def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True) -> pd.
                 df[c] = pd.Series([None] * len(df), dtype=object)
         return df
     sql, params = cohort_sql(cohort)
-    df = arrow_frame((con or store.con).sql(_frame_select(sql), params=params))
+    df = arrow_frame((con or store.con).sql(_frame_select(sql, columns or FRAME_COLUMNS),
+                                            params=params))
     df["badcase"] = df["badcase"].astype(int)
     return df
 
@@ -291,6 +306,10 @@ def scalar(con, sql: str, params=None):
 def bound_mask(frame: pd.DataFrame) -> pd.Series:
     """Rows bound to a request."""
     return frame["request_id"].notna()
+
+
+# The cohort-frame columns summarize_cohort reads.
+SUMMARY_COLUMNS = ("case_id", "badcase", "category", "run_id", "request_id", "level")
 
 
 def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,

@@ -225,6 +225,16 @@ def _categorical_row(name: str, frame: pd.DataFrame) -> MetricRow | None:
                      n_control=nc, odds_ratio=orr, test="fisher-exact", reason=reason)
 
 
+def frame_columns(params: dict | None = None) -> tuple[str, ...]:
+    """The cohort-frame columns compare_metrics reads with `params`: badcase, the metrics (and
+    the text lengths that stand in for missing token counts), the categorical signals' columns
+    and the strata keys."""
+    from .strata import STRATA_KEYS
+    p = {**DEFAULTS, **(params or {})}
+    return ("badcase", *p["metrics"], *TEXT_METRICS, "request_id", "finish_reason", "error",
+            "num_preemptions", *STRATA_KEYS)
+
+
 def compare_metrics(store, cohort: Cohort, params: dict | None = None,
                     frame: pd.DataFrame | None = None) -> Comparison:
     """Badcase vs control per metric (see the module doc for every formula).

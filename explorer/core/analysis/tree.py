@@ -99,6 +99,12 @@ def _varies(col: pd.Series) -> bool:
     return bool(len(v)) and bool(v.min() < v.max())
 
 
+def frame_columns(params: dict | None = None) -> tuple[str, ...]:
+    """The cohort-frame columns fit_tree reads with `params`: badcase, request_id, the
+    features."""
+    return ("badcase", "request_id", *{**DEFAULTS, **(params or {})}["features"])
+
+
 def fit_tree(store, cohort: Cohort, params: dict | None = None,
              frame: pd.DataFrame | None = None) -> TreeResult:
     """Fit the tree and read it (see the module doc).
