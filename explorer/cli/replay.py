@@ -43,7 +43,7 @@ from pathlib import Path
 from ..core.errors import InputError, NoData
 from ..core.replay.compare import NO_PREFIX, calibration_lines, hit_rate_lines
 from ..core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 
 
 def _blocks(text: str) -> int | str:
@@ -129,8 +129,9 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
                 warnings.append(r if r.startswith(str(path)) else
                                 f"{path}:{m.group(1)}: {r[m.end():]}" if m else f"{path}: {r}")
             if rep.rows_skipped > len(rep.skipped_reasons):
-                warnings.append(f"{path}: {rep.rows_skipped - len(rep.skipped_reasons)} more "
-                                "row(s) skipped")
+                more = rep.rows_skipped - len(rep.skipped_reasons)
+                warnings.append(f"{path}: " + ngettext("{n} more row skipped",
+                                                       "{n} more rows skipped", more).format(n=more))
         trace = requests_from_store(store, rep.run_ids[0])
         cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit)
         if "ttft_ms" not in cal.after and "tpot_ms" not in cal.after:
@@ -175,8 +176,10 @@ def run(args) -> int:
     for w in warnings[:MAX_WARNINGS]:
         print(_("trace-explorer replay: warning: {w} (skipped)").format(w=w), file=sys.stderr)
     if len(warnings) > MAX_WARNINGS:
-        print(_("trace-explorer replay: warning: {x} more bad "
-              "line(s) skipped").format(x=len(warnings) - MAX_WARNINGS), file=sys.stderr)
+        x = len(warnings) - MAX_WARNINGS
+        print(ngettext("trace-explorer replay: warning: {x} more bad line skipped",
+                       "trace-explorer replay: warning: {x} more bad lines skipped", x).format(x=x),
+              file=sys.stderr)
     timing = ("default (SGLang bench_one_batch): " + note.replace("not calibrated: ", "")
               if cal is None else cal.step_time())
     replicas = 1
@@ -222,7 +225,8 @@ def _print_text(path, cfg, s: dict, res, warnings: list, dropped: dict, cal, not
     n_drop = sum(dropped.values())
     print(_("{path}: {n} requests replayed").format(path=path, n=s["requests"])
           + (_(" of {total}").format(total=s["requests"] + n_drop) if n_drop else "") + f" ({cfg.label()})"
-          + (_(", {n} bad line(s) skipped").format(n=len(warnings)) if warnings else ""))
+          + (ngettext(", {n} bad line skipped", ", {n} bad lines skipped",
+                      len(warnings)).format(n=len(warnings)) if warnings else ""))
     for why, k in dropped.items():
         print(_("  dropped {x}: {why}").format(x=k, why=why))
     if cal is not None and cal.warning:
