@@ -105,11 +105,15 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
     ids = list(case_ids or [])[:limit]
     if not ids:
         return pd.DataFrame(columns=cols + ["ambiguous"])
+    # the best links of these cases only: joined to the whole view, DuckDB grouped every
+    # link of the store per call (41 vs 69 ms for 5,000 of 100k cases at 1M requests)
     df = (con or store.con).execute(
-        "SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
+        "WITH k AS (SELECT unnest(?::VARCHAR[]) AS case_id)"
+        " SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
         " l.run_id, l.request_id, l.level"
-        " FROM cases c LEFT JOIN case_best_link l USING (case_id)"
-        " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
+        " FROM cases c SEMI JOIN k USING (case_id)"
+        " LEFT JOIN (SELECT * FROM case_best_link WHERE case_id IN (SELECT case_id FROM k)) l"
+        " USING (case_id)"
         " ORDER BY c.correct, c.case_id", [ids]).df()
     from .core.association import ambiguous_detail, ambiguous_text
     amb = {d["case_id"]: d for d in ambiguous_detail(store, con=con)}
