@@ -130,7 +130,9 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     result (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done,
     total, section) is called before each section, then with "done". Raises errors.Cancelled
     when cancelled. cached=False: the cohort's rows come straight from SQL instead of the
-    cached view of every case (one-off reports: no frame of every case is built)."""
+    cached view of every case (one-off reports: no frame of every case is built). The sections
+    that read only the cohort's frame (comparison, tree) run on one thread of their own beside
+    the SQL ones, as in the window (numpy / scikit-learn and DuckDB release the GIL)."""
     try:
         frame = cohort_frame(store, cohort, cached=cached)
     except TraceExplorerError:
@@ -140,7 +142,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     params["whatif"] = whatif
     results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
                            frame=frame, keys=[k for k in REPORT_KEYS if k not in SECTIONS
-                                              or k in wanted])
+                                              or k in wanted], threads=1)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
     remote = getattr(store, "remote", False)
     sim = _simulated(store)
