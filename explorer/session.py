@@ -122,7 +122,8 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
     df["ambiguous"] = [None if c not in amb or pd.notna(r) else
                        ambiguous_text(amb[c]) + (": " + ", ".join(amb[c]["requests"])
                                                  if amb[c].get("requests") else "")
-                       for c, r in zip(df["case_id"], df["request_id"])]
+                       # lists: iterating pandas' Arrow-backed strings costs ~1 µs a value
+                       for c, r in zip(df["case_id"].tolist(), df["request_id"].tolist())]
     return df[cols + ["ambiguous"]]
 
 
