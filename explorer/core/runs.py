@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .i18n import _, ngettext
+
 RATE_METRICS = {"request_throughput": "completed", "output_throughput": "completion_tokens",
                 "input_throughput": "prompt_tokens", "total_token_throughput": "all_tokens"}
 
@@ -85,8 +87,11 @@ def recompute(store, run_id: str, wanted: pd.DataFrame) -> list[dict[str, Any]]:
         elif r.metric == "e2e_ms" and no_e2e:
             out.append({"metric": r.metric, "stat": r.stat, "unit": r.unit,
                         "published": _f(r.value), "recomputed": None, "diff_pct": None,
-                        "note": f"not recomputed: the file has no latency for {no_e2e} "
-                                f"successful request(s) that streamed nothing"})
+                        "note": ngettext(
+                            "not recomputed: the file has no latency for {n} successful request "
+                            "that streamed nothing",
+                            "not recomputed: the file has no latency for {n} successful requests "
+                            "that streamed nothing", no_e2e).format(n=no_e2e)})
             continue
         elif r.metric in pops:
             if len(pops[r.metric]):
@@ -128,14 +133,17 @@ def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
         no_success = completed == 0 and (failed or n or not p.empty)
         flags = []
         if no_success:
-            flags.append(f"no successful request: 0 completed, {int(failed or 0)} failed; "
-                         f"its latencies (printed as 0) are not measurements")
+            flags.append(_("no successful request: 0 completed, {failed} failed; its latencies "
+                           "(printed as 0) are not measurements").format(failed=int(failed or 0)))
         if n and r["engine"] in ("vllm", "sglang"):
             silent = store.scalar("SELECT count(*) FROM requests WHERE run_id = ? AND error IS"
                                   " NULL AND ttft_ms IS NULL", [r["run_id"]])
             if silent:
-                flags.append(f"{silent} successful request(s) streamed no token: the benchmark"
-                             f" counts their TTFT as 0 ms, the product leaves it empty")
+                flags.append(ngettext(
+                    "{n} successful request streamed no token: the benchmark counts its TTFT as "
+                    "0 ms, the product leaves it empty",
+                    "{n} successful requests streamed no token: the benchmark counts their TTFT "
+                    "as 0 ms, the product leaves it empty", silent).format(n=silent))
         out.append({
             **{k: (None if isinstance(v, float) and math.isnan(v) else v)
                for k, v in r.items() if k not in ("n_ok", "n_failed")},

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from ..errors import InputError
-from ..i18n import N_, _, field_text
+from ..i18n import N_, _, field_text, ngettext
 from ._aliases import TIME_MS
 
 REQUEST_COLUMNS = (
@@ -180,7 +180,8 @@ def read_text_csv(path: Path, required: Iterable[str]) -> pd.DataFrame:
         raise InputError(path, _("not a readable CSV ({error})").format(error=e)) from None
     missing = [c for c in required if c not in df.columns]
     if missing:
-        raise InputError(path, _("missing column(s) {columns}").format(columns=", ".join(missing)))
+        raise InputError(path, ngettext("missing column {columns}", "missing columns {columns}",
+                                        len(missing)).format(columns=", ".join(missing)))
     return df
 
 

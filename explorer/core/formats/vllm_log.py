@@ -155,9 +155,9 @@ def load(path: Path, store, report) -> None:
                           version_source=said.get("version_source"), model=said.get("model"))
     insert_stats(store, report, path, run_id, recs, N_("engine-stat"))
     report.columns["MM-DD HH:MM:SS"] = ("ts_s (unix s)" if dated
-                                        else "ts_s (seconds since the first stat line)")
+                                        else _("ts_s (seconds since the first stat line)"))
     if engines:
-        report.columns["Engine NNN"] = "engine (data-parallel rank)"
+        report.columns["Engine NNN"] = _("engine (data-parallel rank)")
     for col, src in _NAMES.items():
         if any(r.get(col) is not None for r in recs):
-            report.columns[src] = col + (" (/100; -1 sentinel -> NULL)" if src.endswith("%") else "")
+            report.columns[src] = col + (_(" (/100; -1 sentinel -> NULL)") if src.endswith("%") else "")
