@@ -88,8 +88,13 @@ def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
 
 
 def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
-    w = store.query("analysis_heatmap_windows", {"window_s": float(p["window_s"]), "runs": runs})
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
+    # only the three metrics drawn: DuckDB then leaves the other window means (and, when no
+    # axis is batch_size_entropy, the entropy) uncomputed
+    cols = ", ".join(quote_ident(m) for m in dict.fromkeys((xm, ym, vm)))
+    w = store.con.execute(f"SELECT run_id, w, {cols} FROM (\n{load_query('analysis_heatmap_windows')}"
+                          "\n) AS win ORDER BY run_id, w",
+                          {"window_s": float(p["window_s"]), "runs": runs}).df()
     if w.empty:
         raise NoData(_("no request has an arrival time (arrival_s), so there are no time windows"))
     x = w[xm].to_numpy(dtype=float)
