@@ -193,3 +193,35 @@ def test_counted_messages_use_real_plurals():
     assert "1 picture of the report could not be drawn and is missing" in str(one)
     assert "2 pictures of the report could not be drawn and are missing" in str(two)
     assert "(s)" not in str(one) + str(two)
+
+
+def test_version_source_in_both_languages():
+    """Where a run's engine version came from (inspect, the Runs panel, the report): the path
+    rule and the user's override, English as before and Chinese in zh_CN."""
+    from explorer.core import runs as runs_mod
+    path = REAL / "published/vllm-19954-before-0.8.5.txt"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+
+    def sources():
+        st = Store()
+        try:
+            r = st.load_file(path)
+            before = runs_mod.overview(st)[0]["version_source"]
+            problems = runs_mod.apply_version_overrides(st, [(str(path), "0.8.6"),
+                                                             ("/nonexistent", "1")])
+            return before, runs_mod.overview(st)[0]["version_source"], problems, r
+        finally:
+            st.close()
+    en = sources()
+    assert en[:3] == ("path: file 'vllm-19954-before-0.8.5' (a version of three numbers)",
+                      f"user: --engine-version {path}=0.8.6",
+                      ["--engine-version /nonexistent=1: no loaded run comes from /nonexistent"])
+    i18n.set_language("zh_CN")
+    try:
+        zh = sources()
+    finally:
+        i18n.set_language("en")
+    assert zh[:3] == ("路径：文件 'vllm-19954-before-0.8.5'（三段数字的版本号）",
+                      f"用户：--engine-version {path}=0.8.6",
+                      ["--engine-version /nonexistent=1: 没有已加载的 run 来自 /nonexistent"])
