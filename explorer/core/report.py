@@ -35,7 +35,7 @@ from . import fmt
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
 from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
-from .i18n import N_, _
+from .i18n import N_, _, ngettext
 
 log = logging.getLogger(__name__)
 
@@ -521,7 +521,7 @@ def _md_strata(st: dict) -> str:
     rows = [(label(r["metric"], False), md(r["stratum"]), fmt.num(r.get("bad_mean")),
              fmt.num(r.get("control_mean")), f"{r['n_bad']} / {r['n_control']}",
              _p(tests.get(r["metric"], {}).get("p_value")),
-             tests.get(r["metric"], {}).get("test", "")) for r in st.get("rows") or []]
+             _(tests.get(r["metric"], {}).get("test", ""))) for r in st.get("rows") or []]
     if rows:
         parts.append(_table((_("Metric"), what[:1].upper() + what[1:], _("Badcase mean"),
                              _("Control mean"), _("n bad / control"), _("Stratified p"),
@@ -718,16 +718,16 @@ def _md_whatif(w: dict) -> str:
 
 
 def _md_conclusion(c: dict) -> str:
+    from .analysis.conclusion import module_name
     out = []
     if c.get("modules"):
-        from .analysis.conclusion import module_name
         out.append(_("**Modules:** ") + md(", ".join(module_name(str(m)) for m in c["modules"])))
     out.append(md(c.get("narrative") or ""))
     sg = c.get("suggestions") or []
     if sg:
         out.append(_table((_("Priority"), _("Suggestion"), _("Flags to try"), _("Module")), [
             (s["priority"], s["text"], _Raw(" ".join(md_code(f) for f in s.get("flags") or []) or "–"),
-             s.get("module")) for s in sg]))
+             module_name(str(s["module"])) if s.get("module") else s.get("module")) for s in sg]))
     return "\n\n".join(out)
 
 
@@ -741,7 +741,8 @@ def _md_inputs(rows: list) -> str:
         return _("_No input file was loaded._")
     ignored = [r for r in rows if r.get("ignored")]
     rows = [r for r in rows if not r.get("ignored")]
-    note = (_("\n\n{n_ignored} file(s) were ignored: ").format(n_ignored=len(ignored)) + "; ".join(f"{md(Path(r['path']).name)} ({md(r['ignored'])})" for r in ignored[:8])
+    note = (ngettext("\n\n{n_ignored} file was ignored: ", "\n\n{n_ignored} files were ignored: ",
+                     len(ignored)).format(n_ignored=len(ignored)) + "; ".join(f"{md(Path(r['path']).name)} ({md(r['ignored'])})" for r in ignored[:8])
             + (" ..." if len(ignored) > 8 else "")) if ignored else ""
     return _md_input_rows(rows) + note
 
@@ -822,7 +823,8 @@ def _md_timeline(t: dict) -> str:
                 "{run_p99_itl_ms} ms.").format(gaps_above_p99=plural(t.get('gaps_above_p99') or 0, 'inter-token gap'), run_p99_itl_ms=fmt.num(t.get('run_p99_itl_ms'))) if t.get("run_p99_itl_ms") is not None else
                 _("no p99 ITL for the run (no per-token latencies recorded).")), ""]
     phases = t.get("phases") or []
-    rows = [[p.get("kind"), fmt.num(p.get("start_ms")), fmt.num(p.get("duration_ms"))]
+    from .timeline import phase_name
+    rows = [[phase_name(str(p.get("kind"))), fmt.num(p.get("start_ms")), fmt.num(p.get("duration_ms"))]
             for p in phases[:MD_TIMELINE_PHASES]]
     if rows:
         lines.append(_table([_("phase"), _("start (ms from arrival)"), _("duration (ms)")], rows))
@@ -846,7 +848,7 @@ def _md_engine(e: dict) -> str:
     lines = []
     unknown = _("engine ?")
     for run in e.get("runs") or []:
-        clock = run.get("clock") or _("unknown clock")
+        clock = _(run["clock"]) if run.get("clock") else _("unknown clock")
         if run.get("first_stat_line_time"):
             clock += f" (0 s = {run['first_stat_line_time']})"
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
@@ -895,7 +897,7 @@ def _md_replay(r: dict) -> str:
         lines += ["", _table([_("setting"), _("observed badcases"), _("predicted badcases"), _("95% interval")],
                              [[r["setting"]["label"], str(r["observed_badcases"]),
                                f"{r['predicted_badcases']:.1f}",
-                               f"{r['ci_low']:.0f} to {r['ci_high']:.0f}"]])]
+                               _("{lo} to {hi}").format(lo=f"{r['ci_low']:.0f}", hi=f"{r['ci_high']:.0f}")]])]
         if r.get("model"):
             lines += ["", _("Outcome model: {model}; each case's KV-cache hit rate and "
                       "preemptions move by the replay's difference between the scenario and the "
@@ -912,7 +914,9 @@ def _md_replay(r: dict) -> str:
     for sw in sweeps:
         lines += ["", _md_sweep(sw)]
     if r.get("sweeps_left_out"):
-        lines += ["", _("{n} more replayable run(s) not swept.").format(n=r["sweeps_left_out"])]
+        lines += ["", ngettext("{n} more replayable run not swept.",
+                               "{n} more replayable runs not swept.",
+                               r["sweeps_left_out"]).format(n=r["sweeps_left_out"])]
     return "\n".join(lines)
 
 

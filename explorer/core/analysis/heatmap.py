@@ -24,7 +24,7 @@ from ..selection import And, InSet, Or, Predicate, Range
 from ..sqlutil import load_query, quote_ident
 from .cohort import Cohort
 from .results import HeatmapResult
-from explorer.core.i18n import _
+from explorer.core.i18n import _, join_list
 
 WINDOW_METRICS = ("batch_size_entropy", "n_requests", "kv_cache_hit_rate", "num_preemptions",
                   "tpot_ms", "batch_size", "ttft_ms", "queue_ms", "e2e_ms", "prefill_ms",
@@ -105,7 +105,8 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
         cols = [("batch_size" if m == "batch_size_entropy" else m) for m in missing]
         if cols:
             raise NoData(_("the traces do not record {x}, so no "
-                         "time window has {x2}").format(x=' or '.join(dict.fromkeys(cols)), x2=' and '.join(missing)))
+                         "time window has {x2}").format(x=_(" or ").join(dict.fromkeys(cols)),
+                                                        x2=join_list(missing)))
         raise NoData(_("no time window has both {xm} and {ym}").format(xm=xm, ym=ym))
     w, x, y = w[ok], x[ok], y[ok]
     v = w[vm].to_numpy(dtype=float)
