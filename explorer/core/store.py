@@ -519,7 +519,7 @@ class Store:
             return
         with tempfile.TemporaryDirectory(prefix="trace-explorer-utf8-") as tmp:
             copy = utf8_copy(p, enc, Path(tmp))
-            self._copy_of[str(copy)] = (str(p), f"{NAMES[enc]}, read as UTF-8")
+            self._copy_of[str(copy)] = (str(p), _("{encoding}, read as UTF-8").format(encoding=NAMES[enc]))
             try:
                 yield copy
             except InputError as e:
@@ -536,7 +536,7 @@ class Store:
         found = self._copy_of.get(str(p))
         if found:
             report.skipped_reasons = [r.replace(str(p), found[0]) for r in report.skipped_reasons]
-            report.columns["(file encoding)"] = found[1]
+            report.columns[_("(file encoding)")] = found[1]
 
     def _load_in_transaction(self, fmt, p: Path, report: LoadReport,
                              hasher: "_Hasher") -> str | None:
