@@ -193,3 +193,71 @@ def test_counted_messages_use_real_plurals():
     assert "1 picture of the report could not be drawn and is missing" in str(one)
     assert "2 pictures of the report could not be drawn and are missing" in str(two)
     assert "(s)" not in str(one) + str(two)
+
+
+def test_version_source_in_both_languages():
+    """Where a run's engine version came from (inspect, the Runs panel, the report): the path
+    rule and the user's override, English as before and Chinese in zh_CN."""
+    from explorer.core import runs as runs_mod
+    path = REAL / "published/vllm-19954-before-0.8.5.txt"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+
+    def sources():
+        st = Store()
+        try:
+            r = st.load_file(path)
+            before = runs_mod.overview(st)[0]["version_source"]
+            problems = runs_mod.apply_version_overrides(st, [(str(path), "0.8.6"),
+                                                             ("/nonexistent", "1")])
+            return before, runs_mod.overview(st)[0]["version_source"], problems, r
+        finally:
+            st.close()
+    en = sources()
+    assert en[:3] == ("path: file 'vllm-19954-before-0.8.5' (a version of three numbers)",
+                      f"user: --engine-version {path}=0.8.6",
+                      ["--engine-version /nonexistent=1: no loaded run comes from /nonexistent"])
+    i18n.set_language("zh_CN")
+    try:
+        zh = sources()
+    finally:
+        i18n.set_language("en")
+    assert zh[:3] == ("路径：文件 'vllm-19954-before-0.8.5'（三段数字的版本号）",
+                      f"用户：--engine-version {path}=0.8.6",
+                      ["--engine-version /nonexistent=1: 没有已加载的 run 来自 /nonexistent"])
+
+
+def test_report_of_real_files_in_both_languages(tmp_path):
+    """A report over a real HELM run, a vLLM engine log and a Prometheus scrape: the sections
+    with no data say why, and the engine's clock, in Chinese in zh_CN (no English phrase left);
+    the English as written."""
+    import json
+    from explorer.__main__ import main
+    from tests.test_i18n_report import _data
+    files = [REAL / "every_eval_ever/helm_mmlu_philosophy_gpt2",
+             REAL / "published/vllm-43295-v1-engine-log.txt",
+             REAL / "published/korean-doc-vllm-0.6-llama31-metrics.prom.txt"]
+    if not all(f.exists() for f in files):
+        pytest.skip("real files not present")
+    out = {}
+    for lang in ("en", "zh_CN"):
+        try:
+            assert main(["report", *map(str, files), "--lang", lang, "--format", "md,json",
+                         "--out", str(tmp_path / lang)]) == 0
+        finally:
+            i18n.set_language("en")
+        out[lang] = ((tmp_path / lang / "report.md").read_text(encoding="utf-8"),
+                     json.loads((tmp_path / lang / "report.json").read_text(encoding="utf-8")))
+    en = out["en"][0]
+    for said in ("no request can be judged against the SLA: the traces do not record ttft_ms, "
+                 "tpot_ms", "the cohort's cases ran on one engine version of one eval",
+                 "time: seconds since the first stat line (0 s = 05-19 10:13:11)",
+                 "time: none (samples carry no timestamp)",
+                 "the traces do not record tpot_ms or batch_size, so no time window has tpot_ms "
+                 "and batch_size_entropy"):
+        assert said in en, said
+    zh, doc = out["zh_CN"]
+    assert "没有可按 SLA 评判的请求：trace 未记录 ttft_ms, tpot_ms" in zh
+    assert "时间：距第一条统计行的秒数" in zh
+    left = english_phrases(zh, _data(doc))
+    assert not left, left

@@ -854,7 +854,7 @@ def _md_engine(e: dict) -> str:
     lines = []
     unknown = _("engine ?")
     for run in e.get("runs") or []:
-        clock = run.get("clock") or _("unknown clock")
+        clock = _(run["clock"]) if run.get("clock") else _("unknown clock")
         if run.get("first_stat_line_time"):
             clock += f" (0 s = {run['first_stat_line_time']})"
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "

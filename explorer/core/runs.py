@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .i18n import _, ngettext
+from .i18n import N_, _, ngettext
 
 RATE_METRICS = {"request_throughput": "completed", "output_throughput": "completion_tokens",
                 "input_throughput": "prompt_tokens", "total_token_throughput": "all_tokens"}
@@ -156,17 +156,17 @@ def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
     return out
 
 
-USER_SOURCE = "user"
+USER_SOURCE = N_("user")  # version_source of a version the user set (translated when set)
 
 
 def set_run(store, run_id: str, *, engine_version: str | None = None,
-            label: str | None = None, source: str = USER_SOURCE) -> None:
+            label: str | None = None, source: str | None = None) -> None:
     """The user's engine version and / or label for one run (None leaves a field as it is;
     '' clears the version). Kept in the runs table, so a saved session keeps it."""
     if engine_version is not None:
         v = engine_version.strip() or None
         store.execute("UPDATE runs SET engine_version = ?, version_source = ? WHERE run_id = ?",
-                      [v, source if v else None, run_id])
+                      [v, (source or _(USER_SOURCE)) if v else None, run_id])
     if label is not None:
         store.execute("UPDATE runs SET label = ? WHERE run_id = ?", [label.strip() or None, run_id])
 
@@ -175,8 +175,8 @@ def parse_version_override(text: str) -> tuple[str, str]:
     """'PATH=VERSION' -> (PATH, VERSION). Raises ValueError naming the argument."""
     path, sep, version = str(text).rpartition("=")
     if not sep or not path.strip() or not version.strip():
-        raise ValueError(f"--engine-version needs PATH=VERSION (e.g. runs/a.json=0.9.2), "
-                         f"not {text!r}")
+        raise ValueError(_("--engine-version needs PATH=VERSION (e.g. runs/a.json=0.9.2), "
+                           "not {text!r}").format(text=text))
     return path.strip(), version.strip()
 
 
@@ -194,8 +194,9 @@ def apply_version_overrides(store, overrides: list[tuple[str, str]]) -> list[str
         target = Path(path).resolve()
         hit = [r for r, p in resolved if p == target or target in p.parents]
         if not hit:
-            problems.append(f"--engine-version {path}={version}: no loaded run comes from {path}")
+            problems.append(f"--engine-version {path}={version}: "
+                            + _("no loaded run comes from {path}").format(path=path))
         for run_id in hit:
             set_run(store, run_id, engine_version=version,
-                    source=f"user: --engine-version {path}={version}")
+                    source=_("user: {flag}").format(flag=f"--engine-version {path}={version}"))
     return problems

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable
 import pandas as pd
 
 from ..errors import Cancelled, NoData, TraceExplorerError
-from ..i18n import N_, NP_
+from ..i18n import N_, NP_, _
 from . import compare, tree
 from .cohort import FRAME_COLUMNS, SUMMARY_COLUMNS, cluster_table, cohort_frame, summarize_cohort
 from .compare import compare_metrics
@@ -188,7 +188,7 @@ def _timeline(r: Run):
 def _strata(r: Run):
     strata = getattr(r.results.get("comparison"), "strata", None)
     return strata if strata is not None else {
-        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
+        "status": "no_data", "reason": _("the cohort's cases ran on one engine version of one eval")}
 
 
 # In the report JSON's order, which is also the order they run in.

@@ -223,9 +223,9 @@ def load(path: Path, store, report) -> None:
     config.update(_info(scrapes[-1], report))
     config["scrapes"] = len(scrapes)
     if all(r["ts_s"] is None for r in rows):
-        config["clock"] = "none (samples carry no timestamp)"
+        config["clock"] = N_("none (samples carry no timestamp)")  # shown through _()
     else:
-        config["clock"] = "unix (sample timestamps)"
+        config["clock"] = N_("unix (sample timestamps)")
     engines = sorted({r["engine"] for r in rows if r["engine"] is not None})
     if engines:
         config["engines"] = engines

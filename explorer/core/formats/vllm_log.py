@@ -29,7 +29,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from ..i18n import N_, _
+from ..i18n import N_, _, line_text
 from .base import Sniff
 from ._common import register_run
 from ._stats import clock, insert_stats
@@ -96,7 +96,8 @@ def _self_statement(raw: str, line: int, said: dict) -> None:
         v = _VERSION.search(raw)
         if v:
             said["version"] = v.group("v") or v.group("e")
-            said["version_source"] = f"file content (line {line}: {v.group(0)})"
+            said["version_source"] = _("file content ({where})").format(
+                where=f"{line_text(line)}{v.group(0)}".strip())
     if "model" not in said and "with config: model=" in raw:
         mm = _MODEL.search(raw)
         if mm:
