@@ -19,6 +19,10 @@ afterwards), then measures, each in a fresh subprocess:
   - canonical: bare DuckDB INSERT INTO an empty canonical `requests` table (what the schema
     alone costs: run_id column, 7 all-NULL columns, NOT NULL checks)
   - sha256: the provenance hash the Store computes for every input
+  - paths: Store().load_paths([path]), what the window and the report run: load_file, then
+    Store.compact (a CHECKPOINT that compresses the in-memory tables once they grew by
+    Store.COMPACT_BYTES: 10M rows yes, 1M no); its peak is the whole load's, its memory after
+    (resident, 2 s later: DuckDB's allocator threads hand freed memory back) the store's size
 Time is the wall time of the load call alone (imports and opening the connection / the Store
 excluded; best of --repeat). Memory is the
 peak resident set (resource.getrusage ru_maxrss) minus the peak before the load, compared with
@@ -50,7 +54,7 @@ F.all_formats()
 def rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 fn = "read_parquet" if kind == "parquet" else "read_csv"
-if mode == "store":
+if mode in ("store", "paths"):
     s = Store()  # an open session store; opening it is not part of a load
 elif mode in ("bare", "canonical"):
     con = duckdb.connect()
@@ -62,6 +66,9 @@ t0 = time.perf_counter()
 if mode == "store":
     r = s.load_file(path)
     assert r.error is None, r.error
+elif mode == "paths":
+    r = s.load_paths([path])[0]
+    assert r.error is None, r.error
 elif mode == "canonical":  # bare DuckDB writing the same canonical requests table
     con.execute(f"INSERT INTO requests BY NAME SELECT 'run' AS run_id, * FROM {{fn}}(?)", [path])
 elif mode == "sha256":
@@ -70,13 +77,19 @@ elif mode == "sha256":
 else:
     con.execute(f"CREATE TABLE t AS SELECT * FROM {{fn}}(?)", [path])
 dt = time.perf_counter() - t0
-if mode == "store":
+after = None
+if mode == "paths":
+    time.sleep(2)
+    with open("/proc/self/status") as f:
+        after = next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmRSS"))
+if mode in ("store", "paths"):
     n = s.count("requests")
 elif mode == "sha256":
     n = int(sys.argv[4])
 else:
     n = con.execute("SELECT count(*) FROM " + ("requests" if mode == "canonical" else "t")).fetchall()[0][0]
-print(json.dumps({{"seconds": dt, "rows": n, "peak_mb": rss_mb(), "before_mb": before}}))
+print(json.dumps({{"seconds": dt, "rows": n, "peak_mb": rss_mb(), "before_mb": before,
+                  "after_mb": after}}))
 """
 
 
@@ -155,7 +168,7 @@ def main(argv=None) -> int:
             amb = arrow_mb(files["parquet"])
             for kind, path in files.items():
                 best = {}
-                modes = ("bare", "store", "canonical", "sha256")
+                modes = ("bare", "store", "canonical", "sha256", "paths")
                 runs_by = {m: [] for m in modes}
                 for _ in range(args.repeat):  # interleaved, so load from other users hits all
                     for mode in modes:
@@ -164,7 +177,9 @@ def main(argv=None) -> int:
                     assert all(r["rows"] == rows for r in runs), runs
                     best[mode] = {"seconds": min(r["seconds"] for r in runs),
                                   "peak_mb": min(r["peak_mb"] for r in runs),
-                                  "load_mb": min(r["peak_mb"] - r["before_mb"] for r in runs)}
+                                  "load_mb": min(r["peak_mb"] - r["before_mb"] for r in runs),
+                                  "after_mb": min((r["after_mb"] for r in runs
+                                                   if r["after_mb"] is not None), default=None)}
                 res = {"rows": rows, "format": kind, "file_mb": path.stat().st_size / 2**20,
                        "arrow_mb": amb, "bare": best["bare"], "store": best["store"],
                        "canonical": best["canonical"],
@@ -173,7 +188,8 @@ def main(argv=None) -> int:
                        "store_peak_mb_over_arrow": best["store"]["peak_mb"] / amb,
                        "bare_load_mb_over_arrow": best["bare"]["load_mb"] / amb,
                        "canonical_time_ratio": best["canonical"]["seconds"] / best["bare"]["seconds"],
-                       "sha256_seconds": best["sha256"]["seconds"]}
+                       "sha256_seconds": best["sha256"]["seconds"],
+                       "paths": best["paths"]}
                 results.append(res)
                 print(f"{rows:>9,d} {kind:8s} file {res['file_mb']:7.1f} MB  arrow {amb:7.1f} MB | "
                       f"bare {best['bare']['seconds']:6.2f} s {best['bare']['load_mb']:7.0f} MB | "
@@ -184,7 +200,9 @@ def main(argv=None) -> int:
                       f"{res['store_peak_mb_over_arrow']:.2f} x) | "
                       f"bare into the canonical table x{res['canonical_time_ratio']:.2f} "
                       f"{best['canonical']['load_mb']:.0f} MB, "
-                      f"sha256 {res['sha256_seconds']:.2f} s", flush=True)
+                      f"sha256 {res['sha256_seconds']:.2f} s | load_paths (with compact) "
+                      f"{best['paths']['seconds']:.2f} s, peak {best['paths']['load_mb']:.0f} MB, "
+                      f"resident after {best['paths']['after_mb']:.0f} MB", flush=True)
             if not args.keep:
                 for p in files.values():
                     p.unlink()

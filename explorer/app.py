@@ -55,6 +55,8 @@ def make_app(argv: list[str] | None = None) -> QApplication:
         app.setStyleSheet(sheet)
     import pyqtgraph as pg
     pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
+    from explorer.widgets import paint_guard
+    paint_guard.install()  # a chart item whose paint() raises must not crash the window
     return app
 
 

@@ -25,8 +25,10 @@ An analysis that raised arrives as Failure(message, nodata) so the panel can say
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -38,6 +40,7 @@ from explorer.core.analysis import pipeline
 from explorer.core.i18n import _
 from explorer.core.names import DEMO_NOTE, plural
 from explorer.core.selection import InSet, Range, select_requests
+from explorer.core.sqlutil import load_query
 from explorer.core.store import LOAD_CANCELLED, Store
 from explorer.workers import JobContext, PanelJobs, Runner
 
@@ -105,18 +108,24 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
     ids = list(case_ids or [])[:limit]
     if not ids:
         return pd.DataFrame(columns=cols + ["ambiguous"])
+    # the best link (queries/case_best_link.sql, the view's text) of these cases' links only:
+    # a case's best link depends on its own links alone, and the view ranked every link of the
+    # store on each call (5,000 of 100k cases at 1M requests: 28 ms CPU vs 50 ms)
     df = (con or store.con).execute(
-        "SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
+        "WITH k AS (SELECT unnest(?::VARCHAR[]) AS case_id),"
+        " case_links AS (SELECT * FROM main.case_links WHERE case_id IN (SELECT case_id FROM k)),"
+        f" l AS (\n{load_query('case_best_link')}\n)"
+        " SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
         " l.run_id, l.request_id, l.level"
-        " FROM cases c LEFT JOIN case_best_link l USING (case_id)"
-        " WHERE c.case_id IN (SELECT unnest(?::VARCHAR[]))"
+        " FROM cases c SEMI JOIN k USING (case_id) LEFT JOIN l USING (case_id)"
         " ORDER BY c.correct, c.case_id", [ids]).df()
     from .core.association import ambiguous_detail, ambiguous_text
     amb = {d["case_id"]: d for d in ambiguous_detail(store, con=con)}
     df["ambiguous"] = [None if c not in amb or pd.notna(r) else
                        ambiguous_text(amb[c]) + (": " + ", ".join(amb[c]["requests"])
                                                  if amb[c].get("requests") else "")
-                       for c, r in zip(df["case_id"], df["request_id"])]
+                       # lists: iterating pandas' Arrow-backed strings costs ~1 µs a value
+                       for c, r in zip(df["case_id"].tolist(), df["request_id"].tolist())]
     return df[cols + ["ambiguous"]]
 
 
@@ -132,6 +141,19 @@ def fetch_requests(store: Store, keys: pd.DataFrame, limit: int = REQUEST_LIMIT)
         " unnest(range(?)) AS k) q JOIN requests r USING (run_id, request_id) ORDER BY q.k",
         [keys["run_id"].astype(str).tolist(), keys["request_id"].astype(str).tolist(), len(keys)])
     return df[REQUEST_COLUMNS]
+
+
+def _on_cursor(store: Store, read):
+    """read(view) with `view` the store seen through a cursor of its own (Store.cursor), so
+    a reader that uses store.con runs on this thread beside the store's own connection (a
+    DuckDB connection must not be shared between threads). For reads only."""
+    con = store.cursor()
+    try:
+        view = copy.copy(store)
+        view.con = con
+        return read(view)
+    finally:
+        con.close()
 
 
 def select_payload(store: Store, cohort, frame, ids, objects: dict, params: dict):
@@ -158,7 +180,6 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     partial results published through ctx once cohort, comparison and tree are there, and the
     heatmap's cells of the cohort's cases. keys: the sections to run (default ANALYSIS_KEYS; the
     window defers those on tabs nobody sees, Session.deferred). Returns (payload, result objects)."""
-    from concurrent.futures import ThreadPoolExecutor
 
     from explorer.core.analysis import SectionError, cohort_frame
     objects: dict[str, Any] = {}
@@ -369,31 +390,40 @@ class Session(QObject):
                            self._failed, label=self.tr("Saving session"))
 
     def _after_load(self, ctx: JobContext, reports: list, prepare: bool = True) -> dict:
-        if prepare and any(not r.error and not r.skipped_file for r in reports):
-            from explorer.core.pipeline import prepare
-            ctx.progress(0, 0, self.tr("Binding cases to requests"))
-            prepare(self.store)
-        # the Timeline's request_id indexes are built when it first opens a request
-        # (core.timeline._run_stats), not here: 0.7 s of CPU per load at 1M requests for
-        # lookups that scan in ~45 ms without them (~38 ms with)
-        return {"inputs": self.store.input_reports(), "clusters": fetch_clusters(self.store),
-                "meta": fetch_meta(self.store),
-                "load_failed": [r.error for r in reports if r.error], **self._runs_payload()}
+        store = self.store
+        runs = None  # the runs' rows, read beside the binding (they read no case)
+        with ThreadPoolExecutor(1, thread_name_prefix="runs") as ex:
+            if prepare and any(not r.error and not r.skipped_file for r in reports):
+                from explorer.core.pipeline import prepare
+                if not getattr(store, "remote", False):
+                    runs = ex.submit(_on_cursor, store, self._runs_payload)
+                ctx.progress(0, 0, self.tr("Binding cases to requests"))
+                prepare(store)
+            # the Timeline's request_id indexes are built when it first opens a request
+            # (core.timeline._run_stats), not here: 0.7 s of CPU per load at 1M requests for
+            # lookups that scan in ~45 ms without them (~38 ms with)
+            payload = {"inputs": store.input_reports(), "clusters": fetch_clusters(store),
+                       "meta": fetch_meta(store),
+                       "load_failed": [r.error for r in reports if r.error]}
+            return {**payload, **(runs.result() if runs is not None else self._runs_payload())}
 
-    def _runs_payload(self) -> dict:
+    def _runs_payload(self, store: Store | None = None) -> dict:
+        """The Runs, Inputs (run rows) and Replay panels' payload of `store` (default the
+        session's)."""
         from explorer.core.report_runs import run_versions_section, runs_section
         from explorer.core.viewstate.replay import replay_runs
-        return {"runs": runs_section(self.store), "run_versions": run_versions_section(self.store),
-                "replay_runs": self._replay_runs(replay_runs)}
+        store = store or self.store
+        return {"runs": runs_section(store), "run_versions": run_versions_section(store),
+                "replay_runs": self._replay_runs(replay_runs, store)}
 
-    def _replay_runs(self, replay_runs) -> list:
+    def _replay_runs(self, replay_runs, store: Store) -> list:
         """The runs the Replay panel offers: none on a warehouse (replay reads a whole trace
         into this process, as the report skips it there), and none, logged, when the query
         fails, so a load or a connect never fails for the Replay panel's sake."""
-        if getattr(self.store, "remote", False):
+        if getattr(store, "remote", False):
             return []
         try:
-            return replay_runs(self.store)
+            return replay_runs(store)
         except Exception:  # noqa: BLE001 - the Replay panel then offers no run
             log.exception("runs for the Replay panel not listed")
             return []

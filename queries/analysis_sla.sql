@@ -17,8 +17,11 @@
 --          `requests` directly so DuckDB filters the scan by the join's keys (a LEFT JOIN of
 --          every request to the categories, grouped by run, category and tenant in GROUPING
 --          SETS, and a second scan for the spans: 0.53 s CPU at 1M requests; 0.44 s this
---          way). Requests bound to no case have no category row (the caller drops NULL keys
---          of category and tenant).
+--          way). Requests bound to no case, or only to cases without a category, have no
+--          category row: jc joins only the categorised requests of `cat` (the caller drops NULL
+--          keys of category and tenant, so a NULL category row was computed for nothing; with
+--          no category at all the build side is empty and the scan of every request for jc is
+--          skipped: 10M requests, 1M bound, 2.2 -> 0.55 s CPU).
 -- Params:  $t0, $t1, ... DOUBLE (thresholds), $eval_id VARCHAR (only with the eval filter)
 -- Returns: dim ('all' | 'run' | 'version' | 'category' | 'tenant'), key, n (judged), n_met,
 --          n_unjudged, share (n_met / n), goodput_rps, goodput_tps, span_s
@@ -45,7 +48,8 @@ jc AS (  -- the requests bound to a case, per (run, category)
            count(*) FILTER (WHERE NOT __JUDGED__) AS n_unjudged,
            sum(r.completion_tokens) FILTER (WHERE __JUDGED__ AND __MET__) AS tok_met
     FROM (SELECT * FROM requests __RUNS__) r
-    JOIN cat ON cat.run_id = r.run_id AND cat.request_id = r.request_id
+    JOIN (SELECT * FROM cat WHERE category IS NOT NULL) cat
+      ON cat.run_id = r.run_id AND cat.request_id = r.request_id
     GROUP BY r.run_id, cat.category
 ),
 span AS (

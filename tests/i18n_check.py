@@ -26,7 +26,9 @@ def english_phrases(text: str, data: set[str] = frozenset()) -> list[str]:
     strings (exact substrings) from the text."""
     for d in sorted((d for d in data if d), key=len, reverse=True):
         text = text.replace(d, " ")
-    text = re.sub(r"`[^`]*`|<[^>]+>|&\w+;|\S+\.(?:json|md|csv|jsonl|html|pdf|png)\b|--[\w-]+", " ", text)
+    # a tag starts with a letter, / or !: "p \< 0.001 ... \> 2" in Markdown is text, not a tag
+    text = re.sub(r"`[^`]*`|<[A-Za-z/!][^<>]*>|&\w+;|\S+\.(?:json|md|csv|jsonl|html|pdf|png)\b|--[\w-]+",
+                  " ", text)
     out = []
     for m in PHRASE.finditer(text):
         words = [w.strip(",").lower() for w in m.group(0).split() if w.strip(",")]

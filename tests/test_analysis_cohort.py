@@ -93,3 +93,17 @@ def test_empty_and_unknown_cluster(store):
         summarize_cohort(store, Cohort("nope"))
     with pytest.raises(ValueError):
         Cohort(control="everything")
+
+
+def test_cluster_table_counts_each_bound_badcase_once(loaded):
+    """bound = the cluster's badcases with at least one link (a case linked twice counts once);
+    share of all badcases; recomputed with pandas."""
+    twice = LINKS[LINKS.case_id.isin(CASES.loc[~CASES.correct, "case_id"])].iloc[:2].assign(level=3)
+    loaded.append("case_links", twice)
+    rows = {r["cluster"]: r for r in cluster_table(loaded)}
+    bad = CASES[~CASES.correct]
+    for name, g in bad.groupby("cluster"):
+        assert rows[name]["badcases"] == len(g)
+        assert rows[name]["bound"] == g.case_id.isin(LINKS.case_id).sum()
+        assert rows[name]["share"] == pytest.approx(len(g) / len(bad))
+    assert set(rows) == set(bad.cluster)

@@ -104,3 +104,35 @@ def test_a_failing_section_says_why_and_the_others_run(two_clusters, monkeypatch
 def test_keys_may_be_a_one_shot_iterator(two_clusters):
     out = pipeline.run(two_clusters, Cohort("k"), {}, keys=iter(WINDOW))
     assert list(out) == list(WINDOW)
+
+
+def test_a_report_drawing_nothing_fetches_only_the_columns_its_sections_read(two_clusters):
+    """json / md reports (whole_frame=False) build the frame from the columns the sections
+    declare they read (pipeline.frame_columns), and the document is the one the whole frame
+    gives: a section reading an undeclared column would fail and differ."""
+    from explorer.core.analysis.cohort import FRAME_COLUMNS
+    from explorer.core.report import build_report
+
+    cohort = Cohort("k")
+    whole = build_report(two_clusters, cohort, whatif=False, cached=False)
+    narrow = build_report(two_clusters, cohort, whatif=False, cached=False, whole_frame=False)
+    assert list(whole.frame.columns) == list(FRAME_COLUMNS)
+    assert {"tenant", "arrival_s", "prefill_ms", "cluster"}.isdisjoint(narrow.frame.columns)
+    pd.testing.assert_frame_equal(narrow.frame, whole.frame[list(narrow.frame.columns)])
+    for doc in (whole.doc, narrow.doc):
+        doc["meta"].pop("generated_at")
+        doc["meta"]["engine"].pop("seconds", None)
+    assert narrow.doc == whole.doc
+    # the sections that read the frame have results (not errors that happen to agree)
+    assert narrow.doc["comparison"] and narrow.doc["tree"]["nodes"]
+    assert narrow.doc["strata"]["by"] == "engine_version"
+    assert narrow.doc["cohort"]["badcases"] == int((whole.frame["cluster"] == "k").sum())
+    assert "request_id" in narrow.doc["timeline"]
+
+
+def test_a_whatif_or_an_unknown_metric_asks_for_the_whole_frame():
+    keys = pipeline.keys()
+    assert pipeline.frame_columns({"whatif": False}, keys) is not None
+    assert pipeline.frame_columns({"whatif": None}, keys) is None        # computed: any column
+    assert pipeline.frame_columns({"whatif": False,
+                                   "comparison": {"metrics": ["nope"]}}, keys) is None

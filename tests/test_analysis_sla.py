@@ -90,3 +90,30 @@ def test_edited_thresholds(loaded):
 def test_no_requests_is_no_data(store):
     with pytest.raises(NoData, match="no trace"):
         sla_attainment(store)
+
+
+def test_cases_without_a_category_give_no_category_rows():
+    """A request bound only to uncategorised cases has no category row; one bound to a
+    categorised case counts there; with an eval, the runs are still those of its links."""
+    from explorer.core.analysis import Cohort
+    from explorer.core.store import Store
+    s = Store()
+    s.add_run("a", engine_version="1.0")
+    s.add_run("b", engine_version="2.0")
+    s.append("requests", pd.DataFrame({
+        "run_id": RUN, "request_id": [f"q{i}" for i in range(N)], "arrival_s": ARR,
+        "ttft_ms": TTFT, "tpot_ms": TPOT, "e2e_ms": np.nan_to_num(E2E, nan=1000.0), "error": ERR,
+        "completion_tokens": TOK}))
+    s.append("cases", pd.DataFrame({"case_id": ["c1", "c2", "c3"], "eval_id": ["e", "e", "f"],
+                                    "category": [None, None, "alg"], "correct": True}))
+    s.append("case_links", pd.DataFrame({"case_id": ["c1", "c2", "c3"], "run_id": ["b", "b", "a"],
+                                         "request_id": ["q250", "q251", "q3"], "level": 1}))
+    d = sla_attainment(s).to_dict()
+    n, k, unj, _ = _expect(np.arange(N) == 3)
+    assert [(r["key"], r["n"], r["n_met"], r["n_unjudged"]) for r in d["by"]["category"]] == [
+        ("alg", n, k, unj)]
+    e = sla_attainment(s, Cohort(eval_id="e")).to_dict()
+    assert e["by"]["category"] == []
+    n, k, unj, _ = _expect(RUN == "b")
+    assert (e["attainment"]["n"], e["attainment"]["n_met"], e["attainment"]["n_unjudged"]) == (n, k, unj)
+    s.close()

@@ -49,6 +49,10 @@ def test_every_reader_takes_the_same_whole_link(store):
     assert {r.case_id: (r.run_id, r.request_id, r.level) for r in cv.itertuples()} == want
     table = session.fetch_cases(store, ["c1", "c2", "c3"])
     assert {r.case_id: (r.run_id, r.request_id, r.level) for r in table.itertuples()} == want
+    # a few of the cases: only their rows, each with its own best link
+    part = session.fetch_cases(store, ["c3", "c1"])
+    assert {r.case_id: (r.run_id, r.request_id, r.level) for r in part.itertuples()} == {
+        "c1": want["c1"], "c3": want["c3"]}
     for cid, (run, req, _) in want.items():
         assert tl.case_request(store, cid) == (run, req)
     # every pair read is a real link (no mix of two links' columns)

@@ -57,7 +57,7 @@ def test_inspect_in_chinese(capsys, inputs, tmp_path):
                "3 个输入：已加载 2 个，失败 1 个，忽略 1 个"):                    # the summary
         assert zh in text, (zh, text)
     code, en = _run(capsys, ["inspect", "--lang", "en", str(inputs)])
-    assert "line 3: field 'ttft_ms': negative value" in en and "2 input(s): 2 loaded" in en
+    assert "line 3: field 'ttft_ms': negative value" in en and "2 inputs: 2 loaded" in en
     assert not ZH.search(en)
 
 

@@ -175,3 +175,78 @@ def test_a_panel_slot_raising_on_the_results_is_blamed_on_that_panel_alone(monke
     names = _whole_pictures(out)
     assert not {"heatmap.png", "heatmap.svg"} & set(names)
     assert {"comparison.png", "comparison.svg", "tree.png", "versions.png"} <= set(names)
+
+
+@pytest.fixture
+def curve_paint_raises(monkeypatch, tmp_path):
+    """pyqtgraph's PlotCurveItem.paint raises (a value the library cannot draw); the
+    renderer's application (ensure_app) guards it as the window's (make_app) does. Without the
+    guard this crashed the process (PySide6 6.11 leaves the error set and the next override Qt
+    calls segfaults), so a regression fails the run."""
+    import pyqtgraph as pg
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
+
+    def paint(self, p, *args):
+        raise RuntimeError("curve cannot be drawn")
+    monkeypatch.setattr(pg.PlotCurveItem, "paint", paint)
+
+
+def test_a_chart_item_raising_in_paint_leaves_only_its_picture_out(curve_paint_raises, tmp_path):
+    from explorer.core.errors import ReportIncomplete
+    from explorer.reporting.bundle import render
+    from tests.report_fixture import sample_doc, sample_frame
+
+    out = tmp_path / "out"
+    with pytest.raises(ReportIncomplete) as got:
+        render(sample_doc(), out, {"png"}, frame=sample_frame())
+    why = dict(got.value.failed)
+    assert set(why) == {"distributions"}, got.value.failed  # the one panel drawing curves
+    assert why["distributions"] == "RuntimeError: curve cannot be drawn"
+    names = _whole_pictures(out)
+    assert "distributions.png" not in names
+    assert {"comparison.png", "tree.png", "dashboard.png"} <= set(names)
+
+
+def test_a_chart_item_raising_in_paint_is_reported_once_and_the_rest_drawn(curve_paint_raises,
+                                                                            monkeypatch):
+    """In the window: the failing item is handed to sys.excepthook once (not on every
+    repaint), draws nothing, and the scene's other items are still drawn."""
+    import sys
+
+    import pyqtgraph as pg
+    from PySide6.QtGui import QColor
+
+    from explorer.reporting.images import ensure_app, settle, to_image
+    from PySide6.QtCore import QSize
+    ensure_app()
+    assert getattr(pg.PlotCurveItem.paint, "paint_guarded", False)
+    seen = []
+    monkeypatch.setattr(sys, "excepthook", lambda t, e, tb: seen.append(e))
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+    w = QWidget()  # a panel holding a chart, as the window's are
+    plot = pg.PlotWidget()
+    QVBoxLayout(w).addWidget(plot)
+    plot.plot([0, 1, 2], [0, 1, 0])  # a PlotCurveItem: raises
+    plot.addItem(pg.ScatterPlotItem([1], [0.5], size=40, brush="r", pen=None))
+    plot.setXRange(0, 2, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    settle(w, QSize(200, 150))
+    images = [to_image(w, 1.0) for _ in range(3)]
+    assert [str(e) for e in seen] == ["curve cannot be drawn"]
+    img = images[-1]
+    red = [(x, y) for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
+           if QColor(img.pixel(x, y)).red() > 200 and QColor(img.pixel(x, y)).green() < 60]
+    assert red, "the scatter beside the failing curve was not drawn"
+    w.close()
+    w.deleteLater()
+
+
+def test_the_window_application_guards_every_chart_item():
+    import pyqtgraph as pg
+
+    from explorer.app import make_app
+    make_app()
+    for cls in (pg.PlotCurveItem, pg.ScatterPlotItem, pg.ImageItem, pg.BarGraphItem,
+                pg.AxisItem, pg.TextItem, pg.InfiniteLine, pg.LinearRegionItem):
+        paint = next(c.__dict__["paint"] for c in cls.__mro__ if "paint" in c.__dict__)
+        assert getattr(paint, "paint_guarded", False), cls

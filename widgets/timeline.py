@@ -311,9 +311,12 @@ class TimelinePanel(QWidget):
 
 
 def _sentence(note: str) -> str:
-    """A note as a sentence of the readout: capitalised, ending with a full stop."""
+    """A note as a sentence of the readout: capitalised, ending with a full stop ("。" when it
+    is written in Chinese)."""
     note = note.strip()
     if not note:
         return ""
     note = note[0].upper() + note[1:]
-    return note if note.endswith((".", "!", "?", ")")) else note + "."
+    if note.endswith((".", "!", "?", ")", "。", "！", "？", "）")):
+        return note
+    return note + ("。" if any("\u4e00" <= c <= "\u9fff" for c in note) else ".")

@@ -81,6 +81,7 @@ class WhatIfPanel(JobControls, Panel):
         session.cohortChanged.connect(self._cohort_changed)
         session.selectedCasesChanged.connect(self._on_selected_cases)
         self._drawn = False  # the graph is drawn when the panel is first shown (start-up speed)
+        self._run_when_shown = False  # inputs changed behind another tab: estimate when shown
 
     def _build_controls(self) -> None:
         """The sentence of controls: "Set [treatment] to [value], effect on [outcome] [Run]"."""
@@ -292,8 +293,7 @@ class WhatIfPanel(JobControls, Panel):
                 dock = dock.parentWidget()
             if dock is not None and not getattr(self, "_dock_hooked", False):
                 self._dock_hooked = True
-                dock.visibilityChanged.connect(
-                    lambda on: on and QTimer.singleShot(0, self._first_draw))
+                dock.visibilityChanged.connect(self._dock_shown)  # bound: dies with the panel
         # rendered off screen (a report figure): no slider, no editor; the drawing stays
         figure = self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
         self.slider.setVisible(not figure and self.frame is not None)
@@ -371,7 +371,21 @@ class WhatIfPanel(JobControls, Panel):
             self.draw_graph()
         else:  # off screen (a tab behind another): drawn when shown (_first_draw); parsing
             self._drawn = False  # the graph imports networkx, ~0.9 s on the UI thread
-        if self.frame is not None and self.isVisible():
+        # a tab behind another is "visible" too: its estimate runs when the tab comes to
+        # front (_dock_shown), not beside the cohort's analyses for a panel nobody sees
+        if self.frame is not None:
+            self._run_when_shown = self.off_screen()
+            if not self._run_when_shown:
+                self._run_timer().start()
+
+    def _dock_shown(self, on: bool) -> None:
+        """The dock's tab came to front: draw the graph, and run the estimate whose inputs
+        (the selection, the scenario) changed while it was behind another tab."""
+        if not on:
+            return
+        QTimer.singleShot(0, self._first_draw)
+        if self._run_when_shown and self.frame is not None:
+            self._run_when_shown = False
             self._run_timer().start()
 
     def _run_timer(self) -> QTimer:
@@ -411,6 +425,7 @@ class WhatIfPanel(JobControls, Panel):
     def run(self) -> None:
         """Run the state's what-if in the panel's worker (a newer run replaces an older one)."""
         self._run_timer().stop()
+        self._run_when_shown = False
         self.state.thresholds = self._sla_thresholds()   # SLA met as the SLA panel judges it
         query = self.state.query()
         if query is None:

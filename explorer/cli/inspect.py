@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from explorer.core.i18n import N_, _
+from explorer.core.i18n import N_, _, ngettext
 
 KINDS = (N_("trace"), N_("eval"), N_("stats"))  # LoadReport.kind, shown through _()
 
@@ -113,12 +113,14 @@ def render_text(doc: dict) -> str:
         out.append("")
     ignored = doc.get("ignored") or []
     if ignored:
-        out.append(_("ignored {n} file(s):").format(n=len(ignored)))
+        out.append(ngettext("ignored {n} file:", "ignored {n} files:",
+                            len(ignored)).format(n=len(ignored)))
         for g in ignored:
             out.append(f"  {g['path']}: {g['reason']}")
         out.append("")
     n, bad = len(doc["files"]), [f for f in doc["files"] if f.get("error")]
-    summary = _("{n} input(s): {loaded} loaded, {failed} failed").format(
+    summary = ngettext("{n} input: {loaded} loaded, {failed} failed",
+                       "{n} inputs: {loaded} loaded, {failed} failed", n).format(
         n=n, loaded=n - len(bad), failed=len(bad))
     if ignored:
         summary += _(", {n} ignored").format(n=len(ignored))

@@ -43,7 +43,7 @@ from pathlib import Path
 from ..core.errors import InputError, NoData
 from ..core.replay.compare import NO_PREFIX, calibration_lines, hit_rate_lines
 from ..core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 
 
 def _blocks(text: str) -> int | str:
@@ -86,9 +86,9 @@ def add_arguments(parser) -> None:
 
 
 def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
-    """(trace requests, CalibrationResult or None, note) of FILE: the calibration of the replay
+    """(trace requests, CalibrationResult or None, why) of FILE: the calibration of the replay
     at `cfg` (taken as the observed settings) on the trace's observed latencies, None with the
-    reason in `note` when the trace records none; lines or rows skipped are appended to
+    reason in `why` when the trace records none; lines or rows skipped are appended to
     `warnings` ("FILE:LINE: reason"). Raises InputError (a folder: replay takes one file)."""
     from ..core.formats.base import Sniff
     from ..core.replay import read_mooncake, requests_from_store
@@ -96,22 +96,22 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
     from ..core.store import Store
 
     if not path.exists():
-        raise InputError(path, "no such file or folder")
+        raise InputError(path, _("no such file or folder"))
     if path.is_dir():
         names = sorted(p.name for p in path.iterdir()
                        if p.is_file() and p.suffix.lower() in (".jsonl", ".json", ".csv"))
-        hint = (f"; its trace files: {', '.join(names[:6])}{', ...' if len(names) > 6 else ''}"
-                if names else "")
-        raise InputError(path, "is a folder: replay takes one trace file; name one of the "
-                               f"folder's files (each replay is one run){hint}")
+        hint = (_("; its trace files: {names}").format(
+            names=", ".join(names[:6]) + (", ..." if len(names) > 6 else "")) if names else "")
+        raise InputError(path, _("is a folder: replay takes one trace file; name one of the "
+                                 "folder's files (each replay is one run)") + hint)
     if path.is_file():
         head = Sniff.of(path).first_json_line() or {}
         if {"timestamp", "input_length", "output_length"} <= set(head):
             skipped: list = []
             trace = read_mooncake(path, skipped=skipped)
             warnings.extend(str(e) for e in skipped)
-            return trace, None, ("not calibrated: a Mooncake trace records arrival times, "
-                                 "lengths and hash ids, no latencies")
+            return trace, None, _("a Mooncake trace records arrival times, lengths and hash "
+                                  "ids, no latencies")
     store = Store()
     try:
         rep = store.load_file(path)
@@ -122,19 +122,20 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
                                  line=int(where.group(1)) if where.group(1) else None)
             raise InputError(path, rep.error)
         if not rep.run_ids:
-            raise InputError(path, "holds no trace run to replay")
+            raise InputError(path, _("holds no trace run to replay"))
         if rep.rows_skipped:
             for r in rep.skipped_reasons:   # "line 12: field ..." -> "FILE:12: field ..."
                 m = re.match(r"line (\d+): ", r)
                 warnings.append(r if r.startswith(str(path)) else
                                 f"{path}:{m.group(1)}: {r[m.end():]}" if m else f"{path}: {r}")
             if rep.rows_skipped > len(rep.skipped_reasons):
-                warnings.append(f"{path}: {rep.rows_skipped - len(rep.skipped_reasons)} more "
-                                "row(s) skipped")
+                more = rep.rows_skipped - len(rep.skipped_reasons)
+                warnings.append(f"{path}: " + ngettext("{n} more row skipped",
+                                                       "{n} more rows skipped", more).format(n=more))
         trace = requests_from_store(store, rep.run_ids[0])
         cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit)
         if "ttft_ms" not in cal.after and "tpot_ms" not in cal.after:
-            return trace, None, "not calibrated: the trace records no TTFT or TPOT"
+            return trace, None, _("the trace records no TTFT or TPOT")
         return trace, cal, None
     finally:
         store.close()
@@ -165,7 +166,7 @@ def run(args) -> int:
         return 2
     warnings: list[str] = []
     try:
-        trace, cal, note = _load(path, warnings, cfg, fit=args.timing == "auto")
+        trace, cal, why = _load(path, warnings, cfg, fit=args.timing == "auto")
     except (InputError, NoData) as e:
         print(_("trace-explorer replay: {x}").format(x=e), file=sys.stderr)
         return 1
@@ -175,9 +176,13 @@ def run(args) -> int:
     for w in warnings[:MAX_WARNINGS]:
         print(_("trace-explorer replay: warning: {w} (skipped)").format(w=w), file=sys.stderr)
     if len(warnings) > MAX_WARNINGS:
-        print(_("trace-explorer replay: warning: {x} more bad "
-              "line(s) skipped").format(x=len(warnings) - MAX_WARNINGS), file=sys.stderr)
-    timing = ("default (SGLang bench_one_batch): " + note.replace("not calibrated: ", "")
+        x = len(warnings) - MAX_WARNINGS
+        print(ngettext("trace-explorer replay: warning: {x} more bad line skipped",
+                       "trace-explorer replay: warning: {x} more bad lines skipped", x).format(x=x),
+              file=sys.stderr)
+    from ..core.replay.calibrate import DEFAULT_START
+    note = _("not calibrated: {why}").format(why=why) if why else None
+    timing = (_("{start}: {why}").format(start=_(DEFAULT_START), why=why)
               if cal is None else cal.step_time())
     replicas = 1
     if cal is not None:
@@ -222,7 +227,8 @@ def _print_text(path, cfg, s: dict, res, warnings: list, dropped: dict, cal, not
     n_drop = sum(dropped.values())
     print(_("{path}: {n} requests replayed").format(path=path, n=s["requests"])
           + (_(" of {total}").format(total=s["requests"] + n_drop) if n_drop else "") + f" ({cfg.label()})"
-          + (_(", {n} bad line(s) skipped").format(n=len(warnings)) if warnings else ""))
+          + (ngettext(", {n} bad line skipped", ", {n} bad lines skipped",
+                      len(warnings)).format(n=len(warnings)) if warnings else ""))
     for why, k in dropped.items():
         print(_("  dropped {x}: {why}").format(x=k, why=why))
     if cal is not None and cal.warning:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .i18n import ngettext
+
 
 class TraceExplorerError(Exception):
     """Base class of every error the core raises on purpose."""
@@ -58,5 +60,8 @@ class ReportIncomplete(TraceExplorerError):
     def __init__(self, out_dir, failed: list[tuple[str, str]], written: list, log: str):
         self.out_dir, self.failed, self.written, self.log = str(out_dir), failed, written, log
         parts = "; ".join(f"{name} ({why})" for name, why in failed)
-        super().__init__(f"{out_dir}: {len(failed)} picture(s) of the report could not be "
-                         f"drawn and are missing: {parts}; the other files were written ({log})")
+        super().__init__(f"{out_dir}: " + ngettext(
+            "{n} picture of the report could not be drawn and is missing: {parts}; the other "
+            "files were written ({log})",
+            "{n} pictures of the report could not be drawn and are missing: {parts}; the other "
+            "files were written ({log})", len(failed)).format(n=len(failed), parts=parts, log=log))

@@ -13,4 +13,6 @@ def prepare(store, tol: Tolerances | None = None) -> AssociationResult:
     if getattr(store, "remote", False):
         return store.prepare(tol)
     assign_default_clusters(store)
-    return bind_cases(store, tol)
+    result = bind_cases(store, tol)
+    store.compact()  # case_links written
+    return result

@@ -35,7 +35,7 @@ from . import fmt
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
 from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
-from .i18n import N_, _
+from .i18n import N_, _, ngettext
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                  whatif: Any = None,
                  progress: Callable[[int, int, str], None] | None = None,
                  cancelled: Callable[[], bool] | None = None, *,
-                 cached: bool = True) -> ReportBuild:
+                 cached: bool = True, whole_frame: bool = True) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
     Every section is analysis.pipeline's (SECTIONS, in the JSON's order); this adds the meta.
@@ -130,17 +130,24 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     result (anything with to_dict(), e.g. the GUI's WhatIfResult) used as is. progress(done,
     total, section) is called before each section, then with "done". Raises errors.Cancelled
     when cancelled. cached=False: the cohort's rows come straight from SQL instead of the
-    cached view of every case (one-off reports: no frame of every case is built)."""
-    try:
-        frame = cohort_frame(store, cohort, cached=cached)
-    except TraceExplorerError:
-        frame = None
+    cached view of every case (one-off reports: no frame of every case is built). The sections
+    that read only the cohort's frame (comparison, tree) run on one thread of their own beside
+    the SQL ones, as in the window (numpy / scikit-learn and DuckDB release the GIL).
+    whole_frame=False: the frame (ReportBuild.frame) holds only the columns the sections read
+    (pipeline.frame_columns; every column when a what-if is computed), for a caller that draws
+    nothing from it (json / md)."""
     params = dict(params or {})
     wanted = set(params.get("sections", SECTIONS))
     params["whatif"] = whatif
+    keys = [k for k in REPORT_KEYS if k not in SECTIONS or k in wanted]
+    columns = None if whole_frame else pipeline.frame_columns(params, keys)
+    try:
+        frame = cohort_frame(store, cohort, cached=cached,
+                             columns=None if columns is None else columns + ("run_id",))  # _scope
+    except TraceExplorerError:
+        frame = None
     results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
-                           frame=frame, keys=[k for k in REPORT_KEYS if k not in SECTIONS
-                                              or k in wanted])
+                           frame=frame, keys=keys, threads=1)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
     remote = getattr(store, "remote", False)
     sim = _simulated(store)
@@ -358,7 +365,8 @@ def write_report(store, cohort: Cohort, out_dir: str | Path,
     Raises ValueError / FormatUnavailable (checked before any work), OSError when out_dir
     cannot be written."""
     formats = check_formats(formats)
-    build = build_report(store, cohort, params, whatif, progress, cancelled, cached=cached)
+    build = build_report(store, cohort, params, whatif, progress, cancelled, cached=cached,
+                         whole_frame=any(f not in WRITERS for f in formats))
     return write_build(build, out_dir, formats, store=store, cohort=cohort)
 
 
@@ -519,7 +527,7 @@ def _md_strata(st: dict) -> str:
     rows = [(label(r["metric"], False), md(r["stratum"]), fmt.num(r.get("bad_mean")),
              fmt.num(r.get("control_mean")), f"{r['n_bad']} / {r['n_control']}",
              _p(tests.get(r["metric"], {}).get("p_value")),
-             tests.get(r["metric"], {}).get("test", "")) for r in st.get("rows") or []]
+             _(tests.get(r["metric"], {}).get("test", ""))) for r in st.get("rows") or []]
     if rows:
         parts.append(_table((_("Metric"), what[:1].upper() + what[1:], _("Badcase mean"),
                              _("Control mean"), _("n bad / control"), _("Stratified p"),
@@ -716,16 +724,16 @@ def _md_whatif(w: dict) -> str:
 
 
 def _md_conclusion(c: dict) -> str:
+    from .analysis.conclusion import module_name
     out = []
     if c.get("modules"):
-        from .analysis.conclusion import module_name
         out.append(_("**Modules:** ") + md(", ".join(module_name(str(m)) for m in c["modules"])))
     out.append(md(c.get("narrative") or ""))
     sg = c.get("suggestions") or []
     if sg:
         out.append(_table((_("Priority"), _("Suggestion"), _("Flags to try"), _("Module")), [
             (s["priority"], s["text"], _Raw(" ".join(md_code(f) for f in s.get("flags") or []) or "–"),
-             s.get("module")) for s in sg]))
+             module_name(str(s["module"])) if s.get("module") else s.get("module")) for s in sg]))
     return "\n\n".join(out)
 
 
@@ -739,7 +747,8 @@ def _md_inputs(rows: list) -> str:
         return _("_No input file was loaded._")
     ignored = [r for r in rows if r.get("ignored")]
     rows = [r for r in rows if not r.get("ignored")]
-    note = (_("\n\n{n_ignored} file(s) were ignored: ").format(n_ignored=len(ignored)) + "; ".join(f"{md(Path(r['path']).name)} ({md(r['ignored'])})" for r in ignored[:8])
+    note = (ngettext("\n\n{n_ignored} file was ignored: ", "\n\n{n_ignored} files were ignored: ",
+                     len(ignored)).format(n_ignored=len(ignored)) + "; ".join(f"{md(Path(r['path']).name)} ({md(r['ignored'])})" for r in ignored[:8])
             + (" ..." if len(ignored) > 8 else "")) if ignored else ""
     return _md_input_rows(rows) + note
 
@@ -820,7 +829,8 @@ def _md_timeline(t: dict) -> str:
                 "{run_p99_itl_ms} ms.").format(gaps_above_p99=plural(t.get('gaps_above_p99') or 0, 'inter-token gap'), run_p99_itl_ms=fmt.num(t.get('run_p99_itl_ms'))) if t.get("run_p99_itl_ms") is not None else
                 _("no p99 ITL for the run (no per-token latencies recorded).")), ""]
     phases = t.get("phases") or []
-    rows = [[p.get("kind"), fmt.num(p.get("start_ms")), fmt.num(p.get("duration_ms"))]
+    from .timeline import phase_name
+    rows = [[phase_name(str(p.get("kind"))), fmt.num(p.get("start_ms")), fmt.num(p.get("duration_ms"))]
             for p in phases[:MD_TIMELINE_PHASES]]
     if rows:
         lines.append(_table([_("phase"), _("start (ms from arrival)"), _("duration (ms)")], rows))
@@ -844,7 +854,7 @@ def _md_engine(e: dict) -> str:
     lines = []
     unknown = _("engine ?")
     for run in e.get("runs") or []:
-        clock = run.get("clock") or _("unknown clock")
+        clock = _(run["clock"]) if run.get("clock") else _("unknown clock")
         if run.get("first_stat_line_time"):
             clock += f" (0 s = {run['first_stat_line_time']})"
         lines += [f"**{md(run.get('run_id'))}** ({md(run.get('format'))}, "
@@ -893,7 +903,7 @@ def _md_replay(r: dict) -> str:
         lines += ["", _table([_("setting"), _("observed badcases"), _("predicted badcases"), _("95% interval")],
                              [[r["setting"]["label"], str(r["observed_badcases"]),
                                f"{r['predicted_badcases']:.1f}",
-                               f"{r['ci_low']:.0f} to {r['ci_high']:.0f}"]])]
+                               _("{lo} to {hi}").format(lo=f"{r['ci_low']:.0f}", hi=f"{r['ci_high']:.0f}")]])]
         if r.get("model"):
             lines += ["", _("Outcome model: {model}; each case's KV-cache hit rate and "
                       "preemptions move by the replay's difference between the scenario and the "
@@ -910,7 +920,9 @@ def _md_replay(r: dict) -> str:
     for sw in sweeps:
         lines += ["", _md_sweep(sw)]
     if r.get("sweeps_left_out"):
-        lines += ["", _("{n} more replayable run(s) not swept.").format(n=r["sweeps_left_out"])]
+        lines += ["", ngettext("{n} more replayable run not swept.",
+                               "{n} more replayable runs not swept.",
+                               r["sweeps_left_out"]).format(n=r["sweeps_left_out"])]
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from .errors import NoData
 from .escape import md
-from explorer.core.i18n import N_, _
+from explorer.core.i18n import N_, _, ngettext
 
 # the published statistics shown per run in Markdown (report.json has every one)
 SHOWN = (("requests", "completed"), ("requests", "failed"), ("ttft_ms", "mean"),
@@ -66,7 +66,8 @@ def overview(runs: list) -> tuple[list[str], list[list[str]]]:
                                if pub[c[:2]]["unit"] in ("requests", "tokens") else None)
                  if c[:2] in pub else "n/a" for c in cols]
         flag = (_(NO_SUCCESS) if r.get("no_success")
-                else _("{n} note(s) below").format(n=len(r["flags"])) if r.get("flags") else "")
+                else ngettext("{n} note below", "{n} notes below", len(r["flags"])).format(
+                    n=len(r["flags"])) if r.get("flags") else "")
         engine = " ".join(x for x in (r.get("engine"), r.get("engine_version")) if x)
         rows.append([r.get("label") or r["run_id"], engine or "–"] + cells + [flag])
     return heads, rows

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .i18n import N_, _, ngettext
+
 RATE_METRICS = {"request_throughput": "completed", "output_throughput": "completion_tokens",
                 "input_throughput": "prompt_tokens", "total_token_throughput": "all_tokens"}
 
@@ -85,8 +87,11 @@ def recompute(store, run_id: str, wanted: pd.DataFrame) -> list[dict[str, Any]]:
         elif r.metric == "e2e_ms" and no_e2e:
             out.append({"metric": r.metric, "stat": r.stat, "unit": r.unit,
                         "published": _f(r.value), "recomputed": None, "diff_pct": None,
-                        "note": f"not recomputed: the file has no latency for {no_e2e} "
-                                f"successful request(s) that streamed nothing"})
+                        "note": ngettext(
+                            "not recomputed: the file has no latency for {n} successful request "
+                            "that streamed nothing",
+                            "not recomputed: the file has no latency for {n} successful requests "
+                            "that streamed nothing", no_e2e).format(n=no_e2e)})
             continue
         elif r.metric in pops:
             if len(pops[r.metric]):
@@ -128,14 +133,17 @@ def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
         no_success = completed == 0 and (failed or n or not p.empty)
         flags = []
         if no_success:
-            flags.append(f"no successful request: 0 completed, {int(failed or 0)} failed; "
-                         f"its latencies (printed as 0) are not measurements")
+            flags.append(_("no successful request: 0 completed, {failed} failed; its latencies "
+                           "(printed as 0) are not measurements").format(failed=int(failed or 0)))
         if n and r["engine"] in ("vllm", "sglang"):
             silent = store.scalar("SELECT count(*) FROM requests WHERE run_id = ? AND error IS"
                                   " NULL AND ttft_ms IS NULL", [r["run_id"]])
             if silent:
-                flags.append(f"{silent} successful request(s) streamed no token: the benchmark"
-                             f" counts their TTFT as 0 ms, the product leaves it empty")
+                flags.append(ngettext(
+                    "{n} successful request streamed no token: the benchmark counts its TTFT as "
+                    "0 ms, the product leaves it empty",
+                    "{n} successful requests streamed no token: the benchmark counts their TTFT "
+                    "as 0 ms, the product leaves it empty", silent).format(n=silent))
         out.append({
             **{k: (None if isinstance(v, float) and math.isnan(v) else v)
                for k, v in r.items() if k not in ("n_ok", "n_failed")},
@@ -148,17 +156,17 @@ def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
     return out
 
 
-USER_SOURCE = "user"
+USER_SOURCE = N_("user")  # version_source of a version the user set (translated when set)
 
 
 def set_run(store, run_id: str, *, engine_version: str | None = None,
-            label: str | None = None, source: str = USER_SOURCE) -> None:
+            label: str | None = None, source: str | None = None) -> None:
     """The user's engine version and / or label for one run (None leaves a field as it is;
     '' clears the version). Kept in the runs table, so a saved session keeps it."""
     if engine_version is not None:
         v = engine_version.strip() or None
         store.execute("UPDATE runs SET engine_version = ?, version_source = ? WHERE run_id = ?",
-                      [v, source if v else None, run_id])
+                      [v, (source or _(USER_SOURCE)) if v else None, run_id])
     if label is not None:
         store.execute("UPDATE runs SET label = ? WHERE run_id = ?", [label.strip() or None, run_id])
 
@@ -167,8 +175,8 @@ def parse_version_override(text: str) -> tuple[str, str]:
     """'PATH=VERSION' -> (PATH, VERSION). Raises ValueError naming the argument."""
     path, sep, version = str(text).rpartition("=")
     if not sep or not path.strip() or not version.strip():
-        raise ValueError(f"--engine-version needs PATH=VERSION (e.g. runs/a.json=0.9.2), "
-                         f"not {text!r}")
+        raise ValueError(_("--engine-version needs PATH=VERSION (e.g. runs/a.json=0.9.2), "
+                           "not {text!r}").format(text=text))
     return path.strip(), version.strip()
 
 
@@ -186,8 +194,9 @@ def apply_version_overrides(store, overrides: list[tuple[str, str]]) -> list[str
         target = Path(path).resolve()
         hit = [r for r, p in resolved if p == target or target in p.parents]
         if not hit:
-            problems.append(f"--engine-version {path}={version}: no loaded run comes from {path}")
+            problems.append(f"--engine-version {path}={version}: "
+                            + _("no loaded run comes from {path}").format(path=path))
         for run_id in hit:
             set_run(store, run_id, engine_version=version,
-                    source=f"user: --engine-version {path}={version}")
+                    source=_("user: {flag}").format(flag=f"--engine-version {path}={version}"))
     return problems

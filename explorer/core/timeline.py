@@ -29,11 +29,18 @@ import pandas as pd
 
 from .errors import NoData
 from .sqlutil import load_query, quote_ident
-from explorer.core.i18n import _
+from explorer.core.i18n import N_, _, ngettext
 
 # "unsplit": the request ran but the source has no first-token time (e.g. HELM runtimes, an
 # E2E alone), so prefill and decode cannot be told apart
 PHASES = ("queued", "prefill", "decode", "preempted", "unsplit")
+_PHASE_NAMES = {"queued": N_("queued"), "prefill": N_("prefill"), "decode": N_("decode"),
+                "preempted": N_("preempted"), "unsplit": N_("unsplit")}
+
+
+def phase_name(kind: str) -> str:
+    """A phase kind as the user reads it (the report's table): 'queued' / '排队'."""
+    return _(_PHASE_NAMES[kind]) if kind in _PHASE_NAMES else kind
 # event kinds that bound phases; any other kind is shown as a plain marker
 _KNOWN_KINDS = ("arrived", "queued", "scheduled", "first_token", "preempted", "resumed",
                 "finished", "error")
@@ -225,12 +232,14 @@ def request_timeline(store, run_id: str, request_id: str, con=None, *,
         first_token = row.get("ttft_ms")
     itl = _itl_series(itl_df, first_token, stats["p99_itl_ms"], notes)
     if itl_df.empty:
-        notes.append("no per-token latencies for this request")
+        notes.append(_("no per-token latencies for this request"))
     if arrival_s is None:
-        notes.append("no arrival_s: times are relative; the swimlane cannot place this request")
+        notes.append(_("no arrival_s: times are relative; the swimlane cannot place this request"))
     if source == "derived" and (row.get("num_preemptions") or 0) > 0:
-        notes.append(f"{int(row['num_preemptions'])} preemption(s) recorded; their times are "
-                     "unknown (no request_events)")
+        n = int(row["num_preemptions"])
+        notes.append(ngettext("{n} preemption recorded; its time is unknown (no request_events)",
+                              "{n} preemptions recorded; their times are unknown (no "
+                              "request_events)", n).format(n=n))
     return Timeline(run_id=run_id, request_id=request_id, source=source, arrival_s=arrival_s,
                     phases=tuple(phases), events=tuple(events), itl=itl,
                     run_p99_itl_ms=stats["p99_itl_ms"], preemptions=tuple(preempt),
@@ -252,16 +261,16 @@ def _from_events(ev: pd.DataFrame, row: dict, arrival_s: float | None, notes: li
     end = max(last_end) if last_end else None
     if sched is None and row.get("queue_ms") is not None:
         sched = arrived + row["queue_ms"]
-        events.append(Event("scheduled", sched, "from queue_ms", derived=True))
-        notes.append("scheduled time derived from queue_ms")
+        events.append(Event("scheduled", sched, _("from queue_ms"), derived=True))
+        notes.append(_("scheduled time derived from queue_ms"))
     if ft is None and row.get("ttft_ms") is not None:
         ft = row["ttft_ms"]
-        events.append(Event("first_token", ft, "from ttft_ms", derived=True))
-        notes.append("first token time derived from ttft_ms")
+        events.append(Event("first_token", ft, _("from ttft_ms"), derived=True))
+        notes.append(_("first token time derived from ttft_ms"))
     if end is None and row.get("e2e_ms") is not None:
         end = row["e2e_ms"]
-        events.append(Event("finished", end, "from e2e_ms", derived=True))
-        notes.append("finish time derived from e2e_ms")
+        events.append(Event("finished", end, _("from e2e_ms"), derived=True))
+        notes.append(_("finish time derived from e2e_ms"))
     events.sort(key=lambda e: (e.t_ms, _KNOWN_KINDS.index(e.kind)
                                if e.kind in _KNOWN_KINDS else len(_KNOWN_KINDS)))
     preempt = _preemptions(events, end)
@@ -282,10 +291,10 @@ def _preemptions(events: list[Event], end: float | None) -> list[Phase]:
                 stop = f.t_ms
                 break
             if f.kind in ("scheduled", "first_token", "finished", "error", "preempted"):
-                stop, note = f.t_ms, f"no 'resumed' event: ends at '{f.kind}'"
+                stop, note = f.t_ms, _("no 'resumed' event: ends at '{kind}'").format(kind=f.kind)
                 break
         if stop is None:
-            stop, note = (end if end is not None else e.t_ms), "never resumed"
+            stop, note = (end if end is not None else e.t_ms), _("never resumed")
         out.append(Phase("preempted", float(e.t_ms), float(max(stop, e.t_ms)),
                          note or (e.detail or "")))
     return out
@@ -299,14 +308,16 @@ def _base_phases(arrived: float, sched: float | None, ft: float | None,
     if ft is not None:
         start = sched if sched is not None and sched <= ft else arrived
         phases.append(Phase("prefill", start, ft,
-                            "" if sched is not None else "queueing not separable: TTFT span"))
+                            "" if sched is not None else _("queueing not separable: TTFT span")))
         if end is not None and end >= ft:
             phases.append(Phase("decode", ft, end))
     elif end is not None:
         start = sched if sched is not None else arrived
         phases.append(Phase("unsplit", start, end,
-                            "no first-token time: prefill and decode not separable"
-                            + ("" if sched is not None else ", nor queueing")))
+                            _("no first-token time: prefill and decode not separable")
+                            if sched is not None else
+                            _("no first-token time: prefill and decode not separable, nor "
+                              "queueing")))
     return phases
 
 
@@ -369,8 +380,8 @@ def _derive(row: dict, notes: list[str]):
     if end is not None:
         events.append(Event("error" if row.get("error") else "finished", end,
                             row.get("error"), derived=True))
-    notes.append("derived from the requests row (no request_events): "
-                 + (", ".join(used) if used else "no timing columns recorded"))
+    notes.append(_("derived from the requests row (no request_events): {columns}").format(
+        columns=", ".join(used) if used else _("no timing columns recorded")))
     return events, _base_phases(0.0, sched, ft, end), [], end
 
 
@@ -383,7 +394,7 @@ def _itl_series(itl_df: pd.DataFrame, first_token_ms: float | None, p99: float |
     base = first_token_ms
     if base is None:
         base = 0.0
-        notes.append("first token time unknown: token times start at arrival")
+        notes.append(_("first token time unknown: token times start at arrival"))
     t = base + np.cumsum(val)
     above = val > p99 if p99 is not None else np.zeros(len(val), dtype=bool)
     return ItlSeries(tuple(int(i) for i in idx), tuple(float(v) for v in val),
@@ -445,12 +456,21 @@ def case_request(store, case_id: str, con=None) -> tuple[str, str] | None:
 
 
 # -- picking requests for compare and the report ------------------------------------------------
-def _bound(frame: pd.DataFrame, grp: str) -> pd.DataFrame:
+# worst_badcase's ranking, and the cohort-frame columns it reads (the output tokens qualify a
+# TPOT).
+WORST_RANKS = ("num_preemptions", "tpot_ms", "e2e_ms", "ttft_ms")
+WORST_COLUMNS = ("grp", "run_id", "request_id") + WORST_RANKS + ("completion_tokens",)
+
+
+def _bound(frame: pd.DataFrame, grp: str, metrics=()) -> pd.DataFrame:
+    """The bound rows of group `grp`, one per request: run_id, request_id and those of
+    `metrics` the frame has (only those columns: no row copy of the whole cohort frame)."""
     need = {"grp", "run_id", "request_id"}
     if not need <= set(frame.columns):
         raise ValueError(f"cohort frame lacks columns {sorted(need - set(frame.columns))}")
-    f = frame[(frame["grp"] == grp) & frame["run_id"].notna() & frame["request_id"].notna()]
-    return f.drop_duplicates(["run_id", "request_id"])
+    keep = ((frame["grp"] == grp) & frame["run_id"].notna() & frame["request_id"].notna())
+    cols = ["run_id", "request_id"] + [m for m in metrics if m in frame.columns]
+    return frame.loc[keep.to_numpy(), cols].drop_duplicates(["run_id", "request_id"])
 
 
 def typical_control_request(store, cohort_frame: pd.DataFrame) -> tuple[str, str]:
@@ -460,7 +480,8 @@ def typical_control_request(store, cohort_frame: pd.DataFrame) -> tuple[str, str
     cohort_frame: explorer.core.analysis.cohort_frame(store, cohort) (columns grp, run_id,
     request_id, tpot_ms, ...); TPOT missing from the frame is read from the store.
     Raises NoData when no bound control request has a TPOT."""
-    ctl = _with_metric(store, _bound(cohort_frame, "control"), "tpot_ms").dropna(subset=["tpot_ms"])
+    ctl = _with_metric(store, _bound(cohort_frame, "control", ("tpot_ms",)),
+                       "tpot_ms").dropna(subset=["tpot_ms"])
     if ctl.empty:
         raise NoData(_("no bound control request with a TPOT to compare with"))
     med = float(np.median(ctl["tpot_ms"].to_numpy(dtype=float)))
@@ -478,9 +499,9 @@ def worst_badcase(cohort_frame: pd.DataFrame) -> tuple[str, str]:
     over one or two gaps is not comparable; unknown token counts are kept), (3) longest E2E,
     (4) longest TTFT; missing values rank last, ties by run_id, request_id.
     Raises NoData when no badcase is bound to a request with any of those metrics."""
-    b = _bound(cohort_frame, "bad").copy()
+    b = _bound(cohort_frame, "bad", WORST_RANKS + ("completion_tokens",))
     keys = []
-    for col in ("num_preemptions", "tpot_ms", "e2e_ms", "ttft_ms"):
+    for col in WORST_RANKS:
         if col not in b.columns:
             continue
         v = pd.to_numeric(b[col], errors="coerce")

@@ -33,6 +33,8 @@ def ensure_app() -> QApplication:
         app.setFont(f)
     from explorer import translators
     translators.sync(app)
+    from explorer.widgets import paint_guard
+    paint_guard.install()  # a chart item whose paint() raises: that picture is left out
     return app
 
 
@@ -54,8 +56,10 @@ def to_image(widget: QWidget, dpr: float = 2.0) -> QImage:
     p = QPainter(img)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    widget.render(p, QPoint(0, 0))
-    p.end()
+    try:
+        widget.render(p, QPoint(0, 0))
+    finally:  # a painter left active on the image crashes the process when the image goes
+        p.end()
     return img
 
 

@@ -39,6 +39,31 @@ def test_startup_does_not_import_sklearn_or_dowhy():
     assert heavy_line == "HEAVY []", heavy_line
 
 
+IDLE_PROBE = PROBE + r"""
+from explorer.core import preload
+from explorer.widgets.mainwindow import PRELOAD_AFTER_MS
+end = time.perf_counter() + PRELOAD_AFTER_MS / 1000 + 0.5
+while time.perf_counter() < end:  # the window up, nothing loaded
+    app.processEvents()
+    time.sleep(0.01)
+preload.preload().join(60)  # the thread the window started (a later call returns it)
+print('IDLE', [m for m in ('scipy.stats', 'sklearn.tree') if m in sys.modules])
+"""
+
+
+def test_a_window_left_idle_imports_the_analyses_libraries():
+    """Opened, the window imports none of scikit-learn (above); shown PRELOAD_AFTER_MS with
+    nothing loaded, it imports scipy.stats and sklearn.tree on a thread of its own, so a drop
+    after that does not pay them (issue 17, drop to dashboard)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-c", IDLE_PROBE], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "HEAVY []" in lines
+    assert "IDLE ['scipy.stats', 'sklearn.tree']" in lines
+
+
 @pytest.mark.xvfb
 def test_real_x_window_under_xvfb(tmp_path):
     xvfb = shutil.which("Xvfb")

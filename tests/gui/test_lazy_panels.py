@@ -104,3 +104,35 @@ def test_deferred_analyses_run_when_their_tab_is_first_shown_and_once(loaded, qt
         s.set_cluster(other)
     qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
     assert calls == ["sla"] and isinstance(s.data["sla"], dict) and s.data["heatmap"] is None
+
+
+def test_whatif_behind_another_tab_estimates_when_shown(loaded, qtbot, monkeypatch):
+    """Once the What-if was shown (it holds the cohort), a selection made while it is a tab
+    behind another does not start its estimate (Qt keeps such a tab 'visible': the DoWhy fit
+    ran beside the cohort's analyses for a panel nobody saw); the estimate for that selection
+    runs when the tab comes to front."""
+    window, _, _ = loaded
+    s, wi = window.session, window.panels["whatif"]
+    window.show_panel("whatif")
+    qtbot.waitUntil(lambda: wi.frame is not None and wi.result is not None
+                    and s.compute.pending() == 0, timeout=120000)
+    window.show_panel("comparison")
+    qtbot.waitUntil(lambda: wi.visibleRegion().isEmpty(), timeout=10000)
+    started: list[str] = []
+    orig = type(s.compute).submit
+
+    def counting(runner, key, *a, **k):
+        started.append(key)
+        return orig(runner, key, *a, **k)
+    monkeypatch.setattr(type(s.compute), "submit", counting)
+    picked = sorted(s.data["frame"]["case_id"])[:40]
+    with qtbot.waitSignal(s.selectedCasesChanged, timeout=30000):
+        s.select_cases(picked)
+    qtbot.wait(400)  # longer than the What-if's 250 ms debounce
+    assert "whatif" not in started and wi.state.dirty
+    assert wi.state.selected_ids == frozenset(picked)
+    window.show_panel("whatif")
+    qtbot.waitUntil(lambda: "whatif" in started, timeout=10000)
+    qtbot.waitUntil(lambda: s.compute.pending() == 0, timeout=120000)
+    # the estimate that ran is the one for the selection (40 cases, 20 of them or fewer bad)
+    assert wi.state.applies_to()[0] == "selected"

@@ -80,3 +80,45 @@ def test_a_failing_replay_run_list_does_not_fail_the_runs_payload(session, monke
     monkeypatch.undo()
     monkeypatch.setattr(session.store, "remote", True, raising=False)
     assert session._runs_payload()["replay_runs"] == []
+
+
+def test_a_load_reads_the_runs_beside_the_binding(session, qtbot, monkeypatch, tmp_path):
+    """The runs' rows (Runs, Inputs and Replay panels) read no case: a load reads them on a
+    cursor of their own while the cases bind (issue 17, drop to dashboard), and they are
+    those of the store read after it."""
+    import explorer.core.pipeline as core_pipeline
+    import explorer.core.report_runs as report_runs
+
+    n = 60
+    pd.DataFrame({"request_id": [f"r{i}" for i in range(n)], "arrival_s": np.arange(n) * 0.5,
+                  "prompt_tokens": 100 + np.arange(n), "completion_tokens": 20 + np.arange(n),
+                  "ttft_ms": 50.0 + np.arange(n), "tpot_ms": 10.0 + np.arange(n) % 7}
+                 ).to_csv(tmp_path / "requests.csv", index=False)
+    pd.DataFrame({"case_id": [f"c{i}" for i in range(n)], "request_id": [f"r{i}" for i in range(n)],
+                  "category": "math", "cluster": [None if i % 3 else "k" for i in range(n)],
+                  "correct": [bool(i % 3) for i in range(n)]}).to_csv(tmp_path / "cases.csv", index=False)
+    reading = threading.Event()
+    seen = []
+    runs_section, prepare = report_runs.runs_section, core_pipeline.prepare
+
+    def runs(store):
+        seen.append((threading.current_thread().name, store.con is session.store.con))
+        reading.set()
+        return runs_section(store)
+
+    def binding(store, *a, **k):
+        assert reading.wait(20), "the runs were not read while the cases bind"
+        return prepare(store, *a, **k)
+    monkeypatch.setattr(report_runs, "runs_section", runs)
+    monkeypatch.setattr(core_pipeline, "prepare", binding)
+    session.load_paths([str(tmp_path / "requests.csv"), str(tmp_path / "cases.csv")])
+    qtbot.waitUntil(lambda: bool(session.data.get("runs")) and session.runner.pending() == 0,
+                    timeout=60000)
+    assert session.errors == []
+    assert seen[0][0].startswith("runs") and seen[0][1] is False  # its own thread and cursor
+    monkeypatch.undo()
+    assert session.data["runs"] == runs_section(session.store)
+    assert session.data["runs"][0]["n_requests"] == n
+    assert [r["n"] for r in session.data["replay_runs"]] == [n]
+    bound = session.store.scalar("SELECT count(*) FROM case_links")
+    assert bound == n and session.data["meta"]["cases"] == n

@@ -24,7 +24,7 @@ from ..selection import And, InSet, Or, Predicate, Range
 from ..sqlutil import load_query, quote_ident
 from .cohort import Cohort
 from .results import HeatmapResult
-from explorer.core.i18n import _
+from explorer.core.i18n import _, join_list
 
 WINDOW_METRICS = ("batch_size_entropy", "n_requests", "kv_cache_hit_rate", "num_preemptions",
                   "tpot_ms", "batch_size", "ttft_ms", "queue_ms", "e2e_ms", "prefill_ms",
@@ -88,8 +88,13 @@ def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
 
 
 def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
-    w = store.query("analysis_heatmap_windows", {"window_s": float(p["window_s"]), "runs": runs})
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
+    # only the three metrics drawn: DuckDB then leaves the other window means (and, when no
+    # axis is batch_size_entropy, the entropy) uncomputed
+    cols = ", ".join(quote_ident(m) for m in dict.fromkeys((xm, ym, vm)))
+    w = store.con.execute(f"SELECT run_id, w, {cols} FROM (\n{load_query('analysis_heatmap_windows')}"
+                          "\n) AS win ORDER BY run_id, w",
+                          {"window_s": float(p["window_s"]), "runs": runs}).df()
     if w.empty:
         raise NoData(_("no request has an arrival time (arrival_s), so there are no time windows"))
     x = w[xm].to_numpy(dtype=float)
@@ -100,7 +105,8 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
         cols = [("batch_size" if m == "batch_size_entropy" else m) for m in missing]
         if cols:
             raise NoData(_("the traces do not record {x}, so no "
-                         "time window has {x2}").format(x=' or '.join(dict.fromkeys(cols)), x2=' and '.join(missing)))
+                         "time window has {x2}").format(x=_(" or ").join(dict.fromkeys(cols)),
+                                                        x2=join_list(missing)))
         raise NoData(_("no time window has both {xm} and {ym}").format(xm=xm, ym=ym))
     w, x, y = w[ok], x[ok], y[ok]
     v = w[vm].to_numpy(dtype=float)

@@ -30,8 +30,9 @@ from typing import Any, Callable, Iterable
 import pandas as pd
 
 from ..errors import Cancelled, NoData, TraceExplorerError
-from ..i18n import N_, NP_
-from .cohort import cluster_table, cohort_frame, summarize_cohort
+from ..i18n import N_, NP_, _
+from . import compare, tree
+from .cohort import FRAME_COLUMNS, SUMMARY_COLUMNS, cluster_table, cohort_frame, summarize_cohort
 from .compare import compare_metrics
 from .conclusion import conclude
 from .heatmap import compute_heatmap
@@ -56,7 +57,8 @@ class Section:
     depends on besides the store's content: its cache key (None: not cached); frame_only: reads
     the cohort frame and never the store's connection, so it may run on a second thread;
     panel: its short name on the window's panel that shows it (NP_("panel", ...): translated
-    with pgettext("panel", ...)), "" when no panel shows it."""
+    with pgettext("panel", ...)), "" when no panel shows it; reads(its params) -> the cohort
+    frame's columns compute reads (frame_columns), None for the whole frame."""
     key: str
     title: str
     compute: Callable[["Run"], Any]
@@ -65,6 +67,7 @@ class Section:
     depends: Callable[["Run"], tuple] | None = None
     frame_only: bool = False
     panel: str = ""
+    reads: Callable[[Any], tuple[str, ...] | None] = lambda params: ()
 
 
 class Run:
@@ -139,6 +142,16 @@ def _whatif(r: Run):
     return run_whatif_section(r.frame, args)
 
 
+def _whatif_reads(w) -> tuple[str, ...] | None:
+    """A what-if to compute reads the whole frame (its causal graph may name any column)."""
+    return () if w is False or hasattr(w, "to_dict") else None
+
+
+def _timeline_reads(_params) -> tuple[str, ...]:
+    from ..timeline import WORST_COLUMNS
+    return WORST_COLUMNS
+
+
 def _replay(r: Run):
     if getattr(r.store, "remote", False):
         return {"status": "no_data", "reason": "the replay simulates every request of a run "
@@ -175,31 +188,33 @@ def _timeline(r: Run):
 def _strata(r: Run):
     strata = getattr(r.results.get("comparison"), "strata", None)
     return strata if strata is not None else {
-        "status": "no_data", "reason": "the cohort's cases ran on one engine version of one eval"}
+        "status": "no_data", "reason": _("the cohort's cases ran on one engine version of one eval")}
 
 
 # In the report JSON's order, which is also the order they run in.
 SECTIONS: tuple[Section, ...] = (
     Section("cohort", N_("Cohort"), lambda r: summarize_cohort(r.store, r.cohort, frame=r.frame),
-            "cohort", panel=NP_("panel", "Cohort")),
+            "cohort", panel=NP_("panel", "Cohort"), reads=lambda p: SUMMARY_COLUMNS),
     Section("comparison", N_("Metric comparison (badcases vs control)"),
             lambda r: compare_metrics(r.store, r.cohort, r.params.get("comparison"),
                                       frame=r.cases()), "cohort", frame_only=True,
-            panel=NP_("panel", "Metric comparison")),
+            panel=NP_("panel", "Metric comparison"), reads=compare.frame_columns),
     Section("tree", N_("Decision tree"),
             lambda r: fit_tree(r.store, r.cohort, r.params.get("tree"), frame=r.cases()),
-            "cohort", frame_only=True, panel=NP_("panel", "Decision tree")),
+            "cohort", frame_only=True, panel=NP_("panel", "Decision tree"),
+            reads=tree.frame_columns),
     Section("heatmap", N_("Heatmap"),
             lambda r: compute_heatmap(r.store, r.cohort, r.heatmap_params(), frame=r.frame),
             "cohort", depends=lambda r: (_dump(r.heatmap_params()),),
-            panel=NP_("panel", "Heatmap")),
+            panel=NP_("panel", "Heatmap"), reads=lambda p: ("run_id",)),
     Section("versions", N_("Engine versions"),
             lambda r: compare_versions(r.store, r.cohort, r.params.get("versions")), "cohort",
             depends=_eval_and("versions"), panel=NP_("panel", "Versions")),
     Section("sla", N_("SLA attainment"),
             lambda r: sla_attainment(r.store, r.cohort, r.params.get("sla")), "cohort",
             depends=_eval_and("sla"), panel=NP_("panel", "SLA")),
-    Section("whatif", N_("What-if"), _whatif, "report", panel=NP_("panel", "What-if")),
+    Section("whatif", N_("What-if"), _whatif, "report", panel=NP_("panel", "What-if"),
+            reads=_whatif_reads),
     Section("conclusion", N_("Conclusion"),
             lambda r: conclude(dict(r.results), r.params.get("conclusion")), "cohort",
             needs=("cohort", "comparison", "tree", "versions"), panel=NP_("panel", "Conclusion")),
@@ -216,7 +231,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("run_versions", N_("Engine versions at run level (published aggregates)"),
             _run_versions, "report"),
     Section("timeline", N_("Timeline of the worst badcase"), _timeline, "report",
-            panel=NP_("panel", "Timeline")),
+            panel=NP_("panel", "Timeline"), reads=_timeline_reads),
     Section("strata", N_("Pooled strata (per engine version or eval)"), _strata, "report",
             needs=("comparison",)),
 )
@@ -235,6 +250,19 @@ def panel_title(key: str) -> str:
     if not name:
         raise KeyError(f"no panel shows section {key!r}")
     return name
+
+
+def frame_columns(params: dict, keys: Iterable[str]) -> tuple[str, ...] | None:
+    """The cohort-frame columns the sections `keys` read with `params` ({section: its params}),
+    for cohort_frame(columns=...); None when one of them reads the whole frame (a what-if to
+    compute) or names a column the frame does not have (the section says so itself)."""
+    out: dict[str, None] = {}
+    for k in keys:
+        cols = BY_KEY[k].reads(params.get(k))
+        if cols is None or not set(cols) <= set(FRAME_COLUMNS):
+            return None
+        out.update(dict.fromkeys(cols))
+    return tuple(out)
 
 
 def keys(*groups: str) -> tuple[str, ...]:

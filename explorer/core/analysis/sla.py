@@ -74,8 +74,9 @@ def sla_attainment(store, cohort=None, params: dict | None = None) -> SlaResult:
     if overall["n"] == 0:
         missing = [m for m in thr if not store.con.execute(
             f"SELECT count({quote_ident(m)}) FROM requests").fetchall()[0][0]]
-        raise NoData("no request can be judged against the SLA"
-                     + (f": the traces do not record {', '.join(missing)}" if missing else ""))
+        raise NoData(_("no request can be judged against the SLA: the traces do not record "
+                       "{columns}").format(columns=", ".join(missing)) if missing else
+                     _("no request can be judged against the SLA"))
     overall.pop("key")
     by = {name: [r for r in groups[name] if name in ("run", "version") or r["key"] is not None]
           for name in BREAKDOWNS}

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .evidence import MIN_SUPPORT
-from ..i18n import _
+from ..i18n import N_, _
 
 STRATA_KEYS = ("engine_version", "eval_id")
 N_PERMUTATIONS = 499
@@ -127,11 +127,11 @@ def stratify(frame: pd.DataFrame, rows, alpha: float = 0.05) -> dict | None:
                                 [((x == 1) & ~b & (st == s)).sum(), ((x == 0) & ~b & (st == s)).sum()]])
                       for s in np.unique(st)]
             res = StratifiedTable(tables).test_null_odds(correction=False)
-            stat, p, test = float(res.statistic), float(res.pvalue), "cochran-mantel-haenszel"
+            stat, p, test = float(res.statistic), float(res.pvalue), N_("cochran-mantel-haenszel")
         else:
             stat, p = _perm_p(x, b, st)
             stat = float(stat)
-            test = "stratified permutation (labels permuted within strata)"
+            test = N_("stratified permutation (labels permuted within strata)")  # shown through _()
         disagree = [row["stratum"] for row in out_rows
                     if row["metric"] == r.metric and row["n_bad"] >= MIN_SUPPORT
                     and row["bad_mean"] is not None and row["control_mean"] is not None

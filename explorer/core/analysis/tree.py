@@ -99,6 +99,12 @@ def _varies(col: pd.Series) -> bool:
     return bool(len(v)) and bool(v.min() < v.max())
 
 
+def frame_columns(params: dict | None = None) -> tuple[str, ...]:
+    """The cohort-frame columns fit_tree reads with `params`: badcase, request_id, the
+    features."""
+    return ("badcase", "request_id", *{**DEFAULTS, **(params or {})}["features"])
+
+
 def fit_tree(store, cohort: Cohort, params: dict | None = None,
              frame: pd.DataFrame | None = None) -> TreeResult:
     """Fit the tree and read it (see the module doc).
@@ -113,7 +119,9 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
     p = {**DEFAULTS, **(params or {})}
     if frame is None:
         frame = cohort_frame(store, cohort)
-    bound = frame[frame["request_id"].notna()]
+    # the bound rows of the columns read (features and badcase), not of the whole frame
+    cols = list(dict.fromkeys([f for f in p["features"] if f in frame] + ["badcase"]))
+    bound = frame.loc[frame["request_id"].notna().to_numpy(), cols]
     if bound.empty:
         raise NoData(_("no case of the cohort is bound to a trace request, so there are no "
                      "engine metrics to split on"))

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..errors import UnknownFormat
+from ..i18n import _
 from .base import Sniff
 
 MIN_CONFIDENCE = 0.3
@@ -72,8 +73,9 @@ def detect_format(path: str | Path) -> ModuleType:
     ranked = rank_formats(p)
     if not ranked or ranked[0][0] < MIN_CONFIDENCE:
         sniff = Sniff.of(p)
-        why = "binary content" if sniff.is_binary else "no known trace or eval format matches its content"
-        raise UnknownFormat(p, f"unrecognised file: {why}")
+        why = (_("binary content") if sniff.is_binary
+               else _("no known trace or eval format matches its content"))
+        raise UnknownFormat(p, _("unrecognised file: {why}").format(why=why))
     return get_format(ranked[0][1])
 
 

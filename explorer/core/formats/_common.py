@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from ..errors import InputError
-from ..i18n import N_, _, field_text
+from ..i18n import N_, _, field_text, ngettext
 from ._aliases import TIME_MS
 
 REQUEST_COLUMNS = (
@@ -180,7 +180,8 @@ def read_text_csv(path: Path, required: Iterable[str]) -> pd.DataFrame:
         raise InputError(path, _("not a readable CSV ({error})").format(error=e)) from None
     missing = [c for c in required if c not in df.columns]
     if missing:
-        raise InputError(path, _("missing column(s) {columns}").format(columns=", ".join(missing)))
+        raise InputError(path, ngettext("missing column {columns}", "missing columns {columns}",
+                                        len(missing)).format(columns=", ".join(missing)))
     return df
 
 
@@ -244,7 +245,7 @@ def _version(store, path: Path, engine_version: str | None,
     """(engine version, where it came from) of a run: the loader's (from the file's content),
     else the path's (version_rule)."""
     if engine_version:
-        return engine_version, version_source or "file content"
+        return engine_version, version_source or _("file content")
     found = version_rule(getattr(store, "source_of", Path)(path))
     return found if found else (None, None)
 
@@ -341,9 +342,9 @@ _VER = r"(\d+\.\d+(?:\.\d+){0,2}(?:[.\-]?(?:post|rc|dev|a|b)\d*)?)"
 # (name shown in inspect, pattern over one path part: a folder name or the file's stem);
 # tried on the file name first, then on each folder from the nearest up
 VERSION_RULES: tuple[tuple[str, re.Pattern], ...] = (
-    ("engine name and version", re.compile(rf"(?:^|[_\-. ]){_ENGINES}(?:[-_ ]|==?)?v?{_VER}(?=$|[_\-. ])", re.I)),
-    ("v + version", re.compile(rf"(?:^|[_\-. ])v{_VER}(?=$|[_\-. ])")),
-    ("a version of three numbers", re.compile(r"(?:^|[_\- ])(\d+\.\d+\.\d+(?:[.\-]?(?:post|rc|dev)\d*)?)(?=$|[_\- ])")),
+    (N_("engine name and version"), re.compile(rf"(?:^|[_\-. ]){_ENGINES}(?:[-_ ]|==?)?v?{_VER}(?=$|[_\-. ])", re.I)),
+    (N_("v + version"), re.compile(rf"(?:^|[_\-. ])v{_VER}(?=$|[_\-. ])")),
+    (N_("a version of three numbers"), re.compile(r"(?:^|[_\- ])(\d+\.\d+\.\d+(?:[.\-]?(?:post|rc|dev)\d*)?)(?=$|[_\- ])")),
 )
 
 
@@ -354,12 +355,13 @@ def version_rule(path: Path) -> tuple[str, str] | None:
     three numbers; two numbers alone, like the rate in 'output_0.5', are not a version).
     The rule text names the part: "path: folder 'vllm-0.6.1' (engine name and version)"."""
     p = Path(path)
-    parts = [("file", p.stem)] + [("folder", x) for x in reversed(p.resolve().parts[:-1])]
+    parts = [(N_("file"), p.stem)] + [(N_("folder"), x) for x in reversed(p.resolve().parts[:-1])]
     for where, part in parts:
         for name, rx in VERSION_RULES:
             m = rx.search(part)
             if m:
-                return m.group(m.lastindex), f"path: {where} '{part}' ({name})"
+                return m.group(m.lastindex), _("path: {where} '{part}' ({rule})").format(
+                    where=_(where), part=part, rule=_(name))
     return None
 
 

@@ -48,15 +48,18 @@ CONFIG_KEYS = ("backend", "endpoint_type", "label", "model_id", "tokenizer_id", 
                "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms",
                "random_input_len", "random_output_len", "sharegpt_output_len", "date")
 
-MAPPING = {
-    "ttfts": "ttft_ms (x1000)",
-    "itls": "token_latencies.itl_ms (x1000, one gap per streamed chunk)",
-    "(e2e - ttft) / (output_lens - 1)": "tpot_ms (output_lens > 1)",
-    "input_lens": "prompt_tokens",
-    "output_lens": "completion_tokens",
-    "errors": "error",
-    "(array position)": "request_id",
-}
+
+
+def mapping() -> dict[str, str]:
+    """The per-request arrays and the columns they fill (LoadReport.columns), in the current
+    language."""
+    return {"ttfts": "ttft_ms (x1000)",
+            "itls": _("token_latencies.itl_ms (x1000, one gap per streamed chunk)"),
+            "(e2e - ttft) / (output_lens - 1)": "tpot_ms (output_lens > 1)",
+            "input_lens": "prompt_tokens",
+            "output_lens": "completion_tokens",
+            "errors": "error",
+            _("(array position)"): "request_id"}
 
 
 def flavour(sniff) -> str | None:
@@ -134,11 +137,11 @@ def load_result(obj: dict, path: Path, store, report, fmt: str, engine: str, bas
     insert_token_latencies(store, run_id, itls)
     insert_run_metrics(store, run_id, published_rows(obj))
     if n:
-        report.columns.update(MAPPING)
+        report.columns.update(mapping())
         report.columns["latencies" if obj.get("latencies") else "ttfts + sum(itls)"] = \
             "e2e_ms (x1000)"
         if obj.get("start_times"):
-            report.columns["start_times"] = "arrival_s (from the first start)"
+            report.columns["start_times"] = _("arrival_s (from the first start)")
     return run_id
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 
 import pandas as pd
 
+from ..i18n import N_
 from ._common import no_rows
 
 STAT_COLUMNS = ("ts_s", "engine", "running", "waiting", "swapped", "kv_usage_gpu",
@@ -30,7 +31,7 @@ def clock(stamps: list[datetime], precision: str) -> tuple[list[float], dict]:
     the placeholder year / day of the last two is ignored: ts_s is relative to stamps[0]."""
     if precision == "date":
         ts = [(s - _EPOCH).total_seconds() for s in stamps]
-        return ts, {"clock": "unix (log time read as UTC)"}
+        return ts, {"clock": N_("unix (log time read as UTC)")}  # shown through _()
     step = timedelta(days=1) if precision == "time" else None
     out, shift, prev = [], timedelta(0), None
     for s in stamps:
@@ -39,7 +40,7 @@ def clock(stamps: list[datetime], precision: str) -> tuple[list[float], dict]:
         prev = s + shift
         out.append((prev - (stamps[0])).total_seconds())
     fmt = "%H:%M:%S" if precision == "time" else "%m-%d %H:%M:%S"
-    return out, {"clock": "seconds since the first stat line",
+    return out, {"clock": N_("seconds since the first stat line"),
                  "first_stat_line_time": stamps[0].strftime(fmt)}
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..i18n import _
 from .base import Sniff
 from ._common import (no_rows, range_mask, range_problems, read_text_csv, register_run,
                       version_rule)
@@ -118,6 +119,6 @@ def load(path: Path, store, report) -> None:
         "launch_time": "arrival_s (unix s)",
         "prompt_tokens": "prompt_tokens", "generation_tokens": "completion_tokens",
         "user_id": "tenant", "user_id, question_id": "request_id",
-        "(file name)": "runs.config: config, request_rate_qps",
-        "(parent folder)": "runs.engine_version",
+        _("(file name)"): "runs.config: config, request_rate_qps",
+        _("(parent folder)"): "runs.engine_version",
     })

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..i18n import _
 from .base import Sniff, iter_jsonl
 from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
                       prompt_hash, register_run)
@@ -59,6 +60,6 @@ def load(path: Path, store, report) -> None:
                           engine="aibrix", benchmark="aibrix client")
     insert_requests(store, report, run_id, rows)
     report.columns.update({"latency": "e2e_ms (x1000)", "ttft": "ttft_ms (x1000)",
-                           "tpot": "tpot_ms (x1000)", "start_time": "arrival_s (client clock)",
+                           "tpot": "tpot_ms (x1000)", "start_time": _("arrival_s (client clock)"),
                            "prompt_tokens": "prompt_tokens", "output_tokens": "completion_tokens",
-                           "input": "prompt_hash", "(line number)": "request_id"})
+                           "input": "prompt_hash", _("(line number)"): "request_id"})

@@ -135,11 +135,11 @@ def load(path: Path, store, report) -> None:
     report.columns.update({
         "metadata.x_request_id": "request_id",
         "metadata.timestamp_ns": "arrival_s (/1e9, unix s)",
-        "metrics.ttft": "ttft_ms (by unit)",
-        "metrics.inter_token_latency": "tpot_ms (by unit)",
-        "metrics.request_latency": "e2e_ms (by unit)",
+        "metrics.ttft": _("ttft_ms (by unit)"),
+        "metrics.inter_token_latency": _("tpot_ms (by unit)"),
+        "metrics.request_latency": _("e2e_ms (by unit)"),
         "metrics.input_sequence_length": "prompt_tokens",
         "metrics.output_sequence_length": "completion_tokens",
-        "metrics.inter_chunk_latency": "token_latencies.itl_ms (by unit)",
-        "error": "error (code type message)",
+        "metrics.inter_chunk_latency": _("token_latencies.itl_ms (by unit)"),
+        "error": _("error (code type message)"),
     })

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..i18n import _
 from .base import Sniff
 from ._common import no_rows, range_mask, range_reason, read_text_csv, register_run
 
@@ -61,7 +62,7 @@ def load(path: Path, store, report) -> None:
                           benchmark=path.stem, started_at=t0.to_pydatetime())
     rows.insert(0, "run_id", run_id)
     report.rows_loaded += store.append("requests", rows)
-    report.columns.update({"TIMESTAMP": "arrival_s (seconds since the first row; started_at)",
+    report.columns.update({"TIMESTAMP": _("arrival_s (seconds since the first row; started_at)"),
                            "ContextTokens": "prompt_tokens",
                            "GeneratedTokens": "completion_tokens",
-                           "(row number)": "request_id"})
+                           _("(row number)"): "request_id"})

@@ -18,7 +18,7 @@ backends by name); without one, SGLang's own rows (`Concurrency:`, `(retokenized
 Latency`) mean sglang, else vllm. `Traffic request rate`, `Burstiness factor` and
 `Maximum request concurrency` printed just before the block (vLLM) or inside it (SGLang) go to
 runs.config. Lines the reader does not know are kept in config["other"] and listed in the load
-report's columns as "(not mapped)".
+report's columns as _("(not mapped)").
 """
 from __future__ import annotations
 
@@ -166,4 +166,4 @@ def load(path: Path, store, report) -> None:
         for k in b["values"]:
             report.columns.setdefault(k, "run_metrics")
         for k in b["other"]:
-            report.columns.setdefault(k, "(not mapped)")
+            report.columns.setdefault(k, _("(not mapped)"))

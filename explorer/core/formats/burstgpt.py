@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..i18n import _
 from .base import Sniff
 from ._common import RowError, check_ranges, insert_requests, integer, no_rows, num, read_text_csv, register_run, text
 
@@ -72,7 +73,7 @@ def load(path: Path, store, report) -> None:
                           config={"arrival_clock": "seconds since the trace start",
                                   "total_tokens_mismatch_rows": mismatched})
     insert_requests(store, report, run_id, rows)
-    report.columns.update({"Timestamp": "arrival_s (s since the trace start)",
+    report.columns.update({"Timestamp": _("arrival_s (s since the trace start)"),
                            "Request tokens": "prompt_tokens", "Response tokens": "completion_tokens",
-                           "Response tokens = 0": "error (failed request)",
+                           "Response tokens = 0": _("error (failed request)"),
                            "Model, Log Type, Total tokens": "extra"})

@@ -393,8 +393,8 @@ def _load_sql(path: Path, store, report) -> bool:
 
 def _check_mapping(path: Path, m: dict, report) -> dict:
     if m["correct"] is None:
-        raise InputError(path, "no correctness column (one of: " + ", ".join(CORRECTNESS_COLUMNS)
-                         + "; or a score of only 0 / 1)")
+        raise InputError(path, _("no correctness column (one of: {columns}; or a score of only "
+                                 "0 / 1)").format(columns=", ".join(CORRECTNESS_COLUMNS)))
     report.columns = {src: ("case_id" if dst == "local_id" else dst)
                       for dst, src in m.items() if src is not None}
     return m

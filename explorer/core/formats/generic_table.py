@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow.parquet as pq  # imported with the module: detection of a Parquet file reads its footer
 
 from ..errors import InputError
-from ..i18n import _, field_text
+from ..i18n import _, field_text, line_text
 from ..sqlutil import quote_ident
 from .base import Sniff, iter_jsonl
 from . import _aliases
@@ -155,8 +155,8 @@ def _jsonl_records(path: Path, skips: _Skips) -> tuple[list[dict], list[int]]:
         lines.append(no)
         recs.append({k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in rec.items()})
     if not recs:
-        raise InputError(path, "no JSON object lines" + (f"; first problem: line {skips.found[0][0]}: "
-                                                        f"{skips.found[0][1]}" if skips.found else ""))
+        raise InputError(path, _("no JSON object lines") + (_("; first problem: {reason}").format(
+            reason=f"{line_text(skips.found[0][0])}{skips.found[0][1]}") if skips.found else ""))
     return recs, lines
 
 
@@ -229,7 +229,7 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
     if "request_id" not in exprs:  # the source row number (1-based), counted before skipping
         exprs["request_id"] = "CAST(__row AS VARCHAR)"
         src = f"(SELECT *, row_number() OVER () AS __row FROM {src})"
-        report.columns["(row number)"] = "request_id"
+        report.columns[_("(row number)")] = "request_id"
 
     fields = {}
     if run_cols:
@@ -259,8 +259,8 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         report.skip(why, line=line)
     report.rows_skipped += n_bad - min(len(found), report.MAX_REASONS)
     if n == 0:
-        raise InputError(path, "no usable request rows" + (
-            f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
+        raise InputError(path, _("no usable request rows") + (
+            _("; first problem: {reason}").format(reason=report.skipped_reasons[0]) if report.skipped_reasons else ""))
     report.rows_loaded += n
 
 
@@ -268,14 +268,15 @@ def _usable_columns(path: Path, types: dict) -> tuple[dict, dict]:
     """_map_columns of a table's columns; raises InputError when it is an eval table (a
     correctness column) or no column maps to a request metric."""
     if any(_aliases.is_correctness(c) for c in types):
-        raise InputError(path, "this table has a correctness column: it is an eval file, "
-                               "not a trace (load it as an eval)")
+        raise InputError(path, _("this table has a correctness column: it is an eval file, "
+                                 "not a trace (load it as an eval)"))
     mapping, run_cols = _map_columns(types)
     metrics = set(mapping) - {"request_id", "tenant", "error", "finish_reason", "prompt_hash"}
     if not metrics:
-        raise InputError(path, "no usable column: none of " + ", ".join(list(types)[:12])
-                         + " maps to a request metric (expected names such as ttft_ms, ttft_s, "
-                           "time_to_first_token, e2e_latency, input_tokens; see the alias table)")
+        raise InputError(path, _("no usable column: none of {columns} maps to a request metric "
+                                 "(expected names such as ttft_ms, ttft_s, time_to_first_token, "
+                                 "e2e_latency, input_tokens; see the alias table)").format(
+                                     columns=", ".join(list(types)[:12])))
     return mapping, run_cols
 
 
@@ -303,7 +304,7 @@ def _expressions(path: Path, types: dict, mapping: dict, run_cols: dict, report,
             continue
         if t.startswith(("TIMESTAMP", "DATE")) and canon == "arrival_s":
             exprs[canon] = f"epoch({q})"
-            report.columns[col] = "arrival_s (timestamp -> unix s)"
+            report.columns[col] = _("arrival_s (timestamp -> unix s)")
             continue
         if t == "BOOLEAN":
             raise InputError(path, _("expected numbers, found true/false"), field=col)
@@ -385,7 +386,7 @@ def _outcome(types: dict, mapping: dict, exprs: dict, report) -> list[str]:
                 f"coalesce(TRY_CAST({q} AS DOUBLE) >= 400, false) THEN "
                 f"{_sql_lit(cols[0] + ' = ')} || CAST({q} AS VARCHAR) END")
         exprs["error"] = f"coalesce({exprs['error']}, {said})" if "error" in exprs else said
-        report.columns[cols[0]] = "error (when it says the request failed)"
+        report.columns[cols[0]] = _("error (when it says the request failed)")
     if "error" in exprs:
         for canon in _aliases.TIME_MS:
             if canon in exprs:
@@ -477,16 +478,16 @@ def _guess_scale(con, src, params, canon, val) -> tuple[float, str]:
 def _scale_for(canon: str, med: float | None) -> tuple[float, str]:
     """_guess_scale's decision from the column's median."""
     if med is None:
-        return 1.0, "no values; unit taken as ms"
+        return 1.0, _("no values; unit taken as ms")
     if canon == "arrival_s":
         for lim, scale, unit in ((1e17, 1e-9, "ns"), (1e14, 1e-6, "us"), (1e11, 1e-3, "ms")):
             if abs(med) > lim:
-                return scale, f"no unit suffix; {unit} guessed from magnitude"
-        return 1.0, "no unit suffix; s assumed"
+                return scale, _("no unit suffix; {unit} guessed from magnitude").format(unit=unit)
+        return 1.0, _("no unit suffix; s assumed")
     lim = _aliases.BARE_TIME_SECONDS_BELOW.get(canon, _aliases.BARE_TIME_SECONDS_BELOW["default"])
     if med < lim:
-        return 1000.0, f"no unit suffix; seconds guessed from median {med:.4g}"
-    return 1.0, f"no unit suffix; ms guessed from median {med:.4g}"
+        return 1000.0, _("no unit suffix; seconds guessed from median {med:.4g}").format(med=med)
+    return 1.0, _("no unit suffix; ms guessed from median {med:.4g}").format(med=med)
 
 
 def _reason_sql(col: str, what: str, value_sql: str, quoted: bool = False) -> str:

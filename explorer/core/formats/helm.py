@@ -111,9 +111,9 @@ def _read_run(d: Path) -> tuple[list, dict]:
     per_instance = read_json(d / "per_instance_stats.json")
     state = read_json(d / "scenario_state.json")
     if not isinstance(per_instance, list):
-        raise InputError(d / "per_instance_stats.json", "expected a JSON list of instances")
+        raise InputError(d / "per_instance_stats.json", _("expected a JSON list of instances"))
     if not isinstance(state, dict) or not isinstance(state.get("request_states"), list):
-        raise InputError(d / "scenario_state.json", "no request_states list")
+        raise InputError(d / "scenario_state.json", _("no request_states list"))
     return per_instance, state
 
 
@@ -211,7 +211,7 @@ def _rows(per_instance: list, state: dict, run: _Run, run_id: str,
         st = _stats(entry)
         metric = next((m for m in _CORRECTNESS if _mean(st.get(m)) is not None), None)
         if metric is None:
-            report.skip("no correctness stat (" + ", ".join(_CORRECTNESS[:3]) + ", ...)",
+            report.skip(_("no correctness stat ({stats}, ...)").format(stats=", ".join(_CORRECTNESS[:3])),
                         field_name=f"[{i}].stats")
             continue
         rid = key[0] + (f"/t{key[1]}" if trials else "") + (f"/{key[2]}" if key[2] else "")
@@ -245,15 +245,15 @@ def load(path: Path, store, report) -> None:
     """Load one HELM run directory (or its per_instance_stats.json) as an eval and a run."""
     d = _run_dir(Path(path))
     if d is None:
-        raise InputError(path, "not a HELM run folder (needs per_instance_stats.json and "
-                               "scenario_state.json)")
+        raise InputError(path, _("not a HELM run folder (needs per_instance_stats.json and "
+                                 "scenario_state.json)"))
     per_instance, state = _read_run(d)
     run = _run_meta(d, state)
     run_id = store.new_id("runs", "run_id", f"helm:{d.name}")
     cases, requests, events = _rows(per_instance, state, run, run_id, report)
     if not cases:
-        raise InputError(d / "per_instance_stats.json", "no instance with a correctness stat"
-                         + (f"; first problem: {report.skipped_reasons[0]}"
+        raise InputError(d / "per_instance_stats.json", _("no instance with a correctness stat")
+                         + (_("; first problem: {reason}").format(reason=report.skipped_reasons[0])
                             if report.skipped_reasons else ""))
     _store_run(store, report, path, run_id, run, requests, events)
     report.columns = {"stats.<" + "|".join(_CORRECTNESS[:2]) + "|...>": "correct",

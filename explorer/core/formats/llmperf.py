@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..i18n import _
+from ..i18n import N_, _
 from .base import Sniff, read_json
 from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
                       register_run, text)
@@ -30,7 +30,7 @@ MAPPING = {
     "number_input_tokens": "prompt_tokens",
     "number_output_tokens": "completion_tokens",
     "error_code, error_msg": "error",
-    "(list position)": "request_id",
+    N_("(list position)"): "request_id",  # shown through _()
 }
 
 
@@ -112,4 +112,4 @@ def load(path: Path, store, report) -> None:
                           engine=(cfg or {}).get("framework") or path.stem.split("_")[0],
                           model=model, benchmark="llmperf", config=cfg)
     insert_requests(store, report, run_id, rows)
-    report.columns.update(MAPPING)
+    report.columns.update({(_(k) if k.startswith("(") else k): v for k, v in MAPPING.items()})

@@ -116,9 +116,9 @@ def load(path: Path, store, report) -> None:
                       "lm_eval_prompt_hash": obj.get("prompt_hash")},
         })
     if not rows:
-        raise InputError(path, "no usable sample rows" + (
-            f"; first problem: {report.skipped_reasons[0]}" if report.skipped_reasons else ""))
-    report.columns = {"<first metric>": "correct", "arguments.gen_args_0.arg_0": "prompt",
+        raise InputError(path, _("no usable sample rows") + (
+            _("; first problem: {reason}").format(reason=report.skipped_reasons[0]) if report.skipped_reasons else ""))
+    report.columns = {_("<first metric>"): "correct", "arguments.gen_args_0.arg_0": "prompt",
                       "filtered_resps": "prediction", "target": "reference"}
     eval_id = register_eval(store, report, path, NAME, f"lm_eval:{task}", model=model,
                             benchmark=task)

@@ -54,4 +54,4 @@ def load(path: Path, store, report) -> None:
     report.columns.update({"timestamp": "arrival_s (/1000)", "input_length": "prompt_tokens",
                            "output_length": "completion_tokens",
                            "hash_ids": "extra.hash_ids",
-                           "(line number)": "request_id"})
+                           _("(line number)"): "request_id"})

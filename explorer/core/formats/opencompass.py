@@ -104,9 +104,9 @@ def load(path: Path, store, report) -> None:
                      "reference": None if gold is None else
                      (gold if isinstance(gold, str) else json.dumps(gold, ensure_ascii=False))})
     if not rows:
-        raise InputError(path, "no record with a correctness value (OpenCompass predictions "
-                               "need `correct` in the record or a results/ file written with "
-                               "--dump-eval-details)")
+        raise InputError(path, _("no record with a correctness value (OpenCompass predictions "
+                                 "need `correct` in the record or a results/ file written with "
+                                 "--dump-eval-details)"))
     report.columns = {"origin_prompt": "prompt", "prediction": "prediction",
                       "gold": "reference", "correct | results/details[i].correct": "correct"}
     base = f"opencompass:{model}/{dataset}" if model else f"opencompass:{dataset}"

@@ -124,7 +124,7 @@ def load(path: Path, store, report) -> None:
     engine = version = None
     found = _spans(path)
     if not found:
-        raise InputError(path, "no span object (with a \"context\") found")
+        raise InputError(path, _("no span object (with a \"context\") found"))
     spans = SpanRows(report)
     for line, o in found:
         try:
@@ -146,6 +146,6 @@ def load(path: Path, store, report) -> None:
     insert_requests(store, report, run_id, spans.rows)
     insert_events(store, run_id, spans.events)
     report.columns.update({
-        "attributes": "as OTLP (see the otlp format: gen_ai.usage.*, gen_ai.latency.*)",
-        "start_time": "arrival_s (ISO 8601 -> unix s)", "end_time": "finished event",
+        "attributes": _("as OTLP (see the otlp format: gen_ai.usage.*, gen_ai.latency.*)"),
+        "start_time": "arrival_s (ISO 8601 -> unix s)", "end_time": _("finished event"),
         "status.status_code ERROR": "error", "events": "request_events"})

@@ -150,9 +150,9 @@ def load(path: Path, store, report) -> None:
     insert_requests(store, report, run_id, spans.rows)
     insert_events(store, run_id, spans.events)
     report.columns.update({
-        "gen_ai.request.id": "request_id (else gen_ai.response.id, else the span id)",
+        "gen_ai.request.id": _("request_id (else gen_ai.response.id, else the span id)"),
         "gen_ai.usage.prompt_tokens": "prompt_tokens",
-        "endTimeUnixNano - startTimeUnixNano": "e2e_ms when no gen_ai.latency.e2e",
+        "endTimeUnixNano - startTimeUnixNano": _("e2e_ms when no gen_ai.latency.e2e"),
         "gen_ai.usage.completion_tokens": "completion_tokens",
         "gen_ai.usage.cache_read.input_tokens": "cached_prompt_tokens; kv_cache_hit_rate = cached / prompt",
         **{k: f"{c} (x1000)" for k, c in _LAT.items()},

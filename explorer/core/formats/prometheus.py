@@ -196,12 +196,12 @@ def _info(scrape: list, report) -> dict:
     """{"cache_config": {label: value}} from info gauges (`*_config_info`, value 1) of a
     scrape; {"cache_config": {engine: {...}}} when several engines label theirs."""
     found: dict[str, dict] = {}
-    for name, labels, _, _ in scrape:
+    for name, labels, _value, _ts in scrape:
         if name.startswith(("vllm:", "sglang:")) and name.endswith("_config_info"):
             key = name.split(":", 1)[1][:-len("_info")]
             cfg = {k: v for k, v in labels.items() if k not in ("engine", "model_name")}
             found.setdefault(key, {})[labels.get("engine") or ""] = cfg
-            report.columns[name] = f"runs.config.{key} (its labels: the engine's settings)"
+            report.columns[name] = _("runs.config.{key} (its labels: the engine's settings)").format(key=key)
     return {k: next(iter(v.values())) if len(v) == 1 else v for k, v in found.items()}
 
 
@@ -214,7 +214,7 @@ def load(path: Path, store, report) -> None:
     if not rows:
         raise no_rows(path, report, N_("engine metric (vllm:* / sglang:*)"))
     hist = {}
-    for name, labels, value, _ in scrapes[-1]:
+    for name, labels, value, _ts in scrapes[-1]:
         if name.endswith("_sum") and (name.startswith(("vllm:", "sglang:"))):
             hist.setdefault(name[:-4], [0.0, 0.0])[0] += value
         elif name.endswith("_count") and (name.startswith(("vllm:", "sglang:"))):
@@ -223,9 +223,9 @@ def load(path: Path, store, report) -> None:
     config.update(_info(scrapes[-1], report))
     config["scrapes"] = len(scrapes)
     if all(r["ts_s"] is None for r in rows):
-        config["clock"] = "none (samples carry no timestamp)"
+        config["clock"] = N_("none (samples carry no timestamp)")  # shown through _()
     else:
-        config["clock"] = "unix (sample timestamps)"
+        config["clock"] = N_("unix (sample timestamps)")
     engines = sorted({r["engine"] for r in rows if r["engine"] is not None})
     if engines:
         config["engines"] = engines
@@ -234,18 +234,18 @@ def load(path: Path, store, report) -> None:
                           model=model, config=config)
     insert_stats(store, report, path, run_id, rows, N_("engine metric (vllm:* / sglang:*)"))
     names = {n for sc in scrapes for n, *_ in sc}
-    report.columns.update({n: c + (" (summed over label sets)" if n in SUMMED else "")
+    report.columns.update({n: c + (_(" (summed over label sets)") if n in SUMMED else "")
                            for n, c in {**SUMMED, **AVERAGED}.items() if n in names})
-    for group, col in ((PREEMPTIONS, "num_preemptions (increase since the previous scrape)"),
+    for group, col in ((PREEMPTIONS, _("num_preemptions (increase since the previous scrape)")),
                        (PREFIX_HITS + PREFIX_QUERIES,
-                        "prefix_cache_hit_rate (increase of hits / of queries; 0 queries: NULL)"),
+                        _("prefix_cache_hit_rate (increase of hits / of queries; 0 queries: NULL)")),
                        (("vllm:prompt_tokens_total", "vllm:generation_tokens_total"),
-                        "prompt_tps / gen_tps (increase / seconds between timestamped scrapes)")):
+                        _("prompt_tps / gen_tps (increase / seconds between timestamped scrapes)"))):
         for n in group:
             if n in names:
                 report.columns[n] = col
     if "vllm:gpu_prefix_cache_hit_rate" in names:
-        report.columns["vllm:gpu_prefix_cache_hit_rate"] = "prefix_cache_hit_rate (-1 sentinel -> NULL)"
+        report.columns["vllm:gpu_prefix_cache_hit_rate"] = _("prefix_cache_hit_rate (-1 sentinel -> NULL)")
     if engines:
-        report.columns["engine / dp_rank label"] = "engine"
-    report.columns["(sample timestamp ms)"] = "ts_s (/1000)"
+        report.columns[_("engine / dp_rank label")] = "engine"
+    report.columns[_("(sample timestamp ms)")] = "ts_s (/1000)"

@@ -117,7 +117,7 @@ def load(path: Path, store, report) -> None:
             "prefill_latency": "prefill_ms, ttft_ms (x1000)",
             "median_decode_latency": "tpot_ms (x1000)",
             "total_latency": "e2e_ms (x1000); decode_ms = total - prefill",
-            "(row)": "extra"})
+            _("(row)"): "extra"})
     for line, rec in serving:
         try:
             _serving.load_result(rec, path, store, report, NAME, "sglang",

@@ -103,7 +103,7 @@ def load(path: Path, store, report) -> None:
                           config=cfg, model=model)
     insert_stats(store, report, path, run_id, recs, N_("scheduler batch"))
     report.columns.update({
-        "[date time]": "ts_s (unix s)" if precision == "date" else "ts_s (seconds since the first line)",
+        "[date time]": "ts_s (unix s)" if precision == "date" else _("ts_s (seconds since the first line)"),
         "#running-req": "running", "#queue-req": "waiting", "token usage": "kv_usage_gpu",
         "gen throughput (token/s)": "gen_tps",
         "#cached-token / (#cached-token + #new-token)": "prefix_cache_hit_rate",

@@ -92,4 +92,4 @@ def _load_csv(path: Path, store, report) -> None:
                                  line=i + 2, label=label)
         except RowError as e:
             raise InputError(path, e.reason, line=i + 2, field=e.field) from None
-    report.columns["(each row)"] = "one run: its result columns -> run_metrics"
+    report.columns[_("(each row)")] = _("one run: its result columns -> run_metrics")

@@ -29,7 +29,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from ..i18n import N_, _
+from ..i18n import N_, _, line_text
 from .base import Sniff
 from ._common import register_run
 from ._stats import clock, insert_stats
@@ -96,7 +96,8 @@ def _self_statement(raw: str, line: int, said: dict) -> None:
         v = _VERSION.search(raw)
         if v:
             said["version"] = v.group("v") or v.group("e")
-            said["version_source"] = f"file content (line {line}: {v.group(0)})"
+            said["version_source"] = _("file content ({where})").format(
+                where=f"{line_text(line)}{v.group(0)}".strip())
     if "model" not in said and "with config: model=" in raw:
         mm = _MODEL.search(raw)
         if mm:
@@ -155,9 +156,9 @@ def load(path: Path, store, report) -> None:
                           version_source=said.get("version_source"), model=said.get("model"))
     insert_stats(store, report, path, run_id, recs, N_("engine-stat"))
     report.columns["MM-DD HH:MM:SS"] = ("ts_s (unix s)" if dated
-                                        else "ts_s (seconds since the first stat line)")
+                                        else _("ts_s (seconds since the first stat line)"))
     if engines:
-        report.columns["Engine NNN"] = "engine (data-parallel rank)"
+        report.columns["Engine NNN"] = _("engine (data-parallel rank)")
     for col, src in _NAMES.items():
         if any(r.get(col) is not None for r in recs):
-            report.columns[src] = col + (" (/100; -1 sentinel -> NULL)" if src.endswith("%") else "")
+            report.columns[src] = col + (_(" (/100; -1 sentinel -> NULL)") if src.endswith("%") else "")

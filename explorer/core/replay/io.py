@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..errors import InputError, NoData
 from .model import EngineConfig, ReplayResult, TraceRequest
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 
 
 def read_mooncake(path: str | Path, skipped: list | None = None) -> list[TraceRequest]:
@@ -44,17 +44,21 @@ def read_mooncake(path: str | Path, skipped: list | None = None) -> list[TraceRe
                 bad.append(e)
     if not out:
         if bad:
-            raise InputError(p, f"no usable request ({len(bad)} bad line(s); the first: "
-                                f"{bad[0]})", bad[0].line, bad[0].field)
-        raise InputError(p, "no request in the file")
+            raise InputError(p, ngettext("no usable request ({n} bad line; the first: {first})",
+                                         "no usable request ({n} bad lines; the first: {first})",
+                                         len(bad)).format(n=len(bad), first=bad[0]),
+                             bad[0].line, bad[0].field)
+        raise InputError(p, _("no request in the file"))
     if bad:
         if skipped is not None:
             skipped.extend(bad)
         else:
             import warnings
-            more = f" and {len(bad) - 1} more" if len(bad) > 1 else ""
-            warnings.warn(f"{p}: skipped {len(bad)} bad line(s): {bad[0]}{more}", RuntimeWarning,
-                          stacklevel=2)
+            more = _(" and {n} more").format(n=len(bad) - 1) if len(bad) > 1 else ""
+            warnings.warn(f"{p}: " + ngettext("skipped {n} bad line: {first}{more}",
+                                              "skipped {n} bad lines: {first}{more}",
+                                              len(bad)).format(n=len(bad), first=bad[0], more=more),
+                          RuntimeWarning, stacklevel=2)
     return out
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..causal_graph import CausalGraph
 from .exceptions import WhatIfError
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 
 
 def backdoor_set(graph, g, data: pd.DataFrame, treatment: str, outcome: str,
@@ -42,6 +42,9 @@ def _why_unidentifiable(graph: CausalGraph, treatment: str, outcome: str,
     msg = (_("The effect of {treatment} on {outcome} cannot be identified by backdoor adjustment "
            "with this graph: no set of observed variables blocks every backdoor path.").format(treatment=treatment, outcome=outcome))
     if culprits:
-        msg += (_(" Unobserved common cause(s): ") + ", ".join(culprits) + _(". Measure them, or "
-                "edit the graph if you believe they do not reach both variables."))
+        msg += ngettext(" Unobserved common cause: {causes}. Measure it, or edit the graph if you "
+                        "believe it does not reach both variables.",
+                        " Unobserved common causes: {causes}. Measure them, or edit the graph if "
+                        "you believe they do not reach both variables.",
+                        len(culprits)).format(causes=", ".join(culprits))
     return msg

@@ -74,8 +74,12 @@ def parent_adjustment(graph, treatments, outcome, columns) -> list[str]:
             else:
                 adj.add(p)
     if bad:
-        raise WhatIfError(_("Unobserved cause(s) of the treatments also reach the outcome: ")
-                          + ", ".join(sorted(set(bad))) + _("; the effect is not identified."))
+        causes = sorted(set(bad))
+        raise WhatIfError(ngettext(
+            "An unobserved cause of the treatments also reaches the outcome: {causes}; the "
+            "effect is not identified.",
+            "Unobserved causes of the treatments also reach the outcome: {causes}; the effect "
+            "is not identified.", len(causes)).format(causes=", ".join(causes)))
     return sorted(adj)
 
 
