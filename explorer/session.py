@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import pandas as pd
+from cachetools import LRUCache
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core import analysis
@@ -53,6 +54,11 @@ REQUEST_LIMIT = 500  # rows of a heatmap cell's request list
 REQUEST_COLUMNS = ["run_id", "request_id", "arrival_s", "ttft_ms", "tpot_ms", "queue_ms",
                    "e2e_ms", "num_preemptions", "kv_cache_hit_rate"]
 RESULTS_KEPT = 12  # cohorts whose results stay in memory (revisiting one repaints at once)
+FRAME_BUDGET = 512 * 2**20  # bytes of cohort frames kept with those results (frame_bytes): a
+#   frame is 34 MB at 1M requests (all 12 fit) and ~340 MB at 10M (one fits: 12 held 4 GB); a
+#   fixed size rather than a share of RAM, so a window's memory does not depend on the machine.
+#   A revisited cohort whose frame was dropped rebuilds the frame alone (cohort_frame, a filter
+#   of the cached case view), its other results are kept
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,12 @@ def to_payload(value: Any) -> Any:
 
 
 # -- Qt-free data fetches (run in workers) ------------------------------------------------------
+
+def frame_bytes(frame) -> int:
+    """The memory a cohort frame holds (pandas memory_usage(deep=True): strings included);
+    0 for anything else (a Failure)."""
+    return int(frame.memory_usage(deep=True).sum()) if isinstance(frame, pd.DataFrame) else 0
+
 
 def fetch_meta(store: Store) -> dict:
     """Counts and the simulated flag of what is loaded."""
@@ -179,7 +191,9 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     the frame-only sections, the case rows fetched meanwhile on a cursor of their own, the
     partial results published through ctx once cohort, comparison and tree are there, and the
     heatmap's cells of the cohort's cases. keys: the sections to run (default ANALYSIS_KEYS; the
-    window defers those on tabs nobody sees, Session.deferred). Returns (payload, result objects)."""
+    window defers those on tabs nobody sees, Session.deferred). Returns (payload, result objects,
+    the frame's bytes): frame_bytes, counted on the case rows' thread once they are fetched
+    (0.45-0.8 s at 10M requests, mostly the object columns, hidden behind the analyses)."""
 
     from explorer.core.analysis import SectionError, cohort_frame
     objects: dict[str, Any] = {}
@@ -207,6 +221,7 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     try:
         with ThreadPoolExecutor(1, thread_name_prefix="cases") as ex:
             cases = ex.submit(fetch_cases, store, ids, con=con)
+            nbytes = ex.submit(frame_bytes, frame)
             pipeline.run(store, cohort, params, keys=keys, cache=cache, threads=2,
                          cancelled=ctx.cancelled if ctx is not None else None,
                          on_result=on_result, frame=frame)
@@ -214,7 +229,7 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     finally:
         con.close()
     _with_case_cells(out, objects, frame)
-    return out, ok()
+    return out, ok(), nbytes.result()
 
 
 def _with_case_cells(out: dict, objects: dict, frame) -> None:
@@ -282,7 +297,9 @@ class Session(QObject):
         self.hist_index = 0
         self.data: dict[str, Any] = {}        # last payload per key
         self.objects: dict[str, Any] = {}     # last result objects (for predicates)
-        self._cache: dict = {}                # cluster-independent sections, per store content
+        self._cache: dict = {}                # cluster-independent sections, per store content,
+        #                                     and the last RESULTS_KEPT cohorts' results
+        self._frames = self._frame_cache()    # their frames, least recently shown dropped first
         self.deferred: frozenset[str] = frozenset()  # sections computed only when asked (ask):
         #                                   the window's on tabs behind another (MainWindow)
         self._asked: set[str] = set()         # deferred sections asked for once: always run since
@@ -439,7 +456,7 @@ class Session(QObject):
             return self._runs_payload()
 
         def done(payload: dict) -> None:
-            self._cache = {}
+            self._forget()
             self._publish(payload)
             self.refresh()
         self.runner.submit(f"set_run:{run_id}", job, done, self._failed,
@@ -456,7 +473,7 @@ class Session(QObject):
             problems, payload = result
             for p in problems:
                 self.message.emit(p)
-            self._cache = {}
+            self._forget()
             self._publish(payload)
             self.refresh()
         self._loads += 1
@@ -464,7 +481,7 @@ class Session(QObject):
                            label=self.tr("Setting engine versions"))
 
     def _loaded(self, payload: dict) -> None:
-        self._cache = {}
+        self._forget()
         failed = payload.pop("load_failed", None) or []
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
             self.message.emit(self.tr("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
@@ -484,6 +501,16 @@ class Session(QObject):
         self.selectedCasesChanged.emit(None)
         self.cohortChanged.emit()
         self.refresh()
+
+    @staticmethod
+    def _frame_cache() -> LRUCache:
+        """cohort results key -> (frame, frame_bytes): at most FRAME_BUDGET bytes, the least
+        recently shown dropped first (one larger than the budget is not kept)."""
+        return LRUCache(FRAME_BUDGET, getsizeof=lambda v: v[1])
+
+    def _forget(self) -> None:
+        """The store's content changed: no cached section, cohort result or frame holds."""
+        self._cache, self._frames = {}, self._frame_cache()
 
     def _failed(self, err: BaseException) -> None:
         """A job failed: one line in the status bar, never a traceback. An unexpected fault
@@ -540,10 +567,13 @@ class Session(QObject):
         if key in cache:  # a cohort seen before on this store: repaint at once
             self.runner.cancel("analysis")
             payload, objects = cache[key]
-            self.objects = dict(objects)
-            self._publish(dict(payload))
-            self._defer_missing(payload)
-            self._reselect()
+            if "frame" not in payload:  # kept apart (self._frames) or dropped for its bytes
+                kept = self._frames.get(key)
+                if kept is None:
+                    self._rebuild_frame(key, cohort)
+                    return
+                payload = {**payload, "frame": kept[0]}
+            self._show_cached(payload, objects)
             return
         # without eval cases the cohort's analyses are quick (no data): nothing is deferred
         skip = self.deferred - self._asked if (self.data.get("meta") or {}).get("cases") else set()
@@ -553,13 +583,56 @@ class Session(QObject):
             return analyse(store, cohort, params, cache, ctx, keys)
 
         def done(result) -> None:
+            payload, objects, nbytes = result
             recent = [k for k in cache if k[0] == "cohort-results"]
             for old in recent[:max(0, len(recent) - RESULTS_KEPT + 1)]:
                 del cache[old]
-            cache[key] = result
-            self._analysed(result)
+                self._frames.pop(old, None)
+            cache[key] = self._keep(key, payload, nbytes, cache), objects
+            self._analysed((payload, objects))
         self.runner.submit("analysis", job, done, self._analysis_failed,
                            label=self.tr("Analysing cohort"), on_partial=self._analysed_part)
+
+    def _keep(self, key: tuple, payload: dict, nbytes: int, cache: dict) -> dict:
+        """The cohort's payload as its cache entry keeps it: a frame goes to self._frames
+        (kept while the budget allows) and the payload keeps the rest. A result for a store
+        content since forgotten (cache is no longer self._cache) keeps no frame."""
+        frame = payload.get("frame")
+        if not isinstance(frame, pd.DataFrame):
+            return payload  # a Failure: small, kept with the rest
+        if cache is self._cache:
+            self._frames.pop(key, None)
+            if nbytes <= FRAME_BUDGET:
+                self._frames[key] = (frame, nbytes)
+        return {k: v for k, v in payload.items() if k != "frame"}
+
+    def _rebuild_frame(self, key: tuple, cohort) -> None:
+        """A revisited cohort whose frame was dropped (FRAME_BUDGET): build the frame again
+        (cohort_frame, as analyse did) in a worker, then show the kept results with it."""
+        store, cache = self.store, self._cache
+
+        def job(ctx: JobContext):
+            from explorer.core.analysis import cohort_frame
+            frame = cohort_frame(store, cohort)
+            return frame, frame_bytes(frame)
+
+        def done(result) -> None:
+            frame, nbytes = result
+            if cache is not self._cache or key not in cache:  # forgotten meanwhile: rerun
+                self.refresh()
+                return
+            payload, objects = cache[key]
+            self._keep(key, {**payload, "frame": frame}, nbytes, cache)
+            self._show_cached({**payload, "frame": frame}, objects)
+        self.runner.submit("analysis", job, done, self._analysis_failed,
+                           label=self.tr("Analysing cohort"))
+
+    def _show_cached(self, payload: dict, objects: dict) -> None:
+        """Publish a cohort's kept results (frame included) as its analysis did."""
+        self.objects = dict(objects)
+        self._publish(dict(payload))
+        self._defer_missing(payload)
+        self._reselect()
 
     def _analysed_part(self, part) -> None:
         payload, objects = part
@@ -646,7 +719,7 @@ class Session(QObject):
             return {"clusters": fetch_clusters(self.store)}
 
         def done(payload):
-            self._cache = {}
+            self._forget()
             if self.cluster == old:
                 self.cluster = new
             self._publish(payload)

@@ -55,11 +55,12 @@ def test_analyse_keeps_the_store_connection_on_its_thread(make, cluster):
     store = make()
     guard = _OneThreadConnection(store.con)
     store.con = guard
-    out, _ = analyse(store, Cohort(cluster), {}, {})
+    out, _, nbytes = analyse(store, Cohort(cluster), {}, {})
     assert guard.foreign == []
     if cluster == "k":
         assert isinstance(out["comparison"], list) and isinstance(out["tree"], dict)
         assert len(out["cases"]) == 400
+        assert nbytes == int(out["frame"].memory_usage(deep=True).sum()) > 0
     else:  # an empty cohort: both sections say why, none fails
         for k in ("comparison", "tree"):
             assert getattr(out[k], "nodata", False), out[k]
