@@ -13,10 +13,10 @@ import pytest
 from explorer.core import i18n
 from explorer.core import timeline as tl
 from explorer.core.store import Store
+from tests.conftest import REAL  # ../shared/data/real, beside the clone
 from tests.i18n_check import english_phrases
 
 RUN = "run-1"
-REAL = Path("/work/shared/data/real")
 ZH = re.compile(r"[\u4e00-\u9fff]")
 
 
