@@ -137,28 +137,3 @@ def test_a_file_store_is_left_to_duckdb(trace, tmp_path):
     assert store.load_file(path).error is None
     assert store.compact(force=True) is False
     store.close()
-
-
-def test_a_reopened_session_is_compacted_past_the_threshold(trace, tmp_path, monkeypatch):
-    """Store.open copies a saved session into memory: its rows come back compressed (as after
-    a load past COMPACT_BYTES) and unchanged; below the threshold they are left as copied."""
-    path, df = trace
-    saved = tmp_path / "session.duckdb"
-    store = Store()
-    assert store.load_file(path).error is None
-    store.save_as(saved)
-    store.close()
-    small = Store.open(saved)  # 200k rows: below COMPACT_BYTES
-    assert "Constant" not in _compression(small)
-    plain = small._table_bytes()
-    small.close()
-    monkeypatch.setattr(Store, "COMPACT_BYTES", 1 << 20)
-    again = Store.open(saved)
-    assert _compression(again) == {"Constant"}
-    assert again._table_bytes() < 0.6 * plain
-    _same(_rows(again.con), _expected(df))
-    got = again.execute("SELECT count(*), sum(ttft_ms), avg(tpot_ms) FROM requests").fetchall()[0]
-    assert got[0] == ROWS
-    assert got[1] == pytest.approx(df["ttft_ms"].sum(), rel=1e-12)
-    assert got[2] == pytest.approx(df["tpot_ms"].mean(), rel=1e-12)
-    again.close()

@@ -943,8 +943,8 @@ class Store:
 
     @classmethod
     def open(cls, path: str | Path) -> "Store":
-        """Reopen a saved session (read into memory so the file is never changed by accident,
-        then compacted past Store.COMPACT_BYTES, as a load is).
+        """Reopen a saved session (read into memory so the file is never changed by accident;
+        not compacted: see the README's architecture section).
         Raises SessionError naming `path` when it is not a Trace Explorer session: not a
         DuckDB file, no requests / cases table, a canonical table of another shape (a foreign
         database), or a malformed setting (validate_settings). Nothing of the caller's current
@@ -964,9 +964,6 @@ class Store:
         store = cls()
         try:
             store._copy_session(path)
-            # the copied rows compressed as a load's are (compact(): 10M requests of the bench
-            # file take 1.8 GB uncompressed, 0.5 GB so); a small session is left as it is
-            store.compact()
         except BaseException:
             store.close()
             raise
