@@ -3,6 +3,7 @@ CHECKPOINT): the rows read back unchanged, saved and reopened, from a worker's c
 analyses over them agree with pandas on the source file."""
 import threading
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -136,4 +137,38 @@ def test_a_file_store_is_left_to_duckdb(trace, tmp_path):
     store = Store(tmp_path / "file.duckdb")
     assert store.load_file(path).error is None
     assert store.compact(force=True) is False
+    store.close()
+
+
+class _FailingCheckpoint:
+    """The store's connection, except that CHECKPOINT fails as DuckDB does when it runs out
+    of memory while rewriting the tables."""
+
+    def __init__(self, con):
+        self._con = con
+
+    def execute(self, sql, *args, **kwargs):
+        if sql.strip().upper() == "CHECKPOINT":
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate")
+        return self._con.execute(sql, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def test_a_failing_checkpoint_loses_nothing_and_the_load_goes_on(trace, monkeypatch, tmp_path):
+    path, df = trace
+    monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "te.log"))
+    monkeypatch.setattr(Store, "COMPACT_BYTES", 1 << 20)
+    monkeypatch.setattr(Store, "COMPACT_CHECK_ROWS", 1000)
+    store = Store()
+    real = store.con
+    store.con = _FailingCheckpoint(real)
+    reports = store.load_paths([path])
+    assert [r.error for r in reports] == [None]
+    assert store.compact(force=True) is False
+    store.con = real
+    assert "Constant" not in _compression(store)  # left uncompressed, as loaded
+    _same(_rows(store.con), _expected(df))
+    assert "Out of Memory Error" in (tmp_path / "te.log").read_text()
     store.close()
