@@ -27,6 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scale_data import scale_files
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
@@ -91,13 +93,6 @@ os._exit(0)
 """
 
 
-def _anchor() -> Path:
-    for p in (ROOT.parent / "shared" / "bench", ROOT.parent.parent / "shared" / "bench"):
-        if (p / "make_scale_data.py").exists():
-            return p
-    return ROOT.parent / "shared" / "bench"
-
-
 def _saved_session(d: Path, out: Path) -> Path:
     """`out`, a session of the two files under d: loaded, bound and saved (when missing)."""
     if not out.exists():
@@ -124,10 +119,7 @@ def main() -> int:
                          "instead of loading them")
     a = ap.parse_args()
     d = Path(a.data) / str(a.requests)
-    if not (d / "cases.csv").exists():
-        subprocess.run([sys.executable, str(_anchor() / "make_scale_data.py"), str(d),
-                        str(a.requests)], check=True, stdout=subprocess.DEVNULL)
-    paths = [str(d / "requests.parquet"), str(d / "cases.csv")]
+    paths = scale_files(a.data, a.requests)
     session = str(_saved_session(d, Path(a.session))) if a.session else None
     code = CHILD.replace("ROOT", repr(str(ROOT))).replace("PATHS", repr(paths)).replace(
         "SESSION", repr(session)).replace("CLUSTERS", str(a.clusters))

@@ -31,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scale_data import scale_files
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
@@ -84,13 +86,6 @@ os._exit(0)
 """
 
 
-def _anchor() -> Path:
-    for p in (ROOT.parent / "shared" / "bench", ROOT.parent.parent / "shared" / "bench"):
-        if (p / "make_scale_data.py").exists():
-            return p
-    return ROOT.parent / "shared" / "bench"
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=1_000_000)
@@ -101,11 +96,7 @@ def main() -> int:
                     help="seconds the window is up before the drop, as when a user drags the "
                          "files in (default 0: dropped as soon as it is shown)")
     a = ap.parse_args()
-    d = Path(a.data) / str(a.requests)
-    if not (d / "cases.csv").exists():
-        subprocess.run([sys.executable, str(_anchor() / "make_scale_data.py"), str(d),
-                        str(a.requests)], check=True, stdout=subprocess.DEVNULL)
-    paths = [str(d / "requests.parquet"), str(d / "cases.csv")]
+    paths = scale_files(a.data, a.requests)
     code = CHILD.replace("ROOT", repr(str(ROOT))).replace("PATHS", repr(paths)).replace(
         "IDLE", repr(a.idle))
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")

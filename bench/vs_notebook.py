@@ -32,14 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from scale_data import anchor_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _anchor_dir() -> Path:
-    for p in (ROOT.parent / "shared" / "bench", ROOT.parent.parent / "shared" / "bench"):
-        if (p / "pandas_notebook.py").exists():
-            return p
-    return ROOT.parent / "shared" / "bench"
 
 
 def run(cmd: list[str], env: dict) -> tuple[float, float, float, float]:
@@ -63,7 +58,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data", default=str(ROOT.parent / "bench-data"),
                     help="folder for the generated files (kept; outside the repository)")
-    ap.add_argument("--anchor", default=str(_anchor_dir()),
+    ap.add_argument("--anchor", default=str(anchor_dir()),
                     help="folder holding make_scale_data.py and pandas_notebook.py")
     ap.add_argument("--floor", action="store_true", help="also run duckdb_floor.py")
     ap.add_argument("--replay", action="store_true",
