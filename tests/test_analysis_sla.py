@@ -19,8 +19,8 @@ TOK = RNG.integers(10, 300, N)
 TENANT = RNG.choice(["t1", "t2", None], N)
 
 
-@pytest.fixture(scope="module")
-def loaded():
+def _two_runs(**extra):
+    """A store with runs a (1.0) and b (2.0) and the module's N requests (extra columns too)."""
     from explorer.core.store import Store
     s = Store()
     s.add_run("a", engine_version="1.0")
@@ -28,7 +28,13 @@ def loaded():
     s.append("requests", pd.DataFrame({
         "run_id": RUN, "request_id": [f"q{i}" for i in range(N)], "arrival_s": ARR,
         "ttft_ms": TTFT, "tpot_ms": TPOT, "e2e_ms": np.nan_to_num(E2E, nan=1000.0), "error": ERR,
-        "completion_tokens": TOK, "tenant": TENANT}))
+        "completion_tokens": TOK, **extra}))
+    return s
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    s = _two_runs(tenant=TENANT)
     s.append("cases", pd.DataFrame({"case_id": ["c1", "c2"], "category": ["alg", "geo"], "correct": True}))
     s.append("case_links", pd.DataFrame({"case_id": ["c1", "c2"], "run_id": "a",
                                          "request_id": ["q0", "q1"], "level": 1}))
@@ -96,14 +102,7 @@ def test_cases_without_a_category_give_no_category_rows():
     """A request bound only to uncategorised cases has no category row; one bound to a
     categorised case counts there; with an eval, the runs are still those of its links."""
     from explorer.core.analysis import Cohort
-    from explorer.core.store import Store
-    s = Store()
-    s.add_run("a", engine_version="1.0")
-    s.add_run("b", engine_version="2.0")
-    s.append("requests", pd.DataFrame({
-        "run_id": RUN, "request_id": [f"q{i}" for i in range(N)], "arrival_s": ARR,
-        "ttft_ms": TTFT, "tpot_ms": TPOT, "e2e_ms": np.nan_to_num(E2E, nan=1000.0), "error": ERR,
-        "completion_tokens": TOK}))
+    s = _two_runs()
     s.append("cases", pd.DataFrame({"case_id": ["c1", "c2", "c3"], "eval_id": ["e", "e", "f"],
                                     "category": [None, None, "alg"], "correct": True}))
     s.append("case_links", pd.DataFrame({"case_id": ["c1", "c2", "c3"], "run_id": ["b", "b", "a"],
