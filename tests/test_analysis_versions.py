@@ -198,3 +198,51 @@ def test_workload_change_is_a_confounder_not_a_regression():
     assert "The workload differs between the releases: prompt tokens +" in notes
     assert "not a regression but a confounder" in notes
     assert "One run per version: run-to-run variance is unknown" in notes
+
+
+# ---- the hash sample (queries/analysis_versions_sample.sql) -----------------------------------
+def test_hash_sample_is_the_rows_its_header_names(store):
+    """The sample is exactly the requests of the runs that name a version (of the eval's bound
+    runs when eval_id is given) whose (benchmark, version) group holds at most max_n requests,
+    plus, in the larger groups, those with abs(hash(run_id, request_id) % 1000003) <
+    1000003 * max_n / n (n: the group's requests). Recomputed in pandas from DuckDB's hash of
+    each row, for groups above and below max_n, a version spread over two runs, a NULL
+    benchmark, a run without a version, pooled and per benchmark, with and without eval_id."""
+    rng = np.random.default_rng(11)
+    runs = [("a1", "a", "1.0", 700), ("a1b", "a", "1.0", 500), ("a2", "a", "2.0", 800),
+            ("n1", None, "1.0", 1500), ("n2", None, "2.0", 300), ("x", "a", None, 900)]
+    reqs = []
+    for run, bench, ver, n in runs:
+        store.add_run(run, engine_version=ver, benchmark=bench)
+        reqs.append(pd.DataFrame({"run_id": run, "request_id": [f"q{i}" for i in range(n)],
+                                  "ttft_ms": np.arange(n) + 0.5, "tpot_ms": rng.gamma(4, 4, n)}))
+        store.append("requests", reqs[-1])
+    req = pd.concat(reqs, ignore_index=True)
+    store.append("cases", pd.DataFrame({"case_id": ["c1", "c2"], "eval_id": "e1", "correct": True}))
+    store.append("case_links", pd.DataFrame({"case_id": ["c1", "c2"], "run_id": ["a1b", "n2"],
+                                             "request_id": "q1", "level": 1}))
+    h = store.con.execute("SELECT run_id, request_id, hash(run_id, request_id) AS h "
+                          "FROM requests").df()
+    req = req.merge(h, on=["run_id", "request_id"])
+    meta = pd.DataFrame(runs, columns=["run_id", "benchmark", "engine_version", "n_run"])
+    req = req.merge(meta, on="run_id")
+    key = ["benchmark", "engine_version", "run_id", "ttft_ms"]
+    for by_bench, eval_id, max_n in ((True, None, 1000), (False, None, 1000),
+                                     (True, "e1", 400), (True, None, 10_000)):
+        r = req[req["engine_version"].notna()].copy()
+        if eval_id:
+            r = r[r["run_id"].isin(["a1b", "n2"])]
+        if not by_bench:
+            r["benchmark"] = None
+        n = r.groupby([r["benchmark"].fillna("\0"), "engine_version"])["run_id"] \
+            .transform("size").to_numpy()
+        thr = 1000003 * max_n / n
+        keep = (n <= max_n) | ((r["h"].to_numpy() % 1000003).astype(float) < thr)
+        want = r[keep][key].sort_values(key, na_position="first").reset_index(drop=True)
+        got = store.query("analysis_versions_sample", {"max_n": max_n, "by_benchmark": by_bench,
+                                                       "eval_id": eval_id})
+        got = got[key].sort_values(key, na_position="first").reset_index(drop=True)
+        assert got.astype(object).where(got.notna(), None).values.tolist() == \
+            want.astype(object).where(want.notna(), None).values.tolist(), (by_bench, eval_id)
+        if max_n < 10_000:  # the larger groups were sampled, the smaller ones kept whole
+            assert 0 < len(want) < len(r)
