@@ -1,0 +1,102 @@
+"""Runs compared: A/B like with like, item by item, against run-to-run noise (DESIGN "Comparing
+runs"; the `compare` command and the report's `compare` section).
+
+    from explorer.core.analysis.runcompare import compare_runs
+    result = compare_runs(store, {"baseline": RUN, "runs": [RUN, ...]})   # compare.json
+
+workload.py says what a run was asked to do, pairs.py compares two configurations' runs,
+items.py two sets of answers to the same eval items, sweeps.py runs that differ in one setting,
+stats.py the statistics.
+"""
+from __future__ import annotations
+
+from explorer.core.errors import NoData
+from explorer.core.i18n import _
+from . import items as it
+from . import pairs as pr
+from . import workload as wl
+from .sweeps import find_sweeps
+
+
+def compare_runs(store, params: dict | None = None) -> dict:
+    """compare.json: {runs, workloads, pairs, unmatched, sweeps, params}. params: baseline (a
+    run id), runs (run ids to keep), and pairs.DEFAULTS. Raises NoData when there are neither
+    two runs nor two evals sharing items; ValueError naming an unknown run."""
+    p = {**pr.DEFAULTS, **(params or {})}
+    runs, _rows = pr.run_table(store, p)
+    known = {r["run_id"] for r in runs}
+    want = list(p.get("runs") or [])
+    for rid in want + ([p["baseline"]] if p.get("baseline") else []):
+        if rid not in known:
+            raise ValueError(_("no loaded run is called {run!r}; runs: {runs}").format(
+                run=rid, runs=", ".join(sorted(known)[:20]) or "-"))
+    if want:
+        runs = [r for r in runs if r["run_id"] in set(want) | {p.get("baseline")}]
+    groups = wl.group({r["run_id"]: r["workload"] for r in runs})
+    for r in runs:
+        r["workload_id"] = groups[r["run_id"]]
+    wdesc = {}
+    for r in runs:
+        wdesc.setdefault(r["workload_id"], wl.describe(r["workload"]))
+    vs = pr.variants(runs, groups)
+    if len(want) == 2 and not p.get("baseline") and len(vs) == 2:
+        chosen = [tuple(vs)]
+    else:
+        chosen = pr.choose_pairs(vs, p.get("baseline"))
+    chosen = chosen[: p["max_pairs"]]
+    frame = it.item_frame(store)
+    cache: dict = {}
+    pairs = []
+    for ka, kb in chosen:
+        pair = pr.compare_pair(store, ka, kb, vs, wdesc, p, cache)
+        pair["kind"] = "runs"
+        pair["items"] = it.run_items(frame, pair["runs_a"], pair["runs_b"], p["alpha"])
+        pairs.append(pair)
+    if not want and not p.get("baseline"):
+        pairs += it.eval_pairs(frame, p["alpha"])
+    if not pairs:
+        raise NoData(_("nothing to compare: fewer than two runs of one workload and no two "
+                       "evals answering the same items"))
+    return {
+        "runs": [{"run_id": r["run_id"], "label": r["label"], "engine": r["engine"],
+                  "engine_version": r["engine_version"], "version_source": r["version_source"],
+                  "workload": {k: v for k, v in r["workload"].items()},
+                  "workload_id": r["workload_id"], "setting": r["setting"],
+                  "config": r["config"], "n_requests": r["n_requests"]} for r in runs],
+        "workloads": [{"id": w, "description": d,
+                       "runs": [r["run_id"] for r in runs if r["workload_id"] == w]}
+                      for w, d in wdesc.items()],
+        "pairs": pairs,
+        "unmatched": unmatched(vs),
+        "sweeps": find_sweeps(runs),
+        "params": {k: p[k] for k in ("alpha", "min_change_pct", "ttft_slo_ms", "tpot_slo_ms")},
+    }
+
+
+def unmatched(vs: dict) -> list[dict]:
+    """Configurations (workload, engine, setting) run on only some of the engine versions
+    loaded for that engine: [{runs, engine, versions, missing, sentence}]."""
+    by_engine: dict = {}
+    for (w, engine, version, setting) in vs:
+        by_engine.setdefault(engine, set()).add(version)
+    conf: dict = {}
+    for (w, engine, version, setting), members in vs.items():
+        conf.setdefault((w, engine, setting), []).append((version, members))
+    out = []
+    for (w, engine, setting), have in conf.items():
+        versions = by_engine[engine]
+        if len(versions) < 2:
+            continue
+        got = {v for v, _m in have}
+        missing = sorted(str(v) for v in versions - got)
+        if not missing:
+            continue
+        runs = [r["run_id"] for _v, m in have for r in m]
+        name = " ".join(f"{k}={v}" for k, v in wl.parse_config(setting).items()) or runs[0]
+        out.append({"runs": runs, "engine": engine, "setting": setting, "workload_id": w,
+                    "versions": sorted(str(v) for v in got), "missing": missing,
+                    "sentence": _("{name} was run on {have} only (not on {missing}): nothing "
+                                  "to compare it with").format(
+                                      name=name, have=", ".join(sorted(str(v) for v in got)),
+                                      missing=", ".join(missing))})
+    return out
