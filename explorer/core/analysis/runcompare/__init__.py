@@ -52,6 +52,10 @@ def compare_runs(store, params: dict | None = None) -> dict:
         pair["kind"] = "runs"
         pair["items"] = it.run_items(frame, pair["runs_a"], pair["runs_b"], p["alpha"])
         pairs.append(pair)
+    # version A/Bs first (the question asked most), then engines, then settings
+    order = {"engine_version": 0, "engine": 1, "setting": 2}
+    pairs.sort(key=lambda q: (not q["same_workload"],
+                              min([order.get(d, 3) for d in q["differs_in"]] or [3])))
     if not want and not p.get("baseline"):
         pairs += it.eval_pairs(frame, p["alpha"])
     if not pairs:
@@ -74,29 +78,29 @@ def compare_runs(store, params: dict | None = None) -> dict:
 
 
 def unmatched(vs: dict) -> list[dict]:
-    """Configurations (workload, engine, setting) run on only some of the engine versions
-    loaded for that engine: [{runs, engine, versions, missing, sentence}]."""
-    by_engine: dict = {}
+    """Configurations (engine and setting) run on only some of the engine versions loaded for
+    that engine, over every workload: [{runs, engine, setting, versions, missing, workloads,
+    sentence}]."""
+    versions: dict = {}
     for (w, engine, version, setting) in vs:
-        by_engine.setdefault(engine, set()).add(version)
+        versions.setdefault(engine, set()).add(version)
     conf: dict = {}
     for (w, engine, version, setting), members in vs.items():
-        conf.setdefault((w, engine, setting), []).append((version, members))
+        c = conf.setdefault((engine, setting), {"versions": set(), "runs": [], "w": set()})
+        c["versions"].add(version)
+        c["runs"] += [r["run_id"] for r in members]
+        c["w"].add(w)
     out = []
-    for (w, engine, setting), have in conf.items():
-        versions = by_engine[engine]
-        if len(versions) < 2:
+    for (engine, setting), c in conf.items():
+        missing = sorted(str(v) for v in versions[engine] - c["versions"])
+        if len(versions[engine]) < 2 or not missing:
             continue
-        got = {v for v, _m in have}
-        missing = sorted(str(v) for v in versions - got)
-        if not missing:
-            continue
-        runs = [r["run_id"] for _v, m in have for r in m]
-        name = " ".join(f"{k}={v}" for k, v in wl.parse_config(setting).items()) or runs[0]
-        out.append({"runs": runs, "engine": engine, "setting": setting, "workload_id": w,
-                    "versions": sorted(str(v) for v in got), "missing": missing,
-                    "sentence": _("{name} was run on {have} only (not on {missing}): nothing "
-                                  "to compare it with").format(
-                                      name=name, have=", ".join(sorted(str(v) for v in got)),
-                                      missing=", ".join(missing))})
+        have = sorted(str(v) for v in c["versions"])
+        name = " ".join(f"{k}={v}" for k, v in wl.parse_config(setting).items()) or c["runs"][0]
+        out.append({"runs": c["runs"], "engine": engine, "setting": wl.parse_config(setting),
+                    "versions": have, "missing": missing, "workloads": sorted(c["w"]),
+                    "sentence": _("{name} was run on {have} only (not on {missing}; {n} runs): "
+                                  "nothing to compare it with across versions").format(
+                                      name=name, have=", ".join(have),
+                                      missing=", ".join(missing), n=len(c["runs"]))})
     return out

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from itertools import combinations
 from typing import Any
 
@@ -40,7 +41,7 @@ BETTER = {"ttft_ms": "lower", "tpot_ms": "lower", "e2e_ms": "lower", "itl_ms": "
           "request_throughput": "higher", "output_throughput": "higher",
           "request_goodput": "higher"}
 DEFAULTS = {"alpha": 0.05, "min_change_pct": 5.0, "ttft_slo_ms": 500.0, "tpot_slo_ms": 50.0,
-            "sample_max": 20000, "max_pairs": 400}
+            "sample_max": 5000, "max_pairs": 400}
 
 
 def _f(x: Any) -> float | None:
@@ -148,18 +149,25 @@ def choose_pairs(vs: dict[tuple, list[dict]], baseline: str | None = None) -> li
     return out
 
 
-def _samples(store, members: list[dict], sample_max: int, cache: dict) -> dict:
+def _samples(store, key: tuple, members: list[dict], sample_max: int, cache: dict) -> tuple:
+    """({metric: the variant's pooled request values}, {metric: {q: bootstrap replicates}}),
+    kept in `cache` per variant (a variant is in many pairs)."""
+    if key in cache:
+        return cache[key]
     out: dict[str, list] = {m: [] for m in LATENCIES}
     for r in members:
         if not r["n_requests"]:
             continue
-        if r["run_id"] not in cache:
-            cache[r["run_id"]] = store.query("compare_run_sample", {"run_id": r["run_id"],
-                                                                    "max_rows": sample_max})
-        df = cache[r["run_id"]]
+        df = store.query("compare_run_sample", {"run_id": r["run_id"], "max_rows": sample_max})
         for m in LATENCIES:
             out[m].append(df[m].dropna().to_numpy(float))
-    return {m: np.concatenate(v) if v else np.array([]) for m, v in out.items()}
+    values = {m: np.concatenate(v) if v else np.array([]) for m, v in out.items()}
+    seed = zlib.crc32(repr(key).encode())
+    qs = tuple(st._q(s) for s in STATS if st._q(s) is not None)
+    reps = {m: st.replicates(v, qs, seed + i) if len(v) >= 2 else {}
+            for i, (m, v) in enumerate(values.items())}
+    cache[key] = (values, reps)
+    return cache[key]
 
 
 def compare_pair(store, ka: tuple, kb: tuple, vs: dict, wdesc: dict, params: dict,
@@ -185,9 +193,12 @@ def compare_pair(store, ka: tuple, kb: tuple, vs: dict, wdesc: dict, params: dic
              "ci_low": None, "ci_high": None, "p_value": None, "method": None}
         if m in LATENCIES and stat in STATS:
             if sa is None:
-                sa = _samples(store, A, params["sample_max"], cache)
-                sb = _samples(store, B, params["sample_max"], cache)
-            e.update(st.diff_interval(sa[m], sb[m], stat, params["alpha"]))
+                sa = _samples(store, ka, A, params["sample_max"], cache)
+                sb = _samples(store, kb, B, params["sample_max"], cache)
+            q = st._q(stat)
+            reps = None if q is None else (sa[1][m].get(q), sb[1][m].get(q))
+            e.update(st.diff_interval(sa[0][m], sb[0][m], stat, params["alpha"],
+                                      reps=None if reps is None or any(x is None for x in reps) else reps))
         noise, how = (st.beyond_noise(va, vb, params["alpha"]) if same else (None, "workload"))
         e["beyond_noise"], e["noise"] = noise, how
         e["spread_a"], e["spread_b"] = st.spread(va), st.spread(vb)
@@ -205,7 +216,11 @@ def compare_pair(store, ka: tuple, kb: tuple, vs: dict, wdesc: dict, params: dic
     if not same:
         notes.append(_("the workloads differ ({how}): nothing is flagged between these runs")
                      .format(how=wl.describe_differences(diffs)))
-    elif n_a < 2 and n_b < 2:
+    conf = wl.confounders(wa, wb) if same else []
+    if conf:
+        notes.append(_("the runs answered with different lengths ({how}): throughput and E2E "
+                       "differ with them").format(how=wl.describe_differences(conf)))
+    if same and n_a < 2 and n_b < 2:
         notes.append(_("one run per side: the run-to-run spread is unknown, so no change is "
                        "called beyond noise (repeat a configuration to measure it)"))
     return {"a": _vname(ka, A), "b": _vname(kb, B), "runs_a": [r["run_id"] for r in A],

@@ -8,7 +8,10 @@ successful requests). The user's `workload` (the Runs tab, `set_workload`) wins 
 
 Runs with the same key parts (dataset, model, rate, concurrency) are one workload when their
 median lengths are within LENGTH_TOLERANCE of each other (a tokenizer or a few truncated answers
-never split a workload; 10000-in and 30000-in always do). What is left of a run's settings once
+never split a workload; 10000-in and 30000-in always do). An output length that no setting asked
+for and that is only measured is how the engine answered (aibrix's KV-offload configurations
+stop at a median of 51 tokens where the others give 100): a confounder the pair names, not a
+different workload. What is left of a run's settings once
 the workload is taken out (a configuration name, max_num_seqs, ...) is its `setting`: runs of one
 workload, engine, version and setting are repeats of one configuration.
 """
@@ -131,7 +134,10 @@ def describe(w: dict) -> str:
     if w.get("user"):
         return str(w["user"])
     parts = [str(x) for x in (w.get("dataset"), w.get("model")) if x]
-    if w.get("input_len") is not None or w.get("output_len") is not None:
+    if w.get("input_len") is not None and (w.get("output_len") is None
+                                           or _measured(w, "output_len")):
+        parts.append(_("{i} tokens in").format(i=_fmt(w.get("input_len"))))
+    elif w.get("input_len") is not None or w.get("output_len") is not None:
         parts.append(_("{i} in / {o} out tokens").format(i=_fmt(w.get("input_len")),
                                                         o=_fmt(w.get("output_len"))))
     if w.get("request_rate") is not None:
@@ -146,16 +152,32 @@ PART_NAMES = {"dataset": "dataset", "model": "model", "request_rate": "request r
               "output_len": "output length", "user": "workload"}
 
 
+def _measured(w: dict, part: str) -> bool:
+    return (w.get("source") or {}).get(part) == "requests"
+
+
 def differences(a: dict, b: dict) -> list[dict]:
-    """How two workloads differ: [{part, a, b}] (lengths only beyond the tolerance)."""
+    """How two workloads differ: [{part, a, b}] (lengths only beyond the tolerance). An output
+    length both runs only measured (no setting asked for it) is how the engine answered, not
+    what it was asked: a confounder (confounders()), never a workload difference."""
     out = []
     for part in ("user", "dataset", "model", "request_rate", "concurrency", "input_len",
                  "output_len"):
+        if part == "output_len" and _measured(a, part) and _measured(b, part):
+            continue
         x, y = a.get(part), b.get(part)
         same = _close(x, y) if part in ("input_len", "output_len") else x == y
         if not same:
             out.append({"part": part, "a": x, "b": y})
     return out
+
+
+def confounders(a: dict, b: dict) -> list[dict]:
+    """Measured output lengths that differ beyond the tolerance: [{part, a, b}]."""
+    x, y = a.get("output_len"), b.get("output_len")
+    if _measured(a, "output_len") and _measured(b, "output_len") and not _close(x, y):
+        return [{"part": "output_len", "a": x, "b": y}]
+    return []
 
 
 def describe_differences(diffs: list[dict]) -> str:
