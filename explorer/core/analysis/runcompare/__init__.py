@@ -59,8 +59,10 @@ def compare_runs(store, params: dict | None = None) -> dict:
     if not want and not p.get("baseline"):
         pairs += it.eval_pairs(frame, p["alpha"])
     if not pairs:
-        raise NoData(_("nothing to compare: fewer than two runs of one workload and no two "
-                       "evals answering the same items"))
+        raise NoData(_("nothing to compare: {n} runs in {w} workloads, no two configurations "
+                       "of one workload and no two evals answering the same items (--runs A,B "
+                       "compares two runs of different workloads, and says how they differ)")
+                     .format(n=len(runs), w=len(wdesc)))
     return {
         "runs": [{"run_id": r["run_id"], "label": r["label"], "engine": r["engine"],
                   "engine_version": r["engine_version"], "version_source": r["version_source"],

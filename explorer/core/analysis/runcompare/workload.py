@@ -160,8 +160,11 @@ def differences(a: dict, b: dict) -> list[dict]:
     """How two workloads differ: [{part, a, b}] (lengths only beyond the tolerance). An output
     length both runs only measured (no setting asked for it) is how the engine answered, not
     what it was asked: a confounder (confounders()), never a workload difference."""
+    if a.get("user") or b.get("user"):  # the user's name says it all
+        return [] if a.get("user") == b.get("user") else [
+            {"part": "user", "a": a.get("user"), "b": b.get("user")}]
     out = []
-    for part in ("user", "dataset", "model", "request_rate", "concurrency", "input_len",
+    for part in ("dataset", "model", "request_rate", "concurrency", "input_len",
                  "output_len"):
         if part == "output_len" and _measured(a, part) and _measured(b, part):
             continue
