@@ -77,7 +77,7 @@ def md_items(it: dict) -> str:
 
 def md_pair(p: dict) -> str:
     from .report import _table
-    head = f"### {md(p['a'])} → {md(p['b'])}"
+    head = f"**{md(p['a'])} → {md(p['b'])}**"
     lines = [head, ""]
     if p.get("kind") == "runs":
         lines.append(_("Workload: {a}").format(a=md(p["workload_a"])) if p["same_workload"]

@@ -10,8 +10,10 @@ stats.py the statistics.
 """
 from __future__ import annotations
 
+import json
+
 from explorer.core.errors import NoData
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 from . import items as it
 from . import pairs as pr
 from . import workload as wl
@@ -81,28 +83,41 @@ def compare_runs(store, params: dict | None = None) -> dict:
 
 def unmatched(vs: dict) -> list[dict]:
     """Configurations (engine and setting) run on only some of the engine versions loaded for
-    that engine, over every workload: [{runs, engine, setting, versions, missing, workloads,
-    sentence}]."""
+    that engine, over every workload, when some other configuration of that engine was run on
+    several versions (else every version changed its settings too, and the pairs say so):
+    [{runs, engine, setting, versions, missing, workloads, sentence}]. A setting is named by
+    the keys whose values differ between the engine's settings."""
     versions: dict = {}
-    for (w, engine, version, setting) in vs:
-        versions.setdefault(engine, set()).add(version)
     conf: dict = {}
     for (w, engine, version, setting), members in vs.items():
+        versions.setdefault(engine, set()).add(version)
         c = conf.setdefault((engine, setting), {"versions": set(), "runs": [], "w": set()})
         c["versions"].add(version)
         c["runs"] += [r["run_id"] for r in members]
         c["w"].add(w)
     out = []
-    for (engine, setting), c in conf.items():
-        missing = sorted(str(v) for v in versions[engine] - c["versions"])
-        if len(versions[engine]) < 2 or not missing:
+    for engine in versions:
+        mine = {s: c for (e, s), c in conf.items() if e == engine}
+        if len(versions[engine]) < 2 or not any(len(c["versions"]) > 1 for c in mine.values()):
             continue
-        have = sorted(str(v) for v in c["versions"])
-        name = " ".join(f"{k}={v}" for k, v in wl.parse_config(setting).items()) or c["runs"][0]
-        out.append({"runs": c["runs"], "engine": engine, "setting": wl.parse_config(setting),
-                    "versions": have, "missing": missing, "workloads": sorted(c["w"]),
-                    "sentence": _("{name} was run on {have} only (not on {missing}; {n} runs): "
-                                  "nothing to compare it with across versions").format(
-                                      name=name, have=", ".join(have),
-                                      missing=", ".join(missing), n=len(c["runs"]))})
+        settings = [wl.parse_config(s) for s in mine]
+        keys = sorted({k for d in settings for k in d
+                       if len({json.dumps(x.get(k), default=str) for x in settings}) > 1})
+        for setting, c in mine.items():
+            missing = sorted(str(v) for v in versions[engine] - c["versions"])
+            if not missing:
+                continue
+            have = sorted(str(v) for v in c["versions"])
+            d = wl.parse_config(setting)
+            name = " ".join(f"{k}={d.get(k)}" for k in keys if k in d) or c["runs"][0]
+            n = len(c["runs"])
+            out.append({"runs": c["runs"], "engine": engine, "setting": d, "versions": have,
+                        "missing": missing, "workloads": sorted(c["w"]),
+                        "sentence": ngettext(
+                            "{name} was run on {have} only (not on {missing}; {n} run): "
+                            "nothing to compare it with across versions",
+                            "{name} was run on {have} only (not on {missing}; {n} runs): "
+                            "nothing to compare it with across versions", n).format(
+                                name=name, have=", ".join(have), missing=", ".join(missing),
+                                n=n)})
     return out

@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any
 
-from explorer.core.i18n import _
+from explorer.core.i18n import N_, _
 
 # the spellings of each workload setting in runs.config (readers keep the tool's own key)
 KEYS = {
@@ -147,9 +147,10 @@ def describe(w: dict) -> str:
     return ", ".join(parts) or _("unknown workload")
 
 
-PART_NAMES = {"dataset": "dataset", "model": "model", "request_rate": "request rate",
-              "concurrency": "concurrency", "input_len": "input length",
-              "output_len": "output length", "user": "workload"}
+PART_NAMES = {"dataset": N_("dataset"), "model": N_("model"),
+              "request_rate": N_("request rate"), "concurrency": N_("concurrency"),
+              "input_len": N_("input length"), "output_len": N_("output length"),
+              "user": N_("workload")}
 
 
 def _measured(w: dict, part: str) -> bool:
