@@ -61,6 +61,9 @@ def run_table(store, params: dict) -> tuple[list[dict], dict]:
     rows = {r["run_id"]: r for r in store.query(
         "compare_run_stats", {"run_ids": ids, "ttft_slo_ms": params["ttft_slo_ms"],
                               "tpot_slo_ms": params["tpot_slo_ms"]}).to_dict("records")}
+    if store.count("token_latencies"):
+        for r in store.query("compare_run_itl", {"run_ids": ids}).to_dict("records"):
+            rows.get(r["run_id"], {}).update(r)
     pub: dict[str, dict] = {}
     for r in store.query("runs_published", {"run_ids": ids}).itertuples(index=False):
         pub.setdefault(r.run_id, {})[(r.metric, r.stat)] = _f(r.value)
@@ -86,7 +89,7 @@ def _values(s: dict | None, pub: dict) -> dict:
     vals = {k: v for k, v in pub.items() if k[0] in BETTER and v is not None}
     if s is None or not s["n"]:
         return vals
-    for m in LATENCIES:
+    for m in LATENCIES + ("itl_ms",):
         for stat in STATS:
             v = _f(s.get(f"{m}_{stat}"))
             if v is not None:
@@ -99,6 +102,23 @@ def _values(s: dict | None, pub: dict) -> dict:
         if _f(s.get("ttft_ms_mean")) is not None:
             vals[("request_goodput", "value")] = float(s["n_good"]) / duration
     return vals
+
+
+def recomputed(store, params: dict | None = None) -> dict[str, list[dict]]:
+    """{run_id: [{metric, stat, value}]}: every run's TTFT, TPOT, ITL and E2E (mean, median,
+    p90, p99), request and output throughput and goodput recomputed from its requests (the
+    Runs tab shows them beside what was published); runs without requests are left out."""
+    p = {**DEFAULTS, **(params or {})}
+    runs, rows = run_table(store, p)
+    out = {}
+    for r in runs:
+        s = rows.get(r["run_id"])
+        if s is None or not s["n"]:
+            continue
+        dur = {k: v for k, v in r["published"].items() if k == ("duration_s", "value")}
+        out[r["run_id"]] = [{"metric": m, "stat": st_, "value": v}
+                            for (m, st_), v in _values(s, dur).items()]
+    return out
 
 
 def variants(runs: list[dict], groups: dict[str, str]) -> dict[tuple, list[dict]]:
