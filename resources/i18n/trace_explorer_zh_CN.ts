@@ -1178,6 +1178,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>输出 tok/s</translation>
     </message>
     <message>
+        <source>Workload</source>
+        <translation>负载</translation>
+    </message>
+    <message>
         <source>Version from</source>
         <translation>版本来源</translation>
     </message>
@@ -1198,12 +1202,28 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>由请求重算</translation>
     </message>
     <message>
+        <source>Export table…</source>
+        <translation>导出表格…</translation>
+    </message>
+    <message>
+        <source>Write every run with its published and recomputed statistics to CSV or Parquet</source>
+        <translation>将每个 run 及其发布值与重算值写入 CSV 或 Parquet</translation>
+    </message>
+    <message>
         <source>No run loaded yet: drop benchmark results (vLLM / SGLang result JSON, printed result blocks, sweep folders) or traces here.</source>
         <translation>尚未加载 run：将 benchmark 结果（vLLM / SGLang 结果 JSON、打印的结果块、sweep 文件夹）或 trace 拖放到此处。</translation>
     </message>
     <message>
-        <source>Double-click a run&apos;s name or version to edit it (kept with the session).</source>
-        <translation>双击 run 的名称或版本可编辑（随会话保存）。</translation>
+        <source>Export the runs table</source>
+        <translation>导出 Run 表格</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;Parquet (*.parquet)</source>
+        <translation>CSV (*.csv);;Parquet (*.parquet)</translation>
+    </message>
+    <message>
+        <source>Double-click a run&apos;s name, engine, version or workload to edit it (kept with the session; runs given one workload name are compared with each other).</source>
+        <translation>双击 run 的名称、引擎、版本或负载即可编辑（随会话保存；负载名相同的 run 相互对比）。</translation>
     </message>
     <message numerus="yes">
         <source>Run level (published aggregates, not tested): %n regression(s)</source>
