@@ -338,6 +338,33 @@
     </message>
 </context>
 <context>
+    <name>ComparePanel</name>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>Nothing to compare: load two runs of one workload, or two evals that answered the same items.</source>
+        <translation>没有可对比的内容：请加载同一负载的两个 run，或回答了相同题目的两个 eval。</translation>
+    </message>
+    <message>
+        <source>every other run</source>
+        <translation>其他所有 run</translation>
+    </message>
+    <message>
+        <source>Comparing runs</source>
+        <translation>正在对比 run</translation>
+    </message>
+</context>
+<context>
     <name>ComparisonPanel</name>
     <message>
         <source>Badcases vs control</source>
