@@ -182,10 +182,10 @@ def _run_versions(r: Run):
 
 def _compare(r: Run):
     """analysis.runcompare over the store (several runs or evals loaded), params["compare"]."""
-    from .runcompare import compare_runs
+    from .runcompare import RunComparison, compare_runs
     if getattr(r.store, "remote", False):
         raise NoData("runs are compared on the local store only")
-    return compare_runs(r.store, r.params.get("compare"))
+    return RunComparison(compare_runs(r.store, r.params.get("compare")))
 
 
 def _timeline(r: Run):

@@ -11,6 +11,7 @@ stats.py the statistics.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from explorer.core.errors import NoData
 from explorer.core.i18n import _, ngettext
@@ -18,6 +19,15 @@ from . import items as it
 from . import pairs as pr
 from . import workload as wl
 from .sweeps import find_sweeps
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    """The pipeline's frozen result of compare_runs: to_dict() is compare.json."""
+    doc: dict
+
+    def to_dict(self) -> dict:
+        return self.doc
 
 
 def compare_runs(store, params: dict | None = None) -> dict:
