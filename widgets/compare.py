@@ -5,7 +5,14 @@ painter (painters/compare.compare_html), the sweeps drawn below as curves and a 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSplitter, QTextBrowser, QVBoxLayout
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+)
 
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.compare import compare_html, sweep_layout
@@ -15,7 +22,7 @@ EVERY = "\0every"  # B: every other run (A is the baseline)
 
 class ComparePanel(Panel):
     key = "compare"
-    chart = True
+    chart = False  # Ctrl+C copies the tables as text; "Copy as image" copies the picture
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -69,6 +76,10 @@ class ComparePanel(Panel):
                 box.setCurrentIndex(i)
         self.a.blockSignals(False)
         self.b.blockSignals(False)
+
+    def copy_text(self) -> str:
+        """Edit > Copy: the comparison's text (its tables as the view shows them)."""
+        return self.message() or self.text.toPlainText()
 
     def params(self) -> dict:
         """The comparison the pickers ask for: A against B, or A as the baseline of all."""

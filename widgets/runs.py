@@ -164,7 +164,8 @@ class RunsPanel(Panel):
         pub = sorted((r or {}).get("published") or [],
                      key=lambda p: order.get((p["metric"], p["stat"]), len(order)))
         rec = {(x["metric"], x["stat"]): x for x in (r or {}).get("recomputed") or []}
-        every = {(x["metric"], x["stat"]): x["value"] for x in (r or {}).get("recomputed_all") or []}
+        every = {(x["metric"], x["stat"]): x["value"]
+                 for x in (r or {}).get("recomputed_all") or []}
         rows = []
         for p in pub:
             key = (p["metric"], p["stat"])

@@ -66,11 +66,11 @@ def write(doc: dict, out: Path, formats: list[str]) -> list[Path]:
 
 
 def run(args) -> int:
+    from explorer.cli import engine_version_overrides
+    from explorer.cli.report import _print_bound
     from explorer.core.analysis.runcompare import compare_runs
     from explorer.core.errors import NoData
     from explorer.core.store import Store
-    from explorer.cli import engine_version_overrides
-    from explorer.cli.report import _print_bound
     try:
         overrides = engine_version_overrides(args)
     except ValueError as e:

@@ -56,23 +56,42 @@ def pct(x: Any) -> str:
     return "n/a" if x is None else f"{x:+.1f} %"
 
 
-def md_items(it: dict) -> str:
-    from .report import _table
-    acc = lambda a: "n/a" if a[0] is None else f"{a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}]"  # noqa: E731
+def items_rows(it: dict) -> list[tuple[str, str]]:
+    """The item-by-item table of a pair: (what, value) rows (compare.md and the HTML)."""
+    def acc(a):
+        return "n/a" if a[0] is None else f"{a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}]"
     d = it["difference"]
-    rows = [(_("paired items"), f"{it['paired']:,}"), (_("both right"), it["both_right"]),
-            (_("only A right"), it["a_only_right"]), (_("only B right"), it["b_only_right"]),
-            (_("both wrong"), it["both_wrong"]), (_("exact McNemar p"), pval(it["mcnemar_p"])),
+    return [(_("paired items"), f"{it['paired']:,}"), (_("both right"), str(it["both_right"])),
+            (_("only A right"), str(it["a_only_right"])),
+            (_("only B right"), str(it["b_only_right"])),
+            (_("both wrong"), str(it["both_wrong"])),
+            (_("exact McNemar p"), pval(it["mcnemar_p"])),
             (_("accuracy A (Wilson 95 %)"), acc(it["accuracy_a"])),
             (_("accuracy B (Wilson 95 %)"), acc(it["accuracy_b"])),
             (_("B - A (paired bootstrap 95 %)"),
              "n/a" if d[0] is None else f"{d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}]")]
-    out = [_table((_("Items"), _("Value")), [(a, str(b)) for a, b in rows])]
+
+
+def md_items(it: dict) -> str:
+    from .report import _table
+    rows = items_rows(it)
+    out = [_table((_("Items"), _("Value")), rows)]
     out += [f"- **{md(w)}**" for w in it.get("warnings") or []]
-    for side, s in (it.get("engine_state") or {}).items():
+    for s in (it.get("engine_state") or {}).values():
         if s.get("sentence"):
             out.append(f"- {md(s['sentence'])}")
     return "\n\n".join(out)
+
+
+METRIC_HEADS = (N_("Metric"), N_("A"), N_("B"), N_("Change"), N_("B - A (95 %)"), N_("p"),
+                N_("Verdict"))
+
+
+def metric_rows(p: dict) -> list[tuple]:
+    """A pair's metrics table (METRIC_HEADS), the MD_STATS ones (compare.md and the HTML)."""
+    return [(metric_name(m), num(m["a"]), num(m["b"]), pct(m["diff_pct"]), interval(m),
+             pval(m["p_value"]), verdict(m, p["same_workload"]))
+            for m in p.get("metrics") or [] if (m["metric"], m["stat"]) in MD_STATS]
 
 
 def md_pair(p: dict) -> str:
@@ -84,12 +103,9 @@ def md_pair(p: dict) -> str:
                      else _("Workloads: A {a}; B {b}").format(a=md(p["workload_a"]),
                                                               b=md(p["workload_b"])))
     lines += [f"- {md(n)}" for n in p.get("notes") or []]
-    rows = [(metric_name(m), num(m["a"]), num(m["b"]), pct(m["diff_pct"]), interval(m),
-             pval(m["p_value"]), verdict(m, p["same_workload"]))
-            for m in p.get("metrics") or [] if (m["metric"], m["stat"]) in MD_STATS]
+    rows = metric_rows(p)
     if rows:
-        lines += ["", _table((_("Metric"), "A", "B", _("Change"), _("B - A (95 %)"), "p",
-                              _("Verdict")), rows)]
+        lines += ["", _table([_(h) for h in METRIC_HEADS], rows)]
     if p.get("items"):
         lines += ["", md_items(p["items"])]
     return "\n".join(lines)

@@ -177,7 +177,8 @@ def set_run(store, run_id: str, *, engine_version: str | None = None,
     so a saved session keeps it; runs given one workload name are one workload
     (analysis.runcompare.workload)."""
     if engine is not None:
-        store.execute("UPDATE runs SET engine = ? WHERE run_id = ?", [engine.strip() or None, run_id])
+        store.execute("UPDATE runs SET engine = ? WHERE run_id = ?",
+                      [engine.strip() or None, run_id])
     if workload is not None:
         from .analysis.runcompare.workload import set_workload
         set_workload(store, run_id, workload)

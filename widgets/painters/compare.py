@@ -11,8 +11,12 @@ import pyqtgraph as pg
 
 from explorer.core.escape import html_text as esc
 from explorer.core.i18n import _
-from explorer.core.report_compare import (MD_MAX_PAIRS, MD_STATS, interval, metric_name, num,
-                                          pct, pval, verdict)
+from explorer.core.report_compare import (
+    MD_MAX_PAIRS,
+    METRIC_HEADS,
+    items_rows,
+    metric_rows,
+)
 from explorer.widgets import palette
 
 COLOURS = (palette.CONTROL, palette.BAD, palette.ACCENT, palette.WARN, palette.SELECTED,
@@ -98,6 +102,7 @@ def save_sweeps(doc: dict, out: Path) -> list[Path]:
     """compare_sweep_<setting>.png per swept setting (offscreen Qt)."""
     from PySide6.QtCore import QSize
     from PySide6.QtWidgets import QVBoxLayout, QWidget
+
     from explorer.reporting.images import ensure_app, save_png, settle
     ensure_app()
     written = []
@@ -124,24 +129,12 @@ def pair_html(p: dict) -> str:
              _("Workloads: A {a}; B {b}").format(a=p["workload_a"], b=p["workload_b"]))
         out.append(f"<p class='sub'>{esc(w)}</p>")
     out += [f"<p class='why'>{esc(n)}</p>" for n in p.get("notes") or []]
-    rows = [(metric_name(m), num(m["a"]), num(m["b"]), pct(m["diff_pct"]), interval(m),
-             pval(m["p_value"]), verdict(m, p["same_workload"]))
-            for m in p.get("metrics") or [] if (m["metric"], m["stat"]) in MD_STATS]
+    rows = metric_rows(p)
     if rows:
-        out.append(_table((_("Metric"), "A", "B", _("Change"), _("B - A (95 %)"), "p",
-                           _("Verdict")), rows))
+        out.append(_table([_(h) for h in METRIC_HEADS], rows))
     it = p.get("items")
     if it:
-        acc = lambda a: "n/a" if a[0] is None else f"{a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}]"  # noqa: E731
-        d = it["difference"]
-        out.append(_table((_("Items"), _("Value")), [
-            (_("paired items"), f"{it['paired']:,}"), (_("both right"), it["both_right"]),
-            (_("only A right"), it["a_only_right"]), (_("only B right"), it["b_only_right"]),
-            (_("both wrong"), it["both_wrong"]), (_("exact McNemar p"), pval(it["mcnemar_p"])),
-            (_("accuracy A (Wilson 95 %)"), acc(it["accuracy_a"])),
-            (_("accuracy B (Wilson 95 %)"), acc(it["accuracy_b"])),
-            (_("B - A (paired bootstrap 95 %)"),
-             "n/a" if d[0] is None else f"{d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}]")]))
+        out.append(_table((_("Items"), _("Value")), items_rows(it)))
         out += [f"<p style='color:{palette.WARN}'><b>{esc(w)}</b></p>"
                 for w in it.get("warnings") or []]
         out += [f"<p>{esc(s['sentence'])}</p>" for s in (it.get("engine_state") or {}).values()
@@ -151,7 +144,10 @@ def pair_html(p: dict) -> str:
 
 def compare_html(doc: dict) -> str:
     """The comparison's tables (a fragment: the report's section and the Compare view)."""
-    out = [f"<p>{esc(_('{n} runs in {w} workloads; {p} pairs compared.').format(n=len(doc.get('runs') or []), w=len(doc.get('workloads') or []), p=len(doc.get('pairs') or [])))}</p>"]
+    head = _("{n} runs in {w} workloads; {p} pairs compared.").format(
+        n=len(doc.get("runs") or []), w=len(doc.get("workloads") or []),
+        p=len(doc.get("pairs") or []))
+    out = [f"<p>{esc(head)}</p>"]
     ws = doc.get("workloads") or []
     if ws:
         out.append(_table((_("Workload"), _("Description"), _("Runs")),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from explorer.core.errors import NoData
 from explorer.core.i18n import _, ngettext
+
 from . import items as it
 from . import pairs as pr
 from . import workload as wl

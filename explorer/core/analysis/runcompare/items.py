@@ -14,6 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from explorer.core.i18n import _, ngettext
+
 from . import stats as st
 
 MIN_PAIRED = 300
@@ -79,7 +80,7 @@ def _state(rows: pd.DataFrame, lost, side: str) -> dict | None:
     if rows["request_id"].isna().all():
         return None
     flipped, others = rows[lost], rows[~lost]
-    out = {"lost": int(len(flipped)), "others": int(len(others)), "metrics": []}
+    out = {"lost": len(flipped), "others": len(others), "metrics": []}
     for m in STATE:
         x = pd.to_numeric(flipped[m], errors="coerce").dropna()
         y = pd.to_numeric(others[m], errors="coerce").dropna()
@@ -88,8 +89,8 @@ def _state(rows: pd.DataFrame, lost, side: str) -> dict | None:
         p = (float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
              if len(x) > 1 and len(y) > 1 and (x.nunique() > 1 or y.nunique() > 1) else None)
         out["metrics"].append({"metric": m, "lost_mean": float(x.mean()),
-                               "others_mean": float(y.mean()), "n_lost": int(len(x)),
-                               "n_others": int(len(y)), "p_value": p})
+                               "others_mean": float(y.mean()), "n_lost": len(x),
+                               "n_others": len(y), "p_value": p})
     if out["metrics"]:
         m0 = out["metrics"][0]
         out["sentence"] = _("the {n} items {side} lost ran with a mean {metric} of {x:.3g} "

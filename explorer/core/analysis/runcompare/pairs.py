@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from explorer.core.i18n import _
+
 from . import stats as st
 from . import workload as wl
 
@@ -217,8 +218,9 @@ def compare_pair(store, ka: tuple, kb: tuple, vs: dict, wdesc: dict, params: dic
                 sb = _samples(store, kb, B, params["sample_max"], cache)
             q = st._q(stat)
             reps = None if q is None else (sa[1][m].get(q), sb[1][m].get(q))
-            e.update(st.diff_interval(sa[0][m], sb[0][m], stat, params["alpha"],
-                                      reps=None if reps is None or any(x is None for x in reps) else reps))
+            if reps is not None and any(x is None for x in reps):
+                reps = None
+            e.update(st.diff_interval(sa[0][m], sb[0][m], stat, params["alpha"], reps=reps))
         noise, how = (st.beyond_noise(va, vb, params["alpha"]) if same else (None, "workload"))
         e["beyond_noise"], e["noise"] = noise, how
         e["spread_a"], e["spread_b"] = st.spread(va), st.spread(vb)

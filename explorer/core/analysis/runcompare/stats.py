@@ -2,13 +2,13 @@
 
 - diff_interval: a difference of one statistic between two runs' requests. Mean: Welch's t
   (scipy.stats.ttest_ind(equal_var=False) and its confidence_interval). Median and pNN: the
-  percentile bootstrap of the difference of that percentile (independent
-  samples, replicates()), p-value of the median from Mann-Whitney U (two-sided), none for the tails (a rank
-  test does not test a P99). The Hodges-Lehmann shift (the median of every pairwise difference)
+  percentile bootstrap of the difference of that percentile (independent samples,
+  replicates()), p-value of the median from Mann-Whitney U (two-sided), none for the tails (a
+  rank test does not test a P99). The Hodges-Lehmann shift (the median of every pairwise difference)
   is given beside the median with its distribution-free interval (the Mann-Whitney inversion).
 - spread: run-to-run spread of one configuration's repeated runs as AIPerf's multi-run mode
-  reports it (ai-dynamo/aiperf, aiperf/orchestrator/aggregation/confidence.py: mean, sample std, CV = std / mean,
-  t-interval mean +- t(1 - alpha/2, n - 1) * std / sqrt(n)).
+  reports it (ai-dynamo/aiperf, aiperf/orchestrator/aggregation/confidence.py: mean, sample
+  std, CV = std / mean, t-interval mean +- t(1 - alpha/2, n - 1) * std / sqrt(n)).
 - beyond_noise: the change is larger than that spread (see its doc).
 - wilson: Wilson score interval of a proportion; mcnemar_exact: the exact McNemar test
   (binomial test of the discordant pairs, two-sided: statsmodels' mcnemar(exact=True)), the
