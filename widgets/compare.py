@@ -29,7 +29,14 @@ class ComparePanel(Panel):
         self.a, self.b = QComboBox(), QComboBox()
         self.go = QPushButton(self.tr("Compare"))
         self.go.clicked.connect(self.compare)
-        for w in (QLabel(self.tr("A")), self.a, QLabel(self.tr("B")), self.b, self.go):
+        self.flipped = QPushButton(self.tr("Select flipped items"))
+        self.flipped.setToolTip(self.tr("Select, in the Cases table and every view, the items "
+                                        "one side answered right and the other wrong (each "
+                                        "on the side that lost it), of the first pair that "
+                                        "answered the same items"))
+        self.flipped.clicked.connect(self.select_flipped)
+        for w in (QLabel(self.tr("A")), self.a, QLabel(self.tr("B")), self.b, self.go,
+                  self.flipped):
             self.top.addWidget(w)
         self.top.addStretch(1)
         self.text = QTextBrowser()
@@ -46,6 +53,7 @@ class ComparePanel(Panel):
             return self.tr("Nothing to compare: load two runs of one workload, or two evals "
                            "that answered the same items.")
         self._choices(doc.get("runs") or [])
+        self.flipped.setEnabled(bool(self.flipped_cases(doc)))
         self.text.setHtml(compare_html(doc))
         if self.curves is not None:
             self.curves.setParent(None)
@@ -76,6 +84,19 @@ class ComparePanel(Panel):
                 box.setCurrentIndex(i)
         self.a.blockSignals(False)
         self.b.blockSignals(False)
+
+    @staticmethod
+    def flipped_cases(doc) -> list[str]:
+        """The flipped items' case ids of the first pair with items."""
+        for p in (doc or {}).get("pairs") or []:
+            if p.get("items") and p["items"].get("flipped_cases"):
+                return list(p["items"]["flipped_cases"])
+        return []
+
+    def select_flipped(self) -> None:
+        ids = self.flipped_cases(self.value if isinstance(self.value, dict) else None)
+        if ids:
+            self.session.select_cases(ids, view=self.tr("Compare"))
 
     def copy_text(self) -> str:
         """Edit > Copy: the comparison's text (its tables as the view shows them)."""

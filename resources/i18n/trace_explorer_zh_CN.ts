@@ -344,6 +344,14 @@
         <translation>对比</translation>
     </message>
     <message>
+        <source>Select flipped items</source>
+        <translation>选中翻转的题目</translation>
+    </message>
+    <message>
+        <source>Select, in the Cases table and every view, the items one side answered right and the other wrong (each on the side that lost it), of the first pair that answered the same items</source>
+        <translation>在 Case 表及所有视图中选中一方答对、另一方答错的题目（取答错一方的 Case），取第一组回答了相同题目的对比</translation>
+    </message>
+    <message>
         <source>A</source>
         <translation>A</translation>
     </message>

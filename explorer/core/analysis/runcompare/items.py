@@ -62,7 +62,11 @@ def compare_items(a: pd.DataFrame, b: pd.DataFrame, alpha: float = 0.05) -> dict
            "difference": st.paired_bootstrap(ca, cb, alpha),
            "unpaired_a": int(len(A) - n), "unpaired_b": int(len(B) - n), "warnings": [],
            "lost_by_b": [str(x) for x in common[ca & ~cb]][:200],
-           "lost_by_a": [str(x) for x in common[~ca & cb]][:200]}
+           "lost_by_a": [str(x) for x in common[~ca & cb]][:200],
+           # the case ids of the flipped items, each on the side that lost it (the window
+           # selects them in the Cases table)
+           "flipped_cases": [str(x) for x in B.loc[common[ca & ~cb], "case_id"]][:500]
+           + [str(x) for x in A.loc[common[~ca & cb], "case_id"]][:500]}
     if n < MIN_PAIRED:
         out["warnings"].append(ngettext(
             "only {n} paired item (fewer than {m}): the test has little power",
