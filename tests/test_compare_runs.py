@@ -285,3 +285,10 @@ def test_compare_command(real, tmp_path):
     md = (tmp_path / "compare.md").read_text()
     assert "spread is unknown" in md and "naive_output_2.1 (0.2.1)" in md
     assert main(["compare", *files, "--out", str(tmp_path), "--baseline", "nope"]) == 2
+
+
+def test_one_run_is_nothing_to_compare(store):
+    from explorer.core.errors import NoData
+    _run(store, "a", RNG.normal(1000, 50, 50))
+    with pytest.raises(NoData, match="fewer than two runs"):
+        compare_runs(store)

@@ -36,6 +36,11 @@ def compare_runs(store, params: dict | None = None) -> dict:
     run id), runs (run ids to keep), and pairs.DEFAULTS. Raises NoData when there are neither
     two runs nor two evals sharing items; ValueError naming an unknown run."""
     p = {**pr.DEFAULTS, **(params or {})}
+    n_runs = store.count("runs")
+    if n_runs < 2 and (store.scalar("SELECT count(DISTINCT eval_id) FROM cases") or 0) < 2:
+        # before any query over the requests: one run of 10M requests costs seconds
+        raise NoData(_("nothing to compare: fewer than two runs and fewer than two evals "
+                       "are loaded"))
     runs, _rows = pr.run_table(store, p)
     known = {r["run_id"] for r in runs}
     want = list(p.get("runs") or [])
