@@ -5,6 +5,7 @@
     trace-explorer inspect FILE ... [--json]
     trace-explorer report (FILE ... | --demo) [...]
     trace-explorer replay FILE --blocks N [...]
+    trace-explorer compare FILE ... [--baseline RUN] [--runs RUN,RUN] [--out DIR] [--format ...]
 
 Each subcommand lives in explorer/cli/<name>.py with `add_arguments(parser)` and `run(args)
 -> int`; the GUI is imported only when the window is asked for.
@@ -15,7 +16,7 @@ import argparse
 import importlib
 import sys
 
-SUBCOMMANDS = ("inspect", "report", "replay")
+SUBCOMMANDS = ("inspect", "report", "replay", "compare")
 
 
 def _descriptions() -> dict[str, str]:
@@ -26,7 +27,9 @@ def _descriptions() -> dict[str, str]:
             "report": N_("Write the analysis report (report.json, report.md, ...) of eval and "
                          "trace files, no display."),
             "replay": N_("Replay an arrival trace through the engine model under other KV-cache "
-                         "and scheduler settings.")}
+                         "and scheduler settings."),
+            "compare": N_("Compare runs A/B, like with like, item by item, against run-to-run "
+                          "noise; writes compare.json.")}
 
 
 def _language(argv: list[str], prog: str) -> str | None:

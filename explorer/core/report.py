@@ -959,12 +959,18 @@ def _md_run_versions(v):
     return md_run_versions(v)
 
 
+def _md_compare(v):
+    from .report_compare import md_compare
+    return md_compare(v)
+
+
 # The Markdown's order of the sections and the writer of each; the headings are the sections'
 # titles (analysis.pipeline.SECTIONS).
 SECTIONS_MD = (
     ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
     ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
-    ("versions", _md_versions), ("run_versions", _md_run_versions), ("sla", _md_sla),
+    ("versions", _md_versions), ("run_versions", _md_run_versions), ("compare", _md_compare),
+    ("sla", _md_sla),
     ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
     ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
 )

@@ -180,6 +180,14 @@ def _run_versions(r: Run):
     return run_versions_section(r.store)
 
 
+def _compare(r: Run):
+    """analysis.runcompare over the store (several runs or evals loaded), params["compare"]."""
+    from .runcompare import RunComparison, compare_runs
+    if getattr(r.store, "remote", False):
+        raise NoData("runs are compared on the local store only")
+    return RunComparison(compare_runs(r.store, r.params.get("compare")))
+
+
 def _timeline(r: Run):
     from ..report import worst_timeline
     return worst_timeline(r.store, r.frame)
@@ -230,6 +238,8 @@ SECTIONS: tuple[Section, ...] = (
             panel=NP_("panel", "Runs")),
     Section("run_versions", N_("Engine versions at run level (published aggregates)"),
             _run_versions, "report"),
+    Section("compare", N_("Runs compared"), _compare, "store",
+            depends=lambda r: (_dump(r.params.get("compare")),), panel=NP_("panel", "Compare")),
     Section("timeline", N_("Timeline of the worst badcase"), _timeline, "report",
             panel=NP_("panel", "Timeline"), reads=_timeline_reads),
     Section("strata", N_("Pooled strata (per engine version or eval)"), _strata, "report",
