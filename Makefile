@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test bench clean translations catalogues
+.PHONY: setup demo test bench clean translations catalogues lock
 
 setup: $(VENV)/.installed translations
 
@@ -28,12 +28,17 @@ catalogues: $(VENV)/.installed
 	  --no-fuzzy-matching --ignore-obsolete --width 100
 	$(VENV)/bin/pyside6-lupdate -silent -no-obsolete -locations none $(WIDGET_SOURCES) -ts $(TS)
 
-$(VENV)/.installed: pyproject.toml scripts/setup.sh
+$(VENV)/.installed: pyproject.toml scripts/setup.sh requirements.lock
 	bash scripts/setup.sh $(VENV)
 	touch $@
 
+# after a change of pyproject.toml's dependencies: resolve them into the venv, then write the locks
+lock:
+	$(PY) -m pip install -q -e ".[test,spark]"
+	$(PY) scripts/lock.py
+
 # the tests also need the spark extra (Java 17 + pyspark: the warehouse tests); the demo does not
-$(VENV)/.installed-spark: $(VENV)/.installed
+$(VENV)/.installed-spark: $(VENV)/.installed requirements-spark.lock
 	bash scripts/setup.sh $(VENV) spark
 	touch $@
 
