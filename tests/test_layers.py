@@ -6,7 +6,6 @@ explorer: widgets/, queries/ and resources/ are explorer.widgets, ... by the pac
 (no links), nothing imports the bare names, and they cannot be imported from an install."""
 import ast
 import os
-import re
 import shutil
 import subprocess
 import sys

@@ -32,7 +32,7 @@ import pandas as pd
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
 from .atomic import write_text
 from . import fmt
-from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
+from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural
 from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
 from .i18n import N_, _, ngettext

@@ -177,7 +177,6 @@ def _mw_p(b: np.ndarray, c: np.ndarray, seed: int = 0,
 
 
 def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRow:
-    from scipy import stats
 
     unit = {**REQUEST_METRICS, **CONTEXT_UNITS}.get(metric, "tokens" if metric in CASE_METRICS else
                                "characters" if metric in TEXT_METRICS else "")
