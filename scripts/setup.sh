@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Trace Explorer needs on a Debian/Ubuntu machine, idempotently:
 # the system libraries Qt loads, a CJK font, Xvfb (for real-window tests), a virtualenv and the
-# package with its test extras. Called by `make setup` (and so by `make demo` / `make test`).
+# package with its test extras at the versions of the lock files. Called by `make setup` (and so
+# by `make demo` / `make test`).
 set -euo pipefail
 venv=${1:-.venv}
 extra=${2:-}  # "spark": also Java 17 and the spark extra (warehouse source; make test)
@@ -32,9 +33,11 @@ fi
 
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-if [ "$extra" = spark ]; then
-  "$venv/bin/python" -m pip install -q -e ".[test,spark]"
-else
-  "$venv/bin/python" -m pip install -q -e ".[test]"
-fi
+# the locked versions first (requirements.lock: the dependencies and the test extra;
+# requirements-spark.lock: what the spark extra adds; `make lock` writes them), then the package
+# itself without resolving again
+locks=(-r requirements.lock)
+[ "$extra" = spark ] && locks+=(-r requirements-spark.lock)
+"$venv/bin/python" -m pip install -q "${locks[@]}"
+"$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e .
 echo "setup: ready ($venv)"

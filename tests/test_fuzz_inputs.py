@@ -12,7 +12,6 @@ import pytest
 
 from explorer.__main__ import main
 from explorer.core import pipeline
-from explorer.core.store import Store
 from tests.fuzz_inputs import GOOD_EVAL_ROWS, GOOD_TRACE_ROWS, dropped_inputs
 
 pytestmark = pytest.mark.timeout(120)

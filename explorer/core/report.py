@@ -32,9 +32,10 @@ import pandas as pd
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
 from .atomic import write_text
 from . import fmt
-from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
+from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural
 from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
+from .mdtable import _Raw, _table
 from .i18n import N_, _, ngettext
 
 log = logging.getLogger(__name__)
@@ -421,16 +422,6 @@ WRITERS: dict[str, Callable[[dict, Path], Path]] = {"json": _write_json, "md": _
 
 
 # ---- Markdown -------------------------------------------------------------------------------
-class _Raw(str):
-    """Markdown already escaped (code spans of md_code) for a table cell."""
-
-
-def _cell(x: Any) -> str:
-    """A Markdown table cell: input text escaped (escape.md); a _Raw cell is kept as it is
-    but for its pipes (GFM splits cells at a pipe even inside a code span)."""
-    return x.replace("|", "\\|") if isinstance(x, _Raw) else md(x)
-
-
 def _p(v) -> _Raw:
     """A p-value cell ("< 0.001" is our own text: no escaping, no entity)."""
     return _Raw(fmt.pval(v))
@@ -439,13 +430,6 @@ def _p(v) -> _Raw:
 def _name(metric: Any) -> str:
     """A metric's display name with its unit ("scheduling delay (ms)"), as the panels write it."""
     return label(str(metric)) if metric is not None else ""
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(_cell(h) for h in headers) + " |",
-             "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def _missing(sec: Any) -> str | None:

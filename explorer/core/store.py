@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import errlog, schema
-from .errors import Cancelled, InputError, SessionError, TraceExplorerError
+from .errors import Cancelled, InputError, SessionError
 from .i18n import _
 from .sqlutil import load_query, quote_ident
 
@@ -950,7 +950,7 @@ class Store:
     @classmethod
     def open(cls, path: str | Path) -> "Store":
         """Reopen a saved session (read into memory so the file is never changed by accident;
-        not compacted: see the README's architecture section).
+        not compacted: see docs/architecture.md, The store).
         Raises SessionError naming `path` when it is not a Trace Explorer session: not a
         DuckDB file, no requests / cases table, a canonical table of another shape (a foreign
         database), or a malformed setting (validate_settings). Nothing of the caller's current
