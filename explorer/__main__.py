@@ -44,7 +44,49 @@ def _language(argv: list[str], prog: str) -> str | None:
     return lang
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C: the work stops where it is, what it
+    was writing is dropped (explorer.core.atomic.Bundle) and the previous outputs stay."""
+
+
+def _on_sigterm(_signum, _frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line; Ctrl-C or SIGTERM at any point ends with one "interrupted" line and
+    exit 130 / 143, never a traceback, the previous outputs intact."""
+    import signal
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        old = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (a test calling main from a worker)
+        old = None
+    from explorer.core.escape import TerminalStream
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalStream(sys.stdout), TerminalStream(sys.stderr)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as e:
+        from explorer.core.i18n import _
+        what = argv[0] if argv and argv[0] in SUBCOMMANDS else ""
+        print(_("trace-explorer{cmd}: interrupted; nothing was half-written, the previous "
+                "outputs are as they were").format(cmd=f" {what}" if what else ""),
+              file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
+    except MemoryError:
+        from explorer.core.i18n import _
+        print(_("trace-explorer: out of memory: the inputs need more memory than this machine "
+                "has free (load fewer files, or use --no-replay); nothing was half-written"),
+              file=sys.stderr)
+        return 3
+    finally:
+        sys.stdout, sys.stderr = streams
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from explorer.cli import add_language_argument, translate_argparse
     from explorer.core.i18n import _
@@ -60,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv[1:])
         try:
             return mod.run(args)
-        except KeyboardInterrupt:
-            return 130
+        except (KeyboardInterrupt, MemoryError):
+            raise
         except Exception as e:  # noqa: BLE001 - never a traceback for the user: one line + log
             from explorer.core import errlog
             where = errlog.record(e, f"trace-explorer {' '.join(argv)}")

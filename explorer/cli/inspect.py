@@ -134,6 +134,19 @@ def render_text(doc: dict) -> str:
     return "\n".join(out)
 
 
+def for_terminal(x):
+    """doc with every string in it passed through escape.terminal (ESC sequences, other
+    control characters and line breaks from names shown as \\xNN, bidi controls closed)."""
+    from explorer.core.escape import terminal
+    if isinstance(x, str):
+        return terminal(x)
+    if isinstance(x, dict):
+        return {for_terminal(k): for_terminal(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [for_terminal(v) for v in x]
+    return x
+
+
 def run(args) -> int:
     try:
         from explorer.cli import engine_version_overrides
@@ -147,8 +160,8 @@ def run(args) -> int:
         doc = result.to_dict()
         if args.json:
             print(json.dumps(doc, indent=2, ensure_ascii=False, default=str))
-        else:
-            print(render_text(doc))
+        else:  # every value from the files shown, never acted on (escape.terminal)
+            print(render_text(for_terminal(doc)))
         for f in result.failed:
             print(_("trace-explorer inspect: {error}").format(error=f['error']), file=sys.stderr)
         return 1 if result.failed else 0

@@ -331,8 +331,10 @@ def run(args) -> int:
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
         return 2
-    except OSError as e:
-        _err(_("{out}: cannot write the report ({x})").format(out=args.out, x=e))
+    except OSError as e:  # nothing half-written: the previous report is as it was
+        from explorer.core.atomic import describe_os_error
+        _err(_("{out}: cannot write the report ({x})").format(out=args.out,
+                                                              x=describe_os_error(e)))
         return 1
     except ReportIncomplete as e:  # a picture could not be drawn: the rest was written
         for p in e.written:

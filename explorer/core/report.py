@@ -376,25 +376,26 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
     ReportIncomplete, its `written` listing every file written, when the renderer could not
     draw some picture."""
     formats = check_formats(formats)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for f in formats:
-        if f in WRITERS:
-            written.append(WRITERS[f](build.doc, out))
-    extra = [f for f in formats if f not in WRITERS]
-    if extra:
-        render, _ = _renderer()
-        cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
-        timeline = build.doc.get("timeline") or {}
-        shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        try:
-            written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
-                                   timeline=shown, store=store))
-        except ReportIncomplete as e:  # the files written before the renderer's count too
-            e.written = written + list(e.written)
-            raise
-    return written
+    from .atomic import Bundle
+    with Bundle(out_dir) as bundle:  # every file staged, moved into place once all are whole
+        stage = bundle.stage
+        for f in formats:
+            if f in WRITERS:
+                WRITERS[f](build.doc, stage)
+        extra = [f for f in formats if f not in WRITERS]
+        if extra:
+            render, _r = _renderer()
+            cases = (_badcase_texts(store, cohort) if store is not None and cohort is not None
+                     else None)
+            timeline = build.doc.get("timeline") or {}
+            shown = ((timeline["run_id"], timeline["request_id"]) if "request_id" in timeline
+                     else None)
+            try:
+                render(build.doc, stage, extra, frame=build.frame, cases=cases,
+                       timeline=shown, store=store)
+            except ReportIncomplete as e:  # what was drawn is kept, named in the output folder
+                raise ReportIncomplete(bundle.out, e.failed, bundle.commit(), e.log) from None
+        return bundle.commit()
 
 
 def write_bundle(store, cohort: Cohort, out_dir: str | Path,

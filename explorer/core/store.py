@@ -496,6 +496,8 @@ class Store:
                     self._mark_duplicate(report, earlier)
             except Cancelled:
                 report.error = f"{path}: {LOAD_CANCELLED}"
+            except duckdb.InterruptException:  # Ctrl-C / SIGTERM inside a query: the whole
+                raise KeyboardInterrupt from None  # load stops ("interrupted"), rolled back
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
