@@ -19,6 +19,18 @@ HEAD_BYTES = 64 * 1024
 FIRST_RECORD_MAX = 16 << 20  # a first JSON line longer than the head is read on up to this
 _BOM = b"\xef\xbb\xbf"
 _NUL_LINES = re.compile(rb"(?m)^\x00+\r?$\n?")
+_UNDECODED = re.compile("[\udc80-\udcff]")  # bytes not UTF-8, kept by surrogateescape
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """text's lines as files end them (LF, CRLF, CR, mixed), never at U+2028 / U+2029 /
+    form feed / VT, which str.splitlines takes for line breaks but which JSON strings and CSV
+    cells may hold as they are."""
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
 
 @dataclass(frozen=True)
 class Sniff:
@@ -79,7 +91,7 @@ class Sniff:
     def _lines(self) -> list[str]:
         """The non-empty lines of the head, split once: every detector reads them (a folder
         of small tables spent ~0.7 ms a file splitting the same head again per detector)."""
-        return [ln for ln in self.head.splitlines() if ln.strip()]
+        return [ln for ln in split_lines(self.head) if ln.strip()]
 
     def first_json_line(self) -> dict | None:
         """The first line of the head that parses as a JSON object, or None."""
@@ -89,7 +101,7 @@ class Sniff:
     def _json_lines(self) -> list[dict]:
         """The first 20 lines of the head that parse as JSON objects (parsed once)."""
         out = []
-        for ln in self.head.splitlines():
+        for ln in split_lines(self.head):
             ln = ln.strip()
             if ln.startswith("{"):
                 try:
@@ -115,7 +127,7 @@ class Sniff:
     def _read_records(self, n: int) -> list[dict]:
         if self._json_lines:
             return self._json_lines[:n]
-        lines = self.head.splitlines()
+        lines = split_lines(self.head)
         if len(lines) < 2 or lines[0].lstrip().startswith(("{", "[")):
             return []
         if len(self.head.encode("utf-8", errors="replace")) >= HEAD_BYTES:
@@ -182,10 +194,14 @@ def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
     mark is ignored; a line of NUL bytes (left by a crash or a preallocated file) is skipped as
     such; a line longer than MAX_RECORD_CHARS is skipped unread (_lines: bounded memory, and
     Cancel stops the read)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="surrogateescape") as fh:
         for no, line in _lines(fh, report):
             s = line.strip()
             if not s:
+                continue
+            if _UNDECODED.search(s):  # a line in another encoding than the rest: skipped
+                if report is not None:  # and named, never read garbled
+                    report.skip(_("bytes that are not UTF-8 (the file mixes encodings)"), line=no)
                 continue
             if not s.strip("\x00"):
                 if report is not None:
