@@ -116,9 +116,11 @@ def _main(argv: list[str] | None = None) -> int:
         description=_("Open eval results and inference traces in the Trace Explorer window. "
                       "Subcommands: {subcommands} (see trace-explorer SUBCOMMAND -h).").format(
                           subcommands=", ".join(SUBCOMMANDS)))
-    parser.add_argument("files", nargs="*", help=_("trace and eval files or folders to load"))
+    from explorer.cli.types import path
+    parser.add_argument("files", nargs="*", type=path,
+                        help=_("trace and eval files or folders to load"))
     parser.add_argument("--demo", action="store_true", help=_("load the bundled simulated demo workload"))
-    parser.add_argument("--session", metavar="DB", help=_("open a saved session (.duckdb)"))
+    parser.add_argument("--session", metavar="DB", type=path, help=_("open a saved session (.duckdb)"))
     parser.add_argument("--screenshot", metavar="PNG",
                         help=_("load, render every panel, save the window to PNG and exit"))
     parser.add_argument("--size", metavar="WxH",

@@ -15,7 +15,9 @@ KINDS = (N_("trace"), N_("eval"), N_("stats"))  # LoadReport.kind, shown through
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help=_("trace or eval files / folders"))
+    from explorer.cli.types import path
+    parser.add_argument("files", nargs="+", metavar="FILE", type=path,
+                        help=_("trace or eval files / folders"))
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     parser.add_argument("--json", action="store_true",
