@@ -944,6 +944,8 @@ def _md_sweep(sw: dict) -> str:
              "{verdict}.").format(run_id=md(sw.get("run_id")), of=of,
                                   eviction=str(sw.get("eviction", "")).upper(),
                                   block_size=sw.get("block_size"), verdict=verdict)
+    if sw.get("stopped"):  # the replay's time budget ran out: the points that fitted
+        head += " " + _("Stopped: {why}.").format(why=md(sw["stopped"]))
     return head + "\n\n" + _table(
         [_("KV blocks"), _("hit rate"), _("preemptions"), _("rejected")],
         [[f"{x['num_gpu_blocks']:,}", "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
