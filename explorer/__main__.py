@@ -100,6 +100,8 @@ def _main(argv: list[str] | None = None) -> int:
         mod.add_arguments(parser)
         add_language_argument(parser)
         args = parser.parse_args(argv[1:])
+        from explorer.core import errlog
+        errlog.configure_logging()  # a logged failure's traceback goes to the log, not the terminal
         try:
             return mod.run(args)
         except (KeyboardInterrupt, MemoryError):

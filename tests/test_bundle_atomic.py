@@ -232,3 +232,19 @@ def test_a_real_full_disk(tiny_disk, capsys):
     assert (out / "report.json").read_text() == "{\"old\": true}"
     assert not (out / "report.md").exists()
     _no_leftovers(out)
+
+
+def test_out_of_memory_in_a_section_stops_with_a_clear_message(tmp_path, monkeypatch, capsys):
+    """MemoryError (here raised by the replay section) is not a section's failure among others:
+    the command stops with one line saying so and a non-zero exit, nothing half-written."""
+    from explorer.__main__ import main
+    from explorer.core.replay import section
+
+    def oom(*a, **k):
+        raise MemoryError()
+    monkeypatch.setattr(section, "replay_section", oom)
+    out = tmp_path / "out"
+    rc = main(["report", "--demo", "--no-whatif", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 3 and "out of memory" in err and "Traceback" not in err, err
+    assert not out.exists() or not any(p.name.startswith("report") for p in out.iterdir())

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
+from . import errlog
 from .atomic import write_text
 from . import fmt
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
@@ -111,8 +112,10 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
         return SectionError("whatif", str(e), "error")
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
-        return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
+        return SectionError("whatif", errlog.describe(e), "error")
     return res
 
 
@@ -266,9 +269,11 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
         raise
     except (TraceExplorerError, ValueError, KeyError) as e:
         return {"status": "no_data", "reason": str(e)}
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         log.exception("replay section failed")
-        return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+        return {"status": "error", "reason": errlog.describe(e)}
 
 
 def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
