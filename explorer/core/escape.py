@@ -14,6 +14,7 @@ as markup.
                    forbids (even escaped) removed
     terminal(s)    a line for the terminal: control characters (ESC sequences: clear screen,
                    window title, OSC 8 links) shown as visible escapes, bidi controls isolated
+    tsv(rows)      rows of cells joined as TSV (each through cell())
     cell(s)        a TSV / CSV cell for a spreadsheet: formula prefixes (= + - @ tab CR)
                    neutralised with a leading ' (OWASP "CSV injection"), tabs and line breaks
                    as spaces
@@ -122,9 +123,15 @@ def cell(s: Any) -> str:
     injection). A number (-1.5) is a number, not a formula: it is kept as it is."""
     t = _BREAKS.sub(" ", _text(s).replace("\t", " "))
     t = bidi_isolated(plain(t))
-    if t.startswith(_FORMULA_START) and not _is_number(t):
+    if t.lstrip(" ").startswith(_FORMULA_START) and not _is_number(t):
         return "'" + t
     return t
+
+
+def tsv(rows) -> str:
+    """Rows (iterables of values) as TSV for the clipboard or a file, every value through
+    cell(): one row per line whatever a name holds, no formula run on paste."""
+    return "\n".join("\t".join(cell(v) for v in r) for r in rows)
 
 
 def _is_number(t: str) -> bool:
