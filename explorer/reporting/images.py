@@ -16,7 +16,9 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSp
 
 CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox)
 
-CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC"]
+# Symbola (Debian fonts-symbola, scripts/setup.sh): outline emoji and symbols, so an emoji in a
+# cluster name prints in the PDF instead of an empty box (colour-bitmap emoji fonts do not)
+CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC", "Symbola"]
 
 
 def ensure_app() -> QApplication:
