@@ -87,6 +87,29 @@ def mixed_line(raw: bytes) -> tuple[int, int] | None:
     return None
 
 
+# magic numbers of compressed and archive files (their first bytes): such an input is named
+# as what it is, with how to read it, never as mere "binary content"
+_COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"\x28\xb5\x2f\xfd", "Zstandard", "unzstd"),
+               (b"PK\x03\x04", "ZIP", "unzip"), (b"BZh", "bzip2", "bunzip2"),
+               (b"\xfd7zXZ\x00", "xz", "unxz"), (b"\x04\x22\x4d\x18", "LZ4", "unlz4"),
+               (b"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x"))
+
+
+def compressed_kind(path: Path) -> str | None:
+    """A sentence naming the compression of `path` and how to decompress it, or None."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return None
+    for magic, name, tool in _COMPRESSED:
+        if head.startswith(magic):
+            from ..i18n import _
+            return _("{name}-compressed: decompress it first ({tool} {file}), then load the "
+                     "file inside").format(name=name, tool=tool, file=path.name)
+    return None
+
+
 def _utf16_without_bom(raw: bytes) -> str | None:
     """'utf-16-le' / 'utf-16-be' when nearly all odd / even bytes are NUL and the others not."""
     even, odd = raw[0::2], raw[1::2]

@@ -24,6 +24,14 @@ _UNDECODED = re.compile("[\udc80-\udcff]")  # bytes not UTF-8, kept by surrogate
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+def _table_head(text: str, path: Path) -> str:
+    """A table's head without Excel's sep= line or leading # comments, comma-separated
+    (formats._preamble; the store loads the same normalised text)."""
+    from ._preamble import preamble_of, table_text
+    pre = preamble_of(text, path.suffix)
+    return table_text(text, pre) if pre.needed else text
+
+
 def split_lines(text: str) -> list[str]:
     """text's lines as files end them (LF, CRLF, CR, mixed), never at U+2028 / U+2029 /
     form feed / VT, which str.splitlines takes for line breaks but which JSON strings and CSV
@@ -73,11 +81,12 @@ class Sniff:
                 raw = b"".join(parts)
         enc = encoding_of(raw)
         if enc:  # UTF-16 or single-byte text: the store loads a UTF-8 copy (_encoding)
-            return cls(path, False, raw.decode(enc, errors="replace").lstrip("\ufeff"), False)
+            return cls(path, False, _table_head(raw.decode(enc, errors="replace")
+                                                .lstrip("\ufeff"), path), False)
         raw = _NUL_LINES.sub(b"", raw)
         text = raw.decode("utf-8", errors="replace")
         binary = b"\x00" in raw or text.count("\ufffd") > max(8, len(text) // 100)
-        return cls(path, False, text, binary)
+        return cls(path, False, text if binary else _table_head(text, path), binary)
 
     @property
     def suffix(self) -> str:
