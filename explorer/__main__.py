@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 
 SUBCOMMANDS = ("inspect", "report", "replay")
@@ -49,31 +50,52 @@ class Terminated(KeyboardInterrupt):
     was writing is dropped (explorer.core.atomic.Bundle) and the previous outputs stay."""
 
 
-def _on_sigterm(_signum, _frame):
+from explorer.core.interrupt import SIGNALLED as _SIGNALLED  # noqa: E402 - light, Qt-free
+
+
+def _on_sigterm(signum, _frame):
+    _SIGNALLED.append(signum)
     raise Terminated()
+
+
+def _on_sigint(signum, _frame):
+    _SIGNALLED.append(signum)
+    raise KeyboardInterrupt()
+
+
+def _interrupted(terminated: bool) -> int:
+    """The one line of an interrupted command; its exit status (130 Ctrl-C, 143 SIGTERM)."""
+    from explorer.core.i18n import _
+    what = _COMMAND[0] if _COMMAND else ""
+    print(_("trace-explorer{cmd}: interrupted; nothing was half-written, the previous "
+            "outputs are as they were").format(cmd=f" {what}" if what else ""), file=sys.stderr)
+    return 143 if terminated else 130
+
+
+_COMMAND: list[str] = []
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line; Ctrl-C or SIGTERM at any point ends with one "interrupted" line and
     exit 130 / 143, never a traceback, the previous outputs intact."""
-    import signal
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        old = signal.signal(signal.SIGTERM, _on_sigterm)
-    except ValueError:  # not the main thread (a test calling main from a worker)
-        old = None
-    from explorer.core.escape import TerminalStream
-    streams = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = TerminalStream(sys.stdout), TerminalStream(sys.stderr)
-    try:
-        return _main(argv)
+    old, streams = None, (sys.stdout, sys.stderr)
+    _COMMAND[:] = [argv[0]] if argv and argv[0] in SUBCOMMANDS else []
+    _SIGNALLED.clear()
+    try:  # from the first line on: a Ctrl-C while the modules import is "interrupted" too
+        try:
+            old = (signal.signal(signal.SIGTERM, _on_sigterm),
+                   signal.signal(signal.SIGINT, _on_sigint))
+        except ValueError:  # not the main thread (a test calling main from a worker)
+            old = None
+        from explorer.core.escape import TerminalStream
+        sys.stdout, sys.stderr = TerminalStream(sys.stdout), TerminalStream(sys.stderr)
+        rc = _main(argv)
+        if _SIGNALLED:  # the command swallowed the interrupt somewhere: it did not finish
+            raise KeyboardInterrupt()
+        return rc
     except KeyboardInterrupt as e:
-        from explorer.core.i18n import _
-        what = argv[0] if argv and argv[0] in SUBCOMMANDS else ""
-        print(_("trace-explorer{cmd}: interrupted; nothing was half-written, the previous "
-                "outputs are as they were").format(cmd=f" {what}" if what else ""),
-              file=sys.stderr)
-        return 143 if isinstance(e, Terminated) else 130
+        return _interrupted(isinstance(e, Terminated) or signal.SIGTERM in _SIGNALLED)
     except MemoryError:
         from explorer.core.i18n import _
         print(_("trace-explorer: out of memory: the inputs need more memory than this machine "
@@ -82,8 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     finally:
         sys.stdout, sys.stderr = streams
+        _SIGNALLED.clear()  # handled: a later call in this process starts afresh
         if old is not None:
-            signal.signal(signal.SIGTERM, old)
+            signal.signal(signal.SIGTERM, old[0])
+            signal.signal(signal.SIGINT, old[1])
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -107,6 +131,8 @@ def _main(argv: list[str] | None = None) -> int:
         except (KeyboardInterrupt, MemoryError):
             raise
         except Exception as e:  # noqa: BLE001 - never a traceback for the user: one line + log
+            if _SIGNALLED:  # a library failing on the interrupt (DuckDB: "transaction aborted")
+                raise KeyboardInterrupt() from e
             from explorer.core import errlog
             where = errlog.record(e, f"trace-explorer {' '.join(argv)}")
             print(_("trace-explorer {cmd}: internal error: {error} ({where})").format(

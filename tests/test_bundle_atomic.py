@@ -248,3 +248,32 @@ def test_out_of_memory_in_a_section_stops_with_a_clear_message(tmp_path, monkeyp
     err = capsys.readouterr().err
     assert rc == 3 and "out of memory" in err and "Traceback" not in err, err
     assert not out.exists() or not any(p.name.startswith("report") for p in out.iterdir())
+
+
+@pytest.mark.parametrize("sig,delay", [(signal.SIGINT, 0.3), (signal.SIGTERM, 2.5),
+                                       (signal.SIGINT, 4.0)])
+def test_a_real_signal_mid_report_keeps_the_previous_report(demo_build, tmp_path, sig, delay):
+    """A real process, interrupted at some point of its run (imports, load, analysis, write):
+    one "interrupted" line, exit 130 / 143, no traceback, the previous report byte-identical."""
+    import sys
+    import time
+    out = tmp_path / "out"
+    _user_files(out)
+    write_build(demo_build, out, ["json", "md"])
+    before = _snapshot(out)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    p = subprocess.Popen([sys.executable, "-m", "explorer", "report", "--demo", "--no-whatif",
+                          "--no-replay", "--out", str(out)], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(delay)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    if p.returncode == 0:
+        pytest.skip(f"the report finished within {delay} s: nothing to interrupt")
+    assert p.returncode in (130, 143, -sig), (p.returncode, err)
+    assert "Traceback" not in err, err
+    if p.returncode > 0:
+        assert "interrupted" in err, err
+    assert _snapshot(out) == before
+    _no_leftovers(out)

@@ -168,6 +168,8 @@ def run(args) -> int:
             print(_("trace-explorer inspect: {error}").format(error=f['error']), file=sys.stderr)
         return 1 if result.failed else 0
     except Exception as e:  # never a traceback for the user: one line, details in the log
+        from explorer.core.interrupt import check
+        check()  # a failure caused by Ctrl-C / SIGTERM is the interruption
         from explorer.core import errlog
         where = errlog.record(e, "trace-explorer inspect " + " ".join(map(str, args.files)))
         print(_("trace-explorer inspect: internal error: {x} ({where})").format(x=errlog.describe(e), where=where),

@@ -153,9 +153,12 @@ class Bundle:
     def commit(self) -> list[Path]:
         """Move every staged file into out (signals held back meanwhile); remove the previous
         bundle's files that this one does not have; write the manifest. Returns the paths."""
+        from .interrupt import check
+        check()  # interrupted while it was written: a part may have failed on the interrupt
         names = [p.name for p in self.staged()]
         old = set(previous_bundle(self.out))
         with _SignalsHeld():
+            check()
             for n in names:
                 os.replace(self.stage / n, self.out / n)
             for n in sorted(old - set(names)):

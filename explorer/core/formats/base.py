@@ -148,8 +148,29 @@ class Sniff:
             return []
 
 
+# A format read as one document (a JSON file, a printout) larger than this is refused before
+# it is read: parsed whole it would take several times its size in memory (a mistaken 20 GB
+# file, or a device, must not exhaust the machine). Line-by-line formats have no such bound.
+MAX_DOCUMENT_BYTES = 1 << 30
+
+
+def check_document_size(path: Path, limit: int | None = None) -> None:
+    """Raise InputError when `path` is larger than MAX_DOCUMENT_BYTES (or `limit`)."""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        return  # the open that follows names the problem
+    if size > limit:
+        raise InputError(path, _("{size} MiB read as one document is more than the {limit} MiB "
+                                 "this format is read whole up to: not read (split it, or save "
+                                 "it as JSON lines)").format(size=size >> 20, limit=limit >> 20))
+
+
 def read_json(path: Path) -> Any:
-    """Parse a whole JSON file. Raises InputError with the line of a syntax error."""
+    """Parse a whole JSON file (at most MAX_DOCUMENT_BYTES). Raises InputError with the line of
+    a syntax error."""
+    check_document_size(path)
     try:
         with open(path, encoding="utf-8-sig") as fh:
             return json.load(fh)

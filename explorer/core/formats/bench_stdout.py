@@ -148,8 +148,10 @@ def _engine(block: dict) -> str:
 
 def load(path: Path, store, report) -> None:
     """One run per printed result block (no request rows); its numbers go to run_metrics."""
+    from .base import check_document_size
+    check_document_size(path)
     with open(path, encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().splitlines()
+        lines = split_lines(fh.read())
     blocks = [b for b in parse_blocks(lines) if b["values"]]
     if not blocks:
         raise InputError(path, _("a 'Serving Benchmark Result' header but no result line under it"))
