@@ -11,10 +11,24 @@ Each subcommand lives in explorer/cli/<name>.py with `add_arguments(parser)` and
 """
 from __future__ import annotations
 
-import argparse
-import importlib
 import signal
 import sys
+
+
+def _early_stop(signum, _frame):  # noqa: ANN001 - before main(): nothing to clean up yet
+    import os
+    sys.stderr.write("trace-explorer: interrupted\n")
+    sys.stderr.flush()
+    os._exit(143 if signum == signal.SIGTERM else 130)
+
+
+if __name__ == "__main__" or sys.argv[0].endswith("trace-explorer"):  # python -m explorer, or
+    # the console script: a signal while the modules import is
+    signal.signal(signal.SIGINT, _early_stop)  # "interrupted" too, not a traceback
+    signal.signal(signal.SIGTERM, _early_stop)
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
 
 SUBCOMMANDS = ("inspect", "report", "replay")
 
@@ -50,7 +64,12 @@ class Terminated(KeyboardInterrupt):
     was writing is dropped (explorer.core.atomic.Bundle) and the previous outputs stay."""
 
 
-from explorer.core.interrupt import SIGNALLED as _SIGNALLED  # noqa: E402 - light, Qt-free
+_SIGNALLED: list[int] = []  # explorer.core.interrupt.SIGNALLED once main() has run
+
+
+def _signalled_list() -> list[int]:
+    from explorer.core.interrupt import SIGNALLED
+    return SIGNALLED
 
 
 def _on_sigterm(signum, _frame):
@@ -80,9 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     exit 130 / 143, never a traceback, the previous outputs intact."""
     argv = list(sys.argv[1:] if argv is None else argv)
     old, streams = None, (sys.stdout, sys.stderr)
+    global _SIGNALLED
     _COMMAND[:] = [argv[0]] if argv and argv[0] in SUBCOMMANDS else []
-    _SIGNALLED.clear()
     try:  # from the first line on: a Ctrl-C while the modules import is "interrupted" too
+        _SIGNALLED = _signalled_list()
+        _SIGNALLED.clear()
         try:
             old = (signal.signal(signal.SIGTERM, _on_sigterm),
                    signal.signal(signal.SIGINT, _on_sigint))
