@@ -92,3 +92,20 @@ def test_a_saved_session_still_opens(tmp_path, store):
     s = Store.open(tmp_path / "s.duckdb")
     assert s.count("requests") == 1
     s.close()
+
+
+def test_a_folder_of_small_tables_with_preambles_and_mixed_encodings(tmp_path, store):
+    """Small tables of a folder are loaded in batches: one with a sep= line, a comment head or
+    a GBK / mixed head is read on its own (normalised / decoded, or refused naming the line)."""
+    d = tmp_path / "drop"
+    d.mkdir()
+    for i in range(20):
+        (d / f"t{i}.csv").write_text(f"request_id,ttft_ms,e2e_ms\nr{i},1,2\n")
+    (d / "sep.csv").write_text("sep=;\nrequest_id;ttft_ms;e2e_ms\ns1;1;2\n")
+    (d / "comment.csv").write_text("# tool\nrequest_id,ttft_ms,e2e_ms\nc1,1,2\n")
+    (d / "mixed.csv").write_bytes("request_id,ttft_ms,e2e_ms,note\nm1,1,2,单\n".encode()
+                                  + "m2,1,2,单\n".encode("gbk"))
+    got = {r.path: r for r in store.load_paths([d])}
+    assert got[str(d / "sep.csv")].rows_loaded == 1 and got[str(d / "comment.csv")].rows_loaded == 1
+    assert "mixes encodings" in got[str(d / "mixed.csv")].error
+    assert store.count("requests") == 22

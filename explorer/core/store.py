@@ -523,9 +523,10 @@ class Store:
         and in error messages) while it loads and is deleted after; the report's columns say
         which encoding. Files a format reads beside its input are not in that folder."""
         from .formats._encoding import NAMES, head_encoding, utf8_copy
-        from .formats._preamble import normalised_copy, preamble_of
+        from .formats._preamble import TABLE_SUFFIXES, normalised_copy, preamble_of
         enc = head_encoding(p)
-        pre = self._preamble(p, enc, preamble_of)
+        pre = (self._preamble(p, enc, preamble_of) if p.suffix.lower() in TABLE_SUFFIXES
+               else preamble_of("", ""))
         if enc is None and not pre.needed:
             yield p
             return
@@ -719,12 +720,20 @@ class Store:
         """generic_table.batch_key of a file the generic table format reads, or None when it
         is read on its own: over BATCH_MAX_BYTES, not UTF-8, or unreadable."""
         from .formats import generic_table
-        from .formats._encoding import head_encoding
+        from .formats._encoding import encoding_of, mixed_line
+        from .formats._preamble import TABLE_SUFFIXES, preamble_of
         try:
-            if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
+            if p.stat().st_size > self.BATCH_MAX_BYTES:
                 return None
+            with open(p, "rb") as fh:
+                raw = fh.read(64 * 1024)
         except OSError:
             return None
+        if encoding_of(raw) is not None or mixed_line(raw):
+            return None  # read alone, from a UTF-8 copy (or refused naming the line)
+        if p.suffix.lower() in TABLE_SUFFIXES and preamble_of(
+                raw.decode("utf-8-sig", errors="replace"), p.suffix).needed:
+            return None  # sep= line, # comments, mixed line ends: from a normalised copy
         return generic_table.batch_key(sniff)
 
     def _batches(self, todo, found: dict[int, tuple]) -> dict[int, list[int]]:
