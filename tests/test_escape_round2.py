@@ -109,3 +109,18 @@ def test_terminal_stream_passes_lines_through():
     s = escape.TerminalStream(buf)
     s.write("a\tb\nc\x1bd\n")
     assert buf.getvalue() == "a\tb\nc\\x1bd\n"
+
+
+def test_inspect_json_stays_valid_json_and_terminal_safe(tmp_path, capsys):
+    import json
+    from explorer.__main__ import main
+    f = tmp_path / "eval.csv"
+    name = "evil\x1b[2J\u009b31m\u202eabc\u2028x"
+    f.write_text(f"case_id,correct,category,cluster\nc1,0,a,{name}\nc2,1,a,ok\n", encoding="utf-8")
+    main(["inspect", "--json", str(f)])
+    out = capsys.readouterr().out
+    assert not any(ord(c) < 32 and c not in "\n" or 0x7f <= ord(c) <= 0x9f or c in "\u202e\u2028"
+                   for c in out), repr(out)
+    doc = json.loads(out)  # still JSON, the name exactly as in the file
+    names = [c["name"] for f_ in doc["files"] for e in f_.get("evals", []) for c in e["clusters"]]
+    assert name in names, names

@@ -161,7 +161,8 @@ def run(args) -> int:
         result = inspect_paths(args.files, version_overrides=overrides)
         doc = result.to_dict()
         if args.json:
-            print(json.dumps(doc, indent=2, ensure_ascii=False, default=str))
+            from explorer.core.escape import json_terminal  # valid JSON, nothing a terminal acts on
+            print(json_terminal(json.dumps(doc, indent=2, ensure_ascii=False, default=str)))
         else:  # every value from the files shown, never acted on (escape.terminal)
             print(render_text(for_terminal(doc)))
         for f in result.failed:

@@ -128,6 +128,16 @@ def cell(s: Any) -> str:
     return t
 
 
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_terminal(text: str) -> str:
+    """JSON text (json.dumps, ensure_ascii=False) for a terminal: the characters a terminal
+    acts on that JSON leaves raw (DEL, C1 controls such as CSI, bidi controls, line / paragraph
+    separators) written as \\uXXXX escapes: the same JSON value, nothing acted on."""
+    return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group(0)), text)
+
+
 def tsv(rows) -> str:
     """Rows (iterables of values) as TSV for the clipboard or a file, every value through
     cell(): one row per line whatever a name holds, no formula run on paste."""
