@@ -203,16 +203,18 @@ def _load(store, args, bind: bool = True) -> tuple[int, int]:
                  "({x2})").format(x=errlog.describe(e), x2=errlog.record(e, 'binding cases to requests')))
         else:
             _print_bound(res)
+    from explorer.core.escape import terminal  # a name's line break or ESC shown, not acted on
     for r in reports:
         if r.error:
             failed += 1
-            _err(_("failed: {error}").format(error=r.error))
+            _err(_("failed: {error}").format(error=terminal(r.error)))
         elif r.skipped_file:
-            print(_("ignored {path}: {skipped_file}").format(path=r.path, skipped_file=r.skipped_file), file=sys.stderr)
+            print(_("ignored {path}: {skipped_file}").format(
+                path=terminal(r.path), skipped_file=terminal(r.skipped_file)), file=sys.stderr)
         else:
             loaded += 1
             print(_("loaded {path}: {format}, {rows} rows").format(
-                path=r.path, format=r.format, rows=r.rows_loaded)
+                path=terminal(r.path), format=r.format, rows=r.rows_loaded)
                 + (_(", {n} skipped").format(n=r.rows_skipped) if r.rows_skipped else ""), file=sys.stderr)
     return loaded, failed
 
