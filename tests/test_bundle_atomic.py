@@ -277,3 +277,17 @@ def test_a_real_signal_mid_report_keeps_the_previous_report(demo_build, tmp_path
         assert "interrupted" in err, err
     assert _snapshot(out) == before
     _no_leftovers(out)
+
+
+def test_render_into_a_users_folder_leaves_their_svgs(tmp_path, qapp):
+    """render() called on a folder directly (no bundle): the SVGs beside the picture names
+    that the user owns are not taken for the renderer's own."""
+    from explorer.reporting.bundle import render
+    from tests.report_fixture import sample_doc, sample_frame
+    out = tmp_path / "out"
+    out.mkdir()
+    for n in ("tree.svg", "header.svg", "mine.svg"):
+        (out / n).write_text("<svg>mine</svg>")
+    render(sample_doc(), out, {"html"}, frame=sample_frame())
+    for n in ("tree.svg", "header.svg", "mine.svg"):
+        assert (out / n).read_text() == "<svg>mine</svg>", n

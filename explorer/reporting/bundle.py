@@ -270,7 +270,10 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store, failed)
     step("dashboard")
     images["dashboard"] = save_dashboard(doc, images, out_dir / "dashboard.png")
-    pngs, svgs = sorted(set(images.values())), pictures_svg(images)
+    # what render_panels wrote: the pictures, and an SVG beside each only when asked for (so a
+    # user's own SVG in out_dir is never taken for one of ours)
+    pngs = sorted(set(images.values()))
+    svgs = pictures_svg(images) if "svg" in formats else []
     if "png" in formats or "svg" in formats:
         written += [p for p in pngs if p.exists()]
     if "svg" in formats:
