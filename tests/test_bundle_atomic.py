@@ -125,6 +125,7 @@ def test_report_cli_says_the_disk_is_full(tmp_path, monkeypatch, capsys):
     rc = main(["report", "--demo", "--no-whatif", "--no-replay", "--out", str(out)])
     err = capsys.readouterr().err
     assert rc == 1 and "the disk is full" in err and "Traceback" not in err, err
+    assert str(out / "report.md") in err and ".trace-explorer-partial" not in err, err
     assert not (out / "report.json").exists()  # staged only: no half bundle
     _assert_user_files_kept(out)
     _no_leftovers(out)
@@ -228,6 +229,7 @@ def test_a_real_full_disk(tiny_disk, capsys):
     rc = main(["report", "--demo", "--no-whatif", "--no-replay", "--out", str(out)])
     err = capsys.readouterr().err
     assert rc == 1 and "the disk is full" in err and "Traceback" not in err, err
+    assert ".trace-explorer-partial" not in err, err
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "report.json").read_text() == "{\"old\": true}"
     assert not (out / "report.md").exists()

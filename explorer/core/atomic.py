@@ -25,7 +25,7 @@ from .i18n import _
 
 MANIFEST = ".trace-explorer-report.json"
 _STAGE_PREFIX = ".trace-explorer-partial-"
-_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG)
+_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 
 def disk_full(e: BaseException) -> bool:
@@ -38,6 +38,9 @@ def describe_os_error(e: OSError, path: str | Path | None = None) -> str:
     where = str(path or e.filename or "")
     if disk_full(e):
         what = _("the disk is full (no space left on the device); nothing was left half-written")
+    elif isinstance(e, OSError) and e.errno == errno.EFBIG:
+        what = _("{x} (a file-size limit was reached); nothing was left half-written").format(
+            x=e.strerror or "File too large")
     else:
         what = e.strerror or str(e)
     return f"{where}: {what}" if where else what
@@ -137,7 +140,15 @@ class Bundle:
         finally:
             if self.stage is not None:
                 shutil.rmtree(self.stage, ignore_errors=True)
+        if isinstance(exc, OSError) and exc.filename and str(exc.filename).startswith(
+                str(self.stage)):  # the user reads the file's own name, not the stage's
+            raise OSError(exc.errno, exc.strerror or str(exc), str(self.final(exc.filename))) \
+                from None
         return False
+
+    def unstaged(self, text: str) -> str:
+        """text with the stage's paths shown as their places in the output folder."""
+        return text.replace(str(self.stage), str(self.out)) if self.stage else text
 
     def final(self, p: str | Path) -> Path:
         p = Path(p)

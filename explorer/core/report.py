@@ -399,7 +399,8 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
                 render(build.doc, stage, extra, frame=build.frame, cases=cases,
                        timeline=shown, store=store)
             except ReportIncomplete as e:  # what was drawn is kept, named in the output folder
-                raise ReportIncomplete(bundle.out, e.failed, bundle.commit(), e.log) from None
+                failed = [(n, bundle.unstaged(why)) for n, why in e.failed]
+                raise ReportIncomplete(bundle.out, failed, bundle.commit(), e.log) from None
         return bundle.commit()
 
 
