@@ -11,8 +11,14 @@ a scenario (default: 4x the observed KV blocks; the --replay-* options set it in
 predicts how many of its badcases would remain (explorer.core.replay.badcases).
 
 Exit status: 0 when the report is written and every input loaded; 1 when some input failed to
-load (the report is still written from the others) or nothing could be loaded; 2 for a usage
-error (unknown cluster, format not available, bad --set / --graph).
+load (the report is still written from the others), nothing could be loaded or the report
+could not be written (the previous one is then as it was); 2 for a usage error (unknown
+cluster, format not available, bad --set / --sla / --graph, a value out of its range); 3 when
+the memory ran out; 130 / 143 when interrupted by Ctrl-C / SIGTERM (nothing half-written).
+
+The files are written as a bundle (explorer.core.atomic.Bundle): staged inside --out, moved into
+place once every one is whole; only the files the previous report wrote (its manifest
+.trace-explorer-report.json) are ever replaced or removed.
 """
 from __future__ import annotations
 
