@@ -107,3 +107,23 @@ def test_a_first_record_holding_a_unicode_line_separator_is_read(tmp_path, store
                  + "".join(json.dumps(_rec(i)) + "\n" for i in range(1, 5)), encoding="utf-8")
     r = store.load_file(f)
     assert r.error is None and r.rows_loaded == 5, r
+
+
+@pytest.mark.parametrize("kind,rec,fmt", [
+    ("mooncake", {"timestamp": 0, "input_length": 5, "output_length": 3, "hash_ids": [1]},
+     "mooncake"),
+    ("eval", {"case_id": "c", "correct": True, "category": "a"}, "generic_eval"),
+    ("lm_eval", {"doc_id": 0, "doc": {}, "target": "1", "resps": [["1"]],
+                 "filtered_resps": ["1"], "acc": 1.0}, "lm_eval"),
+])
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029"])
+def test_formats_are_detected_when_records_hold_a_unicode_separator(tmp_path, store, kind, rec,
+                                                                    fmt, sep):
+    """Before: "unrecognised file" (the head was split at U+2028, no record parsed)."""
+    f = tmp_path / f"{kind}.jsonl"
+    ids = {"eval": "case_id", "lm_eval": "doc_id", "mooncake": "timestamp"}[kind]
+    f.write_text("".join(json.dumps({**rec, ids: f"c{i}" if kind == "eval" else i,
+                                     "note": f"x{sep}y"}, ensure_ascii=False)
+                         + "\n" for i in range(5)), encoding="utf-8")
+    r = store.load_file(f)
+    assert r.error is None and r.format == fmt and r.rows_loaded == 5, r
