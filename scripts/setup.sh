@@ -12,7 +12,7 @@ apt_pkgs=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0
   libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
   libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1
   libxcb-util1 libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0
-  fonts-wqy-microhei fonts-dejavu-core xvfb xauth poppler-utils)
+  fonts-wqy-microhei fonts-dejavu-core fonts-symbola xvfb xauth poppler-utils)
 [ "$extra" = spark ] && apt_pkgs+=(openjdk-17-jre-headless)
 python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || apt_pkgs+=(python3-venv)
 

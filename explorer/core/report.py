@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
+from . import errlog
 from .atomic import write_text
 from . import fmt
 from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural
@@ -112,8 +113,10 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
         return SectionError("whatif", str(e), "error")
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
-        return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
+        return SectionError("whatif", errlog.describe(e), "error")
     return res
 
 
@@ -267,9 +270,11 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
         raise
     except (TraceExplorerError, ValueError, KeyError) as e:
         return {"status": "no_data", "reason": str(e)}
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         log.exception("replay section failed")
-        return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+        return {"status": "error", "reason": errlog.describe(e)}
 
 
 def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
@@ -377,25 +382,27 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
     ReportIncomplete, its `written` listing every file written, when the renderer could not
     draw some picture."""
     formats = check_formats(formats)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for f in formats:
-        if f in WRITERS:
-            written.append(WRITERS[f](build.doc, out))
-    extra = [f for f in formats if f not in WRITERS]
-    if extra:
-        render, _ = _renderer()
-        cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
-        timeline = build.doc.get("timeline") or {}
-        shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        try:
-            written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
-                                   timeline=shown, store=store))
-        except ReportIncomplete as e:  # the files written before the renderer's count too
-            e.written = written + list(e.written)
-            raise
-    return written
+    from .atomic import Bundle
+    with Bundle(out_dir) as bundle:  # every file staged, moved into place once all are whole
+        stage = bundle.stage
+        for f in formats:
+            if f in WRITERS:
+                WRITERS[f](build.doc, stage)
+        extra = [f for f in formats if f not in WRITERS]
+        if extra:
+            render, _r = _renderer()
+            cases = (_badcase_texts(store, cohort) if store is not None and cohort is not None
+                     else None)
+            timeline = build.doc.get("timeline") or {}
+            shown = ((timeline["run_id"], timeline["request_id"]) if "request_id" in timeline
+                     else None)
+            try:
+                render(build.doc, stage, extra, frame=build.frame, cases=cases,
+                       timeline=shown, store=store)
+            except ReportIncomplete as e:  # what was drawn is kept, named in the output folder
+                failed = [(n, bundle.unstaged(why)) for n, why in e.failed]
+                raise ReportIncomplete(bundle.out, failed, bundle.commit(), e.log) from None
+        return bundle.commit()
 
 
 def write_bundle(store, cohort: Cohort, out_dir: str | Path,
@@ -927,6 +934,8 @@ def _md_sweep(sw: dict) -> str:
              "{verdict}.").format(run_id=md(sw.get("run_id")), of=of,
                                   eviction=str(sw.get("eviction", "")).upper(),
                                   block_size=sw.get("block_size"), verdict=verdict)
+    if sw.get("stopped"):  # the replay's time budget ran out: the points that fitted
+        head += " " + _("Stopped: {why}.").format(why=md(sw["stopped"]))
     return head + "\n\n" + _table(
         [_("KV blocks"), _("hit rate"), _("preemptions"), _("rejected")],
         [[f"{x['num_gpu_blocks']:,}", "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",

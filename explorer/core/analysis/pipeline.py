@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 
 import pandas as pd
 
+from .. import errlog
 from ..errors import Cancelled, NoData, TraceExplorerError
 from ..i18n import N_, NP_, _
 from . import compare, tree
@@ -297,8 +298,10 @@ def compute(section: Section, r: Run, cache: dict | None = None):
         out = SectionError(section.key, str(e), "no_data")
     except (ValueError, KeyError, TraceExplorerError) as e:
         out = SectionError(section.key, str(e), "error")
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
-        out = SectionError(section.key, f"{type(e).__name__}: {e}", "error")
+        out = SectionError(section.key, errlog.describe(e), "error")
     if ck is not None and not (isinstance(out, SectionError) and out.kind == "error"):
         cache[ck] = out
     return out
