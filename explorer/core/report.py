@@ -149,6 +149,8 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
                            frame=frame, keys=keys, threads=1)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
+    from .analysis.sla_report import lift_into_sla
+    lift_into_sla(doc)  # DESIGN: sla.windows / sla.diagnosis
     remote = getattr(store, "remote", False)
     sim = _simulated(store)
     note = None
@@ -692,7 +694,14 @@ def _md_sla(s: dict, runs=None) -> str:
             (_(name), _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
             [(r["key"], fmt.share(r.get("share")), f"{_count(r['n_met'])} / {_count(r['n'])}",
               fmt.num(r.get("goodput_rps")), fmt.num(r.get("goodput_tps"))) for r in top]))
+    if "windows" in s:  # SLA over time (analysis.sla_report)
+        out.append(_md_sla_diagnosis(s))
     return "\n\n".join(out)
+
+
+def _md_sla_diagnosis(d: dict) -> str:
+    from .analysis.sla_report import markdown
+    return markdown(d)
 
 
 def _md_whatif(w: dict) -> str:
@@ -965,6 +974,7 @@ SECTIONS_MD = (
     ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
     ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
     ("versions", _md_versions), ("run_versions", _md_run_versions), ("sla", _md_sla),
+    ("sla_diagnosis", _md_sla_diagnosis),
     ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
     ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
 )
