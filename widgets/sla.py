@@ -95,6 +95,9 @@ class SlaPanel(SelectionLine, Panel):
                 box.blockSignals(True)
                 box.setValue(float(v))
                 box.blockSignals(False)
+        if isinstance(sla, dict) and "windows" in sla:  # a report's sla carries its windows
+            self.diagnosis = sla
+        self._paint_time()
         msg = paint_sla(self.plot, sla)
         if msg:
             return msg  # the painter's message, already in the current language

@@ -26,7 +26,12 @@ def paint_sla_windows(plot: pg.PlotItem, value: dict | None) -> tuple[str | None
     if not wins:
         return _("No SLA window: no request has an arrival time."), []
     t0 = origin(wins)
-    runs = sorted({w["run_id"] for w in wins})[:MAX_RUNS]
+    runs = sorted({w["run_id"] for w in wins}, key=lambda r: min(w["start_s"] for w in wins
+                                                               if w["run_id"] == r))[:MAX_RUNS]
+    if plot.legend is not None:
+        plot.legend.clear()
+    elif len(runs) > 1:
+        plot.addLegend(offset=(-10, 10), labelTextSize="8pt")
     colours = [palette.CONTROL, palette.ACCENT, palette.WARN, palette.MUTED, palette.SELECTED, palette.TEXT]
     for i, run in enumerate(runs):
         part = [w for w in wins if w["run_id"] == run and w.get("attainment") is not None]
@@ -34,7 +39,7 @@ def paint_sla_windows(plot: pg.PlotItem, value: dict | None) -> tuple[str | None
             continue
         x = np.array([(w["start_s"] + w["end_s"]) / 2 - t0 for w in part]) / 60
         y = np.array([100 * w["attainment"] for w in part])
-        plot.plot(x, y, pen=pg.mkPen(colours[i % len(colours)], width=2), name=str(run))
+        plot.plot(x, y, pen=pg.mkPen(colours[i % len(colours)], width=2), name=str(run).split(":")[-1])
         bad = np.array([w.get("met") is False for w in part])
         if bad.any():
             plot.plot(x[bad], y[bad], pen=None, symbol="x", symbolSize=9,

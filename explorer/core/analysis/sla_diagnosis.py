@@ -10,7 +10,9 @@ Benjamini-Hochberg adjusted over every feature tested (compare._adjust). A featu
 (`survives`) with q < ALPHA, |Hedges' g| >= MIN_EFFECT["hedges_g"] in the direction that is bad
 for the SLA and at least MIN_WINDOWS windows in each group. The prompt-length mix and the request
 rate are the workload: when they survive the report says the workload changed, and no engine
-module is named for them.
+module is named for them (the engine's differences may then follow from the load). A feature
+that is itself a bound of the SLA (TPOT when TPOT is thresholded) never survives: the failing
+windows have it higher by definition; its spread still may.
 
 The six-step checklist of the seed: KV-cache hit -> TPOT fluctuation -> batching and scheduling
 delay -> queueing -> tenants -> conclusion. A step points here when one of its features (a
@@ -40,8 +42,10 @@ STEP_TITLES = {"kv_cache": N_("KV-cache hit rate"), "tpot": N_("TPOT fluctuation
 VERDICTS = {"points_here": N_("points here"), "rules_out": N_("rules out"), "no_data": N_("no data")}
 
 
-def causes(frame) -> list[dict]:
-    """The failing windows against the met ones, per feature with data (module doc)."""
+def causes(frame, bounds=()) -> list[dict]:
+    """The failing windows against the met ones, per feature with data (module doc). A feature
+    that is one of the SLA's bounds (`bounds`, e.g. tpot_ms) is shown but never survives: the
+    failing windows have it higher by definition."""
     judged = frame[frame["met"].isin([True, False])]
     bad = (judged["met"] == False).to_numpy()  # noqa: E712 - object column
     rows, kept = [], []
@@ -59,13 +63,13 @@ def causes(frame) -> list[dict]:
         bad_dir = g is not None and (g > 0 if worse == "higher" else g < 0)
         survives = bool(r.p_adjusted is not None and r.p_adjusted < ALPHA and g is not None
                         and abs(g) >= MIN_EFFECT["hedges_g"] and bad_dir
-                        and min(r.n_bad, r.n_control) >= MIN_WINDOWS)
+                        and min(r.n_bad, r.n_control) >= MIN_WINDOWS and f not in bounds)
         out.append({"metric": f, "step": step, "kind": kind, "worse": worse,
                     "violated": r.bad_mean, "met": r.control_mean, "diff_pct": r.diff_pct,
                     "p_value": r.p_value, "p_adjusted": r.p_adjusted, "test": r.test,
                     "effect": g, "effect_name": "hedges_g", "rank_biserial": r.rank_biserial,
                     "n_violated": r.n_bad, "n_met": r.n_control, "survives": survives,
-                    "reason": r.reason})
+                    "reason": r.reason, "is_bound": f in bounds})
     return out
 
 
@@ -144,7 +148,7 @@ def diagnose(store, params: dict | None = None, whatif: bool = True) -> SlaDiagn
     feats = window_features(store, frame, w.params["window_s"])
     feats = feats.assign(met=in_periods(feats, w.periods))
     n_bad = int((feats["met"] == False).sum())  # noqa: E712
-    rows = causes(feats) if n_bad else []
+    rows = causes(feats, tuple(w.params["thresholds"])) if n_bad else []
     ten = tenant_rows(store, feats, w.params["window_s"], w.params["thresholds"]) if n_bad else None
     steps, modules = checklist(rows, ten, load_knowledge_base())
     wi = (period_whatif(feats) if whatif and n_bad else

@@ -83,7 +83,8 @@ def blocks(s: dict) -> list[tuple]:
         out.append(("h", _("What differed in the violation periods")))
         out.append(("table", (_("Metric"), _("Violation windows"), _("Met windows"), _("Adjusted p"),
                               "Hedges' g", "n", _("Survives")),
-                    [(_metric(r["metric"]) + (" " + _("(workload)") if r["kind"] == "workload" else ""),
+                    [(_metric(r["metric"]) + (" " + _("(workload)") if r["kind"] == "workload" else "")
+                      + (" " + _("(an SLA bound)") if r.get("is_bound") else ""),
                       fmt.num(r.get("violated")), fmt.num(r.get("met")), fmt.pval(r.get("p_adjusted")),
                       fmt.num(r.get("effect")), f"{r['n_violated']} / {r['n_met']}",
                       _("yes") if r["survives"] else _("no")) for r in causes]))
@@ -151,7 +152,8 @@ def evidence_text(st: dict) -> str:
         parts = [(_("modules: {m}").format(m=", ".join(module_name(m) for m in mods)) if mods
                   else _("no engine module is named: no step's evidence survives the tests"))]
         if e.get("workload_changed"):
-            parts.append(_("the workload changed ({what})").format(
+            parts.append(_("the workload changed ({what}): the engine's differences may follow "
+                           "from the load").format(
                 what=", ".join(_metric(m) for m in e["workload_changed"])))
         return "; ".join(parts)
     if st["step"] == "tenants":
