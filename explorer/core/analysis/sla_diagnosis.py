@@ -152,7 +152,7 @@ def diagnose(store, params: dict | None = None, whatif: bool = True) -> SlaDiagn
     ten = tenant_rows(store, feats, w.params["window_s"], w.params["thresholds"]) if n_bad else None
     steps, modules = checklist(rows, ten, load_knowledge_base())
     wi = (period_whatif(feats) if whatif and n_bad else
-          {"status": "no_data", "reason": "no window failed" if not n_bad else "not requested"})
+          {"status": "no_data", "reason": _("no violation period") if not n_bad else _("not requested")})
     diag = {"violations": [dict(p) for p in w.periods], "causes": rows,
             "tenants": (ten or {}).get("tenants") or [], "rules": (ten or {}).get("rules") or [],
             "long_prompt_tokens": (ten or {}).get("long_prompt_tokens"),

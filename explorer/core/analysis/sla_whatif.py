@@ -18,7 +18,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..names import label
 from .results import num
+from explorer.core.i18n import _
 
 TREATMENT = "kv_cache_hit_rate"
 OUTCOME = "attainment"
@@ -37,10 +39,13 @@ def period_whatif(frame: pd.DataFrame, treatment: str = TREATMENT, seed: int = 0
     d = frame[frame["met"].isin([True, False]) & frame[OUTCOME].notna() & frame[treatment].notna()]
     viol, ok = d[d["met"] == False], d[d["met"] == True]  # noqa: E712 - object column
     if len(viol) < MIN_WINDOWS or len(ok) < MIN_WINDOWS:
-        return {"status": "no_data", "reason": f"at least {MIN_WINDOWS} failing and {MIN_WINDOWS} "
-                f"met windows with a {treatment} are needed (have {len(viol)} and {len(ok)})"}
+        return {"status": "no_data", "reason": _(
+            "at least {min} windows in violation periods and {min} met windows with a "
+            "{treatment} are needed (have {bad} and {ok})").format(
+            min=MIN_WINDOWS, treatment=label(treatment, False), bad=len(viol), ok=len(ok))}
     if np.ptp(d[treatment].to_numpy(dtype=float)) == 0:
-        return {"status": "no_data", "reason": f"{treatment} does not vary between windows"}
+        return {"status": "no_data", "reason": _("the {treatment} does not vary between windows").format(
+            treatment=label(treatment, False))}
     causes = [c for c in CAUSES if c in d and d[c].notna().all() and np.ptp(d[c]) > 0]
     data = d[[treatment, OUTCOME, *causes]].astype(float).reset_index(drop=True)
     with warnings.catch_warnings():
