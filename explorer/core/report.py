@@ -694,8 +694,6 @@ def _md_sla(s: dict, runs=None) -> str:
             (_(name), _("Attainment"), _("Met / judged"), _("Goodput (req/s)"), _("Goodput (tokens/s)")),
             [(r["key"], fmt.share(r.get("share")), f"{_count(r['n_met'])} / {_count(r['n'])}",
               fmt.num(r.get("goodput_rps")), fmt.num(r.get("goodput_tps"))) for r in top]))
-    if "windows" in s:  # SLA over time (analysis.sla_report)
-        out.append(_md_sla_diagnosis(s))
     return "\n\n".join(out)
 
 
@@ -974,8 +972,8 @@ SECTIONS_MD = (
     ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
     ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
     ("versions", _md_versions), ("run_versions", _md_run_versions), ("sla", _md_sla),
-    ("sla_diagnosis", _md_sla_diagnosis),
     ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
+    ("sla_diagnosis", _md_sla_diagnosis),  # of every request (not the cohort's): after its sections
     ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
 )
 
@@ -991,6 +989,8 @@ def render_markdown(doc: dict) -> str:
     out += [""] + [f"- {t}: {md(v)}" for t, v in scope_lines(meta)]
     if meta.get("simulated"):
         out += ["", _("> **Simulated data.** {demo_note}").format(demo_note=md(meta.get('demo_note') or '')).rstrip()]
+    from .analysis.sla_report import sections_view
+    doc = sections_view(doc)  # sla.windows / sla.diagnosis under their section's key
     for key, fn in SECTIONS_MD:
         if key not in doc:
             continue

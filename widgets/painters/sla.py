@@ -120,9 +120,5 @@ def sla_html(sla: dict | None, runs=None) -> str:
     if cut:
         notes.append(_("Shown: {groups}; every group is in report.json.").format(
             groups="; ".join(cut)))
-    over_time = ""
-    if "windows" in sla:  # SLA over time and its diagnosis (the blocks report.md renders too)
-        from explorer.core.analysis.sla_report import html as diagnosis_html
-        over_time = diagnosis_html(sla)
     return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr>{heads}</tr>{body}</table>"
-            + "".join(f"<p class='why'>{html_text(x)}</p>" for x in notes) + over_time)
+            + "".join(f"<p class='why'>{html_text(x)}</p>" for x in notes))

@@ -21,6 +21,15 @@ def lift_into_sla(doc: dict) -> None:
         doc.pop("sla_diagnosis")
 
 
+def sections_view(doc: dict) -> dict:
+    """The document with the lifted windows and diagnosis also under `sla_diagnosis` (the
+    reports render the SLA over time as a section of its own, of every request)."""
+    s = doc.get("sla")
+    if isinstance(s, dict) and "windows" in s and "sla_diagnosis" not in doc:
+        return {**doc, "sla_diagnosis": {"windows": s["windows"], "diagnosis": s.get("diagnosis") or {}}}
+    return doc
+
+
 def clock(t) -> str:
     """A window edge: UTC time of day for a unix time, else seconds on the run's clock."""
     if t is None:
@@ -53,7 +62,6 @@ def blocks(s: dict) -> list[tuple]:
     pr = d.get("params") or {}
     wins = s.get("windows") or []
     out: list[tuple] = []
-    out.append(("h", _("SLA over time")))
     out.append(("p", _("{n_windows:,} windows of {w:g} s; a window meets the SLA when the P{pct:g} "
                        "of {metrics} is within its threshold and at most {budget} of its requests "
                        "errored. {met} of {judged:,} judged windows met it; {failed:,} failed, "
