@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from explorer.widgets import palette
 from explorer.core.i18n import _
 
-MAX_RUNS = 6
+MAX_RUNS = 12
 
 
 def origin(windows: list[dict]) -> float:
@@ -26,8 +26,9 @@ def paint_sla_windows(plot: pg.PlotItem, value: dict | None) -> tuple[str | None
     if not wins:
         return _("No SLA window: no request has an arrival time."), []
     t0 = origin(wins)
-    runs = sorted({w["run_id"] for w in wins}, key=lambda r: min(w["start_s"] for w in wins
-                                                               if w["run_id"] == r))[:MAX_RUNS]
+    every = sorted({w["run_id"] for w in wins}, key=lambda r: min(w["start_s"] for w in wins
+                                                                if w["run_id"] == r))
+    runs = every[:MAX_RUNS]
     if plot.legend is not None:
         plot.legend.clear()
     elif len(runs) > 1:
@@ -60,6 +61,9 @@ def paint_sla_windows(plot: pg.PlotItem, value: dict | None) -> tuple[str | None
     plot.setLabel("left", _("requests meeting the SLA (%)"))
     plot.setYRange(0, 100, padding=0.02)
     plot.showGrid(x=True, y=True, alpha=0.25)
-    plot.setTitle(_("SLA attainment per window; shaded: violation periods (click one to select its requests)"),
-                  size="9pt")
+    title = _("SLA attainment per window; shaded: violation periods (click one to select its requests)")
+    if len(every) > len(runs):
+        title += " " + _("(the first {shown} of {n} runs; every window is in report.json)").format(
+            shown=len(runs), n=len(every))
+    plot.setTitle(title, size="9pt")
     return None, regions

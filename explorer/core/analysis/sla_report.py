@@ -68,7 +68,7 @@ def blocks(s: dict) -> list[tuple]:
                        "{in_periods:,} of them in violation periods of {min_w} windows or more.").format(
         n_windows=len(wins), w=float(pr.get("window_s") or 0), pct=float(pr.get("percentile") or 95),
         metrics=", ".join(f"{label(m, False)} ≤ {fmt.num(t, m)}" for m, t in (pr.get("thresholds") or {}).items()),
-        budget=fmt.share(pr.get("error_budget")), met=fmt.share(d.get("window_attainment")),
+        budget=f"{100 * float(pr.get('error_budget') or 0):g}%", met=fmt.share(d.get("window_attainment")),
         judged=d.get("windows_judged") or 0, failed=d.get("windows_failed") or 0,
         in_periods=d.get("windows_in_periods") or 0, min_w=pr.get("min_period_windows") or 1)))
     per = [p for p in d.get("violations") or [] if not p.get("isolated")]
