@@ -234,7 +234,7 @@ def test_timings_option(real, tmp_path, capsys):
     err = capsys.readouterr().err
     phases = re.findall(r"^timing (\S+)\s+([\d.]+) s$", err, re.M)
     assert [p for p, _ in phases] == ["load", "cohort_frame", "cohort", "comparison", "tree",
-                                      "heatmap", "versions", "sla", "whatif", "conclusion",
+                                      "heatmap", "versions", "sla", "sla_diagnosis", "whatif", "conclusion",
                                       "inputs", "engine", "replay", "clusters", "runs",
                                       "run_versions", "compare", "timeline", "strata", "write",
                                       "total"]

@@ -57,6 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--graph", metavar="FILE", type=types.path, help=_("causal graph (DOT or GML) for the what-if"))
     parser.add_argument("--sla", metavar="M=V", action="append", default=None,
                         help=_("SLA threshold, repeatable (default ttft_ms=500 and tpot_ms=50)"))
+    parser.add_argument("--sla-window", metavar="S", default=None,
+                        help=_("SLA over time: window length in seconds (default 60)"))
+    parser.add_argument("--error-budget", metavar="F", default=None,
+                        help=_("SLA over time: a window's error budget, a share (default 0.005)"))
     parser.add_argument("--max-depth", type=types.integer(1, 32), default=3, help=_("decision tree depth (default 3)"))
     parser.add_argument("--min-samples-leaf", type=types.integer(1), default=None,
                         help=_("decision tree: minimum cases per leaf (default max(5, 1%% of cases))"))
@@ -318,6 +322,11 @@ def run(args) -> int:
             params["replay"] = scenario
         if args.sla:
             params["sla"] = {"thresholds": dict(_pair(s, "--sla", sla=True) for s in args.sla)}
+        if args.sla_window is not None or args.error_budget is not None:
+            from explorer.core.analysis.sla_windows import window_params
+            over = {"window_s": args.sla_window, "error_budget": args.error_budget}
+            window_params({**params.get("sla", {}), **over})  # a bad value: exit 2, said why
+            params["sla"] = {**params.get("sla", {}), **{k: v for k, v in over.items() if v is not None}}
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
         return 2

@@ -153,6 +153,8 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
                            frame=frame, keys=keys, threads=1)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
+    from .analysis.sla_report import lift_into_sla
+    lift_into_sla(doc)  # DESIGN: sla.windows / sla.diagnosis
     remote = getattr(store, "remote", False)
     sim = _simulated(store)
     note = None
@@ -686,6 +688,11 @@ def _md_sla(s: dict, runs=None) -> str:
     return "\n\n".join(out)
 
 
+def _md_sla_diagnosis(d: dict) -> str:
+    from .analysis.sla_report import markdown
+    return markdown(d)
+
+
 def _md_whatif(w: dict) -> str:
     out = [_("Effect on {outcome} of moving "
            "{treatment} to the scenario value: "
@@ -965,6 +972,7 @@ SECTIONS_MD = (
     ("versions", _md_versions), ("run_versions", _md_run_versions), ("compare", _md_compare),
     ("sla", _md_sla),
     ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
+    ("sla_diagnosis", _md_sla_diagnosis),  # of every request (not the cohort's): after its sections
     ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
 )
 
@@ -980,6 +988,8 @@ def render_markdown(doc: dict) -> str:
     out += [""] + [f"- {t}: {md(v)}" for t, v in scope_lines(meta)]
     if meta.get("simulated"):
         out += ["", _("> **Simulated data.** {demo_note}").format(demo_note=md(meta.get('demo_note') or '')).rstrip()]
+    from .analysis.sla_report import sections_view
+    doc = sections_view(doc)  # sla.windows / sla.diagnosis under their section's key
     for key, fn in SECTIONS_MD:
         if key not in doc:
             continue

@@ -28,7 +28,7 @@ QT_FORMATS = {"png", "svg", "html", "pdf"}
 PANEL_SIZES: dict[str, QSize] = {
     "header": QSize(1400, 86), "comparison": QSize(1100, 420), "distributions": QSize(760, 400),
     "tree": QSize(820, 720), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
-    "sla": QSize(820, 400), "whatif": QSize(820, 560), "conclusion": QSize(760, 640),
+    "sla": QSize(820, 720), "whatif": QSize(820, 560), "conclusion": QSize(760, 640),
     "timeline": QSize(1100, 560), "engine": QSize(1100, 620), "replay": QSize(1000, 560),
 }
 SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion",

@@ -25,6 +25,7 @@ from explorer.widgets.painters.conclusion import conclusion_html
 from explorer.widgets.painters.engine import engine_html
 from explorer.widgets.painters.header import header_html
 from explorer.widgets.painters.sla import sla_html
+from explorer.core.analysis.sla_report import html as sla_diagnosis_html, sections_view
 from explorer.widgets.painters.runs import run_versions_html, runs_html
 from explorer.widgets.painters.versions import versions_html
 
@@ -63,6 +64,7 @@ SECTIONS = [
     ("whatif", "whatif", None),
     ("replay", "replay", None),
     ("timeline", "timeline", None),
+    ("sla_diagnosis", None, lambda v: sla_diagnosis_html(v)),
     ("engine", "engine", lambda v: engine_html(v)),
     ("conclusion", None, lambda v: conclusion_html(v)),
 ]
@@ -117,6 +119,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     if "dashboard" in images and not for_pdf:
         heading = _("Dashboard")
         out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
+    doc = sections_view(doc)  # the SLA over time as a section of its own
     for key, img, table in SECTIONS:
         if key not in doc and (img is None or img not in images):
             continue

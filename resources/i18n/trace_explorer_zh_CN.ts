@@ -1385,6 +1385,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>%1 的 SLA 界限：请求未出错且满足所有界限时即为达标</translation>
     </message>
     <message>
+        <source>SLA: violation period of %1 (%2 windows)</source>
+        <translation>SLA：%1 的违约时段（%2 个窗口）</translation>
+    </message>
+    <message>
         <source>%1: none of its cases&apos; requests can be judged against the SLA</source>
         <translation>%1：其 case 的请求都无法按 SLA 评判</translation>
     </message>

@@ -161,6 +161,11 @@ def _replay(r: Run):
     return replay_report_section(r.store, r.cohort, r.params.get("replay"), r.cancelled)
 
 
+def _sla_diagnosis(r: Run):
+    from .sla_diagnosis import diagnose
+    return diagnose(r.store, r.params.get("sla"))
+
+
 def _inputs(r: Run):
     from ..report import inputs_section
     return inputs_section(r.store)
@@ -222,6 +227,8 @@ SECTIONS: tuple[Section, ...] = (
     Section("sla", N_("SLA attainment"),
             lambda r: sla_attainment(r.store, r.cohort, r.params.get("sla")), "cohort",
             depends=_eval_and("sla"), panel=NP_("panel", "SLA")),
+    Section("sla_diagnosis", N_("SLA over time and its diagnosis"), _sla_diagnosis, "store",
+            depends=lambda r: (_dump(r.params.get("sla")),), panel=NP_("panel", "SLA")),
     Section("whatif", N_("What-if"), _whatif, "report", panel=NP_("panel", "What-if"),
             reads=_whatif_reads),
     Section("conclusion", N_("Conclusion"),
