@@ -808,10 +808,11 @@ class Store:
         from .formats import MIN_CONFIDENCE, rank_formats
         from .formats._sweep import pass_over
         from .formats.base import Sniff
+        from .formats.published import pass_over as published_pass_over
         try:
             if p.stat().st_size == 0:
                 return _("empty file"), None
-            sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
+            sweep = pass_over(p) or published_pass_over(p)  # summaries of files loaded anyway
             if sweep:
                 return sweep, None
             sniff = Sniff.of(p)
