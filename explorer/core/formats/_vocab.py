@@ -22,6 +22,8 @@ VOCAB = tomllib.loads(resources.files("explorer.resources").joinpath("metrics.to
                       .read_text(encoding="utf-8"))
 METRICS: dict[str, dict] = VOCAB["metric"]
 TOOLS: dict[str, dict] = VOCAB["tool"]
+for _k, _t in TOOLS.items():
+    _t["_name"] = _k
 _UNITS: dict[str, tuple[str, float]] = {k: (v[0], float(v[1])) for k, v in VOCAB["unit"].items()}
 _CANON_UNIT = {"ms": ("time", 1e-3), "s": ("time", 1.0), "req/s": ("req_rate", 1.0),
                "tok/s": ("tok_rate", 1.0), "requests": ("count", 1.0),
@@ -127,18 +129,17 @@ def _read(raw: str, stat_hint: str | None, unit_hint: str | None, tool_name: str
     n = normalise(base)
     if n in _NOT_METRIC or (tool and n in tool.get("ignore", ())):
         return None
-    cands = [(n, stat_hint)]
+    cands = [(normalise(text), stat_hint, unit_hint), (n, stat_hint, unit)]  # "Decode (token)"
     rest, st = _split_stat(base.lower(), tool)
     if st:
-        cands.append((normalise(rest), st))
-    for name, stt in list(cands):
+        cands.append((normalise(rest), st, unit))
+    for name, stt, u in list(cands[1:]):
         toks = name.split("_")
         for k in (3, 2, 1):  # a unit as the last words: ttft_ms, output_tokens_per_s
             if len(toks) > k and "_".join(toks[-k:]) in _UNITS:
                 cands.append(("_".join(toks[:-k]), stt, "_".join(toks[-k:])))
                 break
-    for c in cands:
-        name, stt = c[0], c[1]
+    for name, stt, u in cands:
         found = _lookup(name, tool)
         if not found:
             continue
@@ -147,7 +148,6 @@ def _read(raw: str, stat_hint: str | None, unit_hint: str | None, tool_name: str
         stat = pinned or stt or entry.get("default_stat")
         if not stat or (tool and name in tool.get("ignore", ())):
             return None
-        u = c[2] if len(c) > 2 else unit
         if not u and tool:
             u = tool.get("units", {}).get(name) or tool.get("units", {}).get(metric)
         scale = scale_to(u, entry.get("unit", ""))
@@ -160,6 +160,15 @@ def _read(raw: str, stat_hint: str | None, unit_hint: str | None, tool_name: str
                 continue
         return Name(metric, stat, scale, entry.get("unit", ""), u or "")
     return None
+
+
+def named(metric: str, stat: str, unit: str | None = None, tool: str | None = None) -> Name | None:
+    """The Name of a canonical metric and statistic (a tool entry's `paths`), its unit the one
+    given, else the tool's for that metric, else the canonical one."""
+    entry = METRICS.get(metric)
+    u = unit or (TOOLS.get(tool or "", {}).get("units", {}).get(metric))
+    scale = scale_to(u, entry["unit"]) if entry else None
+    return Name(metric, stat, scale, entry["unit"], u or "") if scale is not None else None
 
 
 def read_name(raw: str, stat_hint: str | None = None, unit_hint: str | None = None,

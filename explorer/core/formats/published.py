@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import replace
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from ..errors import InputError
 from ..i18n import _
 from ._common import register_run
 from ._results import insert_run_metrics
-from ._vocab import TOOLS, config_key, normalise, number, read_name, stat_of
+from ._vocab import TOOLS, config_key, named, normalise, number, read_name, stat_of
 from .base import Sniff, read_json
 
 NAME = "published"
@@ -66,8 +65,8 @@ def pass_over(path: Path) -> str | None:
     for t in TOOLS.values():
         if t.get("beside") and (path.parent / t["beside"]).is_file() and any(
                 fnmatch(path.name, g) for g in t.get("files", ()) if g[:2] != "*."):
-            return _("the aggregates of {file} beside it: they load with it, as its run's "
-                     "published numbers").format(file=t["beside"])
+            return _("an aggregate summary of {file} beside it: its numbers load with that "
+                     "file, as its run's published aggregates").format(file=t["beside"])
     return None
 
 
@@ -107,8 +106,9 @@ def _stat_leaves(d: dict, t: dict, path: str):
         x = number(v)[0] if not isinstance(v, (dict, list, str)) else None
         if st and x is not None:
             yield st, x, f"{path}.{k}"
-        elif isinstance(v, dict):
-            yield from _stat_leaves(v, t, f"{path}.{k}")
+        elif isinstance(v, dict) and getattr(read_name(k, "mean", None, t.get("_name")),
+                                             "stat", None) != "mean":
+            yield from _stat_leaves(v, t, f"{path}.{k}")  # not another metric's map
 
 
 def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]:
@@ -117,16 +117,16 @@ def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]
     rows: list[tuple] = []
     if not isinstance(node, dict):
         return rows
+    for dotted, target in (t.get("paths", {}).items() if not path else ()):
+        v = _scalar(_get(node, dotted))
+        x = number(v)[0] if v is not None and not isinstance(v, str) else None
+        nm = named(*target.split(".", 1), None, tool) if x is not None else None
+        if nm:
+            _row(rows, cols, dotted, nm, x)
     for k, v in node.items():
         p = f"{path}.{k}" if path else str(k)
         if p in t.get("paths", {}):
-            metric, _, stat = t["paths"][p].partition(".")
-            x = number(_scalar(v))[0] if _scalar(v) is not None else None
-            nm = read_name(metric, stat, None, tool) if x is not None else None
-            if nm:
-                _row(rows, cols, p, replace(nm, stat=stat), x)
-            if not isinstance(v, dict):
-                continue
+            continue
         if str(k) in t.get("skip", ()):
             continue
         if isinstance(v, dict):
@@ -285,7 +285,7 @@ def _structure(path: Path, sniff: Sniff, tool: str) -> str:
     if st != "auto":
         return st
     head = sniff.head.lstrip()
-    if head[:1] in "{[" or path.suffix.lower() in (".yaml", ".yml", ".json"):
+    if re.match(r"\{|\[\s*[{\]]", head) or path.suffix.lower() in (".yaml", ".yml", ".json"):
         return "tree"
     return "table" if path.suffix.lower() == ".csv" or _BAR.search(head) else "lines"
 
