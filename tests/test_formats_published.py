@@ -351,3 +351,27 @@ concurrency = ["load.users"]
     assert _config(store, rep.run_ids[0])["concurrency"] == 16
     monkeypatch.delitem(_vocab.TOOLS, "bench9000")
     assert detect_format.__module__ and Store().load_file(p).error  # without the entry: unread
+
+
+def test_llmperf_summary_is_its_runs_published_numbers_and_every_one_is_recomputed():
+    """LLMPerf's summary/<name>.json (its own aggregates) loads with individual/<name>.json:
+    all 19 leaderboard runs' TTFT / TPOT / E2E statistics and counts are reproduced from the
+    requests (its stddev is the sample standard deviation, ddof 1: std_sample)."""
+    folder = REAL / "llmperf_leaderboard"
+    if not folder.is_dir():
+        pytest.skip("llmperf_leaderboard missing")
+    from explorer.core.runs import overview
+    store = Store()
+    reps = store.load_paths([folder])
+    assert {r.format for r in reps if not r.skipped_file} == {"llmperf"}
+    assert sum(1 for r in reps if r.skipped_file and "individual" in r.skipped_file) == 19
+    checked = 0
+    for run in overview(store):
+        for x in run["recomputed"]:
+            assert x["recomputed"] == pytest.approx(x["published"], rel=1e-9, abs=1e-9), \
+                (run["label"], x)
+            checked += 1
+    stats = {(x["metric"], x["stat"]) for run in overview(store) for x in run["recomputed"]}
+    assert {("ttft_ms", "p99"), ("tpot_ms", "std_sample"), ("e2e_ms", "mean"),
+            ("requests", "completed")} <= stats
+    assert checked >= 19 * 30

@@ -126,6 +126,8 @@ def _read(raw: str, stat_hint: str | None, unit_hint: str | None, tool_name: str
         else:
             kept.append(b)
     base = re.sub(r"[(\[][^()\[\]]*[)\]]", " ", text) + " " + " ".join(kept)
+    if tool and tool.get("drop"):  # a tool's own filler words (LLMPerf's results_ / _quantiles_)
+        base = "_".join(w for w in normalise(base).split("_") if w not in tool["drop"])
     n = normalise(base)
     if n in _NOT_METRIC or (tool and n in tool.get("ignore", ())):
         return None

@@ -43,6 +43,12 @@ _STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?\s*(?:\[?[A-Z]+\]?\s*)?(
 _MULTI = re.compile(r"(percentile)?\s*[(\[]([^()\[\]]*,[^()\[\]]*)[)\]]", re.I)
 
 
+def _named(path: Path, t: dict) -> bool:
+    """The file's name (or folder/name) is one the entry's tool writes (not just *.json)."""
+    return any(fnmatch(path.name, g) or fnmatch(f"{path.parent.name}/{path.name}", g)
+               for g in t.get("files", ()) if g[:2] != "*.")
+
+
 def tool_of(sniff: Sniff) -> tuple[float, str] | None:
     """(confidence, tool) of the [tool.*] entry whose markers the head holds best."""
     if sniff.is_binary or sniff.is_dir:
@@ -52,8 +58,7 @@ def tool_of(sniff: Sniff) -> tuple[float, str] | None:
         hits = sum(m in sniff.head for m in t.get("markers", ()))
         if not hits or not all(r in sniff.head for r in t.get("require", ())):
             continue
-        named = any(fnmatch(sniff.path.name, g) for g in t.get("files", ()) if g[:2] != "*.")
-        score = 0.6 + 0.1 * min(hits, 2) + (0.15 if named else 0.0)
+        score = 0.6 + 0.1 * min(hits, 2) + (0.15 if _named(sniff.path, t) else 0.0)
         if best is None or score > best[0]:
             best = (score, name)
     return best
@@ -63,10 +68,10 @@ def pass_over(path: Path) -> str | None:
     """Why a file found in a folder is not loaded on its own: the aggregates of an entry with
     `beside` (AIPerf's profile_export_aiperf.*) next to that per-request file load with it."""
     for t in TOOLS.values():
-        if t.get("beside") and (path.parent / t["beside"]).is_file() and any(
-                fnmatch(path.name, g) for g in t.get("files", ()) if g[:2] != "*."):
+        other = t.get("beside", "").format(name=path.name)
+        if other and (path.parent / other).is_file() and _named(path, t):
             return _("an aggregate summary of {file} beside it: its numbers load with that "
-                     "file, as its run's published aggregates").format(file=t["beside"])
+                     "file, as its run's published aggregates").format(file=other)
     return None
 
 
