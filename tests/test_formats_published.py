@@ -284,26 +284,50 @@ def test_tgi_benchmark_table_is_one_run_per_batch_size(tmp_path):
     assert _config(store, rep.run_ids[1])["batch_size"] == 8
 
 
-def test_aisbench_box_table_with_chinese_headers(tmp_path):
+def test_aisbench_fancy_grid_tables(tmp_path):
+    """AISBench's two printed tables (ais_bench/benchmark/calculators/base_perf_metric_calculator
+    .py: Performance Parameters | Stage | Average ... | N, values with " ms"; summarizers/
+    default_perf.py: Common Metric | Stage | Value, tabulate fancy_grid); our numbers."""
     p = tmp_path / "aisbench_perf.txt"
-    p.write_text("╒══════════════════╤═════════╤══════════════╤══════════════╤══════════════╕\n"
-                 "│ 性能参数          │ 阶段     │ 平均值        │ 最大值        │ P99          │\n"
-                 "╞══════════════════╪═════════╪══════════════╪══════════════╪══════════════╡\n"
-                 "│ E2EL             │ total   │ 2048.2 ms    │ 4000.0 ms    │ 3900.5 ms    │\n"
-                 "├──────────────────┼─────────┼──────────────┼──────────────┼──────────────┤\n"
-                 "│ TTFT             │ total   │ 51.3 ms      │ 120.0 ms     │ 110.2 ms     │\n"
-                 "│ TPOT             │ total   │ 19.8 ms      │ 30.0 ms      │ 28.4 ms      │\n"
-                 "╘══════════════════╧═════════╧══════════════╧══════════════╧══════════════╛\n"
-                 "Performance Parameters above; Common Metric below\n\n"
-                 "| Common Metric      | Stage | Value        |\n"
-                 "|--------------------|-------|--------------|\n"
-                 "| Benchmark Duration | total | 65000.0 ms   |\n"
-                 "| Request Throughput | total | 3.1 req/s    |\n")
-    store, _ = _load(p)
+    p.write_text("╒══════════════════════════╤═════════╤═══════════╤═══════════╤═══════════╤═══════════╤═════╕\n"
+                 "│ Performance Parameters   │ Stage   │ Average   │ Min       │ Max       │ P99       │ N   │\n"
+                 "╞══════════════════════════╪═════════╪═══════════╪═══════════╪═══════════╪═══════════╪═════╡\n"
+                 "│ E2EL                     │ total   │ 2048.2 ms │ 1000.0 ms │ 4000.0 ms │ 3900.5 ms │ 100 │\n"
+                 "├──────────────────────────┼─────────┼───────────┼───────────┼───────────┼───────────┼─────┤\n"
+                 "│ TTFT                     │ total   │ 51.3 ms   │ 20.0 ms   │ 120.0 ms  │ 110.2 ms  │ 100 │\n"
+                 "│ TPOT                     │ total   │ 19.8 ms   │ 10.0 ms   │ 30.0 ms   │ 28.4 ms   │ 100 │\n"
+                 "│ OutputTokenThroughput    │ total   │ 50.5 token/s │ 40.0 token/s │ 60.0 token/s │ 59.0 token/s │ 100 │\n"
+                 "╘══════════════════════════╧═════════╧═══════════╧═══════════╧═══════════╧═══════════╧═════╛\n"
+                 "\n"
+                 "╒══════════════════════╤═════════╤═════════════╕\n"
+                 "│ Common Metric        │ Stage   │ Value       │\n"
+                 "╞══════════════════════╪═════════╪═════════════╡\n"
+                 "│ Benchmark Duration   │ total   │ 65000.0 ms  │\n"
+                 "│ Total Requests       │ total   │ 100         │\n"
+                 "│ Failed Requests      │ total   │ 2           │\n"
+                 "│ Max Concurrency      │ total   │ 16          │\n"
+                 "│ Request Throughput   │ total   │ 3.1 req/s   │\n"
+                 "╘══════════════════════╧═════════╧═════════════╛\n")
+    store, rep = _load(p)
+    assert len(rep.run_ids) == 1  # the N column is no run setting
     pub = _metrics(store)
     assert pub[("e2e_ms", "mean")] == 2048.2 and pub[("ttft_ms", "p99")] == 110.2
-    assert pub[("tpot_ms", "max")] == 30.0
+    assert pub[("tpot_ms", "max")] == 30.0 and pub[("output_throughput_per_user", "mean")] == 50.5
     assert pub[("duration_s", "value")] == 65.0 and pub[("request_throughput", "value")] == 3.1
+    assert pub[("requests", "total")] == 100 and pub[("requests", "failed")] == 2
+    assert ("concurrency", "max") not in pub and ("concurrency", "value") not in pub
+
+
+def test_chinese_statistic_and_metric_headers(tmp_path):
+    """The vocabulary's Chinese spellings (平均值 / 最大值 / 首Token时延 ...) in a Markdown table."""
+    p = tmp_path / "aisbench_zh.md"
+    p.write_text("| 指标 | 平均值 | 最大值 | P99 |\n|---|---|---|---|\n"
+                 "| 首Token时延 (ms) | 51.3 | 120.0 | 110.2 |\n| 端到端时延 (ms) | 2048.2 | 4000 | 3900.5 |\n"
+                 "\nPerformance Parameters\n")
+    store, _ = _load(p)
+    pub = _metrics(store)
+    assert pub[("ttft_ms", "mean")] == 51.3 and pub[("ttft_ms", "max")] == 120.0
+    assert pub[("e2e_ms", "p99")] == 3900.5
 
 
 def test_lm_eval_results_real_file_one_run_per_task():

@@ -35,12 +35,6 @@ LATENCY_METRICS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
 COLUMNS = ["metric", "stat", "value", "unit"]
 
 
-def latency_key(key: str) -> tuple[str, str] | None:
-    """(metric, stat) of a result key such as 'p99_tpot_ms' or 'mean_e2e_latency_ms'."""
-    nm = read_name(key)
-    return (nm.metric, nm.stat) if nm and nm.metric in LATENCY_METRICS else None
-
-
 def _value(v: Any) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
@@ -48,14 +42,16 @@ def _value(v: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def published_rows(obj: dict, tool: str | None = None) -> list[tuple[str, str, float, str]]:
+def published_rows(obj: dict, tool: str | None = None,
+                   completed=None) -> list[tuple[str, str, float, str]]:
     """(metric, stat, value, unit) for every aggregate a result dict publishes, each key read
     by the vocabulary (resources/metrics.toml; `tool`: a [tool.*] entry's renames apply) and
     its value converted to the metric's canonical unit; values that are null, not numbers or
     not finite are left out, and so are the latency statistics of a run whose `completed` is 0
-    (the engines print 0 there, not a measurement)."""
+    (the engines print 0 there, not a measurement; `completed`: that count when the dict names
+    it otherwise, e.g. a printed block's 'Successful requests')."""
     rows = []
-    none_ok = _value(obj.get("completed")) == 0
+    none_ok = _value(obj.get("completed") if completed is None else completed) == 0
     for k, v in obj.items():
         x = _value(v)
         nm = read_name(str(k), tool=tool) if x is not None else None

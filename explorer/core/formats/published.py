@@ -233,8 +233,8 @@ def _table_row(header, cells, tool, cols, out) -> None:
              for j, h in enumerate(header)}
     unit_col = next((j for j, h in enumerate(header) if h.strip().lower() == "unit"), None)
     name_j = next((j for j in range(len(header)) if not stats[j] and j != unit_col), 0)
-    group = next(((header[j], cells[j]) for j in range(len(header))
-                  if j != name_j and not stats[j] and j != unit_col and j < len(cells)
+    group = next(((header[j], cells[j]) for j in range(len(header))  # TGI's Batch Size
+                  if j != name_j and not stats[j] and config_key(header[j]) and j < len(cells)
                   and number(cells[j])[0] is not None and not number(cells[j])[1]), ())
     name = cells[name_j] if name_j < len(cells) else ""
     for j, st in stats.items():
