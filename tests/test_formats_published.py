@@ -399,3 +399,40 @@ def test_llmperf_summary_is_its_runs_published_numbers_and_every_one_is_recomput
     assert {("ttft_ms", "p99"), ("tpot_ms", "std_sample"), ("e2e_ms", "mean"),
             ("requests", "completed")} <= stats
     assert checked >= 19 * 30
+
+
+def test_guidellm_csv_multirow_header_one_run_per_benchmark(tmp_path):
+    """GuideLLM's benchmarks.csv (outputs/csv.py: three header rows, a 'Percentiles' cell
+    listing min, p0.1 ... p99, max; errored / incomplete columns passed over); our numbers."""
+    import csv as _csv
+    heads = [("Benchmark", "Strategy", ""), ("Request Counts", "Successful", ""),
+             ("Timings", "Duration", "Sec"),
+             ("Time to First Token", "Successful ms", "Mean"),
+             ("Time to First Token", "Successful ms", "Median"),
+             ("Time to First Token", "Successful ms", "Percentiles"),
+             ("Time to First Token", "Errored ms", "Mean"),
+             ("Inter Token Latency", "Successful ms", "Mean"),
+             ("Request Latency", "Successful Sec", "Mean"),
+             ("Server Throughput", "Successful Requests/Sec", "Mean"),
+             ("Token Throughput", "Successful Output Tokens/Sec", "Mean")]
+    pct = "[10.0, 11.0, 12.0, 13.0, 14.0, 20.0, 40.0, 50.0, 55.0, 70.0, 90.0]"
+    rows = [["constant", 30, 60.0, 31.5, 30.0, pct, 999.0, 6.5, 1.25, 0.5, 250.0],
+            ["constant", 60, 60.0, 45.0, 44.0, pct, 999.0, 7.5, 2.5, 1.0, 480.0]]
+    p = tmp_path / "benchmarks.csv"
+    with open(p, "w", newline="") as fh:
+        w = _csv.writer(fh)
+        for level in range(3):
+            w.writerow([h[level] for h in heads])
+        w.writerows(rows)
+    store, rep = _load(p)
+    assert len(rep.run_ids) == 2
+    first, second = (_metrics(store, r) for r in rep.run_ids)
+    assert first[("ttft_ms", "mean")] == 31.5 and first[("ttft_ms", "p99")] == 70.0
+    assert first[("ttft_ms", "p0.1")] == 11.0 and first[("ttft_ms", "max")] == 90.0
+    assert first[("tpot_ms", "mean")] == 6.5 and first[("requests", "completed")] == 30
+    assert second[("e2e_ms", "mean")] == pytest.approx(2500.0)
+    assert second[("request_throughput", "mean")] == 1.0
+    assert second[("output_throughput", "mean")] == 480.0
+    assert 999.0 not in first.values()  # the errored requests' TTFT is not the run's
+    assert first[("duration_s", "value")] == 60.0
+    assert _config(store, rep.run_ids[0])["scenario"] == "constant"

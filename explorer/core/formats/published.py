@@ -251,6 +251,38 @@ def _table_row(header, cells, tool, cols, out) -> None:
                             (f" (x{nm.scale:g})" if nm.scale != 1 else ""))
 
 
+def multiheader_runs(lines: list[str], tool: str, cols: dict) -> list[tuple]:
+    """GuideLLM's CSV: `header_rows` header rows (group, '<Status> <unit>' or field, statistic
+    or unit), one benchmark a row; a 'Percentiles' cell lists `percentile_list`."""
+    t = TOOLS[tool]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    n = t.get("header_rows", 3)
+    heads = list(zip(*[r + [""] * (len(rows[0]) - len(r)) for r in rows[:n]]))
+    out = []
+    for i, rec in enumerate(r for r in rows[n:] if any(c.strip() for c in r)):
+        got, pairs = [], []
+        for (group, mid, last), cell in zip(heads, rec):
+            status, _, unit = mid.partition(" ") if stat_of(last, t) or last == "Percentiles" \
+                else ("", "", last)
+            if status.lower() in t.get("skip", ()):
+                continue
+            if last == "Percentiles":
+                vals = [number(v)[0] for v in cell.strip("[] ").split(",")]
+                items = [(st, x) for st, x in zip(t.get("percentile_list", ()), vals)]
+            else:
+                items = [(stat_of(last, t) or None, number(cell)[0])]
+            name = group if stat_of(last, t) or last == "Percentiles" else mid
+            for st, x in items:
+                nm = x is not None and (read_name(name, st, unit or None, tool) or read_name(
+                    f"{group} {unit}", st, None, tool) or read_name(f"{group} {mid}", st, None, tool))
+                if nm:
+                    _row(got, cols, f"{group} / {mid} / {last}", nm, x)
+                elif x is None and cell.strip():
+                    pairs.append((f"{group}.{mid}", cell.strip()))
+        out.append((str(i), got, _config([], tool, pairs)))
+    return out
+
+
 def line_rows(lines: list[str], tool: str | None, cols: dict) -> tuple[list, list]:
     """(run_metrics rows, (key, value text) pairs read as no metric) of `Key: value` lines."""
     rows, pairs, section_unit = [], [], None
@@ -314,7 +346,9 @@ def load(path: Path, store, report) -> None:
     else:
         with open(path, encoding="utf-8-sig", errors="replace") as fh:
             lines = fh.read().replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        if structure == "table":
+        if structure == "multiheader":
+            runs = multiheader_runs(lines, tool, report.columns)
+        elif structure == "table":
             for group, rows in table_runs(lines, tool, report.columns).items():
                 cfg = ({config_key(group[0]) or normalise(group[0]): number(group[1])[0]}
                        if group else {})
