@@ -436,3 +436,54 @@ def test_guidellm_csv_multirow_header_one_run_per_benchmark(tmp_path):
     assert 999.0 not in first.values()  # the errored requests' TTFT is not the run's
     assert first[("duration_s", "value")] == 60.0
     assert _config(store, rep.run_ids[0])["scenario"] == "constant"
+
+
+def _review(i, acc, latency, ttft, out_tokens):
+    tpot = (latency - ttft) / (out_tokens - 1)
+    return {"index": i, "target": str(i), "messages": [
+        {"id": f"u{i}", "role": "user", "content": f"question {i}", "perf_metrics": None},
+        {"id": f"a{i}", "role": "assistant", "content": "...", "model": "my-model",
+         "perf_metrics": {"latency": latency, "ttft": ttft, "input_tokens": 100 + i,
+                          "output_tokens": out_tokens, "tpot": tpot}}],
+        "sample_score": {"score": {"value": {"acc": acc}, "extracted_prediction": str(i),
+                                   "main_score_name": None}, "sample_id": i}}
+
+
+def test_evalscope_reviews_are_cases_and_requests_bound_exactly(tmp_path):
+    """evalscope's reviews/<model>/<dataset>_<subset>.jsonl (modelscope/evalscope examples/viz,
+    perf_metrics in seconds): each sample is a case and its own request; our numbers."""
+    from explorer.core import pipeline
+    d = tmp_path / "reviews" / "my-model"
+    d.mkdir(parents=True)
+    recs = [_review(1, 1.0, 2.0, 0.5, 31), _review(2, 0.0, 4.0, 1.0, 61),
+            _review(3, 1.0, 1.0, 0.25, 16)]
+    p = d / "gsm8k_main.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    store = Store()
+    rep = store.load_file(p)
+    assert rep.error is None and rep.format == "evalscope"
+    assert len(rep.run_ids) == 1 and len(rep.eval_ids) == 1
+    req = store.df("SELECT request_id, e2e_ms, ttft_ms, tpot_ms, completion_tokens FROM requests "
+                   "ORDER BY request_id")
+    assert req["e2e_ms"].tolist() == [2000.0, 4000.0, 1000.0]
+    assert req["tpot_ms"].tolist() == pytest.approx([50.0, 50.0, 50.0])
+    cases = store.df("SELECT request_id, correct FROM cases ORDER BY request_id")
+    assert cases["correct"].tolist() == [True, False, True]
+    pipeline.prepare(store)
+    links = store.df("SELECT c.request_id AS case_req, l.request_id, l.level FROM case_links l "
+                     "JOIN cases c USING (case_id) ORDER BY 1")
+    assert (links["case_req"] == links["request_id"]).all() and len(links) == 3
+    assert set(links["level"]) == {1}
+
+
+def test_evalscope_report_json(tmp_path):
+    """evalscope's reports/<model>/<dataset>.json (evalscope/report/report.py Report: name,
+    dataset_name, model_name, score, metrics [...]); our numbers."""
+    p = tmp_path / "gsm8k.json"
+    p.write_text(json.dumps({"name": "my-model@gsm8k", "dataset_name": "gsm8k",
+                             "model_name": "my-model", "score": 0.75,
+                             "metrics": [{"name": "mean_acc", "num": 4, "score": 0.75}]}))
+    store, rep = _load(p)
+    assert _metrics(store)[("accuracy", "value")] == 0.75
+    cfg = _config(store, rep.run_ids[0])
+    assert cfg["model"] == "my-model" and cfg["dataset"] == "gsm8k"
