@@ -487,3 +487,22 @@ def test_evalscope_report_json(tmp_path):
     assert _metrics(store)[("accuracy", "value")] == 0.75
     cfg = _config(store, rep.run_ids[0])
     assert cfg["model"] == "my-model" and cfg["dataset"] == "gsm8k"
+
+
+def test_vllm_log_with_bare_carriage_return_progress_lines(tmp_path):
+    """An offline vLLM log whose tqdm progress lines end in bare CRs (no newline) before and
+    after the stat lines: every stat line is read, none is lost to the progress text."""
+    stat = ("INFO 05-12 10:00:{ss} metrics.py:341] Avg prompt throughput: 512.0 tokens/s, Avg "
+            "generation throughput: {gen} tokens/s, Running: 8 reqs, Swapped: 0 reqs, Pending: 2 "
+            "reqs, GPU KV cache usage: 41.5%, CPU KV cache usage: 0.0%.")
+    prog = "".join(f"Processed prompts:  {i * 10}%| {i * 5}/50 [00:0{i}<00:10, est. speed input: "
+                   f"2491.51 toks/s, output: 1143.60 toks/s]\r" for i in range(1, 8))
+    p = tmp_path / "offline.log"
+    with open(p, "w", newline="") as fh:
+        fh.write(prog + stat.format(ss="00", gen=240.5) + "\r" + prog +
+                 stat.format(ss="05", gen=250.0) + "\r" + prog + "\n")
+    store = Store()
+    r = store.load_file(p)
+    assert r.error is None and r.format == "vllm_log" and r.rows_loaded == 2
+    got = store.df("SELECT ts_s, gen_tps, waiting FROM engine_stats ORDER BY ts_s")
+    assert got["gen_tps"].tolist() == [240.5, 250.0] and got["ts_s"].tolist() == [0.0, 5.0]
