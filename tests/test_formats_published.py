@@ -506,3 +506,16 @@ def test_vllm_log_with_bare_carriage_return_progress_lines(tmp_path):
     assert r.error is None and r.format == "vllm_log" and r.rows_loaded == 2
     got = store.df("SELECT ts_s, gen_tps, waiting FROM engine_stats ORDER BY ts_s")
     assert got["gen_tps"].tolist() == [240.5, 250.0] and got["ts_s"].tolist() == [0.0, 5.0]
+
+
+def test_per_request_records_with_shared_names_stay_request_tables(tmp_path):
+    """A per-request JSONL or JSON list using GenAI-Perf's metric names is no aggregate file:
+    the structural readers leave it to the request tables."""
+    from explorer.core.formats import rank_formats
+    p = tmp_path / "requests.jsonl"
+    p.write_text('{"request_id": "a", "time_to_first_token": 0.1, "request_latency": 1.2}\n'
+                 '{"request_id": "b", "time_to_first_token": 0.2, "request_latency": 1.5}\n')
+    assert dict((n, s) for s, n in rank_formats(p))["published"] == 0.0
+    store = Store()
+    r = store.load_file(p)
+    assert r.format == "generic_table" and r.rows_loaded == 2

@@ -51,8 +51,8 @@ def _named(path: Path, t: dict) -> bool:
 
 def tool_of(sniff: Sniff) -> tuple[float, str] | None:
     """(confidence, tool) of the [tool.*] entry whose markers the head holds best."""
-    if sniff.is_binary or sniff.is_dir:
-        return None
+    if sniff.is_binary or sniff.is_dir or len(sniff.records(2)) > 1 and sniff.first_json_line():
+        return None  # JSONL: per-request records, not one document of aggregates
     best = None
     for name, t in TOOLS.items():
         hits = sum(m in sniff.head for m in t.get("markers", ()))
