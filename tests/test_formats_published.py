@@ -519,3 +519,25 @@ def test_per_request_records_with_shared_names_stay_request_tables(tmp_path):
     store = Store()
     r = store.load_file(p)
     assert r.format == "generic_table" and r.rows_loaded == 2
+
+
+def test_inspect_prints_the_published_numbers_and_the_recomputation(tmp_path, capsys):
+    """`inspect` on an aggregates-only file prints its published numbers; on AIPerf's folder
+    (per-request file + aggregates) the recomputation stands beside them."""
+    from explorer.__main__ import main
+    p = tmp_path / "mlperf_log_summary.txt"
+    p.write_text("MLPerf Results Summary\nSUT name : my-sut\n"
+                 "Completed samples per second    : 41.50\n"
+                 "99.00 percentile latency (ns)   : 4100000000\n")
+    assert main(["inspect", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "published" in out and "4,100.00 ms" in out and "41.50 req/s" in out
+    if not AIPERF_DIR.is_dir():
+        return
+    assert main(["inspect", str(AIPERF_DIR)]) == 0
+    out = capsys.readouterr().out
+    row = next(ln for ln in out.splitlines() if ln.strip().startswith("ttft_ms p99"))
+    assert row.count("3,833.39 ms") == 2  # published and recomputed, side by side
+
+
+AIPERF_DIR = REAL / "aiperf_example"
