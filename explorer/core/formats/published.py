@@ -187,7 +187,10 @@ def _read_tree(path: Path):
             with open(path, encoding="utf-8-sig") as fh:
                 return yaml.safe_load(fh)
         except yaml.YAMLError as e:
-            raise InputError(path, _("invalid YAML ({error})").format(error=e)) from None
+            mark = getattr(e, "problem_mark", None)
+            raise InputError(path, _("invalid YAML ({error})").format(
+                error=getattr(e, "problem", None) or type(e).__name__),
+                line=mark.line + 1 if mark else None) from None
     return read_json(path)
 
 
