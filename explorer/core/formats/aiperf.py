@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ._vocab import scale_to
 from .base import Sniff, iter_jsonl
 from ..i18n import _
 from ._common import (RowError, check_itls, check_ranges, insert_events, insert_requests,
@@ -26,6 +25,7 @@ from ._common import (RowError, check_itls, check_ranges, insert_events, insert_
 NAME = "aiperf"
 KIND = "trace"
 
+_TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0, "sec": 1000.0}
 # AIPerf metric -> canonical column (times; converted to ms by unit)
 _TIMES = {"ttft": "ttft_ms", "inter_token_latency": "tpot_ms", "request_latency": "e2e_ms"}
 _TOKENS = {"input_sequence_length": "prompt_tokens", "output_sequence_length": "completion_tokens"}
@@ -48,10 +48,9 @@ def _metric_ms(metrics: dict, name: str) -> tuple[float | None, float]:
     if not isinstance(m, dict) or "value" not in m:
         raise RowError(f"metrics.{name}", "expected {value, unit}")
     unit = str(m.get("unit", "ms")).lower()
-    scale = scale_to(unit, "ms")  # the vocabulary's units
-    if scale is None:
+    if unit not in _TO_MS:
         raise RowError(f"metrics.{name}", f"unknown time unit {unit!r}")
-    return num(m["value"], f"metrics.{name}", scale), scale
+    return num(m["value"], f"metrics.{name}", _TO_MS[unit]), _TO_MS[unit]
 
 
 def _metric_value(metrics: dict, name: str):
@@ -119,7 +118,7 @@ def load(path: Path, store, report) -> None:
                     row["error"] = str(err)
             icl = metrics.get("inter_chunk_latency")
             if isinstance(icl, dict) and isinstance(icl.get("value"), list):
-                scale = scale_to(str(icl.get("unit", "ms")).lower(), "ms") or 1.0
+                scale = _TO_MS.get(str(icl.get("unit", "ms")).lower(), 1.0)
                 itls[rid] = check_itls([num(v, "metrics.inter_chunk_latency", scale)
                                         for v in icl["value"]], "metrics.inter_chunk_latency", scale)
             extra = {k: _metric_value(metrics, k) for k in ("ttst", "reasoning_token_count",
