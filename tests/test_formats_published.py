@@ -134,10 +134,21 @@ def _guidellm_dist(mean, p99, scale=1.0):
     return {"successful": d, "errored": {**d, "mean": 12345.0}, "incomplete": d, "total": d}
 
 
+def _guidellm_requests(n, ttft0, prefix="r"):
+    """GenerativeRequestStats records (src/guidellm/schemas/request_stats.py, computed fields
+    serialised): our numbers."""
+    return [{"type_": "generative_request_stats", "request_id": f"{prefix}{j}",
+             "request_latency": 1.0 + j / 10, "prompt_tokens": 100, "output_tokens": 21 + j,
+             "time_to_first_token_ms": ttft0 + j, "time_per_output_token_ms": 99.0,
+             "inter_token_latency_ms": 5.0 + j} for j in range(n)]
+
+
 def _guidellm_report(rates):
     benches = []
     for i, rate in enumerate(rates):
         benches.append({"type_": "generative_benchmark",
+                        "requests": {"successful": _guidellm_requests(4, 40.0 + i),
+                                     "errored": _guidellm_requests(1, 500.0, "e"), "incomplete": []},
                         "config": {"strategy": {"type_": "constant", "rate": rate}},
                         "metrics": {"request_totals": {"successful": 10 + i, "errored": 1,
                                                        "incomplete": 0, "total": 11 + i},
@@ -165,6 +176,13 @@ def test_guidellm_sweep_is_several_runs_json_and_yaml(tmp_path):
         assert second[("tpot_ms", "p99")] == 9.0                      # GuideLLM's ITL
         assert second[("requests", "completed")] == 11
         assert _config(store, rep.run_ids[1])["request_rate"] == 4.0
+        req = store.df("SELECT request_id, error, ttft_ms, tpot_ms, e2e_ms, completion_tokens "
+                       "FROM requests WHERE run_id = ? ORDER BY request_id", [rep.run_ids[1]])
+        ok = req[req["error"].isna()]
+        assert len(req) == 5 and len(ok) == 4 and set(req["error"].dropna()) == {"errored"}
+        assert ok["ttft_ms"].tolist() == [41.0, 42.0, 43.0, 44.0]
+        assert ok["tpot_ms"].tolist() == [5.0, 6.0, 7.0, 8.0]          # not the 99 incl. first
+        assert ok["e2e_ms"].tolist() == pytest.approx([1000.0, 1100.0, 1200.0, 1300.0])
 
 
 def test_inference_perf_lifecycle_summary(tmp_path):
