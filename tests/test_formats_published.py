@@ -9,10 +9,9 @@ import json
 
 import pytest
 
-from explorer.core.store import Store
 from explorer.core.formats import _vocab, detect_format
 from explorer.core.formats._vocab import read_name
-
+from explorer.core.store import Store
 from tests.conftest import REAL
 
 
@@ -88,7 +87,7 @@ def test_aiperf_csv_alone_reads_both_sections():
     path = REAL / "aiperf_example" / "profile_export_aiperf.csv"
     if not path.is_file():
         pytest.skip("aiperf_example missing")
-    store, rep = _load(path)
+    store, _ = _load(path)
     pub = _metrics(store)
     assert pub[("ttft_ms", "mean")] == 2343.22 and pub[("ttft_ms", "p99")] == 3833.39
     assert pub[("request_throughput", "value")] == 9.55
@@ -186,7 +185,7 @@ def test_guidellm_sweep_is_several_runs_json_and_yaml(tmp_path):
 
 
 def test_inference_perf_lifecycle_summary(tmp_path):
-    dist = lambda m: {"mean": m, "median": m, "p90": 1.5 * m, "p99": 2 * m, "max": 3 * m}  # noqa: E731
+    dist = lambda m: {"mean": m, "median": m, "p90": 1.5 * m, "p99": 2 * m, "max": 3 * m}
     obj = {"load_summary": {"count": 120, "schedule_delay": dist(0.001)},
            "successes": {"count": 118, "latency": {"request_latency": dist(2.0),
                                                    "time_to_first_token": dist(0.05),
@@ -533,7 +532,7 @@ def test_per_request_records_with_shared_names_stay_request_tables(tmp_path):
     p = tmp_path / "requests.jsonl"
     p.write_text('{"request_id": "a", "time_to_first_token": 0.1, "request_latency": 1.2}\n'
                  '{"request_id": "b", "time_to_first_token": 0.2, "request_latency": 1.5}\n')
-    assert dict((n, s) for s, n in rank_formats(p))["published"] == 0.0
+    assert {n: s for s, n in rank_formats(p)}["published"] == 0.0
     store = Store()
     r = store.load_file(p)
     assert r.format == "generic_table" and r.rows_loaded == 2

@@ -31,7 +31,16 @@ from ..errors import InputError
 from ..i18n import _
 from ._common import insert_requests, register_run
 from ._results import insert_run_metrics
-from ._vocab import TOOLS, config_key, named, normalise, number, read_name, scale_to, stat_of
+from ._vocab import (
+    TOOLS,
+    config_key,
+    named,
+    normalise,
+    number,
+    read_name,
+    scale_to,
+    stat_of,
+)
 from .base import Sniff, read_json
 
 NAME = "published"
@@ -40,7 +49,7 @@ _RULE = set("-=+|:─━═│┃║╞╡╪╤╧╒╕╘╛├┤┼┬┴�
 _BAR = re.compile(r"\s*[|│┃║]\s*")
 _KV = re.compile(r"^(?P<key>[^:：]{2,100}?)\s*[:：]\s*(?P<val>\S.*?)\s*$")
 _STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?\s*(?:\[?[A-Z]+\]?\s*)?(?:[\w.]+:\d+\s*-?\s*)?")
-_MULTI = re.compile(r"(percentile)?\s*[(\[]([^()\[\]]*,[^()\[\]]*)[)\]]", re.I)
+_MULTI = re.compile(r"(percentile)?\s*[(\[]([^()\[\]]*,[^()\[\]]*)[)\]]", re.IGNORECASE)
 
 
 def _named(path: Path, t: dict) -> bool:
