@@ -57,7 +57,7 @@ def write(doc: dict, out: Path, formats: list[str]) -> list[Path]:
         written.append(write_text(out / "compare.md", "# " + _("Runs compared") + "\n\n"
                                   + md_compare(doc) + "\n"))
     if "html" in formats:
-        from explorer.widgets.painters.compare import compare_document
+        from explorer.reporting.html import compare_document
         written.append(write_text(out / "compare.html", compare_document(doc)))
     if "png" in formats:
         from explorer.widgets.painters.compare import save_sweeps

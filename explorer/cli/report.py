@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from explorer.core.fmt import share
 from explorer.core.i18n import _
 

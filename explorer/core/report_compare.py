@@ -73,7 +73,7 @@ def items_rows(it: dict) -> list[tuple[str, str]]:
 
 
 def md_items(it: dict) -> str:
-    from .report import _table
+    from .mdtable import _table
     rows = items_rows(it)
     out = [_table((_("Items"), _("Value")), rows)]
     out += [f"- **{md(w)}**" for w in it.get("warnings") or []]
@@ -95,7 +95,7 @@ def metric_rows(p: dict) -> list[tuple]:
 
 
 def md_pair(p: dict) -> str:
-    from .report import _table
+    from .mdtable import _table
     head = f"**{md(p['a'])} → {md(p['b'])}**"
     lines = [head, ""]
     if p.get("kind") == "runs":
@@ -140,13 +140,13 @@ SUMMARY_HEADS = (N_("A"), N_("B"), N_("Differs in"), N_("Mean TTFT change"), N_(
 
 
 def md_summary(pairs: list) -> str:
-    from .report import _table
+    from .mdtable import _table
     return _table([_(h) for h in SUMMARY_HEADS], summary_rows(pairs[:200]))
 
 
 def md_compare(doc: dict) -> str:
     """The `compare` result (analysis.runcompare.compare_runs) as Markdown."""
-    from .report import _table
+    from .mdtable import _table
     out = [_("{n} runs in {w} workloads; {p} pairs compared.").format(
         n=len(doc.get("runs") or []), w=len(doc.get("workloads") or []),
         p=len(doc.get("pairs") or []))]

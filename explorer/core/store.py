@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import errlog, schema
-from .errors import Cancelled, InputError, SessionError, TraceExplorerError
+from .errors import Cancelled, InputError, SessionError
 from .i18n import _, ngettext
 from .sqlutil import load_query, quote_ident
 

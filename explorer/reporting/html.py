@@ -124,7 +124,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
         if key not in doc and (img is None or img not in images):
             continue
         title = _(TITLES[key])
-        out.append(f"<h2>{esc(title)}</h2>")
+        out.append(f"<h2>{html_text(title)}</h2>")
         value = doc.get(key)
         why = None if key in ("distributions", "timeline") else missing_reason(value)
         if why:
@@ -133,7 +133,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
         for name in (BEFORE.get(img), img):
             if name in images:  # in its own paragraph: QTextDocument sets an image inline
                 width = f" width='{print_width(name, images[name])}'" if for_pdf else ""
-                out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{esc(title)}'></p>")
+                out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{html_text(title)}'></p>")
         if key == "sla":  # per-run rows only for the runs that served the cohort
             out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs")))
         elif table is not None:
@@ -225,3 +225,10 @@ def provenance_html(doc: dict) -> str:
 def _short(v, n: int = 160) -> str:
     s = "" if v is None else str(v)
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def compare_document(doc: dict) -> str:
+    """compare.html: one self-contained document."""
+    title = _("Runs compared")
+    return (f"<html><head><meta charset='utf-8'><title>{html_text(title)}</title><style>{CSS}</style>"
+            f"</head><body><h1>{html_text(title)}</h1>{compare_html(doc)}</body></html>")

@@ -156,10 +156,3 @@ def compare_html(doc: dict) -> str:
     out += [pair_html(p) for p in (doc.get("pairs") or [])[:MD_MAX_PAIRS]]
     return "".join(out)
 
-
-def compare_document(doc: dict) -> str:
-    """compare.html: one self-contained document."""
-    from explorer.reporting.html import CSS
-    title = _("Runs compared")
-    return (f"<html><head><meta charset='utf-8'><title>{esc(title)}</title><style>{CSS}</style>"
-            f"</head><body><h1>{esc(title)}</h1>{compare_html(doc)}</body></html>")
