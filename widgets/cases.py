@@ -105,14 +105,14 @@ class CasesModel(QAbstractTableModel):
             return
         key = self.df[col]
         if col == "correct":  # vectorised: a per-row lambda cost 0.15 s of the UI thread a paint
-            na = key.isna()
-            key = key.where(~na, False).astype(bool).astype(int).where(~na, 2)
+            key = key.astype("boolean")
         elif col == "level":
-            key = pd.to_numeric(key, errors="coerce").fillna(9)
+            key = pd.to_numeric(key, errors="coerce")
         else:
-            key = key.astype("string").fillna("~")
+            key = key.astype("string").replace("", pd.NA)
         self.layoutAboutToBeChanged.emit()
-        idx = key.sort_values(ascending=order == Qt.SortOrder.AscendingOrder, kind="stable").index
+        idx = key.sort_values(ascending=order == Qt.SortOrder.AscendingOrder, kind="stable",
+                              na_position="last").index  # missing last either way
         self.df = self.df.loc[idx].reset_index(drop=True)
         self.layoutChanged.emit()
 
