@@ -831,8 +831,9 @@ class Session(QObject):
         tree = self.objects.get("tree")
         if tree is None:
             return
+        from explorer.core.analysis.tree import node_condition
         self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           self.tr("Decision tree: node %1").replace("%1", str(node_id)),
+                           self.tr("Decision tree: %1").replace("%1", node_condition(tree, node_id)),
                            source=("tree", node_id))
 
     def select_cases(self, case_ids, view: str = "Cases") -> None:
@@ -856,8 +857,9 @@ class Session(QObject):
         hm = self.objects.get("heatmap")
         if hm is None:
             return
+        from explorer.core.analysis.heatmap import cell_condition
         self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
-                           self.tr("Heatmap: cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)),
+                           self.tr("Heatmap: %1").replace("%1", cell_condition(hm, ix, iy)),
                            requests=True, source=("heatmap", ix, iy))
 
     def runners(self) -> list[Runner]:

@@ -1275,10 +1275,6 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>正在列出 case</translation>
     </message>
     <message>
-        <source>Decision tree: node %1</source>
-        <translation>决策树定界：节点 %1</translation>
-    </message>
-    <message>
         <source>Distributions: %1</source>
         <translation>关键指标分布：%1</translation>
     </message>
@@ -1299,10 +1295,6 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>%1：选取了 %2</translation>
     </message>
     <message>
-        <source>Heatmap: cell (%1, %2)</source>
-        <translation>热力图：单元格（%1, %2）</translation>
-    </message>
-    <message>
         <source>Session saved to %1</source>
         <translation>会话已保存到 %1</translation>
     </message>
@@ -1321,6 +1313,14 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>Connected to %1: %2 requests in %3</source>
         <translation>已连接 %1：%3 中有 %2 个请求</translation>
+    </message>
+    <message>
+        <source>Decision tree: %1</source>
+        <translation>决策树：%1</translation>
+    </message>
+    <message>
+        <source>Heatmap: %1</source>
+        <translation>热力图：%1</translation>
     </message>
 </context>
 <context>
