@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
+from explorer.widgets.elide import ElidedLabel
 from explorer.widgets.painters.header import header_items, summary_line
 
 
@@ -50,6 +51,7 @@ class HeaderPanel(Panel):
                 w.deleteLater()
         for title, value, tip in self.items:
             box = QFrame()
+            box.setMinimumWidth(0)
             box.setObjectName("headerBox")
             box.setProperty("kind", {"Data": "simulated", "Selected": "selected"}.get(title, ""))
             box.setToolTip(qt_plain_tip(tip))
@@ -58,8 +60,9 @@ class HeaderPanel(Panel):
             v.setSpacing(0)
             t = QLabel(title)  # the painter's title, already in the current language
             t.setObjectName("headerTitle")
-            val = QLabel(value)
-            val.setTextFormat(Qt.TextFormat.PlainText)  # cluster names come from input files
+            # cluster names come from input files, a selection names its condition: elided to
+            # the window's width, whole on hover (never wider than the screen)
+            val = ElidedLabel(value, least=60, tip=tip)
             val.setObjectName("headerValue")
             v.addWidget(t)
             v.addWidget(val)

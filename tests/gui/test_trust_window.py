@@ -1,0 +1,42 @@
+"""Issue 33, item 3: the window never grows wider than the screen, whatever the names and the
+selection: a 200-character cluster name and a selection (named by its condition) are elided in
+the header, whole on hover; the window's minimum width stays under a 1,366 px laptop screen."""
+from __future__ import annotations
+
+from tests.gui.conftest import painted, synthetic_store
+
+LONG = "lm-eval-harness_" + "mmlu_pro_" * 19 + "samples.jsonl"   # 200 characters
+
+
+def test_a_long_cluster_name_and_a_selection_fit_a_laptop_screen(window, qtbot):
+    assert len(LONG) >= 200
+    store, _req, _cases = synthetic_store()
+    store.con.execute("UPDATE cases SET cluster = ? WHERE cluster = 'format error'", [LONG])
+    s = window.session
+    s.store.close()
+    s.store = store
+    window.resize(1366, 768)
+    with qtbot.waitSignal(s.runner.idle, timeout=60000):
+        s.rescan()
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    with qtbot.waitSignal(s.runner.idle, timeout=60000):
+        s.set_cluster(LONG)
+    qtbot.waitUntil(lambda: s.runner.pending() == 0 and s.cluster == LONG, timeout=60000)
+    tree = s.data["tree"]
+    node = max((n for n in tree["nodes"] if n["parent"] is not None), key=lambda n: n["depth"])
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000,
+                          check_params_cb=lambda u: isinstance(u.get("selection"), dict)):
+        s.select_tree_node(node["id"])
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    painted(window)
+    qtbot.wait(50)
+    assert window.minimumSizeHint().width() <= 1366
+    assert window.width() <= 1366
+    header = window.panels["header"]
+    values = {t: v for t, v, _ in header.items}
+    assert values["Cluster"] == LONG and "Decision tree: " in values["Selected"]
+    from explorer.widgets.elide import ElidedLabel
+    labels = [w for w in header.findChildren(ElidedLabel) if w.full_text() == LONG]
+    assert labels and labels[0].is_elided() and "…" in labels[0].shown_text()
+    assert LONG in labels[0].toolTip()             # the whole name on hover
+    assert header.width() <= 1366
