@@ -509,10 +509,20 @@ class MainWindow(QMainWindow):
     def tidy_tab_bars(self) -> None:
         """Dock tab names in full, never elided ("Metric compari…", "Ru…" on a laptop): a
         tab bar too narrow for its tabs scrolls with arrow buttons instead."""
+        from explorer.widgets.tabfit import fit_tab_bar
         for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
             bar.setElideMode(Qt.TextElideMode.ElideNone)
             bar.setUsesScrollButtons(True)
             bar.setExpanding(False)
+            if bar.isVisible():   # compact before scrolling (issue 33): every tab in view
+                x = bar.geometry().left()
+                room = [d.width() for d in self.docks.values() if d.isVisible()
+                        and abs(d.geometry().left() - x) <= 4 and d.geometry().top() >= bar.geometry().top()]
+                fit_tab_bar(bar, max(room, default=bar.width()))
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        QTimer.singleShot(0, self.tidy_tab_bars)
 
     def closeEvent(self, ev) -> None:
         self.settings.setValue("geometry", self.saveGeometry())

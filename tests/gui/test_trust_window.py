@@ -40,3 +40,19 @@ def test_a_long_cluster_name_and_a_selection_fit_a_laptop_screen(window, qtbot):
     assert labels and labels[0].is_elided() and "…" in labels[0].shown_text()
     assert LONG in labels[0].toolTip()             # the whole name on hover
     assert header.width() <= 1366
+
+
+def test_every_tab_in_view_on_a_laptop_screen(window, qtbot):
+    """At 1,366 x 768 every dock tab is in view (no tab behind the scroll arrows)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+    window.resize(1366, 768)
+    qtbot.wait(100)
+    window.tidy_tab_bars()
+    bars = [b for b in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+            if b.isVisible() and b.count() > 1]
+    assert bars
+    for bar in bars:
+        need = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
+        assert need <= bar.width() + 1, [bar.tabText(i) for i in range(bar.count())]
+        assert all(bar.tabRect(i).right() <= bar.width() for i in range(bar.count()))
