@@ -214,6 +214,10 @@
         <translation>类目</translation>
     </message>
     <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
         <source>Bound request</source>
         <translation>绑定的请求</translation>
     </message>
@@ -303,6 +307,18 @@
     <message>
         <source>Control:</source>
         <translation>对照组：</translation>
+    </message>
+    <message>
+        <source>Analyse the cases of one eval (one model) only, or of every loaded eval pooled</source>
+        <translation>只分析一个 eval（一个模型）的 case，或合并分析全部已加载的 eval</translation>
+    </message>
+    <message>
+        <source>Eval:</source>
+        <translation>Eval：</translation>
+    </message>
+    <message>
+        <source>every eval (%1)</source>
+        <translation>全部 eval（%1 个）</translation>
     </message>
     <message>
         <source>No badcase cluster: load an eval with wrong answers (the cluster is taken from the file, else from the category).</source>
@@ -1265,6 +1281,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>Setting engine versions</source>
         <translation>正在设置引擎版本</translation>
+    </message>
+    <message>
+        <source>Listing clusters</source>
+        <translation>正在列出 cluster</translation>
     </message>
     <message>
         <source>Analysing cohort</source>
