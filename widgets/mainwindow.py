@@ -57,9 +57,17 @@ class MainWindow(QMainWindow):
         QApplication.instance().focusChanged.connect(self._focus_changed)
         session.message.connect(self._show_message)  # bound methods: see _on_results
         session.storeChanged.connect(self._update_actions)
+        session.storeChanged.connect(self._front_tab)
         session.selectionChanged.connect(self._update_actions)
         if hasattr(session, "requestActivated"):  # the Timeline panel paints it; show its dock
             session.requestActivated.connect(self._show_timeline)
+
+    def _front_tab(self) -> None:
+        """Traces without eval cases open on what they can answer (issue 33): the Versions tab
+        in front of the metric comparison, which needs badcases."""
+        meta = self.session.data.get("meta") or {}
+        if meta and not meta.get("cases") and meta.get("runs") and "versions" in self.docks:
+            self.show_panel("versions")
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
