@@ -56,3 +56,25 @@ def test_every_tab_in_view_on_a_laptop_screen(window, qtbot):
         need = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
         assert need <= bar.width() + 1, [bar.tabText(i) for i in range(bar.count())]
         assert all(bar.tabRect(i).right() <= bar.width() for i in range(bar.count()))
+
+
+def test_the_riskiest_branch_is_in_view_on_a_laptop(window, qtbot):
+    """The demo's tree is wider than the Decision tree tab at 1,366 px: it opens on the
+    riskiest branch (root to riskiest leaf in view), not on its left edge."""
+    s = window.session
+    window.resize(1366, 768)
+    s.load_demo()
+    qtbot.waitUntil(lambda: s.runner.pending() == 0 and s.data.get("tree") is not None,
+                    timeout=240000)
+    window.show_panel("tree")
+    panel = window.panels["tree"]
+    qtbot.waitUntil(lambda: not panel.stale and bool(panel.items), timeout=30000)
+    qtbot.wait(50)
+    panel.view.fit()
+    shown = panel.view.mapToScene(panel.view.viewport().rect()).boundingRect()
+    path = s.data["tree"]["riskiest_path"]
+    whole = panel.scene.itemsBoundingRect()
+    assert whole.width() > shown.width()          # the tree does not fit: the case at hand
+    for n in (path[0], path[-1]):
+        r = panel.items[n].sceneBoundingRect()
+        assert shown.left() - 1 <= r.left() and r.right() <= shown.right() + 1, (n, r, shown)
