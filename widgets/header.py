@@ -48,10 +48,10 @@ class HeaderPanel(Panel):
         while self._row.count():
             w = self._row.takeAt(0).widget()
             if w is not None:
+                w.hide()          # gone at once, not when the event loop deletes it
                 w.deleteLater()
         for title, value, tip in self.items:
             box = QFrame()
-            box.setMinimumWidth(0)
             box.setObjectName("headerBox")
             box.setProperty("kind", {"Data": "simulated", "Selected": "selected"}.get(title, ""))
             box.setToolTip(qt_plain_tip(tip))
@@ -62,7 +62,9 @@ class HeaderPanel(Panel):
             t.setObjectName("headerTitle")
             # cluster names come from input files, a selection names its condition: elided to
             # the window's width, whole on hover (never wider than the screen)
-            val = ElidedLabel(value, least=60, tip=tip)
+            val = ElidedLabel(value, least=160, tip=tip,
+                              mode=Qt.TextElideMode.ElideMiddle if title == self.items[0][0]
+                              else Qt.TextElideMode.ElideRight)
             val.setObjectName("headerValue")
             v.addWidget(t)
             v.addWidget(val)
