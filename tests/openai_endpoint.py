@@ -1,8 +1,9 @@
 """A small OpenAI-compatible endpoint for the real-tool tests, on 127.0.0.1 (ephemeral port).
 
 Serves POST /v1/completions and /v1/chat/completions (streamed as SSE with `stream: true`, else one
-JSON body), GET /v1/models, GET /health and GET /metrics (a few vLLM-named Prometheus series, so a
-tool's server-metrics scrape has something real to read). Every answer carries `usage`
+JSON body), GET /v1/models, GET /health, GET /metrics (a few vLLM-named Prometheus series, so a
+tool's server-metrics scrape has something real to read) and GET /dcgm/metrics (a DCGM exporter's
+series for one pretend GPU, for a tool's GPU telemetry). Every answer carries `usage`
 (prompt_tokens, completion_tokens, total_tokens; streamed: in a last chunk, as OpenAI does with
 `stream_options.include_usage`, and always, as vLLM does).
 
@@ -13,7 +14,9 @@ words (the tests' tokenizer is a word-level one, so a tool that tokenizes counts
 the answer is `max_tokens` words (default 16, capped at `max_output`), or `responder(prompt)`'s
 text when the test gives one (an eval's answers). Each request is logged in `log` with the
 server's own clock (`time.perf_counter_ns` is not comparable across processes, so the log keeps
-`time.time_ns()`): arrival, first token sent, last token sent, prompt / completion tokens and the
+`time.time_ns()`): arrival (stamped when the handler starts, so never before the client
+started sending), first and last token (stamped just before they are written, so never after
+the client could read them): a client's TTFT and E2E are at least the server's, prompt / completion tokens and the
 `X-Request-ID` header a tool sent.
 
 Bounded: a ThreadingHTTPServer in a daemon thread, stopped by `close()` (the context manager).
@@ -104,8 +107,8 @@ class Endpoint:
                         {"id": ep.model, "object": "model", "created": 0, "owned_by": "test"}]})
                 elif path in ("/health", "/ping"):
                     self._json(200, {"status": "ok"})
-                elif path == "/metrics":
-                    data = ep.prometheus().encode()
+                elif path in ("/metrics", "/dcgm/metrics"):
+                    data = (ep.dcgm() if path.startswith("/dcgm") else ep.prometheus()).encode()
                     self.send_response(200)
                     self.send_header("Content-Type", "text/plain; version=0.0.4")
                     self.send_header("Content-Length", str(len(data)))
@@ -126,7 +129,13 @@ class Endpoint:
                     return self._json(404, {"error": {"message": f"no route {path}"}})
                 ep._serve(self, path, body, arrival)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request, client_address):  # a client that hung up: not ours
+                import sys
+                if not isinstance(sys.exc_info()[1], ConnectionError):
+                    super().handle_error(request, client_address)
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -161,6 +170,18 @@ class Endpoint:
             "# TYPE vllm:generation_tokens_total counter\n", f"vllm:generation_tokens_total{lab} {g}\n",
             "# TYPE vllm:request_success_total counter\n", f"vllm:request_success_total{lab} {len(done)}\n",
         ])
+
+    def dcgm(self) -> str:
+        """A DCGM exporter's text for one pretend GPU: utilisation = requests in flight x 10 %, the
+        framebuffer 1000 MiB + 10 MiB a request in flight, power 100 W, 40 C (the truth the GPU
+        telemetry export must carry)."""
+        with self._lock:
+            running = sum(1 for s in self.log if not s.end_ns)
+        lab = ('{gpu="0",UUID="GPU-00000000-1111-2222-3333-444444444444",pci_bus_id="00000000:01:00.0",'
+               'device="nvidia0",modelName="Test GPU",Hostname="localhost"}')
+        series = {"DCGM_FI_DEV_GPU_UTIL": min(100, 10 * running), "DCGM_FI_DEV_FB_USED": 1000 + 10 * running,
+                  "DCGM_FI_DEV_POWER_USAGE": 100.0, "DCGM_FI_DEV_GPU_TEMP": 40}
+        return "".join(f"# TYPE {k} gauge\n{k}{lab} {v}\n" for k, v in series.items())
 
     def _words(self, prompt: str, max_tokens: int) -> list[str]:
         if self.responder is not None:
@@ -218,12 +239,12 @@ class Endpoint:
             choice = ({"index": 0, "delta": ({"role": "assistant", "content": t} if k == 0 else {"content": t}),
                        "finish_reason": fin} if chat else
                       {"index": 0, "text": t, "finish_reason": fin, "logprobs": None})
-            send({**base, "object": obj, "choices": [choice], "usage": None})
-            now = time.time_ns()
+            now = time.time_ns()  # stamped before the write: the client cannot have it earlier
             if k == 0:
                 rec.first_token_ns = now
             if last:
                 rec.end_ns = now
+            send({**base, "object": obj, "choices": [choice], "usage": None})
         send({**base, "object": obj, "choices": [], "usage": usage})
         send("[DONE]")
         h.wfile.write(b"0\r\n\r\n")

@@ -66,10 +66,13 @@ def build_tokenizer(tool: str, out: Path) -> Path:
     return out
 
 
-def run_tool(cmd: list, cwd: Path, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run a tool's command line offline; fail the test with its output when it fails."""
-    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-                "TRANSFORMERS_OFFLINE": "1", "NO_PROXY": "127.0.0.1,localhost",
+def run_tool(cmd: list, cwd: Path, timeout: float = 300, env: dict | None = None,
+             offline: bool = True) -> subprocess.CompletedProcess:
+    """Run a tool's command line (Hugging Face offline mode unless `offline` is False: the hub
+    is unreachable either way); fail the test with its output when it fails."""
+    hf = ({"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+          if offline else {})
+    full_env = {**os.environ, **hf, "NO_PROXY": "127.0.0.1,localhost",
                 "no_proxy": "127.0.0.1,localhost", "PYTHONUNBUFFERED": "1",
                 "TOKENIZERS_PARALLELISM": "false", **(env or {})}
     full_env.pop("PYTHONPATH", None)  # the tool's venv, not the app's tree

@@ -25,8 +25,10 @@ NAME = "aiperf"
 KIND = "trace"
 
 _TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0, "sec": 1000.0}
-# AIPerf metric -> canonical column (times; converted to ms by unit)
+# AIPerf metric -> canonical column (times; converted to ms by unit). AIPerf 0.13 names the
+# TTFT `time_to_first_token` (metrics/types/ttft_metric.py, tag), earlier exports `ttft`.
 _TIMES = {"ttft": "ttft_ms", "inter_token_latency": "tpot_ms", "request_latency": "e2e_ms"}
+_ALIASES = {"ttft": "time_to_first_token"}
 _TOKENS = {"input_sequence_length": "prompt_tokens", "output_sequence_length": "completion_tokens"}
 
 
@@ -86,6 +88,8 @@ def load(path: Path, store, report) -> None:
             row = {"request_id": rid, "arrival_s": ts_ns / 1e9 if ts_ns is not None else None}
             fields: dict = {col: f"metrics.{src}" for src, col in _TOKENS.items()}
             for src, col in _TIMES.items():
+                if src not in metrics and _ALIASES.get(src) in metrics:
+                    src = _ALIASES[src]
                 row[col], scale = _metric_ms(metrics, src)
                 fields[col] = (f"metrics.{src}", scale)
             for src, col in _TOKENS.items():
