@@ -174,3 +174,24 @@ def test_artefact_folder_read_whole_accuracy_bound_exactly(aiperf_run):
                           "WHERE l.request_id = c.request_id").fetchone()[0] == N
     assert by_file["profile_export.jsonl"].format == "aiperf"
     assert by_file["accuracy_export.jsonl"].format == "aiperf_accuracy"
+
+
+def test_dropped_folder_goes_to_the_badcase_analysis(aiperf_run, tmp_path):
+    """`report` on the artefact folder as dropped: the cohort is the failed graded responses,
+    every one bound to its request (binding rate 1, level 1 only)."""
+    import subprocess
+    import sys
+    art, _ = aiperf_run
+    acc = [json.loads(x) for x in (art / "accuracy_export.jsonl").read_text().splitlines()]
+    p = subprocess.run([sys.executable, "-m", "explorer", "report", str(art), "--format", "json",
+                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    rep = json.loads((tmp_path / "report.json").read_text())
+    c = rep["cohort"]
+    failed = [a for a in acc if not a["passed"]]
+    assert c["bound"] == c["badcases"] and c["binding_rate"] == 1.0
+    assert c["badcases"] <= len(failed) and c["badcases"] > 0
+    levels = {int(k) for k, v in c["link_levels"].items() if v}
+    assert levels == {1}, c  # badcases and control alike: exact ids only
+    assert c["control"] > 0
+    assert {r["metric"] for r in rep["comparison"]} >= {"ttft_ms", "e2e_ms"}
