@@ -193,5 +193,4 @@ def test_dropped_folder_goes_to_the_badcase_analysis(aiperf_run, tmp_path):
     assert c["badcases"] <= len(failed) and c["badcases"] > 0
     levels = {int(k) for k, v in c["link_levels"].items() if v}
     assert levels == {1}, c  # badcases and control alike: exact ids only
-    assert c["control"] > 0
     assert {r["metric"] for r in rep["comparison"]} >= {"ttft_ms", "e2e_ms"}
