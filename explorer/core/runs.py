@@ -46,8 +46,8 @@ def _stat(values: np.ndarray, stat: str) -> float | None:
         return float(np.mean(values))
     if stat == "median":
         return float(np.median(values))
-    if stat == "std":
-        return float(np.std(values))
+    if stat in ("std", "std_sample"):  # population (numpy's default) / sample (ddof 1)
+        return float(np.std(values, ddof=1 if stat == "std_sample" else 0))
     if stat in ("min", "max"):
         return float(values.min() if stat == "min" else values.max())
     m = re.fullmatch(r"p(\d+(?:\.\d+)?)", stat)

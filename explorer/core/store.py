@@ -452,6 +452,59 @@ class Store:
 
     # -- loading ----------------------------------------------------------------------------
     def load_file(self, path: str | Path, format: str | None = None) -> LoadReport:
+        """load_one for a file or folder; a .gz / .zst file is decoded first and a .zip
+        loads its members (explorer.core.archive: read in place, named as the archive)."""
+        from . import archive
+        if not archive.kind(Path(path)):
+            return self.load_one(path, format)
+        reports = self._load_archive(Path(path), format)
+        return reports[0] if len(reports) == 1 else self._archive_summary(Path(path), reports)
+
+    def _load_archive(self, path: Path, format: str | None = None) -> list[LoadReport]:
+        """The reports of an archive's content (archive.unpacked), its temporary paths shown
+        as the archive's; a broken archive gives one failed report."""
+        from . import archive
+        try:
+            with archive.unpacked(path) as (inner, shown, note):
+                for tmp, orig in shown.items():
+                    self._copy_of[tmp] = (orig, note)
+                try:
+                    if archive.kind(path) == "stream":
+                        reports = [self.load_one(inner, format)]
+                    else:
+                        reports = self.load_paths([inner])
+                finally:
+                    for tmp in shown:
+                        self._copy_of.pop(tmp, None)
+        except InputError as e:
+            report = LoadReport(path=str(path), error=str(e))
+            self._record_input(report)
+            return [report]
+        for r in reports:
+            for tmp, orig in sorted(shown.items(), key=lambda kv: -len(kv[0])):
+                r.path = r.path.replace(tmp, orig)
+                r.error = r.error and r.error.replace(tmp, orig)
+                r.skipped_file = r.skipped_file and r.skipped_file.replace(tmp, orig)
+            if not r.skipped_file:
+                r.columns[_("(archive)")] = note
+        return reports
+
+    def _archive_summary(self, path: Path, reports: list[LoadReport]) -> LoadReport:
+        """One report standing for a .zip's members (load_paths gives each its own)."""
+        ok = [r for r in reports if not r.skipped_file and not r.error]
+        out = LoadReport(path=str(path), format=", ".join(sorted({r.format for r in ok})) or None,
+                         kind=ok[0].kind if ok else None,
+                         run_ids=[x for r in ok for x in r.run_ids],
+                         eval_ids=[x for r in ok for x in r.eval_ids],
+                         rows_loaded=sum(r.rows_loaded for r in ok),
+                         rows_skipped=sum(r.rows_skipped for r in ok),
+                         skipped_reasons=[f"{r.path}: {x}" for r in ok for x in r.skipped_reasons][:20],
+                         columns={r.path: r.format for r in ok})
+        if not ok:
+            out.error = f"{path}: " + _("no trace or eval file found in this archive")
+        return out
+
+    def load_one(self, path: str | Path, format: str | None = None) -> LoadReport:
         """Detect the format of one file or folder by content and load it in one transaction.
 
         Never raises for a bad file: the returned LoadReport carries `error` (naming the file,
@@ -469,7 +522,7 @@ class Store:
         """
         from .formats import detect_format, get_format
 
-        report = LoadReport(path=str(path))
+        report = LoadReport(path=str(self.source_of(path)))
         recorded = False
         with self._lock:
             try:
@@ -508,6 +561,7 @@ class Store:
                                 f"{errlog.describe(e)} ({errlog.record(e, f'loading {path}')})")
             if report.error:
                 report.run_ids, report.eval_ids, report.rows_loaded = [], [], 0
+                report.error = report.error.replace(str(path), report.path)
             if not recorded:
                 self._record_input(report)
         return report
@@ -782,7 +836,7 @@ class Store:
         found: _classify's result for a file in a folder ((why, format), or a failed report)."""
         if note is not None:
             kind, why = note
-            report = LoadReport(path=str(p), **({"error": f"{p}: {why}"} if kind == "error"
+            report = LoadReport(path=str(self.source_of(p)), **({"error": f"{p}: {why}"} if kind == "error"
                                                  else {"skipped_file": why}))
         elif found is not None and len(found) == 3:
             report = found[2]  # detection itself failed
@@ -790,7 +844,7 @@ class Store:
             why, fmt = (None, None) if explicit else found[:2]
             if not why:
                 return self.load_file(p, fmt)  # detected once
-            report = LoadReport(path=str(p), skipped_file=why)
+            report = LoadReport(path=str(self.source_of(p)), skipped_file=why)
         with self._lock:
             self._record_input(report)
         return report
@@ -808,10 +862,14 @@ class Store:
         from .formats import MIN_CONFIDENCE, rank_formats
         from .formats._sweep import pass_over
         from .formats.base import Sniff
+        from .formats.published import pass_over as published_pass_over
         try:
             if p.stat().st_size == 0:
                 return _("empty file"), None
-            sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
+            from . import archive
+            if archive.kind(p):
+                return None, None  # load_file decodes it, then detects what is inside
+            sweep = pass_over(p) or published_pass_over(p)  # summaries of files loaded anyway
             if sweep:
                 return sweep, None
             sniff = Sniff.of(p)
