@@ -73,8 +73,11 @@ def aiperf_run(tmp_path_factory):
                   "--synthetic-input-tokens-stddev", 0, "--output-tokens-mean", OSL,
                   "--output-tokens-stddev", 0, "--random-seed", 1, "--ui", "none",
                   "--artifact-dir", art, "--export-level", "raw",
-                  "--gpu-telemetry", ep.url + "/dcgm/metrics"],
-                 cwd=d, timeout=400, offline=False)  # offline mode makes aiperf treat a path as a hub id
+                  "--gpu-telemetry", ep.url + "/dcgm/metrics",
+                  "--server-metrics-formats", "json", "csv", "jsonl"],
+                 cwd=d, timeout=400, offline=False,  # offline: aiperf takes a path for a hub id
+                 env={"AIPERF_SERVER_METRICS_COLLECTION_INTERVAL": "0.05",
+                      "AIPERF_GPU_COLLECTION_INTERVAL": "0.05"})  # offline mode makes aiperf treat a path as a hub id
         log = list(ep.log)
     import subprocess
     subprocess.run([str(tool_python("aiperf")), "-c", _ACCURACY, str(art)], check=True, timeout=120)
@@ -194,3 +197,44 @@ def test_dropped_folder_goes_to_the_badcase_analysis(aiperf_run, tmp_path):
     levels = {int(k) for k, v in c["link_levels"].items() if v}
     assert levels == {1}, c  # badcases and control alike: exact ids only
     assert {r["metric"] for r in rep["comparison"]} >= {"ttft_ms", "e2e_ms"}
+
+
+def test_gpu_telemetry_summary_reproduced(aiperf_run):
+    """gpu_* run_metrics (the product's summary of gpu_telemetry_export.jsonl) equal AIPerf's
+    own telemetry_data summary in profile_export_aiperf.json; the endpoint's DCGM truth holds
+    (utilisation = 10 % a request in flight, power 100 W)."""
+    art, _ = aiperf_run
+    gpu = _published(art)["telemetry_data"]["endpoints"]
+    (host,) = gpu.values()
+    pub = host["gpus"]["gpu_0"]["metrics"]
+    st = Store()
+    st.load_paths([art / "profile_export.jsonl"])
+    got = {(m, s): v for m, s, v in st.con.execute(
+        "SELECT metric, stat, value FROM run_metrics WHERE metric LIKE 'gpu_%'").fetchall()}
+    for src, mine in (("nvidia_gpu_utilization", "gpu_utilization"),
+                      ("nvidia_memory_used", "gpu_memory_used"),
+                      ("nvidia_power_usage", "gpu_power_usage")):
+        for stat, pstat in (("mean", "avg"), ("min", "min"), ("max", "max"), ("std", "std"),
+                            ("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("count", "count")):
+            assert got[(mine, stat)] == pytest.approx(pub[src][pstat], rel=1e-9, abs=1e-12), (src, stat)
+    assert got[("gpu_power_usage", "mean")] == 100.0
+    assert 0 <= got[("gpu_utilization", "max")] <= 10 * CONC
+
+
+def test_server_metrics_series_become_engine_stats(aiperf_run):
+    """server_metrics_export.jsonl scrapes -> engine_stats of the same run: running never above
+    the concurrency, and gen_tps integrated over the scrapes gives the generation-token
+    counter's increase that the scrapes themselves show."""
+    art, log = aiperf_run
+    scr = [json.loads(x) for x in (art / "server_metrics_export.jsonl").read_text().splitlines()]
+    st = Store()
+    st.load_paths([art / "profile_export.jsonl"])
+    es = st.con.execute("SELECT run_id, ts_s, running, gen_tps FROM engine_stats ORDER BY ts_s").df()
+    run = st.con.execute("SELECT DISTINCT run_id FROM requests").fetchone()[0]
+    assert set(es.run_id) == {run} and len(es) == len(scr)
+    assert es.running.max() <= CONC and es.running.max() > 0
+    gen = [s["metrics"]["vllm:generation_tokens"][0]["value"] for s in scr]
+    ts = es.ts_s.to_numpy()
+    integral = float(np.nansum(es.gen_tps.to_numpy()[1:] * np.diff(ts)))
+    assert integral == pytest.approx(gen[-1] - gen[0], rel=1e-6)
+    assert gen[-1] <= sum(s.completion_tokens for s in log)  # the endpoint's own count

@@ -10,7 +10,9 @@ error. A record with a value out of range (_common.RANGES: a negative latency or
 or a negative inter_chunk_latency entry) is skipped with its line and field, the value in the
 source's unit ("line 4: field 'metrics.ttft': negative value: -12"). The sibling
 profile_export_aiperf.json, when present, gives the model and the command, and its aggregates
-become the run's run_metrics (the vocabulary's [tool.aiperf] entry).
+become the run's run_metrics (the vocabulary's [tool.aiperf] entry); the sibling
+server_metrics_export.jsonl and gpu_telemetry_export.jsonl become its engine_stats and gpu_*
+run_metrics (_aiperf_side.py).
 """
 from __future__ import annotations
 
@@ -155,6 +157,9 @@ def load(path: Path, store, report) -> None:
     insert_token_latencies(store, run_id, itls)
     insert_events(store, run_id, events)
     _aggregates(path, store, report, run_id)
+    from . import _aiperf_side  # the folder's server-metrics and GPU telemetry exports
+    _aiperf_side.server_metrics(path, store, report, run_id)
+    _aiperf_side.gpu_telemetry(path, store, report, run_id)
     report.columns.update({
         "metadata.x_request_id": "request_id",
         "metadata.timestamp_ns": "arrival_s (/1e9, unix s)",
