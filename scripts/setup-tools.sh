@@ -17,21 +17,28 @@ find_python() {  # $1 = minor version (11, 12): a python3.$1 on PATH or under py
   return 1
 }
 
-status=0
-for t in "${tools[@]}"; do
-  req="requirements-tools/$t.txt"
+install_one() {  # $1 = tool; returns non-zero when its install failed
+  local t=$1 req="requirements-tools/$1.txt" minor venv stamp py start
   case $t in inference-perf) minor=12 ;; *) minor=11 ;; esac  # torch's CPU wheel on disk is cp311
   venv="$root/$t"; stamp="$venv/.installed"
-  if [ -f "$stamp" ] && cmp -s "$req" "$stamp"; then continue; fi
-  py=$(find_python $minor) || { echo "setup-tools: no python3.$minor, $t skipped (its tests skip)" >&2; continue; }
+  if [ -f "$stamp" ] && cmp -s "$req" "$stamp"; then return 0; fi
+  py=$(find_python $minor) || { echo "setup-tools: no python3.$minor, $t skipped (its tests skip)" >&2; return 0; }
   start=$(date +%s)
   rm -rf "$venv"
-  if "$py" -m venv "$venv" && "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req"; then
+  if "$py" -m venv "$venv" && "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" 2>&1 \
+       | grep -v "is ignored: it is neither a file nor a directory" >&2; [ "${PIPESTATUS[0]}" -eq 0 ]; then
     cp "$req" "$stamp"
     echo "setup-tools: $t ready in $(( $(date +%s) - start )) s ($venv)"
   else
     echo "setup-tools: installing $t failed after $(( $(date +%s) - start )) s; its tests skip" >&2
-    rm -rf "$venv"; status=1
+    rm -rf "$venv"; return 1
   fi
-done
+}
+
+# in parallel: the installs wait on downloads more than on the 2 cores
+mkdir -p "$root"
+pids=()
+for t in "${tools[@]}"; do install_one "$t" & pids+=($!); done
+status=0
+for p in "${pids[@]}"; do wait "$p" || status=1; done
 exit $status

@@ -37,6 +37,9 @@ from explorer.core.store import Store
 from tests.openai_endpoint import Endpoint, Timing
 from tests.real_tools import build_tokenizer, run_tool, tool_bin, tool_python
 
+# one tool run per module: its tests stay on one xdist worker (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("real_tools_aiperf")
+
 N, CONC, ISL, OSL = 20, 4, 32, 12
 
 _ACCURACY = r"""

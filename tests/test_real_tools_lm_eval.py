@@ -20,6 +20,9 @@ from explorer.core.store import Store
 from tests.openai_endpoint import Endpoint, Timing
 from tests.real_tools import run_tool, tool_bin
 
+# one tool run per module: its tests stay on one xdist worker (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("real_tools_lm_eval")
+
 N = 12
 TASK = "tiny_sums"
 YAML = """task: tiny_sums
