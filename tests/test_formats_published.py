@@ -9,10 +9,9 @@ import json
 
 import pytest
 
-from explorer.core.store import Store
 from explorer.core.formats import _vocab, detect_format
 from explorer.core.formats._vocab import read_name
-
+from explorer.core.store import Store
 from tests.conftest import REAL
 
 
@@ -88,7 +87,7 @@ def test_aiperf_csv_alone_reads_both_sections():
     path = REAL / "aiperf_example" / "profile_export_aiperf.csv"
     if not path.is_file():
         pytest.skip("aiperf_example missing")
-    store, rep = _load(path)
+    store, _ = _load(path)
     pub = _metrics(store)
     assert pub[("ttft_ms", "mean")] == 2343.22 and pub[("ttft_ms", "p99")] == 3833.39
     assert pub[("request_throughput", "value")] == 9.55
@@ -134,10 +133,21 @@ def _guidellm_dist(mean, p99, scale=1.0):
     return {"successful": d, "errored": {**d, "mean": 12345.0}, "incomplete": d, "total": d}
 
 
+def _guidellm_requests(n, ttft0, prefix="r"):
+    """GenerativeRequestStats records (src/guidellm/schemas/request_stats.py, computed fields
+    serialised): our numbers."""
+    return [{"type_": "generative_request_stats", "request_id": f"{prefix}{j}",
+             "request_latency": 1.0 + j / 10, "prompt_tokens": 100, "output_tokens": 21 + j,
+             "time_to_first_token_ms": ttft0 + j, "time_per_output_token_ms": 99.0,
+             "inter_token_latency_ms": 5.0 + j} for j in range(n)]
+
+
 def _guidellm_report(rates):
     benches = []
     for i, rate in enumerate(rates):
         benches.append({"type_": "generative_benchmark",
+                        "requests": {"successful": _guidellm_requests(4, 40.0 + i),
+                                     "errored": _guidellm_requests(1, 500.0, "e"), "incomplete": []},
                         "config": {"strategy": {"type_": "constant", "rate": rate}},
                         "metrics": {"request_totals": {"successful": 10 + i, "errored": 1,
                                                        "incomplete": 0, "total": 11 + i},
@@ -165,10 +175,17 @@ def test_guidellm_sweep_is_several_runs_json_and_yaml(tmp_path):
         assert second[("tpot_ms", "p99")] == 9.0                      # GuideLLM's ITL
         assert second[("requests", "completed")] == 11
         assert _config(store, rep.run_ids[1])["request_rate"] == 4.0
+        req = store.df("SELECT request_id, error, ttft_ms, tpot_ms, e2e_ms, completion_tokens "
+                       "FROM requests WHERE run_id = ? ORDER BY request_id", [rep.run_ids[1]])
+        ok = req[req["error"].isna()]
+        assert len(req) == 5 and len(ok) == 4 and set(req["error"].dropna()) == {"errored"}
+        assert ok["ttft_ms"].tolist() == [41.0, 42.0, 43.0, 44.0]
+        assert ok["tpot_ms"].tolist() == [5.0, 6.0, 7.0, 8.0]          # not the 99 incl. first
+        assert ok["e2e_ms"].tolist() == pytest.approx([1000.0, 1100.0, 1200.0, 1300.0])
 
 
 def test_inference_perf_lifecycle_summary(tmp_path):
-    dist = lambda m: {"mean": m, "median": m, "p90": 1.5 * m, "p99": 2 * m, "max": 3 * m}  # noqa: E731
+    dist = lambda m: {"mean": m, "median": m, "p90": 1.5 * m, "p99": 2 * m, "max": 3 * m}
     obj = {"load_summary": {"count": 120, "schedule_delay": dist(0.001)},
            "successes": {"count": 118, "latency": {"request_latency": dist(2.0),
                                                    "time_to_first_token": dist(0.05),
@@ -506,3 +523,38 @@ def test_vllm_log_with_bare_carriage_return_progress_lines(tmp_path):
     assert r.error is None and r.format == "vllm_log" and r.rows_loaded == 2
     got = store.df("SELECT ts_s, gen_tps, waiting FROM engine_stats ORDER BY ts_s")
     assert got["gen_tps"].tolist() == [240.5, 250.0] and got["ts_s"].tolist() == [0.0, 5.0]
+
+
+def test_per_request_records_with_shared_names_stay_request_tables(tmp_path):
+    """A per-request JSONL or JSON list using GenAI-Perf's metric names is no aggregate file:
+    the structural readers leave it to the request tables."""
+    from explorer.core.formats import rank_formats
+    p = tmp_path / "requests.jsonl"
+    p.write_text('{"request_id": "a", "time_to_first_token": 0.1, "request_latency": 1.2}\n'
+                 '{"request_id": "b", "time_to_first_token": 0.2, "request_latency": 1.5}\n')
+    assert {n: s for s, n in rank_formats(p)}["published"] == 0.0
+    store = Store()
+    r = store.load_file(p)
+    assert r.format == "generic_table" and r.rows_loaded == 2
+
+
+def test_inspect_prints_the_published_numbers_and_the_recomputation(tmp_path, capsys):
+    """`inspect` on an aggregates-only file prints its published numbers; on AIPerf's folder
+    (per-request file + aggregates) the recomputation stands beside them."""
+    from explorer.__main__ import main
+    p = tmp_path / "mlperf_log_summary.txt"
+    p.write_text("MLPerf Results Summary\nSUT name : my-sut\n"
+                 "Completed samples per second    : 41.50\n"
+                 "99.00 percentile latency (ns)   : 4100000000\n")
+    assert main(["inspect", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "published" in out and "4,100.00 ms" in out and "41.50 req/s" in out
+    if not AIPERF_DIR.is_dir():
+        return
+    assert main(["inspect", str(AIPERF_DIR)]) == 0
+    out = capsys.readouterr().out
+    row = next(ln for ln in out.splitlines() if ln.strip().startswith("ttft_ms p99"))
+    assert row.count("3,833.39 ms") == 2  # published and recomputed, side by side
+
+
+AIPERF_DIR = REAL / "aiperf_example"

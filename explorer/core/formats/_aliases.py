@@ -13,10 +13,9 @@ guessed from the data and the guess is written into the load report (see BARE_TI
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-from ._vocab import VOCAB, normalise  # noqa: F401 (normalise: imported from here too)
+from ._vocab import VOCAB, normalise  # normalise: imported from here too
 
 # canonical column -> base names (without unit suffix); the lists live in resources/metrics.toml
 ALIASES: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in VOCAB["columns"].items()}

@@ -90,7 +90,7 @@ def scale_to(unit_word: str | None, canonical: str) -> float | None:
     want = _CANON_UNIT.get(canonical)
     if got is None or want is None:
         return None
-    return got[1] / want[1] if got[0] == want[0] else None
+    return float(f"{got[1] / want[1]:.15g}") if got[0] == want[0] else None  # 1e-9/1e-3 = 1e-6
 
 
 def _split_stat(s: str, tool: dict | None) -> tuple[str, str | None]:

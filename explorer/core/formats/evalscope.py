@@ -14,7 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..i18n import _
-from ._common import RowError, check_ranges, insert_requests, integer, no_rows, num, register_run
+from ._common import (
+    RowError,
+    check_ranges,
+    insert_requests,
+    integer,
+    no_rows,
+    num,
+    register_run,
+)
 from .base import Sniff, iter_jsonl
 from .generic_eval import insert_cases, parse_correct, register_eval
 

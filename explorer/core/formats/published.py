@@ -29,9 +29,18 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..i18n import _
-from ._common import register_run
+from ._common import insert_requests, register_run
 from ._results import insert_run_metrics
-from ._vocab import TOOLS, config_key, named, normalise, number, read_name, stat_of
+from ._vocab import (
+    TOOLS,
+    config_key,
+    named,
+    normalise,
+    number,
+    read_name,
+    scale_to,
+    stat_of,
+)
 from .base import Sniff, read_json
 
 NAME = "published"
@@ -40,7 +49,7 @@ _RULE = set("-=+|:─━═│┃║╞╡╪╤╧╒╕╘╛├┤┼┬┴�
 _BAR = re.compile(r"\s*[|│┃║]\s*")
 _KV = re.compile(r"^(?P<key>[^:：]{2,100}?)\s*[:：]\s*(?P<val>\S.*?)\s*$")
 _STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?\s*(?:\[?[A-Z]+\]?\s*)?(?:[\w.]+:\d+\s*-?\s*)?")
-_MULTI = re.compile(r"(percentile)?\s*[(\[]([^()\[\]]*,[^()\[\]]*)[)\]]", re.I)
+_MULTI = re.compile(r"(percentile)?\s*[(\[]([^()\[\]]*,[^()\[\]]*)[)\]]", re.IGNORECASE)
 
 
 def _named(path: Path, t: dict) -> bool:
@@ -51,8 +60,8 @@ def _named(path: Path, t: dict) -> bool:
 
 def tool_of(sniff: Sniff) -> tuple[float, str] | None:
     """(confidence, tool) of the [tool.*] entry whose markers the head holds best."""
-    if sniff.is_binary or sniff.is_dir:
-        return None
+    if sniff.is_binary or sniff.is_dir or len(sniff.records(2)) > 1 and sniff.first_json_line():
+        return None  # JSONL: per-request records, not one document of aggregates
     best = None
     for name, t in TOOLS.items():
         hits = sum(m in sniff.head for m in t.get("markers", ()))
@@ -180,6 +189,46 @@ def _config(trees: list, tool: str | None, pairs=()) -> dict:
                 and not number(v)[1] else v) for k, v in cfg.items()}
 
 
+def request_rows(sub, tool: str, cols: dict, report) -> list[dict]:
+    """Per-request records a run carries (the entry's `requests`: a path to a list, or to a map
+    of status -> list, `successful` the ones without error), each key mapped by the request
+    tables' aliases (the entry's `request_columns` first; `request_units` for bare times);
+    a value out of range skips its record (_common.RANGES)."""
+    from ._aliases import match
+    from ._common import RowError, check_ranges, num
+    t = TOOLS[tool]
+    got = _get(sub, t["requests"]) if t.get("requests") else None
+    groups = got.items() if isinstance(got, dict) else [("successful", got)]
+    rows = []
+    for status, recs in groups:
+        for i, rec in enumerate(recs if isinstance(recs, list) else []):
+            if not isinstance(rec, dict):
+                continue
+            row, fields = {"error": None if status == "successful" else status}, {}
+            for k, v in rec.items():
+                canon = t.get("request_columns", {}).get(k)
+                m = (canon, 1.0, "") if canon else match(k)
+                if not m or m[0] in row or isinstance(v, (dict, list)) or k in t.get(
+                        "request_ignore", ()):
+                    continue
+                scale = m[1] if m[1] is not None else scale_to(
+                    t.get("request_units", {}).get(k), "ms")
+                try:
+                    row[m[0]] = (str(v) if m[0] == "request_id" else
+                                 num(v, k, scale if m[0].endswith("_ms") else 1.0))
+                except RowError as e:
+                    report.skip(e.reason, field_name=f"{t['requests']}.{status}[{i}].{k}")
+                    break
+                fields[m[0]] = (k, scale) if m[0].endswith("_ms") else k
+                cols.setdefault(f"{t['requests']}[].{k}", m[0])
+            else:
+                try:
+                    rows.append(check_ranges(row, fields))
+                except RowError as e:
+                    report.skip(e.reason, field_name=f"{t['requests']}.{status}[{i}].{e.field}")
+    return rows
+
+
 def _read_tree(path: Path):
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml  # pyyaml, only for YAML files
@@ -187,7 +236,10 @@ def _read_tree(path: Path):
             with open(path, encoding="utf-8-sig") as fh:
                 return yaml.safe_load(fh)
         except yaml.YAMLError as e:
-            raise InputError(path, _("invalid YAML ({error})").format(error=e)) from None
+            mark = getattr(e, "problem_mark", None)
+            raise InputError(path, _("invalid YAML ({error})").format(
+                error=getattr(e, "problem", None) or type(e).__name__),
+                line=mark.line + 1 if mark else None) from None
     return read_json(path)
 
 
@@ -342,7 +394,8 @@ def load(path: Path, store, report) -> None:
         for label, sub in _tree_runs(obj, tool):
             at = _get(sub, t["metrics_at"]) if t.get("metrics_at") else sub
             rows = tree_rows(at, tool, report.columns)
-            runs.append((label, rows, _config([sub, obj], tool)))
+            runs.append((label, rows, _config([sub, obj], tool),
+                         request_rows(sub, tool, report.columns, report)))
     else:
         with open(path, encoding="utf-8-sig", errors="replace") as fh:
             lines = fh.read().replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -356,11 +409,11 @@ def load(path: Path, store, report) -> None:
         else:
             rows, pairs = line_rows(lines, tool, report.columns)
             runs.append((None, rows, _config([], tool, pairs)))
-    runs = [r for r in runs if r[1]]
+    runs = [r + ([],) * (4 - len(r)) for r in runs if r[1]]
     if not runs:
         raise InputError(path, _("looks like {tool} output but holds no number the metric "
                                  "vocabulary reads (resources/metrics.toml)").format(tool=tool))
-    for label, rows, cfg in runs:
+    for label, rows, cfg, requests in runs:
         cfg = {"tool": tool, **cfg}
         run_id = register_run(store, report, path, NAME, f"{tool}:{path.stem}",
                               engine=t.get("engine") or None,
@@ -368,3 +421,4 @@ def load(path: Path, store, report) -> None:
                               label=f"{path.stem} {label}" if label else path.stem,
                               benchmark=t.get("benchmark") or tool, config=cfg)
         report.rows_loaded += insert_run_metrics(store, run_id, rows)
+        insert_requests(store, report, run_id, requests)
