@@ -460,13 +460,13 @@ class Session(QObject):
             return []
 
     def set_run(self, run_id: str, engine_version: str | None = None,
-                label: str | None = None) -> None:
-        """The user's engine version and / or label of one run (explorer.core.runs.set_run,
-        kept with the session); then the runs are repainted and every analysis reruns (the
-        version comparison depends on it)."""
+                label: str | None = None, **fields: str) -> None:
+        """The user's engine version, label, engine and / or workload of one run
+        (explorer.core.runs.set_run, kept with the session); then the runs are repainted and
+        every analysis reruns (the version comparison depends on it)."""
         def job(ctx: JobContext):
             from explorer.core.runs import set_run
-            set_run(self.store, run_id, engine_version=engine_version, label=label)
+            set_run(self.store, run_id, engine_version=engine_version, label=label, **fields)
             return self._runs_payload()
 
         def done(payload: dict) -> None:

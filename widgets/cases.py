@@ -95,8 +95,9 @@ class CasesModel(QAbstractTableModel):
             d = self.df.iloc[r]
             amb = d.get("ambiguous")
             extra = "" if _na(amb) else f"\n\nNot bound, {amb}"
-            return (f"{d['case_id']}\n\n{_short(d['prompt'], 600)}\n\n→ "
-                    f"{_short(d['prediction'], 300)}{extra}")
+            from explorer.core.escape import qt_plain_tip  # a case id is never markup
+            return qt_plain_tip(f"{d['case_id']}\n\n{_short(d['prompt'], 600)}\n\n→ "
+                                f"{_short(d['prediction'], 300)}{extra}")
         return None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
@@ -218,6 +219,6 @@ class CasesPanel(Panel):
 
     def copy_text(self) -> str:
         df = self.model.df
-        lines = ["\t".join(["case_id"] + COLUMNS)]
-        lines += ["\t".join(_short(v, 10000) for v in row) for row in df[["case_id"] + COLUMNS].itertuples(index=False)]
-        return "\n".join(lines)
+        from explorer.core.escape import tsv  # formula prefixes, tabs, line breaks neutralised
+        return tsv([["case_id"] + COLUMNS] + [[_short(v, 10000) for v in row] for row in
+                                              df[["case_id"] + COLUMNS].itertuples(index=False)])

@@ -157,4 +157,5 @@ class ClustersPanel(Panel):
     def copy_text(self) -> str:
         """TSV of the list with every cluster's full name (the list may shorten shared prefixes)."""
         rows = [[r[0] if k == ALL else str(k)] + list(r[1:]) for r, k in zip(self.model.rows, self.model.keys)]
-        return "\n".join("\t".join(r) for r in [self.model.headers] + rows)
+        from explorer.core.escape import tsv  # formula prefixes, tabs, line breaks neutralised
+        return tsv([self.model.headers] + rows)

@@ -195,7 +195,10 @@ class MainWindow(QMainWindow):
         something to show, so it comes to the front (once per load; the user's choice wins)."""
         eng = update.get("engine")
         meta = self.session.data.get("meta") or {}
-        if isinstance(eng, dict) and "runs" in eng and not meta.get("cases"):
+        sla = update.get("sla_diagnosis")  # a trace without eval opens on SLA over time
+        if isinstance(sla, dict) and sla.get("windows") and not meta.get("cases") and "sla" in self.docks:
+            self.show_panel("sla")
+        elif isinstance(eng, dict) and "runs" in eng and not meta.get("cases"):
             self.show_panel("engine")
 
     def _show_inputs_status(self, reports) -> None:

@@ -577,10 +577,9 @@ class ReplayPanel(JobControls, Panel):
 
     def copy_text(self) -> str:
         """The table as TSV; before a run, the message or the hint shown instead."""
-        rows = []
-        for i in range(self.table.rowCount()):
-            rows.append("\t".join(self.table.item(i, j).text() if self.table.item(i, j) else ""
-                                  for j in range(4)))
+        from explorer.core.escape import tsv
+        rows = [tsv([[self.table.item(i, j).text() if self.table.item(i, j) else ""
+                      for j in range(4)]]) for i in range(self.table.rowCount())]
         # nothing run yet: the message, or the hint shown in place of the table and chart
         return "\n".join(rows) or self.message() or (
             self.hint.text() if not self.hint.isHidden() else "")

@@ -19,11 +19,13 @@ from explorer.core.names import plural
 from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
                                   listed_inputs, loaded_inputs, scope_lines)
 from explorer.widgets import palette
+from explorer.widgets.painters.compare import compare_html
 from explorer.widgets.painters.comparison import comparison_html
 from explorer.widgets.painters.conclusion import conclusion_html
 from explorer.widgets.painters.engine import engine_html
 from explorer.widgets.painters.header import header_html
 from explorer.widgets.painters.sla import sla_html
+from explorer.core.analysis.sla_report import html as sla_diagnosis_html, sections_view
 from explorer.widgets.painters.runs import run_versions_html, runs_html
 from explorer.widgets.painters.versions import versions_html
 
@@ -57,10 +59,12 @@ SECTIONS = [
     ("runs", None, lambda v: runs_html(v)),
     ("versions", "versions", lambda v: versions_html(v)),
     ("run_versions", None, lambda v: run_versions_html(v)),
+    ("compare", None, lambda v: compare_html(v)),
     ("sla", "sla", lambda v: sla_html(v)),
     ("whatif", "whatif", None),
     ("replay", "replay", None),
     ("timeline", "timeline", None),
+    ("sla_diagnosis", None, lambda v: sla_diagnosis_html(v)),
     ("engine", "engine", lambda v: engine_html(v)),
     ("conclusion", None, lambda v: conclusion_html(v)),
 ]
@@ -115,6 +119,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     if "dashboard" in images and not for_pdf:
         heading = _("Dashboard")
         out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
+    doc = sections_view(doc)  # the SLA over time as a section of its own
     for key, img, table in SECTIONS:
         if key not in doc and (img is None or img not in images):
             continue

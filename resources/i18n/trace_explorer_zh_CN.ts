@@ -338,6 +338,41 @@
     </message>
 </context>
 <context>
+    <name>ComparePanel</name>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Select flipped items</source>
+        <translation>选中翻转的题目</translation>
+    </message>
+    <message>
+        <source>Select, in the Cases table and every view, the items one side answered right and the other wrong (each on the side that lost it), of the first pair that answered the same items</source>
+        <translation>在 Case 表及所有视图中选中一方答对、另一方答错的题目（取答错一方的 Case），取第一组回答了相同题目的对比</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>Nothing to compare: load two runs of one workload, or two evals that answered the same items.</source>
+        <translation>没有可对比的内容：请加载同一负载的两个 run，或回答了相同题目的两个 eval。</translation>
+    </message>
+    <message>
+        <source>every other run</source>
+        <translation>其他所有 run</translation>
+    </message>
+    <message>
+        <source>Comparing runs</source>
+        <translation>正在对比 run</translation>
+    </message>
+</context>
+<context>
     <name>ComparisonPanel</name>
     <message>
         <source>Badcases vs control</source>
@@ -1178,6 +1213,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>输出 tok/s</translation>
     </message>
     <message>
+        <source>Workload</source>
+        <translation>负载</translation>
+    </message>
+    <message>
         <source>Version from</source>
         <translation>版本来源</translation>
     </message>
@@ -1198,12 +1237,28 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>由请求重算</translation>
     </message>
     <message>
+        <source>Export table…</source>
+        <translation>导出表格…</translation>
+    </message>
+    <message>
+        <source>Write every run with its published and recomputed statistics to CSV or Parquet</source>
+        <translation>将每个 run 及其发布值与重算值写入 CSV 或 Parquet</translation>
+    </message>
+    <message>
         <source>No run loaded yet: drop benchmark results (vLLM / SGLang result JSON, printed result blocks, sweep folders) or traces here.</source>
         <translation>尚未加载 run：将 benchmark 结果（vLLM / SGLang 结果 JSON、打印的结果块、sweep 文件夹）或 trace 拖放到此处。</translation>
     </message>
     <message>
-        <source>Double-click a run&apos;s name or version to edit it (kept with the session).</source>
-        <translation>双击 run 的名称或版本可编辑（随会话保存）。</translation>
+        <source>Export the runs table</source>
+        <translation>导出 Run 表格</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;Parquet (*.parquet)</source>
+        <translation>CSV (*.csv);;Parquet (*.parquet)</translation>
+    </message>
+    <message>
+        <source>Double-click a run&apos;s name, engine, version or workload to edit it (kept with the session; runs given one workload name are compared with each other).</source>
+        <translation>双击 run 的名称、引擎、版本或负载即可编辑（随会话保存；负载名相同的 run 相互对比）。</translation>
     </message>
     <message numerus="yes">
         <source>Run level (published aggregates, not tested): %n regression(s)</source>
@@ -1328,6 +1383,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>SLA bound on %1: a request meets the SLA when it did not error and every bound holds</source>
         <translation>%1 的 SLA 界限：请求未出错且满足所有界限时即为达标</translation>
+    </message>
+    <message>
+        <source>SLA: violation period of %1 (%2 windows)</source>
+        <translation>SLA：%1 的违约时段（%2 个窗口）</translation>
     </message>
     <message>
         <source>%1: none of its cases&apos; requests can be judged against the SLA</source>

@@ -73,7 +73,8 @@ def detect_format(path: str | Path) -> ModuleType:
     ranked = rank_formats(p)
     if not ranked or ranked[0][0] < MIN_CONFIDENCE:
         sniff = Sniff.of(p)
-        why = (_("binary content") if sniff.is_binary
+        from ._encoding import compressed_kind
+        why = ((compressed_kind(p) or _("binary content")) if sniff.is_binary
                else _("no known trace or eval format matches its content") + "; " + _resembles(
                    sniff, ranked))
         raise UnknownFormat(p, _("unrecognised file: {why}").format(why=why))

@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 
 from ..i18n import _
+from .base import split_lines
 from ._common import (RowError, check_itls, check_ranges, insert_requests,
                       insert_token_latencies, integer, num, register_run, text)
 from ._results import insert_run_metrics, published_rows
@@ -67,7 +68,7 @@ def flavour(sniff) -> str | None:
     hits = _agg_hits(sniff.head)
     if hits < 3 and not ('"ttfts"' in sniff.head and '"input_lens"' in sniff.head):
         return None
-    lines = [ln for ln in sniff.head.splitlines() if ln.strip()]
+    lines = [ln for ln in split_lines(sniff.head) if ln.strip()]
     jsonl = len(lines) > 1 and lines[0].strip().startswith("{") and lines[0].strip().endswith("}")
     sglang_keys = any(f'"{k}"' in sniff.head for k in ("mean_e2e_latency_ms", "sharegpt_output_len",
                                                        "random_range_ratio"))

@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from .base import Sniff
+from .base import Sniff, split_lines
 from ._common import register_run
 from ._results import insert_run_metrics, published_rows
 from ._vocab import read_name
@@ -51,7 +51,7 @@ def detect(sniff: Sniff) -> float:
     """High when a line of the head is the 'Serving Benchmark Result' rule."""
     if sniff.is_binary or sniff.is_dir:
         return 0.0
-    return 0.9 if any(HEADER.match(ln) for ln in sniff.head.splitlines()) else 0.0
+    return 0.9 if any(HEADER.match(ln) for ln in split_lines(sniff.head)) else 0.0
 
 
 def _number(text: str):
@@ -119,8 +119,10 @@ def _engine(block: dict) -> str:
 
 def load(path: Path, store, report) -> None:
     """One run per printed result block (no request rows); its numbers go to run_metrics."""
+    from .base import check_document_size
+    check_document_size(path)
     with open(path, encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().splitlines()
+        lines = split_lines(fh.read())
     blocks = [b for b in parse_blocks(lines) if b["values"]]
     if not blocks:
         raise InputError(path, _("a 'Serving Benchmark Result' header but no result line under it"))
