@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 
 from ..errors import NoData
 from .results import VersionsResult, num
@@ -77,7 +78,7 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                      "with published aggregates only are compared at run level)"))
 
     def multi(df):
-        return df.groupby(df["benchmark"].fillna("\0"))["engine_version"].nunique().max() >= 2
+        return df.groupby("benchmark", dropna=False)["engine_version"].nunique().max() >= 2
 
     if not multi(agg) and agg["engine_version"].nunique() >= 2:
         by_bench = False
@@ -128,16 +129,17 @@ def _samples(store, p: dict, by_bench: bool, eval_id) -> dict:
     sample = store.query("analysis_versions_sample", {"max_n": int(p["sample_max"]),
                                                       "by_benchmark": by_bench,
                                                       "eval_id": eval_id})
-    keys = sample["benchmark"].astype(object).where(sample["benchmark"].notna(), None)
     metrics = list(p["metrics"])
-    for (b, v), g in sample.groupby([keys.fillna("\0"), sample["engine_version"]], sort=False):
+    # dropna=False keeps the NULL benchmark (pooled, or unknown) as its own group; a fillna
+    # sentinel did not survive pandas 3's string dtype ("\0" came back as ""), so the lookup
+    # by (None, version) missed and no change was ever tested without a benchmark column
+    for (b, v), g in sample.groupby(["benchmark", "engine_version"], sort=False, dropna=False):
         # every metric's run means from one groupby (a groupby per metric cost as much as the
         # nine Mann-Whitney tests); the same per-column means, in run_id order
         runs = g.groupby("run_id")[metrics].mean()
-        samples[(None if b == "\0" else b, v)] = {
-            m: g[m].dropna().to_numpy(dtype=float) for m in metrics}
-        samples[(None if b == "\0" else b, v)]["__runs"] = {
-            m: runs[m].dropna().to_numpy(dtype=float) for m in metrics}
+        key = (None if pd.isna(b) else b, v)
+        samples[key] = {m: g[m].dropna().to_numpy(dtype=float) for m in metrics}
+        samples[key]["__runs"] = {m: runs[m].dropna().to_numpy(dtype=float) for m in metrics}
     return samples
 
 
