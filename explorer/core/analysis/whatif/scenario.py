@@ -477,16 +477,9 @@ def _enough_events(y: pd.Series, on: str) -> None:
 
 
 def _no_change_note(lo: float, hi: float, binary: bool, observed: float, tn: str, on: str) -> str:
-    """Why an effect interval [lo, hi] that holds 0 cannot tell the scenario from no change
-    (and, for a 0/1 outcome at a bound, why its end is exactly 0)."""
+    """Why an effect interval [lo, hi] that holds 0 cannot tell the scenario from no change."""
     note = (_("The effect's {CONFIDENCE:.0%} interval ({lo} to {hi}) includes "
             "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=tn))
-    if binary and ((hi == 0 and observed == 1) or (lo == 0 and observed == 0)):
-        v = int(observed)
-        note += (_(" Its {x} end is exactly 0, a bound, not a "
-                 "rounding: every selected case has {outcome} = {x2}, and under the "
-                 "monotone model such a case can keep it or lose it, never gain more, so "
-                 "no coefficient draw gives an effect {x3} 0.").format(x='upper' if v else 'lower', outcome=on, x2=v, x3='above' if v else 'below'))
     return note
 
 
