@@ -261,13 +261,14 @@ def _adjust(changes: list[dict], p: dict) -> None:
                 metric=c["metric"])
             if not c["regression"]:
                 c["reason"] = "; ".join(filter(None, [
-                    c["reason"], "not at equal prompt / output length: the workload differs"]))
+                    c["reason"], _("not at equal prompt / output length: the workload "
+                                   "differs")]))
         if c["regression"] and c["metric"] in LOAD_METRICS and "runs_from" not in c:
             # one run per version: a load-set metric's change may be run-to-run noise
             c["regression"] = False
             c["reason"] = "; ".join(filter(None, [
-                c["reason"], "set by the offered load; with one run per version run-to-run "
-                "noise is unknown, so not flagged"]))
+                c["reason"], _("set by the offered load; with one run per version run-to-run "
+                               "noise is unknown, so not flagged")]))
         c["workload_differs"] = bool(c["workload"] and q < p["alpha"] and (
             c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]))
 
