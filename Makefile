@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test bench clean translations catalogues
+.PHONY: setup demo test bench clean translations catalogues lock
 
 setup: $(VENV)/.installed translations
 
@@ -15,25 +15,36 @@ WIDGET_SOURCES = $(sort $(shell find widgets -name '*.py')) explorer/app.py expl
 
 translations: $(PO:.po=.mo) $(TS:.ts=.qm)
 
-$(I18N)/%/LC_MESSAGES/explorer.mo: $(I18N)/%/LC_MESSAGES/explorer.po | $(VENV)/.installed
+# translations / catalogues need a venv, not a fresh install: they depend on its python only, so
+# `make translations VENV=<a shared venv>` never reinstalls the package there (.installed would,
+# whenever pyproject.toml or the lock is newer than it)
+$(PY):
+	[ -x $@ ] || { bash scripts/setup.sh $(VENV) && touch $(VENV)/.installed; }
+
+$(I18N)/%/LC_MESSAGES/explorer.mo: $(I18N)/%/LC_MESSAGES/explorer.po | $(PY)
 	$(PY) -c 'import sys; from explorer.core.i18n import compile_catalogue as c; print(c(sys.argv[1]))' $*
 
-$(I18N)/%.qm: $(I18N)/%.ts | $(VENV)/.installed
+$(I18N)/%.qm: $(I18N)/%.ts | $(PY)
 	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
 
-catalogues: $(VENV)/.installed
+catalogues: | $(PY)
 	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k NP_:1c,2 -k ngettext:1,2 --no-location \
 	  --sort-output -o $(I18N)/explorer.pot explorer widgets
 	$(VENV)/bin/pybabel update -D explorer -i $(I18N)/explorer.pot -d $(I18N) -l zh_CN \
 	  --no-fuzzy-matching --ignore-obsolete --width 100
 	$(VENV)/bin/pyside6-lupdate -silent -no-obsolete -locations none $(WIDGET_SOURCES) -ts $(TS)
 
-$(VENV)/.installed: pyproject.toml scripts/setup.sh
+$(VENV)/.installed: pyproject.toml scripts/setup.sh requirements.lock
 	bash scripts/setup.sh $(VENV)
 	touch $@
 
+# after a change of pyproject.toml's dependencies: resolve them into the venv, then write the locks
+lock:
+	$(PY) -m pip install -q -e ".[test,spark]"
+	$(PY) scripts/lock.py
+
 # the tests also need the spark extra (Java 17 + pyspark: the warehouse tests); the demo does not
-$(VENV)/.installed-spark: $(VENV)/.installed
+$(VENV)/.installed-spark: $(VENV)/.installed requirements-spark.lock
 	bash scripts/setup.sh $(VENV) spark
 	touch $@
 

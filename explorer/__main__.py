@@ -5,17 +5,33 @@
     trace-explorer inspect FILE ... [--json]
     trace-explorer report (FILE ... | --demo) [...]
     trace-explorer replay FILE --blocks N [...]
+    trace-explorer compare FILE ... [--baseline RUN] [--runs RUN,RUN] [--out DIR] [--format ...]
 
 Each subcommand lives in explorer/cli/<name>.py with `add_arguments(parser)` and `run(args)
 -> int`; the GUI is imported only when the window is asked for.
 """
 from __future__ import annotations
 
-import argparse
-import importlib
+import signal
 import sys
 
-SUBCOMMANDS = ("inspect", "report", "replay")
+
+def _early_stop(signum, _frame):  # noqa: ANN001 - before main(): nothing to clean up yet
+    import os
+    sys.stderr.write("trace-explorer: interrupted\n")
+    sys.stderr.flush()
+    os._exit(143 if signum == signal.SIGTERM else 130)
+
+
+if __name__ == "__main__" or sys.argv[0].endswith("trace-explorer"):  # python -m explorer, or
+    # the console script: a signal while the modules import is
+    signal.signal(signal.SIGINT, _early_stop)  # "interrupted" too, not a traceback
+    signal.signal(signal.SIGTERM, _early_stop)
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+
+SUBCOMMANDS = ("inspect", "report", "replay", "compare")
 
 
 def _descriptions() -> dict[str, str]:
@@ -26,7 +42,9 @@ def _descriptions() -> dict[str, str]:
             "report": N_("Write the analysis report (report.json, report.md, ...) of eval and "
                          "trace files, no display."),
             "replay": N_("Replay an arrival trace through the engine model under other KV-cache "
-                         "and scheduler settings.")}
+                         "and scheduler settings."),
+            "compare": N_("Compare runs A/B, like with like, item by item, against run-to-run "
+                          "noise; writes compare.json.")}
 
 
 def _language(argv: list[str], prog: str) -> str | None:
@@ -44,7 +62,79 @@ def _language(argv: list[str], prog: str) -> str | None:
     return lang
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C: the work stops where it is, what it
+    was writing is dropped (explorer.core.atomic.Bundle) and the previous outputs stay."""
+
+
+_SIGNALLED: list[int] = []  # explorer.core.interrupt.SIGNALLED once main() has run
+
+
+def _signalled_list() -> list[int]:
+    from explorer.core.interrupt import SIGNALLED
+    return SIGNALLED
+
+
+def _on_sigterm(signum, _frame):
+    _SIGNALLED.append(signum)
+    raise Terminated()
+
+
+def _on_sigint(signum, _frame):
+    _SIGNALLED.append(signum)
+    raise KeyboardInterrupt()
+
+
+def _interrupted(terminated: bool) -> int:
+    """The one line of an interrupted command; its exit status (130 Ctrl-C, 143 SIGTERM)."""
+    from explorer.core.i18n import _
+    what = _COMMAND[0] if _COMMAND else ""
+    print(_("trace-explorer{cmd}: interrupted; nothing was half-written, the previous "
+            "outputs are as they were").format(cmd=f" {what}" if what else ""), file=sys.stderr)
+    return 143 if terminated else 130
+
+
+_COMMAND: list[str] = []
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line; Ctrl-C or SIGTERM at any point ends with one "interrupted" line and
+    exit 130 / 143, never a traceback, the previous outputs intact."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    old, streams = None, (sys.stdout, sys.stderr)
+    global _SIGNALLED
+    _COMMAND[:] = [argv[0]] if argv and argv[0] in SUBCOMMANDS else []
+    try:  # from the first line on: a Ctrl-C while the modules import is "interrupted" too
+        _SIGNALLED = _signalled_list()
+        _SIGNALLED.clear()
+        try:
+            old = (signal.signal(signal.SIGTERM, _on_sigterm),
+                   signal.signal(signal.SIGINT, _on_sigint))
+        except ValueError:  # not the main thread (a test calling main from a worker)
+            old = None
+        from explorer.core.escape import TerminalStream
+        sys.stdout, sys.stderr = TerminalStream(sys.stdout), TerminalStream(sys.stderr)
+        rc = _main(argv)
+        if _SIGNALLED:  # the command swallowed the interrupt somewhere: it did not finish
+            raise KeyboardInterrupt()
+        return rc
+    except KeyboardInterrupt as e:
+        return _interrupted(isinstance(e, Terminated) or signal.SIGTERM in _SIGNALLED)
+    except MemoryError:
+        from explorer.core.i18n import _
+        print(_("trace-explorer: out of memory: the inputs need more memory than this machine "
+                "has free (load fewer files, or use --no-replay); nothing was half-written"),
+              file=sys.stderr)
+        return 3
+    finally:
+        sys.stdout, sys.stderr = streams
+        _SIGNALLED.clear()  # handled: a later call in this process starts afresh
+        if old is not None:
+            signal.signal(signal.SIGTERM, old[0])
+            signal.signal(signal.SIGINT, old[1])
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from explorer.cli import add_language_argument, translate_argparse
     from explorer.core.i18n import _
@@ -58,11 +148,15 @@ def main(argv: list[str] | None = None) -> int:
         mod.add_arguments(parser)
         add_language_argument(parser)
         args = parser.parse_args(argv[1:])
+        from explorer.core import errlog
+        errlog.configure_logging()  # a logged failure's traceback goes to the log, not the terminal
         try:
             return mod.run(args)
-        except KeyboardInterrupt:
-            return 130
+        except (KeyboardInterrupt, MemoryError):
+            raise
         except Exception as e:  # noqa: BLE001 - never a traceback for the user: one line + log
+            if _SIGNALLED:  # a library failing on the interrupt (DuckDB: "transaction aborted")
+                raise KeyboardInterrupt() from e
             from explorer.core import errlog
             where = errlog.record(e, f"trace-explorer {' '.join(argv)}")
             print(_("trace-explorer {cmd}: internal error: {error} ({where})").format(
@@ -74,9 +168,11 @@ def main(argv: list[str] | None = None) -> int:
         description=_("Open eval results and inference traces in the Trace Explorer window. "
                       "Subcommands: {subcommands} (see trace-explorer SUBCOMMAND -h).").format(
                           subcommands=", ".join(SUBCOMMANDS)))
-    parser.add_argument("files", nargs="*", help=_("trace and eval files or folders to load"))
+    from explorer.cli.types import path
+    parser.add_argument("files", nargs="*", type=path,
+                        help=_("trace and eval files or folders to load"))
     parser.add_argument("--demo", action="store_true", help=_("load the bundled simulated demo workload"))
-    parser.add_argument("--session", metavar="DB", help=_("open a saved session (.duckdb)"))
+    parser.add_argument("--session", metavar="DB", type=path, help=_("open a saved session (.duckdb)"))
     parser.add_argument("--screenshot", metavar="PNG",
                         help=_("load, render every panel, save the window to PNG and exit"))
     parser.add_argument("--size", metavar="WxH",

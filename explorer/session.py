@@ -114,8 +114,21 @@ def fetch_meta(store: Store) -> dict:
             "runs": store.count("runs")}
 
 
-def fetch_clusters(store: Store) -> list[dict]:
-    """Badcase clusters (explorer.core.clusters.cluster_summary) as dicts, largest first."""
+def fetch_evals(store: Store, con=None) -> list[dict]:
+    """The loaded evals: [{eval_id, model, cases}], for the window's eval picker."""
+    df = (con or store.con).execute(
+        "SELECT eval_id, any_value(model) AS model, count(*) AS n FROM cases "
+        "WHERE eval_id IS NOT NULL GROUP BY eval_id ORDER BY eval_id").df()
+    return [{"eval_id": str(e), "model": None if pd.isna(m) else str(m), "cases": int(n)}
+            for e, m, n in zip(df["eval_id"], df["model"], df["n"])]
+
+
+def fetch_clusters(store: Store, eval_id: str | None = None) -> list[dict]:
+    """Badcase clusters (explorer.core.clusters.cluster_summary) as dicts, largest first;
+    eval_id: those of one eval (analysis.cohort.cluster_table)."""
+    if eval_id is not None:
+        from explorer.core.analysis.cohort import cluster_table
+        return [dict(r, name=r.get("cluster")) for r in cluster_table(store, eval_id=eval_id)]
     from explorer.core.clusters import cluster_summary
     rows = [dataclasses.asdict(c) for c in cluster_summary(store)]
     for r in rows:
@@ -129,8 +142,8 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
     run_id, request_id, level (the strongest link), ambiguous (for an unbound case that several
     requests fit equally well: why, and the candidates where known). case_ids None -> no rows. con: a cursor
     of the store (Store.cursor) when called from a thread other than the store's."""
-    cols = ["case_id", "prompt", "prediction", "correct", "cluster", "category", "run_id",
-            "request_id", "level"]
+    cols = ["case_id", "prompt", "prediction", "correct", "cluster", "category", "model",
+            "run_id", "request_id", "level"]
     ids = list(case_ids or [])[:limit]
     if not ids:
         return pd.DataFrame(columns=cols + ["ambiguous"])
@@ -141,7 +154,7 @@ def fetch_cases(store: Store, case_ids: Iterable[str] | None, frame: pd.DataFram
         "WITH k AS (SELECT unnest(?::VARCHAR[]) AS case_id),"
         " case_links AS (SELECT * FROM main.case_links WHERE case_id IN (SELECT case_id FROM k)),"
         f" l AS (\n{load_query('case_best_link')}\n)"
-        " SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category,"
+        " SELECT c.case_id, c.prompt, c.prediction, c.correct, c.cluster, c.category, c.model,"
         " l.run_id, l.request_id, l.level"
         " FROM cases c SEMI JOIN k USING (case_id) LEFT JOIN l USING (case_id)"
         " ORDER BY c.correct, c.case_id", [ids]).df()
@@ -300,6 +313,7 @@ class Session(QObject):
         #  simulations): never queued behind a store job; one thread, as the What-if panel's
         #  own runner had: beside a store job on 2 cores a second one slowed the what-if down
         self.cluster: str | None = None
+        self.eval_id: str | None = None      # one eval only (the eval picker), None = every one
         self.control = "same-category"
         self.params: dict[str, dict] = {}
         self.selection = None
@@ -433,7 +447,10 @@ class Session(QObject):
             # the Timeline's request_id indexes are built when it first opens a request
             # (core.timeline._run_stats), not here: 0.7 s of CPU per load at 1M requests for
             # lookups that scan in ~45 ms without them (~38 ms with)
-            payload = {"inputs": store.input_reports(), "clusters": fetch_clusters(store),
+            evals = fetch_evals(store)
+            ev = self.eval_id if self.eval_id in {e["eval_id"] for e in evals} else None
+            payload = {"inputs": store.input_reports(), "evals": evals, "eval_id": ev,
+                       "clusters": fetch_clusters(store, ev),
                        "meta": fetch_meta(store),
                        "load_failed": [r.error for r in reports if r.error]}
             return {**payload, **(runs.result() if runs is not None else self._runs_payload())}
@@ -460,13 +477,13 @@ class Session(QObject):
             return []
 
     def set_run(self, run_id: str, engine_version: str | None = None,
-                label: str | None = None) -> None:
-        """The user's engine version and / or label of one run (explorer.core.runs.set_run,
-        kept with the session); then the runs are repainted and every analysis reruns (the
-        version comparison depends on it)."""
+                label: str | None = None, **fields: str) -> None:
+        """The user's engine version, label, engine and / or workload of one run
+        (explorer.core.runs.set_run, kept with the session); then the runs are repainted and
+        every analysis reruns (the version comparison depends on it)."""
         def job(ctx: JobContext):
             from explorer.core.runs import set_run
-            set_run(self.store, run_id, engine_version=engine_version, label=label)
+            set_run(self.store, run_id, engine_version=engine_version, label=label, **fields)
             return self._runs_payload()
 
         def done(payload: dict) -> None:
@@ -500,6 +517,7 @@ class Session(QObject):
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
             self.message.emit(self.tr("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
                               .replace("%2", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
+        self.eval_id = payload.pop("eval_id", self.eval_id)
         names = [c["name"] for c in payload["clusters"]]
         chosen = payload.pop("chosen_cluster", None)  # a reopened session's own choice
         if isinstance(chosen, str) and chosen in names:
@@ -551,6 +569,24 @@ class Session(QObject):
         self.clear_selection(record=False)
         self.refresh()
 
+    def set_eval(self, eval_id: str | None) -> None:
+        """Analyse one eval only (as `report --eval`), None for every loaded eval pooled: its
+        clusters are listed again and the analyses rerun."""
+        if eval_id == self.eval_id:
+            return
+        self.eval_id = eval_id
+        self.clear_selection(record=False)
+
+        def done(payload: dict) -> None:
+            names = [c["name"] for c in payload["clusters"]]
+            if self.cluster not in names:
+                self.cluster = names[0] if names else None
+            self._publish(payload)
+            self.cohortChanged.emit()
+            self.refresh()
+        self.runner.submit("evals", lambda ctx: {"clusters": fetch_clusters(self.store, eval_id)},
+                           done, self._failed, label=self.tr("Listing clusters"))
+
     def set_control(self, control: str) -> None:
         """'same-category' (default) or 'all-correct'."""
         if control != self.control:
@@ -566,7 +602,8 @@ class Session(QObject):
     def cohort(self):
         """The analysis Cohort of the current cluster and control."""
         from explorer.core.analysis import Cohort
-        return Cohort(cluster=self.cluster, control=self.control, selection=None)
+        return Cohort(cluster=self.cluster, control=self.control, selection=None,
+                      eval_id=self.eval_id)
 
     def refresh(self) -> None:
         """Recompute every analysis of the current cohort in a worker (older runs are dropped)."""
@@ -574,7 +611,8 @@ class Session(QObject):
         params = {k: dict(v) for k, v in self.params.items()}
 
         store, cache = self.store, self._cache
-        key = ("cohort-results", self.cluster, self.control, repr(sorted(params.items())))
+        key = ("cohort-results", self.cluster, self.control, self.eval_id,
+               repr(sorted(params.items())))
         self._results_key = key
         for k in self.deferred:
             self.runner.cancel(f"section:{k}")
@@ -831,8 +869,9 @@ class Session(QObject):
         tree = self.objects.get("tree")
         if tree is None:
             return
+        from explorer.core.analysis.tree import node_condition
         self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           self.tr("Decision tree: node %1").replace("%1", str(node_id)),
+                           self.tr("Decision tree: %1").replace("%1", node_condition(tree, node_id)),
                            source=("tree", node_id))
 
     def select_cases(self, case_ids, view: str = "Cases") -> None:
@@ -856,8 +895,9 @@ class Session(QObject):
         hm = self.objects.get("heatmap")
         if hm is None:
             return
+        from explorer.core.analysis.heatmap import cell_condition
         self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
-                           self.tr("Heatmap: cell (%1, %2)").replace("%1", str(ix)).replace("%2", str(iy)),
+                           self.tr("Heatmap: %1").replace("%1", cell_condition(hm, ix, iy)),
                            requests=True, source=("heatmap", ix, iy))
 
     def runners(self) -> list[Runner]:

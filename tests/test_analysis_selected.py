@@ -2,7 +2,6 @@
 the heatmap cells it occupies checked against the cells' own SQL predicates."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from scipy import stats
 

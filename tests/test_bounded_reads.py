@@ -51,3 +51,17 @@ def test_cancel_stops_a_file_while_its_lines_are_read(tmp_path, store, monkeypat
     assert len(reports) == 1 and reports[0].error.endswith("nothing of it was kept"), reports
     assert read["lines"] < 2 * base.CHECK_EVERY < n  # stopped early, not at the insert
     assert store.count("requests") == 0 and store.count("runs") == 0
+
+
+def test_a_json_document_past_the_bound_is_refused_unread(tmp_path, store, monkeypatch):
+    """A format read whole (a JSON document) larger than MAX_DOCUMENT_BYTES is refused by its
+    size before a byte is parsed (a mistaken 20 GB file must not exhaust the memory)."""
+    monkeypatch.setattr(base, "MAX_DOCUMENT_BYTES", 4096)
+    f = tmp_path / "llmperf_individual_responses.json"
+    rec = {"ttft_s": 0.1, "end_to_end_latency_s": 1.0, "number_input_tokens": 100,
+           "number_output_tokens": 20, "inter_token_latency_s": 0.01, "error_code": None,
+           "error_msg": ""}
+    f.write_text(json.dumps([rec] * 200))
+    assert f.stat().st_size > 4096
+    r = store.load_file(f)
+    assert r.error and "read as one document" in r.error and r.error.startswith(str(f)), r.error

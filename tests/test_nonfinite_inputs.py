@@ -8,7 +8,6 @@ import json
 import pytest
 
 from explorer.core.analysis.sla import sla_attainment
-from explorer.core.store import Store
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -217,6 +217,7 @@ def test_the_panel_never_touches_the_store_on_the_ui_thread(session, panel, qtbo
         qtbot.waitUntil(lambda: panel.run_box.count() == 1 and panel.seqs.value() == 4,
                         timeout=30000)
         panel.blocks.setValue(60)
+        panel.add_run.setChecked(True)   # off by default (issue 33)
         panel.run_button.click()
         qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
         qtbot.waitUntil(lambda: panel.run_box.count() == 2, timeout=30000)  # the replay, added

@@ -234,9 +234,10 @@ def test_timings_option(real, tmp_path, capsys):
     err = capsys.readouterr().err
     phases = re.findall(r"^timing (\S+)\s+([\d.]+) s$", err, re.M)
     assert [p for p, _ in phases] == ["load", "cohort_frame", "cohort", "comparison", "tree",
-                                      "heatmap", "versions", "sla", "whatif", "conclusion",
+                                      "heatmap", "versions", "sla", "sla_diagnosis", "whatif", "conclusion",
                                       "inputs", "engine", "replay", "clusters", "runs",
-                                      "run_versions", "timeline", "strata", "write", "total"]
+                                      "run_versions", "compare", "timeline", "strata", "write",
+                                      "total"]
     secs = dict((p, float(t)) for p, t in phases)
     assert secs["total"] >= max(v for k, v in secs.items() if k != "total")
 

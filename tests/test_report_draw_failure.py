@@ -16,30 +16,32 @@ PNG_END = b"IEND\xaeB`\x82"
 @pytest.fixture
 def broken_pyqtgraph(monkeypatch, tmp_path):
     """The distributions panel's pyqtgraph drawing raises, and writing the tree's PNG stops
-    half-way (a full disk: QImage.save writes part of the file and returns False); the error
-    log under tmp_path."""
+    half-way (a full disk: part of the file written, then ENOSPC); the error log under
+    tmp_path."""
+    import errno
     import explorer.widgets.distributions
-    from PySide6.QtGui import QImage
     monkeypatch.setenv("TRACE_EXPLORER_LOG_FILE", str(tmp_path / "log" / "te.log"))
 
     def paint(*a, **k):
         raise RuntimeError("pyqtgraph failed while painting")
     monkeypatch.setattr(explorer.widgets.distributions, "paint_distribution", paint)
-    real_save = QImage.save
+    real_write = Path.write_bytes
 
-    def save(self, name, *a):
-        if "tree" in str(name):
-            Path(name).write_bytes(PNG_SIGNATURE + b"\0" * 10)  # a truncated file
-            return False
-        return real_save(self, name, *a)
-    monkeypatch.setattr(QImage, "save", save)
+    def write_bytes(self, data):
+        if "tree" in self.name and ".png" in self.name:
+            real_write(self, data[:18])  # a truncated file, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real_write(self, data)
+    monkeypatch.setattr(Path, "write_bytes", write_bytes)
     return tmp_path / "log" / "te.log"
 
 
 def _whole_pictures(out: Path) -> list[str]:
     """Names of the pictures in `out`, each checked complete (PNG end chunk, SVG end tag);
     no temporary file left."""
-    assert not [p.name for p in out.iterdir() if p.name.startswith(".") or p.suffix == ".tmp"]
+    from explorer.core.atomic import MANIFEST
+    assert not [p.name for p in out.iterdir()
+                if (p.name.startswith(".") and p.name != MANIFEST) or p.suffix == ".tmp"]
     names = []
     for p in sorted(out.glob("*.png")):
         data = p.read_bytes()
@@ -64,6 +66,7 @@ def test_render_writes_the_others_and_names_the_missing_pictures(broken_pyqtgrap
     assert set(why) == {"distributions", "tree"}, err.failed
     assert "pyqtgraph failed while painting" in why["distributions"]
     assert "cannot write" in why["tree"] and "tree.png" in why["tree"]
+    assert "the disk is full" in why["tree"], why["tree"]
     assert str(broken_pyqtgraph) in str(err) and "Traceback" not in str(err)
     assert "pyqtgraph failed while painting" in broken_pyqtgraph.read_text()
     names = _whole_pictures(out)

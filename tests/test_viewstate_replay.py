@@ -54,7 +54,8 @@ def test_observed_settings_start_the_scenario():
     s.apply_observed({"num_gpu_blocks": 10000, "eviction": "fifo", "max_num_seqs": 64,
                       "max_num_batched_tokens": 2048, "block_size": 32, "other": 1})
     assert (s.blocks, s.eviction, s.max_num_seqs, s.max_num_batched_tokens, s.block_size) == \
-        (10000, "fifo", 64, 2048, 32)
+        (40000, "fifo", 64, 2048, 32)   # the scenario starts at 4x the observed blocks
+    assert s.observed_config().num_gpu_blocks == 10000 and not s.add_run
     s.apply_observed({"num_gpu_blocks": None, "eviction": "no-such-policy"})
     assert s.blocks == 0 and s.eviction == "fifo" and s.config().num_gpu_blocks is None
     # a run config holding null for a setting did not record it: the value stays

@@ -17,9 +17,9 @@ from explorer.widgets.base import Panel
 # marked for pyside6-lupdate, shown through QCoreApplication.translate("CasesPanel", ...)
 HEADERS = [QT_TRANSLATE_NOOP("CasesPanel", "Prompt"), QT_TRANSLATE_NOOP("CasesPanel", "Prediction"),
            QT_TRANSLATE_NOOP("CasesPanel", "Correct"), QT_TRANSLATE_NOOP("CasesPanel", "Cluster"),
-           QT_TRANSLATE_NOOP("CasesPanel", "Category"),
+           QT_TRANSLATE_NOOP("CasesPanel", "Category"), QT_TRANSLATE_NOOP("CasesPanel", "Model"),
            QT_TRANSLATE_NOOP("CasesPanel", "Bound request"), QT_TRANSLATE_NOOP("CasesPanel", "Level")]
-COLUMNS = ["prompt", "prediction", "correct", "cluster", "category", "request_id", "level"]
+COLUMNS = ["prompt", "prediction", "correct", "cluster", "category", "model", "request_id", "level"]
 LEVELS = {1: QT_TRANSLATE_NOOP("CasesPanel", "1 exact id"), 2: QT_TRANSLATE_NOOP("CasesPanel", "2 fuzzy"),
           3: QT_TRANSLATE_NOOP("CasesPanel", "3 weak")}
 
@@ -88,6 +88,8 @@ class CasesModel(QAbstractTableModel):
             if col == "request_id" and _na(v):
                 amb = self.df.at[r, "ambiguous"] if "ambiguous" in self.df else None
                 return _short(amb, 60) if not _na(amb) else self.tr_not_bound
+            if col == "model" and not _na(v):   # "meta-llama/Llama-3.1-8B" -> its last part
+                return _short(str(v).rsplit("/", 1)[-1], 40)
             return _short(v, 40 if col in ("cluster", "category") else 160)
         if role == Qt.ItemDataRole.ForegroundRole and self._correct(r) is False:
             return self._bad
@@ -95,8 +97,9 @@ class CasesModel(QAbstractTableModel):
             d = self.df.iloc[r]
             amb = d.get("ambiguous")
             extra = "" if _na(amb) else f"\n\nNot bound, {amb}"
-            return (f"{d['case_id']}\n\n{_short(d['prompt'], 600)}\n\n→ "
-                    f"{_short(d['prediction'], 300)}{extra}")
+            from explorer.core.escape import qt_plain_tip  # a case id is never markup
+            return qt_plain_tip(f"{d['case_id']}\n\n{_short(d['prompt'], 600)}\n\n→ "
+                                f"{_short(d['prediction'], 300)}{extra}")
         return None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
@@ -105,14 +108,14 @@ class CasesModel(QAbstractTableModel):
             return
         key = self.df[col]
         if col == "correct":  # vectorised: a per-row lambda cost 0.15 s of the UI thread a paint
-            na = key.isna()
-            key = key.where(~na, False).astype(bool).astype(int).where(~na, 2)
+            key = key.astype("boolean")
         elif col == "level":
-            key = pd.to_numeric(key, errors="coerce").fillna(9)
+            key = pd.to_numeric(key, errors="coerce")
         else:
-            key = key.astype("string").fillna("~")
+            key = key.astype("string").replace("", pd.NA)
         self.layoutAboutToBeChanged.emit()
-        idx = key.sort_values(ascending=order == Qt.SortOrder.AscendingOrder, kind="stable").index
+        idx = key.sort_values(ascending=order == Qt.SortOrder.AscendingOrder, kind="stable",
+                              na_position="last").index  # missing last either way
         self.df = self.df.loc[idx].reset_index(drop=True)
         self.layoutChanged.emit()
 
@@ -135,7 +138,7 @@ class CasesPanel(Panel):
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         hh.setStretchLastSection(False)
-        for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 90)):
+        for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 170), (7, 90)):
             self.view.setColumnWidth(c, w)
         self.view.doubleClicked.connect(self.open_row)
         self.view.setToolTip(self.tr("Double-click a case to open its bound request in the Timeline; "
@@ -218,6 +221,6 @@ class CasesPanel(Panel):
 
     def copy_text(self) -> str:
         df = self.model.df
-        lines = ["\t".join(["case_id"] + COLUMNS)]
-        lines += ["\t".join(_short(v, 10000) for v in row) for row in df[["case_id"] + COLUMNS].itertuples(index=False)]
-        return "\n".join(lines)
+        from explorer.core.escape import tsv  # formula prefixes, tabs, line breaks neutralised
+        return tsv([["case_id"] + COLUMNS] + [[_short(v, 10000) for v in row] for row in
+                                              df[["case_id"] + COLUMNS].itertuples(index=False)])

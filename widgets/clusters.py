@@ -77,11 +77,48 @@ class ClustersPanel(Panel):
         row = QHBoxLayout()
         row.addWidget(QLabel(self.tr("Control:")))
         row.addWidget(self.control, 1)
+        # one eval or every one pooled (as `report --eval`): MMLU-Pro 8B and 70B apart
+        self.evals = QComboBox()
+        self.evals.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.evals.setMinimumContentsLength(12)
+        self.evals.setToolTip(self.tr("Analyse the cases of one eval (one model) only, or of "
+                                      "every loaded eval pooled"))
+        self.evals.currentIndexChanged.connect(
+            lambda _i: None if self._filling else session.set_eval(self.evals.currentData()))
+        self._filling = False
+        self.eval_label = QLabel(self.tr("Eval:"))
+        erow = QHBoxLayout()
+        erow.addWidget(self.eval_label)
+        erow.addWidget(self.evals, 1)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(erow)
         lay.addLayout(row)
         lay.addWidget(self.view)
         self._painting = False
+
+    def on_results(self, update: dict) -> None:
+        if "evals" in update:
+            self.show_evals(update["evals"] or [])
+        super().on_results(update)
+
+    def show_evals(self, evals: list[dict]) -> None:
+        """The eval picker: every eval pooled, then each eval by its model (shown when there
+        are two or more)."""
+        self._filling = True
+        try:
+            self.evals.clear()
+            self.evals.addItem(self.tr("every eval (%1)").replace("%1", str(len(evals))), None)
+            for e in evals:
+                model = (e.get("model") or "").rsplit("/", 1)[-1]
+                text = f"{model} · {e['eval_id']}" if model and model not in e["eval_id"] else e["eval_id"]
+                self.evals.addItem(f"{text} ({e['cases']:,})", e["eval_id"])
+                self.evals.setItemData(self.evals.count() - 1, e["eval_id"], Qt.ItemDataRole.ToolTipRole)
+            self.evals.setCurrentIndex(max(self.evals.findData(self.session.eval_id), 0))
+        finally:
+            self._filling = False
+        for w in (self.evals, self.eval_label):
+            w.setVisible(len(evals) > 1)
 
     def paint(self, clusters) -> str | None:
         if not clusters:
@@ -157,4 +194,5 @@ class ClustersPanel(Panel):
     def copy_text(self) -> str:
         """TSV of the list with every cluster's full name (the list may shorten shared prefixes)."""
         rows = [[r[0] if k == ALL else str(k)] + list(r[1:]) for r, k in zip(self.model.rows, self.model.keys)]
-        return "\n".join("\t".join(r) for r in [self.model.headers] + rows)
+        from explorer.core.escape import tsv  # formula prefixes, tabs, line breaks neutralised
+        return tsv([self.model.headers] + rows)

@@ -20,11 +20,17 @@ class ConclusionPanel(Panel):
         self.text.setOpenExternalLinks(False)
         self.tree_sentence = None
         self.selection: dict | None = None
+        self.meta: dict = {}
+        self.versions: dict | None = None
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.text)
 
     def on_results(self, update: dict) -> None:
+        if "meta" in update:
+            self.meta = update["meta"] or {}
+        if "versions" in update:
+            self.versions = update["versions"] if isinstance(update["versions"], dict) else None
         if "tree" in update:
             t = update["tree"]
             self.tree_sentence = t.get("sentence") if isinstance(t, dict) else None
@@ -40,7 +46,21 @@ class ConclusionPanel(Panel):
         return self.tr("For %1 (%2, %3)").replace("%1", self.selection_name()) \
             .replace("%2", plural(sel.get('n', 0), "case")).replace("%3", plural(sel.get('n_bad', 0), "badcase"))
 
+    def trace_only(self) -> bool:
+        """A session of traces without eval cases: no badcase to explain."""
+        return bool(self.meta) and not self.meta.get("cases") and bool(self.meta.get("runs"))
+
     def paint(self, conclusion) -> str | None:
+        if self.trace_only():   # what the traces answer first, no sentence on absent badcases
+            from explorer.core.analysis.found import trace_findings
+            found = trace_findings(self.meta, self.versions)
+            ev = [e.get("text") for e in (conclusion or {}).get("evidence") or []
+                  if isinstance(conclusion, dict) and e.get("text")]
+            body = "<p>" + " ".join(html.escape(t) for t in found) + "</p>"
+            if ev:
+                body += "<ul>" + "".join(f"<li>{html.escape(t)}</li>" for t in ev) + "</ul>"
+            self.text.setHtml(body)
+            return None
         body = conclusion_html(conclusion, self.tree_sentence)
         sel = self.selection
         if sel is not None:  # the selection's own reading first, the cohort's below it

@@ -131,12 +131,13 @@ class DistributionsPanel(Panel):
             return super().copy_text()
         vals = pd.to_numeric(frame[m], errors="coerce")
         sel = self.session.selected_cases or frozenset()
-        lines = ["\t".join(("case_id", "group", "selected", m))]
+        from explorer.core.escape import tsv  # formula prefixes, tabs, line breaks neutralised
+        rows = [("case_id", "group", "selected", m)]
         for cid, grp, v in zip(frame["case_id"], frame["grp"], vals):
             if pd.notna(v):
-                lines.append(f"{cid}\t{'badcase' if grp == 'bad' else 'control'}\t"
-                             f"{'yes' if cid in sel else 'no'}\t{v:g}")
-        return "\n".join(lines)
+                rows.append((cid, "badcase" if grp == "bad" else "control",
+                             "yes" if cid in sel else "no", f"{v:g}"))
+        return tsv(rows)
 
     def nearest_case(self, x: float):
         """(run_id, request_id) of the bound case whose current-metric value is nearest x:

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
+from explorer.widgets.elide import ElidedLabel
 from explorer.widgets.painters.header import header_items, summary_line
 
 
@@ -47,6 +48,7 @@ class HeaderPanel(Panel):
         while self._row.count():
             w = self._row.takeAt(0).widget()
             if w is not None:
+                w.hide()          # gone at once, not when the event loop deletes it
                 w.deleteLater()
         for title, value, tip in self.items:
             box = QFrame()
@@ -58,8 +60,11 @@ class HeaderPanel(Panel):
             v.setSpacing(0)
             t = QLabel(title)  # the painter's title, already in the current language
             t.setObjectName("headerTitle")
-            val = QLabel(value)
-            val.setTextFormat(Qt.TextFormat.PlainText)  # cluster names come from input files
+            # cluster names come from input files, a selection names its condition: elided to
+            # the window's width, whole on hover (never wider than the screen)
+            val = ElidedLabel(value, least=160, tip=tip,
+                              mode=Qt.TextElideMode.ElideMiddle if title == self.items[0][0]
+                              else Qt.TextElideMode.ElideRight)
             val.setObjectName("headerValue")
             v.addWidget(t)
             v.addWidget(val)

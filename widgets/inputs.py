@@ -143,7 +143,10 @@ class InputsPanel(Panel):
     def copy_text(self) -> str:
         lines = ["file\tformat\trows\tskipped\terror"]
         for r in self.value or []:
-            lines.append(f"{r.path}\t{r.format}\t{r.rows_loaded}\t{r.rows_skipped}\t{r.error or ''}")
+            ignored = getattr(r, "skipped_file", None)   # why a file was not loaded, as shown
+            why = r.error or (f"ignored: {ignored}" if ignored else "")
+            lines.append(f"{r.path}\t{r.format}\t{r.rows_loaded}\t{r.rows_skipped}\t{why}")
+            lines += [f"\t\t\t\tskipped: {reason}" for reason in getattr(r, "skipped_reasons", ()) or ()]
         return "\n".join(lines)
 
 

@@ -57,9 +57,17 @@ class MainWindow(QMainWindow):
         QApplication.instance().focusChanged.connect(self._focus_changed)
         session.message.connect(self._show_message)  # bound methods: see _on_results
         session.storeChanged.connect(self._update_actions)
+        session.storeChanged.connect(self._front_tab)
         session.selectionChanged.connect(self._update_actions)
         if hasattr(session, "requestActivated"):  # the Timeline panel paints it; show its dock
             session.requestActivated.connect(self._show_timeline)
+
+    def _front_tab(self) -> None:
+        """Traces without eval cases open on what they can answer (issue 33): the Versions tab
+        in front of the metric comparison, which needs badcases."""
+        meta = self.session.data.get("meta") or {}
+        if meta and not meta.get("cases") and meta.get("runs") and "versions" in self.docks:
+            self.show_panel("versions")
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -195,7 +203,10 @@ class MainWindow(QMainWindow):
         something to show, so it comes to the front (once per load; the user's choice wins)."""
         eng = update.get("engine")
         meta = self.session.data.get("meta") or {}
-        if isinstance(eng, dict) and "runs" in eng and not meta.get("cases"):
+        sla = update.get("sla_diagnosis")  # a trace without eval opens on SLA over time
+        if isinstance(sla, dict) and sla.get("windows") and not meta.get("cases") and "sla" in self.docks:
+            self.show_panel("sla")
+        elif isinstance(eng, dict) and "runs" in eng and not meta.get("cases"):
             self.show_panel("engine")
 
     def _show_inputs_status(self, reports) -> None:
@@ -509,10 +520,20 @@ class MainWindow(QMainWindow):
     def tidy_tab_bars(self) -> None:
         """Dock tab names in full, never elided ("Metric compari…", "Ru…" on a laptop): a
         tab bar too narrow for its tabs scrolls with arrow buttons instead."""
+        from explorer.widgets.tabfit import fit_tab_bar
         for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
             bar.setElideMode(Qt.TextElideMode.ElideNone)
             bar.setUsesScrollButtons(True)
             bar.setExpanding(False)
+            if bar.isVisible():   # compact before scrolling (issue 33): every tab in view
+                x = bar.geometry().left()
+                room = [d.width() for d in self.docks.values() if d.isVisible()
+                        and abs(d.geometry().left() - x) <= 4 and d.geometry().top() >= bar.geometry().top()]
+                fit_tab_bar(bar, max(room, default=bar.width()))
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        QTimer.singleShot(0, self.tidy_tab_bars)
 
     def closeEvent(self, ev) -> None:
         self.settings.setValue("geometry", self.saveGeometry())

@@ -6,6 +6,7 @@ from explorer.core.analysis import pipeline
 from explorer.core.i18n import pgettext
 from explorer.widgets.cases import CasesPanel
 from explorer.widgets.clusters import ClustersPanel
+from explorer.widgets.compare import ComparePanel
 from explorer.widgets.comparison import ComparisonPanel
 from explorer.widgets.conclusion import ConclusionPanel
 from explorer.widgets.distributions import DistributionsPanel
@@ -33,6 +34,7 @@ PANELS = [
     ("heatmap", HeatmapPanel, "centre"),
     ("versions", VersionsPanel, "centre"),
     ("runs", RunsPanel, "centre"),
+    ("compare", ComparePanel, "centre"),
     ("sla", SlaPanel, "centre"),
     ("timeline", TimelinePanel, "centre"),  # full height: axis labels fit
     ("engine", EnginePanel, "centre"),
@@ -42,7 +44,7 @@ PANELS = [
     ("replay", ReplayPanel, "centre"),  # a table beside a chart: the analysis area's height
 ]
 # Panels whose minimum size must never widen the window: they scroll inside their dock.
-SCROLLED = frozenset({"runs", "timeline", "engine", "whatif", "replay"})
+SCROLLED = frozenset({"runs", "compare", "timeline", "engine", "whatif", "replay"})
 # A panel named otherwise than the section it shows (explorer.core.analysis.pipeline).
 SHOWS = {"header": "cohort"}
 

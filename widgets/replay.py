@@ -17,6 +17,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from explorer.core.i18n import _
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView, QLabel,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
@@ -28,6 +29,9 @@ from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparis
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
 from explorer.widgets.base import JobControls, Panel
 from explorer.widgets.painters.replay import plot_sweeps
+
+
+WARN_TEXT = "#9A5B00"   # palette.WARN darkened to read as text on white (contrast 5.6:1)
 
 
 def _fmt(v: Any, unit: str = "") -> str:
@@ -311,8 +315,10 @@ class ReplayPanel(JobControls, Panel):
             return
         self.cancel_button.setEnabled(True)
         self._status(self.tr("Replaying %n request(s)…", "", len(job.trace.requests)))
-        self._submit("replay", lambda ctx: job.run(ctx.progress, ctx.cancelled),
-                     lambda rc: self._done(rc[0], job.trace.run_id, job.trace.observed, rc[1]),
+        def done(rc):
+            self.state.keep_calibration(job, rc[1])
+            self._done(rc[0], job.trace.run_id, job.trace.observed, rc[1])
+        self._submit("replay", lambda ctx: job.run(ctx.progress, ctx.cancelled), done,
                      self.tr("Replay"))
 
     def _submit(self, key: str, job, done, label: str) -> None:
@@ -324,11 +330,22 @@ class ReplayPanel(JobControls, Panel):
         self.state.result, self.state.calibration = res, cal
         self.show_comparison(comparison_rows(observed, res.summary))
         s = res.summary
-        self.show_warning(cal.warning if cal is not None else None)
+        # uncalibrated absolute latencies are the model's defaults: said in the warning colour
+        self.show_warning(cal.warning if cal is not None else self.tr(
+            "Not calibrated: the run records no TTFT or TPOT, so the replay's absolute latencies "
+            "(TTFT, TPOT, E2E) are the engine model's defaults, not this engine's; read the "
+            "changes between settings, not the values."), warn=cal is None)
+        if cal is None:
+            self._mark_latency_rows()
         dropped = cal.dropped if cal is not None else {}
         n_drop = sum(dropped.values())
         note = self.tr("not calibrated: the run records no TTFT or TPOT")
         cal_lines = calibration_lines(cal.to_dict() if cal is not None else None, note)
+        # one verdict per run: calibrated at the settings the run recorded, on its whole trace
+        scope = self.tr("Calibrated once for %1, at the settings it recorded, on its whole trace "
+                        "(%2 requests): every scenario of this run shows this verdict. Predict "
+                        "badcases calibrates on the cohort's time window instead.") \
+            .replace("%1", run_id).replace("%2", f"{s['requests']:,}") if cal is not None else ""
         # headline: vLLM's first-query hit rate, preempted re-queries apart, then calibration
         self._status("\n".join(hit_rate_lines(s)) + "\n"
                      + self.tr("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
@@ -337,7 +354,7 @@ class ReplayPanel(JobControls, Panel):
                      + "".join("\n" + self.tr("%1 request(s) dropped: %2")
                                .replace("%1", str(k)).replace("%2", why)
                                for why, k in dropped.items())
-                     + "\n" + "\n".join(cal_lines))
+                     + "\n" + "\n".join(cal_lines) + ("\n" + scope if scope else ""))
         if n_drop:
             self.status.setToolTip(self.tr("%1 of %2 requests replayed").replace(
                 "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
@@ -350,10 +367,22 @@ class ReplayPanel(JobControls, Panel):
                 lambda _rid: self.session.rescan(), self._failed,
                 label=self.tr("Replay: adding the run"))
 
-    def show_warning(self, text: str | None) -> None:
-        """Show (or hide, with None) the prominent calibration warning."""
+    def show_warning(self, text: str | None, warn: bool = False) -> None:
+        """Show (or hide, with None) the prominent calibration warning (warn: in the warning
+        colour, for latencies not calibrated, rather than the error colour)."""
         self.warning.setText(text or "")
+        self.warning.setStyleSheet("font-weight: bold; color: %s;" % (WARN_TEXT if warn
+                                                                       else "#b00020"))
         self.warning.setVisible(bool(text))
+
+    def _mark_latency_rows(self) -> None:
+        """The replay's latency cells (ms) in the warning colour, their tooltip saying why."""
+        tip = self.tr("Not calibrated: the engine model's default step time")
+        for i in range(self.table.rowCount()):
+            item = self.table.item(i, 2)
+            if item is not None and " ms" in item.text():
+                item.setForeground(QColor(WARN_TEXT))
+                item.setToolTip(tip)
 
     # -- badcases under the scenario ------------------------------------------------------------
     def scenario(self) -> dict:
@@ -402,7 +431,24 @@ class ReplayPanel(JobControls, Panel):
             .replace("%5", f"{p.ci_high:.0f}").replace("%6", str(p.n_cases)) \
             .replace("%7", p.run_id)
         self.show_report(d)
-        self.status.setText(self.status.text() + "\n" + p.model)
+        self.status.setText(self.status.text() + "\n" + self.scope_note(p) + "\n" + p.model)
+
+    def scope_note(self, p) -> str:
+        """Why Predict's figures differ from Run's: it replays the cohort's time window (its own
+        calibration, its own load), Run the whole trace."""
+        w = p.window or {}
+        text = self.tr("Predict badcases replays the cohort's window of %1 (%2 s to %3 s, %4 "
+                       "requests) and calibrates on it; Run replays the whole trace. Preemptions "
+                       "and calibration errors of the two differ as their load differs.") \
+            .replace("%1", p.run_id).replace("%2", f"{w.get('start_s', 0):,.0f}") \
+            .replace("%3", f"{w.get('end_s', 0):,.0f}").replace("%4", f"{w.get('requests', 0):,}")
+        res = self.state.result
+        pre = (p.replay or {}).get("preemptions") or {}
+        if res is not None and pre.get("scenario") is not None:
+            text += " " + self.tr("Here: %1 preemptions over the whole trace, %2 in the window.") \
+                .replace("%1", f"{res.summary['preemptions']:,}") \
+                .replace("%2", f"{pre['scenario']:,.0f}")
+        return text
 
     def _settings_of_run(self) -> None:
         """Fill the controls with the settings the chosen run records (its observed ones, read
@@ -577,10 +623,9 @@ class ReplayPanel(JobControls, Panel):
 
     def copy_text(self) -> str:
         """The table as TSV; before a run, the message or the hint shown instead."""
-        rows = []
-        for i in range(self.table.rowCount()):
-            rows.append("\t".join(self.table.item(i, j).text() if self.table.item(i, j) else ""
-                                  for j in range(4)))
+        from explorer.core.escape import tsv
+        rows = [tsv([[self.table.item(i, j).text() if self.table.item(i, j) else ""
+                      for j in range(4)]]) for i in range(self.table.rowCount())]
         # nothing run yet: the message, or the hint shown in place of the table and chart
         return "\n".join(rows) or self.message() or (
             self.hint.text() if not self.hint.isHidden() else "")

@@ -1,14 +1,17 @@
 """Runs: every loaded run with its label, engine, engine version (and where the version came
-from), success counts and the headline aggregates its result file published; a run in which no
-request succeeded is drawn in the warning colour with its flag. Label and version are editable
-(kept with the session). Below: the selected run's published aggregates beside the product's
-recomputation from the request rows, and the run-level version changes."""
+from), workload, success counts and the headline aggregates its result file published; a run in
+which no request succeeded is drawn in the warning colour with its flag. Label, engine, version
+and workload are editable (kept with the session). Below: the selected run's published
+aggregates beside the product's recomputation from the request rows, then every statistic its
+requests give that the file did not publish (TTFT / TPOT / ITL / E2E mean, median, P90, P99,
+throughput, goodput), and the run-level version changes. The table exports to CSV and Parquet."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout)
 
 from explorer.core.escape import qt_plain_tip
 from explorer.core.report_runs import OVERVIEW, SHOWN, fmt_published
@@ -21,9 +24,9 @@ HEADLINE_TITLES = {"Mean TTFT (ms)": "Mean TTFT", "Median TTFT (ms)": "Median TT
                    "P99 TTFT (ms)": "P99 TTFT", "Mean TPOT (ms)": "Mean TPOT",
                    "Mean ITL (ms)": "Mean ITL", "Mean E2E (ms)": "Mean E2E",
                    "Output (tok/s)": "Output tok/s"}
-EDITABLE = {0: "label", 2: "engine_version"}
-# px: a sweep's long labels are elided in the middle (their ends differ), flags at the end;
-# the full text is in the tooltip
+EDITABLE = {0: "label", 1: "engine", 2: "engine_version", 3: "workload"}
+WORKLOAD_COL, FLAGS_COL = 3, 6
+# px: long labels and flags are elided at the end (the full text is in the tooltip)
 RUN_COLUMN_MAX, FLAGS_COLUMN_MAX = 340, 220
 
 
@@ -46,15 +49,15 @@ class RunsPanel(Panel):
                   "P99 TTFT": self.tr("P99 TTFT"), "Mean TPOT": self.tr("Mean TPOT"),
                   "Mean ITL": self.tr("Mean ITL"), "Mean E2E": self.tr("Mean E2E"),
                   "Output tok/s": self.tr("Output tok/s")}
-        heads = [self.tr("Run"), self.tr("Engine"), self.tr("Version"), self.tr("Completed"),
-                 self.tr("Failed"), self.tr("Flags")]
+        heads = [self.tr("Run"), self.tr("Engine"), self.tr("Version"), self.tr("Workload"),
+                 self.tr("Completed"), self.tr("Failed"), self.tr("Flags")]
         heads += [titles[HEADLINE_TITLES[t]] for m, s, t in OVERVIEW if m != "requests"]
         heads += [self.tr("Version from"), self.tr("File")]
         self.table.setColumnCount(len(heads))
         self.table.setHorizontalHeaderLabels(heads)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)  # else a wrapped label is cut at its end, not elided
-        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
@@ -77,10 +80,17 @@ class RunsPanel(Panel):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.detail)
+        self.export_button = QPushButton(self.tr("Export table…"))
+        self.export_button.setToolTip(self.tr("Write every run with its published and "
+                                              "recomputed statistics to CSV or Parquet"))
+        self.export_button.clicked.connect(self._export)
+        foot = QHBoxLayout()
+        foot.addWidget(self.note, 1)
+        foot.addWidget(self.export_button)
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split, 1)
-        lay.addWidget(self.note)
+        lay.addLayout(foot)
 
     def on_results(self, update: dict) -> None:
         super().on_results(update)
@@ -100,13 +110,16 @@ class RunsPanel(Panel):
                 pub = {(p["metric"], p["stat"]): p for p in r.get("published") or []}
                 flags = r.get("flags") or []
                 cells = [r.get("label") or r["run_id"], r.get("engine") or "",
-                         r.get("engine_version") or "", _count(r.get("completed")),
-                         _count(r.get("failed")), "; ".join(f.split(":")[0] for f in flags)]
+                         r.get("engine_version") or "",
+                         r.get("workload_user") or r.get("workload") or "",
+                         _count(r.get("completed")), _count(r.get("failed")),
+                         "; ".join(f.split(":")[0] for f in flags)]
                 cells += [fmt_published(pub[k]["value"], pub[k]["unit"]) if k in pub else ""
                           for k in HEADLINE]
                 cells += [r.get("version_source") or "", r.get("source_path") or ""]
                 last = len(cells) - 1  # version source, then file: long, in tooltips too
-                tips = {0: cells[0], 5: "\n".join(flags), last - 1: cells[-2], last: cells[-1]}
+                tips = {0: cells[0], WORKLOAD_COL: cells[WORKLOAD_COL], FLAGS_COL: "\n".join(flags),
+                        last - 1: cells[-2], last: cells[-1]}
                 for c, text in enumerate(cells):
                     it = _item(str(text), editable=c in EDITABLE)
                     if tips.get(c):
@@ -119,7 +132,8 @@ class RunsPanel(Panel):
                     self.table.setItem(i, c, it)
         finally:
             self._painting = False
-        for col, most in ((0, RUN_COLUMN_MAX), (5, FLAGS_COLUMN_MAX)):  # run name, flags
+        for col, most in ((0, RUN_COLUMN_MAX), (WORKLOAD_COL, RUN_COLUMN_MAX),
+                          (FLAGS_COL, FLAGS_COLUMN_MAX)):  # run name, workload, flags
             if self.table.columnWidth(col) > most:
                 self.table.horizontalHeader().setSectionResizeMode(
                     col, QHeaderView.ResizeMode.Interactive)
@@ -135,29 +149,59 @@ class RunsPanel(Panel):
             return
         run = self.runs[item.row()]
         field = EDITABLE[item.column()]
-        if (run.get(field) or "") == item.text().strip():
+        shown = (run.get("workload_user") or run.get("workload") or "" if field == "workload"
+                 else run.get(field) or "")
+        if shown == item.text().strip():
             return
         self.session.set_run(run["run_id"], **{field: item.text()})
 
     def _show_detail(self) -> None:
+        """The selected run's published statistics beside the product's recomputation, then
+        every statistic its requests give that the file did not publish."""
         row = self.table.currentRow()
         r = self.runs[row] if 0 <= row < len(self.runs) else None
         order = {k: i for i, k in enumerate(SHOWN)}
         pub = sorted((r or {}).get("published") or [],
                      key=lambda p: order.get((p["metric"], p["stat"]), len(order)))
         rec = {(x["metric"], x["stat"]): x for x in (r or {}).get("recomputed") or []}
-        self.detail.setRowCount(len(pub))
-        for i, p in enumerate(pub):
-            c = rec.get((p["metric"], p["stat"]))
-            again = "" if c is None else (c.get("note") or fmt_published(c["recomputed"], p["unit"]))
-            name = p["metric"] + ("" if p["stat"] == "value" else f" {p['stat']}")
-            for j, text in enumerate((name, fmt_published(p["value"], p["unit"]), again)):
+        every = {(x["metric"], x["stat"]): x["value"]
+                 for x in (r or {}).get("recomputed_all") or []}
+        rows = []
+        for p in pub:
+            key = (p["metric"], p["stat"])
+            c = rec.get(key)
+            again = (c.get("note") or fmt_published(c["recomputed"], p["unit"])) if c else (
+                fmt_published(every[key], None) if key in every else "")
+            rows.append((key, fmt_published(p["value"], p["unit"]), again))
+        done = {k for k, *_ in rows}
+        rows += [(k, "", fmt_published(v, None)) for k, v in every.items() if k not in done]
+        self.detail.setRowCount(len(rows))
+        for i, (key, published, again) in enumerate(rows):
+            name = key[0] + ("" if key[1] == "value" else f" {key[1]}")
+            for j, text in enumerate((name, published, again)):
                 self.detail.setItem(i, j, _item(text))
+
+    def export_to(self, path: str) -> str:
+        """Write the runs (published and recomputed statistics) to a .csv or .parquet file."""
+        from explorer.core.tables import export_frame, runs_frame
+        return str(export_frame(runs_frame(self.runs), path))
+
+    def _export(self) -> None:
+        from PySide6.QtWidgets import QFileDialog, QMessageBox
+        path, _f = QFileDialog.getSaveFileName(self, self.tr("Export the runs table"), "runs.csv",
+                                               self.tr("CSV (*.csv);;Parquet (*.parquet)"))
+        if not path:
+            return
+        try:
+            self.export_to(path)
+        except (OSError, ValueError, ImportError) as e:
+            QMessageBox.warning(self, self.tr("Export the runs table"), str(e))
 
     def _show_note(self, rv) -> None:
         if not isinstance(rv, dict) or not rv.get("changes"):
-            self.note.setText(self.tr("Double-click a run's name or version to edit it (kept "
-                                      "with the session)."))
+            self.note.setText(self.tr("Double-click a run's name, engine, version or workload to "
+                                      "edit it (kept with the session; runs given one workload "
+                                      "name are compared with each other)."))
             return
         regs = [c for c in rv["changes"] if c.get("regression")]
         parts = [f"{c['metric']} {c['stat']} {c['from_version']} → {c['to_version']}: "

@@ -9,6 +9,7 @@ from explorer.core.names import plural
 from explorer.widgets.base import Panel, SelectionLine
 from explorer.widgets.painters.common import label, share, unit
 from explorer.widgets.painters.sla import paint_sla, summary
+from explorer.widgets.painters.sla_windows import paint_sla_windows
 
 
 class SlaPanel(SelectionLine, Panel):
@@ -36,10 +37,17 @@ class SlaPanel(SelectionLine, Panel):
         self._selection_line()  # the selection's own attainment, beside the cohort's
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
+        # attainment over time (section sla_diagnosis); a shaded violation period is clickable
+        self.time_widget = pg.PlotWidget(background="w")
+        self.time_plot = self.time_widget.getPlotItem()
+        self.time_plot.scene().sigMouseClicked.connect(self._clicked)
+        self.diagnosis: dict | None = None
+        self.regions: list = []
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.summary)
         lay.addWidget(self.sel_label)
+        lay.addWidget(self.time_widget, 2)
         lay.addWidget(self.plot_widget, 1)
 
     def _edited(self, _v=None) -> None:
@@ -50,6 +58,36 @@ class SlaPanel(SelectionLine, Panel):
         if {m: float(v) for m, v in have.items() if m in want} != want:
             self.session.set_params("sla", thresholds={**extra, **want})
 
+    def on_results(self, update: dict) -> None:
+        if "sla_diagnosis" in update:
+            d = update["sla_diagnosis"]
+            self.diagnosis = d if isinstance(d, dict) and "windows" in d else None
+            self._paint_time()
+        super().on_results(update)
+
+    def _paint_time(self) -> None:
+        msg, self.regions = paint_sla_windows(self.time_plot, self.diagnosis)
+        self.time_widget.setVisible(msg is None)
+
+    def _clicked(self, ev) -> None:
+        """A click inside a shaded violation period selects its requests in every view."""
+        pos = self.time_plot.vb.mapSceneToView(ev.scenePos())
+        for region, period in self.regions:
+            lo, hi = region.getRegion()
+            if lo <= pos.x() <= hi:
+                self.select_period(period)
+                return
+
+    def select_period(self, period: dict) -> None:
+        """Select the requests of one violation period: its run, arrivals in [start, end)."""
+        from explorer.core.selection import And, InSet, Range
+        pred = And(InSet("run_id", (str(period["run_id"]),)),
+                   Range("arrival_s", float(period["start_s"]), float(period["end_s"])))
+        text = self.tr("SLA: violation period of %1 (%2 windows)").replace(
+            "%1", str(period["run_id"])).replace("%2", str(period.get("windows")))
+        self.session.set_selection(pred, text, requests=True,
+                                   source=("sla_period", period["run_id"], period["start_s"]))
+
     def paint(self, sla) -> str | None:
         for m, box in self.thresholds.items():  # the bounds the result was computed with
             v = (sla or {}).get("thresholds", {}).get(m)
@@ -57,6 +95,9 @@ class SlaPanel(SelectionLine, Panel):
                 box.blockSignals(True)
                 box.setValue(float(v))
                 box.blockSignals(False)
+        if isinstance(sla, dict) and "windows" in sla:  # a report's sla carries its windows
+            self.diagnosis = sla
+        self._paint_time()
         msg = paint_sla(self.plot, sla)
         if msg:
             return msg  # the painter's message, already in the current language

@@ -85,8 +85,8 @@ class RowsModel(QAbstractTableModel):
         return self._shown[i]
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
-        """Sort by SORT_ROLE values of `column`: missing (None, NaN) first, then numbers
-        numerically, then text; stable; the selection follows its rows."""
+        """Sort by SORT_ROLE values of `column` (see _sorted: numbers numerically, missing
+        last either way); the selection follows its rows."""
         if not 0 <= column < len(self.headers):
             return
         self._order = (column, order)
@@ -106,20 +106,24 @@ class RowsModel(QAbstractTableModel):
         return self._sort_cols[column]
 
     def _sorted(self, column: int, order) -> list[int]:
+        """The view order by `column`: numbers numerically (bool and numpy numbers too), then
+        text; missing values (None, NaN) last in either direction; stable."""
         col = self._sort_col(column)
         desc = order == Qt.SortOrder.DescendingOrder
         if (all(type(v) in (int, float) for v in col) and not any(v != v for v in col)) \
                 or all(type(v) is str for v in col):  # the usual cases: one sort in C
             return sorted(range(len(col)), key=col.__getitem__, reverse=desc)
+        present, missing = [], []
+        for i, v in enumerate(col):
+            (missing if _missing(v) else present).append(i)
 
         def key(i: int):
             v = col[i]
-            if v is None or (isinstance(v, float) and v != v):
-                return (0, 0.0, "")
-            if isinstance(v, (int, float)):
-                return (1, float(v), "")
-            return (2, 0.0, str(v))
-        return sorted(range(len(col)), key=key, reverse=desc)
+            try:
+                return (0, float(v), "")
+            except (TypeError, ValueError):
+                return (1, 0.0, str(v))
+        return sorted(present, key=key, reverse=desc) + missing
 
     def row_of(self, key) -> int:
         """The view row holding `key` (KEY_ROLE), -1 when none."""
@@ -171,6 +175,16 @@ class RowsModel(QAbstractTableModel):
             cells, tip = self._format(r)
             return qt_plain_tip(tip or (cells[c] if len(cells[c]) > 40 else None))
         return None
+
+
+def _missing(v) -> bool:
+    """None or NaN: sorted last whatever the direction."""
+    if v is None:
+        return True
+    try:
+        return v != v
+    except (TypeError, ValueError):
+        return False
 
 
 def sortable(model: RowsModel, parent=None) -> RowsModel:

@@ -91,6 +91,13 @@ class TreePanel(Panel):
         self._mark_selected()
         self.sentence.setText(str(tree.get("sentence") or ""))
         self.sentence.setVisible(bool(tree.get("sentence")))
+        # a tree wider than the view opens on its riskiest branch, not its left edge
+        path = [self.items[n].sceneBoundingRect() for n in tree.get("riskiest_path") or []
+                if n in self.items]
+        focus = None
+        for rect in path:
+            focus = rect if focus is None else focus.united(rect)
+        self.view.focus = focus
         self.view.fit()
         return None
 

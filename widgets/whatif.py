@@ -71,6 +71,7 @@ class WhatIfPanel(JobControls, Panel):
         split.addWidget(left)
         split.addWidget(right)
         split.setSizes([400, 720])
+        self.split = split
         lay = QVBoxLayout(self.body)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(split)
@@ -276,9 +277,19 @@ class WhatIfPanel(JobControls, Panel):
         (the report prints the graph as its own figure, at a legible size)."""
         self.graph_column.setVisible(not on)
 
+    STACK_BELOW = 1000  # px: a narrower panel puts the graph above the results (issue 33:
+    #                     beside them on a laptop it got ~250 px and cut its node names)
+
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
         QTimer.singleShot(0, self._fit_table)   # wrapped "why" texts
+        split = getattr(self, "split", None)
+        want = Qt.Orientation.Vertical if self.width() < self.STACK_BELOW else Qt.Orientation.Horizontal
+        if split is not None and split.orientation() != want:
+            split.setOrientation(want)
+            h = max(self.height(), 400)
+            split.setSizes([int(h * 0.45), int(h * 0.55)] if want == Qt.Orientation.Vertical
+                           else [400, 720])
 
     def show_result(self, value: Any) -> None:
         super().show_result(value)

@@ -16,6 +16,7 @@ class ZoomView(QGraphicsView):
     font_pt: float = 9.5      # the scene's text size at scale 1
     max_scale: float = 1.3
     zoomed = False            # the user zoomed: resizes keep the scale
+    focus = None              # QRectF (scene) to show first when the figure does not fit
 
     def __init__(self, scene, parent=None):
         super().__init__(scene, parent)
@@ -60,6 +61,14 @@ class ZoomView(QGraphicsView):
             self.resetTransform()
             k = self.max_scale if k > self.max_scale else floor
             self.scale(k, k)
-            # too large to fit: show its top left (the tree's root, the graph's causes)
+            # too large to fit: show its top left (the tree's root, the graph's causes), or
+            # the part that matters most (`focus`: the tree's riskiest branch) from the top
+            f = self.focus
+            if k == floor and f is not None and f.isValid():
+                half_w, half_h = self.viewport().width() / (2 * k), self.viewport().height() / (2 * k)
+                x = min(max(f.center().x(), r.left() + half_w), r.right() - half_w)
+                y = f.top() - 10 + half_h if f.height() + 20 > 2 * half_h else f.center().y()
+                self.centerOn(x, y)
+                return
             self.centerOn(r.left() + self.viewport().width() / (2 * k) if k == floor else r.center().x(),
                           r.top() + self.viewport().height() / (2 * k) if k == floor else r.center().y())

@@ -15,7 +15,9 @@ KINDS = (N_("trace"), N_("eval"), N_("stats"))  # LoadReport.kind, shown through
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help=_("trace or eval files / folders"))
+    from explorer.cli.types import path
+    parser.add_argument("files", nargs="+", metavar="FILE", type=path,
+                        help=_("trace or eval files / folders"))
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     parser.add_argument("--json", action="store_true",
@@ -134,6 +136,19 @@ def render_text(doc: dict) -> str:
     return "\n".join(out)
 
 
+def for_terminal(x):
+    """doc with every string in it passed through escape.terminal (ESC sequences, other
+    control characters and line breaks from names shown as \\xNN, bidi controls closed)."""
+    from explorer.core.escape import terminal
+    if isinstance(x, str):
+        return terminal(x)
+    if isinstance(x, dict):
+        return {for_terminal(k): for_terminal(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [for_terminal(v) for v in x]
+    return x
+
+
 def run(args) -> int:
     try:
         from explorer.cli import engine_version_overrides
@@ -146,13 +161,16 @@ def run(args) -> int:
         result = inspect_paths(args.files, version_overrides=overrides)
         doc = result.to_dict()
         if args.json:
-            print(json.dumps(doc, indent=2, ensure_ascii=False, default=str))
-        else:
-            print(render_text(doc))
+            from explorer.core.escape import json_terminal  # valid JSON, nothing a terminal acts on
+            print(json_terminal(json.dumps(doc, indent=2, ensure_ascii=False, default=str)))
+        else:  # every value from the files shown, never acted on (escape.terminal)
+            print(render_text(for_terminal(doc)))
         for f in result.failed:
             print(_("trace-explorer inspect: {error}").format(error=f['error']), file=sys.stderr)
         return 1 if result.failed else 0
     except Exception as e:  # never a traceback for the user: one line, details in the log
+        from explorer.core.interrupt import check
+        check()  # a failure caused by Ctrl-C / SIGTERM is the interruption
         from explorer.core import errlog
         where = errlog.record(e, "trace-explorer inspect " + " ".join(map(str, args.files)))
         print(_("trace-explorer inspect: internal error: {x} ({where})").format(x=errlog.describe(e), where=where),

@@ -60,23 +60,33 @@ def _blocks(text: str) -> int | str:
     return n
 
 
+# tokens per KV block at most: vLLM's block sizes go to 128 (CacheConfig.block_size); a block
+# beyond a few thousand tokens means nothing and made the replay's block hashing run for minutes
+MAX_BLOCK_SIZE = 4096
+
+
 def add_arguments(parser) -> None:
-    parser.add_argument("file", metavar="FILE", help=_("arrival trace (Mooncake JSONL or any loadable trace)"))
+    from explorer.cli import types
+    parser.add_argument("file", metavar="FILE", type=types.path, help=_("arrival trace (Mooncake JSONL or any loadable trace)"))
     cap = parser.add_mutually_exclusive_group(required=True)
     cap.add_argument("--blocks", type=_blocks, metavar="N",
                      help=_("KV-cache capacity in blocks (vLLM num_gpu_blocks); 0 or inf = infinite"))
-    cap.add_argument("--kv-gb", type=float, metavar="GB",
+    cap.add_argument("--kv-gb", type=types.number(above=0, hi=1e6), metavar="GB",
                      help=_("KV-cache capacity in GB (1e9 bytes); needs --bytes-per-token"))
-    parser.add_argument("--bytes-per-token", type=float, default=131072, metavar="B",
+    parser.add_argument("--bytes-per-token", type=types.number(above=0, hi=1 << 30),
+                        default=131072, metavar="B",
                         help=_("KV bytes per token for --kv-gb (default 131072: Llama-3.1-8B, "
                              "fp16, 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes)"))
     parser.add_argument("--eviction", default="lru", choices=EVICTION_POLICIES,
                         help=_("prefix-cache eviction policy (default lru, vLLM's)"))
-    parser.add_argument("--block-size", type=int, default=16, metavar="T",
-                        help=_("tokens per KV block (default 16)"))
-    parser.add_argument("--max-num-seqs", type=int, default=256, metavar="N",
+    parser.add_argument("--block-size", type=types.integer(1, MAX_BLOCK_SIZE), default=16,
+                        metavar="T",
+                        help=_("tokens per KV block, 1 to {n} (default 16; vLLM offers 8, 16, 32, "
+                               "64, 128)").format(n=MAX_BLOCK_SIZE))
+    parser.add_argument("--max-num-seqs", type=types.integer(1, 1 << 20), default=256, metavar="N",
                         help=_("running requests at most (default 256)"))
-    parser.add_argument("--max-num-batched-tokens", type=int, default=8192, metavar="N",
+    parser.add_argument("--max-num-batched-tokens", type=types.integer(1, 1 << 24), default=8192,
+                        metavar="N",
                         help=_("tokens per engine step, chunked-prefill budget (default 8192)"))
     parser.add_argument("--timing", choices=("auto", "default"), default="auto",
                         help=_("auto (default): calibrate the step time (and replicas) on the "

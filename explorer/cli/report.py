@@ -11,21 +11,30 @@ a scenario (default: 4x the observed KV blocks; the --replay-* options set it in
 predicts how many of its badcases would remain (explorer.core.replay.badcases).
 
 Exit status: 0 when the report is written and every input loaded; 1 when some input failed to
-load (the report is still written from the others) or nothing could be loaded; 2 for a usage
-error (unknown cluster, format not available, bad --set / --graph).
+load (the report is still written from the others), nothing could be loaded or the report
+could not be written (the previous one is then as it was); 2 for a usage error (unknown
+cluster, format not available, bad --set / --sla / --graph, a value out of its range); 3 when
+the memory ran out; 130 / 143 when interrupted by Ctrl-C / SIGTERM (nothing half-written).
+
+The files are written as a bundle (explorer.core.atomic.Bundle): staged inside --out, moved into
+place once every one is whole; only the files the previous report wrote (its manifest
+.trace-explorer-report.json) are ever replaced or removed.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from pathlib import Path
 from explorer.core.fmt import share
 from explorer.core.i18n import _
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", help=_("trace and eval files or folders to load"))
+    from explorer.cli import types
+    from explorer.core.analysis.causal_graph import KNOWN_NODES
+    from explorer.core.schema import REQUEST_METRICS
+    parser.add_argument("files", nargs="*", type=types.path,
+                        help=_("trace and eval files or folders to load"))
     parser.add_argument("--demo", action="store_true", help=_("use the bundled simulated demo workload"))
     parser.add_argument("--cluster", metavar="NAME",
                         help=_("badcase cluster to explain (default: the largest cluster)"))
@@ -35,18 +44,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval", metavar="EVAL_ID", dest="eval_id", default=None,
                         help=_("analyse one eval only: its eval id, or its model name (or a "
                              "unique part of it, e.g. 8B); default: every loaded eval pooled"))
-    parser.add_argument("--out", metavar="DIR", default="report", help=_("output folder (default ./report)"))
+    parser.add_argument("--out", metavar="DIR", default="report", type=types.path, help=_("output folder (default ./report)"))
     parser.add_argument("--format", default="json,md",
                         help=_("comma-separated formats: json, md, html, pdf, png, svg (default json,md)"))
-    parser.add_argument("--treatment", metavar="M", help=_("what-if treatment metric (default kv_cache_hit_rate)"))
-    parser.add_argument("--outcome", metavar="M", help=_("what-if outcome (default badcase)"))
+    parser.add_argument("--treatment", metavar="M",
+                        type=types.metric(REQUEST_METRICS, _("treatment metric")), help=_("what-if treatment metric (default kv_cache_hit_rate)"))
+    parser.add_argument("--outcome", metavar="M",
+                        type=types.metric(KNOWN_NODES, _("outcome")), help=_("what-if outcome (default badcase)"))
     parser.add_argument("--set", metavar="M=V", dest="set_value",
                         help=_("what-if scenario: set metric M to value V for the badcases"))
-    parser.add_argument("--graph", metavar="FILE", help=_("causal graph (DOT or GML) for the what-if"))
+    parser.add_argument("--graph", metavar="FILE", type=types.path, help=_("causal graph (DOT or GML) for the what-if"))
     parser.add_argument("--sla", metavar="M=V", action="append", default=None,
                         help=_("SLA threshold, repeatable (default ttft_ms=500 and tpot_ms=50)"))
-    parser.add_argument("--max-depth", type=int, default=3, help=_("decision tree depth (default 3)"))
-    parser.add_argument("--min-samples-leaf", type=int, default=None,
+    parser.add_argument("--sla-window", metavar="S", default=None,
+                        help=_("SLA over time: window length in seconds (default 60)"))
+    parser.add_argument("--error-budget", metavar="F", default=None,
+                        help=_("SLA over time: a window's error budget, a share (default 0.005)"))
+    parser.add_argument("--max-depth", type=types.integer(1, 32), default=3, help=_("decision tree depth (default 3)"))
+    parser.add_argument("--min-samples-leaf", type=types.integer(1), default=None,
                         help=_("decision tree: minimum cases per leaf (default max(5, 1%% of cases))"))
     parser.add_argument("--no-whatif", action="store_true", help=_("skip the causal what-if section"))
     from explorer.core.replay.model import EVICTION_POLICIES
@@ -55,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "infinite); default 4x the observed run's"))
     parser.add_argument("--replay-eviction", choices=EVICTION_POLICIES,
                         help=_("replay scenario: prefix-cache eviction policy"))
-    parser.add_argument("--replay-max-num-seqs", type=int, metavar="N",
+    parser.add_argument("--replay-max-num-seqs", type=types.integer(1, 1 << 20), metavar="N",
                         help=_("replay scenario: running requests at most"))
     parser.add_argument("--no-replay", action="store_true",
                         help=_("skip the replay section (KV-cache simulation of the run)"))
@@ -81,14 +96,13 @@ def _err(msg: str) -> None:
     print(_("trace-explorer report: {msg}").format(msg=msg), file=sys.stderr)
 
 
-def _pair(text: str, what: str) -> tuple[str, float]:
-    if "=" not in text:
-        raise ValueError(_("{what} must look like METRIC=VALUE, not {text!r}").format(what=what, text=text))
-    k, v = text.split("=", 1)
-    try:
-        return k.strip(), float(v)
-    except ValueError:
-        raise ValueError(_("{what} {text!r}: {x!r} is not a number").format(what=what, text=text, x=v)) from None
+def _pair(text: str, what: str, sla: bool = False) -> tuple[str, float]:
+    """(metric, value) of --set / --sla METRIC=VALUE: a known metric, a finite value in the
+    metric's range (an SLA threshold above 0). Raises ValueError saying what is allowed."""
+    from explorer.cli.types import metric_value
+    from explorer.core.formats._common import range_rules
+    from explorer.core.schema import REQUEST_METRICS
+    return metric_value(text, what, REQUEST_METRICS, range_rules, positive=sla)
 
 
 def _whatif_args(args) -> dict | bool:
@@ -105,11 +119,16 @@ def _whatif_args(args) -> dict | bool:
             raise ValueError(_("--set names {x} but --treatment is {treatment}").format(x=m, treatment=args.treatment))
         out["treatment"] = m
         out["set_value"] = v
-    if args.graph:
+    if args.graph:  # read capped (not /dev/zero whole) and checked (acyclic, known nodes) here
+        from explorer.cli.types import read_capped
+        from explorer.core.analysis.causal_graph import parse_graph
+        from explorer.core.errors import InputError
+        text = read_capped(args.graph)
         try:
-            out["graph_text"] = Path(args.graph).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ValueError(_("{graph}: cannot read the causal graph ({x})").format(graph=args.graph, x=e)) from None
+            parse_graph(text, source=args.graph)
+        except InputError as e:
+            raise ValueError(str(e)) from None
+        out["graph_text"] = text
     return out
 
 
@@ -193,16 +212,18 @@ def _load(store, args, bind: bool = True) -> tuple[int, int]:
                  "({x2})").format(x=errlog.describe(e), x2=errlog.record(e, 'binding cases to requests')))
         else:
             _print_bound(res)
+    from explorer.core.escape import terminal  # a name's line break or ESC shown, not acted on
     for r in reports:
         if r.error:
             failed += 1
-            _err(_("failed: {error}").format(error=r.error))
+            _err(_("failed: {error}").format(error=terminal(r.error)))
         elif r.skipped_file:
-            print(_("ignored {path}: {skipped_file}").format(path=r.path, skipped_file=r.skipped_file), file=sys.stderr)
+            print(_("ignored {path}: {skipped_file}").format(
+                path=terminal(r.path), skipped_file=terminal(r.skipped_file)), file=sys.stderr)
         else:
             loaded += 1
             print(_("loaded {path}: {format}, {rows} rows").format(
-                path=r.path, format=r.format, rows=r.rows_loaded)
+                path=terminal(r.path), format=r.format, rows=r.rows_loaded)
                 + (_(", {n} skipped").format(n=r.rows_skipped) if r.rows_skipped else ""), file=sys.stderr)
     return loaded, failed
 
@@ -299,7 +320,12 @@ def run(args) -> int:
         elif scenario:
             params["replay"] = scenario
         if args.sla:
-            params["sla"] = {"thresholds": dict(_pair(s, "--sla") for s in args.sla)}
+            params["sla"] = {"thresholds": dict(_pair(s, "--sla", sla=True) for s in args.sla)}
+        if args.sla_window is not None or args.error_budget is not None:
+            from explorer.core.analysis.sla_windows import window_params
+            over = {"window_s": args.sla_window, "error_budget": args.error_budget}
+            window_params({**params.get("sla", {}), **over})  # a bad value: exit 2, said why
+            params["sla"] = {**params.get("sla", {}), **{k: v for k, v in over.items() if v is not None}}
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
         return 2
@@ -331,8 +357,10 @@ def run(args) -> int:
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
         return 2
-    except OSError as e:
-        _err(_("{out}: cannot write the report ({x})").format(out=args.out, x=e))
+    except OSError as e:  # nothing half-written: the previous report is as it was
+        from explorer.core.atomic import describe_os_error
+        _err(_("{out}: cannot write the report ({x})").format(out=args.out,
+                                                              x=describe_os_error(e)))
         return 1
     except ReportIncomplete as e:  # a picture could not be drawn: the rest was written
         for p in e.written:

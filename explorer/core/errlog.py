@@ -55,8 +55,20 @@ def record(exc: BaseException, context: str) -> str:
 
 
 def describe(exc: BaseException) -> str:
-    """One line saying what went wrong, without a traceback: "RecursionError: maximum
-    recursion depth exceeded" (the type, since messages such as "0" say nothing alone)."""
+    """One line saying what went wrong, without a traceback: the cause in words for the
+    kinds a user meets (a full disk naming the file, out of memory, nesting too deep, a
+    number out of range), else "TypeName: message" (the type, since messages such as "0" say
+    nothing alone)."""
+    from .atomic import describe_os_error, disk_full
+    from .i18n import _
+    if disk_full(exc):
+        return _("cannot write {x}").format(x=describe_os_error(exc))
+    if isinstance(exc, MemoryError):
+        return _("out of memory (the work needs more memory than this machine has free)")
+    if isinstance(exc, RecursionError):
+        return _("nested too deeply to be read (more levels of nesting than can be followed)")
+    if isinstance(exc, OverflowError):
+        return _("a number too large to be used ({x})").format(x=" ".join(str(exc).split())[:200])
     msg = " ".join(str(exc).split())[:300]
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 

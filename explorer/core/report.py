@@ -30,11 +30,13 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 
 from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
+from . import errlog
 from .atomic import write_text
 from . import fmt
-from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural, unit
+from .names import DEMO_NOTE, condition_text, distinct_names, label, more, plural
 from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
 from .escape import md, md_code
+from .mdtable import _Raw, _table
 from .i18n import N_, _, ngettext
 
 log = logging.getLogger(__name__)
@@ -111,8 +113,10 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
         res = SectionError("whatif", str(e), "no_data")
     except (TraceExplorerError, ValueError, KeyError) as e:
         return SectionError("whatif", str(e), "error")
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
-        return SectionError("whatif", f"{type(e).__name__}: {e}", "error")
+        return SectionError("whatif", errlog.describe(e), "error")
     return res
 
 
@@ -149,6 +153,8 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
                            frame=frame, keys=keys, threads=1)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
+    from .analysis.sla_report import lift_into_sla
+    lift_into_sla(doc)  # DESIGN: sla.windows / sla.diagnosis
     remote = getattr(store, "remote", False)
     sim = _simulated(store)
     note = None
@@ -266,9 +272,11 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
         raise
     except (TraceExplorerError, ValueError, KeyError) as e:
         return {"status": "no_data", "reason": str(e)}
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one section must not sink the report
         log.exception("replay section failed")
-        return {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+        return {"status": "error", "reason": errlog.describe(e)}
 
 
 def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
@@ -376,25 +384,27 @@ def write_build(build: ReportBuild, out_dir: str | Path, formats: Sequence[str],
     ReportIncomplete, its `written` listing every file written, when the renderer could not
     draw some picture."""
     formats = check_formats(formats)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for f in formats:
-        if f in WRITERS:
-            written.append(WRITERS[f](build.doc, out))
-    extra = [f for f in formats if f not in WRITERS]
-    if extra:
-        render, _ = _renderer()
-        cases = _badcase_texts(store, cohort) if store is not None and cohort is not None else None
-        timeline = build.doc.get("timeline") or {}
-        shown = (timeline["run_id"], timeline["request_id"]) if "request_id" in timeline else None
-        try:
-            written += list(render(build.doc, out, extra, frame=build.frame, cases=cases,
-                                   timeline=shown, store=store))
-        except ReportIncomplete as e:  # the files written before the renderer's count too
-            e.written = written + list(e.written)
-            raise
-    return written
+    from .atomic import Bundle
+    with Bundle(out_dir) as bundle:  # every file staged, moved into place once all are whole
+        stage = bundle.stage
+        for f in formats:
+            if f in WRITERS:
+                WRITERS[f](build.doc, stage)
+        extra = [f for f in formats if f not in WRITERS]
+        if extra:
+            render, _r = _renderer()
+            cases = (_badcase_texts(store, cohort) if store is not None and cohort is not None
+                     else None)
+            timeline = build.doc.get("timeline") or {}
+            shown = ((timeline["run_id"], timeline["request_id"]) if "request_id" in timeline
+                     else None)
+            try:
+                render(build.doc, stage, extra, frame=build.frame, cases=cases,
+                       timeline=shown, store=store)
+            except ReportIncomplete as e:  # what was drawn is kept, named in the output folder
+                failed = [(n, bundle.unstaged(why)) for n, why in e.failed]
+                raise ReportIncomplete(bundle.out, failed, bundle.commit(), e.log) from None
+        return bundle.commit()
 
 
 def write_bundle(store, cohort: Cohort, out_dir: str | Path,
@@ -421,16 +431,6 @@ WRITERS: dict[str, Callable[[dict, Path], Path]] = {"json": _write_json, "md": _
 
 
 # ---- Markdown -------------------------------------------------------------------------------
-class _Raw(str):
-    """Markdown already escaped (code spans of md_code) for a table cell."""
-
-
-def _cell(x: Any) -> str:
-    """A Markdown table cell: input text escaped (escape.md); a _Raw cell is kept as it is
-    but for its pipes (GFM splits cells at a pipe even inside a code span)."""
-    return x.replace("|", "\\|") if isinstance(x, _Raw) else md(x)
-
-
 def _p(v) -> _Raw:
     """A p-value cell ("< 0.001" is our own text: no escaping, no entity)."""
     return _Raw(fmt.pval(v))
@@ -439,13 +439,6 @@ def _p(v) -> _Raw:
 def _name(metric: Any) -> str:
     """A metric's display name with its unit ("scheduling delay (ms)"), as the panels write it."""
     return label(str(metric)) if metric is not None else ""
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(_cell(h) for h in headers) + " |",
-             "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def _missing(sec: Any) -> str | None:
@@ -697,6 +690,11 @@ def _md_sla(s: dict, runs=None) -> str:
     return "\n\n".join(out)
 
 
+def _md_sla_diagnosis(d: dict) -> str:
+    from .analysis.sla_report import markdown
+    return markdown(d)
+
+
 def _md_whatif(w: dict) -> str:
     out = [_("Effect on {outcome} of moving "
            "{treatment} to the scenario value: "
@@ -945,6 +943,8 @@ def _md_sweep(sw: dict) -> str:
              "{verdict}.").format(run_id=md(sw.get("run_id")), of=of,
                                   eviction=str(sw.get("eviction", "")).upper(),
                                   block_size=sw.get("block_size"), verdict=verdict)
+    if sw.get("stopped"):  # the replay's time budget ran out: the points that fitted
+        head += " " + _("Stopped: {why}.").format(why=md(sw["stopped"]))
     return head + "\n\n" + _table(
         [_("KV blocks"), _("hit rate"), _("preemptions"), _("rejected")],
         [[f"{x['num_gpu_blocks']:,}", "-" if x["hit_rate"] is None else f"{x['hit_rate']:.3f}",
@@ -961,13 +961,20 @@ def _md_run_versions(v):
     return md_run_versions(v)
 
 
+def _md_compare(v):
+    from .report_compare import md_compare
+    return md_compare(v)
+
+
 # The Markdown's order of the sections and the writer of each; the headings are the sections'
 # titles (analysis.pipeline.SECTIONS).
 SECTIONS_MD = (
     ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
     ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
-    ("versions", _md_versions), ("run_versions", _md_run_versions), ("sla", _md_sla),
+    ("versions", _md_versions), ("run_versions", _md_run_versions), ("compare", _md_compare),
+    ("sla", _md_sla),
     ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
+    ("sla_diagnosis", _md_sla_diagnosis),  # of every request (not the cohort's): after its sections
     ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
 )
 
@@ -983,6 +990,8 @@ def render_markdown(doc: dict) -> str:
     out += [""] + [f"- {t}: {md(v)}" for t, v in scope_lines(meta)]
     if meta.get("simulated"):
         out += ["", _("> **Simulated data.** {demo_note}").format(demo_note=md(meta.get('demo_note') or '')).rstrip()]
+    from .analysis.sla_report import sections_view
+    doc = sections_view(doc)  # sla.windows / sla.diagnosis under their section's key
     for key, fn in SECTIONS_MD:
         if key not in doc:
             continue

@@ -74,7 +74,7 @@ def overview(runs: list) -> tuple[list[str], list[list[str]]]:
 
 
 def md_runs(runs: list) -> str:
-    from .report import _table
+    from .mdtable import _table
     shown = [r for r in runs if r.get("published") or r.get("flags")]
     rest = len(runs) - len(shown)
     if not shown:
@@ -131,7 +131,7 @@ def others_unpublished(rest: int) -> str:
 
 
 def md_run_versions(v: dict) -> str:
-    from .report import _Raw, _table
+    from .mdtable import _Raw, _table
     ch = v.get("changes") or []
     regs = sum(bool(c.get("regression")) for c in ch)
     head = (_("Published aggregates compared version after version ({n_ch} changes, "

@@ -46,8 +46,8 @@ def _stat(values: np.ndarray, stat: str) -> float | None:
         return float(np.mean(values))
     if stat == "median":
         return float(np.median(values))
-    if stat == "std":
-        return float(np.std(values))
+    if stat in ("std", "std_sample"):  # population (numpy's default) / sample (ddof 1)
+        return float(np.std(values, ddof=1 if stat == "std_sample" else 0))
     if stat in ("min", "max"):
         return float(values.min() if stat == "min" else values.max())
     m = re.fullmatch(r"p(\d+(?:\.\d+)?)", stat)
@@ -114,13 +114,19 @@ def recompute(store, run_id: str, wanted: pd.DataFrame) -> list[dict[str, Any]]:
 def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
     """One dict per run: run_id, label, engine, engine_version, version_source, model,
     benchmark, format, source_path, simulated, n_requests, completed, failed, no_success,
-    flags (sentences for the user), published [{metric, stat, value, unit}] and recomputed
-    (see recompute)."""
+    flags (sentences for the user), published [{metric, stat, value, unit}], recomputed
+    (see recompute), recomputed_all (every statistic its requests give: TTFT / TPOT / ITL / E2E
+    mean, median, p90, p99, throughputs, goodput), workload (its description) and
+    workload_user (the user's workload name, '' when none)."""
     runs = store.query("runs_overview")
     if run_ids is not None:
         runs = runs[runs["run_id"].isin(list(run_ids))]
     pub = published(store, None if run_ids is None else list(run_ids))
     by_run = {k: g for k, g in pub.groupby("run_id", sort=False)}
+    from .analysis.runcompare.pairs import recomputed as recompute_every
+    from .analysis.runcompare.workload import describe, parse_config, run_workload
+    every = recompute_every(store) if len(runs) else {}
+    configs = dict(store.df("SELECT run_id, config FROM runs").itertuples(index=False))
     out = []
     for r in runs.to_dict("records"):
         p = by_run.get(r["run_id"], pub.iloc[0:0])
@@ -152,6 +158,10 @@ def overview(store, run_ids: list[str] | None = None) -> list[dict[str, Any]]:
             "published": [{"metric": m, "stat": s, "value": _f(v), "unit": u}
                           for m, s, v, u in zip(p["metric"], p["stat"], p["value"], p["unit"])],
             "recomputed": recompute(store, r["run_id"], p) if n and not p.empty else [],
+            # every statistic the requests give, published or not (runcompare.pairs.recomputed)
+            "recomputed_all": every.get(r["run_id"], []),
+            "workload": describe(run_workload({**r, "config": configs.get(r["run_id"])})),
+            "workload_user": parse_config(configs.get(r["run_id"])).get("workload") or "",
         })
     return out
 
@@ -160,9 +170,18 @@ USER_SOURCE = N_("user")  # version_source of a version the user set (translated
 
 
 def set_run(store, run_id: str, *, engine_version: str | None = None,
-            label: str | None = None, source: str | None = None) -> None:
-    """The user's engine version and / or label for one run (None leaves a field as it is;
-    '' clears the version). Kept in the runs table, so a saved session keeps it."""
+            label: str | None = None, source: str | None = None, engine: str | None = None,
+            workload: str | None = None) -> None:
+    """The user's engine version, label, engine and / or workload name for one run (None
+    leaves a field as it is; '' clears the version or the workload). Kept in the runs table,
+    so a saved session keeps it; runs given one workload name are one workload
+    (analysis.runcompare.workload)."""
+    if engine is not None:
+        store.execute("UPDATE runs SET engine = ? WHERE run_id = ?",
+                      [engine.strip() or None, run_id])
+    if workload is not None:
+        from .analysis.runcompare.workload import set_workload
+        set_workload(store, run_id, workload)
     if engine_version is not None:
         v = engine_version.strip() or None
         store.execute("UPDATE runs SET engine_version = ?, version_source = ? WHERE run_id = ?",

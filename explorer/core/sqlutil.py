@@ -8,6 +8,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _INCLUDE = re.compile(r"^--\s*include:\s*(\w+)\s*$", re.M)
 

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from . import errlog, schema
-from .errors import Cancelled, InputError, SessionError, TraceExplorerError
-from .i18n import _
+from .errors import Cancelled, InputError, SessionError
+from .i18n import _, ngettext
 from .sqlutil import load_query, quote_ident
 
 
@@ -153,6 +153,8 @@ class LoadReport:
         self.rows_skipped += 1
         if len(self.skipped_reasons) < self.MAX_REASONS:
             from .i18n import field_text, line_text
+            if line is not None:  # a normalised copy's line: the original file's number
+                line += getattr(self, "_line_offset", 0)
             where = line_text(line) if line is not None else ""
             what = field_text(field_name) if field_name else ""
             self.skipped_reasons.append(f"{where}{what}{reason}")
@@ -452,6 +454,59 @@ class Store:
 
     # -- loading ----------------------------------------------------------------------------
     def load_file(self, path: str | Path, format: str | None = None) -> LoadReport:
+        """load_one for a file or folder; a .gz / .zst file is decoded first and a .zip
+        loads its members (explorer.core.archive: read in place, named as the archive)."""
+        from . import archive
+        if not archive.kind(Path(path)):
+            return self.load_one(path, format)
+        reports = self._load_archive(Path(path), format)
+        return reports[0] if len(reports) == 1 else self._archive_summary(Path(path), reports)
+
+    def _load_archive(self, path: Path, format: str | None = None) -> list[LoadReport]:
+        """The reports of an archive's content (archive.unpacked), its temporary paths shown
+        as the archive's; a broken archive gives one failed report."""
+        from . import archive
+        try:
+            with archive.unpacked(path) as (inner, shown, note):
+                for tmp, orig in shown.items():
+                    self._copy_of[tmp] = (orig, note)
+                try:
+                    if archive.kind(path) == "stream":
+                        reports = [self.load_one(inner, format)]
+                    else:
+                        reports = self.load_paths([inner])
+                finally:
+                    for tmp in shown:
+                        self._copy_of.pop(tmp, None)
+        except InputError as e:
+            report = LoadReport(path=str(path), error=str(e))
+            self._record_input(report)
+            return [report]
+        for r in reports:
+            for tmp, orig in sorted(shown.items(), key=lambda kv: -len(kv[0])):
+                r.path = r.path.replace(tmp, orig)
+                r.error = r.error and r.error.replace(tmp, orig)
+                r.skipped_file = r.skipped_file and r.skipped_file.replace(tmp, orig)
+            if not r.skipped_file:
+                r.columns[_("(archive)")] = note
+        return reports
+
+    def _archive_summary(self, path: Path, reports: list[LoadReport]) -> LoadReport:
+        """One report standing for a .zip's members (load_paths gives each its own)."""
+        ok = [r for r in reports if not r.skipped_file and not r.error]
+        out = LoadReport(path=str(path), format=", ".join(sorted({r.format for r in ok})) or None,
+                         kind=ok[0].kind if ok else None,
+                         run_ids=[x for r in ok for x in r.run_ids],
+                         eval_ids=[x for r in ok for x in r.eval_ids],
+                         rows_loaded=sum(r.rows_loaded for r in ok),
+                         rows_skipped=sum(r.rows_skipped for r in ok),
+                         skipped_reasons=[f"{r.path}: {x}" for r in ok for x in r.skipped_reasons][:20],
+                         columns={r.path: r.format for r in ok})
+        if not ok:
+            out.error = f"{path}: " + _("no trace or eval file found in this archive")
+        return out
+
+    def load_one(self, path: str | Path, format: str | None = None) -> LoadReport:
         """Detect the format of one file or folder by content and load it in one transaction.
 
         Never raises for a bad file: the returned LoadReport carries `error` (naming the file,
@@ -469,7 +524,7 @@ class Store:
         """
         from .formats import detect_format, get_format
 
-        report = LoadReport(path=str(path))
+        report = LoadReport(path=str(self.source_of(path)))
         recorded = False
         with self._lock:
             try:
@@ -496,6 +551,8 @@ class Store:
                     self._mark_duplicate(report, earlier)
             except Cancelled:
                 report.error = f"{path}: {LOAD_CANCELLED}"
+            except duckdb.InterruptException:  # Ctrl-C / SIGTERM inside a query: the whole
+                raise KeyboardInterrupt from None  # load stops ("interrupted"), rolled back
             except InputError as e:
                 report.error = str(e)
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, duckdb.Error) as e:
@@ -508,6 +565,7 @@ class Store:
                                 f"{errlog.describe(e)} ({errlog.record(e, f'loading {path}')})")
             if report.error:
                 report.run_ids, report.eval_ids, report.rows_loaded = [], [], 0
+                report.error = report.error.replace(str(path), report.path)
             if not recorded:
                 self._record_input(report)
         return report
@@ -519,23 +577,44 @@ class Store:
         and in error messages) while it loads and is deleted after; the report's columns say
         which encoding. Files a format reads beside its input are not in that folder."""
         from .formats._encoding import NAMES, head_encoding, utf8_copy
+        from .formats._preamble import TABLE_SUFFIXES, normalised_copy, preamble_of
         enc = head_encoding(p)
-        if enc is None:
+        pre = (self._preamble(p, enc, preamble_of) if p.suffix.lower() in TABLE_SUFFIXES
+               else preamble_of("", ""))
+        if enc is None and not pre.needed:
             yield p
             return
         with tempfile.TemporaryDirectory(prefix="trace-explorer-utf8-") as tmp:
-            copy = utf8_copy(p, enc, Path(tmp))
-            self._copy_of[str(copy)] = (str(p), _("{encoding}, read as UTF-8").format(encoding=NAMES[enc]))
+            if pre.needed:  # sep= line, # comments, mixed line ends: a normalised copy
+                copy = normalised_copy(p, enc, pre, Path(tmp))
+                report._line_offset = pre.lines
+                what = _preamble_text(pre)
+                if enc:
+                    what = _("{encoding}, read as UTF-8").format(encoding=NAMES[enc]) + "; " + what
+            else:
+                copy = utf8_copy(p, enc, Path(tmp))
+                what = _("{encoding}, read as UTF-8").format(encoding=NAMES[enc])
+            self._copy_of[str(copy)] = (str(p), what)
             try:
                 yield copy
             except InputError as e:
-                raise InputError(p, e.message.replace(str(copy), str(p)), e.line,
+                line = e.line + pre.lines if e.line is not None else None
+                raise InputError(p, e.message.replace(str(copy), str(p)), line,
                                  e.field) from None
             except duckdb.Error as e:
                 raise InputError(p, _("cannot be read as {format}: {error}").format(
                     format=report.format, error=str(e).replace(str(copy), str(p)))) from None
             finally:
                 self._copy_of.pop(str(copy), None)
+
+    @staticmethod
+    def _preamble(p: Path, enc: str | None, preamble_of):
+        """The preamble (formats._preamble) of a table file's head, decoded in `enc`."""
+        if p.is_dir():
+            return preamble_of("", "")
+        with open(p, "rb") as fh:
+            head = fh.read(64 * 1024)
+        return preamble_of(head.decode(enc or "utf-8-sig", errors="replace"), p.suffix)
 
     def _from_copy(self, p: Path, report: LoadReport) -> None:
         """After a UTF-8 copy loaded: its reasons name the original, its columns the encoding."""
@@ -695,12 +774,20 @@ class Store:
         """generic_table.batch_key of a file the generic table format reads, or None when it
         is read on its own: over BATCH_MAX_BYTES, not UTF-8, or unreadable."""
         from .formats import generic_table
-        from .formats._encoding import head_encoding
+        from .formats._encoding import encoding_of, mixed_line
+        from .formats._preamble import TABLE_SUFFIXES, preamble_of
         try:
-            if p.stat().st_size > self.BATCH_MAX_BYTES or head_encoding(p) is not None:
+            if p.stat().st_size > self.BATCH_MAX_BYTES:
                 return None
+            with open(p, "rb") as fh:
+                raw = fh.read(64 * 1024)
         except OSError:
             return None
+        if encoding_of(raw) is not None or mixed_line(raw):
+            return None  # read alone, from a UTF-8 copy (or refused naming the line)
+        if p.suffix.lower() in TABLE_SUFFIXES and preamble_of(
+                raw.decode("utf-8-sig", errors="replace"), p.suffix).needed:
+            return None  # sep= line, # comments, mixed line ends: from a normalised copy
         return generic_table.batch_key(sniff)
 
     def _batches(self, todo, found: dict[int, tuple]) -> dict[int, list[int]]:
@@ -782,7 +869,7 @@ class Store:
         found: _classify's result for a file in a folder ((why, format), or a failed report)."""
         if note is not None:
             kind, why = note
-            report = LoadReport(path=str(p), **({"error": f"{p}: {why}"} if kind == "error"
+            report = LoadReport(path=str(self.source_of(p)), **({"error": f"{p}: {why}"} if kind == "error"
                                                  else {"skipped_file": why}))
         elif found is not None and len(found) == 3:
             report = found[2]  # detection itself failed
@@ -790,7 +877,7 @@ class Store:
             why, fmt = (None, None) if explicit else found[:2]
             if not why:
                 return self.load_file(p, fmt)  # detected once
-            report = LoadReport(path=str(p), skipped_file=why)
+            report = LoadReport(path=str(self.source_of(p)), skipped_file=why)
         with self._lock:
             self._record_input(report)
         return report
@@ -808,10 +895,14 @@ class Store:
         from .formats import MIN_CONFIDENCE, rank_formats
         from .formats._sweep import pass_over
         from .formats.base import Sniff
+        from .formats.published import pass_over as published_pass_over
         try:
             if p.stat().st_size == 0:
                 return _("empty file"), None
-            sweep = pass_over(p)  # a sweep's summaries repeat its run=N.json files
+            from . import archive
+            if archive.kind(p):
+                return None, None  # load_file decodes it, then detects what is inside
+            sweep = pass_over(p) or published_pass_over(p)  # summaries of files loaded anyway
             if sweep:
                 return sweep, None
             sniff = Sniff.of(p)
@@ -822,7 +913,8 @@ class Store:
             return None, None  # load_file fails it with the reason (an error, not ignored)
         if not ranked or ranked[0][0] < MIN_CONFIDENCE:
             if sniff.is_binary:
-                return _("binary content"), None
+                from .formats._encoding import compressed_kind
+                return compressed_kind(p) or _("binary content"), None
             head = sniff.head.strip()
             if head in ("[]", "{}", ""):
                 return _("no records (the file holds only {what})").format(
@@ -950,7 +1042,7 @@ class Store:
     @classmethod
     def open(cls, path: str | Path) -> "Store":
         """Reopen a saved session (read into memory so the file is never changed by accident;
-        not compacted: see the README's architecture section).
+        not compacted: see docs/architecture.md, The store).
         Raises SessionError naming `path` when it is not a Trace Explorer session: not a
         DuckDB file, no requests / cases table, a canonical table of another shape (a foreign
         database), or a malformed setting (validate_settings). Nothing of the caller's current
@@ -988,6 +1080,10 @@ class Store:
             if "requests" not in have or "cases" not in have:
                 raise SessionError(path, "not a Trace Explorer session (no requests / cases "
                                          "table): a DuckDB database of another program?")
+            foreign = _foreign_shape(self.con, have)
+            if foreign:  # tables that merely share a name with ours: another program's file
+                raise SessionError(path, "not a Trace Explorer session: " + foreign + "; a "
+                                   "DuckDB database of another program? (nothing was replaced)")
             for t in schema.TABLES:
                 if t not in have:
                     continue
@@ -1013,6 +1109,43 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+
+
+# what every session file written by Store.save has: these tables, each with its key columns
+_SESSION_TABLES = ("runs", "requests", "evals", "cases", "inputs")
+_KEY_COLUMNS = {"runs": ("run_id",), "requests": ("run_id", "request_id"),
+                "evals": ("eval_id",), "cases": ("case_id", "eval_id"),
+                "inputs": ("path", "sha256")}
+
+
+def _foreign_shape(con, have: set[str]) -> str | None:
+    """Why the attached _src is not one of our sessions (a missing table, or a table without
+    its key columns), or None."""
+    missing = [t for t in _SESSION_TABLES if t not in have]
+    if missing:
+        return f"no {', '.join(missing)} table"
+    for t, keys in _KEY_COLUMNS.items():
+        cols = {r[0] for r in con.execute(
+            "SELECT column_name FROM information_schema.columns"
+            " WHERE table_catalog = '_src' AND table_name = ?", [t]).fetchall()}
+        lack = [k for k in keys if k not in cols]
+        if lack:
+            return f"its table {t!r} has no {', '.join(lack)} column"
+    return None
+
+
+def _preamble_text(pre) -> str:
+    """What the normalised copy of a table changed, for the load report's columns."""
+    parts = []
+    if pre.sep:
+        parts.append(_("Excel's sep={sep} line: {sep} as the delimiter").format(sep=pre.sep))
+    comments = pre.lines - (1 if pre.sep else 0)
+    if comments:
+        parts.append(ngettext("{n} leading comment line skipped",
+                              "{n} leading comment lines skipped", comments).format(n=comments))
+    if pre.mixed_endings:
+        parts.append(_("mixed line endings read as one"))
+    return ", ".join(parts)
 
 
 def _input_row(r: LoadReport) -> dict:

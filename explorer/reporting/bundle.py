@@ -12,7 +12,7 @@ import pandas as pd
 from PySide6.QtCore import QSize
 
 from explorer.core import errlog
-from explorer.core.atomic import write_atomically, write_text
+from explorer.core.atomic import write_bytes, write_text
 from explorer.core.analysis.sla import for_cohort_runs
 from explorer.core.errors import ReportIncomplete
 
@@ -28,7 +28,7 @@ QT_FORMATS = {"png", "svg", "html", "pdf"}
 PANEL_SIZES: dict[str, QSize] = {
     "header": QSize(1400, 86), "comparison": QSize(1100, 420), "distributions": QSize(760, 400),
     "tree": QSize(820, 720), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
-    "sla": QSize(820, 400), "whatif": QSize(820, 560), "conclusion": QSize(760, 640),
+    "sla": QSize(820, 720), "whatif": QSize(820, 560), "conclusion": QSize(760, 640),
     "timeline": QSize(1100, 560), "engine": QSize(1100, 620), "replay": QSize(1000, 560),
 }
 SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion",
@@ -249,7 +249,7 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     ReportIncomplete (after writing everything else) when some panel could not be drawn."""
     from .dashboard import save_dashboard
     from .html import build_html
-    from .pdf import save_pdf
+    from .pdf import pdf_bytes
 
     formats = set(formats) & QT_FORMATS
     if not formats:
@@ -270,8 +270,14 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store, failed)
     step("dashboard")
     images["dashboard"] = save_dashboard(doc, images, out_dir / "dashboard.png")
+    # what render_panels wrote: the pictures, and an SVG beside each only when asked for (so a
+    # user's own SVG in out_dir is never taken for one of ours)
+    pngs = sorted(set(images.values()))
+    svgs = pictures_svg(images) if "svg" in formats else []
     if "png" in formats or "svg" in formats:
-        written += sorted(out_dir.glob("*.png")) + sorted(out_dir.glob("*.svg"))
+        written += [p for p in pngs if p.exists()]
+    if "svg" in formats:
+        written += svgs
     if "html" in formats:
         step("html")
         path = out_dir / "report.html"
@@ -279,15 +285,11 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
         written.append(path)
     if "pdf" in formats:
         step("pdf")
-        written.append(write_atomically(out_dir / "report.pdf",
-                                        lambda tmp: save_pdf(doc, images, tmp, cases=cases)))
-    if "png" not in formats:  # the images were only needed to build html / pdf
-        for p in images.values():
-            if p.exists() and p not in written:
-                p.unlink()
-        for p in out_dir.glob("*.svg"):
-            if "svg" not in formats:
-                p.unlink()
+        written.append(write_bytes(out_dir / "report.pdf", pdf_bytes(doc, images, cases=cases)))
+    # the pictures were only needed to build html / pdf: only the files written here go
+    for p in pngs + svgs:
+        if p not in written:
+            p.unlink(missing_ok=True)
     if failed:
         raise ReportIncomplete(out_dir, [(n, why) for n, why, _ in failed], written,
                                failed[-1][2])
@@ -300,6 +302,11 @@ def write_bundle(store, cohort, out_dir: str | Path, formats=ALL_FORMATS, **repo
     from explorer.core import report as core_report
 
     return core_report.write_report(store, cohort, out_dir, formats=list(formats), **report_args)
+
+
+def pictures_svg(images: dict[str, Path]) -> list[Path]:
+    """The SVG written beside each picture (render_panels), those that exist."""
+    return [p.with_suffix(".svg") for p in images.values() if p.with_suffix(".svg").exists()]
 
 
 def _worst_badcase(frame: pd.DataFrame) -> tuple[str, str] | None:

@@ -19,11 +19,13 @@ from explorer.core.names import plural
 from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
                                   listed_inputs, loaded_inputs, scope_lines)
 from explorer.widgets import palette
+from explorer.widgets.painters.compare import compare_html
 from explorer.widgets.painters.comparison import comparison_html
 from explorer.widgets.painters.conclusion import conclusion_html
 from explorer.widgets.painters.engine import engine_html
 from explorer.widgets.painters.header import header_html
 from explorer.widgets.painters.sla import sla_html
+from explorer.core.analysis.sla_report import html as sla_diagnosis_html, sections_view
 from explorer.widgets.painters.runs import run_versions_html, runs_html
 from explorer.widgets.painters.versions import versions_html
 
@@ -57,10 +59,12 @@ SECTIONS = [
     ("runs", None, lambda v: runs_html(v)),
     ("versions", "versions", lambda v: versions_html(v)),
     ("run_versions", None, lambda v: run_versions_html(v)),
+    ("compare", None, lambda v: compare_html(v)),
     ("sla", "sla", lambda v: sla_html(v)),
     ("whatif", "whatif", None),
     ("replay", "replay", None),
     ("timeline", "timeline", None),
+    ("sla_diagnosis", None, lambda v: sla_diagnosis_html(v)),
     ("engine", "engine", lambda v: engine_html(v)),
     ("conclusion", None, lambda v: conclusion_html(v)),
 ]
@@ -115,11 +119,12 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     if "dashboard" in images and not for_pdf:
         heading = _("Dashboard")
         out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
+    doc = sections_view(doc)  # the SLA over time as a section of its own
     for key, img, table in SECTIONS:
         if key not in doc and (img is None or img not in images):
             continue
         title = _(TITLES[key])
-        out.append(f"<h2>{esc(title)}</h2>")
+        out.append(f"<h2>{html_text(title)}</h2>")
         value = doc.get(key)
         why = None if key in ("distributions", "timeline") else missing_reason(value)
         if why:
@@ -128,7 +133,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
         for name in (BEFORE.get(img), img):
             if name in images:  # in its own paragraph: QTextDocument sets an image inline
                 width = f" width='{print_width(name, images[name])}'" if for_pdf else ""
-                out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{esc(title)}'></p>")
+                out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{html_text(title)}'></p>")
         if key == "sla":  # per-run rows only for the runs that served the cohort
             out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs")))
         elif table is not None:
@@ -220,3 +225,10 @@ def provenance_html(doc: dict) -> str:
 def _short(v, n: int = 160) -> str:
     s = "" if v is None else str(v)
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def compare_document(doc: dict) -> str:
+    """compare.html: one self-contained document."""
+    title = _("Runs compared")
+    return (f"<html><head><meta charset='utf-8'><title>{html_text(title)}</title><style>{CSS}</style>"
+            f"</head><body><h1>{html_text(title)}</h1>{compare_html(doc)}</body></html>")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from explorer.core.atomic import write_atomically
+from explorer.core.atomic import write_bytes
+from explorer.core.escape import xml_bytes
 from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
@@ -15,7 +16,9 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSp
 
 CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox)
 
-CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC"]
+# Symbola (Debian fonts-symbola, scripts/setup.sh): outline emoji and symbols, so an emoji in a
+# cluster name prints in the PDF instead of an empty box (colour-bitmap emoji fonts do not)
+CJK_FAMILIES = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC", "Symbola"]
 
 
 def ensure_app() -> QApplication:
@@ -64,8 +67,13 @@ def to_image(widget: QWidget, dpr: float = 2.0) -> QImage:
 
 
 def save_image(img: QImage, path: Path) -> Path:
-    """Write a QImage as PNG, atomically (explorer.core.atomic)."""
-    return write_atomically(path, lambda tmp: img.save(str(tmp), "PNG"))
+    """Write a QImage as PNG, atomically (explorer.core.atomic): encoded in memory, then one
+    write whose failure is seen (a full disk raises OSError ENOSPC naming `path`)."""
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not img.save(buf, "PNG"):
+        raise OSError(f"{path}: the picture could not be encoded as PNG")
+    return write_bytes(path, bytes(buf.data()))
 
 
 def save_png(widget: QWidget, path: Path, dpr: float = 2.0) -> Path:
@@ -106,8 +114,9 @@ def save_svg(widget: QWidget, path: Path, title: str = "") -> Path:
         widget.render(p, QPoint(0, 0))
     finally:
         p.end()
-    data = bytes(buf.data())
-    return write_atomically(path, lambda tmp: tmp.write_bytes(data))
+    # XML 1.0 has no control characters (not even escaped): a name holding ESC or NUL made
+    # the SVG unreadable; they are dropped (escape.xml_bytes)
+    return write_bytes(path, xml_bytes(bytes(buf.data())))
 
 
 PRINT_PT = 7.2      # the smallest chart text on the PDF page

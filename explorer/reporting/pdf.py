@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QSizeF, QUrl
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QSizeF, QUrl
 from PySide6.QtGui import (QFont, QImage, QPageLayout, QPageSize, QPdfWriter, QTextBlockFormat, QTextCursor,
                            QTextDocument)
 
@@ -14,8 +14,15 @@ from .images import CJK_FAMILIES, ensure_app
 
 
 def save_pdf(doc: dict, images: dict[str, Path], path: Path, cases=None) -> Path:
-    """Typeset the report on A4 portrait pages (15 mm margins) into `path`; returns it.
-    Raises OSError when the file cannot be written."""
+    """Typeset the report on A4 portrait pages (15 mm margins) into `path`, atomically;
+    returns it. Raises OSError when the file cannot be written (ENOSPC for a full disk)."""
+    from explorer.core.atomic import write_bytes
+    return write_bytes(path, pdf_bytes(doc, images, cases=cases))
+
+
+def pdf_bytes(doc: dict, images: dict[str, Path], cases=None) -> bytes:
+    """The report typeset on A4 portrait pages (15 mm margins) as PDF bytes: typeset in
+    memory, so that writing the file is one write whose failure (a full disk) is seen."""
     ensure_app()
     text = QTextDocument()
     font = QFont()
@@ -27,7 +34,9 @@ def save_pdf(doc: dict, images: dict[str, Path], path: Path, cases=None) -> Path
                          QImage(str(img_path)))
     text.setHtml(build_html(doc, images, image_src=lambda n, _p: f"img://{n}", cases=cases,
                             for_pdf=True))
-    writer = QPdfWriter(str(path))
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buf)
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
                                      QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     writer.setResolution(144)
@@ -37,9 +46,11 @@ def save_pdf(doc: dict, images: dict[str, Path], path: Path, cases=None) -> Path
     text.setPageSize(QSizeF(rect.width(), rect.height()))
     keep_headings_with_next(text)
     text.print_(writer)
-    if not path.exists() or path.stat().st_size == 0:
-        raise OSError(f"cannot write {path}")
-    return path
+    del writer  # ends the PDF (its trailer is written when the writer goes)
+    data = bytes(buf.data())
+    if not data:
+        raise OSError("the PDF writer produced nothing")
+    return data
 
 
 def _page(y: float, page_h: float) -> int:

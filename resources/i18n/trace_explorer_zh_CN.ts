@@ -214,6 +214,10 @@
         <translation>类目</translation>
     </message>
     <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
         <source>Bound request</source>
         <translation>绑定的请求</translation>
     </message>
@@ -305,6 +309,18 @@
         <translation>对照组：</translation>
     </message>
     <message>
+        <source>Analyse the cases of one eval (one model) only, or of every loaded eval pooled</source>
+        <translation>只分析一个 eval（一个模型）的 case，或合并分析全部已加载的 eval</translation>
+    </message>
+    <message>
+        <source>Eval:</source>
+        <translation>Eval：</translation>
+    </message>
+    <message>
+        <source>every eval (%1)</source>
+        <translation>全部 eval（%1 个）</translation>
+    </message>
+    <message>
         <source>No badcase cluster: load an eval with wrong answers (the cluster is taken from the file, else from the category).</source>
         <translation>没有 badcase cluster：请加载含错误回答的 eval（cluster 取自文件，否则取自类目）。</translation>
     </message>
@@ -335,6 +351,41 @@
     <message>
         <source>New name for “%1”:</source>
         <translation>“%1”的新名称：</translation>
+    </message>
+</context>
+<context>
+    <name>ComparePanel</name>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Select flipped items</source>
+        <translation>选中翻转的题目</translation>
+    </message>
+    <message>
+        <source>Select, in the Cases table and every view, the items one side answered right and the other wrong (each on the side that lost it), of the first pair that answered the same items</source>
+        <translation>在 Case 表及所有视图中选中一方答对、另一方答错的题目（取答错一方的 Case），取第一组回答了相同题目的对比</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>Nothing to compare: load two runs of one workload, or two evals that answered the same items.</source>
+        <translation>没有可对比的内容：请加载同一负载的两个 run，或回答了相同题目的两个 eval。</translation>
+    </message>
+    <message>
+        <source>every other run</source>
+        <translation>其他所有 run</translation>
+    </message>
+    <message>
+        <source>Comparing runs</source>
+        <translation>正在对比 run</translation>
     </message>
 </context>
 <context>
@@ -1001,8 +1052,16 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>回放</translation>
     </message>
     <message>
+        <source>Not calibrated: the run records no TTFT or TPOT, so the replay&apos;s absolute latencies (TTFT, TPOT, E2E) are the engine model&apos;s defaults, not this engine&apos;s; read the changes between settings, not the values.</source>
+        <translation>未校准：该 run 未记录 TTFT 或 TPOT，回放的绝对延迟（TTFT、TPOT、E2E）取自引擎模型的默认值，而非该引擎；请读取不同设置之间的变化，而非数值本身。</translation>
+    </message>
+    <message>
         <source>not calibrated: the run records no TTFT or TPOT</source>
         <translation>未校准：该 run 没有记录 TTFT 或 TPOT</translation>
+    </message>
+    <message>
+        <source>Calibrated once for %1, at the settings it recorded, on its whole trace (%2 requests): every scenario of this run shows this verdict. Predict badcases calibrates on the cohort&apos;s time window instead.</source>
+        <translation>已为 %1 校准一次：按其记录的设置、在完整 trace（%2 个请求）上校准；该 run 的每个场景都显示这一结论。「预测 badcase」则在 cohort 的时间窗上校准。</translation>
     </message>
     <message>
         <source>%1: %2 requests, %3 preemptions, %4 blocks evicted.</source>
@@ -1019,6 +1078,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>Replay: adding the run</source>
         <translation>回放：添加 run</translation>
+    </message>
+    <message>
+        <source>Not calibrated: the engine model&apos;s default step time</source>
+        <translation>未校准：引擎模型的默认步长时间</translation>
     </message>
     <message>
         <source>No cohort to predict for.</source>
@@ -1039,6 +1102,14 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>Badcases: %1 observed, %2 predicted under %3 (95% interval %4 to %5), %6 cases of %7 replayed.</source>
         <translation>Badcase：实测 %1 个，在 %3 下预测 %2 个（95% 区间 %4 至 %5），%7 个 case 中回放了 %6 个。</translation>
+    </message>
+    <message>
+        <source>Predict badcases replays the cohort&apos;s window of %1 (%2 s to %3 s, %4 requests) and calibrates on it; Run replays the whole trace. Preemptions and calibration errors of the two differ as their load differs.</source>
+        <translation>「预测 badcase」回放 %1 中 cohort 的时间窗（%2 s 至 %3 s，%4 个请求）并在其上校准；「运行」回放完整 trace。两者负载不同，因此抢占次数与校准误差也不同。</translation>
+    </message>
+    <message>
+        <source>Here: %1 preemptions over the whole trace, %2 in the window.</source>
+        <translation>此处：完整 trace 共 %1 次抢占，时间窗内 %2 次。</translation>
     </message>
     <message>
         <source>Replay: settings</source>
@@ -1178,6 +1249,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>输出 tok/s</translation>
     </message>
     <message>
+        <source>Workload</source>
+        <translation>负载</translation>
+    </message>
+    <message>
         <source>Version from</source>
         <translation>版本来源</translation>
     </message>
@@ -1198,12 +1273,28 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>由请求重算</translation>
     </message>
     <message>
+        <source>Export table…</source>
+        <translation>导出表格…</translation>
+    </message>
+    <message>
+        <source>Write every run with its published and recomputed statistics to CSV or Parquet</source>
+        <translation>将每个 run 及其发布值与重算值写入 CSV 或 Parquet</translation>
+    </message>
+    <message>
         <source>No run loaded yet: drop benchmark results (vLLM / SGLang result JSON, printed result blocks, sweep folders) or traces here.</source>
         <translation>尚未加载 run：将 benchmark 结果（vLLM / SGLang 结果 JSON、打印的结果块、sweep 文件夹）或 trace 拖放到此处。</translation>
     </message>
     <message>
-        <source>Double-click a run&apos;s name or version to edit it (kept with the session).</source>
-        <translation>双击 run 的名称或版本可编辑（随会话保存）。</translation>
+        <source>Export the runs table</source>
+        <translation>导出 Run 表格</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;Parquet (*.parquet)</source>
+        <translation>CSV (*.csv);;Parquet (*.parquet)</translation>
+    </message>
+    <message>
+        <source>Double-click a run&apos;s name, engine, version or workload to edit it (kept with the session; runs given one workload name are compared with each other).</source>
+        <translation>双击 run 的名称、引擎、版本或负载即可编辑（随会话保存；负载名相同的 run 相互对比）。</translation>
     </message>
     <message numerus="yes">
         <source>Run level (published aggregates, not tested): %n regression(s)</source>
@@ -1247,6 +1338,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>正在设置引擎版本</translation>
     </message>
     <message>
+        <source>Listing clusters</source>
+        <translation>正在列出 cluster</translation>
+    </message>
+    <message>
         <source>Analysing cohort</source>
         <translation>正在分析 cohort</translation>
     </message>
@@ -1275,10 +1370,6 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>正在列出 case</translation>
     </message>
     <message>
-        <source>Decision tree: node %1</source>
-        <translation>决策树定界：节点 %1</translation>
-    </message>
-    <message>
         <source>Distributions: %1</source>
         <translation>关键指标分布：%1</translation>
     </message>
@@ -1297,10 +1388,6 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>%1: %2 picked</source>
         <translation>%1：选取了 %2</translation>
-    </message>
-    <message>
-        <source>Heatmap: cell (%1, %2)</source>
-        <translation>热力图：单元格（%1, %2）</translation>
     </message>
     <message>
         <source>Session saved to %1</source>
@@ -1322,12 +1409,24 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <source>Connected to %1: %2 requests in %3</source>
         <translation>已连接 %1：%3 中有 %2 个请求</translation>
     </message>
+    <message>
+        <source>Decision tree: %1</source>
+        <translation>决策树：%1</translation>
+    </message>
+    <message>
+        <source>Heatmap: %1</source>
+        <translation>热力图：%1</translation>
+    </message>
 </context>
 <context>
     <name>SlaPanel</name>
     <message>
         <source>SLA bound on %1: a request meets the SLA when it did not error and every bound holds</source>
         <translation>%1 的 SLA 界限：请求未出错且满足所有界限时即为达标</translation>
+    </message>
+    <message>
+        <source>SLA: violation period of %1 (%2 windows)</source>
+        <translation>SLA：%1 的违约时段（%2 个窗口）</translation>
     </message>
     <message>
         <source>%1: none of its cases&apos; requests can be judged against the SLA</source>

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from explorer.core.analysis.heatmap import cell_condition
 from tests.gui.conftest import on_screen, painted
 from explorer.widgets.clusters import ALL
 from explorer.widgets.tablemodel import KEY_ROLE
@@ -138,7 +139,7 @@ def test_heatmap_cell_outlined_and_its_requests_listed(loaded, qtbot):
     assert s.selected_requests == n and len(s.selected_cases) == 0
     header = dict((t, v) for t, v, _ in window.panels["header"].items)
     assert header["Selected"] == (f"{n} request{'s' if n != 1 else ''}, none bound to a case of this "
-                                  f"cohort · Heatmap: cell ({empty[0]}, {empty[1]})")
+                                  f"cohort · Heatmap: {cell_condition(s.objects['heatmap'], *empty)}")
     msg = window.panels["cases"].message()
     assert msg and "none is bound to a case of this cohort" in msg
     assert panel.req_box.isVisibleTo(panel) and panel.req_model.rowCount() == n

@@ -83,7 +83,10 @@ def test_tree_node_reaches_every_view_and_esc_clears_them(loaded, qtbot):
     window.docks["tree"].raise_()
     sel = _wait_selection(s, qtbot, lambda: window.panels["tree"].click_node(node["id"]))
     assert s.selection_source == ("tree", node["id"]) and sel["n"] == node["n"]
-    _assert_every_view_follows(window, sel, f"Decision tree: node {node['id']}")
+    from explorer.core.analysis.tree import node_condition
+    name = f"Decision tree: {node_condition(s.objects['tree'], node['id'])}"  # by its condition
+    assert "node" not in name
+    _assert_every_view_follows(window, sel, name)
     with qtbot.waitSignal(s.resultsChanged, timeout=30000, check_params_cb=lambda u: "selection" in u):
         QTest.keyClick(window, Qt.Key.Key_Escape)
     _assert_every_view_cleared(window)
@@ -98,7 +101,8 @@ def test_heatmap_cell_reaches_every_view(loaded, qtbot):
     cell = max(cc, key=cc.get)  # the cell holding the most cohort cases
     window.docks["heatmap"].raise_()
     sel = _wait_selection(s, qtbot, lambda: s.select_heatmap_cell(*cell))
-    _assert_every_view_follows(window, sel, f"Heatmap: cell ({cell[0]}, {cell[1]})")
+    from explorer.core.analysis.heatmap import cell_condition
+    _assert_every_view_follows(window, sel, f"Heatmap: {cell_condition(s.objects['heatmap'], *cell)}")
     # the selected cell is among those the selection occupies, with every case of it
     occupied = {(c[0], c[1]): c[2] for c in window.panels["heatmap"].selected_cells()}
     assert occupied.get(cell) == cc[cell]

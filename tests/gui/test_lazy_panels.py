@@ -62,7 +62,7 @@ def test_hidden_timeline_and_whatif_graph_wait_until_shown(loaded, qtbot):
 
 
 def test_deferred_analyses_run_when_their_tab_is_first_shown_and_once(loaded, qtbot, monkeypatch):
-    """The heatmap, SLA and engine panels sit on tabs behind another and the conclusion does
+    """The heatmap, SLA, engine and compare panels sit on tabs behind another and the conclusion does
     not read them: a drop does not compute them (issue 17, drop to dashboard); showing a tab
     computes its section once, the same as the whole pipeline's, and later cohorts compute it
     with the rest."""
@@ -70,7 +70,7 @@ def test_deferred_analyses_run_when_their_tab_is_first_shown_and_once(loaded, qt
     from explorer.core.analysis import pipeline
     window, _, _ = loaded
     s = window.session
-    assert s.deferred == {"heatmap", "sla", "engine"}
+    assert s.deferred == {"heatmap", "sla", "engine", "compare"}
     assert all(s.data[k] is None for k in s.deferred)
     assert all(k not in s.objects for k in s.deferred)
     assert s.data["conclusion"] and s.data["versions"]  # what the conclusion reads did run

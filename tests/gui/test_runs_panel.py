@@ -39,9 +39,10 @@ def test_runs_tab_shows_published_numbers_and_flags_the_failed_run(loaded):
     t = panel.table
     assert t.rowCount() == 2 and panel.message() is None
     bad = _row(t, str(FAILED))
-    assert t.item(bad, 5).text() == "no successful request"
-    assert "8 failed" in t.item(bad, 5).toolTip()
-    assert t.item(bad, 0).font().bold() and t.item(bad, 3).text() == "0"
+    flags = _col(t, "Flags")
+    assert t.item(bad, flags).text() == "no successful request"
+    assert "8 failed" in t.item(bad, flags).toolTip()
+    assert t.item(bad, 0).font().bold() and t.item(bad, _col(t, "Completed")).text() == "0"
     ok = _row(t, str(LAMBDA))
     assert t.item(ok, _col(t, "Mean TTFT")).text() == "113.74 ms"
     assert t.item(ok, _col(t, "Median TTFT")).text() == "162.05 ms"
@@ -105,3 +106,47 @@ def test_report_html_lists_runs_and_run_level_regressions(tmp_path):
     rv = run_versions_html(run_versions_section(s))
     assert "REGRESSION" in rv and "+200.0 %" in rv
     s.close()
+
+
+def test_engine_and_workload_edited_in_the_runs_tab(loaded, qtbot):
+    s = loaded.session
+    t = loaded.panels["runs"].table
+    ok = _row(t, str(LAMBDA))
+    t.item(ok, _col(t, "Engine")).setText("sglang")
+    qtbot.waitUntil(lambda: s.runner.pending() == 0 and s.store.scalar(
+        "SELECT engine FROM runs WHERE source_path = ?", [str(LAMBDA)]) == "sglang", timeout=30000)
+    t = loaded.panels["runs"].table
+    t.item(_row(t, str(LAMBDA)), _col(t, "Workload")).setText("chat 2k")
+    qtbot.waitUntil(lambda: s.runner.pending() == 0 and "chat 2k" in (s.store.scalar(
+        "SELECT config FROM runs WHERE source_path = ?", [str(LAMBDA)]) or ""), timeout=30000)
+    qtbot.waitUntil(lambda: t.item(_row(t, str(LAMBDA)), _col(t, "Workload")).text() == "chat 2k",
+                    timeout=30000)
+
+
+def test_runs_tab_recomputes_what_was_not_published_and_exports(window, qtbot, tmp_path):
+    """An aibrix per-request CSV publishes nothing: the detail lists every statistic its
+    requests give, and the table exports to CSV and Parquet with the same numbers (checked
+    against numpy on the CSV's own ttft column)."""
+    import numpy as np
+    import pandas as pd
+    csv = PUB.parent / "aibrix" / "ps_experiment_v0.2.1_20250323" / "naive_output_2.1.csv"
+    window.session.load_paths([str(csv)])
+    qtbot.waitUntil(lambda: bool(window.session.data.get("runs"))
+                    and window.session.runner.pending() == 0, timeout=60000)
+    on_screen(window, qtbot, "runs")
+    panel = window.panels["runs"]
+    panel.table.selectRow(0)
+    d = panel.detail
+    rows = {d.item(i, 0).text(): (d.item(i, 1).text(), d.item(i, 2).text())
+            for i in range(d.rowCount())}
+    ttft = pd.read_csv(csv)["ttft"].to_numpy() * 1000
+    assert rows["ttft_ms p90"] == ("", f"{np.percentile(ttft, 90):,.2f}")
+    assert rows["ttft_ms mean"] == ("", f"{ttft.mean():,.2f}")
+    assert {"tpot_ms p99", "e2e_ms median", "output_throughput", "request_goodput"} <= set(rows)
+    assert panel.table.textElideMode() == panel.table.textElideMode().ElideRight
+    for name in ("runs.csv", "runs.parquet"):
+        panel.export_to(str(tmp_path / name))
+    back = pd.read_parquet(tmp_path / "runs.parquet")
+    assert back["recomputed ttft_ms p99"].iloc[0] == pytest.approx(np.percentile(ttft, 99))
+    assert pd.read_csv(tmp_path / "runs.csv")["recomputed ttft_ms median"].iloc[0] == \
+        pytest.approx(np.median(ttft))

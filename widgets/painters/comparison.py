@@ -29,13 +29,14 @@ def headers_for(other: str) -> list[str]:
 
 
 def sort_key(row: dict, col: int):
-    """Sort value of one cell (numbers sort numerically, missing last)."""
+    """Sort value of one cell: the metric's name (text) or the number, None when missing (the
+    table's model sorts numbers numerically and missing values last)."""
     keys = [None, "bad_mean", "control_mean", "diff_pct", "p_value", "p_adjusted", "cohens_d",
             "rank_biserial", "n_bad"]
     if col == 0:
-        return (0, label(row.get("metric", ""), False))
+        return label(row.get("metric", ""), False)
     v = row.get(keys[col])
-    return (1, 0.0) if is_missing(v) else (0, float(v))
+    return None if is_missing(v) else float(v)
 
 
 def comparison_rows(rows: list[dict] | None) -> list[list[str]]:

@@ -357,10 +357,14 @@ def summarize_cohort(store, cohort: Cohort, frame: pd.DataFrame | None = None,
     note = None
     if int(bound.sum()) == 0:
         n_req = scalar(con, "SELECT count(*) FROM requests")
-        note = ("no trace is bound to these cases: "
-                + ("no trace is loaded" if n_req == 0 else
-                   f"{n_req:,} request{'s are' if n_req != 1 else ' is'} loaded but none matched a case")
-                + "; only case-level features (prompt / completion length) are compared")
+        note = (_("no trace is bound to these cases: no trace is loaded; only case-level "
+                  "features (prompt / completion length) are compared") if n_req == 0 else
+                _("no trace is bound to these cases: 1 request is loaded but none matched a "
+                  "case; only case-level features (prompt / completion length) are compared")
+                if n_req == 1 else
+                _("no trace is bound to these cases: {n} requests are loaded but none matched a "
+                  "case; only case-level features (prompt / completion length) are compared")
+                .format(n=f"{n_req:,}"))
     return CohortSummary(
         cluster=cohort.cluster, category=category, badcases=n_bad,
         share_of_badcases=n_bad / all_bad if all_bad else None, bound=nb,

@@ -40,35 +40,11 @@ from .cohort import (CASE_METRICS, CONTEXT_METRICS, ENGINE_METRICS, TEXT_METRICS
                      cohort_frame)
 from .evidence import MIN_SUPPORT, hedges_g
 from .results import Comparison, MetricRow
-from explorer.core.i18n import N_, _
+from .signals import CATEGORICAL, signal as _signal
+from explorer.core.i18n import _
 
 DEFAULT_METRICS = ENGINE_METRICS + CONTEXT_METRICS + CASE_METRICS
 DEFAULTS = {"metrics": DEFAULT_METRICS, "alpha": 0.05, "ci_level": 0.95, "categorical": True}
-
-# signal name -> (description, function(frame) -> (has_signal bool array, judged bool array))
-CATEGORICAL = {
-    "finish_reason_length": N_("truncated at the length limit (finish_reason = length)"),
-    "errored": N_("errored"),
-    "preempted": N_("preempted at least once"),
-}
-
-
-def _signal(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
-    bound = frame["request_id"].notna().to_numpy()
-    if name == "finish_reason_length":
-        fr = frame["finish_reason"]
-        judged = bound & fr.notna().to_numpy()
-        return judged & (fr.astype("string").str.lower() == "length").fillna(False).to_numpy(), judged
-    if name == "errored":
-        err = frame["error"]
-        has = err.notna() & (err.astype("string").str.strip() != "").fillna(False)
-        return bound & has.to_numpy(), bound
-    if name == "preempted":
-        p = frame["num_preemptions"]
-        judged = bound & p.notna().to_numpy()
-        return judged & (p.fillna(0) >= 1).to_numpy(), judged
-    raise KeyError(name)
-
 
 def welch_mean_diff_ci(bad: np.ndarray, control: np.ndarray,
                        level: float = 0.95) -> tuple[float | None, float | None]:
@@ -180,7 +156,6 @@ def _mw_p(b: np.ndarray, c: np.ndarray, seed: int = 0,
 
 
 def _numeric_row(metric: str, b: np.ndarray, c: np.ndarray, p: dict) -> MetricRow:
-    from scipy import stats
 
     unit = {**REQUEST_METRICS, **CONTEXT_UNITS}.get(metric, "tokens" if metric in CASE_METRICS else
                                "characters" if metric in TEXT_METRICS else "")

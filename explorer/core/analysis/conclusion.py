@@ -38,7 +38,6 @@ from functools import lru_cache
 from importlib import resources
 
 from .cohort import ENGINE_METRICS
-from .tree import METRIC_NAMES
 from .evidence import FLOOR_TEXT, MIN_SUPPORT, MIN_SUPPORT_WHY, Family, version_key
 from .workload import WORKLOAD_METRICS
 from .workload_text import explained_rows, lead_sentences
@@ -480,7 +479,7 @@ def _suggestions(fired: list, score: dict) -> tuple[tuple, tuple]:
     MAX_TOP_SUGGESTIONS become priority 1, the rest (priority 2 or the knowledge base's, if
     lower) go behind "more"."""
     cand, seen_text = [], set()
-    for r, _, order, q in fired:
+    for r, _score, order, q in fired:
         for s in r.get("suggestions", []):
             if s["text"] in seen_text:
                 continue
@@ -488,7 +487,7 @@ def _suggestions(fired: list, score: dict) -> tuple[tuple, tuple]:
             cand.append(((int(s["priority"]), -score[r["module"]], q, order), r, s))
     cand.sort(key=lambda x: x[0])
     top, more, flags_seen = [], [], set()
-    for _, r, s in cand:
+    for _rank, r, s in cand:
         flags = tuple(f for f in s.get("flags", ()) if f not in flags_seen)
         flags_seen.update(flags)
         high = len(top) < MAX_TOP_SUGGESTIONS and (flags or not s.get("flags"))

@@ -194,3 +194,22 @@ def heatmap_cell_predicate(result: HeatmapResult, ix: int, iy: int) -> Predicate
             if k is not None:
                 start = prev = k
     return Or(*parts)
+
+
+def cell_condition(result: HeatmapResult, ix: int, iy: int) -> str:
+    """A cell named by its bins: "TPOT 12.1 to 18.3 ms and batch-size entropy 0.5 to 1 bits"
+    (window level: "windows with ..."). Raises IndexError outside the grid."""
+    from ..schema import REQUEST_METRICS
+    from .tree import metric_name, plain_number
+    nx, ny = len(result.x_edges) - 1, len(result.y_edges) - 1
+    if not (0 <= ix < nx and 0 <= iy < ny):
+        raise IndexError(f"cell ({ix}, {iy}) is outside the {nx} x {ny} grid")
+
+    def bin_text(metric: str, edges, i: int) -> str:
+        unit = REQUEST_METRICS.get(metric, "bits" if metric == "batch_size_entropy" else "")
+        name = _("batch-size entropy") if metric == "batch_size_entropy" else metric_name(metric)
+        return _("{name} {lo} to {hi}").format(name=name, lo=plain_number(float(edges[i])),
+                                               hi=plain_number(float(edges[i + 1]), unit=unit))
+    text = bin_text(result.x_metric, result.x_edges, ix) + _(" and ") + \
+        bin_text(result.y_metric, result.y_edges, iy)
+    return text if result.level == "request" else _("windows with {cond}").format(cond=text)

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 
 import pandas as pd
 
+from .. import errlog
 from ..errors import Cancelled, NoData, TraceExplorerError
 from ..i18n import N_, NP_, _
 from . import compare, tree
@@ -160,6 +161,11 @@ def _replay(r: Run):
     return replay_report_section(r.store, r.cohort, r.params.get("replay"), r.cancelled)
 
 
+def _sla_diagnosis(r: Run):
+    from .sla_diagnosis import diagnose
+    return diagnose(r.store, r.params.get("sla"))
+
+
 def _inputs(r: Run):
     from ..report import inputs_section
     return inputs_section(r.store)
@@ -178,6 +184,14 @@ def _runs(r: Run):
 def _run_versions(r: Run):
     from ..report_runs import run_versions_section
     return run_versions_section(r.store)
+
+
+def _compare(r: Run):
+    """analysis.runcompare over the store (several runs or evals loaded), params["compare"]."""
+    from .runcompare import RunComparison, compare_runs
+    if getattr(r.store, "remote", False):
+        raise NoData("runs are compared on the local store only")
+    return RunComparison(compare_runs(r.store, r.params.get("compare")))
 
 
 def _timeline(r: Run):
@@ -213,6 +227,8 @@ SECTIONS: tuple[Section, ...] = (
     Section("sla", N_("SLA attainment"),
             lambda r: sla_attainment(r.store, r.cohort, r.params.get("sla")), "cohort",
             depends=_eval_and("sla"), panel=NP_("panel", "SLA")),
+    Section("sla_diagnosis", N_("SLA over time and its diagnosis"), _sla_diagnosis, "store",
+            depends=lambda r: (_dump(r.params.get("sla")),), panel=NP_("panel", "SLA")),
     Section("whatif", N_("What-if"), _whatif, "report", panel=NP_("panel", "What-if"),
             reads=_whatif_reads),
     Section("conclusion", N_("Conclusion"),
@@ -230,6 +246,8 @@ SECTIONS: tuple[Section, ...] = (
             panel=NP_("panel", "Runs")),
     Section("run_versions", N_("Engine versions at run level (published aggregates)"),
             _run_versions, "report"),
+    Section("compare", N_("Runs compared"), _compare, "store",
+            depends=lambda r: (_dump(r.params.get("compare")),), panel=NP_("panel", "Compare")),
     Section("timeline", N_("Timeline of the worst badcase"), _timeline, "report",
             panel=NP_("panel", "Timeline"), reads=_timeline_reads),
     Section("strata", N_("Pooled strata (per engine version or eval)"), _strata, "report",
@@ -287,8 +305,10 @@ def compute(section: Section, r: Run, cache: dict | None = None):
         out = SectionError(section.key, str(e), "no_data")
     except (ValueError, KeyError, TraceExplorerError) as e:
         out = SectionError(section.key, str(e), "error")
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
     except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
-        out = SectionError(section.key, f"{type(e).__name__}: {e}", "error")
+        out = SectionError(section.key, errlog.describe(e), "error")
     if ck is not None and not (isinstance(out, SectionError) and out.kind == "error"):
         cache[ck] = out
     return out

@@ -13,15 +13,23 @@ Keys of the result (plain JSON, the window's "selection" payload; a report can s
 - versions: [{engine_version, n, n_bad}] selected cases per release of their request;
 - sla: {thresholds, judged, met, attainment, cohort_attainment}: the SLA of the selected cases'
   requests against the same of the whole cohort (errored requests fail, unmeasured are not judged);
-- conclusion: the conclusion (conclude) with the selected badcases' comparison as evidence.
+- conclusion: the conclusion (conclude) with the selected badcases' comparison as evidence and
+  the selection's own summary as its cohort (every count a sentence quotes is the selection's),
+  opened by a sentence on what the selection holds beside the cohort's figures.
 Qt-free; the Session runs it in a worker.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
+from .. import fmt
 from ..errors import NoData
+from ..i18n import _, join_list, language
+from ..names import plural
+from .cohort import _bound_versions
 from .compare import compare_metrics
 from .conclusion import conclude
 from .sla import DEFAULT_THRESHOLDS
@@ -128,7 +136,46 @@ def analyse_selection(store, cohort, frame: pd.DataFrame, ids, objects: dict | N
     if comp is not None:  # the cohort's other sections stay the context of the conclusion
         res = {k: v for k, v in objects.items() if k not in ("comparison", "tree", "conclusion")}
         res["comparison"] = comp
-        out["conclusion"] = conclude(res, params.get("conclusion")).to_dict()
+        whole = objects.get("cohort")
+        mine = _summary(store, whole, frame, sel, bad)
+        if mine is not None:
+            res["cohort"] = mine
+        c = conclude(res, params.get("conclusion")).to_dict()
+        lead = _lead(out, mine, whole)
+        c["narrative"] = lead + ("" if language() == "zh_CN" else " ") + c["narrative"]
+        out["conclusion"] = c
     else:
         out["conclusion"] = None
     return out
+
+
+def _summary(store, whole, frame: pd.DataFrame, sel: np.ndarray, bad: np.ndarray):
+    """The cohort summary (CohortSummary) of the selected badcases: their number, how many are
+    bound and the releases their requests ran on, the rest as the cohort's; None without one."""
+    if whole is None or not hasattr(whole, "bound_versions"):
+        return None
+    bound = frame["request_id"].notna().to_numpy()
+    nb, n_bad = int((sel & bad & bound).sum()), int((sel & bad).sum())
+    return replace(whole, badcases=n_bad, bound=nb, binding_rate=nb / n_bad if n_bad else None,
+                   bound_versions=_bound_versions(store.con, frame["run_id"][sel & bad & bound]))
+
+
+def _lead(out: dict, mine, whole) -> str:
+    """What the selection holds, with the cohort's figures beside: "The selection holds 5 cases,
+    5 of the cohort's 383 badcases; its 5 bound badcases ran on 0.5.2 (5)."."""
+    cohort_bad = getattr(whole, "badcases", None)
+    versions = getattr(mine, "bound_versions", ()) or ()
+    ran = join_list([_("{version} ({n})").format(
+        version=v.get("engine_version") or _("no named release"), n=fmt.count(v["badcases"]))
+        for v in versions[:3]])
+    text = _("The selection holds {cases}, {bad} of the cohort's {cohort_bad} badcases.").format(
+        cases=plural(out["n"], "case"), bad=fmt.count(out["n_bad"]),
+        cohort_bad=fmt.count(cohort_bad) if cohort_bad is not None else "?")
+    nb = getattr(mine, "bound", 0) or 0
+    if mine is not None and nb == 0:
+        return text + (" " if language() != "zh_CN" else "") + \
+            _("None of its badcases is bound to a trace request.")
+    if ran:
+        text += (" " if language() != "zh_CN" else "") + _(
+            "Its {n} bound badcases ran on {versions}.").format(n=fmt.count(nb), versions=ran)
+    return text

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .evidence import MIN_SUPPORT
+from .signals import signal as _signal
 from ..i18n import N_, _
 
 STRATA_KEYS = ("engine_version", "eval_id")
@@ -76,11 +77,6 @@ def _within_p(b: np.ndarray, c: np.ndarray, metric: str) -> float | None:
         kb, kc = int(b.sum()), int(c.sum())
         return float(stats.fisher_exact([[kb, len(b) - kb], [kc, len(c) - kc]]).pvalue)
     return float(stats.mannwhitneyu(b, c, alternative="two-sided").pvalue)
-
-
-def _signal(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
-    from .compare import _signal as sig
-    return sig(frame, name)
 
 
 def stratify(frame: pd.DataFrame, rows, alpha: float = 0.05) -> dict | None:

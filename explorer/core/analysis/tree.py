@@ -24,6 +24,7 @@ from .cohort import CONTEXT_METRICS, ENGINE_METRICS, Cohort, cohort_frame
 from .evidence import MIN_SUPPORT
 from .results import TreeNode, TreeResult
 from ..i18n import N_, _
+from ..names import COUNT_FEATURES, condition_text
 
 # Outcome metrics: consequences of a slow or failed request, not engine conditions that cause
 # one; they are tree features only when the user adds them (params["features"]).
@@ -287,6 +288,43 @@ def _holdout(X: np.ndarray, y: np.ndarray, feats: list, p: dict, integral: dict)
     out["p_value"] = float(stats.fisher_exact([[nb, n - nb], [rest_b, rest_n - rest_b]],
                                               alternative="greater").pvalue)
     return out
+
+
+def node_condition(tree: TreeResult, node_id: int) -> str:
+    """A node named by the path that reaches it, as the risk sentence reads it: "preemptions >
+    2 and scheduling delay > 1,952 ms"; the root: "all cases". Thresholds of a count read as
+    whole numbers (a split at x.5 is a split between integers). Raises KeyError."""
+    by_id = {n.id: n for n in tree.nodes}
+    chain, k = [], by_id[node_id].id
+    while k is not None:
+        chain.append(k)
+        k = by_id[k].parent
+    chain.reverse()
+    steps = _steps(tree.nodes, chain)
+    counts = [(f, side, thr) for f, side, thr in steps if f in COUNT_FEATURES]
+    if not counts:
+        integral = {f: float(thr * 2) % 2 == 1 for f, _s, thr in steps}
+        return _path_text(steps, integral) or _("all cases")
+    # counts read as counts ("preemptions = 0", "1 ≤ preemptions ≤ 2", "preemptions ≥ 3")
+    parts, done = [], set()
+    for f, _s, _t in steps:
+        if f in done:
+            continue
+        done.add(f)
+        mine = [(s_, t) for g, s_, t in steps if g == f]
+        if f not in COUNT_FEATURES:
+            parts.append(_path_text([(f, s_, t) for s_, t in mine], {f: False}))
+            continue
+        le = min((t for s_, t in mine if s_ == "le"), default=None)
+        gt = max((t for s_, t in mine if s_ == "gt"), default=None)
+        if le is not None and gt is not None:
+            lo, hi = int(gt // 1) + 1, int(le // 1)
+            parts.append(f"{metric_name(f)} = {lo:,}" if lo == hi else
+                         f"{lo:,} ≤ {metric_name(f)} ≤ {hi:,}")
+        else:
+            parts.append(condition_text(f, "<=" if le is not None else ">",
+                                        le if le is not None else gt))
+    return _(" and ").join(parts)
 
 
 def _steps(nodes, chain) -> list[tuple[str, str, float]]:

@@ -73,10 +73,31 @@ def detect_format(path: str | Path) -> ModuleType:
     ranked = rank_formats(p)
     if not ranked or ranked[0][0] < MIN_CONFIDENCE:
         sniff = Sniff.of(p)
-        why = (_("binary content") if sniff.is_binary
-               else _("no known trace or eval format matches its content"))
+        from ._encoding import compressed_kind
+        why = ((compressed_kind(p) or _("binary content")) if sniff.is_binary
+               else _("no known trace or eval format matches its content") + "; " + _resembles(
+                   sniff, ranked))
         raise UnknownFormat(p, _("unrecognised file: {why}").format(why=why))
     return get_format(ranked[0][1])
+
+
+def _resembles(sniff: Sniff, ranked: list[tuple[float, str]]) -> str:
+    """What detection looked for and the closest thing the content resembles."""
+    import re
+    from ._vocab import TOOLS, read_name
+    looked = _("looked for {n} formats and the {m} tools of the metric vocabulary "
+               "(resources/metrics.toml)").format(n=len(ranked), m=len(TOOLS))
+    if ranked and ranked[0][0] > 0:
+        return looked + "; " + _("closest: {name} (confidence {score:.2f}, {need:.2f} needed)"
+                                 ).format(name=ranked[0][1], score=ranked[0][0],
+                                          need=MIN_CONFIDENCE)
+    words = re.findall(r"[A-Za-z_][\w .\-]{1,40}?(?=\s*[\"':,=|]|\s*\()", sniff.head[:16384])
+    known = sorted({nm.metric for nm in (read_name(w.strip(), "mean") for w in set(words)) if nm})
+    if known:
+        return looked + "; " + _("it names metrics the vocabulary knows ({metrics}) but no "
+                                 "tool's markers: a [tool.*] entry would read it").format(
+            metrics=", ".join(known[:6]))
+    return looked + "; " + _("none of them resembles it")
 
 
 def claims_folder(path: str | Path) -> bool:

@@ -1,4 +1,5 @@
-"""The alias table of the generic CSV / Parquet / JSONL trace format.
+"""The alias table of the generic CSV / Parquet / JSONL trace format (its lists are data:
+resources/metrics.toml [columns], [columns_full], [run_fields], [eval_columns]).
 
 A source column is matched after normalisation (lower case; spaces, '-', '.', '/' -> '_'):
 first against FULL_NAMES (names that carry their own unit), else split into base + unit
@@ -12,76 +13,26 @@ guessed from the data and the guess is written into the load report (see BARE_TI
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-# canonical column -> base names (without unit suffix)
-ALIASES: dict[str, tuple[str, ...]] = {
-    "request_id": ("request_id", "req_id", "requestid", "id", "x_request_id", "gen_ai_request_id",
-                   "trace_id", "rid", "uuid"),
-    "arrival_s": ("arrival", "arrival_s", "arrival_time", "arrived_at", "timestamp", "ts",
-                  "start_time", "launch_time", "send_time", "request_start", "created",
-                  "created_at", "time", "submit_time"),
-    "prompt_tokens": ("prompt_tokens", "input_tokens", "input_len", "input_length", "prompt_len",
-                      "prompt_length", "num_prompt_tokens", "num_input_tokens", "context_tokens",
-                      "isl", "input_sequence_length", "number_input_tokens", "n_prompt_tokens"),
-    "completion_tokens": ("completion_tokens", "output_tokens", "output_len", "output_length",
-                          "generation_tokens", "generated_tokens", "num_output_tokens",
-                          "num_completion_tokens", "osl", "output_sequence_length",
-                          "number_output_tokens", "decode_tokens", "n_completion_tokens"),
-    "cached_prompt_tokens": ("cached_prompt_tokens", "cached_tokens", "num_cached_tokens",
-                             "prefix_cached_tokens", "cache_hit_tokens", "cache_read_input_tokens"),
-    "kv_cache_hit_rate": ("kv_cache_hit_rate", "cache_hit_rate", "prefix_cache_hit_rate",
-                          "prefix_hit_rate", "kv_hit_rate", "hit_rate"),
-    "ttft_ms": ("ttft", "time_to_first_token", "first_token_latency", "first_token_time"),
-    "tpot_ms": ("tpot", "time_per_output_token", "inter_token_latency", "itl", "mean_itl",
-                "avg_itl", "tbt", "time_between_tokens", "decode_per_token", "tpot_avg", "avg_tpot",
-                "mean_tpot", "mean_tbt", "avg_tbt"),
-    "e2e_ms": ("e2e", "e2e_latency", "end_to_end_latency", "e2el", "latency", "request_latency",
-               "total_latency", "response_time", "ttlt", "time_to_last_token"),
-    "queue_ms": ("queue", "queue_time", "queue_latency", "time_in_queue", "queueing_time",
-                 "queuing_time", "scheduling_delay", "sched_delay", "waiting_time", "wait_time",
-                 "queueing_delay", "queuing_delay", "queue_delay"),
-    "prefill_ms": ("prefill", "prefill_time", "prefill_latency", "time_in_prefill"),
-    "decode_ms": ("decode", "decode_time", "decode_latency", "time_in_decode", "generation_time"),
-    "num_preemptions": ("num_preemptions", "preemptions", "preemption_count", "num_preempted",
-                        "preempted"),
-    "batch_size": ("batch_size", "running_batch", "mean_batch_size", "avg_batch_size",
-                   "running_batch_size"),
-    "finish_reason": ("finish_reason", "stop_reason"),
-    "error": ("error", "error_msg", "error_message", "err", "error_code", "error_type"),
-    "prompt_hash": ("prompt_hash",),
-    "tenant": ("tenant", "tenant_id", "user_id", "user", "customer", "customer_id"),
-}
+from ._vocab import VOCAB, normalise  # normalise: imported from here too
+
+# canonical column -> base names (without unit suffix); the lists live in resources/metrics.toml
+ALIASES: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in VOCAB["columns"].items()}
 # full normalised names that carry an unusual unit: name -> (canonical, scale)
-FULL_NAMES: dict[str, tuple[str, float]] = {
-    "decode_ms_per_token": ("tpot_ms", 1.0),
-    "ms_per_token": ("tpot_ms", 1.0),
-    "time_per_output_token_ms": ("tpot_ms", 1.0),
-}
+FULL_NAMES: dict[str, tuple[str, float]] = {k: (v[0], float(v[1]))
+                                            for k, v in VOCAB["columns_full"].items()}
 # run-level columns: a single distinct value becomes runs.<field>
-RUN_FIELDS: dict[str, tuple[str, ...]] = {
-    "model": ("model", "model_name", "model_id", "served_model_name"),
-    "engine": ("engine", "backend", "server"),
-    "engine_version": ("engine_version", "version", "vllm_version", "sglang_version"),
-    "benchmark": ("benchmark", "dataset", "dataset_name", "workload"),
-}
+RUN_FIELDS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in VOCAB["run_fields"].items()}
 # A request's own outcome (not an answer's correctness): a failure value ("false", "error",
 # "timeout", an HTTP status >= 400, ...) gives the row an error when no error column says more.
-OUTCOME = ("success", "succeeded", "is_success", "status", "status_code", "http_status",
-           "request_status")
-OUTCOME_FAILURES = ("false", "0", "no", "error", "failed", "failure", "fail", "timeout",
-                    "cancelled", "canceled", "aborted")
-# Correctness columns: they make a table an EVAL file, not a trace (one list, read by the
-# generic trace table's detector and by the generic eval loader). `reward` is what RL / verifier
-# pipelines write (1.0 / 0.0), `resolved` SWE-bench style harnesses; no "success" / "ok":
-# traces use those for the request's own outcome.
-CORRECTNESS = ("correct", "is_correct", "acc", "accuracy", "exact_match", "em", "passed",
-               "is_right", "label_correct", "reward", "pass", "is_passed", "resolved",
-               "is_resolved", "solved")
-# Names that are correctness only when every value seen is 0 / 1 (or true / false): a `score`
-# column elsewhere holds a grade or a latency score.
-BINARY_CORRECTNESS = ("score",)
+OUTCOME = tuple(VOCAB["eval_columns"]["outcome"])
+OUTCOME_FAILURES = tuple(VOCAB["eval_columns"]["outcome_failures"])
+# Correctness columns make a table an EVAL file, not a trace (`reward`: RL / verifier pipelines,
+# `resolved`: SWE-bench style harnesses); BINARY_CORRECTNESS names are correctness only when
+# every value seen is 0 / 1 (or true / false): a `score` column elsewhere holds a grade.
+CORRECTNESS = tuple(VOCAB["eval_columns"]["correctness"])
+BINARY_CORRECTNESS = tuple(VOCAB["eval_columns"]["binary_correctness"])
 
 TIME_MS = ("ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "prefill_ms", "decode_ms")
 UNIT_SUFFIXES: dict[str, float] = {  # scale to ms
@@ -95,12 +46,6 @@ PERCENT_SUFFIXES = ("pct", "percent", "perc")
 BARE_TIME_SECONDS_BELOW = {"tpot_ms": 1.0, "default": 20.0}
 
 _INDEX = {base: canon for canon, bases in ALIASES.items() for base in bases}
-
-
-@lru_cache(maxsize=8192)  # every detector and loader asks again for the same few names
-def normalise(name: str) -> str:
-    """Lower-case a column name and turn spaces, '-', '.', '/', ':', brackets into '_'."""
-    return re.sub(r"[\s\-./:()\[\]]+", "_", str(name).strip().lower()).strip("_")
 
 
 @lru_cache(maxsize=8192)

@@ -204,7 +204,7 @@ def range_mask(frame: pd.DataFrame) -> pd.Series:
         if col not in frame:
             continue
         v = pd.to_numeric(frame[col], errors="coerce").astype("float64")
-        for low, high, _ in rules:
+        for low, high, _why in rules:
             if low is not None:
                 bad |= (v < low).fillna(False)
             if high is not None:

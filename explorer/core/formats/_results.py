@@ -1,6 +1,7 @@
 """Run-level aggregates that benchmark results publish -> `run_metrics` rows.
 
-One vocabulary for every result format (JSON or printed), so a number means one thing:
+One vocabulary for every result format (JSON or printed), so a number means one thing; the
+names are data (resources/metrics.toml, read by _vocab), e.g. for vLLM / SGLang results:
 
 | metric | stat | unit | source keys (vLLM / SGLang result JSON) |
 |---|---|---|---|
@@ -24,42 +25,14 @@ completed == 0 (the run is flagged instead; see explorer.core.runs).
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Iterable
 
 import pandas as pd
 
-LATENCY_METRICS = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2el": "e2e_ms",
-                   "e2e_latency": "e2e_ms", "latency": "e2e_ms"}
-STAT = r"(mean|median|std|min|max|p\d+(?:\.\d+)?)"
-_LATENCY_KEY = re.compile(rf"^{STAT}_({'|'.join(sorted(LATENCY_METRICS, key=len, reverse=True))})_ms$")
+from ._vocab import read_name
 
-# result key -> (metric, stat, unit)
-SCALARS: dict[str, tuple[str, str, str]] = {
-    "completed": ("requests", "completed", "requests"),
-    "failed": ("requests", "failed", "requests"),
-    "num_prompts": ("requests", "total", "requests"),
-    "total_input_tokens": ("prompt_tokens", "total", "tokens"),
-    "total_output_tokens": ("completion_tokens", "total", "tokens"),
-    "total_output_tokens_retokenized": ("completion_tokens", "total_retokenized", "tokens"),
-    "request_throughput": ("request_throughput", "value", "req/s"),
-    "request_goodput": ("request_goodput", "value", "req/s"),
-    "input_throughput": ("input_throughput", "value", "tok/s"),
-    "output_throughput": ("output_throughput", "value", "tok/s"),
-    "total_token_throughput": ("total_token_throughput", "value", "tok/s"),
-    "max_output_tokens_per_s": ("output_throughput", "max", "tok/s"),
-    "concurrency": ("concurrency", "mean", "requests"),
-    "max_concurrent_requests": ("concurrency", "max", "requests"),
-    "duration": ("duration_s", "value", "s"),
-}
-
+LATENCY_METRICS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
 COLUMNS = ["metric", "stat", "value", "unit"]
-
-
-def latency_key(key: str) -> tuple[str, str] | None:
-    """(metric, stat) of a result key such as 'p99_tpot_ms' or 'mean_e2e_latency_ms'."""
-    m = _LATENCY_KEY.match(key)
-    return (LATENCY_METRICS[m.group(2)], m.group(1)) if m else None
 
 
 def _value(v: Any) -> float | None:
@@ -69,22 +42,21 @@ def _value(v: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def published_rows(obj: dict) -> list[tuple[str, str, float, str]]:
-    """(metric, stat, value, unit) for every aggregate a result dict publishes (see the module
-    doc); values that are null, not numbers or not finite are left out, and so are the latency
-    statistics of a run whose `completed` is 0 (the engines print 0 there, not a measurement)."""
+def published_rows(obj: dict, tool: str | None = None,
+                   completed=None) -> list[tuple[str, str, float, str]]:
+    """(metric, stat, value, unit) for every aggregate a result dict publishes, each key read
+    by the vocabulary (resources/metrics.toml; `tool`: a [tool.*] entry's renames apply) and
+    its value converted to the metric's canonical unit; values that are null, not numbers or
+    not finite are left out, and so are the latency statistics of a run whose `completed` is 0
+    (the engines print 0 there, not a measurement; `completed`: that count when the dict names
+    it otherwise, e.g. a printed block's 'Successful requests')."""
     rows = []
-    none_ok = _value(obj.get("completed")) == 0
+    none_ok = _value(obj.get("completed") if completed is None else completed) == 0
     for k, v in obj.items():
         x = _value(v)
-        if x is None:
-            continue
-        lat = latency_key(k)
-        if lat:
-            if not none_ok:
-                rows.append((lat[0], lat[1], x, "ms"))
-        elif k in SCALARS:
-            rows.append((*SCALARS[k][:2], x, SCALARS[k][2]))
+        nm = read_name(str(k), tool=tool) if x is not None else None
+        if nm and not (none_ok and nm.metric in LATENCY_METRICS):
+            rows.append((nm.metric, nm.stat, x * nm.scale, nm.unit))
     return rows
 
 

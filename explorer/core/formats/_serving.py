@@ -32,21 +32,16 @@ import re
 from pathlib import Path
 
 from ..i18n import _
+from .base import split_lines
 from ._common import (RowError, check_itls, check_ranges, insert_requests,
                       insert_token_latencies, integer, num, register_run, text)
 from ._results import insert_run_metrics, published_rows
+from ._vocab import VOCAB
 
 ARRAYS = ("ttfts", "itls", "input_lens", "output_lens", "errors", "latencies", "start_times")
 AGG_KEYS = ("mean_ttft_ms", "median_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "request_throughput",
             "output_throughput", "completed", "duration")
-CONFIG_KEYS = ("backend", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts",
-               "request_rate", "burstiness", "max_concurrency", "dataset_name", "duration",
-               "completed", "failed", "total_input_tokens", "total_output_tokens",
-               "request_throughput", "request_goodput", "output_throughput",
-               "total_token_throughput", "mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms",
-               "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "median_itl_ms",
-               "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms",
-               "random_input_len", "random_output_len", "sharegpt_output_len", "date")
+CONFIG_KEYS = tuple(VOCAB["result_config"]["keys"])  # resources/metrics.toml
 
 
 
@@ -73,7 +68,7 @@ def flavour(sniff) -> str | None:
     hits = _agg_hits(sniff.head)
     if hits < 3 and not ('"ttfts"' in sniff.head and '"input_lens"' in sniff.head):
         return None
-    lines = [ln for ln in sniff.head.splitlines() if ln.strip()]
+    lines = [ln for ln in split_lines(sniff.head) if ln.strip()]
     jsonl = len(lines) > 1 and lines[0].strip().startswith("{") and lines[0].strip().endswith("}")
     sglang_keys = any(f'"{k}"' in sniff.head for k in ("mean_e2e_latency_ms", "sharegpt_output_len",
                                                        "random_range_ratio"))

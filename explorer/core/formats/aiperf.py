@@ -9,7 +9,8 @@ seconds. Events: arrived (timestamp_ns), first_token (+ttft), finished (+request
 error. A record with a value out of range (_common.RANGES: a negative latency or token count,
 or a negative inter_chunk_latency entry) is skipped with its line and field, the value in the
 source's unit ("line 4: field 'metrics.ttft': negative value: -12"). The sibling
-profile_export_aiperf.json, when present, gives the model and the command.
+profile_export_aiperf.json, when present, gives the model and the command, and its aggregates
+become the run's run_metrics (the vocabulary's [tool.aiperf] entry).
 """
 from __future__ import annotations
 
@@ -69,6 +70,23 @@ def _sidecar(path: Path) -> tuple[str | None, dict | None, str | None]:
         return text(models[0]), cfg, text(d.get("start_time"))
     except (OSError, ValueError, AttributeError):
         return None, None, None
+
+
+def _aggregates(path: Path, store, report, run_id: str) -> None:
+    """AIPerf's own aggregates of the run (profile_export_aiperf.json beside the file, read by
+    the vocabulary's tree reader) as its run_metrics: `inspect` shows them beside the
+    recomputation from the requests."""
+    from . import published
+    from ._results import insert_run_metrics
+    side = path.with_name("profile_export_aiperf.json")
+    try:
+        obj = json.loads(side.read_text(encoding="utf-8-sig")) if side.is_file() else None
+    except (OSError, ValueError):
+        return
+    if isinstance(obj, dict):
+        cols: dict = {}
+        insert_run_metrics(store, run_id, published.tree_rows(obj, "aiperf", cols))
+        report.columns[side.name] = _("run_metrics (AIPerf's aggregates of this run)")
 
 
 def load(path: Path, store, report) -> None:
@@ -132,6 +150,7 @@ def load(path: Path, store, report) -> None:
     insert_requests(store, report, run_id, rows)
     insert_token_latencies(store, run_id, itls)
     insert_events(store, run_id, events)
+    _aggregates(path, store, report, run_id)
     report.columns.update({
         "metadata.x_request_id": "request_id",
         "metadata.timestamp_ns": "arrival_s (/1e9, unix s)",

@@ -19,6 +19,26 @@ HEAD_BYTES = 64 * 1024
 FIRST_RECORD_MAX = 16 << 20  # a first JSON line longer than the head is read on up to this
 _BOM = b"\xef\xbb\xbf"
 _NUL_LINES = re.compile(rb"(?m)^\x00+\r?$\n?")
+_UNDECODED = re.compile("[\udc80-\udcff]")  # bytes not UTF-8, kept by surrogateescape
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _table_head(text: str, path: Path) -> str:
+    """A table's head without Excel's sep= line or leading # comments, comma-separated
+    (formats._preamble; the store loads the same normalised text)."""
+    from ._preamble import preamble_of, table_text
+    pre = preamble_of(text, path.suffix)
+    return table_text(text, pre) if pre.needed else text
+
+
+def split_lines(text: str) -> list[str]:
+    """text's lines as files end them (LF, CRLF, CR, mixed), never at U+2028 / U+2029 /
+    form feed / VT, which str.splitlines takes for line breaks but which JSON strings and CSV
+    cells may hold as they are."""
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
 
 @dataclass(frozen=True)
 class Sniff:
@@ -61,11 +81,12 @@ class Sniff:
                 raw = b"".join(parts)
         enc = encoding_of(raw)
         if enc:  # UTF-16 or single-byte text: the store loads a UTF-8 copy (_encoding)
-            return cls(path, False, raw.decode(enc, errors="replace").lstrip("\ufeff"), False)
+            return cls(path, False, _table_head(raw.decode(enc, errors="replace")
+                                                .lstrip("\ufeff"), path), False)
         raw = _NUL_LINES.sub(b"", raw)
         text = raw.decode("utf-8", errors="replace")
         binary = b"\x00" in raw or text.count("\ufffd") > max(8, len(text) // 100)
-        return cls(path, False, text, binary)
+        return cls(path, False, text if binary else _table_head(text, path), binary)
 
     @property
     def suffix(self) -> str:
@@ -79,7 +100,7 @@ class Sniff:
     def _lines(self) -> list[str]:
         """The non-empty lines of the head, split once: every detector reads them (a folder
         of small tables spent ~0.7 ms a file splitting the same head again per detector)."""
-        return [ln for ln in self.head.splitlines() if ln.strip()]
+        return [ln for ln in split_lines(self.head) if ln.strip()]
 
     def first_json_line(self) -> dict | None:
         """The first line of the head that parses as a JSON object, or None."""
@@ -89,7 +110,7 @@ class Sniff:
     def _json_lines(self) -> list[dict]:
         """The first 20 lines of the head that parse as JSON objects (parsed once)."""
         out = []
-        for ln in self.head.splitlines():
+        for ln in split_lines(self.head):
             ln = ln.strip()
             if ln.startswith("{"):
                 try:
@@ -115,7 +136,7 @@ class Sniff:
     def _read_records(self, n: int) -> list[dict]:
         if self._json_lines:
             return self._json_lines[:n]
-        lines = self.head.splitlines()
+        lines = split_lines(self.head)
         if len(lines) < 2 or lines[0].lstrip().startswith(("{", "[")):
             return []
         if len(self.head.encode("utf-8", errors="replace")) >= HEAD_BYTES:
@@ -127,8 +148,29 @@ class Sniff:
             return []
 
 
+# A format read as one document (a JSON file, a printout) larger than this is refused before
+# it is read: parsed whole it would take several times its size in memory (a mistaken 20 GB
+# file, or a device, must not exhaust the machine). Line-by-line formats have no such bound.
+MAX_DOCUMENT_BYTES = 1 << 30
+
+
+def check_document_size(path: Path, limit: int | None = None) -> None:
+    """Raise InputError when `path` is larger than MAX_DOCUMENT_BYTES (or `limit`)."""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        return  # the open that follows names the problem
+    if size > limit:
+        raise InputError(path, _("{size} MiB read as one document is more than the {limit} MiB "
+                                 "this format is read whole up to: not read (split it, or save "
+                                 "it as JSON lines)").format(size=size >> 20, limit=limit >> 20))
+
+
 def read_json(path: Path) -> Any:
-    """Parse a whole JSON file. Raises InputError with the line of a syntax error."""
+    """Parse a whole JSON file (at most MAX_DOCUMENT_BYTES). Raises InputError with the line of
+    a syntax error."""
+    check_document_size(path)
     try:
         with open(path, encoding="utf-8-sig") as fh:
             return json.load(fh)
@@ -182,10 +224,14 @@ def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
     mark is ignored; a line of NUL bytes (left by a crash or a preallocated file) is skipped as
     such; a line longer than MAX_RECORD_CHARS is skipped unread (_lines: bounded memory, and
     Cancel stops the read)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="surrogateescape") as fh:
         for no, line in _lines(fh, report):
             s = line.strip()
             if not s:
+                continue
+            if _UNDECODED.search(s):  # a line in another encoding than the rest: skipped
+                if report is not None:  # and named, never read garbled
+                    report.skip(_("bytes that are not UTF-8 (the file mixes encodings)"), line=no)
                 continue
             if not s.strip("\x00"):
                 if report is not None:

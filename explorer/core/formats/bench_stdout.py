@@ -8,7 +8,7 @@ and sglang/bench_serving.py, print_benchmark_result); it ends at a rule of '=' o
 of anything else, or at the end of the file (pasted excerpts are often cut short). A prefix
 common to the block's lines ("# ", "> ", "| ") is tolerated. Each block is one run with no
 request rows; its numbers become `run_metrics` through the same keys as the saved result JSON
-(explorer/core/formats/_results.py), so `Mean TPOT (ms)` means what `mean_tpot_ms` means: the
+(the vocabulary, resources/metrics.toml), so `Mean TPOT (ms)` means what `mean_tpot_ms` means: the
 benchmark's per-request (latency - ttft) / (output_len - 1), averaged over the requests with
 more than one output token; `ITL` is every gap between streamed chunks, pooled; `E2E Latency`
 (SGLang) and `E2EL` (vLLM) the request latency. Values are as printed (2 decimals).
@@ -26,9 +26,10 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from .base import Sniff
+from .base import Sniff, split_lines
 from ._common import register_run
-from ._results import insert_run_metrics, latency_key, published_rows
+from ._results import insert_run_metrics, published_rows
+from ._vocab import read_name
 from ..i18n import _
 
 NAME = "bench_stdout"
@@ -39,41 +40,18 @@ HEADER = re.compile(rf"^{_PREFIX}=+\s*Serving Benchmark Result\s*=+\s*$")
 RULE_END = re.compile(r"^=+\s*$")
 SECTION = re.compile(r"^-{3,}.*-{3,}$")
 ROW = re.compile(r"^(?P<label>[^:]+?):\s*(?P<value>\S.*?)\s*$")
-LATENCY_ROW = re.compile(r"^(Mean|Median|Std|Min|Max|P\d+(?:\.\d+)?) (TTFT|TPOT|ITL|E2EL|E2E Latency) "
-                         r"\(ms\)$")
-_LATENCY_NAME = {"TTFT": "ttft", "TPOT": "tpot", "ITL": "itl", "E2EL": "e2el",
-                 "E2E Latency": "e2e_latency"}
-
-# printed label (lower case) -> result JSON key (the _results vocabulary)
-LABELS = {
-    "successful requests": "completed",
-    "failed requests": "failed",
-    "benchmark duration (s)": "duration",
-    "total input tokens": "total_input_tokens",
-    "total generated tokens": "total_output_tokens",
-    "total generated tokens (retokenized)": "total_output_tokens_retokenized",
-    "request throughput (req/s)": "request_throughput",
-    "request goodput (req/s)": "request_goodput",
-    "input token throughput (tok/s)": "input_throughput",
-    "output token throughput (tok/s)": "output_throughput",
-    "peak output token throughput (tok/s)": "max_output_tokens_per_s",
-    "peak concurrent requests": "max_concurrent_requests",
-    "total token throughput (tok/s)": "total_token_throughput",
-    "total throughput (tok/s)": "total_token_throughput",
-    "concurrency": "concurrency",
-}
 CONFIG = {"backend": "backend", "traffic request rate": "request_rate",
           "burstiness factor": "burstiness", "maximum request concurrency": "max_concurrency",
           "max request concurrency": "max_concurrency",
           "request rate configured (rps)": "request_rate"}
-_SGLANG_ROWS = ("concurrency", "total generated tokens (retokenized)")
+_SGLANG_ROWS = ("concurrency", "(retokenized)", "e2e latency")  # rows only SGLang prints
 
 
 def detect(sniff: Sniff) -> float:
     """High when a line of the head is the 'Serving Benchmark Result' rule."""
     if sniff.is_binary or sniff.is_dir:
         return 0.0
-    return 0.9 if any(HEADER.match(ln) for ln in sniff.head.splitlines()) else 0.0
+    return 0.9 if any(HEADER.match(ln) for ln in split_lines(sniff.head)) else 0.0
 
 
 def _number(text: str):
@@ -117,16 +95,9 @@ def parse_blocks(lines: list[str]) -> list[dict]:
                 break
             label, value = row["label"].strip(), row["value"].strip()
             low = label.lower()
-            lat = LATENCY_ROW.match(label)
-            if lat:
-                key = f"{lat[1].lower()}_{_LATENCY_NAME[lat[2]]}_ms"
-                if latency_key(key):
-                    block["values"][key] = _number(value.split()[0])
-                if lat[2] == "E2E Latency":
-                    block["sglang_rows"] = True
-            elif low in LABELS:
-                block["values"][LABELS[low]] = _number(value.split()[0])
-                block["sglang_rows"] |= low in _SGLANG_ROWS
+            if low not in CONFIG and read_name(label):  # the vocabulary: resources/metrics.toml
+                block["values"][label] = _number(value.split()[0])
+                block["sglang_rows"] |= any(w in low for w in _SGLANG_ROWS)
             elif low in CONFIG:
                 block["config"][CONFIG[low]] = _number(value.split()[0])
             else:
@@ -148,8 +119,10 @@ def _engine(block: dict) -> str:
 
 def load(path: Path, store, report) -> None:
     """One run per printed result block (no request rows); its numbers go to run_metrics."""
+    from .base import check_document_size
+    check_document_size(path)
     with open(path, encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().splitlines()
+        lines = split_lines(fh.read())
     blocks = [b for b in parse_blocks(lines) if b["values"]]
     if not blocks:
         raise InputError(path, _("a 'Serving Benchmark Result' header but no result line under it"))
@@ -162,7 +135,8 @@ def load(path: Path, store, report) -> None:
             cfg["other"] = b["other"]
         run_id = register_run(store, report, path, NAME, f"{engine}:{path.stem}", engine=engine,
                               label=label, benchmark="serving", config=cfg)
-        insert_run_metrics(store, run_id, published_rows(b["values"]))
+        insert_run_metrics(store, run_id, published_rows(b["values"], completed=next(
+            (v for k, v in b["values"].items() if read_name(k).stat == "completed"), None)))
         for k in b["values"]:
             report.columns.setdefault(k, "run_metrics")
         for k in b["other"]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 
 from ..i18n import _
 from .base import Sniff

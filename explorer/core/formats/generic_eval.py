@@ -34,7 +34,7 @@ import pandas as pd
 from ..association import prompt_hash
 from ..errors import InputError
 from ._common import MAX_TIME_S
-from .base import Sniff, iter_jsonl, read_json
+from .base import Sniff, iter_jsonl, read_json, split_lines
 from . import _aliases
 from ..i18n import _
 
@@ -254,7 +254,7 @@ def _read(path: Path, report) -> list[tuple[int, dict]]:
         return [(i + 1, r) for i, r in enumerate(data) if isinstance(r, dict)]
     if head.lstrip().startswith("{"):
         return list(iter_jsonl(path, report))
-    first = head.splitlines()[0] if head else ""
+    first = split_lines(head)[0] if head else ""
     delim = "\t" if first.count("\t") > first.count(",") else ","
     try:
         df = pd.read_csv(path, sep=delim, dtype=str, keep_default_na=False,

@@ -301,6 +301,9 @@ def _expressions(path: Path, types: dict, mapping: dict, run_cols: dict, report,
             continue
         if canon in _TEXT:
             exprs[canon] = f"CAST({q} AS VARCHAR)"
+            if canon == "request_id":  # a row without one (key absent, null, empty cell) is
+                bad.append((f"({q} IS NULL)", _sql_lit(  # skipped with its line, not the file
+                    field_text(col) + _("missing (null or absent): a request needs its id")), None))
             continue
         if t.startswith(("TIMESTAMP", "DATE")) and canon == "arrival_s":
             exprs[canon] = f"epoch({q})"

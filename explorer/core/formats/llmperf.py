@@ -7,7 +7,8 @@ Source format: a JSON list, one object per request with `ttft_s`, `inter_token_l
 report 0 for the latencies they never measured, which we store as NULL (missing, not zero).
 A response with a value out of range (_common.RANGES: a negative latency or token count) is
 skipped, named by its list position and field ("field '[3].ttft_s': negative value: -0.2").
-The matching `summary/<same name>.json`, when present beside `individual/`, gives the model.
+The matching `summary/<same name>.json`, when present beside `individual/`, gives the model and
+its aggregates become the run's run_metrics (the vocabulary's [tool.llmperf_summary]).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from ..i18n import N_, _
 from .base import Sniff, read_json
+from ._results import insert_run_metrics, published_rows
 from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
                       register_run, text)
 
@@ -55,18 +57,16 @@ def detect(sniff: Sniff) -> float:
     return 0.95 if hits == len(_KEYS) else 0.4 * hits / len(_KEYS)
 
 
-def _model(path: Path) -> tuple[str | None, dict | None]:
+def _summary(path: Path) -> dict:
     summary = path.parent.parent / "summary" / path.name
     if path.parent.name == "individual" and summary.is_file():
         try:
             with open(summary, encoding="utf-8") as fh:
                 s = json.load(fh)
-            cfg = {k: s[k] for k in ("name", "num_concurrent_requests", "mean_input_tokens",
-                                     "mean_output_tokens", "framework", "api") if k in s}
-            return text(s.get("model")), cfg
+            return s if isinstance(s, dict) else {}
         except (OSError, ValueError):
             pass
-    return None, None
+    return {}
 
 
 def load(path: Path, store, report) -> None:
@@ -107,9 +107,14 @@ def load(path: Path, store, report) -> None:
         rows.append(row)
     if not rows:
         raise no_rows(path, report)
-    model, cfg = _model(path)
+    s = _summary(path)
+    cfg = {k: s[k] for k in ("name", "num_concurrent_requests", "mean_input_tokens",
+                             "mean_output_tokens", "framework", "api") if k in s} or None
     run_id = register_run(store, report, path, NAME, f"llmperf:{path.stem}",
                           engine=(cfg or {}).get("framework") or path.stem.split("_")[0],
-                          model=model, benchmark="llmperf", config=cfg)
+                          model=text(s.get("model")), benchmark="llmperf", config=cfg)
     insert_requests(store, report, run_id, rows)
+    if s:  # LLMPerf's own aggregates of these requests ([tool.llmperf_summary])
+        insert_run_metrics(store, run_id, published_rows(s, "llmperf_summary"))
+        report.columns["summary/" + path.name] = _("run_metrics (LLMPerf's summary of this run)")
     report.columns.update({(_(k) if k.startswith("(") else k): v for k, v in MAPPING.items()})

@@ -44,6 +44,8 @@ def detect(sniff: Sniff) -> float:
 
 def _spans(path: Path) -> list[tuple[int, dict]]:
     """(line where it starts, object) for every span object in the file."""
+    from .base import check_document_size
+    check_document_size(path)
     try:
         with open(path, encoding="utf-8-sig") as fh:
             doc = fh.read()

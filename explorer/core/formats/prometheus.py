@@ -34,6 +34,7 @@ import re
 from pathlib import Path
 
 from ..i18n import N_, _
+from ._vocab import VOCAB
 from .base import Sniff
 from ._common import no_rows, register_run, text
 from ._stats import insert_stats
@@ -46,28 +47,16 @@ _SAMPLE = re.compile(r"^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(?:\{(?P<labels>.*)\})
                      r"(?:\s+(?P<ts>-?\d+))?\s*$")
 _RANKS = ("tp_rank", "pp_rank")  # label sets of one engine that repeat the same gauge
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
-SUMMED = {
-    "vllm:num_requests_running": "running", "sglang:num_running_reqs": "running",
-    "vllm:num_requests_waiting": "waiting", "sglang:num_queue_reqs": "waiting",
-    "vllm:num_requests_swapped": "swapped",
-    "vllm:avg_prompt_throughput_toks_per_s": "prompt_tps",
-    "vllm:avg_generation_throughput_toks_per_s": "gen_tps",
-    "sglang:gen_throughput": "gen_tps",
-}
-# Cumulative counters (per engine, differenced between scrapes): the first name present wins
-# (vLLM renamed gpu_prefix_cache_* to prefix_cache_* and kept the old name for a while).
-PREEMPTIONS = ("vllm:num_preemptions_total", "vllm:num_preemptions")
-PREFIX_HITS = ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
-PREFIX_QUERIES = ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total")
-COUNTERS = frozenset(PREEMPTIONS + PREFIX_HITS + PREFIX_QUERIES
-                     + ("vllm:prompt_tokens_total", "vllm:generation_tokens_total"))
-AVERAGED = {
-    "vllm:gpu_cache_usage_perc": "kv_usage_gpu", "vllm:kv_cache_usage_perc": "kv_usage_gpu",
-    "sglang:token_usage": "kv_usage_gpu",
-    "vllm:cpu_cache_usage_perc": "kv_usage_cpu",
-    "vllm:gpu_prefix_cache_hit_rate": "prefix_cache_hit_rate",
-    "sglang:cache_hit_rate": "prefix_cache_hit_rate",
-}
+# The engines' metric names are data (resources/metrics.toml [prometheus]): gauges summed over
+# an engine's label sets, gauges averaged, and cumulative counters (per engine, differenced
+# between scrapes) whose first name present wins (vLLM renamed gpu_prefix_cache_* to
+# prefix_cache_* and kept the old name for a while).
+_NAMES = VOCAB["prometheus"]
+SUMMED: dict[str, str] = _NAMES["summed"]
+AVERAGED: dict[str, str] = _NAMES["averaged"]
+PREEMPTIONS, PREFIX_HITS, PREFIX_QUERIES = (tuple(_NAMES["counters"][k])
+                                            for k in ("preemptions", "prefix_hits", "prefix_queries"))
+COUNTERS = frozenset(PREEMPTIONS + PREFIX_HITS + PREFIX_QUERIES + tuple(_NAMES["counters"]["tokens"]))
 
 
 def detect(sniff: Sniff) -> float:

@@ -68,9 +68,8 @@ def _csv_header(sniff: Sniff) -> list[str] | None:
 def _swept(df: pd.DataFrame) -> list[str]:
     """The parameter columns whose value changes between rows (the sweep's parameters and
     run_number), for the labels: not a result, not a date."""
-    from ._results import SCALARS, latency_key
-    fixed = set(SCALARS) | {"date", "label", "duration"}
-    return [c for c in df.columns if c not in fixed and not latency_key(str(c))
+    from ._vocab import read_name
+    return [c for c in df.columns if c not in ("date", "label") and not read_name(str(c))
             and df[c].nunique(dropna=False) > 1 and not str(c).endswith(("_throughput", "_ms"))]
 
 

@@ -89,7 +89,7 @@ def change_pct(observed: float | None, replay: float | None) -> float | None:
 def comparison_rows(observed: dict, replay: dict) -> list[dict]:
     """One row per metric: {metric, label, unit, observed, replay, diff_pct} (None when unknown)."""
     rows = []
-    for key, _, label, unit in METRICS:
+    for key, _name, label, unit in METRICS:
         o, r = observed.get(key), replay.get(key)
         rows.append({"metric": key, "label": label, "unit": unit, "observed": o, "replay": r,
                      "diff_pct": change_pct(o, r)})

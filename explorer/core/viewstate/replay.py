@@ -5,7 +5,10 @@ run(store) the session's worker calls; simulations are jobs run(progress, cancel
 no store (the panel's own worker runs them).
 
 Decisions made here once: the settings' ranges and defaults (vLLM's: block 16, max-num-seqs
-256, max-num-batched-tokens 8192, LRU; capacity infinite), a capacity in GB converted to blocks
+256, max-num-batched-tokens 8192, LRU; capacity infinite; a run that records its capacity starts
+the scenario at SCENARIO_BLOCKS x its blocks), "Add as run" off, the calibration made at the
+settings the run recorded (calibrate() fits the observed latencies at the observed settings,
+never at the scenario's) and kept per run, so every scenario of a run shows one verdict, a capacity in GB converted to blocks
 at the KV bytes per token, max-num-batched-tokens raised to max-num-seqs (as vLLM requires),
 a chosen run kept across reloads while it is still offered, else the first (observed first).
 """
@@ -26,6 +29,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "max_num_batched_tokens": (1, 1 << 22),
 }
 DEFAULT_BYTES_PER_TOKEN = 131072         # Llama-3.1-8B fp16: 2 x 32 layers x 8 KV heads x 128 x 2 B
+SCENARIO_BLOCKS = 4                      # the scenario's default capacity: 4x the observed blocks
 SETTINGS = ("blocks", "block_size", "eviction", "max_num_seqs", "max_num_batched_tokens")
 
 
@@ -90,19 +94,24 @@ class CohortQuery:
 
 @dataclass(frozen=True)
 class ReplayJob:
-    """Calibrate the engine model on the run's observed latencies (when it has them), then
-    replay the trace under `config`. run() -> (ReplayResult, CalibrationResult | None)."""
+    """Calibrate the engine model on the run's observed latencies (when it has them) at the
+    settings the run recorded (`observed`, default `config`; `calibration`: one made before for
+    this run and settings, reused), then replay the trace under `config`.
+    run() -> (ReplayResult, CalibrationResult | None)."""
     trace: ReplayTrace
     config: EngineConfig
+    observed: EngineConfig | None = None
+    calibration: Any = None
 
     def run(self, progress: Callable[[int, int, str], None] = lambda *a: None,
             cancelled: Callable[[], bool] | None = None):
         from explorer.core.replay.calibrate import calibrate
         from explorer.core.replay.replicas import simulate_replicas
-        cal, cal_in = None, self.trace.calibration_inputs
-        if cal_in is not None:
+        cal, cal_in = self.calibration, self.trace.calibration_inputs
+        if cal is None and cal_in is not None:
             progress(0, 2, "calibration")
-            cal = calibrate(self.trace.requests, config=self.config, cancelled=cancelled, **cal_in)
+            cal = calibrate(self.trace.requests, config=self.observed or self.config,
+                            cancelled=cancelled, **cal_in)
             if not any(m in cal.after for m in ("ttft_ms", "tpot_ms")):
                 cal = None
         cfg = self.config if cal is None else replace(self.config, **cal.params)
@@ -176,7 +185,9 @@ class ReplayState:
         self.eviction = EVICTION_POLICIES[0]
         self.max_num_seqs = 256
         self.max_num_batched_tokens = 8192
-        self.add_run = True
+        self.add_run = False               # a replay joins the session's runs only when asked
+        self.recorded: dict = {}           # the settings the chosen run records (apply_observed)
+        self.calibrations: dict = {}       # (run_id, observed EngineConfig) -> CalibrationResult
         self.trace: ReplayTrace | None = None   # read for run_id
         self.result = None                 # last ReplayResult
         self.calibration = None            # its CalibrationResult (None: no latencies)
@@ -238,6 +249,18 @@ class ReplayState:
         if vals.get("eviction") not in EVICTION_POLICIES:
             vals.pop("eviction", None)
         self.set(**{k: v if k == "eviction" else int(v) for k, v in vals.items()})
+        self.recorded = {k: getattr(self, k) for k in SETTINGS}
+        if self.blocks:   # the scenario starts at SCENARIO_BLOCKS x the observed capacity
+            self.blocks = min(int(RANGES["blocks"][1]), SCENARIO_BLOCKS * self.blocks)
+
+    def observed_config(self) -> EngineConfig:
+        """The settings the run recorded (apply_observed; vLLM's defaults where it records
+        none): what the observed latencies were measured at, so what calibration fits."""
+        r = {**{k: getattr(ReplayState(), k) for k in SETTINGS}, **self.recorded}
+        return EngineConfig(num_gpu_blocks=r["blocks"] or None, block_size=r["block_size"],
+                            max_num_seqs=r["max_num_seqs"],
+                            max_num_batched_tokens=max(r["max_num_batched_tokens"], r["max_num_seqs"]),
+                            eviction=r["eviction"])
 
     def config(self) -> EngineConfig:
         """The scenario's EngineConfig; raises ValueError on settings that cannot work."""
@@ -272,7 +295,14 @@ class ReplayState:
     def replay_job(self) -> ReplayJob:
         """The replay of the chosen run's trace under the settings (raises ValueError on
         settings that cannot work, RuntimeError before its trace is read)."""
-        return ReplayJob(self._trace(), self.config())
+        observed = self.observed_config()
+        return ReplayJob(self._trace(), self.config(), observed,
+                         self.calibrations.get((self.run_id, observed)))
+
+    def keep_calibration(self, job: ReplayJob, cal) -> None:
+        """Keep a job's calibration for the next scenario of the same run (one verdict)."""
+        if cal is not None and job.trace.run_id == self.run_id:
+            self.calibrations[(job.trace.run_id, job.observed)] = cal
 
     def sweep_job(self, points: int = 6) -> SweepJob:
         """Six capacities (geometric, compare.default_capacities) around the one set."""
