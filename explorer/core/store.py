@@ -896,13 +896,14 @@ class Store:
         from .formats._sweep import pass_over
         from .formats.base import Sniff
         from .formats.published import pass_over as published_pass_over
+        from .formats._aiperf_side import pass_over as aiperf_pass_over
         try:
             if p.stat().st_size == 0:
                 return _("empty file"), None
             from . import archive
             if archive.kind(p):
                 return None, None  # load_file decodes it, then detects what is inside
-            sweep = pass_over(p) or published_pass_over(p)  # summaries of files loaded anyway
+            sweep = pass_over(p) or published_pass_over(p) or aiperf_pass_over(p)  # loaded anyway
             if sweep:
                 return sweep, None
             sniff = Sniff.of(p)

@@ -10,7 +10,9 @@ error. A record with a value out of range (_common.RANGES: a negative latency or
 or a negative inter_chunk_latency entry) is skipped with its line and field, the value in the
 source's unit ("line 4: field 'metrics.ttft': negative value: -12"). The sibling
 profile_export_aiperf.json, when present, gives the model and the command, and its aggregates
-become the run's run_metrics (the vocabulary's [tool.aiperf] entry).
+become the run's run_metrics (the vocabulary's [tool.aiperf] entry); the sibling
+server_metrics_export.jsonl and gpu_telemetry_export.jsonl become its engine_stats and gpu_*
+run_metrics (_aiperf_side.py).
 """
 from __future__ import annotations
 
@@ -26,8 +28,10 @@ NAME = "aiperf"
 KIND = "trace"
 
 _TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0, "sec": 1000.0}
-# AIPerf metric -> canonical column (times; converted to ms by unit)
+# AIPerf metric -> canonical column (times; converted to ms by unit). AIPerf 0.13 names the
+# TTFT `time_to_first_token` (metrics/types/ttft_metric.py, tag), earlier exports `ttft`.
 _TIMES = {"ttft": "ttft_ms", "inter_token_latency": "tpot_ms", "request_latency": "e2e_ms"}
+_ALIASES = {"ttft": "time_to_first_token"}
 _TOKENS = {"input_sequence_length": "prompt_tokens", "output_sequence_length": "completion_tokens"}
 
 
@@ -104,6 +108,8 @@ def load(path: Path, store, report) -> None:
             row = {"request_id": rid, "arrival_s": ts_ns / 1e9 if ts_ns is not None else None}
             fields: dict = {col: f"metrics.{src}" for src, col in _TOKENS.items()}
             for src, col in _TIMES.items():
+                if src not in metrics and _ALIASES.get(src) in metrics:
+                    src = _ALIASES[src]
                 row[col], scale = _metric_ms(metrics, src)
                 fields[col] = (f"metrics.{src}", scale)
             for src, col in _TOKENS.items():
@@ -151,6 +157,9 @@ def load(path: Path, store, report) -> None:
     insert_token_latencies(store, run_id, itls)
     insert_events(store, run_id, events)
     _aggregates(path, store, report, run_id)
+    from . import _aiperf_side  # the folder's server-metrics and GPU telemetry exports
+    _aiperf_side.server_metrics(path, store, report, run_id)
+    _aiperf_side.gpu_telemetry(path, store, report, run_id)
     report.columns.update({
         "metadata.x_request_id": "request_id",
         "metadata.timestamp_ns": "arrival_s (/1e9, unix s)",

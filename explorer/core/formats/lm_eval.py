@@ -9,6 +9,10 @@ its first listed metric is >= 0.5 (metrics are 0/1 per sample for exact_match / 
 The task comes from the file name; the model from the sibling results_<datetime>.json
 (`model_name`, else `config.model_args` pretrained=..., else the task config's metadata).
 cases.category = the doc's subject / type / category field when present, else the task.
+A task with several filters (GSM8K's strict-match and flexible-extract) logs each doc once per
+filter (`filter`); each filter is its own eval, `lm_eval:<task>:<filter>`, its cases keyed by
+doc_id, so the filters' accuracies (lm-eval's `<metric>,<filter>` in results_*.json) are never
+pooled. A file with one filter keeps `lm_eval:<task>`.
 """
 from __future__ import annotations
 
@@ -85,7 +89,7 @@ def _first_text(x):
 
 
 def load(path: Path, store, report) -> None:
-    """Load one samples file as one eval (eval_id 'lm_eval:<task>')."""
+    """Load one samples file as one eval per filter (see the module docstring)."""
     task, stamp = _task_and_stamp(path)
     model = _model(path, task, stamp)
     rows = []
@@ -105,14 +109,14 @@ def load(path: Path, store, report) -> None:
         doc = obj.get("doc") if isinstance(obj.get("doc"), dict) else {}
         category = next((str(doc[k]) for k in ("subject", "type", "category") if doc.get(k)),
                         task)
-        filt = obj.get("filter")
-        lid = f"{obj.get('doc_id', line)}" + (f"/{filt}" if filt and filt != "none" else "")
+        filt = str(obj.get("filter") or "none")
         rows.append({
-            "local_id": lid, "_line": line, "correct": correct, "model": model,
+            "local_id": str(obj.get("doc_id", line)), "_line": line, "_filter": filt,
+            "correct": correct, "model": model,
             "benchmark": task, "category": category, "prompt": _prompt(obj.get("arguments")),
             "prediction": _first_text(obj.get("filtered_resps", obj.get("resps"))),
             "reference": None if obj.get("target") is None else str(obj.get("target")),
-            "extra": {"metric": names[0], "doc_hash": obj.get("doc_hash"),
+            "extra": {"metric": names[0], "filter": filt, "doc_hash": obj.get("doc_hash"),
                       "lm_eval_prompt_hash": obj.get("prompt_hash")},
         })
     if not rows:
@@ -120,6 +124,10 @@ def load(path: Path, store, report) -> None:
             _("; first problem: {reason}").format(reason=report.skipped_reasons[0]) if report.skipped_reasons else ""))
     report.columns = {_("<first metric>"): "correct", "arguments.gen_args_0.arg_0": "prompt",
                       "filtered_resps": "prediction", "target": "reference"}
-    eval_id = register_eval(store, report, path, NAME, f"lm_eval:{task}", model=model,
-                            benchmark=task)
-    insert_cases(store, report, eval_id, rows)
+    by_filter: dict[str, list[dict]] = {}
+    for r in rows:
+        by_filter.setdefault(r.pop("_filter"), []).append(r)
+    for filt, frows in by_filter.items():
+        base = f"lm_eval:{task}" if len(by_filter) == 1 else f"lm_eval:{task}:{filt}"
+        eval_id = register_eval(store, report, path, NAME, base, model=model, benchmark=task)
+        insert_cases(store, report, eval_id, frows)
