@@ -205,7 +205,9 @@ def _load(store, args, bind: bool = True) -> tuple[int, int]:
     else:
         reports = []
     if args.files:
-        reports = list(reports) + list(store.load_paths(args.files))
+        from explorer.cli.progress import LoadProgress
+        with LoadProgress(store) as shown:  # a progress line when stderr is a terminal
+            reports = list(reports) + list(store.load_paths(args.files, progress=shown))
         from explorer.core.runs import apply_version_overrides
         for msg in apply_version_overrides(store, args.version_overrides):
             _err(msg)
