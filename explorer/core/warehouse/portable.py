@@ -13,12 +13,29 @@ below.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
 
+from .. import schema
 from ..errors import TraceExplorerError
+
+# canonical DuckDB type -> Spark type
+_TYPES = {"VARCHAR": "string", "DOUBLE": "double", "INTEGER": "int", "BIGINT": "bigint",
+          "BOOLEAN": "boolean", "JSON": "string", "TIMESTAMP": "timestamp"}
+
+def table_columns(table: str) -> list[tuple[str, str]]:
+    """[(column, Spark type)] of a canonical store table (explorer.core.schema)."""
+    out = []
+    for part in re.split(r",\s*(?![^()]*\))", re.sub(r"--[^\n]*", "", schema.TABLES[table])):
+        words = part.split()
+        if len(words) >= 2:
+            out.append((words[0], _TYPES[words[1].upper()]))
+    return out
+
+
 
 # store table -> temporary view in the engine session
 TABLES = {t: f"te_{t}" for t in ("requests", "cases", "evals", "runs", "case_links")}
@@ -45,8 +62,6 @@ EMPTY_TABLES = ("token_latencies", "request_events", "engine_stats", "run_metric
 
 @lru_cache(maxsize=None)
 def _empty_relation(table: str) -> exp.Expression:
-    from .. import schema
-    from .spark import table_columns
     duck = {"string": "VARCHAR", "double": "DOUBLE", "int": "INTEGER", "bigint": "BIGINT",
             "boolean": "BOOLEAN", "timestamp": "TIMESTAMP"}
     assert table in schema.TABLES

@@ -18,32 +18,19 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from .. import schema
+
 from ..errors import Cancelled, TraceExplorerError
 from ..redact import redact_url
 from .local import LocalSpark, WarehouseUnavailable
-from .portable import TABLES, translate
+from .portable import TABLES, table_columns, translate
 
 log = logging.getLogger(__name__)
 
-# canonical DuckDB type -> Spark type
-_TYPES = {"VARCHAR": "string", "DOUBLE": "double", "INTEGER": "int", "BIGINT": "bigint",
-          "BOOLEAN": "boolean", "JSON": "string", "TIMESTAMP": "timestamp"}
 RUN_FIELDS = ("engine", "engine_version", "model", "benchmark")
 
 
 class WarehouseError(TraceExplorerError):
     """The warehouse answered with an error (missing table or columns, a failed query)."""
-
-
-def table_columns(table: str) -> list[tuple[str, str]]:
-    """[(column, Spark type)] of a canonical store table (explorer.core.schema)."""
-    out = []
-    for part in re.split(r",\s*(?![^()]*\))", re.sub(r"--[^\n]*", "", schema.TABLES[table])):
-        words = part.split()
-        if len(words) >= 2:
-            out.append((words[0], _TYPES[words[1].upper()]))
-    return out
 
 
 def _quiet_client_logs() -> None:
@@ -206,7 +193,6 @@ class SparkSource:
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        from ..formats import _aliases
         from ..formats.generic_table import _map_columns, _scale_for
         src = self._source_frame()
         cols = list(src.schema.names)  # one schema round trip (df.columns would ask again)
