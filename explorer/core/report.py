@@ -194,8 +194,13 @@ def _duckdb_meta(store) -> dict:
         n = int(store.con.execute("SELECT count(*) FROM requests").fetchall()[0][0])
     except Exception:  # noqa: BLE001 - a store without the table
         n = None
+    from .memory import settings
+    try:
+        mem = settings(store.con)  # memory_limit, spill_directory (explorer.core.memory)
+    except Exception:  # noqa: BLE001 - a store look-alike without DuckDB's settings
+        mem = {}
     return {"kind": "duckdb", "url": None, "table": "requests", "rows_scanned": n,
-            "rows_fetched": None, "seconds": None}
+            "rows_fetched": None, "seconds": None, **mem}
 
 
 def finite_doc(x: Any, path: str = "") -> tuple[Any, list[dict]]:
