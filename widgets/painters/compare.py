@@ -160,6 +160,7 @@ def compare_html(doc: dict, max_pairs: int = MD_MAX_PAIRS) -> str:
     pairs = doc.get("pairs") or []
     out += [pair_html(p) for p in pairs[:max_pairs]]
     if len(pairs) > max_pairs:
-        out.append(f"<p>{esc(_('{n} more pairs in the JSON.').format(n=len(pairs) - max_pairs))}</p>")
+        more = _("{n} more pairs in the JSON.").format(n=len(pairs) - max_pairs)
+        out.append(f"<p>{esc(more)}</p>")
     return "".join(out)
 
