@@ -189,8 +189,13 @@ def _duckdb_meta(store) -> dict:
         n = int(store.con.execute("SELECT count(*) FROM requests").fetchall()[0][0])
     except Exception:  # noqa: BLE001 - a store without the table
         n = None
+    from .memory import settings
+    try:
+        mem = settings(store.con)  # memory_limit, spill_directory (explorer.core.memory)
+    except Exception:  # noqa: BLE001 - a store look-alike without DuckDB's settings
+        mem = {}
     return {"kind": "duckdb", "url": None, "table": "requests", "rows_scanned": n,
-            "rows_fetched": None, "seconds": None}
+            "rows_fetched": None, "seconds": None, **mem}
 
 
 def finite_doc(x: Any, path: str = "") -> tuple[Any, list[dict]]:
@@ -493,13 +498,15 @@ def _md_comparison(rows: list) -> str:
         eff = fmt.effect_cell(r) + ("" if share else f" / {fmt.signed(r.get('hedges_g'))}")
         rank = "" if share else fmt.rank_cell(r)
         name = label(m, False) + (_(" (share)") if share else f" ({unit})" if unit else "")
+        adj = (fmt.MISSING if r.get("adjusted_p_adjusted") is None else
+               f"{fmt.pct(r.get('adjusted_diff_pct'))} ({_p(r.get('adjusted_p_adjusted'))})")
         body.append((name, fmt.mean_cell(r, "bad_mean"), fmt.mean_cell(r, "control_mean"),
-                     fmt.pct(r.get("diff_pct")), _p(r.get("p_value")), _p(r.get("p_adjusted")),
-                     eff, rank, ci, fmt.n_cell(r)))
+                     fmt.pct(r.get("diff_pct")), adj, _p(r.get("p_value")),
+                     _p(r.get("p_adjusted")), eff, rank, ci, fmt.n_cell(r)))
         if r.get("reason"):
             notes.append(f"- {md(label(r['metric'], False))}: {md(r['reason'])}")
     out = _table((_("Metric"), _("Badcase mean"), _("Control mean"), _("Diff"),
-                  _("p (Mann-Whitney / Fisher)"), _("p adjusted (BH)"),
+                  _("Diff at equal workload (adjusted p)"), _("p (Mann-Whitney / Fisher)"), _("p adjusted (BH)"),
                   _("Cohen's d / Hedges' g (odds ratio)"), _("Rank-biserial r [95% CI]"),
                   _("95% CI of the difference"), _("n bad / control")), body)
     if notes:

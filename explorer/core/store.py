@@ -246,6 +246,8 @@ class Store:
         # it until a later big allocation (10M requests: 2.0 GB resident after the checkpoint,
         # 0.6 GB with them). A process-wide DuckDB setting.
         self.con.execute("SET allocator_background_threads = true")
+        from .memory import configure
+        configure(self.con)  # memory_limit (a share of the RAM) and a spill directory
         self._compacted_bytes = 0  # the in-memory tables' size after the last compact()
         self._lock = threading.RLock()
         self._cancelled = lambda: False  # the cancelled() of the load_paths in progress
