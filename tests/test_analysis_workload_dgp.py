@@ -3,7 +3,6 @@ truth known (bench/workload_dgp.py runs 30 per kind at full size). Workload and 
 name no module; planted effects name theirs and no other; versions compare like with like; the
 what-if's interval covers the truth (0 when the hit rate does nothing)."""
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 

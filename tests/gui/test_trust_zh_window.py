@@ -5,6 +5,8 @@ term kept in Latin letters (GLOSSARY-zh.md, tests/i18n_check.py), a unit, an ide
 (cluster, file, run, eval, model and benchmark names, prompts and answers)."""
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QComboBox, QDockWidget, QLabel,
                                QTabBar, QTextEdit)
@@ -27,8 +29,11 @@ KEPT = {"vllm-sim", "sim", "lru", "fifo", "ecdf", "tsv", "markdown", "ctrl", "al
 def visible_texts(window) -> list[tuple[str, str]]:
     out = []
     for w in window.findChildren(QLabel):
-        if w.isVisibleTo(window) and w.text():
-            out.append((type(w).__name__, w.text()))
+        if w.isVisibleTo(window) and w.text():  # rich text: the tags are not on screen
+            text = w.text()
+            if w.textFormat() != Qt.TextFormat.PlainText and "<" in text:
+                text = re.sub(r"<[^>]+>", " ", text)
+            out.append((type(w).__name__, text))
     for w in window.findChildren(QAbstractButton):
         if w.isVisibleTo(window) and w.text():
             out.append(("button", w.text()))

@@ -177,7 +177,6 @@ def scenario_estimator_class():
                 """Mean counterfactual change over the target units, one per coefficient row
                 of `betas` (k x p array); returns a length-k array."""
                 d = self._target(data)
-                y = d[self._target_estimand.outcome_variable[0]].to_numpy(dtype=float)
                 Xo = self._build_features(d)
                 Xv = self._build_features(d, treatment_values=treatment_value)
                 if not self.binary:
