@@ -558,3 +558,37 @@ def test_inspect_prints_the_published_numbers_and_the_recomputation(tmp_path, ca
 
 
 AIPERF_DIR = REAL / "aiperf_example"
+
+
+def test_a_trace_format_added_by_a_records_entry_alone(tmp_path, monkeypatch):
+    """A per-request CSV with fixed columns (a made-up `trace9000`) is read after one
+    [records.*] entry and no module: its rows, scales, clock and skip reasons as specified."""
+    import tomllib
+    from explorer.core import formats
+    entry = tomllib.loads('''
+[records.trace9000]
+kind = "csv"
+require = ["t_ms", "in_tok", "out_tok", "lat_s"]
+confidence = [0.9, 0.9]
+required = ["arrival_s"]
+fields = {arrival_s = ["t_ms", 0.001], prompt_tokens = ["in_tok"], completion_tokens = ["out_tok"], e2e_ms = ["lat_s", 1000.0]}
+columns = {lat_s = "e2e_ms (x1000)"}
+''')["records"]
+    monkeypatch.setitem(_vocab.VOCAB.setdefault("records", {}), "trace9000", entry["trace9000"])
+    formats.all_formats.cache_clear()
+    p = tmp_path / "t9k.csv"
+    p.write_text("t_ms,in_tok,out_tok,lat_s\n1500,10,5,0.25\n,3,3,1\n2500,-4,5,0.5\n3000,7,2,2\n")
+    try:
+        assert detect_format(p).NAME == "trace9000"
+        store = Store()
+        rep = store.load_file(p)
+        assert rep.format == "trace9000" and rep.error is None and rep.rows_loaded == 2
+        assert rep.skipped_reasons == ["line 3: field 't_ms': missing",
+                                       "line 4: field 'in_tok': negative value: -4"]
+        got = store.df("SELECT request_id, arrival_s, prompt_tokens, completion_tokens, e2e_ms "
+                       "FROM requests ORDER BY arrival_s")
+        assert got.values.tolist() == [["1", 1.5, 10, 5, 250.0], ["4", 3.0, 7, 2, 2000.0]]
+    finally:
+        monkeypatch.undo()
+        formats.all_formats.cache_clear()
+    assert Store().load_file(p).format != "trace9000"  # without the entry: not this format

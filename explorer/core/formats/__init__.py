@@ -41,6 +41,8 @@ def all_formats() -> tuple[ModuleType, ...]:
         mod = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(mod, "detect") and hasattr(mod, "load"):
             mods.append(mod)
+    from ._records import formats  # the [records.*] vocabulary entries, one format each
+    mods += formats()
     return tuple(sorted(mods, key=lambda m: m.NAME))
 
 

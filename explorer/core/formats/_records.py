@@ -1,0 +1,132 @@
+"""Per-request trace files with fixed, known columns, read from vocabulary entries.
+
+Each `[records.NAME]` entry of resources/metrics.toml is one format (NAME shown as the format):
+its file kind (csv / jsonl), the columns that identify it (`require`, `bonus` raising the
+confidence), and `fields`: canonical column -> [source column, scale] (`wall` parses a wall
+clock, arrival_s then counts from the first row and runs.started_at keeps that clock; `ints` an
+integer list). The tools' own meanings and sources are in each entry's comment. A row with an
+unreadable value or one outside _common.RANGES is skipped with its line and field.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pandas as pd
+
+from ..i18n import N_, _
+from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
+                      prompt_hash, read_text_csv, register_run, text)
+from ._vocab import VOCAB
+from .base import Sniff, iter_jsonl
+
+_INTS = {"prompt_tokens", "completion_tokens"}
+# the column notes the entries give, kept here so the catalogues extract them
+_TEXTS = (N_("arrival_s (seconds since the first row; started_at)"), N_("(row number)"),
+          N_("arrival_s (s since the trace start)"), N_("error (failed request)"),
+          N_("(line number)"), N_("arrival_s (client clock)"), N_("expected a list of integers"))
+
+
+def _keys(sniff: Sniff, kind: str) -> set[str]:
+    if kind == "jsonl":
+        return set(sniff.first_json_line() or ())
+    lines = [] if sniff.is_binary else sniff.first_lines(1)
+    return {c.strip().strip('"').lower() for c in lines[0].split(",")} if lines else set()
+
+
+def _value(rec: dict, canon: str, spec: list, need: tuple = ()):
+    src, how = spec[0], spec[1] if len(spec) > 1 else 1.0
+    v = rec.get(src)
+    if how == "wall":
+        if pd.isna(v):
+            raise RowError(src, _("not a timestamp: {value}").format(value=repr(rec.get("_raw_" + src))))
+        return v
+    if how == "ints":
+        if v is not None and (not isinstance(v, list) or not all(isinstance(h, int) for h in v)):
+            raise RowError(src, _(_TEXTS[-1]))
+        return v
+    if how == "hash":
+        return prompt_hash(v)
+    if how == "text":
+        return text(v)
+    if how == "raw":
+        return v
+    return integer(v, src) if canon in _INTS or how == "int" else num(v, src, float(how),
+                                                                        required=canon in need)
+
+
+def _records(path: Path, spec: dict, report):
+    if spec["kind"] == "jsonl":
+        yield from iter_jsonl(path, report)
+        return
+    df = read_text_csv(path, spec["require_load"])
+    for col, f in spec["fields"].items():  # wall clocks parsed vectorised, raw kept for the reason
+        if len(f) > 1 and f[1] == "wall":
+            df["_raw_" + f[0]] = df[f[0]]
+            df[f[0]] = pd.to_datetime(df[f[0]], errors="coerce", format="mixed")
+    for i, rec in enumerate(df.to_dict("records")):
+        yield i + 2, rec
+
+
+def _loader(name: str, spec: dict):
+    def load(path: Path, store, report) -> None:
+        rows, extras, n, need = [], spec.get("extra", {}), 0, tuple(spec.get("required", ()))
+        check = {c: (f[0], f[1]) if len(f) > 1 and f[1] != 1.0 else f[0]
+                 for c, f in spec["fields"].items() if len(f) == 1 or isinstance(f[1], float)}
+        for line, rec in _records(path, spec, report):
+            n += 1
+            try:
+                row = {"request_id": str(n if spec["kind"] == "csv" else line)}
+                row.update((c, _value(rec, c, f, need)) for c, f in spec["fields"].items())
+                ex = {k: _value(rec, k, f) for k, f in extras.items()}
+                row["extra"] = {k: v for k, v in ex.items() if v is not None} or None
+                check_ranges({k: v for k, v in row.items() if k in check}, check)
+            except RowError as e:
+                report.skip(e.reason, line=line, field_name=e.field)
+                continue
+            err = spec.get("error_when_zero")
+            if err and row.get(err[0]) == 0:
+                row["error"] = err[1]
+            rows.append(row)
+        if not rows:
+            raise no_rows(path, report)
+        config, started = dict(spec.get("config", {})), None
+        if "sum_check" in spec:  # a published total that differs from the parts: kept, counted
+            key, name_ = spec["sum_check"]
+            config[name_] = sum(1 for r in rows if (r["extra"] or {}).get(key) not in (
+                None, r["prompt_tokens"] + r["completion_tokens"]) and None not in (
+                r["prompt_tokens"], r["completion_tokens"]))
+        if spec["fields"].get("arrival_s", [None, None])[1:] == ["wall"]:
+            t0 = min(r["arrival_s"] for r in rows)
+            for r in rows:
+                r["arrival_s"] = (r["arrival_s"] - t0).total_seconds()
+            started = t0.to_pydatetime()
+        models = {(r["extra"] or {}).get("model") for r in rows} - {None}
+        run_id = register_run(store, report, path, name, f"{name}:{path.stem}",
+                              engine=spec.get("engine"), started_at=started,
+                              model=models.pop() if len(models) == 1 else None,
+                              benchmark=spec.get("benchmark", path.stem),
+                              config=config or None)
+        insert_requests(store, report, run_id, rows)
+        report.columns.update({_(k): _(v) for k, v in spec["columns"].items()})
+    return load
+
+
+def _format(name: str, spec: dict) -> ModuleType:
+    need = {c.lower() for c in spec["require"]}
+    bonus = {c.lower() for c in spec.get("bonus", ())}
+    base, high = spec["confidence"]
+
+    def detect(sniff: Sniff) -> float:
+        keys = {k.lower() for k in _keys(sniff, spec["kind"])}
+        return 0.0 if not need <= keys else high if bonus <= keys else base
+
+    spec.setdefault("require_load", spec["require"])
+    mod = ModuleType(f"{__name__}.{name}", spec.get("doc", name))
+    mod.NAME, mod.KIND, mod.detect, mod.load = name, "trace", detect, _loader(name, spec)
+    return mod
+
+
+def formats() -> list[ModuleType]:
+    """One format per `[records.*]` vocabulary entry."""
+    return [_format(n, dict(s)) for n, s in VOCAB.get("records", {}).items()]
