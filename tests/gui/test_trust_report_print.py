@@ -39,7 +39,11 @@ def _record(widget) -> None:
                 text = item.label.toPlainText()
                 need = QFontMetricsF(item.label.font()).horizontalAdvance(text)
                 titles.append({"text": text, "need": need, "room": item.size().height()})
-    SHOTS[name] = {"tables": tables, "titles": titles}
+    rows = []
+    if name == "ComparisonPanel":   # the cells in the order the picture shows them
+        m = widget.view.model()
+        rows = [[m.index(r, c).data() for c in range(m.columnCount())] for r in range(m.rowCount())]
+    SHOTS[name] = {"tables": tables, "titles": titles, "rows": rows}
 
 
 @pytest.fixture(scope="module")
@@ -85,3 +89,42 @@ def test_the_versions_table_is_printed_once(demo_report):
     part = text.split("Engine versions", 1)[1].split("Engine versions at run level", 1)[0]
     lines = [ln for ln in part.splitlines() if ln.strip().startswith("demo-maths")]
     assert len(lines) == len(rows)                  # every row, once
+
+
+def _number(cell: str) -> float | None:
+    m = re.search(r"[-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?", cell.replace("\u2212", "-"))
+    return None if m is None or cell.strip() in ("–", "") else float(m.group(0).replace(",", ""))
+
+
+def test_the_dashboard_comparison_shows_report_json_rows_in_numeric_order(demo_report):
+    """dashboard.png is composed of the panels' pictures (dashboard.py); its comparison is the
+    ComparisonPanel as photographed: its rows are report.json's comparison rows, sorted by the
+    adjusted p as numbers (pandas, missing last), and each mean / diff / p equals the JSON's
+    within the rounding shown."""
+    import pandas as pd
+    from explorer.core.names import label
+    assert (demo_report / "dashboard.png").is_file()
+    shown = SHOTS["ComparisonPanel"]["rows"]
+    doc = json.loads((demo_report / "report.json").read_text())
+    want = pd.DataFrame(doc["comparison"])
+    want = want.assign(p=pd.to_numeric(want["p_adjusted"])).sort_values(
+        "p", kind="stable", na_position="last")
+    names = [c[0].lstrip("★ ").split(" (share)")[0] for c in shown]
+    assert len(shown) == len(want)
+    assert names == [label(m) for m in want["metric"]]
+    ps = [r["p"] for _i, r in want.iterrows()]
+    assert all(a <= b for a, b in zip([p for p in ps if p == p], [p for p in ps if p == p][1:]))
+    for cells, (_i, r) in zip(shown, want.iterrows()):
+        if r.get("kind") == "categorical":
+            continue
+        for col, key in ((1, "bad_mean"), (2, "control_mean"), (3, "diff_pct")):
+            v, x = _number(cells[col]), r[key]
+            if x is None or x != x:
+                assert v is None, (cells, key)
+                continue
+            m = re.search(r"\.(\d+)", cells[col])
+            half = 0.5 * 10 ** -(len(m.group(1)) if m else 0)   # half the last digit shown
+            assert v is not None and abs(v - x) <= half + 1e-9, (cells[0], key, v, x)
+        p = r["p_adjusted"]
+        if p is not None and p == p:
+            assert (cells[5].startswith("<") and p < 0.001) or abs(_number(cells[5]) - p) <= 0.0051, (cells, p)
