@@ -35,15 +35,25 @@ def fit_widths(want: Sequence[int], floors: Sequence[int], room: int) -> list[in
 
 def fit_columns(view: QTableView, elastic: Iterable[int] = (), text_floor: int = 72) -> list[int]:
     """Resize `view`'s columns to fit its viewport: the columns in `elastic` (names, intervals)
-    may shrink to `text_floor` px, the others to their widest cell (their header may elide)."""
+    may shrink to `text_floor` px, in the order given (the first gives way alone, the next only
+    when that is not enough), the others to their widest cell (their header may elide)."""
     hh = view.horizontalHeader()
-    elastic = set(elastic)
-    want, floors = [], []
+    elastic = list(elastic)
+    want, cells = [], []
     for c in range(hh.count()):
-        cells = view.sizeHintForColumn(c)
-        want.append(max(cells, hh.sectionSizeHint(c)))
-        floors.append(text_floor if c in elastic else max(cells, 24))
-    widths = fit_widths(want, floors, view.viewport().width())
+        hidden = hh.isSectionHidden(c)
+        cells.append(0 if hidden else view.sizeHintForColumn(c))
+        want.append(0 if hidden else max(cells[-1], hh.sectionSizeHint(c)))
+    room = view.viewport().width()
+    for k in range(1, len(elastic) + 1):
+        give = set(elastic[:k])
+        floors = [text_floor if c in give else max(cells[c], 24) for c in range(len(want))]
+        widths = fit_widths(want, floors, room)
+        if sum(widths) <= room:
+            break
+    else:
+        widths = fit_widths(want, [max(cells[c], 24) for c in range(len(want))], room) \
+            if not elastic else widths
     for c, w in enumerate(widths):
         if not hh.isSectionHidden(c) and hh.sectionSize(c) != w:
             hh.resizeSection(c, w)
@@ -54,16 +64,33 @@ class ColumnFitter(QObject):
     """Keeps a view's columns fitted (fit_columns) when its viewport is resized; call refit()
     after new rows or headers. The columns stay user-resizable (Interactive)."""
 
-    def __init__(self, view: QTableView, elastic: Iterable[int] = (), text_floor: int = 72):
+    def __init__(self, view: QTableView, elastic: Iterable[int] = (), text_floor: int = 72,
+                 spare: Iterable[int] = ()):
+        """spare: columns hidden (their text in the row's tool tip) while the first elastic
+        column would be elided."""
         super().__init__(view)
         self.view, self.elastic, self.text_floor = view, tuple(elastic), text_floor
+        self.spare = tuple(spare)
         hh = view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(False)
         view.viewport().installEventFilter(self)
 
     def refit(self) -> list[int]:
-        return fit_columns(self.view, self.elastic, self.text_floor)
+        hh = self.view.horizontalHeader()
+        for c in self.spare:
+            hh.setSectionHidden(c, False)
+        widths = fit_columns(self.view, self.elastic, self.text_floor)
+        first = self.elastic[0] if self.elastic else None
+        if self.spare and first is not None and widths[first] < self.view.sizeHintForColumn(first):
+            for c in self.spare:
+                hh.setSectionHidden(c, True)
+            widths = fit_columns(self.view, self.elastic, self.text_floor)
+        return widths
+
+    def hidden(self) -> list[int]:
+        hh = self.view.horizontalHeader()
+        return [c for c in range(hh.count()) if hh.isSectionHidden(c)]
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.Resize:

@@ -24,12 +24,20 @@ VIEWS = (("cohort", QT_TRANSLATE_NOOP("ComparisonPanel", "Badcases vs control"))
          ("vs_control", QT_TRANSLATE_NOOP("ComparisonPanel", "Selected badcases vs control")))
 
 
-ELASTIC = (0, 7)  # the metric's name and "r (rank) [95% CI]"
+ELASTIC = (0,)  # the metric's name, elided last (whole on hover)
+SPARE = (7,)     # "r (rank) [95% CI]": hidden when the room is short, then in the row's tool tip
 
 
 def header_tips(heads) -> list[str]:
     """Each header's tool tip: its whole title (a narrow column elides it), then what it means."""
     return [f"{_(h)}: {_(t)}" for h, t in zip(heads, painter.TIPS)]
+
+
+def row_tip(row: dict, cells: list[str]) -> str:
+    """A row's tool tip: the metric's whole name, its rank correlation and interval (the column
+    a narrow table hides), and why a value is missing."""
+    parts = [cells[0], f"{_(painter.HEADERS[7])}: {cells[7]}", row.get("reason")]
+    return "\n".join(p for p in parts if p)
 
 
 class ComparisonPanel(Panel):
@@ -58,7 +66,7 @@ class ComparisonPanel(Panel):
         self.view.verticalHeader().hide()
         # every column in view without scrolling sideways: the metric and the rank interval
         # give way first (elided, whole on hover), numbers never elide; headers whole on hover
-        self.fitter = ColumnFitter(self.view, ELASTIC)
+        self.fitter = ColumnFitter(self.view, ELASTIC, spare=SPARE)
         self.view.clicked.connect(lambda idx: session.set_metric(idx.data(KEY_ROLE)))
         self.note = QLabel(self.tr("★ significant: Benjamini-Hochberg adjusted p < 0.05 "
                                    "(Mann-Whitney U, two-sided). d = Cohen's d, badcase minus control."))
@@ -125,7 +133,7 @@ class ComparisonPanel(Panel):
         sig = [significant(r) for r in rows]
         self.model.set_rows(cells, sort, keys=[r.get("metric") for r in rows],
                             colours=[QColor(palette.BAD) if s else None for s in sig], bold=sig,
-                            tips=[r.get("reason") for r in rows])
+                            tips=[row_tip(r, c) for r, c in zip(rows, cells)])
         self.view.sortByColumn(5, Qt.SortOrder.AscendingOrder)
         self.fitter.refit()
         return None

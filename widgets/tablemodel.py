@@ -174,7 +174,7 @@ class RowsModel(QAbstractTableModel):
             return f
         if role == Qt.ItemDataRole.ToolTipRole:  # plain text: a name may start with a tag
             cells, tip = self._format(r)
-            own = c in self.tip_columns or len(cells[c]) > 40
+            own = (c in self.tip_columns or len(cells[c]) > 40) and not (tip or "").startswith(cells[c])
             return qt_plain_tip("\n".join(t for t in (cells[c] if own else None, tip) if t) or None)
         return None
 
