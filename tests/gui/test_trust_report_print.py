@@ -57,12 +57,18 @@ def demo_report(tmp_path_factory, qapp):
         _record(widget)
         return real(widget, *a, **k)
 
+    from explorer import translators
+    from explorer.core import i18n
+    before = i18n.language()
     bundle.to_image = spy
     try:
         rc = cli.main(["report", "--demo", "--out", str(out), "--format", "json,html,pdf,png",
-                       "--lang", "en"])
+                       "--lang", "en", "--no-whatif"])  # its results are cached by value, in
+        # the language of the first run (a zh_CN report after this one in the same process)
     finally:
         bundle.to_image = real
+        i18n.set_language(before)   # the command set the process's language: as it was
+        translators.sync(qapp)
     assert rc == 0
     return out
 
