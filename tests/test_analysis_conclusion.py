@@ -268,9 +268,14 @@ def test_demo_main_cluster_keeps_its_conclusion(demo_store):
     res = _demo_run(demo_store, "计算题中间步骤出错")
     c = res["conclusion"].to_dict()
     assert c["modules"][:3] == ["scheduler", "KV-cache policy", "prefix caching"]
-    assert c["narrative"].startswith("The evidence points to scheduler, KV-cache policy and "
-                                     "prefix caching. 306 of the 383 bound badcases ran on 0.6.1")
-    assert ". Badcases reused fewer cached prompt blocks" in c["narrative"]
+    # issue 35: the workload first. The demo's hit rate is nearly a function of the prompt
+    # length (Spearman -0.90), so at equal prompt length it no longer separates the badcases;
+    # prefix caching is named from the 0.6.1 hit-rate regression they ran into
+    assert c["narrative"].startswith("The badcases are the long prompts (prompt tokens ")
+    assert ("The evidence points to scheduler, KV-cache policy and prefix caching. 306 of the "
+            "383 bound badcases ran on 0.6.1") in c["narrative"]
+    assert "KV-cache hit rate (raw -55.0%, at equal workload -12.2%" in c["narrative"]
+    assert ". Badcases reused fewer cached prompt blocks" not in c["narrative"]
     assert "Independently" not in c["narrative"]
     # its badcases ran on 0.6.1, so the 0.5.2 -> 0.6.1 regressions still count as evidence
     ver = {e["rule"] for e in c["evidence"] if e["kind"] == "version_regression"
@@ -281,12 +286,12 @@ def test_demo_main_cluster_keeps_its_conclusion(demo_store):
     assert "The KV-cache hit rate fell from 0.272 on 0.5.2 to 0.162 on 0.6.1" in c["narrative"]
     # at most three high-priority suggestions, each engine flag offered once; version_hit_rate's
     # --enable-prefix-caching is already low_prefix_hits', so it goes behind "more"
-    assert [s["rule"] for s in c["suggestions"]] == ["more_preemptions", "low_prefix_hits",
-                                                     "preemptions_kv_pressure"]
+    assert [s["rule"] for s in c["suggestions"]] == ["more_preemptions", "version_hit_rate",
+                                                     "version_hit_rate_policy"]
     assert all(s["priority"] == 1 for s in c["suggestions"])
     flags = [f for s in c["suggestions"] + c["more_suggestions"] for f in s["flags"]]
     assert len(flags) == len(set(flags))
-    assert "version_hit_rate" in {s["rule"] for s in c["more_suggestions"]}
+    assert "preemptions_kv_pressure" in {s["rule"] for s in c["more_suggestions"]}
     assert all(s["priority"] >= 2 for s in c["more_suggestions"])
 
 

@@ -246,3 +246,20 @@ def test_hash_sample_is_the_rows_its_header_names(store):
             want.astype(object).where(want.notna(), None).values.tolist(), (by_bench, eval_id)
         if max_n < 10_000:  # the larger groups were sampled, the smaller ones kept whole
             assert 0 < len(want) < len(r)
+
+
+def test_changes_are_tested_without_a_benchmark_column(store):
+    """Runs that name a version but no benchmark (pooled per version): the requests are
+    sampled and tested like any other (issue 35: the NULL benchmark's samples were keyed by ''
+    under pandas 3, every change read "too few values (n=0 and 0)")."""
+    r = np.random.default_rng(35)
+    hit = {"1.0": r.beta(7, 3, 300), "2.0": r.beta(3, 7, 300)}
+    for v, h in hit.items():
+        store.add_run(v, engine_version=v)
+        store.append("requests", pd.DataFrame({"run_id": v, "request_id": [f"q{i}" for i in range(300)],
+                                               "kv_cache_hit_rate": h}))
+    d = compare_versions(store).to_dict()
+    c = next(c for c in d["all_changes"] if c["metric"] == "kv_cache_hit_rate")
+    assert c["benchmark"] is None and c["reason"] is None
+    assert c["p_value"] == pytest.approx(stats.mannwhitneyu(hit["1.0"], hit["2.0"]).pvalue)
+    assert c["regression"] is True

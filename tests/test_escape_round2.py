@@ -80,7 +80,7 @@ def test_bidi_isolated_closes_what_it_opens(s):
 
 
 def test_md_table_row_is_not_reversed_by_an_override():
-    from explorer.core.report import _cell
+    from explorer.core.mdtable import _cell
     c = _cell("cluster \u202eabc")
     assert c.endswith("\u202c")
 

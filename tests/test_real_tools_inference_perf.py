@@ -100,9 +100,6 @@ def test_summary_reproduced_from_its_per_request_file(inference_perf_run):
     assert usage == sorted(s.prompt_tokens for s in log)
 
 
-@pytest.mark.xfail(strict=True, reason="vocab's [tool.inference_perf] reading: e2e_ms takes "
-                   "normalized_time_per_output_token and time_to_first_token gives no ttft_ms "
-                   "(reported to the vocab branch; remove this mark with the fix)")
 def test_product_reads_the_published_summary(inference_perf_run):
     out, _ = inference_perf_run
     lat = json.loads((out / "summary_lifecycle_metrics.json").read_text())["successes"]["latency"]

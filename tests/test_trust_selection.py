@@ -34,7 +34,6 @@ def _served_claims(text: str) -> list[tuple[int, int]]:
 
 
 def _select(frame, mask):
-    from explorer.core.analysis.selected import analyse_selection
     return set(frame.loc[mask, "case_id"])
 
 

@@ -59,8 +59,8 @@ def binary(n=4000, seed=2):
     """SCM (latent threshold):  W ~ Gamma(4, 8);  T = clip(0.9 - 0.012 W + N(0, 0.15), 0, 1)
              p(T, W) = sigmoid(-0.5 - 3 (T - 0.5) + 0.03 (W - 32));  U ~ Uniform(0, 1)
              badcase = 1[U < p(T, W)]
-    Counterfactual of a failed unit under v (p falls): fails with probability p(v)/p(T_i), so
-    the true mean change of the failed units is mean(p(v, W_i) / p(T_i, W_i)) - 1."""
+    The effect of moving the failed units to v on the error probability of cases like them is
+    mean(p(v, W_i) - p(T_i, W_i)) over them (the estimand since issue 35)."""
     r = np.random.default_rng(seed)
     w = r.gamma(4, 8, n)
     t = np.clip(0.9 - 0.012 * w + r.normal(0, 0.15, n), 0, 1)
@@ -139,8 +139,7 @@ def test_binary_outcome_counterfactual_covers_truth():
     t, w = bad["kv_cache_hit_rate"].to_numpy(), bad["batch_size"].to_numpy()
     p_t = _sig(-0.5 - 3 * (t - 0.5) + 0.03 * (w - 32))
     p_v = _sig(-0.5 - 3 * (0.67 - 0.5) + 0.03 * (w - 32))
-    cf = np.where(p_v <= p_t, p_v / p_t, 1.0)     # failed units: P(still failing under v)
-    truth = float(np.mean(cf) - 1)
+    truth = float(np.mean(p_v - p_t))   # the error probability of cases like them, moved
     assert res.outcome_kind == "binary"
     assert res.observed_outcome == 1.0               # the selection defaults to the bad group
     assert res.n_selected == len(bad)
@@ -330,3 +329,36 @@ def test_panel_text_says_no_change_and_writes_an_exact_zero_plainly():
     assert no_change_note({**d, "ci_high": -0.01}) == ""
     assert [signed(v) for v in (0.5, -0.0, 0, None)] == ["+0.5", "0", "0", "–"]
     assert refutation_rows({"refutations": [{"label": "x", "new_effect": 0.0}]})[0][1] == "0"
+
+
+def test_binary_no_effect_interval_covers_zero_and_placebo_is_not_the_effect():
+    """SCM: P ~ U(200, 4000) (prompt tokens); T = clip(0.8 - 1.2e-4 P + N(0, 0.1), 0, 1);
+    badcase = 1[U < sigmoid(-2.5 + 8e-4 (P - 2000))]: the hit rate has NO effect, prompt length
+    confounds it. The default scenario (the badcases moved to the control's mean hit rate) must
+    hold 0 in its interval (issue 35: the counterfactual of failed cases only could fall, so
+    the interval missed 0 whatever the fitted slope)."""
+    graph = """digraph { prompt_tokens -> kv_cache_hit_rate; prompt_tokens -> badcase;
+                         kv_cache_hit_rate -> badcase; }"""
+    r = np.random.default_rng(35)
+    n = 3000
+    pt = r.uniform(200, 4000, n)
+    t = np.clip(0.8 - 1.2e-4 * pt + r.normal(0, 0.1, n), 0, 1)
+    y = (r.uniform(size=n) < _sig(-2.5 + 8e-4 * (pt - 2000))).astype(int)
+    df = pd.DataFrame({"prompt_tokens": pt, "kv_cache_hit_rate": t, "badcase": y,
+                       "grp": np.where(y == 1, "bad", "control")})
+    res = W.run_whatif(df, graph_text=graph, num_simulations=5)
+    assert res.ci_low <= 0 <= res.ci_high, (res.ci_low, res.estimate, res.ci_high)
+    assert abs(res.estimate) < 0.03
+    by = {x.name: x for x in res.refutations}
+    assert abs(by["placebo_treatment_refuter"].new_effect) < 0.03
+
+
+def test_placebo_as_large_as_a_claimed_effect_raises_doubt():
+    """Issue 35: a placebo of -0.068 beside an estimate of -0.07 whose interval excludes 0 (so
+    within the half-width) was judged "passes"; the estimate is what a shuffled treatment gives."""
+    from explorer.core.analysis.whatif.refute import verdict
+    v, why = verdict("placebo_treatment_refuter", "t", -0.07, 0.069, -0.068, 0.4,
+                     ci=(-0.139, -0.001))
+    assert v == "raises doubt" and "far from zero" in why
+    assert verdict("placebo_treatment_refuter", "t", -0.07, 0.069, -0.03, 0.4,
+                   ci=(-0.139, -0.001))[0] == "passes"

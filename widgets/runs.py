@@ -166,6 +166,7 @@ class RunsPanel(Panel):
         rec = {(x["metric"], x["stat"]): x for x in (r or {}).get("recomputed") or []}
         every = {(x["metric"], x["stat"]): x["value"]
                  for x in (r or {}).get("recomputed_all") or []}
+        from explorer.core.report_compare import metric_name
         rows = []
         for p in pub:
             key = (p["metric"], p["stat"])
@@ -177,7 +178,7 @@ class RunsPanel(Panel):
         rows += [(k, "", fmt_published(v, None)) for k, v in every.items() if k not in done]
         self.detail.setRowCount(len(rows))
         for i, (key, published, again) in enumerate(rows):
-            name = key[0] + ("" if key[1] == "value" else f" {key[1]}")
+            name = metric_name({"metric": key[0], "stat": key[1]})
             for j, text in enumerate((name, published, again)):
                 self.detail.setItem(i, j, _item(text))
 

@@ -20,6 +20,11 @@ def add_arguments(parser) -> None:
                         help=_("trace or eval files / folders"))
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
+    from explorer.core.memory import ENV_LIMIT
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help=_("DuckDB memory limit: a size (8GB) or a share of the RAM (40%%); "
+                               "default {env}, else 50%% of the RAM; past it, work spills to disk"
+                               ).format(env=ENV_LIMIT))
     parser.add_argument("--json", action="store_true",
                         help=_('print one JSON object {"files": [...]} instead of text'))
 
@@ -153,6 +158,8 @@ def run(args) -> int:
     try:
         from explorer.cli import engine_version_overrides
         overrides = engine_version_overrides(args)
+        from explorer.core.memory import set_limit
+        set_limit(getattr(args, "memory_limit", None))
     except ValueError as e:
         print(_("trace-explorer inspect: {x}").format(x=e), file=sys.stderr)
         return 2
@@ -160,11 +167,15 @@ def run(args) -> int:
         from explorer.core.inspect import inspect_paths
         result = inspect_paths(args.files, version_overrides=overrides)
         doc = result.to_dict()
+        from explorer.core.memory import spill_dir, wanted_limit
+        doc["memory"] = {"memory_limit": wanted_limit(), "spill_directory": spill_dir()}
         if args.json:
             from explorer.core.escape import json_terminal  # valid JSON, nothing a terminal acts on
             print(json_terminal(json.dumps(doc, indent=2, ensure_ascii=False, default=str)))
         else:  # every value from the files shown, never acted on (escape.terminal)
             print(render_text(for_terminal(doc)))
+            print(_("memory limit {limit} (spill to {dir})").format(
+                limit=doc["memory"]["memory_limit"], dir=for_terminal(doc["memory"]["spill_directory"])))
         for f in result.failed:
             print(_("trace-explorer inspect: {error}").format(error=f['error']), file=sys.stderr)
         return 1 if result.failed else 0

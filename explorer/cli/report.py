@@ -76,6 +76,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("skip the replay section (KV-cache simulation of the run)"))
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
+    from explorer.core.memory import ENV_LIMIT
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help=_("DuckDB memory limit: a size (8GB) or a share of the RAM (40%%); "
+                               "default {env}, else 50%% of the RAM; past it, work spills to disk"
+                               ).format(env=ENV_LIMIT))
     parser.add_argument("--timings", action="store_true",
                         help=_("print the wall time of loading, of each section and of writing "
                                "to stderr"))
@@ -200,7 +205,9 @@ def _load(store, args, bind: bool = True) -> tuple[int, int]:
     else:
         reports = []
     if args.files:
-        reports = list(reports) + list(store.load_paths(args.files))
+        from explorer.cli.progress import LoadProgress
+        with LoadProgress(store) as shown:  # a progress line when stderr is a terminal
+            reports = list(reports) + list(store.load_paths(args.files, progress=shown))
         from explorer.core.runs import apply_version_overrides
         for msg in apply_version_overrides(store, args.version_overrides):
             _err(msg)
@@ -315,6 +322,8 @@ def run(args) -> int:
         params: dict = {"tree": {"max_depth": args.max_depth,
                                  "min_samples_leaf": args.min_samples_leaf}}
         scenario = _replay_args(args)
+        from explorer.core.memory import set_limit
+        set_limit(getattr(args, "memory_limit", None))  # a bad size: exit 2, said why
         if getattr(args, "no_replay", False):
             params["replay"] = False
         elif scenario:

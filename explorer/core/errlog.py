@@ -65,6 +65,10 @@ def describe(exc: BaseException) -> str:
         return _("cannot write {x}").format(x=describe_os_error(exc))
     if isinstance(exc, MemoryError):
         return _("out of memory (the work needs more memory than this machine has free)")
+    from .memory import out_of_memory
+    oom = out_of_memory(exc)
+    if oom is not None:  # DuckDB's memory_limit (explorer.core.memory): said with the limit
+        return str(oom)
     if isinstance(exc, RecursionError):
         return _("nested too deeply to be read (more levels of nesting than can be followed)")
     if isinstance(exc, OverflowError):

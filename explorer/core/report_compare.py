@@ -27,8 +27,13 @@ def pval(p: Any) -> str:
     return f(p)
 
 
+STAT_WORDS = {"mean": N_("mean"), "median": N_("median")}  # p90, p99, ... read alike
+
+
 def metric_name(m: dict) -> str:
-    return m["metric"] if m["stat"] == "value" else f"{m['metric']} {m['stat']}"
+    """The metric's id and its statistic, the statistic's word in the reader's language."""
+    stat = m["stat"]
+    return m["metric"] if stat == "value" else f"{m['metric']} {_(STAT_WORDS.get(stat, stat))}"
 
 
 def verdict(m: dict, same: bool) -> str:

@@ -19,7 +19,7 @@ from explorer.core.names import plural
 from explorer.core.report import (MD_MAX_INPUTS, folder_files, grouped_files, input_groups,
                                   listed_inputs, loaded_inputs, scope_lines)
 from explorer.widgets import palette
-from explorer.widgets.painters.compare import compare_html
+from explorer.widgets.painters.compare import REPORT_MAX_PAIRS, compare_html
 from explorer.widgets.painters.comparison import comparison_html
 from explorer.widgets.painters.conclusion import conclusion_html
 from explorer.widgets.painters.engine import engine_html
@@ -59,7 +59,7 @@ SECTIONS = [
     ("runs", None, lambda v: runs_html(v)),
     ("versions", "versions", lambda v: versions_html(v)),
     ("run_versions", None, lambda v: run_versions_html(v)),
-    ("compare", None, lambda v: compare_html(v)),
+    ("compare", None, lambda v: compare_html(v, REPORT_MAX_PAIRS)),
     ("sla", "sla", lambda v: sla_html(v)),
     ("whatif", "whatif", None),
     ("replay", "replay", None),

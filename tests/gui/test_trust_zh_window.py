@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QComboBox, QDockWidget, QLabel,
                                QTabBar, QTextEdit)
 
@@ -38,12 +37,10 @@ KEY_STAT = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+ " + STATS + r"\b")
 def visible_texts(window) -> list[tuple[str, str]]:
     out = []
     for w in window.findChildren(QLabel):
-        if w.isVisibleTo(window) and w.text():   # rich text as read: without its markup
+        if w.isVisibleTo(window) and w.text():  # rich text: the tags are not on screen
             text = w.text()
-            if w.textFormat() != Qt.TextFormat.PlainText and ("<" in text and ">" in text):
-                doc = QTextDocument()
-                doc.setHtml(text)
-                text = doc.toPlainText()
+            if w.textFormat() != Qt.TextFormat.PlainText and "<" in text:
+                text = re.sub(r"<[^>]+>", " ", text)
             out.append((type(w).__name__, text))
     for w in window.findChildren(QAbstractButton):
         if w.isVisibleTo(window) and w.text():

@@ -142,8 +142,12 @@ def pair_html(p: dict) -> str:
     return "".join(out)
 
 
-def compare_html(doc: dict) -> str:
-    """The comparison's tables (a fragment: the report's section and the Compare view)."""
+REPORT_MAX_PAIRS = 4  # the report's HTML / PDF: the first pairs, the rest in report.json
+
+
+def compare_html(doc: dict, max_pairs: int = MD_MAX_PAIRS) -> str:
+    """The comparison's tables (a fragment: the report's section and the Compare view), the
+    first `max_pairs` pairs in full and the count of the others."""
     head = _("{n} runs in {w} workloads; {p} pairs compared.").format(
         n=len(doc.get("runs") or []), w=len(doc.get("workloads") or []),
         p=len(doc.get("pairs") or []))
@@ -153,6 +157,10 @@ def compare_html(doc: dict) -> str:
         out.append(_table((_("Workload"), _("Description"), _("Runs")),
                           [(w["id"], w["description"], len(w["runs"])) for w in ws[:30]]))
     out += [f"<p>{esc(u['sentence'])}</p>" for u in doc.get("unmatched") or []]
-    out += [pair_html(p) for p in (doc.get("pairs") or [])[:MD_MAX_PAIRS]]
+    pairs = doc.get("pairs") or []
+    out += [pair_html(p) for p in pairs[:max_pairs]]
+    if len(pairs) > max_pairs:
+        more = _("{n} more pairs in the JSON.").format(n=len(pairs) - max_pairs)
+        out.append(f"<p>{esc(more)}</p>")
     return "".join(out)
 

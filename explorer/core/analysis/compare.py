@@ -23,6 +23,9 @@ Categorical rows: the share of bound requests truncated at the length limit (fin
 "length"), errored (error not empty) and preempted at least once (num_preemptions >= 1),
 compared with Fisher's exact test (scipy.stats.fisher_exact, two-sided) and the odds ratio.
 Fewer than 2 values in a group, no variation or a zero control mean give None plus `reason`.
+Every row but the workload's own (prompt / output length) also carries its difference at equal
+workload (adjusted_*: analysis/workload.py, van Elteren's stratified test over cells of length x
+category x eval x engine version); Comparison.adjusted_for names the covariates.
 """
 from __future__ import annotations
 
@@ -234,8 +237,9 @@ def frame_columns(params: dict | None = None) -> tuple[str, ...]:
     and the strata keys."""
     from .strata import STRATA_KEYS
     p = {**DEFAULTS, **(params or {})}
-    return ("badcase", *p["metrics"], *TEXT_METRICS, "request_id", "finish_reason", "error",
-            "num_preemptions", *STRATA_KEYS)
+    return tuple(dict.fromkeys(("badcase", *p["metrics"], *TEXT_METRICS, "request_id",
+                                "finish_reason", "error", "num_preemptions", *STRATA_KEYS,
+                                *CASE_METRICS, "category")))
 
 
 def compare_metrics(store, cohort: Cohort, params: dict | None = None,
@@ -281,8 +285,13 @@ def compare_metrics(store, cohort: Cohort, params: dict | None = None,
         raise NoData(_("no metric has a value in this cohort"))
     rows = _adjust(rows)
     from .strata import stratify
+    from .workload import adjust_rows
+    covs: tuple = ()
+    if p.get("adjust", True):
+        rows, covs = adjust_rows(frame, rows, _signal)
     return Comparison(rows=tuple(rows), alpha=p["alpha"],
-                      strata=stratify(frame, rows, p["alpha"]) if p.get("strata", True) else None)
+                      strata=stratify(frame, rows, p["alpha"]) if p.get("strata", True) else None,
+                      adjusted_for=covs)
 
 
 def _adjust(rows: Sequence[MetricRow]) -> list[MetricRow]:

@@ -39,6 +39,8 @@ from importlib import resources
 
 from .cohort import ENGINE_METRICS
 from .evidence import FLOOR_TEXT, MIN_SUPPORT, MIN_SUPPORT_WHY, Family, version_key
+from .workload import WORKLOAD_METRICS
+from .workload_text import explained_rows, lead_sentences
 from .. import fmt
 from ..names import label, plural
 from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
@@ -138,10 +140,17 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
         key = ("comparison", rule["metric"])
         if key not in fam.q or fam.adjusted(key) >= rule.get("max_p_adjusted", fam.alpha):
             return None
-        if not fam.passes(key, rule.get("min_abs_d") if ev == "comparison" else None):
+        # the effect-size floor applies at equal workload (_survives_workload) when the row was
+        # adjusted: a difference that pooling hides (Simpson) counts, one it makes does not
+        adjusted = getattr(row, "adjusted_test", None) is not None
+        if not fam.passes(key, rule.get("min_abs_d") if ev == "comparison" else None,
+                          effect=not adjusted):
             return None
-        if (row.bad_mean > row.control_mean) != (rule["direction"] == "higher") or \
-                row.bad_mean == row.control_mean:
+        if not adjusted and ((row.bad_mean > row.control_mean) != (rule["direction"] == "higher")
+                             or row.bad_mean == row.control_mean):
+            return None
+        if not _survives_workload(row, rule["direction"], fam.alpha,
+                                  rule.get("min_abs_d") if ev == "comparison" else None):
             return None
         return {"row": row, "_q": fam.adjusted(key)}
     if ev == "tree_split":
@@ -153,6 +162,12 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
         if not any(f == rule["feature"] and (rule.get("side") in (None, s)) for f, s in steps):
             return None
         if not fam.passes(("tree",), rule.get("min_lift")):
+            return None
+        # the leaf's engine condition must be the feature's own evidence at equal workload
+        comp = results.get("comparison")
+        row = comp.row(rule["feature"]) if isinstance(comp, Comparison) else None
+        way = {"le": "lower", "gt": "higher"}.get(rule.get("side"))
+        if row is None or not _survives_workload(row, way, fam.alpha, None):
             return None
         return {"sentence": _("{condition}: error rate {error_rate:.0%} on held-out "
                             "cases (n={n}) against a {baseline_error_rate:.0%} "
@@ -185,6 +200,18 @@ def _fires(rule: dict, results: dict, fam: Family, keep=None) -> dict | None:
                 else _("up from zero"), "p_value": fmt.pval(fam.q[version_key(c)]),
                 "n_regressions": len(regs), "_q": fam.q[version_key(c)]}
     return None
+
+
+def _survives_workload(row, direction: str | None, alpha: float, min_abs: float | None) -> bool:
+    """A comparison row's difference holds at equal workload (workload.holds_adjusted; the floor
+    the larger of the rule's and MIN_EFFECT's). A row the comparison did not adjust (adjust=False)
+    counts as holding."""
+    from .evidence import MIN_EFFECT
+    from .workload import holds_adjusted
+    if getattr(row, "adjusted_test", None) is None:
+        return True
+    floor = MIN_EFFECT["cohens_h" if row.kind == "categorical" else "hedges_g"]
+    return holds_adjusted(row, direction, alpha, max(floor, min_abs or 0.0))
 
 
 def _unbound(results: dict) -> bool:
@@ -318,6 +345,12 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
                          _fires(rule, results, fam, unrelated)))
         else:
             hits.append((order, rule, _fires(rule, results, fam), None))
+    # a rule that needs its mechanism's own signal (`requires`: rule ids) fires only beside one,
+    # and not beside a rule whose evidence explains its own (`unless`)
+    fired_ids = {r["id"] for _o, r, ctx, _x in hits if ctx is not None}
+    hits = [(o, r, ctx if (not r.get("requires") or fired_ids & set(r["requires"]))
+             and not fired_ids & set(r.get("unless", ())) else None, x)
+            for o, r, ctx, x in hits]
     # tested engine evidence of the cohort's own (longer prompts or answers describe the
     # workload, not the engine)
     own = not unbound and any(ctx is not None for _, r, ctx, _ in hits
@@ -330,7 +363,11 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         score[rule["module"]] = score.get(rule["module"], 0) + rule.get("weight", 1)
     modules = sorted(score, key=lambda m: (-score[m], m))
     evidence = _evidence(fired, case_found, independent)
-    sentences = []
+    comp = results.get("comparison")
+    # the workload first: what the badcases were asked, and the engine differences it explains
+    sentences = (lead_sentences(comp, alpha, OWN_ENGINE_EVIDENCE, bool(modules))
+                 if isinstance(comp, Comparison) and not unbound else [])
+    lead = bool(sentences)
     if modules:
         names = modules[:3]
         joined = join_list([module_name(m, kb) for m in names])
@@ -342,11 +379,12 @@ def conclude(results: dict, params: dict | None = None) -> Conclusion:
         if len(fam):
             sentences.append(_("No finding about the engine survives the tests, so no engine "
                              "module is named."))
-        sentences.append(_no_evidence(results, kb, alpha, case_found, fam))
+        sentences.append(_no_evidence(results, kb, alpha, case_found, fam, lead))
     sentences += _independent_sentences(independent, cohort)
     strata = getattr(results.get("comparison"), "strata", None) or {}
-    if modules and strata.get("warnings"):
-        sentences += list(strata["warnings"])   # pooled strata that disagree: a caveat
+    if strata.get("warnings"):
+        # pooled strata that disagree: said whether or not a module is named (issue 35)
+        sentences += list(strata["warnings"])
     ver = results.get("versions")
     if isinstance(ver, VersionsResult) and (independent or any(
             r["evidence"] == "version_regression" for r, *_rest in fired)):
@@ -468,6 +506,14 @@ def _suggestions(fired: list, score: dict) -> tuple[tuple, tuple]:
     return tuple(top), tuple(more)
 
 
+def _case_effect(row) -> bool:
+    """A case-level difference big enough to narrate: |Hedges' g| >= MIN_EFFECT (a 0.8 %
+    prompt-length difference at 200k requests is significant and explains nothing)."""
+    from .evidence import MIN_EFFECT
+    g = row.hedges_g if row.hedges_g is not None else row.cohens_d
+    return g is not None and abs(g) >= MIN_EFFECT["hedges_g"]
+
+
 def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
     """Sentences for the case-level features (knowledge base [case_level]) that differ
     significantly (BH-adjusted p < alpha) between badcases and control, one per aspect
@@ -476,7 +522,8 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
     rows = sorted((r for r in comp.rows if r.metric in meta and r.metric not in skip
                    and r.p_adjusted is not None
                    and r.p_adjusted < alpha and r.bad_mean is not None
-                   and r.control_mean is not None and r.bad_mean != r.control_mean),
+                   and r.control_mean is not None and r.bad_mean != r.control_mean
+                   and _case_effect(r)),
                   key=lambda r: r.p_adjusted)
     out, aspects = [], set()
     for r in rows:
@@ -504,15 +551,18 @@ def _no_separation(what: str, rows) -> str:
 
 
 def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
-                 case_found: list | None = None, fam: Family | None = None) -> str:
+                 case_found: list | None = None, fam: Family | None = None,
+                 lead: bool = False) -> str:
     """The narrative when no rule blames an engine module. case_found: (rule, sentence) of
-    the rules that fired on case-level features of unbound badcases."""
+    the rules that fired on case-level features of unbound badcases; lead: the workload
+    sentences (workload_text.lead_sentences) already open the narrative, so the length rows
+    and the engine rows it explains are not restated."""
     kb = kb or {}
     case_found = case_found or []
     cohort = results.get("cohort")
     parts = []
     comp = results.get("comparison")
-    skip = {r.get("metric") for r, _ in case_found}
+    skip = {r.get("metric") for r, _ in case_found} | (set(WORKLOAD_METRICS) if lead else set())
     case_level = (_case_level(comp, kb, alpha, skip) if isinstance(comp, Comparison) else [])
     parts += [t for _, t in case_found] + case_level
     case_level = case_level + [t for _, t in case_found]
@@ -531,7 +581,10 @@ def _no_evidence(results: dict, kb: dict | None = None, alpha: float = 0.05,
     if isinstance(comp, Comparison):
         case_metrics = set(kb.get("case_level", {}))
         engine = [r for r in comp.rows if r.p_adjusted is not None and r.metric not in case_metrics]
-        if engine:
+        explained = {r.metric for r in explained_rows(comp, alpha, OWN_ENGINE_EVIDENCE)}
+        if lead and explained:
+            pass   # the lead sentence said which differ raw and that none holds at equal workload
+        elif engine:
             parts.append(_no_separation(_("engine metric"), engine))
         elif not case_level and not note:
             tested = [r for r in comp.rows if r.p_adjusted is not None]

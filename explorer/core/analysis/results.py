@@ -123,6 +123,15 @@ class MetricRow:
     rank_biserial: float | None = None
     rank_biserial_ci_low: float | None = None
     rank_biserial_ci_high: float | None = None
+    # at equal workload (analysis/workload.py): the difference, its test and effect size
+    adjusted_diff: float | None = None
+    adjusted_diff_pct: float | None = None
+    adjusted_p_value: float | None = None
+    adjusted_p_adjusted: float | None = None
+    adjusted_d: float | None = None
+    adjusted_n_bad: int | None = None
+    adjusted_n_control: int | None = None
+    adjusted_test: str | None = None
 
     def to_dict(self) -> dict:
         return {"metric": self.metric, "kind": self.kind, "unit": self.unit,
@@ -134,7 +143,14 @@ class MetricRow:
                 "odds_ratio": num(self.odds_ratio), "test": self.test, "reason": self.reason,
                 "hedges_g": num(self.hedges_g), "rank_biserial": num(self.rank_biserial),
                 "rank_biserial_ci_low": num(self.rank_biserial_ci_low),
-                "rank_biserial_ci_high": num(self.rank_biserial_ci_high)}
+                "rank_biserial_ci_high": num(self.rank_biserial_ci_high),
+                "adjusted_diff": num(self.adjusted_diff),
+                "adjusted_diff_pct": num(self.adjusted_diff_pct),
+                "adjusted_p_value": num(self.adjusted_p_value),
+                "adjusted_p_adjusted": num(self.adjusted_p_adjusted),
+                "adjusted_d": num(self.adjusted_d), "adjusted_n_bad": self.adjusted_n_bad,
+                "adjusted_n_control": self.adjusted_n_control,
+                "adjusted_test": self.adjusted_test}
 
 
 @dataclass(frozen=True)
@@ -143,6 +159,7 @@ class Comparison:
     rows: tuple
     alpha: float = 0.05
     strata: dict | None = None   # strata.stratify: the pooled strata (report JSON "strata")
+    adjusted_for: tuple = ()     # workload.covariates: what the adjusted_* fields hold equal
 
     def to_dict(self) -> list:
         return [r.to_dict() for r in self.rows]

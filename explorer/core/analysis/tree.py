@@ -1,5 +1,5 @@
 """Decision-tree delimitation (DESIGN `tree`): which engine conditions separate badcases
-from the control.
+from the control, the workload (prompt / output tokens, WORKLOAD_FEATURES) offered first.
 
 A scikit-learn DecisionTreeClassifier (Gini, max_depth 3 by default, min_samples_leaf a
 parameter, random_state seeded) predicts badcase (1) vs control (0) from the engine metrics of
@@ -33,6 +33,10 @@ DEFAULTS = {"max_depth": 3, "min_samples_leaf": None,
             "features": tuple(m for m in ENGINE_METRICS + CONTEXT_METRICS
                               if m not in OUTCOME_METRICS),
             "min_coverage": 0.5, "seed": 0, "fit_max_n": 20000, "holdout": True}
+# What the cases were asked: tree features before the engine metrics (their splits name no
+# module: the conclusion reads only engine features' splits, and only where the feature's own
+# difference holds at equal workload).
+WORKLOAD_FEATURES = ("prompt_tokens", "completion_tokens")
 NAN_POLICY = (N_("bound cases only; features present in fewer than min_coverage of them are left "
               "out; cases missing an entered feature are dropped, not imputed"))
 
@@ -102,8 +106,9 @@ def _varies(col: pd.Series) -> bool:
 
 def frame_columns(params: dict | None = None) -> tuple[str, ...]:
     """The cohort-frame columns fit_tree reads with `params`: badcase, request_id, the
-    features."""
-    return ("badcase", "request_id", *{**DEFAULTS, **(params or {})}["features"])
+    workload and the features."""
+    return tuple(dict.fromkeys(("badcase", "request_id", *WORKLOAD_FEATURES,
+                                *{**DEFAULTS, **(params or {})}["features"])))
 
 
 def fit_tree(store, cohort: Cohort, params: dict | None = None,
@@ -120,6 +125,11 @@ def fit_tree(store, cohort: Cohort, params: dict | None = None,
     p = {**DEFAULTS, **(params or {})}
     if frame is None:
         frame = cohort_frame(store, cohort)
+    if p.get("workload", True) and "features" not in (params or {}):
+        # the workload first: where the prompt or answer length explains the error, the tree
+        # splits on it before any engine metric (issue 35)
+        p["features"] = tuple(dict.fromkeys(
+            [f for f in WORKLOAD_FEATURES if f in frame] + list(p["features"])))
     # the bound rows of the columns read (features and badcase), not of the whole frame
     cols = list(dict.fromkeys([f for f in p["features"] if f in frame] + ["badcase"]))
     bound = frame.loc[frame["request_id"].notna().to_numpy(), cols]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 
 from ..errors import NoData
 from .results import VersionsResult, num
@@ -77,7 +78,7 @@ def compare_versions(store, cohort=None, params: dict | None = None) -> Versions
                      "with published aggregates only are compared at run level)"))
 
     def multi(df):
-        return df.groupby(df["benchmark"].fillna("\0"))["engine_version"].nunique().max() >= 2
+        return df.groupby("benchmark", dropna=False)["engine_version"].nunique().max() >= 2
 
     if not multi(agg) and agg["engine_version"].nunique() >= 2:
         by_bench = False
@@ -128,16 +129,18 @@ def _samples(store, p: dict, by_bench: bool, eval_id) -> dict:
     sample = store.query("analysis_versions_sample", {"max_n": int(p["sample_max"]),
                                                       "by_benchmark": by_bench,
                                                       "eval_id": eval_id})
-    keys = sample["benchmark"].astype(object).where(sample["benchmark"].notna(), None)
     metrics = list(p["metrics"])
-    for (b, v), g in sample.groupby([keys.fillna("\0"), sample["engine_version"]], sort=False):
+    # dropna=False keeps the NULL benchmark (pooled, or unknown) as its own group; a fillna
+    # sentinel did not survive pandas 3's string dtype ("\0" came back as ""), so the lookup
+    # by (None, version) missed and no change was ever tested without a benchmark column
+    for (b, v), g in sample.groupby(["benchmark", "engine_version"], sort=False, dropna=False):
         # every metric's run means from one groupby (a groupby per metric cost as much as the
         # nine Mann-Whitney tests); the same per-column means, in run_id order
         runs = g.groupby("run_id")[metrics].mean()
-        samples[(None if b == "\0" else b, v)] = {
-            m: g[m].dropna().to_numpy(dtype=float) for m in metrics}
-        samples[(None if b == "\0" else b, v)]["__runs"] = {
-            m: runs[m].dropna().to_numpy(dtype=float) for m in metrics}
+        key = (None if pd.isna(b) else b, v)
+        samples[key] = {m: g[m].dropna().to_numpy(dtype=float) for m in metrics}
+        samples[key]["__runs"] = {m: runs[m].dropna().to_numpy(dtype=float) for m in metrics}
+        samples[key]["__frame"] = g   # the workload test reads the lengths beside each metric
     return samples
 
 
@@ -169,9 +172,67 @@ def _change(bench, old: dict, new: dict, m: str, kb: dict, samples: dict) -> dic
             ch["reason"] = f"p from a hash sample of {len(x)} and {len(y)} requests"
         _run_level(ch, samples.get((bench, old["engine_version"]), {}),
                    samples.get((bench, new["engine_version"]), {}), m)
+        if m not in WORKLOAD_METRICS:
+            _at_equal_workload(ch, samples.get((bench, old["engine_version"]), {}),
+                               samples.get((bench, new["engine_version"]), {}), m)
     if a == 0 and b != 0:
         ch["reason"] = "; ".join(filter(None, [ch["reason"], "old value is 0"]))
     return ch
+
+
+def _at_equal_workload(ch: dict, old: dict, new: dict, m: str) -> None:
+    """Like with like (issue 35): when the sampled requests have prompt / output lengths, the
+    change of an engine metric is tested at equal workload: the release's coefficient in the OLS
+    of the metric on a cubic of each standardised log length and the release (robust HC1 errors,
+    workload.ols_effect); at run level Welch over the runs' means of the metric less its fit on
+    the lengths. Its p is p_workload (Benjamini-Hochberg over the changes so tested:
+    p_workload_adjusted), its size adjusted_change_pct (the coefficient over |old value|); a
+    regression must hold there too (_adjust). p_value stays the unadjusted test's."""
+    from scipy import stats
+
+    from .workload import OWN_PART, _design, ols_effect, residualize, uncached_design
+    fo, fn = old.get("__frame"), new.get("__frame")
+    if fo is None or fn is None:
+        return
+    f = pd.concat([fo.assign(__new=False), fn.assign(__new=True)], ignore_index=True)
+    lengths = [c for c in ("prompt_tokens", "completion_tokens")
+               if c in f and f[c].notna().any()]
+    if not lengths:
+        return
+    X = _design(f[lengths])
+    x = pd.to_numeric(f[m], errors="coerce").to_numpy(dtype=float)
+    part = OWN_PART.get(m)
+    if part in f and f[part].notna().any():
+        # TTFT's own part (prefill): less the scheduling delay, which the load sets, at equal
+        # uncached prompt tokens (a hit-rate regression is the cache's)
+        x = x - pd.to_numeric(f[part], errors="coerce").fillna(0).to_numpy(dtype=float)
+        X = uncached_design(f, X)
+        ch["workload_part"] = f"{m} minus {part}, at equal uncached prompt tokens"
+    is_new = f["__new"].to_numpy()
+    fit = ols_effect(x, X, is_new)
+    if fit is None:
+        return
+    res = residualize(x, X)
+    ok = np.isfinite(res)
+    a = ch["from_value"]
+    ch["p_workload"] = fit[1]
+    ch["adjusted_change_pct"] = fit[0] / abs(a) * 100 if a else None
+    ch["workload_test"] = ("regression-adjusted mean difference at equal prompt / output length "
+                           "(HC1)")
+    ch["adjusted_for"] = lengths
+    if ch.get("runs_from", 0) >= 2 and ch.get("runs_to", 0) >= 2:
+        runs = pd.DataFrame({"run": f["run_id"].to_numpy()[ok], "new": f["__new"].to_numpy()[ok],
+                             "r": res[ok]}).groupby(["new", "run"])["r"].mean()
+        t = stats.ttest_ind(runs.loc[False].to_numpy(), runs.loc[True].to_numpy(),
+                            equal_var=False).pvalue
+        ch["p_workload"] = float(t) if np.isfinite(t) else 1.0
+        ch["workload_test"] = (f"welch-t over run means at equal prompt / output length "
+                               f"({ch['runs_from']} and {ch['runs_to']} runs)")
+
+
+#: Metrics set by the offered load of a run (how many requests arrived together), which differs
+#: between runs of the same release: with one run per version their change is not flagged.
+LOAD_METRICS = frozenset({"batch_size", "queue_ms"})
 
 
 def _adjust(changes: list[dict], p: dict) -> None:
@@ -181,11 +242,33 @@ def _adjust(changes: list[dict], p: dict) -> None:
     if not tested:
         return
     adj = stats.false_discovery_control([c["p_value"] for c in tested], method="bh")
+    wl = [c for c in tested if c.get("p_workload") is not None]
+    if wl:
+        for c, q in zip(wl, stats.false_discovery_control([c["p_workload"] for c in wl],
+                                                          method="bh")):
+            c["p_workload_adjusted"] = float(q)
     for c, q in zip(tested, adj):
         c["p_adjusted"] = float(q)
         c["regression"] = regression_flag(c["from_value"], c["to_value"], c["change_pct"],
                                           c["better"], c["p_adjusted"], p["alpha"],
                                           p["min_change_pct"], metric=c["metric"])
+        if c["regression"] and "p_workload_adjusted" in c:
+            # like with like: the change must also hold at equal prompt / output length
+            a, pct = c["from_value"], c["adjusted_change_pct"]
+            c["regression"] = regression_flag(
+                a, a + (pct or 0) / 100 * abs(a) if pct is not None else c["to_value"], pct,
+                c["better"], c["p_workload_adjusted"], p["alpha"], p["min_change_pct"],
+                metric=c["metric"])
+            if not c["regression"]:
+                c["reason"] = "; ".join(filter(None, [
+                    c["reason"], _("not at equal prompt / output length: the workload "
+                                   "differs")]))
+        if c["regression"] and c["metric"] in LOAD_METRICS and "runs_from" not in c:
+            # one run per version: a load-set metric's change may be run-to-run noise
+            c["regression"] = False
+            c["reason"] = "; ".join(filter(None, [
+                c["reason"], _("set by the offered load; with one run per version run-to-run "
+                               "noise is unknown, so not flagged")]))
         c["workload_differs"] = bool(c["workload"] and q < p["alpha"] and (
             c["change_pct"] is None or abs(c["change_pct"]) >= p["min_change_pct"]))
 

@@ -143,6 +143,11 @@ def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]
             continue
         if str(k) in t.get("skip", ()):
             continue
+        if isinstance(v, dict) and any(
+                isinstance(c, dict) and getattr(read_name(str(ck), "mean", None, tool), "stat",
+                                                None) == "mean" for ck, c in v.items()):
+            rows += tree_rows(v, tool, cols, p)  # a group of metric maps (inference-perf's
+            continue                             # successes.latency), not one metric's map
         if isinstance(v, dict):
             unit = v.get("unit") if isinstance(v.get("unit"), str) else None
             leaves = list(_stat_leaves(v, t, p)) if read_name(k, "mean", unit, tool) else []

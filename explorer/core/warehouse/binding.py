@@ -38,13 +38,17 @@ def bind_in_engine(store, tol=None) -> AssociationResult:
             _stage(src, "assoc_fuzzy", params)
         else:
             src.session.createDataFrame([], _EMPTY_FUZZY).createOrReplaceTempView("_assoc_fuzzy")
+            src.staged.add("_assoc_fuzzy")
         ambiguous = src.fetch(load_query("assoc_ambiguous"))
         write = load_query("assoc_write_links")
         links = src.fetch(write[_INSERT.search(write).end():])
     finally:
-        for t in _TEMP_TABLES:
+        for t in _TEMP_TABLES:  # only the staged ones: each drop is a round trip
+            if t not in src.staged:
+                continue
             try:
                 src.session.catalog.dropTempView(t)
+                src.staged.discard(t)
             except Exception:  # noqa: BLE001 - a stage that never ran
                 pass
     con = local.con

@@ -18,33 +18,19 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from .. import schema
+
 from ..errors import Cancelled, TraceExplorerError
 from ..redact import redact_url
 from .local import LocalSpark, WarehouseUnavailable
-from .portable import TABLES, translate
+from .portable import TABLES, table_columns, translate
 
 log = logging.getLogger(__name__)
 
-# canonical DuckDB type -> Spark type
-_TYPES = {"VARCHAR": "string", "DOUBLE": "double", "INTEGER": "int", "BIGINT": "bigint",
-          "BOOLEAN": "boolean", "JSON": "string", "TIMESTAMP": "timestamp"}
-REQUIRED = ("run_id", "request_id")
 RUN_FIELDS = ("engine", "engine_version", "model", "benchmark")
 
 
 class WarehouseError(TraceExplorerError):
     """The warehouse answered with an error (missing table or columns, a failed query)."""
-
-
-def table_columns(table: str) -> list[tuple[str, str]]:
-    """[(column, Spark type)] of a canonical store table (explorer.core.schema)."""
-    out = []
-    for part in re.split(r",\s*(?![^()]*\))", re.sub(r"--[^\n]*", "", schema.TABLES[table])):
-        words = part.split()
-        if len(words) >= 2:
-            out.append((words[0], _TYPES[words[1].upper()]))
-    return out
 
 
 def _quiet_client_logs() -> None:
@@ -92,6 +78,7 @@ class SparkSource:
         self.queries = 0
         self.seconds = 0.0
         self.table_rows: int | None = None
+        self.staged: set[str] = set()  # temporary views materialize() made
         self._cancel = threading.Event()
         self._lock = threading.RLock()
 
@@ -186,56 +173,95 @@ class SparkSource:
         except Exception as e:  # noqa: BLE001
             raise WarehouseError(f"requests table {t!r}: {_spark_message(e)}") from None
 
+    def run_name(self) -> str:
+        """The run a table without a run column is (the local loader's name for a file:
+        generic_table.run_base): table:<file stem> for parquet:PATH, table:<name> for a table."""
+        from pathlib import PurePosixPath
+        t = self.table
+        if t.startswith("parquet:"):
+            p = PurePosixPath(t[len("parquet:"):].rstrip("/"))
+            return f"table:{p.stem if p.suffix else p.name}"
+        return f"table:{t.rsplit('.', 1)[-1].strip('`')}"
+
     def _define_requests(self) -> None:
-        """te_requests: the canonical request columns from the source table (explicit mapping,
-        else the generic loaders' alias table, scaled to canonical units); te_runs_src: one
-        row per run with the run fields the table carries."""
+        """te_requests: the canonical request columns from the source table, mapped as the local
+        loader maps a file (formats.generic_table: the vocabulary's request-table aliases, unit
+        suffixes, a bare time column's unit guessed from its median, error values normalised, no
+        request id -> the row number, no run column -> one run named after the table; an explicit
+        --requests-columns mapping first); te_runs_src: one row per run with the run fields that
+        hold one value in it, and its row count. The unit guesses are one query."""
+        from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        from ..formats import _aliases
+        from ..formats.generic_table import _map_columns, _scale_for
         src = self._source_frame()
-        cols = src.columns
+        cols = list(src.schema.names)  # one schema round trip (df.columns would ask again)
         wrong = [c for c in self.columns.values() if c not in cols]
         if wrong:
             raise WarehouseError(f"requests table {self.table!r} has no column "
                                  f"{', '.join(map(repr, wrong))} (columns: {', '.join(cols[:30])})")
-        picked: dict[str, tuple[str, float]] = {k: (v, 1.0) for k, v in self.columns.items()}
-        for c in cols:
-            m = _aliases.match(c) if c not in ("run_id",) else ("run_id", 1.0, "")
-            if m and m[0] not in picked:
-                picked[m[0]] = (c, m[1] if m[1] is not None else 1.0)
-        missing = [c for c in REQUIRED if c not in picked]
-        if missing:
-            raise WarehouseError(f"requests table {self.table!r} lacks the column"
-                                 f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                                 f"(columns: {', '.join(cols[:30])}; map them with "
+        mapping, run_cols = _map_columns({c: "" for c in cols if c not in self.columns.values()})
+        picked: dict[str, tuple[str, float | None]] = {k: (v, 1.0) for k, v in self.columns.items()}
+        for canon, (c, scale, _unit) in mapping.items():
+            picked.setdefault(canon, (c, scale))
+        if "run_id" not in picked and "run_id" in cols:
+            picked["run_id"] = ("run_id", 1.0)
+        metrics = set(picked) - {"run_id", "request_id", "tenant", "error", "finish_reason",
+                                 "prompt_hash"}
+        if not metrics:
+            raise WarehouseError(f"requests table {self.table!r}: no column maps to a request "
+                                 f"metric (columns: {', '.join(cols[:30])}; expected names such "
+                                 "as ttft_ms, ttft_s, e2e_latency, input_tokens, or map them with "
                                  "--requests-columns canonical=source)")
+        guess = [k for k, (_c, sc) in picked.items() if sc is None]
+        if guess:  # one query for every bare time column's median (the local loader's rule)
+            row = self.fetch_frame(src.agg(*[F.median(F.col(picked[k][0]).cast("double"))
+                                             .alias(k) for k in guess]))
+            for k in guess:
+                med = row[k].iloc[0]
+                picked[k] = (picked[k][0], _scale_for(k, None if pd.isna(med) else float(med))[0])
+        if "request_id" not in picked:  # the row number, 1-based, in the table's order
+            src = src.withColumn("__te_row", F.row_number().over(
+                Window.orderBy(F.monotonically_increasing_id())))
+            picked["request_id"] = ("__te_row", 1.0)
         exprs = []
         self.missing = []
         for name, typ in table_columns("requests"):
-            if name in picked:
+            if name == "run_id" and name not in picked:
+                exprs.append(F.lit(self.run_name()).alias(name))
+            elif name in picked:
                 c, scale = picked[name]
                 e = F.col(c) * F.lit(scale) if scale != 1.0 else F.col(c)
+                if name == "error":  # 0 / empty / none / ok / false: no error (generic_table)
+                    v = F.col(c).cast("string")
+                    e = F.when(F.lower(F.trim(v)).isin("", "0", "0.0", "none", "null", "nan",
+                                                       "false", "ok"), None).otherwise(v)
                 exprs.append(e.cast(typ).alias(name))
             else:
                 self.missing.append(name)
                 exprs.append(F.lit(None).cast(typ).alias(name))
-        self.mapping = {k: v[0] for k, v in picked.items()}
-        src.select(*exprs).createOrReplaceTempView(TABLES["requests"])
-        runs = {f: c for c in cols if (f := _aliases.run_field(c)) in RUN_FIELDS}
-        aggs = [F.max(F.col(runs[f]).cast("string")).alias(f) if f in runs else
-                F.lit(None).cast("string").alias(f) for f in RUN_FIELDS]
-        src.groupBy(F.col(picked["run_id"][0]).cast("string").alias("run_id")).agg(*aggs) \
+        self.mapping = {k: v[0] for k, v in picked.items() if not v[0].startswith("__te_")}
+        if "run_id" not in picked:
+            self.mapping["run_id"] = f"({self.run_name()})"
+        if "request_id" not in self.mapping:
+            self.mapping["request_id"] = "(row number)"
+        req = src.select(*exprs)
+        req.createOrReplaceTempView(TABLES["requests"])
+        runs = {f: c for f, c in run_cols.items() if f in RUN_FIELDS}
+        aggs = [F.when(F.countDistinct(runs[f]) == 1, F.max(F.col(runs[f]).cast("string")))
+                .alias(f) if f in runs else F.lit(None).cast("string").alias(f)
+                for f in RUN_FIELDS]
+        run_key = (F.col(picked["run_id"][0]).cast("string") if "run_id" in picked
+                   else F.lit(self.run_name()))
+        src.groupBy(run_key.alias("run_id")).agg(*aggs, F.count(F.lit(1)).alias("n_rows")) \
             .createOrReplaceTempView("te_runs_src")
-        for t in ("token_latencies", "request_events", "engine_stats", "run_metrics"):
-            self.upload(t, None)
 
     # -- tables from the client ---------------------------------------------------------------
     def upload(self, table: str, frame: pd.DataFrame | None) -> None:
         """A canonical table's rows (None: none) as the temporary view te_<table>, typed by the
         store schema."""
         cols = table_columns(table)
-        ddl = ", ".join(f"`{c}` {t}" for c, t in cols)
+        ddl = _struct(cols)
         if frame is None or len(frame) == 0:
             df = self.session.createDataFrame([], ddl)
         else:
@@ -268,6 +294,7 @@ class SparkSource:
             try:
                 df = self.session.sql(text, args=args or None).localCheckpoint(eager=True)
                 df.createOrReplaceTempView(name)
+                self.staged.add(name)
                 if TABLES["requests"] in text and self.table_rows:
                     # a checkpoint returns no metrics; a stage reading the requests view
                     # scans all of it (assoc_request_keys, assoc_requests, assoc_pairs)
@@ -331,6 +358,15 @@ class SparkSource:
                 "table_rows": self.table_rows, "columns": dict(self.mapping),
                 "columns_missing": list(self.missing),
                 "dialect": "spark (SQLGlot from queries/*.sql)"}
+
+
+def _struct(cols: list[tuple[str, str]]):
+    """The StructType of [(column, Spark type)], built here: a DDL string would be parsed by
+    the server, one more round trip (~277 ms each over Spark Connect, SPARK-55163)."""
+    from pyspark.sql import types as T
+    simple = {"string": T.StringType(), "double": T.DoubleType(), "int": T.IntegerType(),
+              "bigint": T.LongType(), "boolean": T.BooleanType(), "timestamp": T.TimestampType()}
+    return T.StructType([T.StructField(c, simple[t], True) for c, t in cols])
 
 
 def _plain(df: pd.DataFrame) -> pd.DataFrame:

@@ -152,17 +152,18 @@ class WarehouseStore:
         cases sent to the engine, binding there; returns the AssociationResult."""
         from ..clusters import assign_default_clusters
         assign_default_clusters(self.local)
-        self._sync_runs()
+        self.source.table_rows = self._sync_runs()  # the runs' row counts: no count(*) pass
         for t in ("cases", "evals"):
             self.source.upload(t, self.local.con.execute(f"SELECT * FROM {t}").df())
-        n = self.source.fetch("SELECT count(*) AS n FROM requests")
-        self.source.table_rows = int(n["n"].iloc[0])
         from .binding import bind_in_engine
         self.binding = bind_in_engine(self, tol)
         return self.binding
 
-    def _sync_runs(self) -> None:
+    def _sync_runs(self) -> int:
+        """The table's runs into the local runs (and the engine's te_runs); returns the
+        table's row count (te_runs_src counts each run's rows in the same pass)."""
         runs = self.source.fetch_frame(self.source.session.table("te_runs_src"))
+        total = int(runs.pop("n_rows").sum()) if len(runs) else 0
         con = self.local.con
         con.execute("DELETE FROM runs")
         if len(runs):
@@ -173,6 +174,7 @@ class WarehouseStore:
             finally:
                 con.unregister("_te_runs")
         self.source.upload("runs", con.execute("SELECT * FROM runs").df())
+        return total
 
 
 def open_warehouse(local, url: str, table: str, columns: dict | None = None,

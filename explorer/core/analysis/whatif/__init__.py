@@ -29,10 +29,11 @@ in `n_dropped`).
 3. Scenario for the selected rows (default: the bad group): each case moves from its own
    observed t_i (control value "observed") to the set value v (treatment value).
    Continuous outcome (additive noise): y_i' = y_i + m(v, W_i) - m(t_i, W_i).
-   Binary outcome: latent-threshold model y = 1[U < p(t, W)] with the same U for both worlds
-   (a monotone effect; Pearl, Causality 2nd ed. s. 9.2): a case that failed fails under v with
-   probability p_v / p_t when p_v <= p_t; a case that succeeded fails with probability
-   (p_v - p_t) / (1 - p_t) when p_v > p_t. The mean of these over all rows equals mean p_v.
+   Binary outcome: the change of the outcome's probability of cases like them, p(v, W_i) -
+   p(t_i, W_i) (g-computation). Not the monotone counterfactual given the observed outcome: the
+   default selection is the badcases, every one of which can only lose its failure under that
+   model, so the estimate was <= 0 for a fitted slope of either sign and its interval never
+   held 0 when the treatment has no effect (issue 35).
    estimate = mean(y_i' - y_i); predicted_outcome = observed_outcome + estimate.
 4. Interval: seeded parametric bootstrap (King, Tomz & Wittenberg 2000): N_DRAWS draws of the
    coefficients from N(beta_hat, Cov(beta_hat)) (via its Cholesky factor), the estimate

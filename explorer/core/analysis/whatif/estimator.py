@@ -8,10 +8,10 @@ scenario_estimator_class so that importing this package does not import DoWhy):
   of its rank] (splines.spline_basis; N_KNOTS_TREATMENT, N_KNOTS_ADJUST);
 - effects(): mean counterfactual change of the target units (`selected_col` == 1) moved from
   their observed t_i to treatment_value. Continuous outcome (additive noise): m(v, W_i) -
-  m(t_i, W_i). Binary outcome, latent-threshold model y = 1[U < p(t, W)] with the same U in
-  both worlds (a monotone effect; Pearl, Causality 2nd ed. s. 9.2): a failed case fails under v
-  with probability p_v / p_t when p_v <= p_t; a succeeded one fails with probability
-  (p_v - p_t) / (1 - p_t) when p_v > p_t;
+  m(t_i, W_i). Binary outcome: the change of the outcome's probability of cases like them,
+  p(v, W_i) - p(t_i, W_i) (g-computation over the target units), not the counterfactual given
+  their observed outcome (with the badcases selected that one can only fall: <= 0 whatever the
+  fitted slope, so its interval never held 0);
 - interval(): seeded parametric bootstrap (King, Tomz & Wittenberg 2000): coefficient draws
   from N(beta_hat, Cov(beta_hat)), effects recomputed per draw, the central `level` quantiles.
 Units: the outcome's (a share 0..1 for a 0/1 outcome); t in the treatment's units.
@@ -31,8 +31,7 @@ import warnings
 import numpy as np
 
 from .constants import N_KNOTS_ADJUST, N_KNOTS_TREATMENT
-from .fits import (fit_logistic_auto, fit_ols, logistic, monotone_counterfactual,
-                   penalised_columns)
+from .fits import fit_logistic_auto, fit_ols, logistic, penalised_columns
 from .splines import spline_basis
 
 _dowhy_lock = threading.Lock()
@@ -178,17 +177,20 @@ def scenario_estimator_class():
                 """Mean counterfactual change over the target units, one per coefficient row
                 of `betas` (k x p array); returns a length-k array."""
                 d = self._target(data)
-                y = d[self._target_estimand.outcome_variable[0]].to_numpy(dtype=float)
                 Xo = self._build_features(d)
                 Xv = self._build_features(d, treatment_values=treatment_value)
                 if not self.binary:
                     return (Xv - Xo).mean(axis=0) @ betas.T   # linear: mean of differences
-                yc = y[:, None]
+                # the change of the error probability of cases like the selected ones,
+                # p(v, W_i) - p(t_i, W_i): not the counterfactual given their observed outcome.
+                # The default selection is the badcases (y = 1), which under the monotone model
+                # can only lose their failure: that estimate is <= 0 for a fitted slope of either
+                # sign (the selected cases sit on both sides of v), so its interval never held 0
+                # and a placebo gave the same "effect" (issue 35)
                 out = np.empty(len(betas))
                 for i in range(0, len(betas), 32):             # blocks of draws: n x 32
                     bt = betas[i:i + 32].T
-                    cf = monotone_counterfactual(yc, logistic(Xo @ bt), logistic(Xv @ bt))
-                    out[i:i + 32] = (cf - yc).mean(axis=0)
+                    out[i:i + 32] = (logistic(Xv @ bt) - logistic(Xo @ bt)).mean(axis=0)
                 return out
 
             def estimate_effect(self, data, treatment_value=1, control_value="observed",

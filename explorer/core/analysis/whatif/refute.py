@@ -24,6 +24,9 @@ from explorer.core.i18n import N_, _
 #: DoWhy's significance level for its refutation p-values (test_significance's default).
 ALPHA = 0.05
 
+#: Largest placebo effect, as a share of an estimate whose interval excludes 0, that passes.
+PLACEBO_SHARE = 0.5
+
 #: The refuters run, in order, with the label the user reads.
 REFUTERS = {"placebo_treatment_refuter": N_("Placebo treatment"),
             "random_common_cause": N_("Random common cause"),
@@ -116,7 +119,9 @@ def verdict(kind: str, treatment: str, est: float, half: float, new: float | Non
     level). Outcome units throughout. tol = max(half, 10 % of |est|).
 
     placebo_treatment_refuter (DoWhy: with the treatment permuted the effect must go to zero):
-    passes when |new| <= tol. DoWhy's p here measures how unlike the placebo effects the
+    passes when |new| <= tol and, when the interval excludes 0 (the estimate claims an effect),
+    |new| <= PLACEBO_SHARE x |est| (a placebo as large as the estimate means the estimate is
+    what a shuffled treatment gives). DoWhy's p here measures how unlike the placebo effects the
     estimate is; it is reported, not judged.
     random_common_cause (DoWhy: an independent random confounder must not change the
     estimate): passes when |new - est| <= tol. Its simulations barely differ from each other,
@@ -132,11 +137,15 @@ def verdict(kind: str, treatment: str, est: float, half: float, new: float | Non
     tol = max(half, 0.1 * abs(est))
     p_ok = p is not None and math.isfinite(p)
     if kind == "placebo_treatment_refuter":
-        ok = abs(new) <= tol
+        zero_in = ci[0] <= 0 <= ci[1] if ci is not None else abs(est) <= half
+        # an estimate that claims an effect (its interval excludes 0) passes only when the
+        # placebo's is at most half of it: a placebo of -0.068 beside an estimate of -0.07 was
+        # "within the half-width" and passed, though it says the estimate is what a shuffled
+        # treatment gives (issue 35)
+        ok = abs(new) <= tol and (zero_in or abs(new) <= PLACEBO_SHARE * abs(est))
         why = (_("with {treatment} shuffled (a placebo with no effect by construction) the effect "
                "is {new}, {x} against the estimate "
                "{est} (interval half-width {half:.3g})").format(treatment=label(treatment, False), new=_num(new), x=_('near zero') if ok else _('far from zero'), est=_num(est), half=half))
-        zero_in = ci[0] <= 0 <= ci[1] if ci is not None else abs(est) <= half
         if ok and zero_in:
             why += (_("; the estimate's own interval includes zero too, so this check cannot tell "
                     "an effect from none"))

@@ -220,14 +220,16 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     # DoWhy returns the backdoor set in the order of a Python set of str, which changes with
     # the per-process string hash seed (PYTHONHASHSEED): sorted, the design matrix's columns,
     # hence every digit of the fit and of the seeded draws, are the same in every process.
-    adjust = sorted(backdoor_set(graph, g, data, treatment, outcome, observed_cols))
+    adjust = sorted(set(backdoor_set(graph, g, data, treatment, outcome, observed_cols))
+                    | set(_workload_adjust(g, data, treatment, outcome)))
     d, n_dropped = _usable_rows(data, sel, [treatment, outcome] + adjust, warn)
     binary = _binary_outcome(d, outcome, on)
     lo_obs, hi_obs = _observed_range(d, treatment, set_value, tn, warn)
 
     # ---- estimate (DoWhy) ----
     _check(cancelled, progress, 2)
-    model, estimand, estimate, estimator = _estimate(d, g, treatment, outcome, set_value, binary)
+    model, estimand, estimate, estimator = _estimate(d, g, treatment, outcome, set_value, binary,
+                                                     adjust)
     est = float(estimate.value)
     lo, hi = _interval(estimator, d, set_value, est, seed, warn)
     ds = d[d["__selected"] == 1]
@@ -369,8 +371,25 @@ def _fit_notes(fit, ridge: float, binary: bool, lo: float, hi: float, observed: 
     return notes
 
 
+#: What the cases were asked: adjusted for by default whenever it is a column and not a
+#: descendant of the treatment (issue 35: the badcases are often the long prompts, which also
+#: have lower hit rates; a graph that omits the edge would leave that path open).
+WORKLOAD = ("prompt_tokens", "completion_tokens")
+
+
+def _workload_adjust(g, data: pd.DataFrame, treatment: str, outcome: str) -> list[str]:
+    """The workload columns (WORKLOAD) that are nodes of the graph, recorded in the data and not
+    descendants of the treatment (adjusting for a mediator or collider would bias the effect)."""
+    import networkx as nx
+    if treatment not in g:
+        return []
+    below = nx.descendants(g, treatment)
+    return [c for c in WORKLOAD if c in g and c in data.columns and c not in below
+            and c not in (treatment, outcome) and data[c].notna().any()]
+
+
 def _estimate(d: pd.DataFrame, g, treatment: str, outcome: str, set_value: float,
-              binary: bool):
+              binary: bool, adjust=None):
     """DoWhy's backdoor estimate of moving the selected rows of `d` to set_value: (model,
     estimand, estimate, estimator), the estimator the scenario regression
     (scenario_estimator_class)."""
@@ -381,6 +400,8 @@ def _estimate(d: pd.DataFrame, g, treatment: str, outcome: str, set_value: float
         model = CausalModel(data=d, treatment=treatment, outcome=outcome, graph=g)
         estimand = model.identify_effect(proceed_when_unidentifiable=True)
         estimand.set_identifier_method("backdoor")
+        if adjust is not None:   # the backdoor set plus the workload (_workload_adjust)
+            estimand.set_backdoor_variables(list(adjust))
         estimator = scenario_estimator_class()(estimand, binary=binary, selected_col="__selected")
         estimate = dowhy_estimate(d, treatment, outcome, "backdoor", estimator,
                                   control_value="observed", treatment_value=set_value,
@@ -477,16 +498,9 @@ def _enough_events(y: pd.Series, on: str) -> None:
 
 
 def _no_change_note(lo: float, hi: float, binary: bool, observed: float, tn: str, on: str) -> str:
-    """Why an effect interval [lo, hi] that holds 0 cannot tell the scenario from no change
-    (and, for a 0/1 outcome at a bound, why its end is exactly 0)."""
+    """Why an effect interval [lo, hi] that holds 0 cannot tell the scenario from no change."""
     note = (_("The effect's {CONFIDENCE:.0%} interval ({lo} to {hi}) includes "
             "no change: the data cannot tell this scenario from leaving {treatment} as it is.").format(CONFIDENCE=CONFIDENCE, lo=_num(lo), hi=_num(hi), treatment=tn))
-    if binary and ((hi == 0 and observed == 1) or (lo == 0 and observed == 0)):
-        v = int(observed)
-        note += (_(" Its {x} end is exactly 0, a bound, not a "
-                 "rounding: every selected case has {outcome} = {x2}, and under the "
-                 "monotone model such a case can keep it or lose it, never gain more, so "
-                 "no coefficient draw gives an effect {x3} 0.").format(x='upper' if v else 'lower', outcome=on, x2=v, x3='above' if v else 'below'))
     return note
 
 
