@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor, QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel,
                                QPushButton, QTableView, QVBoxLayout)
 
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
+from explorer.widgets.colfit import ColumnFitter
 from explorer.widgets.painters import comparison as painter
 from explorer.widgets.painters.common import significant
 from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
@@ -21,6 +22,22 @@ from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 VIEWS = (("cohort", QT_TRANSLATE_NOOP("ComparisonPanel", "Badcases vs control")),
          ("vs_rest", QT_TRANSLATE_NOOP("ComparisonPanel", "Selection vs rest of the cohort")),
          ("vs_control", QT_TRANSLATE_NOOP("ComparisonPanel", "Selected badcases vs control")))
+
+
+ELASTIC = (0,)  # the metric's name, elided last (whole on hover)
+SPARE = (7,)     # "r (rank) [95% CI]": hidden when the room is short, then in the row's tool tip
+
+
+def header_tips(heads) -> list[str]:
+    """Each header's tool tip: its whole title (a narrow column elides it), then what it means."""
+    return [f"{_(h)}: {_(t)}" for h, t in zip(heads, painter.TIPS)]
+
+
+def row_tip(row: dict, cells: list[str]) -> str:
+    """A row's tool tip: the metric's whole name, its rank correlation and interval (the column
+    a narrow table hides), and why a value is missing."""
+    parts = [cells[0], f"{_(painter.HEADERS[7])}: {cells[7]}", row.get("reason")]
+    return "\n".join(p for p in parts if p)
 
 
 class ComparisonPanel(Panel):
@@ -39,17 +56,17 @@ class ComparisonPanel(Panel):
         self.what.currentIndexChanged.connect(lambda _i: self._repaint())
         self.top.addWidget(QLabel(self.tr("Compare")))
         self.top.addWidget(self.what, 1)
-        self.model = RowsModel([_(h) for h in painter.HEADERS], self,
-                               [_(t) for t in painter.TIPS])
+        self.model = RowsModel([_(h) for h in painter.HEADERS], self, header_tips(painter.HEADERS))
+        self.model.tip_columns = set(ELASTIC)  # elided when narrow: whole on hover
         self.proxy = sortable(self.model, self)
         self.view = QTableView()
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.verticalHeader().hide()
-        hh = self.view.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        hh.setStretchLastSection(False)  # on a wide screen "n bad / ctl" must not span the gap
+        # every column in view without scrolling sideways: the metric and the rank interval
+        # give way first (elided, whole on hover), numbers never elide; headers whole on hover
+        self.fitter = ColumnFitter(self.view, ELASTIC, spare=SPARE)
         self.view.clicked.connect(lambda idx: session.set_metric(idx.data(KEY_ROLE)))
         self.note = QLabel(self.tr("★ significant: Benjamini-Hochberg adjusted p < 0.05 "
                                    "(Mann-Whitney U, two-sided). d = Cohen's d, badcase minus control."))
@@ -98,6 +115,7 @@ class ComparisonPanel(Panel):
         heads = painter.HEADERS if key == "cohort" or sel is None else \
             painter.headers_for("rest" if key == "vs_rest" else "control")
         self.model.set_headers([_(h) for h in heads])  # painter headers: gettext (N_) marks
+        self.model.header_tips = header_tips(heads)
         if key == "cohort" or sel is None:
             self.note.setText(self._cohort_note)
         else:
@@ -115,8 +133,9 @@ class ComparisonPanel(Panel):
         sig = [significant(r) for r in rows]
         self.model.set_rows(cells, sort, keys=[r.get("metric") for r in rows],
                             colours=[QColor(palette.BAD) if s else None for s in sig], bold=sig,
-                            tips=[r.get("reason") for r in rows])
+                            tips=[row_tip(r, c) for r, c in zip(rows, cells)])
         self.view.sortByColumn(5, Qt.SortOrder.AscendingOrder)
+        self.fitter.refit()
         return None
 
     def copy_text(self) -> str:

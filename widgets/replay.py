@@ -221,6 +221,14 @@ class ReplayPanel(JobControls, Panel):
         else:
             self.table.setMinimumHeight(0)
         self.plot_widget.setMinimumHeight(240 if stacked else 0)
+        if not stacked and rows:  # beside the chart: the table as wide as its columns
+            hh = self.table.horizontalHeader()
+            need = (sum(max(self.table.sizeHintForColumn(c), hh.sectionSizeHint(c))
+                        for c in range(self.table.columnCount()))
+                    + 2 * self.table.frameWidth() + 4)
+            self.table.setMinimumWidth(min(need, self.width() * 3 // 5))
+        else:
+            self.table.setMinimumWidth(0)
 
     # -- the state's values ------------------------------------------------------------------
     result = property(lambda self: self.state.result)            # last ReplayResult

@@ -39,6 +39,7 @@ class RowsModel(QAbstractTableModel):
         self._perm: list[int] = []
         self._formatter: Callable[[Any], tuple[list[str], str | None]] | None = None
         self._order: tuple[int, Qt.SortOrder] | None = None  # the view's last sort, kept by set_rows
+        self.tip_columns: set[int] = set()  # columns whose cell is its own tip (may be elided)
 
     def set_rows(self, rows, sort=None, keys=None, colours=None, bold=None, tips=None,
                  formatter=None, order: tuple[int, Qt.SortOrder] | None = None) -> None:
@@ -173,7 +174,8 @@ class RowsModel(QAbstractTableModel):
             return f
         if role == Qt.ItemDataRole.ToolTipRole:  # plain text: a name may start with a tag
             cells, tip = self._format(r)
-            return qt_plain_tip(tip or (cells[c] if len(cells[c]) > 40 else None))
+            own = (c in self.tip_columns or len(cells[c]) > 40) and not (tip or "").startswith(cells[c])
+            return qt_plain_tip("\n".join(t for t in (cells[c] if own else None, tip) if t) or None)
         return None
 
 

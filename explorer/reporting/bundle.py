@@ -16,7 +16,7 @@ from explorer.core.atomic import write_bytes, write_text
 from explorer.core.analysis.sla import for_cohort_runs
 from explorer.core.errors import ReportIncomplete
 
-from .images import (ensure_app, print_fonts, report_mode, save_image, save_scene_png, save_svg,
+from .images import (axis_label_overflow, ensure_app, print_fonts, report_mode, save_image, save_scene_png, save_svg,
                      scroll_overflow, settle, table_overflow, to_image)
 
 log = logging.getLogger(__name__)
@@ -174,7 +174,11 @@ def _lay_out_for_print(widget, size: QSize) -> None:
         settle(widget, size)
     grow = table_overflow(widget)
     if grow:  # every row of a table, no scroll bar and no empty tail
-        settle(widget, QSize(size.width(), max(160, size.height() + grow)))
+        size = QSize(size.width(), max(160, size.height() + grow))
+        settle(widget, size)
+    grow = axis_label_overflow(widget)
+    if grow > 0:  # a vertical axis title longer than its axis (the sweep's) printed whole
+        settle(widget, QSize(size.width(), size.height() + grow))
 
 
 def _draw_panel(pictures: _Pictures, name: str, panel, session, doc: dict,
@@ -197,6 +201,10 @@ def _draw_panel(pictures: _Pictures, name: str, panel, session, doc: dict,
         pictures.shoot(name, panel, name)
     elif name != "header" and name not in doc:
         return  # a section the report did not compute gets no picture
+    elif name == "versions":  # the chart only: the report prints the whole table as text
+        if getattr(panel, "view", None) is not None:
+            panel.view.hide()
+        pictures.shoot(name, panel, name)
     elif name == "whatif":
         pictures.shoot(name, panel, name)
         if getattr(panel, "scene", None) is not None and panel.scene.items():

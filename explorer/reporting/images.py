@@ -197,3 +197,19 @@ def table_overflow(panel: QWidget) -> int:
         need = rows + t.horizontalHeader().height() + 2 * t.frameWidth() + 4
         deltas.append(need - t.height())
     return max(deltas) if deltas else 0
+
+
+def axis_label_overflow(panel: QWidget) -> int:
+    """Pixels of height the panel's charts lack to show their vertical axis titles whole (a
+    rotated title longer than its axis is clipped at both ends): 0 when every one fits."""
+    import pyqtgraph as pg
+    deltas = [0]
+    for view in panel.findChildren(pg.GraphicsView):
+        if not view.isVisible():
+            continue
+        for item in view.scene().items():
+            if isinstance(item, pg.AxisItem) and item.orientation in ("left", "right") \
+                    and item.isVisible() and item.label.isVisible() and item.labelText:
+                need = item.label.boundingRect().width() + 8
+                deltas.append(int(need - item.size().height() + 0.99))
+    return max(deltas)

@@ -110,7 +110,8 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     else:
         bar.setImageItem(image)
         bar.setLevels((lo, hi))
-        bar.axis.setLabel(label(vm))
+        # the title sits on the bar's left axis (ColorBarItem's `label`), not on its value axis
+        bar.getAxis("bottom" if bar.horizontal else "left").setLabel(label(vm))
         bar.setVisible(True)
     plot.getViewBox().setLimits()
     plot.getViewBox().autoRange(padding=0.02)

@@ -45,7 +45,7 @@ from .. import fmt
 from ..names import label, plural
 from .results import (CohortSummary, Comparison, Conclusion, SectionError, Suggestion, TreeResult,
                       VersionsResult)
-from explorer.core.i18n import _, join_list, language, ngettext, pick
+from explorer.core.i18n import N_, _, join_list, language, ngettext, pick
 
 MAX_SENTENCES = 8
 EVIDENCE = ("comparison", "categorical", "tree_split", "version_regression")
@@ -101,9 +101,17 @@ def _fill(template: str, ctx: dict) -> str:
     return template.format_map(Safe(ctx))
 
 
+UNIT_WORDS = (N_("characters"),)  # units that are words (compare.py: text lengths); ms stay
+
+
+def _unit_word(unit: str) -> str:
+    """A unit as the reader reads it: a word unit translated, a symbol (ms, tokens) kept."""
+    return _(unit) if unit in UNIT_WORDS else unit
+
+
 def _row_ctx(row, kb, q=None) -> dict:
     meta = kb.get("metrics", {}).get(row.metric, {})
-    unit = meta.get("unit", row.unit or "")
+    unit = _unit_word(meta.get("unit", row.unit or ""))
     share = row.kind == "categorical"
     f = fmt.share if share else (lambda v: fmt.num(v, row.metric, unit=""))  # {unit} apart
     return {"bad_mean": f(row.bad_mean), "control_mean": f(row.control_mean),
@@ -278,7 +286,7 @@ def _context_sentence(ctx: dict, rule: dict, kb: dict) -> str:
     c = ctx["change"]
     meta = kb.get("metrics", {}).get(rule["metric"], {})
     label = pick(meta, "label", rule["metric"])
-    unit = meta.get("unit", "")
+    unit = _unit_word(meta.get("unit", ""))
     way = _("fell") if (c["to_value"] or 0) < (c["from_value"] or 0) else _("rose")
     return (_("{x} {way} from {from_value} on "
             "{from_version} to {to_value} on {to_version}"
@@ -524,7 +532,7 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
             continue
         aspects.add(m.get("aspect"))
         way = "higher" if r.bad_mean > r.control_mean else "lower"  # a key of the entry
-        unit = m.get("unit", "")
+        unit = _unit_word(m.get("unit", ""))
         out.append(_("The badcases differ in {aspect}, a case-level signal: "
                    "{metric} {bad_mean} on average against "
                    "{control_mean} in the control ({diff_pct}, "
