@@ -53,3 +53,22 @@ def test_a_run_that_raises_is_not_kept_and_the_cache_is_bounded(calls):
     for v in range(memo.SIZE + 3):
         memo.remembered(run, frame, set_value=float(v))
     assert len(memo._CACHE) == memo.SIZE
+
+
+def test_an_estimate_is_remembered_per_language(calls):
+    """Its sentences are translated when it is made: a Chinese report after an English one in
+    the same process must not get the English estimate (seen: the What-if text of a zh_CN
+    report in English after an English report)."""
+    from explorer.core import i18n
+    run, seen = calls
+    frame = pd.DataFrame({"x": [1.0, 2.0]})
+    before = i18n.language()
+    try:
+        i18n.set_language("en")
+        memo.remembered(run, frame, set_value=0.5)
+        i18n.set_language("zh_CN")
+        memo.remembered(run, frame, set_value=0.5)
+        memo.remembered(run, frame, set_value=0.5)      # the Chinese one, remembered
+    finally:
+        i18n.set_language(before)
+    assert len(seen) == 2

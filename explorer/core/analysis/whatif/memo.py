@@ -1,7 +1,7 @@
 """The what-if estimates of the last cohorts, remembered. run_whatif is seeded: the same frame
 content with the same arguments gives the same result, so the report export, the What-if panel
 and a cohort visited again share one estimate instead of refitting DoWhy (seconds) each time.
-A bounded LRU (cachetools) keyed by the frame's content hash and the arguments; progress and
+A bounded LRU (cachetools) keyed by the language, the frame's content hash and the arguments; progress and
 cancelled callbacks are not part of the key; a run that raises (cancelled, no data) is not
 kept."""
 from __future__ import annotations
@@ -40,7 +40,8 @@ def _arg_key(v: Any):
 def remembered(run: Callable[..., Any], frame: pd.DataFrame, **kwargs) -> Any:
     """run(frame, **kwargs) (run: whatif.run_whatif, or a stand-in), or the result of an
     earlier call with the same run, frame content and arguments."""
-    key = (id(run), frame_key(frame),
+    from ...i18n import language  # results carry translated sentences: one entry per language
+    key = (id(run), language(), frame_key(frame),
            tuple(sorted((k, _arg_key(v)) for k, v in kwargs.items() if k not in CALLBACKS)))
     with _LOCK:
         hit = _CACHE.get(key)
