@@ -91,7 +91,11 @@ def test_binding_in_the_engine_equals_duckdb(both, demo):
 def test_sections_equal_duckdb(both, section):
     a, b, _ = both
     assert "status" not in a[section], a[section]  # the section has data on the DuckDB side
-    assert_close(a[section], b[section], section)
+    got, want = a[section], b[section]
+    if section == "sla":  # SLA over time (issue 31) is not computed in the warehouse yet:
+        assert not {"windows", "diagnosis"} & set(want)  # said by its absence, compared on the rest
+        got = {k: v for k, v in got.items() if k not in ("windows", "diagnosis")}
+    assert_close(got, want, section)
 
 
 def test_meta_engine_counts_what_came_back(both):

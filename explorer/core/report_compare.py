@@ -99,7 +99,20 @@ def metric_rows(p: dict) -> list[tuple]:
             for m in p.get("metrics") or [] if (m["metric"], m["stat"]) in MD_STATS]
 
 
-def md_pair(p: dict) -> str:
+def items_seen(it: dict | None, seen: set | None) -> bool:
+    """Whether these paired items were already shown (a run pair and its evals' pair answer the
+    same items: the table is shown once, the second pair refers to it)."""
+    if not it or seen is None:
+        return False
+    key = tuple(it.get(k) for k in ("paired", "both_right", "a_only_right", "b_only_right",
+                                    "both_wrong"))
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
+
+
+def md_pair(p: dict, seen: set | None = None) -> str:
     from .mdtable import _table
     head = f"**{md(p['a'])} → {md(p['b'])}**"
     lines = [head, ""]
@@ -112,7 +125,8 @@ def md_pair(p: dict) -> str:
     if rows:
         lines += ["", _table([_(h) for h in METRIC_HEADS], rows)]
     if p.get("items"):
-        lines += ["", md_items(p["items"])]
+        lines += ["", _("The same paired items as above.") if items_seen(p["items"], seen)
+                  else md_items(p["items"])]
     return "\n".join(lines)
 
 
@@ -164,7 +178,8 @@ def md_compare(doc: dict) -> str:
     pairs = doc.get("pairs") or []
     if len(pairs) > 1:
         out.append(md_summary(pairs))
-    out += [md_pair(p) for p in pairs[:MD_MAX_PAIRS]]
+    seen: set = set()
+    out += [md_pair(p, seen) for p in pairs[:MD_MAX_PAIRS]]
     if len(pairs) > MD_MAX_PAIRS:
         out.append(_("_({n} more pairs in compare.json.)_").format(n=len(pairs) - MD_MAX_PAIRS))
     for sw in doc.get("sweeps") or []:

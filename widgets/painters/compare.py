@@ -15,6 +15,7 @@ from explorer.core.report_compare import (
     MD_MAX_PAIRS,
     METRIC_HEADS,
     items_rows,
+    items_seen,
     metric_rows,
 )
 from explorer.widgets import palette
@@ -122,7 +123,7 @@ def _table(heads, rows) -> str:
             + "</table>")
 
 
-def pair_html(p: dict) -> str:
+def pair_html(p: dict, seen: set | None = None) -> str:
     out = [f"<h3>{esc(p['a'])} → {esc(p['b'])}</h3>"]
     if p.get("kind") == "runs":
         w = (_("Workload: {a}").format(a=p["workload_a"]) if p["same_workload"] else
@@ -133,7 +134,10 @@ def pair_html(p: dict) -> str:
     if rows:
         out.append(_table([_(h) for h in METRIC_HEADS], rows))
     it = p.get("items")
-    if it:
+    if it and items_seen(it, seen):
+        same = _("The same paired items as above.")
+        out.append(f"<p>{esc(same)}</p>")
+    elif it:
         out.append(_table((_("Items"), _("Value")), items_rows(it)))
         out += [f"<p style='color:{palette.WARN}'><b>{esc(w)}</b></p>"
                 for w in it.get("warnings") or []]
@@ -158,7 +162,8 @@ def compare_html(doc: dict, max_pairs: int = MD_MAX_PAIRS) -> str:
                           [(w["id"], w["description"], len(w["runs"])) for w in ws[:30]]))
     out += [f"<p>{esc(u['sentence'])}</p>" for u in doc.get("unmatched") or []]
     pairs = doc.get("pairs") or []
-    out += [pair_html(p) for p in pairs[:max_pairs]]
+    seen: set = set()
+    out += [pair_html(p, seen) for p in pairs[:max_pairs]]
     if len(pairs) > max_pairs:
         more = _("{n} more pairs in the JSON.").format(n=len(pairs) - max_pairs)
         out.append(f"<p>{esc(more)}</p>")
