@@ -56,9 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--graph", metavar="FILE", type=types.path, help=_("causal graph (DOT or GML) for the what-if"))
     parser.add_argument("--sla", metavar="M=V", action="append", default=None,
                         help=_("SLA threshold, repeatable (default ttft_ms=500 and tpot_ms=50)"))
-    parser.add_argument("--sla-window", metavar="S", default=None,
+    parser.add_argument("--sla-window", metavar="S", default=None, type=types.number(above=0),
                         help=_("SLA over time: window length in seconds (default 60)"))
-    parser.add_argument("--error-budget", metavar="F", default=None,
+    parser.add_argument("--error-budget", metavar="F", default=None, type=types.number(0, 1),
                         help=_("SLA over time: a window's error budget, a share (default 0.005)"))
     parser.add_argument("--max-depth", type=types.integer(1, 32), default=3, help=_("decision tree depth (default 3)"))
     parser.add_argument("--min-samples-leaf", type=types.integer(1), default=None,
