@@ -183,10 +183,19 @@ class Session(QObject):
             if ctx.cancelled():
                 ws.source.close()
                 ctx.check()
+            # the store is swapped for good only once its panels' payload is read: a query
+            # failing there (a Runs statistic the engine refused) used to leave the window on
+            # a warehouse no panel was told about, whose analyses never ran
             self.store = ws
+            try:
+                payload = self._after_load(ctx, [], prepare=False)
+            except BaseException:
+                self.store = old
+                ws.source.close()
+                raise
             if old is not local:
                 old.source.close()  # the previous warehouse connection
-            return self._after_load(ctx, [], prepare=False)
+            return payload
 
         def done(payload: dict) -> None:
             self._loaded(payload)

@@ -60,10 +60,6 @@ def parquet(tmp_path):
     return store, p
 
 
-@pytest.mark.skip(reason="known regression of this stop's merges (issues 29-37): after connecting, "
-                  "the window's analyses never report 'comparison' with no job pending (waited "
-                  "600 s, every worker idle); the CLI warehouse report is unaffected (see the "
-                  "closing note of stop 28)")
 def test_connect_binds_and_analyses_in_the_warehouse(session, qtbot, spark_url, parquet):
     from explorer.core.analysis import Cohort, compare_metrics
     store, p = parquet

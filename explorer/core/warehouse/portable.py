@@ -91,6 +91,12 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
         if isinstance(win.this, exp.RowNumber) and not win.args.get("order") \
                 and not win.args.get("partition_by"):
             win.replace(exp.Anonymous(this="monotonically_increasing_id", expressions=[]))
+    for pc in list(tree.find_all(exp.PercentileCont)):
+        # DuckDB's quantile_cont(x, q): SQLGlot writes PERCENTILE_CONT(x, q), which Spark
+        # refuses (its percentile_cont takes WITHIN GROUP); Spark's percentile(x, q) is the
+        # same exact quantile with linear interpolation (numpy's default)
+        if pc.expression is not None and not isinstance(pc.parent, exp.WithinGroup):
+            pc.replace(exp.Anonymous(this="percentile", expressions=[pc.this, pc.expression]))
     for lit in list(tree.find_all(exp.Literal)):
         # 1.0 is DECIMAL in both engines, but DuckDB divides decimals in DOUBLE while Spark
         # keeps a DECIMAL of 6 digits (0.888889 for 8/9): written as DOUBLE for Spark
