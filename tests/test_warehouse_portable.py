@@ -14,7 +14,7 @@ WAREHOUSE_QUERIES = ("analysis_case_view", "analysis_cohort", "analysis_heatmap_
                      "analysis_versions", "analysis_versions_sample", "analysis_versions_accuracy",
                      "assoc_cases", "assoc_runs", "assoc_requests", "assoc_request_keys",
                      "assoc_pairs", "assoc_level1", "assoc_fuzzy", "assoc_ambiguous",
-                     "assoc_write_links")
+                     "assoc_write_links", "compare_run_stats", "runs_overview")
 
 
 @pytest.mark.parametrize("name", WAREHOUSE_QUERIES)
@@ -69,3 +69,16 @@ def test_redact_and_columns_option():
         parse_columns("latency=x")
     with pytest.raises(ValueError, match="is not canonical=source"):
         parse_columns("ttft_ms")
+
+
+def test_quantile_cont_is_sparks_exact_percentile():
+    """DuckDB's quantile_cont(x, q) (numpy's linear interpolation) is Spark's percentile(x, q);
+    SQLGlot's PERCENTILE_CONT(x, q) is refused by Spark ("requires 1 parameters"), which failed
+    the Runs statistics (compare_run_stats) and with them the window's connect."""
+    text, _ = translate("SELECT quantile_cont(ttft_ms, 0.9) FILTER (WHERE error IS NULL) "
+                        "FROM requests")
+    assert "PERCENTILE(ttft_ms, CAST(0.9 AS DOUBLE)) FILTER(WHERE error IS NULL)" in text
+    assert "PERCENTILE_CONT" not in text.upper()
+    text, _ = translate(load_query("compare_run_stats"),
+                        {"run_ids": ["a"], "ttft_slo_ms": 1.0, "tpot_slo_ms": 1.0})
+    assert "PERCENTILE_CONT" not in text.upper() and text.upper().count("PERCENTILE(") == 11

@@ -83,6 +83,51 @@ def test_connect_binds_and_analyses_in_the_warehouse(session, qtbot, spark_url, 
         assert (a["n_bad"], a["n_control"]) == (b["n_bad"], b["n_control"])
 
 
+def test_a_failing_payload_query_keeps_the_local_store(session, qtbot, spark_url, parquet,
+                                                       monkeypatch):
+    """A query of the panels' payload that the engine refuses (as the Runs statistics' were:
+    PERCENTILE_CONT) is one status line, and the window stays on the local store it shows:
+    before, the store was already the warehouse's and no analysis ever ran (a silent stall)."""
+    from explorer.core import report_runs
+    from explorer.core.warehouse import WarehouseError
+    store, p = parquet
+    local = _cases_session(session, store)
+
+    def refused(st):
+        if getattr(st, "remote", False):
+            raise WarehouseError("the warehouse query failed: refused here")
+        return []
+    monkeypatch.setattr(report_runs, "runs_section", refused)
+    session.connect_warehouse(spark_url, f"parquet:{p}")
+    qtbot.waitUntil(lambda: bool(session.errors) and session.runner.pending() == 0, timeout=300000)
+    assert session.errors == ["the warehouse query failed: refused here"]
+    assert session.store is local and "Traceback" not in session.errors[0]
+
+
+def test_a_section_raising_in_the_warehouse_is_said_in_its_panel(session, qtbot, spark_url,
+                                                                 parquet, monkeypatch):
+    """A section that raises in remote mode arrives as its Failure (the panel says why), the
+    other sections still arrive and nothing stays pending."""
+    from explorer.core.analysis import pipeline
+    store, p = parquet
+    _cases_session(session, store)
+    real = pipeline.compute_heatmap
+
+    def broken(st, *a, **k):
+        if getattr(st, "remote", False):
+            raise RuntimeError("heatmap broke in the engine")
+        return real(st, *a, **k)
+    monkeypatch.setattr(pipeline, "compute_heatmap", broken)
+    session.connect_warehouse(spark_url, f"parquet:{p}")
+    qtbot.waitUntil(lambda: session.runner.pending() == 0 and "conclusion" in session.data,
+                    timeout=300000)
+    from explorer.session import Failure
+    hm = session.data["heatmap"]
+    assert isinstance(hm, Failure) and not hm.nodata
+    assert "heatmap broke in the engine" in hm.message and "Traceback" not in hm.message
+    assert isinstance(session.data["comparison"], list) and not session.errors
+
+
 def test_cancel_stops_the_remote_query(session, qtbot, spark_url, parquet):
     store, p = parquet
     local = _cases_session(session, store)
