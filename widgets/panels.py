@@ -2,7 +2,7 @@
 report's panel pictures (explorer/reporting/bundle.py)."""
 from __future__ import annotations
 
-from explorer.core.analysis import pipeline
+from explorer.core import sections
 from explorer.core.i18n import pgettext
 from explorer.widgets.cases import CasesPanel
 from explorer.widgets.clusters import ClustersPanel
@@ -45,11 +45,11 @@ PANELS = [
 ]
 # Panels whose minimum size must never widen the window: they scroll inside their dock.
 SCROLLED = frozenset({"runs", "compare", "timeline", "engine", "whatif", "replay"})
-# A panel named otherwise than the section it shows (explorer.core.analysis.pipeline).
+# A panel named otherwise than the section it shows (explorer.core.sections).
 SHOWS = {"header": "cohort"}
 
 
 def title(name: str) -> str:
     """The panel's name on its dock and tab, in the current language: the section registry's
-    (pipeline.panel_title), translated in the "panel" context of the core's catalogue."""
-    return pgettext("panel", pipeline.panel_title(SHOWS.get(name, name)))
+    (sections.panel_title), translated in the "panel" context of the core's catalogue."""
+    return pgettext("panel", sections.panel_title(SHOWS.get(name, name)))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 
-from .analysis import pipeline
+from . import sections
 from . import fmt
 from .names import condition_text, label, more, plural
 from .escape import md, md_code
@@ -578,7 +578,7 @@ def _md_compare(v):
 
 
 # The Markdown's order of the sections and the writer of each; the headings are the sections'
-# titles (analysis.pipeline.SECTIONS).
+# titles (sections.SECTIONS).
 SECTIONS_MD = (
     ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
     ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
@@ -607,7 +607,7 @@ def render_markdown(doc: dict) -> str:
         if key not in doc:
             continue
         sec = doc[key]
-        out += ["", f"## {_(pipeline.TITLES[key])}", ""]
+        out += ["", f"## {_(sections.TITLES[key])}", ""]
         miss = _missing(sec)
         if miss:
             out.append(miss)

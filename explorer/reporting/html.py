@@ -12,7 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
-from explorer.core.analysis import pipeline
+from explorer.core import sections
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
@@ -49,7 +49,7 @@ img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.M
 """
 
 # Section order of the document: (key of the report JSON, image name or None when the HTML
-# table says it all, table painter). The titles are the sections' own (analysis.pipeline), but
+# table says it all, table painter). The titles are the sections' own (core.sections), but
 # for the distributions, a picture of the cohort frame that is no section of the JSON.
 SECTIONS = [
     ("comparison", None, lambda v: comparison_html(v)),
@@ -68,7 +68,7 @@ SECTIONS = [
     ("engine", "engine", lambda v: engine_html(v)),
     ("conclusion", None, lambda v: conclusion_html(v)),
 ]
-TITLES = pipeline.TITLES
+TITLES = sections.TITLES
 
 
 def data_uri(path: Path) -> str:
