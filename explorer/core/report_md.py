@@ -577,17 +577,18 @@ def _md_compare(v):
     return md_compare(v)
 
 
-# The Markdown's order of the sections and the writer of each; the headings are the sections'
-# titles (sections.SECTIONS).
-SECTIONS_MD = (
-    ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
-    ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
-    ("versions", _md_versions), ("run_versions", _md_run_versions), ("compare", _md_compare),
-    ("sla", _md_sla),
-    ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
-    ("sla_diagnosis", _md_sla_diagnosis),  # of every request (not the cohort's): after its sections
-    ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
-)
+# The writer of each section; render_markdown writes them in the registry's reading order
+# (sections.DOCUMENT) under the sections' titles.
+WRITERS = {
+    "clusters": _md_clusters, "cohort": _md_cohort, "comparison": _md_comparison,
+    "strata": _md_strata, "tree": _md_tree, "heatmap": _md_heatmap, "runs": _md_runs,
+    "versions": _md_versions, "run_versions": _md_run_versions, "compare": _md_compare,
+    "sla": _md_sla, "whatif": _md_whatif, "replay": _md_replay, "timeline": _md_timeline,
+    "sla_diagnosis": _md_sla_diagnosis, "conclusion": _md_conclusion, "engine": _md_engine,
+    "inputs": _md_inputs,
+}
+NOT_WRITTEN = {"distributions": "a picture of the cohort frame (the HTML and PDF show it)"}
+SECTIONS_MD = tuple((k, WRITERS[k]) for k in sections.DOCUMENT if k not in NOT_WRITTEN)
 
 
 def render_markdown(doc: dict) -> str:

@@ -344,6 +344,27 @@ VIEWS = {"distributions": (N_("Distributions"), NP_("panel", "Distributions")),
          "cases": ("", NP_("panel", "Cases"))}
 TITLES = {s.key: s.title for s in SECTIONS} | {k: t for k, (t, _p) in VIEWS.items() if t}
 
+# The front ends' orders of the sections above; each front end iterates one of them and looks its
+# own renderer up by key (tests/test_one_section_list.py: a section, view or renderer missing from
+# one of them fails there).
+# The reading order of the report documents (report.md, HTML, PDF): every section and the views a
+# report titles. A writer leaves out what it shows elsewhere or not at all, saying so by key
+# (report_md.NOT_WRITTEN, reporting/html.ELSEWHERE).
+DOCUMENT = ("clusters", "cohort", "comparison", "strata", "distributions", "tree", "heatmap", "runs",
+            "versions", "run_versions", "compare", "sla", "whatif", "replay", "timeline",
+            "sla_diagnosis",  # of every request (not the cohort's): after the cohort's sections
+            "engine", "conclusion", "inputs")
+# The window's panels as (name, area), in the order the window adds them; areas: top, left,
+# centre (tabbed, the first in front), right, bottom. A panel is named for the section or view it
+# shows (SHOWS: but the header); the classes are widgets/panels.py's.
+WINDOW = (("header", "top"), ("clusters", "left"), ("inputs", "left"), ("comparison", "centre"),
+          ("distributions", "centre"), ("tree", "centre"), ("heatmap", "centre"),
+          ("versions", "centre"), ("runs", "centre"), ("compare", "centre"), ("sla", "centre"),
+          ("timeline", "centre"),  # full height: axis labels fit
+          ("engine", "centre"), ("whatif", "centre"), ("conclusion", "right"), ("cases", "bottom"),
+          ("replay", "centre"))  # a table beside a chart: the analysis area's height
+SHOWS = {"header": "cohort"}
+
 
 def panel_title(key: str) -> str:
     """The short English name of the panel that shows section or view `key` (translate it

@@ -48,26 +48,32 @@ table.header td {{ border: none; padding-right: 18px; }} .t {{ color: {palette.M
 img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.MUTED}; font-size: 8pt; }}
 """
 
-# Section order of the document: (key of the report JSON, image name or None when the HTML
-# table says it all, table painter). The titles are the sections' own (core.sections), but
-# for the distributions, a picture of the cohort frame that is no section of the JSON.
-SECTIONS = [
-    ("comparison", None, lambda v: comparison_html(v)),
-    ("distributions", "distributions", None),
-    ("tree", "tree", None),
-    ("heatmap", "heatmap", None),
-    ("runs", None, lambda v: runs_html(v)),
-    ("versions", "versions", lambda v: versions_html(v)),
-    ("run_versions", None, lambda v: run_versions_html(v)),
-    ("compare", None, lambda v: compare_html(v, REPORT_MAX_PAIRS)),
-    ("sla", "sla", lambda v: sla_html(v)),
-    ("whatif", "whatif", None),
-    ("replay", "replay", None),
-    ("timeline", "timeline", None),
-    ("sla_diagnosis", None, lambda v: sla_diagnosis_html(v)),
-    ("engine", "engine", lambda v: engine_html(v)),
-    ("conclusion", None, lambda v: conclusion_html(v)),
-]
+# What the document shows of each section: (image name or None when the HTML table says it
+# all, table painter). build_html writes them in the registry's reading order (sections.DOCUMENT)
+# under the sections' titles, but for the distributions, a picture of the cohort frame that is no
+# section of the JSON.
+SHOWN = {
+    "comparison": (None, lambda v: comparison_html(v)),
+    "distributions": ("distributions", None),
+    "tree": ("tree", None),
+    "heatmap": ("heatmap", None),
+    "runs": (None, lambda v: runs_html(v)),
+    "versions": ("versions", lambda v: versions_html(v)),
+    "run_versions": (None, lambda v: run_versions_html(v)),
+    "compare": (None, lambda v: compare_html(v, REPORT_MAX_PAIRS)),
+    "sla": ("sla", lambda v: sla_html(v)),
+    "whatif": ("whatif", None),
+    "replay": ("replay", None),
+    "timeline": ("timeline", None),
+    "sla_diagnosis": (None, lambda v: sla_diagnosis_html(v)),
+    "engine": ("engine", lambda v: engine_html(v)),
+    "conclusion": (None, lambda v: conclusion_html(v)),
+}
+# The sections not shown among the others, and where they are instead.
+ELSEWHERE = {"cohort": "the header (header_html)", "inputs": "the footer (provenance_html)",
+             "clusters": "not shown (report.md lists them)",
+             "strata": "not shown (report.md lists them)"}
+SECTIONS = [(k, *SHOWN[k]) for k in sections.DOCUMENT if k not in ELSEWHERE]
 TITLES = sections.TITLES
 
 
