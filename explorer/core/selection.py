@@ -230,7 +230,10 @@ def _run(store, view: str, columns: str, pred: Predicate | None, con=None) -> pd
     """A selection's column names come from data (a saved session, a report, a click): each is
     checked against the view's columns before it is quoted into the SQL."""
     con = con or store.con
-    have = view_columns(con, view) if pred is not None else []
+    have: list[str] = []
+    if pred is not None:  # a view's columns follow its store's tables: kept per store
+        known = store.cache("selection_view_columns", 4) if hasattr(store, "cache") else {}
+        have = known.get(view) or known.setdefault(view, view_columns(con, view))
     unknown = [c for c in columns_of(pred) if c not in have]
     if unknown:
         raise SelectionError(f"the selection names a column the {view.split('_')[1]} view does "
