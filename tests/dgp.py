@@ -211,7 +211,8 @@ DEFAULT_SIZE = 4000
 
 def score(kind: str, seed: int, n: int | None = None) -> dict:
     """One dataset of `kind` (seeded) run through the product; the scores of the module doc."""
-    from explorer.core.analysis import Cohort, run_all
+    from explorer.core.analysis import Cohort
+    from explorer.core.sections import run_all
 
     rng = np.random.default_rng([seed, sum(map(ord, kind))])
     n = n or SIZES.get(kind, DEFAULT_SIZE)

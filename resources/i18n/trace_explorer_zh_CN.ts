@@ -1198,7 +1198,7 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <name>RunsPanel</name>
     <message>
         <source>Run</source>
-        <translation>运行</translation>
+        <translation>Run</translation>
     </message>
     <message>
         <source>Engine</source>
