@@ -189,6 +189,9 @@ def _config(args) -> EngineConfig:
 
 def run(args) -> int:
     path = Path(args.file or ".")
+    if not args.file and not args.validate:
+        print(_("trace-explorer replay: FILE is required (or --validate FOLDER)"), file=sys.stderr)
+        return 2
     try:
         cfg = _config(args)
     except ValueError as e:
@@ -201,9 +204,6 @@ def run(args) -> int:
                     "--calibrate-from"), file=sys.stderr)
             return 2
         return replay_validate.validate_folder(args, cfg)
-    if not args.file:
-        print(_("trace-explorer replay: FILE is required (or --validate FOLDER)"), file=sys.stderr)
-        return 2
     if args.calibrate_from:
         return replay_validate.calibrate_from(args, cfg)
     warnings: list[str] = []

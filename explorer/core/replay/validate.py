@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .calibrate import _stats, calibrate_run
+from .calibrate import calibrate_run
 from .io import requests_from_store
 from .model import EngineConfig
 from .replicas import simulate_replicas
@@ -184,17 +184,27 @@ def replay_target(trace, cfg: EngineConfig, replicas: int, routing: str, seeds: 
 
 
 def _pooled(frames: list[pd.DataFrame], obs: pd.DataFrame) -> dict:
-    """Stats of the seeds' frames pooled (each joined to the observed rows by request_id)."""
+    """Stats of the seeds' frames pooled against the observed rows, as calibrate._stats
+    (observed mean and P90 over the target's timed requests, replayed over the pool of their
+    replays; the requests both timed)."""
     j = obs.set_index("request_id")
     reps = [f.set_index("request_id").reindex(j.index) for f in frames]
     out = {}
     for m in METRICS:
-        r = pd.concat([pd.to_numeric(x[m], errors="coerce") for x in reps], ignore_index=True)
-        o = pd.concat([pd.to_numeric(j[m], errors="coerce")] * len(reps), ignore_index=True)
-        s = _stats(r, o)
-        if s:
-            s["n"] = s["n"] // len(reps)
-            out[m] = s
+        o = pd.to_numeric(j[m], errors="coerce")
+        rs = [pd.to_numeric(x[m], errors="coerce") for x in reps]
+        ok = o.notna()
+        for r in rs:
+            ok &= r.notna()
+        if not ok.any() or o[ok].mean() <= 0:
+            continue
+        ov = o[ok].to_numpy(float)
+        rv = np.concatenate([r[ok].to_numpy(float) for r in rs])
+        m_o, m_r = float(ov.mean()), float(rv.mean())
+        p_o, p_r = float(np.quantile(ov, 0.9)), float(np.quantile(rv, 0.9))
+        out[m] = {"observed": m_o, "replayed": m_r, "error": m_r / m_o - 1.0,
+                  "p90_observed": p_o, "p90_replayed": p_r,
+                  "p90_error": (p_r / p_o - 1.0) if p_o > 0 else None, "n": int(ok.sum())}
     t_obs = _throughput(obs)
     t_rep = [t for t in (_throughput(f) for f in frames) if t]
     if t_obs and t_rep:
