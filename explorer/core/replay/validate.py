@@ -317,3 +317,41 @@ def validate_ladder(store, config: EngineConfig, group: str | None = None, *,
 def median_abs_error(results: list[dict], metric: str) -> float | None:
     """Median |error| of a metric's mean over held-out results (None when none has it)."""
     return _median(results, metric)
+
+
+def ladder_of(store, run_id: str) -> str | None:
+    """The ladder (ladders()' group) the run belongs to, None when none."""
+    return next((g for g, d in ladders(store).items()
+                 if any(r == run_id for _v, r in d["runs"])), None)
+
+
+def error_status(store, run_id: str, config: EngineConfig, *, replicas: int | None = None,
+                 routing: str = "round-robin",
+                 cancelled: Callable[[], bool] | None = None) -> dict:
+    """Which error applies to a replay of `run_id` under settings other than the observed ones
+    (issue 34, Deliver 3): {kind: "validated", text: "validated at N settings, median error X%",
+    settings, median_error, group} when the run belongs to a ladder of the store (validate_ladder
+    of that ladder), else {kind: "not validated", text, reason}. At the observed settings the
+    calibration's errors are in-sample (in_sample())."""
+    from ..errors import Cancelled, NoData
+    group = ladder_of(store, run_id)
+    if group is None:
+        return {"kind": "not validated", "text": _("not validated"),
+                "reason": _("no ladder of runs of this configuration (request rates, "
+                            "concurrencies) to predict out of sample")}
+    try:
+        v = validate_ladder(store, config, group, replicas=replicas, routing=routing,
+                            cancelled=cancelled)
+    except (NoData, Cancelled) as e:
+        if isinstance(e, Cancelled) and (cancelled is None or not getattr(cancelled, "spent", False)):
+            raise
+        return {"kind": "not validated", "text": _("not validated"), "reason": str(e)}
+    both = [abs(h[m]["error"]) for h in v["held_out"] for m in ("ttft_ms", "tpot_ms") if m in h]
+    return {"kind": "validated", "text": v["label"], "settings": len(v["held_out"]),
+            "median_error": float(np.median(both)) if both else None, "group": group,
+            "median_abs_error": v["median_abs_error"]}
+
+
+def in_sample() -> dict:
+    """The label of a calibration's errors at the settings it was fitted on."""
+    return {"kind": "in-sample", "text": _("in-sample: fitted at these settings")}
