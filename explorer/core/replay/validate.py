@@ -8,7 +8,8 @@ observations. Nothing of the target is fitted, so the error is out of sample.
   well as the fitted one (`alternatives`, see below).
 * predict(fit, target_store, target_run) -> dict: per metric (ttft_ms, tpot_ms, e2e_ms) the
   stats of calibrate._stats (observed, replayed, error = replayed / observed - 1, p90_*) and
-  `interval` [low, high] of the replayed mean over the alternatives (and routing seeds), plus
+  `interval` [low, high] of the replayed mean over the alternatives and over the routing
+  seeds one by one, plus
   `throughput` (completion tokens / (last finish - first arrival), tokens/s).
 * validate_ladder(store, config, ...) -> dict: fit on the lowest setting of a ladder of runs
   (aibrix's request rates), predict every higher one, median |error| per metric.
@@ -220,12 +221,14 @@ def predict(f: Fit, target_store, target_run: str, cancelled=None) -> dict:
     obs = obs[obs["request_id"].isin({t.request_id for t in trace})]
     out: dict = {"label": "out-of-sample", "source_run": f.source_run, "target_run": target_run,
                  "requests": len(trace)}
-    out.update(_pooled(replay_target(trace, f.config, f.replicas, f.routing, f.seeds,
-                                     cancelled), obs))
+    frames = replay_target(trace, f.config, f.replicas, f.routing, f.seeds, cancelled)
+    out.update(_pooled(frames, obs))
     spread: dict = {m: [] for m in (*METRICS, "throughput")}
-    for m in spread:
-        if m in out:
-            spread[m].append(out[m]["replayed"])
+    # each routing seed on its own too: which engine got which request is not known either
+    for part in [out] + ([_pooled([x], obs) for x in frames] if len(frames) > 1 else []):
+        for m in spread:
+            if m in part:
+                spread[m].append(part[m]["replayed"])
     for _name, cfg, k in f.alternatives:
         alt = _pooled(replay_target(trace, cfg, k, f.routing, f.seeds, cancelled), obs)
         for m in spread:
