@@ -171,6 +171,16 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int 
 MAX_WARNINGS = 10
 
 
+def _error_applies(cal) -> dict:
+    """Which error applies to a replay at the settings given (issue 34): its calibration's own,
+    in-sample, when it was calibrated on this trace; else not validated (the model's default
+    step time). --calibrate-from and --validate give out-of-sample errors."""
+    from ..core.replay.validate import in_sample
+    if cal is not None:
+        return in_sample()
+    return {"kind": "not validated", "text": _("not validated")}
+
+
 def _config(args) -> EngineConfig:
     """The engine settings the command line asks for (ValueError when they are invalid)."""
     if args.blocks is None and args.kv_gb is None and not args.validate:
@@ -246,7 +256,8 @@ def run(args) -> int:
     doc = {"file": str(path), "config": cfg.to_dict(), "label": cfg.label(), "timing": timing,
            "skipped_lines": len(warnings), **summary,
            "calibration": cal.to_dict() if cal is not None else None,
-           "dropped": dropped, "replicas": replicas}
+           "dropped": dropped, "replicas": replicas,
+           "error_applies": _error_applies(cal)}
     if cal is None:
         doc["calibration_note"] = note
     if not summary.get("prefix_information", True):
@@ -292,5 +303,6 @@ def _print_text(path, cfg, s: dict, res, warnings: list, dropped: dict, cal, not
         if not line.startswith("step time:"):
             print(_("  {line}").format(line=line))
     print(_("  step time: {timing}").format(timing=timing))
+    print(_("  error that applies: {text}").format(text=_error_applies(cal)["text"]))
     print(_("  simulated {steps} engine steps in {replay_wall_s:.2f} s").format(steps=s['steps'], replay_wall_s=s['replay_wall_s']))
 

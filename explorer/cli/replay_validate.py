@@ -146,7 +146,7 @@ def validate_folder(args, cfg) -> int:
             n=len(v["held_out"])))
         _print_fit(v["fit"])
         print("  " + "\t".join([v["setting_key"], "TTFT", "P90 TTFT", "TPOT", "P90 TPOT", "E2E",
-                                "P90 E2E", "throughput"]))
+                                "P90 E2E", _("throughput")]))
         for h in v["held_out"]:
             cells = [f"{h['setting']:g}"]
             for m in ROWS:
