@@ -148,7 +148,9 @@ def test_cli_validate_folder(tmp_path):
     assert [h["setting"] for h in v["held_out"]] == sorted(h["setting"] for h in v["held_out"])
     errs = [abs(h["ttft_ms"]["error"]) for h in v["held_out"]]
     assert v["median_abs_error"]["ttft_ms"] == pytest.approx(float(np.median(errs)))
-    assert v["label"].startswith("validated at 10 settings")
+    med = v["median_abs_error"]
+    worst = max(med["ttft_ms"], float(np.median([abs(h["tpot_ms"]["error"]) for h in v["held_out"]])))
+    assert v["label"] == f"validated at 10 settings, median error {worst:.0%}"
 
 
 def test_cli_refuses_nonsense(tmp_path):
