@@ -253,7 +253,7 @@ def ladders(store) -> dict:
     with a numeric setting in their config; group = config's "config" (aibrix's configuration
     name) or the run's format, with the engine version when runs record one."""
     import json
-    df = store.df("SELECT run_id, format, engine_version, config FROM runs WHERE NOT simulated")
+    df = store.df("SELECT run_id, format, engine_version, config FROM runs WHERE simulated IS NOT TRUE")
     out: dict = {}
     for rid, fmt, ver, cfg in df.itertuples(index=False):
         try:
