@@ -36,7 +36,7 @@ _TEXTS = (N_("arrival_s (seconds since the first row; started_at)"), N_("(row nu
 
 def _keys(sniff: Sniff, kind: str) -> set[str]:
     if kind == "json":  # a list of objects: the keys quoted in its head
-        return (set(re.findall(r'"([^"\\]{1,64})"\s*:', sniff.head[:4096]))
+        return (set(re.findall(r'"([^"\\]{1,64})"\s*:', sniff.head))
                 if sniff.head.lstrip().startswith("[") else set())
     if kind == "jsonl":
         return set(sniff.first_json_line() or ())
@@ -44,9 +44,54 @@ def _keys(sniff: Sniff, kind: str) -> set[str]:
     return {c.strip().strip('"').lower() for c in lines[0].split(",")} if lines else set()
 
 
+def _path(rec, dotted: str):
+    """rec's value at a dotted path whose parts may index a list ("times[-1]"), or None."""
+    for part in re.findall(r"[^.\[\]]+|\[-?\d+\]", dotted):
+        if part[0] == "[":
+            i = int(part[1:-1])
+            rec = rec[i] if isinstance(rec, list) and -len(rec) <= i < len(rec) else None
+        else:
+            rec = rec.get(part) if isinstance(rec, dict) else None
+        if rec is None:
+            return None
+    return rec
+
+
+def _arith(node):
+    import ast
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.Add, ast.Div)):
+        a, b = _arith(node.left), _arith(node.right)
+        return a - b if isinstance(node.op, ast.Sub) else a + b if isinstance(
+            node.op, ast.Add) else a / b
+    raise ValueError(node)
+
+
+def _get(rec: dict, src: str):
+    """A source column, a dotted path into a record, or arithmetic (+ - /) over such paths
+    ("end_time - start_time"); None when a part is missing, not a number, or divides by 0."""
+    if src in rec or not re.search(r"[.\[]| [-+/] ", src):
+        return rec.get(src)
+    if not re.search(r" [-+/] ", src):
+        return _path(rec, src)
+    import ast
+
+    def put(m):
+        v = _path(rec, m.group(0))
+        return repr(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else "x"
+    expr = re.sub(r"[A-Za-z_][\w.]*(?:\[-?\d+\])?", put, src)
+    if "x" in expr:
+        return None
+    try:
+        return _arith(ast.parse(expr, mode="eval").body)
+    except (ValueError, ZeroDivisionError, SyntaxError):
+        return None
+
+
 def _value(rec: dict, canon: str, spec: list, need: tuple = ()):
     src, how = spec[0], spec[1] if len(spec) > 1 else 1.0
-    v = rec.get(src)
+    v = _get(rec, src)
     if how == "wall":
         if pd.isna(v):
             raise RowError(src, _("not a timestamp: {value}").format(value=repr(rec.get("_raw_" + src))))
@@ -145,8 +190,9 @@ def _loader(name: str, spec: dict):
                               config=config or None)
         insert_requests(store, report, run_id, rows)
         if pub:  # the tool's own aggregates of these requests
-            from ._results import insert_run_metrics, published_rows
-            insert_run_metrics(store, run_id, published_rows(pub[0], spec["published"][1]))
+            from ._results import insert_run_metrics
+            from .published import tree_rows
+            insert_run_metrics(store, run_id, tree_rows(pub[0], spec["published"][1], {}))
             report.columns[pub[1]] = _(_TEXTS[-2])
         report.columns.update({_(k): _(v) for k, v in spec["columns"].items()})
     return load

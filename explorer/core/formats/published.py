@@ -78,7 +78,8 @@ def pass_over(path: Path) -> str | None:
     `beside` (AIPerf's profile_export_aiperf.*) next to that per-request file load with it."""
     for t in TOOLS.values():
         other = t.get("beside", "").format(name=path.name)
-        if other and (path.parent / other).is_file() and _named(path, t):
+        if other and (path.parent / other).is_file() and _named(path, t) and any(
+                fnmatch(path.name, g) for g in t.get("beside_for", ["*"])):
             return _("an aggregate summary of {file} beside it: its numbers load with that "
                      "file, as its run's published aggregates").format(file=other)
     return None
