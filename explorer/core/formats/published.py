@@ -130,6 +130,14 @@ def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]
     """run_metrics rows (metric, stat, value, unit) a JSON / YAML tree publishes (module doc)."""
     t = TOOLS.get(tool or "", {})
     rows: list[tuple] = []
+    if isinstance(node, list) and t.get("stat_rows"):  # one statistic a record (evalscope)
+        for i, rec in enumerate(r for r in node if isinstance(r, dict)):
+            st = stat_of(str(rec.get(t["stat_rows"], "")), t)
+            for k, v in rec.items():
+                x = number(v)[0] if st and not isinstance(v, str) else None
+                nm = read_name(str(k), st, None, tool) if x is not None else None
+                if nm:
+                    _row(rows, cols, f"[{i}].{k}", nm, x)
     if not isinstance(node, dict):
         return rows
     for dotted, target in (t.get("paths", {}).items() if not path else ()):
@@ -400,6 +408,9 @@ def load(path: Path, store, report) -> None:
         for label, sub in _tree_runs(obj, tool):
             at = _get(sub, t["metrics_at"]) if t.get("metrics_at") else sub
             rows = tree_rows(at, tool, report.columns)
+            for other in (t.get("with_files", ()) if len(_tree_runs(obj, tool)) == 1 else ()):
+                if (path.parent / other).is_file():  # its other aggregates, one run
+                    rows += tree_rows(_read_tree(path.parent / other), tool, report.columns)
             runs.append((label, rows, _config([sub, obj], tool),
                          request_rows(sub, tool, report.columns, report)))
     else:
