@@ -295,6 +295,15 @@ def table_runs(lines: list[str], tool: str | None, cols: dict) -> dict[tuple, li
 
 def _table_row(header, cells, tool, cols, out) -> None:
     t = TOOLS.get(tool or "", {})
+    if t.get("wide"):  # one run a row, a metric a column (perf_analyzer's -f CSV)
+        g = next((j for j, h in enumerate(header) if config_key(h) and j < len(cells)), None)
+        rows = out.setdefault((header[g], cells[g]) if g is not None else (), [])
+        for j, (h, cell) in enumerate(zip(header, cells)):
+            x = number(cell)[0] if j != g else None
+            nm = read_name(h, None, None, tool) if x is not None else None
+            if nm:
+                _row(rows, cols, h, nm, x)
+        return
     stats = {j: stat_of(h, t) or ("value" if h.strip().lower() == "value" else None)
              for j, h in enumerate(header)}
     unit_col = next((j for j, h in enumerate(header) if h.strip().lower() == "unit"), None)
@@ -373,6 +382,8 @@ def line_rows(lines: list[str], tool: str | None, cols: dict) -> tuple[list, lis
                     _row(rows, cols, f"{key} [{st}]", nm, x)
             continue
         x, u = number(val)
+        if x is None and val.endswith(")"):  # "5938 usec (standard deviation 1394 usec)"
+            x, u = number(re.sub(r"\s*\(.*\)$", "", val))
         nm = read_name(key, None, u or section_unit, tool) if x is not None else None
         if nm is None and x is not None and u:
             nm = read_name(key, None, None, tool)
@@ -381,6 +392,18 @@ def line_rows(lines: list[str], tool: str | None, cols: dict) -> tuple[list, lis
         else:
             pairs.append((key, val.strip()))
     return rows, pairs
+
+
+def _segments(lines: list[str], key: str | None) -> list[tuple[str | None, list[str]]]:
+    """The lines cut at each `key: value` line: [(value or None before the first, lines)]."""
+    out: list[tuple[str | None, list[str]]] = [(None, [])]
+    for ln in lines:
+        m = _KV.match(_STAMP.sub("", ln.strip()).strip("#>|* \t")) if key else None
+        if m and normalise(m["key"]) == normalise(key):
+            out.append((m["val"].strip(), []))
+        else:
+            out[-1][1].append(ln)
+    return out
 
 
 def _structure(path: Path, sniff: Sniff, tool: str) -> str:
@@ -423,9 +446,14 @@ def load(path: Path, store, report) -> None:
                 cfg = ({config_key(group[0]) or normalise(group[0]): number(group[1])[0]}
                        if group else {})
                 runs.append((" ".join(group) or None, rows, cfg))
-        else:
-            rows, pairs = line_rows(lines, tool, report.columns)
-            runs.append((None, rows, _config([], tool, pairs)))
+        else:  # `run_key`: a `Key: value` line that starts the next run (perf_analyzer's
+            key, shared = t.get("run_key"), []  # "Request concurrency: 2"); before it: shared
+            for label, seg in _segments(lines, key):
+                rows, pairs = line_rows(seg, tool, report.columns)
+                shared = pairs if label is None else shared
+                first = [(key, label)] if label is not None else []
+                runs.append((label and f"{key} {label}", rows, _config([], tool, first + pairs
+                                                                       + shared)))
     runs = [r + ([],) * (4 - len(r)) for r in runs if r[1]]
     if not runs:
         raise InputError(path, _("looks like {tool} output but holds no number the metric "

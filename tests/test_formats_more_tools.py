@@ -1,0 +1,111 @@
+"""Tools read by vocabulary entries alone (resources/metrics.toml), on small files written here in
+each tool's documented layout (our numbers, not a third party's file)."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+
+from explorer.core.store import Store
+
+# triton-inference-server/perf_analyzer docs: `-f perf.csv` header (report_writer.cc), usec
+PA_CSV = """Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,\
+Server Compute Input,Server Compute Infer,Server Compute Output,Client Recv,p50 latency,\
+p90 latency,p95 latency,p99 latency
+1,70.4,210,2000,60,200,11700,18,0,13800,18700,19700,21000
+2,86.6,230,1900,9000,190,11300,17,0,21800,28500,29700,34000
+"""
+
+# the console report (docs/quick_start.md layout): settings, one block a concurrency level
+# (client then server), then the summary lines perf_analyzer prints last
+PA_CONSOLE = """*** Measurement Settings ***
+  Batch size: 1
+  Service Kind: Triton
+  Using "time_windows" mode for stabilization
+  Measurement window: 5000 msec
+
+Request concurrency: 1
+  Client: 
+    Request count: 1009
+    Throughput: 168.389 infer/sec
+    Avg latency: 5938 usec (standard deviation 1394 usec)
+    p50 latency: 5752 usec
+    p90 latency: 7061 usec
+    p95 latency: 7459 usec
+    p99 latency: 9063 usec
+    Avg HTTP time: 5928 usec (send/recv 82 usec + response wait 5846 usec)
+  Server: 
+    Inference count: 1009
+    Successful request count: 1009
+    Avg request latency: 5118 usec (overhead 46 usec + queue 25 usec + compute input 23 usec + compute infer 4998 usec + compute output 25 usec)
+
+Request concurrency: 2
+  Client: 
+    Request count: 1250
+    Throughput: 208.2 infer/sec
+    Avg latency: 9601 usec (standard deviation 1501 usec)
+    p50 latency: 9545 usec
+    p90 latency: 9576 usec
+    p95 latency: 9588 usec
+    p99 latency: 9627 usec
+  Server: 
+    Inference count: 1250
+    Successful request count: 1250
+    Avg request latency: 8790 usec (overhead 40 usec + queue 3511 usec + compute input 20 usec + compute infer 4756 usec + compute output 7 usec)
+
+Inferences/Second vs. Client Average Batch Latency
+Concurrency: 1, throughput: 168.389 infer/sec, latency 5938 usec
+Concurrency: 2, throughput: 208.2 infer/sec, latency 9601 usec
+"""
+
+
+def _metrics(st: Store, run_id: str) -> dict:
+    return {(m, s): v for m, s, v in st.con.execute(
+        "SELECT metric, stat, value FROM run_metrics WHERE run_id = ?", [run_id]).fetchall()}
+
+
+def _config(st: Store, run_id: str) -> dict:
+    import json
+    return json.loads(st.con.execute("SELECT config FROM runs WHERE run_id = ?",
+                                     [run_id]).fetchone()[0])
+
+
+def test_perf_analyzer_csv_one_run_per_concurrency(tmp_path):
+    f = tmp_path / "perf.csv"
+    f.write_text(PA_CSV)
+    st = Store()
+    r = st.load_file(f)
+    assert r.error is None and r.format == "published" and len(r.run_ids) == 2
+    table = list(csv.DictReader(io.StringIO(PA_CSV)))
+    for run_id, row in zip(r.run_ids, table):
+        got = _metrics(st, run_id)
+        assert _config(st, run_id)["concurrency"] == float(row["Concurrency"])
+        assert got[("request_throughput", "value")] == pytest.approx(float(row["Inferences/Second"]))
+        for p in (50, 90, 95, 99):  # usec -> ms
+            assert got[("e2e_ms", f"p{p}")] == pytest.approx(float(row[f"p{p} latency"]) / 1000)
+        assert {m for m, _ in got} == {"request_throughput", "e2e_ms"}  # components not read as E2E
+
+
+def test_perf_analyzer_console_matches_its_printed_summary(tmp_path):
+    """Each 'Request concurrency' block is a run; its client throughput and average latency are
+    the ones perf_analyzer's own closing summary lines print; the server's request latency (a
+    server-side breakdown) is not taken for the client's E2E."""
+    f = tmp_path / "perf_analyzer_console.txt"
+    f.write_text(PA_CONSOLE)
+    st = Store()
+    r = st.load_file(f)
+    assert r.error is None and r.format == "published" and len(r.run_ids) == 2
+    summary = re.findall(r"Concurrency: (\d+), throughput: ([\d.]+) infer/sec, latency (\d+) usec",
+                         PA_CONSOLE)
+    counts = [int(c) for c in re.findall(r"Request count: (\d+)", PA_CONSOLE)]
+    for run_id, (conc, tput, lat), n in zip(r.run_ids, summary, counts):
+        got, cfg = _metrics(st, run_id), _config(st, run_id)
+        assert cfg["concurrency"] == int(conc) and cfg["batch_size"] == 1
+        assert got[("request_throughput", "value")] == pytest.approx(float(tput))
+        assert got[("e2e_ms", "mean")] == pytest.approx(int(lat) / 1000)
+        assert got[("requests", "completed")] == n
+    p99 = [int(x) for x in re.findall(r"p99 latency: (\d+) usec", PA_CONSOLE)]
+    assert [_metrics(st, i)[("e2e_ms", "p99")] for i in r.run_ids] == pytest.approx(
+        [x / 1000 for x in p99])
