@@ -109,3 +109,24 @@ def test_perf_analyzer_console_matches_its_printed_summary(tmp_path):
     p99 = [int(x) for x in re.findall(r"p99 latency: (\d+) usec", PA_CONSOLE)]
     assert [_metrics(st, i)[("e2e_ms", "p99")] for i in r.run_ids] == pytest.approx(
         [x / 1000 for x in p99])
+
+
+def test_vllm_v0_cpu_prefix_cache_hit_rate_is_kept(tmp_path):
+    """The V0 line 'Prefix cache hit rate: GPU: %.2f%%, CPU: %.2f%%' (vllm/engine/metrics.py):
+    the GPU value fills engine_stats as before; the CPU value, which has no engine_stats
+    column, is no longer dropped: run_metrics prefix_cache_hit_rate_cpu (last and max logged;
+    the -100.00% 'no data' sentinel is passed over)."""
+    lines = [("11:11:31", "0.00", "-100.00"), ("11:11:41", "0.00", "90.00"),
+             ("11:11:51", "12.50", "95.50"), ("11:12:01", "25.00", "93.25")]
+    f = tmp_path / "serve.log"
+    f.write_text("".join(f"INFO 02-25 {t} metrics.py:471] Prefix cache hit rate: GPU: {g}%, "
+                         f"CPU: {c}%\n" for t, g, c in lines))
+    st = Store()
+    r = st.load_file(f)
+    assert r.error is None and r.format == "vllm_log"
+    got = _metrics(st, r.run_ids[0])
+    cpu = [float(c) / 100 for _, _, c in lines if float(c) >= 0]
+    assert got == {("prefix_cache_hit_rate_cpu", "last"): pytest.approx(cpu[-1]),
+                   ("prefix_cache_hit_rate_cpu", "max"): pytest.approx(max(cpu))}
+    gpu = st.con.execute("SELECT prefix_cache_hit_rate FROM engine_stats ORDER BY ts_s").fetchall()
+    assert [g for g, in gpu] == pytest.approx([float(g) / 100 for _, g, _ in lines])
