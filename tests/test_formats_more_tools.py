@@ -130,3 +130,57 @@ def test_vllm_v0_cpu_prefix_cache_hit_rate_is_kept(tmp_path):
                    ("prefix_cache_hit_rate_cpu", "max"): pytest.approx(max(cpu))}
     gpu = st.con.execute("SELECT prefix_cache_hit_rate FROM engine_stats ORDER BY ts_s").fetchall()
     assert [g for g, in gpu] == pytest.approx([float(g) / 100 for _, g, _ in lines])
+
+
+# llm-d-benchmark's benchmark report, schema 0.1 (workload/report/benchmark_report_v0_1.py), as
+# its analysis writes it (YAML); our numbers
+LLM_D = """version: '0.1'
+scenario:
+  model: {name: meta-llama/Llama-3.1-8B-Instruct}
+  load:
+    name: vllm-benchmark
+    args: {max_concurrency: 16, request_rate: 8.0}
+metrics:
+  time: {duration: 62.5, start: 1760000000.0}
+  requests:
+    total: 500
+    failures: 2
+    input_length: {units: count, mean: 1000.0, p50: 1000, max: 1024}
+    output_length: {units: count, mean: 200.0, p50: 200, max: 256}
+  latency:
+    time_to_first_token: {units: ms, mean: 85.2, stddev: 12.1, p0p1: 40.0, p50: 80.1, p99: 150.3, p99p9: 190.0}
+    time_per_output_token: {units: ms/token, mean: 18.4, p50: 18.0, p99: 25.6}
+    inter_token_latency: {units: ms/token, mean: 18.1, p99: 40.2}
+    request_latency: {units: s, mean: 3.75, p50: 3.7, p99: 5.2}
+  throughput: {input_tokens_per_sec: 7968.0, output_tokens_per_sec: 1593.6, total_tokens_per_sec: 9561.6, requests_per_sec: 7.968}
+  service:
+    batch_size: {units: count, mean: 14.0}
+"""
+
+
+def test_llm_d_benchmark_report_read_by_its_vocabulary_entry(tmp_path):
+    import yaml
+    f = tmp_path / "benchmark_report,_vllm-benchmark_8.yaml"
+    f.write_text(LLM_D)
+    doc = yaml.safe_load(LLM_D)["metrics"]
+    st = Store()
+    r = st.load_file(f)
+    assert r.error is None and r.format == "published" and len(r.run_ids) == 1
+    got, cfg = _metrics(st, r.run_ids[0]), _config(st, r.run_ids[0])
+    lat = doc["latency"]
+    assert got[("ttft_ms", "mean")] == pytest.approx(lat["time_to_first_token"]["mean"])
+    assert got[("ttft_ms", "p0.1")] == pytest.approx(lat["time_to_first_token"]["p0p1"])
+    assert got[("ttft_ms", "p99.9")] == pytest.approx(lat["time_to_first_token"]["p99p9"])
+    assert got[("ttft_ms", "std")] == pytest.approx(lat["time_to_first_token"]["stddev"])
+    assert got[("tpot_ms", "p99")] == pytest.approx(lat["time_per_output_token"]["p99"])
+    assert got[("itl_ms", "mean")] == pytest.approx(lat["inter_token_latency"]["mean"])
+    assert got[("e2e_ms", "p99")] == pytest.approx(lat["request_latency"]["p99"] * 1000)  # s
+    assert got[("requests", "total")] == doc["requests"]["total"]
+    assert got[("requests", "failed")] == doc["requests"]["failures"]
+    assert got[("prompt_tokens", "mean")] == doc["requests"]["input_length"]["mean"]
+    assert got[("output_throughput", "value")] == pytest.approx(doc["throughput"]["output_tokens_per_sec"])
+    assert got[("request_throughput", "value")] == pytest.approx(doc["throughput"]["requests_per_sec"])
+    assert got[("duration_s", "value")] == pytest.approx(doc["time"]["duration"])
+    assert not any(m == "batch_size" for m, _ in got)  # service metrics passed over
+    assert cfg["model"] == "meta-llama/Llama-3.1-8B-Instruct" and cfg["concurrency"] == 16
+    assert cfg["request_rate"] == 8.0 and cfg["scenario"] == "vllm-benchmark"

@@ -158,7 +158,7 @@ def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]
             rows += tree_rows(v, tool, cols, p)  # a group of metric maps (inference-perf's
             continue                             # successes.latency), not one metric's map
         if isinstance(v, dict):
-            unit = v.get("unit") if isinstance(v.get("unit"), str) else None
+            unit = next((v[u] for u in ("unit", "units") if isinstance(v.get(u), str)), None)
             leaves = list(_stat_leaves(v, t, p)) if read_name(k, "mean", unit, tool) else []
             plain = read_name(k, None, unit, tool)
             if leaves and plain and {s for s, _, _ in leaves} <= {"mean", "value"}:
