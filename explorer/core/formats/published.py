@@ -358,6 +358,50 @@ def multiheader_runs(lines: list[str], tool: str, cols: dict) -> list[tuple]:
     return out
 
 
+def _ffill(cells: list[str]) -> list[str]:
+    out: list[str] = []
+    for c in cells:  # "Request Latency |||": a title spans the empty cells after it
+        out.append(c or (out[-1] if out else ""))
+    return out
+
+
+def _stacked(block, n, title, t, tool, cols, out) -> None:
+    heads, i = None, 0
+    while i < len(block):
+        if block[i][0] == block[0][0]:  # a header section ("Benchmark") starts
+            heads, i = [_ffill(r) for r in block[i:i + n]], i + n
+            continue
+        row, i = block[i], i + 1
+        for j, cell in enumerate(row[1:], 1):
+            g, mid, last = (h[j] if j < len(h) else "" for h in heads)
+            st = stat_of(last, t)
+            x = number(re.sub(r"\s*±.*$|\*$", "", cell))[0] if st else None
+            nm = x is not None and (read_name(g, st, mid, tool) or read_name(
+                f"{g} {mid}", st, None, tool) or read_name(mid, st, None, tool))
+            if nm:
+                _row(out.setdefault(row[0], []), cols, f"{title}: {g} / {mid} / {last}", nm, x)
+
+
+def stacked_runs(lines: list[str], tool: str, cols: dict) -> dict[str, list]:
+    """{benchmark: rows} of printed tables with `header_rows` header rows (group, unit,
+    statistic; GuideLLM's console), one benchmark a row; only the tables whose title (the line
+    before) names one of `tables`; "23.5 ± 1.1" and "28.0*" are read as 23.5 and 28.0."""
+    t, n = TOOLS[tool], TOOLS[tool].get("header_rows", 3)
+    out: dict[str, list] = {}
+    title, block = "", []
+    for ln in lines + [""]:
+        s = ln.strip()
+        if s.startswith("|") and not set(s) <= _RULE:
+            block.append([c.strip() for c in s[1:-1 if s.endswith("|") else None].split("|")])
+            continue
+        if s and set(s) <= _RULE:
+            continue
+        if block and any(w in title for w in t.get("tables", ())):
+            _stacked(block, n, title, t, tool, cols, out)
+        block, title = [], s or ("" if block else title)
+    return out
+
+
 def line_rows(lines: list[str], tool: str | None, cols: dict) -> tuple[list, list]:
     """(run_metrics rows, (key, value text) pairs read as no metric) of `Key: value` lines."""
     rows, pairs, section_unit = [], [], None
@@ -441,6 +485,8 @@ def load(path: Path, store, report) -> None:
             lines = fh.read().replace("\r\n", "\n").replace("\r", "\n").split("\n")
         if structure == "multiheader":
             runs = multiheader_runs(lines, tool, report.columns)
+        elif structure == "stacked":
+            runs = [(k, v, {}) for k, v in stacked_runs(lines, tool, report.columns).items()]
         elif structure == "table":
             for group, rows in table_runs(lines, tool, report.columns).items():
                 cfg = ({config_key(group[0]) or normalise(group[0]): number(group[1])[0]}
