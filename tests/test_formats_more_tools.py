@@ -184,3 +184,57 @@ def test_llm_d_benchmark_report_read_by_its_vocabulary_entry(tmp_path):
     assert not any(m == "batch_size" for m, _ in got)  # service metrics passed over
     assert cfg["model"] == "meta-llama/Llama-3.1-8B-Instruct" and cfg["concurrency"] == 16
     assert cfg["request_rate"] == 8.0 and cfg["scenario"] == "vllm-benchmark"
+
+
+def _debug_span(i: int, ttft: float, e2e: float, prompt: int, out: int, status: str = "Unset") -> str:
+    return f"""Span #{i}
+    Trace ID       : {i:032x}
+    Parent ID      : 
+    ID             : {i:016x}
+    Name           : llm_request
+    Kind           : Server
+    Start time     : 2025-03-01 10:00:0{i}.123456789 +0000 UTC
+    End time       : 2025-03-01 10:00:0{i + 1}.000000000 +0000 UTC
+    Status code    : {status}
+    Status message : {"upstream reset" if status == "Error" else ""}
+Attributes:
+     -> gen_ai.response.model: Str(facebook/opt-125m)
+     -> gen_ai.request.id: Str(cmpl-{i})
+     -> gen_ai.usage.prompt_tokens: Int({prompt})
+     -> gen_ai.usage.completion_tokens: Int({out})
+     -> gen_ai.latency.time_to_first_token: Double({ttft})
+     -> gen_ai.latency.e2e: Double({e2e})
+     -> gen_ai.latency.time_in_queue: Double(0.0012)
+"""
+
+
+def test_otel_collector_debug_exporter_text_is_read_as_otlp_spans(tmp_path):
+    """The Collector's debug exporter (verbosity: detailed) printing vLLM's llm_request spans,
+    with the collector's log prefix on the ResourceSpans line: each span one request, mapped as
+    the OTLP reader maps it (TTFT / E2E from gen_ai.latency.*, TPOT = (E2E - TTFT) / (out - 1))."""
+    spans = [(0, 0.0214, 0.3012, 7, 16), (1, 0.0300, 0.5100, 12, 32), (2, 0.0250, 0.2600, 9, 8)]
+    f = tmp_path / "otelcol.log"
+    f.write_text("2025-03-01T10:00:05.000Z\tinfo\tTracesExporter\t{\"kind\": \"exporter\", "
+                 "\"data_type\": \"traces\", \"name\": \"debug\", \"resource spans\": 1, \"spans\": 3}\n"
+                 "2025-03-01T10:00:05.000Z\tinfo\tResourceSpans #0\nResource SchemaURL: \n"
+                 "Resource attributes:\n     -> service.name: Str(vllm)\n"
+                 "     -> service.version: Str(0.6.3)\nScopeSpans #0\nScopeSpans SchemaURL: \n"
+                 "InstrumentationScope vllm.llm_engine \n"
+                 + "".join(_debug_span(*s) for s in spans[:2])
+                 + _debug_span(*spans[2], status="Error")
+                 + "\t{\"kind\": \"exporter\", \"data_type\": \"traces\", \"name\": \"debug\"}\n")
+    st = Store()
+    r = st.load_file(f)
+    assert r.error is None and r.format == "otel_console" and r.rows_loaded == 3
+    run = st.con.execute("SELECT engine, engine_version, model FROM runs").fetchone()
+    assert run == ("vllm", "0.6.3", "facebook/opt-125m")
+    got = st.con.execute("SELECT request_id, ttft_ms, e2e_ms, tpot_ms, queue_ms, prompt_tokens, "
+                         "completion_tokens, arrival_s, error FROM requests ORDER BY request_id"
+                         ).fetchall()
+    for (i, ttft, e2e, prompt, out), row in zip(spans, got):
+        assert row[0] == f"cmpl-{i}"
+        assert row[1:5] == pytest.approx((ttft * 1000, e2e * 1000,
+                                          (e2e - ttft) * 1000 / (out - 1), 1.2))
+        assert row[5:7] == (prompt, out)
+        assert row[7] == pytest.approx(1740823200 + i + 0.123456789, abs=1e-6)
+    assert [row[8] for row in got] == [None, None, "upstream reset"]
