@@ -3,12 +3,13 @@ attainment per engine version / run / category / tenant."""
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
 from explorer.core.names import plural
 from explorer.widgets.base import Panel, SelectionLine
 from explorer.widgets.painters.common import label, share, unit
-from explorer.widgets.painters.sla import paint_sla, summary
+from explorer.widgets.painters.sla import bars_that_fit, paint_sla, summary
 from explorer.widgets.painters.sla_windows import paint_sla_windows
 
 
@@ -47,8 +48,10 @@ class SlaPanel(SelectionLine, Panel):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.summary)
         lay.addWidget(self.sel_label)
-        lay.addWidget(self.time_widget, 2)
-        lay.addWidget(self.plot_widget, 1)
+        lay.addWidget(self.time_widget, 3)
+        lay.addWidget(self.plot_widget, 2)
+        self._bars = 0  # how many bars the last paint drew room for (bars_that_fit)
+        self.plot_widget.installEventFilter(self)
 
     def _edited(self, _v=None) -> None:
         """New bounds from the boxes: the SLA (and the what-if's SLA met) is computed again."""
@@ -98,11 +101,20 @@ class SlaPanel(SelectionLine, Panel):
         if isinstance(sla, dict) and "windows" in sla:  # a report's sla carries its windows
             self.diagnosis = sla
         self._paint_time()
-        msg = paint_sla(self.plot, sla)
+        self._bars = bars_that_fit(self.plot_widget.height() if self.plot_widget.isVisible() else None)
+        msg = paint_sla(self.plot, sla, self._bars)
         if msg:
             return msg  # the painter's message, already in the current language
         self.summary.setText(summary(sla))
         return None
+
+    def eventFilter(self, obj, ev) -> bool:
+        """More or fewer bars as the bar chart's height changes: tick labels never overlap."""
+        if obj is self.plot_widget and ev.type() == QEvent.Type.Resize and isinstance(self.value, dict) \
+                and bars_that_fit(self.plot_widget.height()) != self._bars:
+            self._bars = bars_that_fit(self.plot_widget.height())
+            paint_sla(self.plot, self.value, self._bars)
+        return super().eventFilter(obj, ev)
 
     def selection_text(self) -> str:
         """'Decision tree: node 3: 41% of its 45 judged requests meet the SLA (cohort: 78%)'."""

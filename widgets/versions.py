@@ -32,7 +32,7 @@ class VersionsPanel(SelectionLine, Panel):
         self.note = QLabel()
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = self.split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.view)
         split.addWidget(self.plot_widget)
         lay = QVBoxLayout(self.body)
@@ -52,9 +52,37 @@ class VersionsPanel(SelectionLine, Panel):
                             bold=[reg for _, reg in rows])
         msg = paint_versions(self.plot, versions)
         self.plot_widget.setVisible(msg is None)
+        self.fit_table()
         self.note.setText(self.tr(msg) if msg else self.tr("▼ regression: the change is significant "
                                                           "and in the worse direction"))
         return None
+
+    def table_height(self) -> int:
+        """The height that shows the table's every row (header, rows, scroll bar, frame)."""
+        v = self.view
+        rows = sum(v.rowHeight(r) or v.verticalHeader().defaultSectionSize()
+                   for r in range(self.model.rowCount()))
+        return (v.horizontalHeader().sizeHint().height() + rows + 2 * v.frameWidth()
+                + v.horizontalScrollBar().sizeHint().height() + 4)
+
+    def fit_table(self) -> None:
+        """Give the table the rows it has, up to half the panel; the chart the rest (at 1366x768
+        the chart took all but three of the five rows)."""
+        total = self.split.height() - self.split.handleWidth()
+        if total <= 0 or self.plot_widget.isHidden():
+            return
+        table = min(self.table_height(), total // 2)
+        self.split.setSizes([table, total - table])
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        if self.model.rowCount():
+            self.fit_table()
+
+    def showEvent(self, ev) -> None:  # painted behind another tab: sized when first shown
+        super().showEvent(ev)
+        if self.model.rowCount():
+            self.fit_table()
 
     def selection_text(self) -> str:
         """'Decision tree: node 3 ran on: 0.6.1: 40 case(s) (38 badcases); 0.5.2: 5 (2)'."""
