@@ -1,0 +1,120 @@
+"""Issue 33, third round: what the window showed on real files (aibrix ps_experiment naive 0.5
+req/s on 0.2.1 and 0.3.0 with the MMLU-Pro Llama-3.1 8B / 70B outputs, 1366x768):
+
+- the SLA bars drew 14 groups in a 60 px plot, every tick label on top of the next;
+- SLA over time put the two runs (benchmarked weeks apart) at 0 and 75,000 minutes, two vertical
+  lines, both named "naive_output_0.5" in the legend;
+- the Versions table showed 3 of its 5 rows, the chart took the rest;
+- "chars" was English in the Chinese comparison table (the conclusion said 字符)."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtGui import QFontMetrics
+
+from tests.gui.conftest import on_screen, synthetic_store
+
+AIBRIX = ("aibrix:0.2.1:naive_output_0.5", "aibrix:0.3.0:naive_output_0.5")
+
+
+def _sla(tenants: int = 56) -> dict:
+    by = {"version": [{"key": "0.2.1", "share": 0.07, "n": 55}, {"key": "0.3.0", "share": 0.07, "n": 55}],
+          "run": [{"key": r, "share": 0.07, "n": 55} for r in AIBRIX],
+          "tenant": [{"key": str(100 + i), "share": (i % 3) / 2, "n": 2} for i in range(tenants)]}
+    return {"thresholds": {"ttft_ms": 500.0, "tpot_ms": 50.0},
+            "attainment": {"share": 0.07, "n": 110, "n_met": 8}, "by": by}
+
+
+def test_sla_bars_never_overlap_their_labels(qtbot):
+    from explorer.widgets.painters.sla import MAX_BARS, bars_that_fit, paint_sla
+    w = pg.PlotWidget(background="w")
+    qtbot.addWidget(w)
+    for height in (160, 260, 600):
+        w.resize(780, height)
+        w.show()
+        qtbot.waitExposed(w)
+        plot = w.getPlotItem()
+        assert paint_sla(plot, _sla(), bars_that_fit(w.height())) is None
+        qtbot.wait(30)
+        ticks = plot.getAxis("left")._tickLevels[0]
+        assert 3 <= len(ticks) <= MAX_BARS
+        vb = plot.vb
+        step = abs(vb.mapViewToScene(pg.Point(0, 1)).y() - vb.mapViewToScene(pg.Point(0, 0)).y())
+        line = QFontMetrics(plot.getAxis("left").style.get("tickFont") or w.font()).height()
+        assert step >= line, (height, len(ticks), step, line)   # one label a row, never stacked
+        # every label fits its axis: a long run id is middle-elided, never cut at the widget edge
+        assert all(len(t) <= 48 for _v, t in ticks), ticks
+    assert bars_that_fit(None) == MAX_BARS
+
+
+def test_sla_title_counts_what_is_shown():
+    from explorer.widgets.painters.sla import bar_rows
+    rows, left = bar_rows(_sla(), 5)
+    assert len(rows) == 5 and left == 2 + 56 - 2   # all, 2 versions, 2 runs shown; tenants cut
+    # the largest grouping loses its best-attaining groups first
+    assert [r[0] for r in rows] == ["all", "version", "version", "run", "run"]
+
+
+def test_runs_weeks_apart_each_start_at_zero_and_are_told_apart():
+    from explorer.widgets.painters.sla_windows import legend_names, run_origins
+    day = 86400.0
+    wins = [{"run_id": AIBRIX[0], "start_s": 0.0, "end_s": 60.0},
+            {"run_id": AIBRIX[0], "start_s": 60.0, "end_s": 120.0},
+            {"run_id": AIBRIX[1], "start_s": 54 * day, "end_s": 54 * day + 60},
+            {"run_id": AIBRIX[1], "start_s": 54 * day + 60, "end_s": 54 * day + 120}]
+    assert run_origins(wins) == {AIBRIX[0]: 0.0, AIBRIX[1]: 54 * day}
+    near = [dict(w, start_s=w["start_s"] % day, end_s=w["end_s"] % day + 30) for w in wins]
+    assert run_origins(near) is None              # overlapping runs share one axis
+    assert legend_names(list(AIBRIX)) == {AIBRIX[0]: "0.2.1:naive_output_0.5",
+                                          AIBRIX[1]: "0.3.0:naive_output_0.5"}
+    assert legend_names(["a:x", "a:y"]) == {"a:x": "x", "a:y": "y"}
+
+
+def test_sla_over_time_draws_each_run_from_its_start(qtbot):
+    from explorer.widgets.painters.sla_windows import paint_sla_windows
+    day = 86400.0
+    wins = [{"run_id": r, "start_s": t0 + k * 60, "end_s": t0 + (k + 1) * 60, "attainment": a,
+             "met": False} for r, t0 in zip(AIBRIX, (0.0, 54 * day)) for k, a in ((0, 0.12), (1, 0.0))]
+    w = pg.PlotWidget(background="w")
+    qtbot.addWidget(w)
+    plot = w.getPlotItem()
+    msg, _regions = paint_sla_windows(plot, {"windows": wins, "diagnosis": {}})
+    assert msg is None
+    xs = [list(c.getData()[0]) for c in plot.listDataItems() if c.opts.get("name")]
+    assert xs == [[0.5, 1.5], [0.5, 1.5]]         # minutes from each run's first window
+    names = [c.opts["name"] for c in plot.listDataItems() if c.opts.get("name")]
+    assert len(set(names)) == 2
+    assert "each run" in plot.getAxis("bottom").labelText
+
+
+def test_the_versions_table_shows_every_row(window, qtbot):
+    store, _req, _cases = synthetic_store()
+    s = window.session
+    s.store.close()
+    s.store = store
+    window.resize(1366, 768)
+    with qtbot.waitSignal(s.runner.idle, timeout=60000):
+        s.rescan()
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    panel = on_screen(window, qtbot, "versions")
+    qtbot.wait(50)
+    from PySide6.QtWidgets import QSplitter
+    split = panel.findChild(QSplitter)
+    v, n = panel.view, panel.model.rowCount()
+    assert n >= 4 and panel.plot_widget.isVisible()
+    rows = sum(v.rowHeight(r) for r in range(n))
+    # every row in view, or the table has half the panel (the chart the other half)
+    assert v.viewport().height() >= rows or v.height() >= split.height() // 2 - 2, \
+        (v.viewport().height(), rows, split.sizes())
+
+
+def test_text_lengths_read_in_chinese():
+    from explorer.core import i18n
+    from explorer.core.names import label, unit
+    old = i18n.language()
+    try:
+        i18n.set_language("zh_CN")
+        assert unit("prompt_chars") == "字符" and "chars" not in label("prediction_chars")
+        assert unit("batch_size_entropy") == "比特"
+    finally:
+        i18n.set_language(old)
+    assert unit("prompt_chars") == "chars" and unit("batch_size_entropy") == "bits"
