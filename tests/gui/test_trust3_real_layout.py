@@ -118,3 +118,39 @@ def test_text_lengths_read_in_chinese():
     finally:
         i18n.set_language(old)
     assert unit("prompt_chars") == "chars" and unit("batch_size_entropy") == "bits"
+
+
+def test_a_sweep_that_says_nothing_draws_no_empty_chart(session, qtbot):
+    """aibrix's CSVs have no hash ids and never preempt: the report's replay page drew an empty
+    chart (a legend, a right axis from -0.4 to 0.4); only the sentence is left."""
+    from explorer.widgets.replay import ReplayPanel
+    p = ReplayPanel(session)
+    qtbot.addWidget(p)
+    p.show()
+    flat = [{"run_id": r, "requests": 55, "eviction": "lru", "monotone": True,
+             "rows": [{"num_gpu_blocks": c, "prefix_information": False, "hit_rate": None,
+                       "preemptions": 0, "rejected": 0} for c in (1000, 10000)]} for r in AIBRIX]
+    p.show_report({"predicted_badcases": None, "reason": "No badcase", "sweep": flat[0],
+                   "sweeps": flat})
+    assert not p.plot_widget.isVisible()
+    assert p.status.text().count("preemptions 0 → 0") == 2
+    flat[1]["rows"][0]["preemptions"] = 7            # something to draw: the chart is back
+    p.show_report({"predicted_badcases": None, "reason": "No badcase", "sweep": flat[0],
+                   "sweeps": flat})
+    assert p.plot_widget.isVisible()
+    p.jobs.cancel()
+    p.jobs.wait(20000)
+
+
+def test_a_run_without_model_or_lengths_is_no_nan_workload():
+    """The vLLM server log's run (no model, no request lengths) read "nan, nan" as its workload
+    in the Runs and Compare tabs; a token count reads with thousands separated."""
+    from explorer.core.analysis.runcompare.workload import describe, run_workload
+    nan = float("nan")
+    w = run_workload({"run_id": "vllm_log:pod", "model": nan, "benchmark": nan, "config": None},
+                     {"input_len": nan, "output_len": nan})
+    assert describe(w) == "unknown workload" and "nan" not in describe(w)
+    w = run_workload({"run_id": "aibrix:0.2.1:naive_output_0.5", "model": None,
+                      "benchmark": "ps_experiment/naive/0.5", "config": None},
+                     {"input_len": 21073.0, "output_len": 100.0})
+    assert "21,073" in describe(w) and "nan" not in describe(w)
