@@ -5,12 +5,13 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout
+from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout
 
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.widgets import palette
 from explorer.widgets.base import Panel, SelectionLine
+from explorer.widgets.colfit import ColumnFitter
 from explorer.widgets.painters.versions import HEADERS, empty_reason, paint_versions, versions_rows
 from explorer.widgets.tablemodel import RowsModel, sortable
 
@@ -26,7 +27,10 @@ class VersionsPanel(SelectionLine, Panel):
         self.view.setModel(sortable(self.model, self))
         self.view.setSortingEnabled(True)
         self.view.verticalHeader().hide()
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # the columns fit the view (colfit): benchmark, metric, then flag give way, numbers never
+        # (at 1366x768 p and Flag were behind the scroll bar); the whole text on hover
+        self.model.tip_columns = {0, 1, 8}
+        self.fitter = ColumnFitter(self.view, (0, 1, 8), text_floor=112)  # "▼ regression" whole
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.note = QLabel()
@@ -52,6 +56,7 @@ class VersionsPanel(SelectionLine, Panel):
                             bold=[reg for _, reg in rows])
         msg = paint_versions(self.plot, versions)
         self.plot_widget.setVisible(msg is None)
+        self.fitter.refit()
         self.fit_table()
         self.note.setText(self.tr(msg) if msg else self.tr("▼ regression: the change is significant "
                                                           "and in the worse direction"))

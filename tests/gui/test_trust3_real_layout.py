@@ -9,6 +9,7 @@ req/s on 0.2.1 and 0.3.0 with the MMLU-Pro Llama-3.1 8B / 70B outputs, 1366x768)
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
 from tests.gui.conftest import on_screen, synthetic_store
@@ -154,3 +155,28 @@ def test_a_run_without_model_or_lengths_is_no_nan_workload():
                       "benchmark": "ps_experiment/naive/0.5", "config": None},
                      {"input_len": 21073.0, "output_len": 100.0})
     assert "21,073" in describe(w) and "nan" not in describe(w)
+
+
+def test_the_versions_columns_fit_without_scrolling_sideways(window, qtbot):
+    """At 1366x768 the Versions table's p and Flag columns were behind its scroll bar (aibrix's
+    benchmark names took 180 px): benchmark, flag and metric give way, the numbers are whole."""
+    store, _req, _cases = synthetic_store()
+    s = window.session
+    s.store.close()
+    s.store = store
+    window.resize(1366, 768)
+    with qtbot.waitSignal(s.runner.idle, timeout=60000):
+        s.rescan()
+    qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
+    panel = on_screen(window, qtbot, "versions")
+    for bench in ("ps_experiment/naive/0.5", "a/much/longer/benchmark/name/" * 3):
+        rows = [[bench] + list(r[1:]) for r in panel.model.rows]
+        panel.model.set_rows(rows)
+        panel.fitter.refit()
+        qtbot.wait(20)
+        v, hh = panel.view, panel.view.horizontalHeader()
+        used = sum(hh.sectionSize(c) for c in range(hh.count()) if not hh.isSectionHidden(c))
+        assert used <= v.viewport().width() + 1, (used, v.viewport().width())
+        for c in (2, 3, 4, 5, 6, 7):                      # versions, values, change, p: whole
+            assert hh.sectionSize(c) >= v.sizeHintForColumn(c) - 1, c
+        assert bench in (panel.model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole) or "")
