@@ -119,3 +119,19 @@ def test_the_per_stratum_sentence_says_where_the_difference_is(kind, n, metric, 
             assert float(shown) == pytest.approx(want, abs=0.5 * 10 ** -len(shown.split(".")[1]))
         p = stats.mannwhitneyu(x[bad], x[~bad], alternative="two-sided").pvalue
         assert (m.group(3) == "< 0.001") if p < 0.001 else float(m.group(3)) == pytest.approx(p, abs=5e-4)
+
+
+def test_the_whatif_without_bound_cases_says_why_in_chinese():
+    """The zh_CN report of aibrix + MMLU-Pro (no case bound to a request) printed the What-if's
+    reason in English."""
+    import pandas as pd
+    from explorer.core import i18n
+    from explorer.core.report import run_whatif_section
+    old = i18n.language()
+    try:
+        i18n.set_language("zh_CN")
+        err = run_whatif_section(pd.DataFrame({"request_id": [None, None]}), {})
+        assert err.kind == "no_data" and "没有可干预" in err.reason, err.reason
+    finally:
+        i18n.set_language(old)
+    assert "no engine metric to intervene on" in run_whatif_section(None, {}).reason
