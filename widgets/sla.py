@@ -6,6 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
+from explorer.core.analysis.sla import DEFAULT_THRESHOLDS
 from explorer.core.names import plural
 from explorer.widgets.base import Panel, SelectionLine
 from explorer.widgets.painters.common import label, share, unit
@@ -28,6 +29,10 @@ class SlaPanel(SelectionLine, Panel):
             box.setDecimals(1)
             box.setSuffix(" " + unit(metric))
             box.setKeyboardTracking(False)
+            # the bounds in force before any result (a session whose requests cannot be judged
+            # showed "TTFT <= 0.0 ms"): the session's own, else the analysis' defaults
+            given = ((getattr(session, "params", None) or {}).get("sla") or {}).get("thresholds") or {}
+            box.setValue(float(given.get(metric, DEFAULT_THRESHOLDS.get(metric, 0.0))))
             box.setToolTip(self.tr("SLA bound on %1: a request meets the SLA when it did not error and "
                                    "every bound holds").replace("%1", label(metric, False)))
             box.valueChanged.connect(self._edited)

@@ -180,3 +180,17 @@ def test_the_versions_columns_fit_without_scrolling_sideways(window, qtbot):
         for c in (2, 3, 4, 5, 6, 7):                      # versions, values, change, p: whole
             assert hh.sectionSize(c) >= v.sizeHintForColumn(c) - 1, c
         assert bench in (panel.model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole) or "")
+
+
+def test_the_sla_bounds_read_the_defaults_before_any_result(session, qtbot):
+    """HELM's per-instance stats have no TTFT / TPOT: no request can be judged and the SLA tab
+    read "TTFT <= 0.0 ms, TPOT <= 0.0 ms/token"; the bounds in force are 500 ms and 50 ms/token."""
+    from explorer.core.analysis.sla import DEFAULT_THRESHOLDS
+    from explorer.widgets.sla import SlaPanel
+    p = SlaPanel(session)
+    qtbot.addWidget(p)
+    assert {m: b.value() for m, b in p.thresholds.items()} == DEFAULT_THRESHOLDS
+    session.params.setdefault("sla", {})["thresholds"] = {"ttft_ms": 200.0}
+    q = SlaPanel(session)
+    qtbot.addWidget(q)
+    assert q.thresholds["ttft_ms"].value() == 200.0 and q.thresholds["tpot_ms"].value() == 50.0
