@@ -194,3 +194,9 @@ def test_the_sla_bounds_read_the_defaults_before_any_result(session, qtbot):
     q = SlaPanel(session)
     qtbot.addWidget(q)
     assert q.thresholds["ttft_ms"].value() == 200.0 and q.thresholds["tpot_ms"].value() == 50.0
+
+
+def test_one_token_reads_singular():
+    from explorer.core.fmt import num
+    assert num(1.0, "completion_tokens") == "1 token"
+    assert num(2.0, "completion_tokens") == "2 tokens" and num(1.04, "completion_tokens") == "1.04 tokens"
