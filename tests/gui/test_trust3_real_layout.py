@@ -200,3 +200,20 @@ def test_one_token_reads_singular():
     from explorer.core.fmt import num
     assert num(1.0, "completion_tokens") == "1 token"
     assert num(2.0, "completion_tokens") == "2 tokens" and num(1.04, "completion_tokens") == "1.04 tokens"
+
+
+def test_the_report_prints_the_sla_summary_once(tmp_path):
+    """The SLA picture is the panel with its summary line; the HTML / PDF printed the line again
+    above the table (aibrix + MMLU-Pro report, page 3)."""
+    from PIL import Image
+    from explorer.reporting.html import build_html
+    from explorer.widgets.painters.sla import summary
+    png = tmp_path / "sla.png"
+    Image.new("RGB", (4, 4), "white").save(png)
+    doc = {"meta": {}, "sla": _sla(3)}
+    with_picture = build_html(doc, {"sla": png})
+    without = build_html(doc, {})
+    text = summary(doc["sla"])
+    from explorer.core.escape import html_text
+    assert with_picture.count(html_text(text)) == 0 and without.count(html_text(text)) == 1
+    assert "<table class='sla'>" in with_picture and "<img" in with_picture

@@ -117,7 +117,7 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None, limit: int = MAX_BARS) -> str
     return None
 
 
-def sla_html(sla: dict | None, runs=None) -> str:
+def sla_html(sla: dict | None, runs=None, with_summary: bool = True) -> str:
     """Summary and the table by version, run, category, tenant (the REPORT_GROUPS largest
     groups of each, the rest counted); with `runs` only the runs that served the cohort get a
     row, the others one sentence (for_cohort_runs, as report.md)."""
@@ -139,5 +139,6 @@ def sla_html(sla: dict | None, runs=None) -> str:
     if cut:
         notes.append(_("Shown: {groups}; every group is in report.json.").format(
             groups="; ".join(cut)))
-    return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr>{heads}</tr>{body}</table>"
+    head = f"<p>{html_text(summary(sla))}</p>" if with_summary else ""  # else in the picture
+    return (f"{head}<table class='sla'><tr>{heads}</tr>{body}</table>"
             + "".join(f"<p class='why'>{html_text(x)}</p>" for x in notes))
