@@ -85,6 +85,8 @@ def test_sla_over_time_draws_each_run_from_its_start(qtbot):
     names = [c.opts["name"] for c in plot.listDataItems() if c.opts.get("name")]
     assert len(set(names)) == 2
     assert "each run" in plot.getAxis("bottom").labelText
+    styles = [c.opts["pen"].style() for c in plot.listDataItems() if c.opts.get("name")]
+    assert len(set(styles)) == 2                  # the same values, one line over the other: seen
 
 
 def test_the_versions_table_shows_every_row(window, qtbot):

@@ -72,7 +72,11 @@ def paint_sla_windows(plot: pg.PlotItem, value: dict | None) -> tuple[str | None
             continue
         x = np.array([(w["start_s"] + w["end_s"]) / 2 - zero(run) for w in part]) / 60
         y = np.array([100 * w["attainment"] for w in part])
-        plot.plot(x, y, pen=pg.mkPen(colours[i % len(colours)], width=2), name=names[run])
+        # every other run dashed: two runs with the same attainment (aibrix's two releases,
+        # 12% then 0%) drew one line exactly over the other
+        style = pg.QtCore.Qt.PenStyle.DashLine if i % 2 else pg.QtCore.Qt.PenStyle.SolidLine
+        plot.plot(x, y, pen=pg.mkPen(colours[i % len(colours)], width=2 + (i % 2), style=style),
+                  name=names[run])
         bad = np.array([w.get("met") is False for w in part])
         if bad.any():
             plot.plot(x[bad], y[bad], pen=None, symbol="x", symbolSize=9,
