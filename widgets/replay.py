@@ -603,7 +603,11 @@ class ReplayPanel(JobControls, Panel):
         self.state.sweep = sweeps[0].get("rows") if sweeps else None
         plot_sweeps(self.plot, self.pre_view, sweeps, self.tr("hit rate"),
                     self.tr("preemptions"))
-        self.plot_widget.setVisible(any(sw.get("rows") for sw in sweeps))
+        # a sweep without prefix information whose preemptions are all 0 draws flat nothing
+        # (aibrix's CSVs: an empty chart with a legend in the report): its line says it
+        self.plot_widget.setVisible(any(
+            (sw.get("rows") or [{}])[0].get("prefix_information", True)
+            or any(r.get("preemptions") for r in sw["rows"]) for sw in sweeps if sw.get("rows")))
         self._results_shown()
         lines = []
         for sw in sweeps:

@@ -78,6 +78,8 @@ def num(v: Any, metric: str | None = None, digits: int = 3, *, unit: str | None 
         s = s[1:]  # -0.0001 rounded is "0", not "-0"
     s = localized(s)
     u = unit if unit is not None else (metric_unit(metric) if metric else "")
+    if u == "tokens" and s in ("1", "-1"):
+        u = "token"   # "1 token" (HELM's one-token answers read "1 tokens")
     return f"{s} {u}" if u else s
 
 

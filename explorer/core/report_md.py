@@ -63,7 +63,8 @@ def _md_cohort(c: dict) -> str:
     cat = c.get("category")
     cat = ", ".join(cat) if isinstance(cat, list) else (cat or fmt.MISSING)
     lv = c.get("link_levels") or {}
-    how = {"same-category": _("same category"), "all-correct": _("every correct case")}
+    how = {"same-category": _("same category"), "all-correct": _("every correct case"),
+           "outside-cluster": _("every case outside the cluster")}
     c = {**c, "control": how.get(c.get("control"), c.get("control"))}
     rows = [(_("Cluster"), c.get("cluster") or _("every badcase")), (_("Category"), cat),
             (_("Badcases"), fmt.count(c.get("badcases"))),

@@ -157,8 +157,8 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
     from .analysis import whatif
     from .analysis.whatif.memo import remembered
     if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
-        return SectionError("whatif", "no case of the cohort is bound to a trace request, so "
-                            "there is no engine metric to intervene on", "no_data")
+        return SectionError("whatif", _("no case of the cohort is bound to a trace request, so "
+                                        "there is no engine metric to intervene on"), "no_data")
     args = dict(args or {})
     callbacks = {k: args.pop(k) for k in ("progress", "cancelled") if k in args}
     ids = args.pop("selected_case_ids", None)

@@ -141,7 +141,9 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
                 width = f" width='{print_width(name, images[name])}'" if for_pdf else ""
                 out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{html_text(title)}'></p>")
         if key == "sla":  # per-run rows only for the runs that served the cohort
-            out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs")))
+            # the panel's picture carries the summary line: printed once (it was twice)
+            out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs"),
+                                with_summary="sla" not in images))
         elif table is not None:
             out.append(table(value))
     if cases is not None and len(cases):

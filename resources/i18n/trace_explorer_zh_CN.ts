@@ -305,6 +305,14 @@
         <translation>全部正确 case</translation>
     </message>
     <message>
+        <source>every case outside the cluster</source>
+        <translation>该 cluster 之外的全部 case</translation>
+    </message>
+    <message>
+        <source>The cases of the badcases&apos; categories outside the cluster: correct ones and other clusters&apos; badcases (a noise cluster beside one tied to the engine is then not compared with correct cases only)</source>
+        <translation>badcase 所属类目中该 cluster 之外的 case：正确 case 与其他 cluster 的 badcase（与引擎相关的 cluster 旁边的噪声 cluster 就不会只与正确 case 对比）</translation>
+    </message>
+    <message>
         <source>Control:</source>
         <translation>对照组：</translation>
     </message>
