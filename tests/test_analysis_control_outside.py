@@ -58,7 +58,8 @@ def test_a_noise_cluster_is_not_preempted_against_every_case_outside_it(noise_fi
     """The bias the issue saw, recomputed with scipy: B against correct cases differs in
     preemptions (A's failures took the preempted requests out of the correct pool); against
     every case outside B it does not, and the conclusion names no module."""
-    from explorer.core.analysis import Cohort, run_all
+    from explorer.core.analysis import Cohort
+    from explorer.core.sections import run_all
     df, s = noise_first
     pre = df["num_preemptions"].to_numpy()
     in_b = (~df["correct"] & (df["cluster"] == "B")).to_numpy()
@@ -97,7 +98,8 @@ def _per_stratum(narrative: str, metric_label: str) -> str:
     ("simpson_versions", 3000, "kv_cache_hit_rate", "KV-cache hit rate", "no stratum shows it"),
 ])
 def test_the_per_stratum_sentence_says_where_the_difference_is(kind, n, metric, label, verdict):
-    from explorer.core.analysis import Cohort, run_all
+    from explorer.core.analysis import Cohort
+    from explorer.core.sections import run_all
     df = _data(kind, 1, n)
     s = store_of(df)
     try:

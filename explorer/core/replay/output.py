@@ -17,7 +17,7 @@ class OutputMixin:
         rid = [r.request_id for r in src]
         arr = np.array(self.arr)
         prompt = np.array([int(r.prompt_tokens) for r in src], dtype=np.int64)
-        err = np.array([e is not None for e in self.error], dtype=bool)
+        err = np.array([e is not None for e in self.error], dtype=np.bool_)
         ttft = (self.t_first - arr) * 1000.0
         e2e = (self.t_fin - arr) * 1000.0
         outn = self.outn
@@ -64,7 +64,7 @@ class OutputMixin:
             ev_i = np.asarray(self.ev_i, dtype=np.int64)
             return pd.DataFrame({
                 "request_id": np.asarray(rid, dtype=object)[ev_i] if len(ev_i) else [],
-                "ts_s": np.asarray(self.ev_t, dtype=float),
+                "ts_s": np.asarray(self.ev_t, dtype=np.float64),
                 "kind": pd.Categorical.from_codes(np.asarray(self.ev_k, dtype=np.int8),
                                                   categories=list(EVENT_KINDS)).astype(str)
                 if len(ev_i) else np.array([], dtype=object),
