@@ -330,3 +330,11 @@ def test_validate_on_an_aibrix_ladder_with_progress(real, session, panel, qtbot)
     err = v["held_out"][1]["ttft_ms"]
     assert np.isclose(err["error"], err["replayed"] / (raw["ttft"].mean() * 1000) - 1)
     assert "validated at 2 settings" in panel.answer.text()
+
+
+def test_kv_sizes_are_written_with_thousands_separators(panel):
+    """The bytes-per-token and blocks boxes write 131,072 as the tables do (trust3 saw 131072)."""
+    panel.bpt.setValue(131072)
+    panel.blocks.setValue(40000)
+    assert panel.bpt.cleanText() == f"{131072:,}"
+    assert panel.blocks.cleanText() == f"{40000:,}"

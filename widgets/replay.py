@@ -125,6 +125,8 @@ class ReplayPanel(JobControls, Panel):
         self.bpt.setRange(*RANGES["bytes_per_token"])
         self.bpt.setValue(st.bytes_per_token)
         self.bpt.setSuffix(self.tr(" B/token"))
+        for box in (self.blocks, self.bpt):  # 131,072 as the tables write it
+            box.setGroupSeparatorShown(True)
         self.bpt.setToolTip(self.tr("KV bytes per token (Llama-3.1-8B fp16: 131072)"))
         self.block_size = QSpinBox()
         self.block_size.setRange(*RANGES["block_size"])
