@@ -51,7 +51,7 @@ def test_out_of_memory_in_a_load_names_the_file_and_the_others_load(session, qtb
 
 
 def test_out_of_memory_in_a_section_is_that_sections_message(session, qtbot, monkeypatch):
-    from explorer.core.analysis import pipeline
+    from explorer.core import sections as pipeline
     from explorer.core.windowdata import Failure
     from tests.gui.conftest import synthetic_store
 
@@ -76,7 +76,7 @@ def test_out_of_memory_in_a_section_is_that_sections_message(session, qtbot, mon
 
 def test_out_of_memory_in_the_cli_report_still_stops_the_command(monkeypatch):
     """The window's section error is opt-in: the report's pipeline still raises (exit 3)."""
-    from explorer.core.analysis import pipeline
+    from explorer.core import sections as pipeline
     from tests.gui.conftest import synthetic_store
 
     def boom(_r):
