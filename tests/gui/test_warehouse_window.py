@@ -108,16 +108,16 @@ def test_a_section_raising_in_the_warehouse_is_said_in_its_panel(session, qtbot,
                                                                  parquet, monkeypatch):
     """A section that raises in remote mode arrives as its Failure (the panel says why), the
     other sections still arrive and nothing stays pending."""
-    from explorer.core.analysis import pipeline
+    from explorer.core import sections
     store, p = parquet
     _cases_session(session, store)
-    real = pipeline.compute_heatmap
+    real = sections.compute_heatmap
 
     def broken(st, *a, **k):
         if getattr(st, "remote", False):
             raise RuntimeError("heatmap broke in the engine")
         return real(st, *a, **k)
-    monkeypatch.setattr(pipeline, "compute_heatmap", broken)
+    monkeypatch.setattr(sections, "compute_heatmap", broken)
     session.connect_warehouse(spark_url, f"parquet:{p}")
     qtbot.waitUntil(lambda: session.runner.pending() == 0 and "conclusion" in session.data,
                     timeout=300000)
