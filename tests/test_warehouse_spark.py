@@ -223,3 +223,20 @@ def test_cli_table_without_run_id_equals_the_local_report(tmp_path, spark_url, c
         keys = set(loc[k]) & set(wh[k])
         assert set(loc[k]) - keys <= {"windows", "diagnosis"} and not set(wh[k]) - keys, k
         assert_close({x: loc[k][x] for x in keys}, {x: wh[k][x] for x in keys}, k)
+
+
+def test_runs_recomputed_statistics_equal_duckdb(both, demo):
+    """The Runs tab's statistics recomputed from the requests (quantile_cont, written as
+    Spark's percentile) equal DuckDB's, run by run; ITL is not there (the warehouse carries no
+    token timings)."""
+    from explorer.core.analysis.runcompare.pairs import recomputed
+    ref, _ = demo
+    _, _, ws = both
+    a, b = recomputed(ref), recomputed(ws)
+    assert set(a) == set(b) and a
+    for run in a:
+        x = {(r["metric"], r["stat"]): r["value"] for r in a[run]}
+        y = {(r["metric"], r["stat"]): r["value"] for r in b[run]}
+        assert {k for k in x if k[0] != "itl_ms"} == set(y) and ("ttft_ms", "p99") in y
+        for k in y:
+            assert math.isclose(x[k], y[k], rel_tol=1e-9), (run, k)
