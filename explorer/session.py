@@ -374,7 +374,7 @@ class Session(QObject):
                            done, self._failed, label=self.tr("Listing clusters"))
 
     def set_control(self, control: str) -> None:
-        """'same-category' (default) or 'all-correct'."""
+        """'same-category' (default), 'all-correct' or 'outside-cluster'."""
         if control != self.control:
             self.control = control
             self.cohortChanged.emit()

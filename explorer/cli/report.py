@@ -38,9 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--demo", action="store_true", help=_("use the bundled simulated demo workload"))
     parser.add_argument("--cluster", metavar="NAME",
                         help=_("badcase cluster to explain (default: the largest cluster)"))
-    parser.add_argument("--control", choices=("same-category", "all-correct"),
+    parser.add_argument("--control", choices=("same-category", "all-correct", "outside-cluster"),
                         default="same-category",
-                        help=_("control group: correct cases of the same category (default) or all"))
+                        help=_("control group: correct cases of the same category (default), all "
+                               "correct cases, or every case of the same category outside the "
+                               "cluster (correct ones and other clusters' badcases)"))
     parser.add_argument("--eval", metavar="EVAL_ID", dest="eval_id", default=None,
                         help=_("analyse one eval only: its eval id, or its model name (or a "
                              "unique part of it, e.g. 8B); default: every loaded eval pooled"))
