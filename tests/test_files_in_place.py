@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from explorer.__main__ import main
-from explorer.core import inplace
+from explorer.core import inplace, inplace_session
 from explorer.core.store import Store
 
 
@@ -160,8 +160,8 @@ def test_reopen_reattaches_and_a_moved_file_is_said_naming_it(tmp_path):
     assert got.count("case_links") == links and got.count("runs") == 3
     # found again: the moved file (same SHA-256) re-attaches; another file is refused
     with pytest.raises(ValueError, match="SHA-256 differs"):
-        inplace.relocate(got, files[0], files[1])
-    inplace.relocate(got, files[0], tmp_path / "moved.parquet")
+        inplace_session.relocate(got, files[0], files[1])
+    inplace_session.relocate(got, files[0], tmp_path / "moved.parquet")
     assert got.count("requests") == 200 + 2999 and len(got.detached) == 1
     # saved again, the detached file stays recorded: nothing is lost
     got.save_as(tmp_path / "t.duckdb")

@@ -261,7 +261,7 @@ def _open_warehouse(store, args):
     if n:
         _err(_("--warehouse: the {n:,} requests of the trace files given are not used; the "
              "requests come from {requests_table}").format(n=n, requests_table=args.requests_table))
-        from explorer.core.inplace import clear
+        from explorer.core.inplace_session import clear
         clear(store)
     steps = {"connect": _("starting a local Spark Connect server ...")
              if args.warehouse == "spark:local"

@@ -135,7 +135,7 @@ class SessionFile:
             bad = validate_settings(self)
             if bad:
                 raise SessionError(path, f"malformed session setting {bad[0]!r}: {bad[1]}")
-            from .inplace import reattach
+            from .inplace_session import reattach
             self.detached = reattach(self)  # files read in place: found again, or said why not
         finally:
             self.con.execute("DETACH _src")
