@@ -88,6 +88,7 @@ class Run:
         self.results: dict[str, Any] = {}
         self.frame_error: BaseException | None = None
         self._frame, self._cached_frame, self._no_cases = frame, cached_frame, _UNSET
+        self.oom_is_section_error = False  # run(oom_is_section_error=True): the window's
 
     @property
     def frame(self) -> pd.DataFrame | None:
@@ -431,8 +432,10 @@ def compute(section: Section, r: Run, cache: dict | None = None):
         out = SectionError(section.key, str(e), "no_data")
     except (ValueError, KeyError, TraceExplorerError) as e:
         out = SectionError(section.key, str(e), "error")
-    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
-        raise
+    except MemoryError as e:  # the whole command stops: "out of memory", non-zero exit;
+        if not r.oom_is_section_error:  # the window: this section says so, the others stay
+            raise
+        out = SectionError(section.key, f"{_(section.title)}: {errlog.describe(e)}", "error")
     except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
         out = SectionError(section.key, errlog.describe(e), "error")
     if ck is not None and not (isinstance(out, SectionError) and out.kind == "error"):
@@ -444,7 +447,7 @@ def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None
         cache: dict | None = None, progress: Callable[[int, int, str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
         on_result: Callable[[str, Any], None] | None = None, frame=_UNSET,
-        cached_frame: bool = True, threads: int = 0) -> dict:
+        cached_frame: bool = True, threads: int = 0, oom_is_section_error: bool = False) -> dict:
     """Run the sections `keys` (default all) of SECTIONS for `cohort`, in SECTIONS order:
     {key: result | SectionError}. A section reads what ran before it (conclusion uses whatever
     of its needs ran).
@@ -462,6 +465,7 @@ def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None
     keep = None if keys is None else set(keys)   # once: `keys` may be a one-shot iterator
     wanted = [s for s in SECTIONS if keep is None or s.key in keep]
     r = Run(store, cohort, params, cancelled, frame, cached_frame)
+    r.oom_is_section_error = oom_is_section_error
     pending: dict[str, Future] = {}
     pool = ThreadPoolExecutor(threads, thread_name_prefix="pipeline") if threads > 0 else None
     try:

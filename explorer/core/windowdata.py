@@ -209,6 +209,7 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
             cases = ex.submit(fetch_cases, store, ids, con=con)
             nbytes = ex.submit(frame_bytes, frame)
             sections.run(store, cohort, params, keys=keys, cache=cache, threads=2,
+                         oom_is_section_error=True,
                          cancelled=ctx.cancelled if ctx is not None else None,
                          on_result=on_result, frame=frame)
             out.setdefault("cases", cases.result())
@@ -237,7 +238,8 @@ def analyse_section(store: Store, cohort, params: dict, cache: dict, key: str,
         except Exception:  # noqa: BLE001 - the section says why (sections.Run.frame)
             given["frame"] = None
     res = sections.run(store, cohort, params, keys=(key,), cache=cache,
-                       cancelled=ctx.cancelled if ctx is not None else None, **given)[key]
+                       cancelled=ctx.cancelled if ctx is not None else None,
+                       oom_is_section_error=True, **given)[key]
     out = {key: to_payload(res)}
     _with_case_cells(out, {key: res}, frame)
     return out[key], res

@@ -629,6 +629,10 @@
 <context>
     <name>InputsPanel</name>
     <message>
+        <source>run %1, version %2 (edit in the Runs panel)</source>
+        <translation>run %1，版本 %2（在 Run 面板中编辑）</translation>
+    </message>
+    <message>
         <source>File</source>
         <translation>文件</translation>
     </message>
