@@ -116,3 +116,14 @@ def test_report_replays_the_worst_period(observed):
     out = report_replay(s, w)
     assert out["status"] == "ok" and out["setting"]["scenario"]["max_num_seqs"] == 16
     assert out["period"]["start_s"] == _worst(w)["start_s"]
+
+
+def test_sentence_in_chinese(observed):
+    from explorer.core.i18n import set_language
+    s, w = observed
+    try:
+        set_language("zh_CN")
+        r = report_replay(s, w, {"max_num_seqs": 64})
+        assert "本可达到目标" in r["sentence"] and "违约时段" in r["sentence"]
+    finally:
+        set_language("en")
