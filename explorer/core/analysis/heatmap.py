@@ -13,6 +13,9 @@ Axes may name batch_size_entropy or n_requests (window level only) or any numeri
 metric. values[y][x] is None for an empty cell.
 Runs: those holding the cohort's bound requests, else every run (param `runs` overrides);
 with a cohort restricted to one eval (Cohort.eval_id), only its bound runs (NoData if none).
+Param `periods` ([{run_id, start_s, end_s}], e.g. SLA violation periods of
+analysis.sla_windows): only the requests of those runs arriving in [start_s, end_s); the
+windows are then cut from those requests (a window the period's edge cuts holds only its part).
 """
 from __future__ import annotations
 
@@ -33,7 +36,20 @@ REQUEST_AXES = ("arrival_s", "kv_cache_hit_rate", "num_preemptions", "tpot_ms", 
                 "ttft_ms", "queue_ms", "e2e_ms", "prefill_ms", "decode_ms", "prompt_tokens",
                 "completion_tokens", "cached_prompt_tokens")
 DEFAULTS = {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metric": "queue_ms",
-            "window_s": 10.0, "bins_x": 8, "bins_y": 8, "level": "window", "runs": None}
+            "window_s": 10.0, "bins_x": 8, "bins_y": 8, "level": "window", "runs": None,
+            "periods": None}
+
+
+def period_params(periods) -> dict:
+    """The SQL's $p_run / $p_lo / $p_hi of `periods` (None or [] = no restriction). Raises
+    ValueError for a period without run_id, start_s and end_s numbers."""
+    if not periods:
+        return {"p_run": None, "p_lo": None, "p_hi": None}
+    try:
+        rows = [(str(p["run_id"]), float(p["start_s"]), float(p["end_s"])) for p in periods]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("each heatmap period needs run_id, start_s and end_s") from None
+    return {"p_run": [r[0] for r in rows], "p_lo": [r[1] for r in rows], "p_hi": [r[2] for r in rows]}
 
 
 def _edges(lo: float, hi: float, nb: int) -> np.ndarray:
@@ -67,8 +83,10 @@ def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
     Raises ValueError for an unknown metric or level, NoData when no window / request has both
     axes."""
     p = {**DEFAULTS, **(params or {})}
-    runs = p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
-    if runs is None and getattr(cohort, "eval_id", None) is not None:
+    period_params(p["periods"])  # validated before any query
+    # periods name their runs: they, not the cohort's runs, decide which requests are drawn
+    runs = None if p["periods"] else p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
+    if runs is None and not p["periods"] and getattr(cohort, "eval_id", None) is not None:
         raise NoData(_("no case of eval {eval_id!r} in this cohort is bound to a trace "
                      "request, so there is no run to draw").format(eval_id=cohort.eval_id))
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
@@ -94,7 +112,10 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
     cols = ", ".join(quote_ident(m) for m in dict.fromkeys((xm, ym, vm)))
     w = store.con.execute(f"SELECT run_id, w, {cols} FROM (\n{load_query('analysis_heatmap_windows')}"
                           "\n) AS win ORDER BY run_id, w",
-                          {"window_s": float(p["window_s"]), "runs": runs}).df()
+                          {"window_s": float(p["window_s"]), "runs": runs,
+                           **period_params(p["periods"])}).df()
+    if w.empty and p["periods"]:
+        raise NoData(_("no request arrives in the selected periods"))
     if w.empty:
         raise NoData(_("no request has an arrival time (arrival_s), so there are no time windows"))
     x = w[xm].to_numpy(dtype=float)
@@ -131,7 +152,8 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
                          counts=tuple(tuple(int(c) for c in row) for row in counts),
                          level="window", window_s=float(p["window_s"]), n_items=int(len(w)),
                          runs=tuple(sorted(set(w["run_id"]))),
-                         cell_windows={k: tuple(v) for k, v in cells.items()})
+                         cell_windows={k: tuple(v) for k, v in cells.items()},
+                         periods=tuple(dict(x) for x in p["periods"] or ()))
 
 
 def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
@@ -139,16 +161,19 @@ def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
     qx, qy, qv = quote_ident(xm), quote_ident(ym), quote_ident(vm)
     pts = (f"WITH pts AS (SELECT CAST({qx} AS DOUBLE) AS x, CAST({qy} AS DOUBLE) AS y, "
            f"CAST({qv} AS DOUBLE) AS v FROM requests "
-           "WHERE ($runs IS NULL OR list_contains($runs, run_id)))\n")
+           "WHERE ($runs IS NULL OR list_contains($runs, run_id)) AND ($p_run IS NULL OR EXISTS ("
+           "SELECT 1 FROM (SELECT unnest($p_run) AS pr, unnest($p_lo) AS lo, unnest($p_hi) AS hi) AS p "
+           "WHERE p.pr = requests.run_id AND requests.arrival_s >= p.lo AND requests.arrival_s < p.hi)))\n")
+    pp = period_params(p["periods"])
     lo = store.con.execute(pts + "SELECT min(x), max(x), min(y), max(y), count(*) FROM pts "
                            "WHERE x IS NOT NULL AND y IS NOT NULL AND isfinite(x) AND isfinite(y)",
-                           {"runs": runs}).fetchall()[0]
+                           {"runs": runs, **pp}).fetchall()[0]
     if not lo[4]:
         raise NoData(_("no request has both {xm} and {ym}").format(xm=xm, ym=ym))
     xe = _edges(lo[0], lo[1], int(p["bins_x"]))
     ye = _edges(lo[2], lo[3], int(p["bins_y"]))
     cells = store.con.execute(pts + load_query("analysis_heatmap_bins"), {
-        "runs": runs, "x0": float(xe[0]), "dx": float(xe[1] - xe[0]), "nx": len(xe) - 1,
+        "runs": runs, **pp, "x0": float(xe[0]), "dx": float(xe[1] - xe[0]), "nx": len(xe) - 1,
         "y0": float(ye[0]), "dy": float(ye[1] - ye[0]), "ny": len(ye) - 1}).fetchall()
     nx, ny = len(xe) - 1, len(ye) - 1
     values = [[None] * nx for _ in range(ny)]
@@ -159,7 +184,8 @@ def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
     return HeatmapResult(x_metric=xm, y_metric=ym, value_metric=vm, x_edges=tuple(map(float, xe)),
                          y_edges=tuple(map(float, ye)), values=tuple(map(tuple, values)),
                          counts=tuple(map(tuple, counts)), level="request", window_s=None,
-                         n_items=int(lo[4]), runs=tuple(runs or ()))
+                         n_items=int(lo[4]), runs=tuple(runs or ()),
+                         periods=tuple(dict(x) for x in p["periods"] or ()))
 
 
 def heatmap_cell_predicate(result: HeatmapResult, ix: int, iy: int) -> Predicate:
@@ -193,6 +219,10 @@ def heatmap_cell_predicate(result: HeatmapResult, ix: int, iy: int) -> Predicate
             parts.append(And(InSet("run_id", (run,)), Range("arrival_s", start * ws, (prev + 1) * ws)))
             if k is not None:
                 start = prev = k
+    if result.periods:  # within the periods the heatmap was restricted to
+        return And(Or(*parts), Or(*(And(InSet("run_id", (str(q["run_id"]),)),
+                                        Range("arrival_s", float(q["start_s"]), float(q["end_s"])))
+                                    for q in result.periods)))
     return Or(*parts)
 
 
