@@ -4,9 +4,7 @@
 --          The entropy's denominator (the window's requests with a batch size) comes from the
 --          window means' own GROUP BY, joined to the per-size counts, not from a window
 --          function over them (1M requests: 0.31 -> 0.26 s CPU; the same formula and sums).
--- Params:  $window_s DOUBLE (> 0), $runs VARCHAR[] (NULL = every run),
---          $p_run VARCHAR[], $p_lo DOUBLE[], $p_hi DOUBLE[]: only the requests arriving in
---          [p_lo[i], p_hi[i]) of run p_run[i] for some i (NULL = no such restriction)
+-- Params:  $window_s DOUBLE (> 0), $runs VARCHAR[] (NULL = every run)
 -- Returns: run_id, w (window index: floor(arrival_s / $window_s)), n_requests,
 --          batch_size_entropy (bits; NULL when no request of the window has a batch_size),
 --          kv_cache_hit_rate, num_preemptions, tpot_ms, batch_size, ttft_ms, queue_ms, e2e_ms,
@@ -15,9 +13,6 @@ WITH r AS (
     SELECT *, CAST(floor(arrival_s / $window_s) AS BIGINT) AS w
     FROM requests
     WHERE arrival_s IS NOT NULL AND ($runs IS NULL OR list_contains($runs, run_id))
-      AND ($p_run IS NULL OR EXISTS (
-          SELECT 1 FROM (SELECT unnest($p_run) AS pr, unnest($p_lo) AS lo, unnest($p_hi) AS hi) AS p
-          WHERE p.pr = requests.run_id AND requests.arrival_s >= p.lo AND requests.arrival_s < p.hi))
 ),
 bs AS (
     SELECT run_id, w, round(batch_size) AS b, count(*) AS k

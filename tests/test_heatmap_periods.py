@@ -84,3 +84,17 @@ def test_unrestricted_differs_and_bad_periods(demo):
     a = sc.synthesize(0, True)[0]
     inside = a[(a["arrival_s"] >= per[0]["start_s"]) & (a["arrival_s"] < per[0]["end_s"])]
     assert req.n_items == int((inside["tpot_ms"].notna() & inside["batch_size"].notna()).sum())
+
+
+def test_period_filter_translates_for_the_warehouse():
+    """The restricted window query goes to the warehouse as the unrestricted one does."""
+    pytest.importorskip("sqlglot")
+    from explorer.core.analysis.heatmap import _restricted
+    from explorer.core.sqlutil import load_query
+    from explorer.core.warehouse.portable import translate
+    from explorer.core.warehouse.store import reads_remote
+    sql, pp = _restricted(load_query("analysis_heatmap_windows"),
+                          [{"run_id": "a", "start_s": 1.0, "end_s": 2.0}])
+    assert reads_remote(sql)
+    text, args = translate(sql, {"window_s": 10.0, "runs": None, **pp})
+    assert args["p_run_0"] == "a" and args["p_hi_0"] == 2.0 and "te_requests" in text

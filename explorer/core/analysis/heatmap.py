@@ -40,16 +40,32 @@ DEFAULTS = {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metr
             "periods": None}
 
 
-def period_params(periods) -> dict:
-    """The SQL's $p_run / $p_lo / $p_hi of `periods` (None or [] = no restriction). Raises
-    ValueError for a period without run_id, start_s and end_s numbers."""
+def period_filter(periods) -> tuple[str, dict]:
+    """A WHERE condition on requests selecting the arrivals in `periods` ([{run_id, start_s,
+    end_s}]: run_id = r and start_s <= arrival_s < end_s for one of them), written with plain
+    comparisons and parameters ($p_run_i, $p_lo_i, $p_hi_i) so the warehouse's translation
+    (warehouse/portable.py) carries it as it is; ("TRUE", {}) for none. Raises ValueError for a
+    period without run_id, start_s and end_s numbers."""
     if not periods:
-        return {"p_run": None, "p_lo": None, "p_hi": None}
-    try:
-        rows = [(str(p["run_id"]), float(p["start_s"]), float(p["end_s"])) for p in periods]
-    except (KeyError, TypeError, ValueError):
-        raise ValueError("each heatmap period needs run_id, start_s and end_s") from None
-    return {"p_run": [r[0] for r in rows], "p_lo": [r[1] for r in rows], "p_hi": [r[2] for r in rows]}
+        return "TRUE", {}
+    conds, params = [], {}
+    for i, q in enumerate(periods):
+        try:
+            params.update({f"p_run_{i}": str(q["run_id"]), f"p_lo_{i}": float(q["start_s"]),
+                           f"p_hi_{i}": float(q["end_s"])})
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("each heatmap period needs run_id, start_s and end_s") from None
+        conds.append(f"(run_id = $p_run_{i} AND arrival_s >= $p_lo_{i} AND arrival_s < $p_hi_{i})")
+    return "(" + " OR ".join(conds) + ")", params
+
+
+def _restricted(sql: str, periods) -> tuple[str, dict]:
+    """The window query with its one `FROM requests` read through period_filter."""
+    cond, params = period_filter(periods)
+    if not params:
+        return sql, {}
+    assert sql.count("FROM requests\n") == 1, "the heatmap window query reads requests once"
+    return sql.replace("FROM requests\n", f"FROM (SELECT * FROM requests WHERE {cond}) AS requests\n"), params
 
 
 def _edges(lo: float, hi: float, nb: int) -> np.ndarray:
@@ -83,7 +99,7 @@ def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
     Raises ValueError for an unknown metric or level, NoData when no window / request has both
     axes."""
     p = {**DEFAULTS, **(params or {})}
-    period_params(p["periods"])  # validated before any query
+    period_filter(p["periods"])  # validated before any query
     # periods name their runs: they, not the cohort's runs, decide which requests are drawn
     runs = None if p["periods"] else p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
     if runs is None and not p["periods"] and getattr(cohort, "eval_id", None) is not None:
@@ -110,10 +126,9 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
     # only the three metrics drawn: DuckDB then leaves the other window means (and, when no
     # axis is batch_size_entropy, the entropy) uncomputed
     cols = ", ".join(quote_ident(m) for m in dict.fromkeys((xm, ym, vm)))
-    w = store.con.execute(f"SELECT run_id, w, {cols} FROM (\n{load_query('analysis_heatmap_windows')}"
-                          "\n) AS win ORDER BY run_id, w",
-                          {"window_s": float(p["window_s"]), "runs": runs,
-                           **period_params(p["periods"])}).df()
+    sql, pp = _restricted(load_query("analysis_heatmap_windows"), p["periods"])
+    w = store.con.execute(f"SELECT run_id, w, {cols} FROM (\n{sql}\n) AS win ORDER BY run_id, w",
+                          {"window_s": float(p["window_s"]), "runs": runs, **pp}).df()
     if w.empty and p["periods"]:
         raise NoData(_("no request arrives in the selected periods"))
     if w.empty:
@@ -159,12 +174,10 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
 def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
     qx, qy, qv = quote_ident(xm), quote_ident(ym), quote_ident(vm)
+    cond, pp = period_filter(p["periods"])
     pts = (f"WITH pts AS (SELECT CAST({qx} AS DOUBLE) AS x, CAST({qy} AS DOUBLE) AS y, "
            f"CAST({qv} AS DOUBLE) AS v FROM requests "
-           "WHERE ($runs IS NULL OR list_contains($runs, run_id)) AND ($p_run IS NULL OR EXISTS ("
-           "SELECT 1 FROM (SELECT unnest($p_run) AS pr, unnest($p_lo) AS lo, unnest($p_hi) AS hi) AS p "
-           "WHERE p.pr = requests.run_id AND requests.arrival_s >= p.lo AND requests.arrival_s < p.hi)))\n")
-    pp = period_params(p["periods"])
+           "WHERE ($runs IS NULL OR list_contains($runs, run_id)) AND " + cond + ")\n")
     lo = store.con.execute(pts + "SELECT min(x), max(x), min(y), max(y), count(*) FROM pts "
                            "WHERE x IS NOT NULL AND y IS NOT NULL AND isfinite(x) AND isfinite(y)",
                            {"runs": runs, **pp}).fetchall()[0]
