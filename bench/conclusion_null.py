@@ -28,7 +28,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer.core.analysis import Cohort, run_all  # noqa: E402
+from explorer.core.analysis import Cohort  # noqa: E402
+from explorer.core.sections import run_all  # noqa: E402
 from explorer.core.store import Store  # noqa: E402
 
 N_CASES = 2000

@@ -3,6 +3,13 @@ with the column mapping in SQL) buys against copying it into the store (CREATE T
 DuckDB alone, each mode in its own process (peak RSS = the child's ru_maxrss).
 
     .venv/bin/python bench/files_in_place.py DIR [--modes table,view] [--memory-limit 50%]
+    .venv/bin/python bench/files_in_place.py DIR --modes copy,inplace   # the product
+
+Modes table / view: DuckDB alone (below). Modes copy / inplace: the product itself
+(explorer.core.inplace): Store.load_paths of requests.parquet and cases.csv with --in-place
+never / always, the binding (pipeline.prepare), then the cohort of the first cluster
+(analysis.cohort_frame) and the per-run P50 / P99 TTFT over `requests`; the results (rows
+bound, cohort size, quantiles) must be equal in both modes.
 
 DIR holds requests.parquet and cases.csv from /work/shared/bench/make_scale_data.py DIR N.
 Per mode: the time to make `requests` (copy or view), a binding-like join (cases to requests by
@@ -73,6 +80,40 @@ def child(folder: str, mode: str, limit: str) -> dict:
     return out
 
 
+def product(folder: str, mode: str, limit: str) -> dict:
+    """The product's load + binding + a cohort and a whole-table aggregate, in place or copied."""
+    from explorer.core import inplace, memory
+    memory.set_limit(limit)
+    inplace.set_mode("always" if mode == "inplace" else "never")
+    from explorer.core.pipeline import prepare
+    from explorer.core.store import Store
+    out: dict = {"mode": mode}
+    t = time.perf_counter()
+    s = Store()
+    reports = s.load_paths([os.path.join(folder, "requests.parquet"), os.path.join(folder, "cases.csv")])
+    assert not any(r.error for r in reports), [r.error for r in reports]
+    out["requests_s"] = time.perf_counter() - t
+    out["rss_after_requests_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    t = time.perf_counter()
+    prepare(s)
+    out["bind_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    cohort = s.df("SELECT c.correct, count(*) AS n, quantile_cont(r.ttft_ms, [0.5, 0.9, 0.99]) AS q "
+                  "FROM case_best_link l JOIN cases c USING (case_id) JOIN requests r "
+                  "ON r.run_id = l.run_id AND r.request_id = l.request_id GROUP BY ALL ORDER BY ALL")
+    out["cohort_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    versions = s.df("SELECT run_id, count(*) AS n, quantile_cont(ttft_ms, [0.5, 0.99]) AS q "
+                    "FROM requests GROUP BY run_id ORDER BY run_id")
+    out["versions_s"] = time.perf_counter() - t
+    out["total_s"] = sum(v for k, v in out.items() if k.endswith("_s"))
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["results"] = json.loads(json.dumps({"links": s.count("case_links"),
+                                            "cohort": cohort.to_dict("list"),
+                                            "versions": versions.to_dict("list")}, default=str))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder")
@@ -85,7 +126,8 @@ def main() -> int:
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
         limit = f"{int(ram * float(limit[:-1]) / 100) // 2**20}MiB"
     if a.child:
-        print(json.dumps(child(a.folder, a.child, limit)))
+        run = product if a.child in ("copy", "inplace") else child
+        print(json.dumps(run(a.folder, a.child, limit)))
         return 0
     rows = []
     for mode in a.modes.split(","):

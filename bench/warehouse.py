@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from analysis import build  # noqa: E402  (bench/analysis.py: the synthetic store)
 
-from explorer.core.analysis import Cohort, run_all  # noqa: E402
+from explorer.core.analysis import Cohort  # noqa: E402
+from explorer.core.sections import run_all  # noqa: E402
 from explorer.core.store import Store  # noqa: E402
 
 SECTIONS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla")

@@ -136,10 +136,25 @@ def run_app(args) -> int:
         if getattr(args, "demo", False):
             session.load_demo()
     if not shot:
+        stopped = _stop_on_signals(window)
+        recovered = _take_recovery() if not getattr(args, "session", None) else None
+        if recovered:
+            args.session = str(recovered)
+            log.warning("reopening the session saved when the last window was stopped: %s",
+                        recovered)
         QTimer.singleShot(0, start)
+        session.runner.idle.connect(lambda: log.info(
+            "window idle: %d inputs", len(session.data.get("inputs") or [])))
         rc = app.exec()
     else:
-        rc = _screenshot(app, window, session, shot, start, size or SCREENSHOT_SIZE)
+        rc, stopped = _screenshot(app, window, session, shot, start, size or SCREENSHOT_SIZE), {}
+    if stopped.get("signal"):  # SIGTERM / SIGINT / SIGHUP: the session is kept, then exit
+        left = shutdown(window, EXIT_WAIT_MS)
+        rc = _save_recovery(session, left, stopped["signal"])
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)  # the worker still running (if one is) must not hold the exit
     if not shutdown(window, EXIT_WAIT_MS):
         # a job still runs (a long query that cannot be interrupted): its result would be
         # dropped anyway, and an in-memory store has nothing to flush; a session being saved
@@ -148,6 +163,95 @@ def run_app(args) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(rc)
+    return rc
+
+
+def recovery_path():
+    """Where a window stopped by a signal saves its session: beside the error log
+    ($XDG_STATE_HOME/trace-explorer/recovery/session.duckdb)."""
+    from explorer.core import errlog
+    return errlog.log_path().parent / "recovery" / "session.duckdb"
+
+
+def _take_recovery():
+    """The session a signalled window saved, moved aside (reopened-<time>.duckdb, kept) so
+    that it is reopened once; None when there is none."""
+    import time
+    p = recovery_path()
+    if not p.is_file():
+        return None
+    kept = p.with_name(time.strftime("reopened-%Y%m%d-%H%M%S.duckdb"))
+    try:
+        p.replace(kept)
+    except OSError:
+        return p
+    return kept
+
+
+def _stop_on_signals(window) -> dict:
+    """SIGTERM, SIGINT and SIGHUP close the window (run_app then saves the session, see
+    _save_recovery). Python runs a signal handler only between bytecodes, and the Qt event
+    loop runs none while idle: signal.set_wakeup_fd writes to a socket a QSocketNotifier
+    watches, so the loop wakes and the handler runs. Returns the state {"signal": signum}."""
+    import signal
+    import socket
+    from PySide6.QtCore import QSocketNotifier
+    state: dict = {}
+    rsock, wsock = socket.socketpair()
+    for sock in (rsock, wsock):
+        sock.setblocking(False)
+    try:
+        signal.set_wakeup_fd(wsock.fileno())
+    except ValueError:  # not the main thread (a test): no signal reaches this window
+        return state
+    notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Type.Read, window)
+    notifier.activated.connect(lambda *_: rsock.recv(64))
+    state["keep"] = (rsock, wsock, notifier)
+
+    def handler(signum, _frame):
+        if "signal" not in state:
+            state["signal"] = signum
+            QTimer.singleShot(0, window.close)
+            QTimer.singleShot(0, QApplication.instance().quit)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, handler)
+    return state
+
+
+def _save_recovery(session, idle: bool, signum: int) -> int:
+    """After a signal closed the window: save the store (what was loaded, the choices kept
+    with a session) to recovery_path() atomically, say where on stderr; 143 / 130 / 129.
+    A load under way was cancelled (its file rolled back, the files before it kept); a job
+    still running has its DuckDB query interrupted first."""
+    import signal
+    from explorer.core.i18n import _
+    rc = 128 + int(signum)
+    store = session.store
+    local = store.local if getattr(store, "remote", False) else store
+    try:
+        if not idle:
+            from explorer.workers import shutdown_all
+            local.con.interrupt()
+            shutdown_all(session.runners(), 5000)
+        if not local.count("inputs"):
+            print(_("trace-explorer: interrupted; nothing was loaded, nothing to save"),
+                  file=sys.stderr)
+            return rc
+        if session.cluster:
+            from explorer.session import CLUSTER_SETTING
+            local.set_setting(CLUSTER_SETTING, session.cluster)
+        path = recovery_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        local.save_as(path)
+    except Exception as e:  # noqa: BLE001 - say why and exit: the signal asked for it
+        from explorer.core import errlog
+        print(_("trace-explorer: interrupted; the session could not be saved: {error}")
+              .format(error=errlog.describe(e)), file=sys.stderr)
+        return rc
+    what = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "SIGINT", signal.SIGHUP: "SIGHUP"}.get(
+        signum, str(signum))
+    print(_("trace-explorer: interrupted ({signal}); the session was saved to {path}: the "
+            "next trace-explorer reopens it").format(signal=what, path=path), file=sys.stderr)
     return rc
 
 

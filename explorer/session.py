@@ -37,7 +37,7 @@ from PySide6.QtCore import QObject, Signal
 from explorer.core import analysis
 from explorer.core.names import plural
 from explorer.core.selection import InSet, Range, select_requests
-from explorer.core.store import LOAD_CANCELLED, Store
+from explorer.core.store import LOAD_CANCELLED, LoadReport, Store
 from explorer.core.windowdata import (  # noqa: F401 - the Qt-free data, importable here too
     ANALYSIS_KEYS, CASE_LIMIT, REQUEST_LIMIT, REQUEST_COLUMNS, Failure, to_payload,
     frame_bytes, fetch_meta, fetch_evals, fetch_clusters, fetch_cases, fetch_requests,
@@ -158,7 +158,9 @@ class Session(QObject):
             new = Store.open(path)
             old, self.store = self.store, new
             old.close()
-            payload = self._after_load(ctx, [], prepare=False)
+            # files read in place that moved or changed: said as failed inputs (core.inplace)
+            payload = self._after_load(ctx, [LoadReport(path="", error=m) for m in new.detached],
+                                       prepare=False)
             payload["chosen_cluster"] = new.get_setting(CLUSTER_SETTING)  # when it was saved
             return payload
         self.runner.submit("open", job, self._loaded, self._failed, label=self.tr("Opening session"))
@@ -372,7 +374,7 @@ class Session(QObject):
                            done, self._failed, label=self.tr("Listing clusters"))
 
     def set_control(self, control: str) -> None:
-        """'same-category' (default) or 'all-correct'."""
+        """'same-category' (default), 'all-correct' or 'outside-cluster'."""
         if control != self.control:
             self.control = control
             self.cohortChanged.emit()

@@ -7,7 +7,7 @@
 # Called by `make test` (target tools); usage: scripts/setup-tools.sh [ROOT=.venv-tools] [TOOL ...]
 set -uo pipefail
 root=${1:-.venv-tools}; shift || true
-tools=("$@"); [ ${#tools[@]} -gt 0 ] || tools=(aiperf guidellm inference-perf lm-eval)
+tools=("$@"); [ ${#tools[@]} -gt 0 ] || tools=(aiperf guidellm inference-perf lm-eval evalscope)
 
 find_python() {  # $1 = minor version (11, 12): a python3.$1 on PATH or under pyenv
   local c

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# the window's log and its SIGTERM recovery file live under XDG_STATE_HOME: a test session never
+# reads or leaves one in the user's own (a recovery file there would be reopened by a window test)
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="trace-explorer-test-state-")
 os.environ.setdefault("MPLCONFIGDIR", str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "mpl"))
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -137,6 +137,24 @@ def cluster_noise(rng, n):
     return df, {"modules": CACHE, "null_clusters": ("B", "C")}
 
 
+def cluster_noise_first(rng, n):
+    """As cluster_noise, but the noise is labelled first: 10% of all cases fail at random into
+    B or C whatever their engine metrics; cluster A (a strong cache / preemption effect) takes
+    failures among the rest. B and C are then random samples of every case, and the correct
+    cases lack the preempted requests that A's failures removed: a correct-only control makes
+    B look preempted (the issue's 7 of 30); every case outside B (control "outside-cluster")
+    is a fair control."""
+    pr, out = _lengths(rng, n)
+    e = engine(rng, pr, out)
+    df = _frame(rng, n, pr, out, e, 0.0)
+    noise = rng.random(n) < 0.10
+    planted = ~noise & (rng.random(n) < _sig(-2.2 - 5 * (e["kv_cache_hit_rate"] - 0.5)
+                                             + 1.2 * e["num_preemptions"]))
+    df["correct"] = ~(planted | noise)
+    df["cluster"] = np.where(planted, "A", rng.choice(["B", "C"], n))
+    return df, {"modules": CACHE, "null_clusters": ("B", "C")}
+
+
 def realistic(rng, n):
     """Errors 10% -> 14% when preempted at least once."""
     pr, out = _lengths(rng, n)
@@ -197,6 +215,7 @@ KINDS = {
     "simpson_versions": simpson("version"),
     "hidden_version": hidden_version,
     "cluster_noise": cluster_noise,
+    "cluster_noise_first": cluster_noise_first,
     "realistic": realistic,
     "stale_cache": stale_cache,
     "version_workload": version_workload,
@@ -211,7 +230,8 @@ DEFAULT_SIZE = 4000
 
 def score(kind: str, seed: int, n: int | None = None) -> dict:
     """One dataset of `kind` (seeded) run through the product; the scores of the module doc."""
-    from explorer.core.analysis import Cohort, run_all
+    from explorer.core.analysis import Cohort
+    from explorer.core.sections import run_all
 
     rng = np.random.default_rng([seed, sum(map(ord, kind))])
     n = n or SIZES.get(kind, DEFAULT_SIZE)

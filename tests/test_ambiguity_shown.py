@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.core.analysis import Cohort, run_all
+from explorer.core.analysis import Cohort
+from explorer.core.sections import run_all
 from explorer.core.association import ambiguous_detail, bind_cases
 from explorer.core.store import Store
 

@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.core.analysis import Cohort, SectionError, load_knowledge_base, run_all
+from explorer.core.analysis import Cohort, SectionError, load_knowledge_base
+from explorer.core.sections import run_all
 from explorer.core.analysis.conclusion import conclude
 from explorer.core.fmt import num, pct
 

@@ -8,7 +8,8 @@ import explorer.demo as demo
 
 @pytest.fixture(scope="module")
 def results():
-    from explorer.core.analysis import Cohort, default_cluster, run_all
+    from explorer.core.analysis import Cohort, default_cluster
+    from explorer.core.sections import run_all
     from explorer.core.store import Store
     s = Store()
     reports = demo.load_demo(s)

@@ -9,7 +9,8 @@ from scipy import stats
 
 from explorer.__main__ import main
 from explorer.core.analysis import (Cohort, cluster_table, cohort_frame, compare_versions,
-                                    default_cluster, run_all, sla_attainment, summarize_cohort)
+                                    default_cluster, sla_attainment, summarize_cohort)
+from explorer.core.sections import run_all
 from explorer.core.errors import NoData
 
 RNG = np.random.default_rng(5)

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.core.analysis import Cohort, run_all
+from explorer.core.analysis import Cohort
+from explorer.core.sections import run_all
 from explorer.core.analysis.conclusion import conclude
 from explorer.core.analysis.evidence import MIN_SUPPORT, collect
 from explorer.core.analysis.results import (CohortSummary, Comparison, MetricRow)

@@ -1,4 +1,4 @@
-"""analysis.pipeline: its cache reuses exactly the sections whose inputs did not change, two
+"""core.sections (the section registry and its runner): its cache reuses exactly the sections whose inputs did not change, two
 threads give the results one thread gives, partial results arrive in order, a cancel stops it,
 and a failing section becomes a SectionError without sinking the others."""
 from __future__ import annotations
@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.core.analysis import Cohort, SectionError, pipeline
+from explorer.core import sections
+from explorer.core.analysis import Cohort, SectionError
 from explorer.core.errors import Cancelled, NoData
 
 
@@ -37,34 +38,34 @@ def two_clusters(store):
     return store
 
 
-WINDOW = pipeline.keys("cohort", "store")
+WINDOW = sections.keys("cohort", "store")
 
 
 def test_the_cache_reuses_what_does_not_depend_on_the_cluster(two_clusters, monkeypatch):
     calls: list[str] = []
     for name in ("compare_versions", "sla_attainment", "compute_heatmap"):
-        real = getattr(pipeline, name)
-        monkeypatch.setattr(pipeline, name, lambda *a, _f=real, _n=name, **k: (
+        real = getattr(sections, name)
+        monkeypatch.setattr(sections, name, lambda *a, _f=real, _n=name, **k: (
             calls.append(_n), _f(*a, **k))[1])
     cache: dict = {}
-    first = pipeline.run(two_clusters, Cohort("k"), {}, keys=WINDOW, cache=cache)
+    first = sections.run(two_clusters, Cohort("k"), {}, keys=WINDOW, cache=cache)
     assert sorted(calls) == ["compare_versions", "compute_heatmap", "sla_attainment"]
     calls.clear()
-    again = pipeline.run(two_clusters, Cohort("other"), {}, keys=WINDOW, cache=cache)
+    again = sections.run(two_clusters, Cohort("other"), {}, keys=WINDOW, cache=cache)
     # same eval, same runs: versions, SLA and heatmap come from the cache, the rest is new
     assert calls == []
     assert again["versions"] is first["versions"] and again["sla"] is first["sla"]
     assert again["cohort"].to_dict()["cluster"] == "other"
     # other SLA thresholds are another SLA result, the versions stay
-    pipeline.run(two_clusters, Cohort("other"), {"sla": {"thresholds": {"ttft_ms": 100}}},
+    sections.run(two_clusters, Cohort("other"), {"sla": {"thresholds": {"ttft_ms": 100}}},
                  keys=WINDOW, cache=cache)
     assert calls == ["sla_attainment"]
 
 
 def test_two_threads_give_what_one_gives_in_the_same_order(two_clusters):
     seen: list[str] = []
-    one = pipeline.run(two_clusters, Cohort("k"), {}, keys=WINDOW)
-    two = pipeline.run(two_clusters, Cohort("k"), {}, keys=WINDOW, threads=2,
+    one = sections.run(two_clusters, Cohort("k"), {}, keys=WINDOW)
+    two = sections.run(two_clusters, Cohort("k"), {}, keys=WINDOW, threads=2,
                        on_result=lambda key, r: seen.append(key))
     assert seen == list(WINDOW) == list(two)
     for key in WINDOW:
@@ -75,7 +76,7 @@ def test_two_threads_give_what_one_gives_in_the_same_order(two_clusters):
 def test_cancel_stops_before_the_next_section(two_clusters):
     done: list[str] = []
     with pytest.raises(Cancelled):
-        pipeline.run(two_clusters, Cohort("k"), {}, keys=WINDOW,
+        sections.run(two_clusters, Cohort("k"), {}, keys=WINDOW,
                      on_result=lambda key, r: done.append(key),
                      cancelled=lambda: len(done) >= 2)
     assert done == list(WINDOW[:2])
@@ -90,25 +91,25 @@ def test_a_failing_section_says_why_and_the_others_run(two_clusters, monkeypatch
 
     def stop(*a, **k):
         raise Cancelled("stop")
-    monkeypatch.setattr(pipeline, "compute_heatmap", broken)
-    monkeypatch.setattr(pipeline, "sla_attainment", empty)
-    out = pipeline.run(two_clusters, Cohort("k"), {}, keys=WINDOW)
+    monkeypatch.setattr(sections, "compute_heatmap", broken)
+    monkeypatch.setattr(sections, "sla_attainment", empty)
+    out = sections.run(two_clusters, Cohort("k"), {}, keys=WINDOW)
     assert out["heatmap"] == SectionError("heatmap", "ZeroDivisionError: boom", "error")
     assert out["sla"] == SectionError("sla", "nothing to compare", "no_data")
     assert not isinstance(out["conclusion"], SectionError)
-    monkeypatch.setattr(pipeline, "compare_versions", stop)
+    monkeypatch.setattr(sections, "compare_versions", stop)
     with pytest.raises(Cancelled):
-        pipeline.run(two_clusters, Cohort("k"), {}, keys=WINDOW)
+        sections.run(two_clusters, Cohort("k"), {}, keys=WINDOW)
 
 
 def test_keys_may_be_a_one_shot_iterator(two_clusters):
-    out = pipeline.run(two_clusters, Cohort("k"), {}, keys=iter(WINDOW))
+    out = sections.run(two_clusters, Cohort("k"), {}, keys=iter(WINDOW))
     assert list(out) == list(WINDOW)
 
 
 def test_a_report_drawing_nothing_fetches_only_the_columns_its_sections_read(two_clusters):
     """json / md reports (whole_frame=False) build the frame from the columns the sections
-    declare they read (pipeline.frame_columns), and the document is the one the whole frame
+    declare they read (sections.frame_columns), and the document is the one the whole frame
     gives: a section reading an undeclared column would fail and differ."""
     from explorer.core.analysis.cohort import FRAME_COLUMNS
     from explorer.core.report import build_report
@@ -131,8 +132,8 @@ def test_a_report_drawing_nothing_fetches_only_the_columns_its_sections_read(two
 
 
 def test_a_whatif_or_an_unknown_metric_asks_for_the_whole_frame():
-    keys = pipeline.keys()
-    assert pipeline.frame_columns({"whatif": False}, keys) is not None
-    assert pipeline.frame_columns({"whatif": None}, keys) is None        # computed: any column
-    assert pipeline.frame_columns({"whatif": False,
+    keys = sections.keys()
+    assert sections.frame_columns({"whatif": False}, keys) is not None
+    assert sections.frame_columns({"whatif": None}, keys) is None        # computed: any column
+    assert sections.frame_columns({"whatif": False,
                                    "comparison": {"metrics": ["nope"]}}, keys) is None

@@ -82,7 +82,8 @@ def test_comparison_rows_carry_the_adjusted_difference_beside_the_raw_one():
     """Hit rate falls with the prompt length, the badcases are the long prompts: the raw
     difference is large, at equal prompt length (regression adjustment + cells) it is ~0; the
     report's rows carry both (keys of resources/report.schema.json)."""
-    from explorer.core.analysis import Cohort, run_all
+    from explorer.core.analysis import Cohort
+    from explorer.core.sections import run_all
     from tests.dgp import store_of, long_prompts
     df, _ = long_prompts(1.8)(np.random.default_rng(7), 3000)
     s = store_of(df)

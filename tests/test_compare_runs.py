@@ -56,7 +56,7 @@ def test_different_workloads_flag_nothing(store):
     assert p["same_workload"] is False
     parts = {d["part"]: (d["a"], d["b"]) for d in p["workload_differs"]}
     assert parts == {"input_len": (10000.0, 30000.0), "output_len": (500.0, 100.0)}
-    assert "input length 10000 vs 30000" in p["notes"][0]
+    assert "input length 10,000 vs 30,000" in p["notes"][0]   # counts with separators
     ttft = _metric(p, "ttft_ms", "mean")
     assert ttft["diff_pct"] > 150
     assert all(m["regression"] is False and m["beyond_noise"] is None for m in p["metrics"])

@@ -36,13 +36,14 @@ def guidellm_run(tmp_path_factory):
     tok = build_tokenizer("guidellm", d / "tokenizer")
     out = d / "out" / "benchmarks.json"
     with Endpoint() as ep:
-        run_tool([exe, "run", "--backend", f"kind=openai_http,target={ep.url},model=tiny-model",
-                  "--profile", f"kind=concurrent,streams={STREAMS}",
-                  "--constraint", f"kind=max_requests,count={N}",
-                  "--data", f"kind=synthetic_text,prompt_tokens={ISL},output_tokens={OSL}",
-                  "--tokenizer", f"kind=hf_auto,model={tok}", "--output", f"kind=json,path={out}",
-                  "--disable-console-interactive"], cwd=d, timeout=400)
+        p = run_tool([exe, "run", "--backend", f"kind=openai_http,target={ep.url},model=tiny-model",
+                      "--profile", f"kind=concurrent,streams={STREAMS}",
+                      "--constraint", f"kind=max_requests,count={N}",
+                      "--data", f"kind=synthetic_text,prompt_tokens={ISL},output_tokens={OSL}",
+                      "--tokenizer", f"kind=hf_auto,model={tok}", "--output", f"kind=json,path={out}",
+                      "--disable-console-interactive"], cwd=d, timeout=400)
         log = list(ep.log)
+    (d / "console.txt").write_text(p.stdout)  # its console tables, as printed
     return out, log
 
 
@@ -91,3 +92,26 @@ def test_per_request_truth_of_the_endpoint(guidellm_run):
     server_ttft = sorted((s.first_token_ns - s.arrival_ns) / 1e6 for s in log)
     client_ttft = sorted(r["time_to_first_token_ms"] for r in ok)
     assert all(c >= s - 1.0 for c, s in zip(client_ttft, server_ttft))
+
+
+def test_its_console_tables_read_by_a_vocabulary_entry(guidellm_run):
+    """GuideLLM's printed report (its stdout) read by the [tool.guidellm_console] entry alone:
+    one run per benchmark row, every number equal to the one its benchmarks.json publishes for
+    the same metric and statistic, to the printed precision (1 decimal; request latency in s)."""
+    out, _ = guidellm_run
+    console = out.parent.parent / "console.txt"
+    st, ref = Store(), Store()
+    r = st.load_file(console)
+    assert r.error is None and r.format == "published" and len(r.run_ids) == 1
+    ref.load_file(out)
+    want = {(m, s): v for m, s, v in ref.con.execute(
+        "SELECT metric, stat, value FROM run_metrics").fetchall()}
+    got = {(m, s): v for m, s, v in st.con.execute(
+        "SELECT metric, stat, value FROM run_metrics").fetchall()}
+    assert {("ttft_ms", "p95"), ("tpot_ms", "median"), ("e2e_ms", "mean"),
+            ("request_throughput", "mean"), ("output_throughput", "mean")} <= set(got)
+    for key, v in got.items():
+        half = 50.0 if key[0] == "e2e_ms" else 0.05  # half the last printed digit
+        assert abs(v - want[key]) <= half + 1e-9, (key, v, want[key])
+    label = st.con.execute("SELECT label FROM runs").fetchone()[0]
+    assert label.endswith(f"concurrent@{STREAMS}")

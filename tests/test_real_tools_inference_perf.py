@@ -110,3 +110,26 @@ def test_product_reads_the_published_summary(inference_perf_run):
     for metric, src in (("e2e_ms", "request_latency"), ("ttft_ms", "time_to_first_token")):
         for stat in ("mean", "median", "p99"):
             assert got.get((metric, stat)) == pytest.approx(lat[src][stat] * 1000, rel=1e-9), (metric, stat)
+
+
+def test_product_reads_its_per_request_file_and_recomputes_its_summary(inference_perf_run):
+    """per_request_lifecycle_metrics.json read by the [records.inference_perf_requests]
+    vocabulary entry alone (no module); the summary beside it becomes the run's published
+    aggregates, and every one of them is recomputed from the rows the product read."""
+    from explorer.core.runs import overview
+    out, log = inference_perf_run
+    st = Store()
+    reps = {r.path.rsplit("/", 1)[-1]: r for r in st.load_paths([out])}
+    r = reps["per_request_lifecycle_metrics.json"]
+    assert r.format == "inference_perf_requests" and r.error is None
+    assert r.rows_loaded == len(log) == RATE * SECONDS
+    assert "per_request_lifecycle_metrics.json" in reps["summary_lifecycle_metrics.json"].skipped_file
+    run = next(x for x in overview(st) if x["run_id"] == r.run_ids[0])
+    pairs = {(x["metric"], x["stat"]): x for x in run["recomputed"]}
+    assert {("ttft_ms", "p99"), ("tpot_ms", "mean"), ("e2e_ms", "median"),
+            ("requests", "completed")} <= set(pairs)
+    for key, x in pairs.items():
+        assert x["recomputed"] == pytest.approx(x["published"], rel=1e-9, abs=1e-9), key
+    tokens = st.con.execute("SELECT completion_tokens FROM requests WHERE run_id = ?",
+                            [r.run_ids[0]]).fetchall()
+    assert sorted(t for t, in tokens) == sorted(s.completion_tokens for s in log)

@@ -109,6 +109,10 @@ def test_report_section_on_the_demo(demo_store):
     assert len(rows) >= 5 and caps == sorted(caps) and 10_000 in caps and 40_000 in caps
     hits = [r["hit_rate"] for r in rows]
     assert d["sweep"]["monotone"] and hits == sorted(hits)
+    # which error applies (issue 34): the demo has one run, no ladder to validate the scenario on
+    ea = d["error_applies"]
+    assert ea["calibration"]["kind"] == "in-sample"
+    assert ea["scenario"]["kind"] == "not validated" and "ladder" in ea["scenario"]["reason"]
 
 
 def test_report_section_without_badcases_still_sweeps(real, tmp_path):

@@ -303,3 +303,38 @@ def test_settings_that_stopped_working_before_the_cohort_arrived(panel, qtbot, m
     assert panel.jobs.pending() == 0 and panel.prediction is None
     assert "max_num_seqs must be >= 1" in panel.status.text()
     assert panel.status.property("error")
+
+
+def test_validate_on_an_aibrix_ladder_with_progress(real, session, panel, qtbot):
+    """Validate (issue 34): fit on the ladder's lowest rate, predict the higher ones, in the
+    session's worker with the panel's progress; the table holds each held-out rate's observed
+    and replayed means, recomputed here from the raw CSVs; Run then says which error applies."""
+    import numpy as np
+    import pandas as pd
+    folder = real / "aibrix" / "ps_experiment_v0.3.0_20250519"
+    files = [folder / f"naive_output_{r}.csv" for r in ("0.1", "0.5", "0.9")]
+    session.load_paths([str(f) for f in files])
+    qtbot.waitUntil(lambda: panel.run_box.count() == 3, timeout=30000)
+    seen = []
+    panel.progress.valueChanged.connect(seen.append)
+    panel.validate_button.click()
+    qtbot.waitUntil(lambda: bool(panel.state.validations), timeout=120000)
+    v = next(iter(panel.state.validations.values()))
+    assert v["kind"] == "validated" and len(v["held_out"]) == 2
+    assert v["text"].startswith("validated at 2 settings")
+    assert seen and not panel.progress.isVisible()         # progress shown, then hidden
+    labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    row = labels.index("TTFT @ request_rate_qps 0.9")
+    raw = pd.read_csv(files[2])
+    assert panel.table.item(row, 1).text() == f"{raw['ttft'].mean() * 1000:.1f} ms"
+    err = v["held_out"][1]["ttft_ms"]
+    assert np.isclose(err["error"], err["replayed"] / (raw["ttft"].mean() * 1000) - 1)
+    assert "validated at 2 settings" in panel.answer.text()
+
+
+def test_kv_sizes_are_written_with_thousands_separators(panel):
+    """The bytes-per-token and blocks boxes write 131,072 as the tables do (trust3 saw 131072)."""
+    panel.bpt.setValue(131072)
+    panel.blocks.setValue(40000)
+    assert panel.bpt.cleanText() == f"{131072:,}"
+    assert panel.blocks.cleanText() == f"{40000:,}"

@@ -14,7 +14,8 @@ import explorer.demo as demo
 
 @pytest.fixture(scope="module")
 def demo_run():
-    from explorer.core.analysis import Cohort, cohort_frame, default_cluster, run_all
+    from explorer.core.analysis import Cohort, cohort_frame, default_cluster
+    from explorer.core.sections import run_all
     from explorer.core.store import Store
     s = Store()
     demo.load_demo(s)

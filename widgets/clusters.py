@@ -72,6 +72,12 @@ class ClustersPanel(Panel):
         self.control = QComboBox()
         self.control.addItem(self.tr("correct cases, same category"), "same-category")
         self.control.addItem(self.tr("all correct cases"), "all-correct")
+        self.control.addItem(self.tr("every case outside the cluster"), "outside-cluster")
+        self.control.setItemData(2, self.tr("The cases of the badcases' categories outside the "
+                                            "cluster: correct ones and other clusters' badcases "
+                                            "(a noise cluster beside one tied to the engine is "
+                                            "then not compared with correct cases only)"),
+                                 Qt.ItemDataRole.ToolTipRole)
         self.control.currentIndexChanged.connect(
             lambda _i: session.set_control(self.control.currentData()))
         row = QHBoxLayout()

@@ -22,6 +22,10 @@ def _n(v) -> int:
 
 
 MAX_RUN_EDITORS = 40  # per file: a sweep or a folder of CSVs can hold hundreds of runs
+# in all: an editor is a widget in the tree, and 5,000 of them (a folder of 5,000 one-row
+# CSVs, one run each) took ~85 s of the UI thread to build; the runs past this are one plain
+# row each, edited in the Runs panel
+MAX_RUN_EDITORS_TOTAL = 200
 
 
 class InputsPanel(Panel):
@@ -81,6 +85,15 @@ class InputsPanel(Panel):
         version.setObjectName(f"run-version:{rid}")
         self.tree.setItemWidget(it, 0, w)
 
+    def _run_row(self, parent: QTreeWidgetItem, run: dict) -> None:
+        """A child row without editors (past MAX_RUN_EDITORS_TOTAL): the run's label and
+        version as text; the Runs panel edits them."""
+        it = QTreeWidgetItem([self.tr("run %1, version %2 (edit in the Runs panel)")
+                              .replace("%1", run.get("label") or run["run_id"])
+                              .replace("%2", run.get("engine_version") or "–")])
+        it.setToolTip(0, qt_plain_tip(run["run_id"]))
+        parent.addChild(it)
+
     def _edit(self, run: dict, field: str, text: str) -> None:
         if (run.get(field) or "") != text.strip():
             run[field] = text.strip()
@@ -94,6 +107,7 @@ class InputsPanel(Panel):
                            "LLMPerf, OTLP, aibrix CSV) here, or use File > Open files… (Ctrl+O).")
         bad = QBrush(QColor(palette.BAD))
         shown = _short_names([str(r.path) for r in reports])
+        editors = 0
         for r in reports:
             name = shown[str(r.path)]
             loaded, skipped = _n(r.rows_loaded), _n(r.rows_skipped)
@@ -129,8 +143,11 @@ class InputsPanel(Panel):
                 it.addChild(cols)
             self.tree.addTopLevelItem(it)
             for rid in list(r.run_ids or [])[:MAX_RUN_EDITORS]:
-                if rid in self.runs:
+                if rid in self.runs and editors < MAX_RUN_EDITORS_TOTAL:
+                    editors += 1
                     self._run_editor(it, self.runs[rid])
+                elif rid in self.runs:
+                    self._run_row(it, self.runs[rid])
             if r.error:
                 it.setExpanded(True)
                 err.setFirstColumnSpanned(True)

@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         """The analyses whose panel is a tab behind another at start and that the conclusion
         does not read (heatmap, SLA, engine): the session computes them when their tab is first
         shown, not at every drop (issue 17, drop to dashboard)."""
-        from explorer.core.analysis.pipeline import BY_KEY
+        from explorer.core.sections import BY_KEY
         from explorer.session import ANALYSIS_KEYS
         behind = self._centre[1:] + self._bottom[1:]  # each group's first tab is in front
         needed = set(BY_KEY["conclusion"].needs) | {"conclusion"}

@@ -1,8 +1,8 @@
-"""The one list of the window's panels, shared by the window (widgets/mainwindow.py) and the
-report's panel pictures (explorer/reporting/bundle.py)."""
+"""The window's panels (their order and areas: explorer.core.sections.WINDOW), shared by the
+window (widgets/mainwindow.py) and the report's panel pictures (explorer/reporting/bundle.py)."""
 from __future__ import annotations
 
-from explorer.core.analysis import pipeline
+from explorer.core import sections
 from explorer.core.i18n import pgettext
 from explorer.widgets.cases import CasesPanel
 from explorer.widgets.clusters import ClustersPanel
@@ -22,34 +22,22 @@ from explorer.widgets.tree import TreePanel
 from explorer.widgets.versions import VersionsPanel
 from explorer.widgets.whatif import WhatIfPanel
 
-# The one list of panels: (object name, class, area).
-# Areas: top, left, centre, right, bottom. Centre panels are tabbed, first one in front.
-PANELS = [
-    ("header", HeaderPanel, "top"),
-    ("clusters", ClustersPanel, "left"),
-    ("inputs", InputsPanel, "left"),
-    ("comparison", ComparisonPanel, "centre"),
-    ("distributions", DistributionsPanel, "centre"),
-    ("tree", TreePanel, "centre"),
-    ("heatmap", HeatmapPanel, "centre"),
-    ("versions", VersionsPanel, "centre"),
-    ("runs", RunsPanel, "centre"),
-    ("compare", ComparePanel, "centre"),
-    ("sla", SlaPanel, "centre"),
-    ("timeline", TimelinePanel, "centre"),  # full height: axis labels fit
-    ("engine", EnginePanel, "centre"),
-    ("whatif", WhatIfPanel, "centre"),
-    ("conclusion", ConclusionPanel, "right"),
-    ("cases", CasesPanel, "bottom"),
-    ("replay", ReplayPanel, "centre"),  # a table beside a chart: the analysis area's height
-]
+# The class of each panel; the window's order and areas are the section registry's
+# (sections.WINDOW), which tests/test_one_section_list.py checks against this.
+CLASSES = {"header": HeaderPanel, "clusters": ClustersPanel, "inputs": InputsPanel,
+           "comparison": ComparisonPanel, "distributions": DistributionsPanel, "tree": TreePanel,
+           "heatmap": HeatmapPanel, "versions": VersionsPanel, "runs": RunsPanel,
+           "compare": ComparePanel, "sla": SlaPanel, "timeline": TimelinePanel,
+           "engine": EnginePanel, "whatif": WhatIfPanel, "conclusion": ConclusionPanel,
+           "cases": CasesPanel, "replay": ReplayPanel}
+# (object name, class, area), in the window's order.
+PANELS = [(name, CLASSES[name], area) for name, area in sections.WINDOW]
 # Panels whose minimum size must never widen the window: they scroll inside their dock.
 SCROLLED = frozenset({"runs", "compare", "timeline", "engine", "whatif", "replay"})
-# A panel named otherwise than the section it shows (explorer.core.analysis.pipeline).
-SHOWS = {"header": "cohort"}
+SHOWS = sections.SHOWS  # a panel named otherwise than the section it shows
 
 
 def title(name: str) -> str:
     """The panel's name on its dock and tab, in the current language: the section registry's
-    (pipeline.panel_title), translated in the "panel" context of the core's catalogue."""
-    return pgettext("panel", pipeline.panel_title(SHOWS.get(name, name)))
+    (sections.panel_title), translated in the "panel" context of the core's catalogue."""
+    return pgettext("panel", sections.panel_title(SHOWS.get(name, name)))

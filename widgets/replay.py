@@ -125,6 +125,8 @@ class ReplayPanel(JobControls, Panel):
         self.bpt.setRange(*RANGES["bytes_per_token"])
         self.bpt.setValue(st.bytes_per_token)
         self.bpt.setSuffix(self.tr(" B/token"))
+        for box in (self.blocks, self.bpt):  # 131,072 as the tables write it
+            box.setGroupSeparatorShown(True)
         self.bpt.setToolTip(self.tr("KV bytes per token (Llama-3.1-8B fp16: 131072)"))
         self.block_size = QSpinBox()
         self.block_size.setRange(*RANGES["block_size"])
@@ -150,6 +152,10 @@ class ReplayPanel(JobControls, Panel):
             "Replay the cohort's time window at the observed settings and under the settings "
             "shown, and predict with the what-if's outcome model how many of its badcases "
             "would remain"))
+        self.validate_button = QPushButton(self.tr("Validate"))
+        self.validate_button.setToolTip(self.tr(
+            "Fit on the lowest setting of the chosen run's ladder of runs (request rates, "
+            "concurrencies) and predict each higher one: the replay's out-of-sample error"))
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
@@ -158,8 +164,8 @@ class ReplayPanel(JobControls, Panel):
         self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
                   self.block_size, self.eviction, self.seqs, self.batched, self.add_run,
-                  self.run_button, self.sweep_button, self.predict_button, self.cancel_button,
-                  self.progress):
+                  self.run_button, self.sweep_button, self.predict_button, self.validate_button,
+                  self.cancel_button, self.progress):
             self.top.addWidget(w)
         self.top.addStretch(1)
         for w in (self.blocks, self.gb, self.bpt, self.block_size, self.seqs, self.batched):
@@ -169,6 +175,7 @@ class ReplayPanel(JobControls, Panel):
         self.run_button.clicked.connect(self.run)
         self.sweep_button.clicked.connect(self.run_sweep)
         self.predict_button.clicked.connect(self.run_prediction)
+        self.validate_button.clicked.connect(self.run_validation)
         self.cancel_button.clicked.connect(self.cancel)
         self.run_box.currentIndexChanged.connect(self._run_picked)
         self.session.cohortChanged.connect(self._hide_answer)  # bound: dropped with the panel
@@ -343,8 +350,10 @@ class ReplayPanel(JobControls, Panel):
             "Not calibrated: the run records no TTFT or TPOT, so the replay's absolute latencies "
             "(TTFT, TPOT, E2E) are the engine model's defaults, not this engine's; read the "
             "changes between settings, not the values."), warn=cal is None)
-        if cal is None:
-            self._mark_latency_rows()
+        applies = self.state.error_applies()
+        if cal is None or applies["kind"] == "not validated":
+            self._mark_latency_rows(None if cal is None else self.tr(
+                "Not validated: no prediction of this run at other settings was checked"))
         dropped = cal.dropped if cal is not None else {}
         n_drop = sum(dropped.values())
         note = self.tr("not calibrated: the run records no TTFT or TPOT")
@@ -362,7 +371,9 @@ class ReplayPanel(JobControls, Panel):
                      + "".join("\n" + self.tr("%1 request(s) dropped: %2")
                                .replace("%1", str(k)).replace("%2", why)
                                for why, k in dropped.items())
-                     + "\n" + "\n".join(cal_lines) + ("\n" + scope if scope else ""))
+                     + "\n" + "\n".join(cal_lines) + ("\n" + scope if scope else "")
+                     + "\n" + self.tr("Error that applies to these figures: %1")
+                     .replace("%1", applies["text"]))
         if n_drop:
             self.status.setToolTip(self.tr("%1 of %2 requests replayed").replace(
                 "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
@@ -383,9 +394,9 @@ class ReplayPanel(JobControls, Panel):
                                                                        else "#b00020"))
         self.warning.setVisible(bool(text))
 
-    def _mark_latency_rows(self) -> None:
+    def _mark_latency_rows(self, tip: str | None = None) -> None:
         """The replay's latency cells (ms) in the warning colour, their tooltip saying why."""
-        tip = self.tr("Not calibrated: the engine model's default step time")
+        tip = tip or self.tr("Not calibrated: the engine model's default step time")
         for i in range(self.table.rowCount()):
             item = self.table.item(i, 2)
             if item is not None and " ms" in item.text():
@@ -526,6 +537,9 @@ class ReplayPanel(JobControls, Panel):
         sweeps = sec.get("sweeps") or ([sec["sweep"]] if (sec.get("sweep") or {}).get("rows") else [])
         if sweeps:
             lines += self.show_sweeps(sweeps)
+        ea = (sec.get("error_applies") or {}).get("scenario")
+        if ea:
+            lines.append(self.tr("Error that applies to the scenario: %1").replace("%1", ea["text"]))
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
 
@@ -591,7 +605,11 @@ class ReplayPanel(JobControls, Panel):
         self.state.sweep = sweeps[0].get("rows") if sweeps else None
         plot_sweeps(self.plot, self.pre_view, sweeps, self.tr("hit rate"),
                     self.tr("preemptions"))
-        self.plot_widget.setVisible(any(sw.get("rows") for sw in sweeps))
+        # a sweep without prefix information whose preemptions are all 0 draws flat nothing
+        # (aibrix's CSVs: an empty chart with a legend in the report): its line says it
+        self.plot_widget.setVisible(any(
+            (sw.get("rows") or [{}])[0].get("prefix_information", True)
+            or any(r.get("preemptions") for r in sw["rows"]) for sw in sweeps if sw.get("rows")))
         self._results_shown()
         lines = []
         for sw in sweeps:
@@ -615,8 +633,62 @@ class ReplayPanel(JobControls, Panel):
                          .replace("%6", f"{rows[-1]['preemptions']:,}"))
         return lines
 
+    # -- out of sample --------------------------------------------------------------------------
+    def run_validation(self) -> None:
+        """Fit on the lowest setting of the chosen run's ladder, predict each higher one
+        (explorer.core.replay.validate), in the session's worker with this panel's progress."""
+        try:
+            job = self.state.validate_job()
+        except RuntimeError as e:
+            self._status(str(e), error=True)
+            return
+        store = self.session.store
+        self.cancel_button.setEnabled(True)
+        self._status(self.tr("Validating the replay on the run's ladder…"))
+        self.session.runner.submit(
+            "replay-validate", lambda ctx: job.run(
+                store, progress=lambda d, n: ctx.progress(d, n, "validate"),
+                cancelled=ctx.cancelled),
+            self.show_validation, self._validation_failed, label=self.tr("Replay: validating"),
+            on_progress=lambda d, n, _t: self._busy("", d, n))
+
+    def _validation_failed(self, err: BaseException) -> None:
+        self._idle()
+        self._failed(err)
+
+    def show_validation(self, v: dict) -> None:
+        """Paint a validation: its verdict, the held-out table (observed vs replayed means),
+        what the source could not identify."""
+        from explorer.core.viewstate.replay import validation_rows
+        self._idle()
+        self.state.validations[v["run_id"]] = v
+        if v["kind"] != "validated":
+            self.show_warning(self.tr("Not validated: %1").replace("%1", v.get("reason", "")),
+                              warn=True)
+            self._status(v["text"])
+            return
+        med = v["median_abs_error"]
+        self.answer.setText(self.tr("%1: fitted at %2 = %3, %4 higher settings predicted; "
+                                    "median |error| of mean TTFT %5, of mean TPOT %6.")
+                            .replace("%1", v["text"]).replace("%2", v["setting_key"])
+                            .replace("%3", f"{v['fit']['setting']:g}")
+                            .replace("%4", str(len(v["held_out"])))
+                            .replace("%5", f"{100 * (med['ttft_ms'] or 0):.1f}%")
+                            .replace("%6", f"{100 * (med['tpot_ms'] or 0):.1f}%"))
+        self.answer.setVisible(True)
+        worst = max(med["ttft_ms"] or 0, med["tpot_ms"] or 0)
+        self.show_warning(self.tr("Out-of-sample error above 25%: read the replay's absolute "
+                                  "latencies at other settings with that error in mind.")
+                          if worst > 0.25 else None, warn=True)
+        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
+                                              self.tr("replay"), self.tr("change %")])
+        self.show_comparison(validation_rows(v))
+        self._status("\n".join(self.tr("Not identified: %1").replace("%1", u["reason"])
+                               for u in v["fit"]["unidentified"]))
+
     def cancel(self) -> None:
         self.jobs.cancel("replay")
+        self.session.runner.cancel("replay-validate")
         self._status(self.tr("Cancelled."))
         self._idle()
 

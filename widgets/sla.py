@@ -3,12 +3,14 @@ attainment per engine version / run / category / tenant."""
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
+from explorer.core.analysis.sla import DEFAULT_THRESHOLDS
 from explorer.core.names import plural
 from explorer.widgets.base import Panel, SelectionLine
 from explorer.widgets.painters.common import label, share, unit
-from explorer.widgets.painters.sla import paint_sla, summary
+from explorer.widgets.painters.sla import bars_that_fit, paint_sla, summary
 from explorer.widgets.painters.sla_windows import paint_sla_windows
 
 
@@ -27,6 +29,10 @@ class SlaPanel(SelectionLine, Panel):
             box.setDecimals(1)
             box.setSuffix(" " + unit(metric))
             box.setKeyboardTracking(False)
+            # the bounds in force before any result (a session whose requests cannot be judged
+            # showed "TTFT <= 0.0 ms"): the session's own, else the analysis' defaults
+            given = ((getattr(session, "params", None) or {}).get("sla") or {}).get("thresholds") or {}
+            box.setValue(float(given.get(metric, DEFAULT_THRESHOLDS.get(metric, 0.0))))
             box.setToolTip(self.tr("SLA bound on %1: a request meets the SLA when it did not error and "
                                    "every bound holds").replace("%1", label(metric, False)))
             box.valueChanged.connect(self._edited)
@@ -47,8 +53,10 @@ class SlaPanel(SelectionLine, Panel):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.summary)
         lay.addWidget(self.sel_label)
-        lay.addWidget(self.time_widget, 2)
-        lay.addWidget(self.plot_widget, 1)
+        lay.addWidget(self.time_widget, 3)
+        lay.addWidget(self.plot_widget, 2)
+        self._bars = 0  # how many bars the last paint drew room for (bars_that_fit)
+        self.plot_widget.installEventFilter(self)
 
     def _edited(self, _v=None) -> None:
         """New bounds from the boxes: the SLA (and the what-if's SLA met) is computed again."""
@@ -99,11 +107,20 @@ class SlaPanel(SelectionLine, Panel):
         if isinstance(sla, dict) and "windows" in sla:  # a report's sla carries its windows
             self.diagnosis = sla
         self._paint_time()
-        msg = paint_sla(self.plot, sla)
+        self._bars = bars_that_fit(self.plot_widget.height() if self.plot_widget.isVisible() else None)
+        msg = paint_sla(self.plot, sla, self._bars)
         if msg:
             return msg  # the painter's message, already in the current language
         self.summary.setText(summary(sla))
         return None
+
+    def eventFilter(self, obj, ev) -> bool:
+        """More or fewer bars as the bar chart's height changes: tick labels never overlap."""
+        if obj is self.plot_widget and ev.type() == QEvent.Type.Resize and isinstance(self.value, dict) \
+                and bars_that_fit(self.plot_widget.height()) != self._bars:
+            self._bars = bars_that_fit(self.plot_widget.height())
+            paint_sla(self.plot, self.value, self._bars)
+        return super().eventFilter(obj, ev)
 
     def selection_text(self) -> str:
         """'Decision tree: node 3: 41% of its 45 judged requests meet the SLA (cohort: 78%)'."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTableView, QVBoxLayout
+from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout
 
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.widgets import palette
 from explorer.widgets.base import Panel, SelectionLine
+from explorer.widgets.colfit import ColumnFitter
 from explorer.widgets.painters.versions import HEADERS, empty_reason, paint_versions, versions_rows
 from explorer.widgets.tablemodel import RowsModel, sortable
 
@@ -26,13 +27,16 @@ class VersionsPanel(SelectionLine, Panel):
         self.view.setModel(sortable(self.model, self))
         self.view.setSortingEnabled(True)
         self.view.verticalHeader().hide()
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # the columns fit the view (colfit): benchmark, metric, then flag give way, numbers never
+        # (at 1366x768 p and Flag were behind the scroll bar); the whole text on hover
+        self.model.tip_columns = {0, 1, 8}
+        self.fitter = ColumnFitter(self.view, (0, 1, 8), text_floor=112)  # "▼ regression" whole
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
         self.note = QLabel()
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = self.split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.view)
         split.addWidget(self.plot_widget)
         lay = QVBoxLayout(self.body)
@@ -52,9 +56,38 @@ class VersionsPanel(SelectionLine, Panel):
                             bold=[reg for _, reg in rows])
         msg = paint_versions(self.plot, versions)
         self.plot_widget.setVisible(msg is None)
+        self.fitter.refit()
+        self.fit_table()
         self.note.setText(self.tr(msg) if msg else self.tr("▼ regression: the change is significant "
                                                           "and in the worse direction"))
         return None
+
+    def table_height(self) -> int:
+        """The height that shows the table's every row (header, rows, scroll bar, frame)."""
+        v = self.view
+        rows = sum(v.rowHeight(r) or v.verticalHeader().defaultSectionSize()
+                   for r in range(self.model.rowCount()))
+        return (v.horizontalHeader().sizeHint().height() + rows + 2 * v.frameWidth()
+                + v.horizontalScrollBar().sizeHint().height() + 4)
+
+    def fit_table(self) -> None:
+        """Give the table the rows it has, up to half the panel; the chart the rest (at 1366x768
+        the chart took all but three of the five rows)."""
+        total = self.split.height() - self.split.handleWidth()
+        if total <= 0 or self.plot_widget.isHidden():
+            return
+        table = min(self.table_height(), total // 2)
+        self.split.setSizes([table, total - table])
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        if self.model.rowCount():
+            self.fit_table()
+
+    def showEvent(self, ev) -> None:  # painted behind another tab: sized when first shown
+        super().showEvent(ev)
+        if self.model.rowCount():
+            self.fit_table()
 
     def selection_text(self) -> str:
         """'Decision tree: node 3 ran on: 0.6.1: 40 case(s) (38 badcases); 0.5.2: 5 (2)'."""

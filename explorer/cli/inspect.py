@@ -21,6 +21,11 @@ def add_arguments(parser) -> None:
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     from explorer.core.memory import ENV_LIMIT
+    from explorer.core.inplace import MODES as IN_PLACE_MODES
+    parser.add_argument("--in-place", choices=IN_PLACE_MODES, default=None,
+                        help=_("large Parquet / CSV request files: read where they lie (a view, "
+                               "not copied into the store): auto (default: from 1M rows or "
+                               "128 MiB of CSV), always, never"))
     parser.add_argument("--memory-limit", metavar="SIZE",
                         help=_("DuckDB memory limit: a size (8GB) or a share of the RAM (40%%); "
                                "default {env}, else 50%% of the RAM; past it, work spills to disk"
@@ -160,6 +165,8 @@ def run(args) -> int:
         overrides = engine_version_overrides(args)
         from explorer.core.memory import set_limit
         set_limit(getattr(args, "memory_limit", None))
+        from explorer.core.inplace import set_mode
+        set_mode(getattr(args, "in_place", None))
     except ValueError as e:
         print(_("trace-explorer inspect: {x}").format(x=e), file=sys.stderr)
         return 2

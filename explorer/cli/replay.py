@@ -2,6 +2,8 @@
 
 trace-explorer replay FILE --blocks N [--eviction lru|lfu|fifo|s3fifo] [--block-size 16]
                       [--max-num-seqs 256] [--max-num-batched-tokens 8192] [--json]
+trace-explorer replay TARGET --calibrate-from SOURCE ... (out of sample: replay_validate.py)
+trace-explorer replay --validate FOLDER [--group NAME] [--replicas N] [--routing random]
 
 FILE is a Mooncake trace (timestamp, input_length, output_length, hash_ids) or any trace file
 Trace Explorer loads that has arrival times and prompt lengths (its first run is replayed;
@@ -67,8 +69,9 @@ MAX_BLOCK_SIZE = 4096
 
 def add_arguments(parser) -> None:
     from explorer.cli import types
-    parser.add_argument("file", metavar="FILE", type=types.path, help=_("arrival trace (Mooncake JSONL or any loadable trace)"))
-    cap = parser.add_mutually_exclusive_group(required=True)
+    parser.add_argument("file", metavar="FILE", type=types.path, nargs="?",
+                        help=_("arrival trace (Mooncake JSONL or any loadable trace)"))
+    cap = parser.add_mutually_exclusive_group()
     cap.add_argument("--blocks", type=_blocks, metavar="N",
                      help=_("KV-cache capacity in blocks (vLLM num_gpu_blocks); 0 or inf = infinite"))
     cap.add_argument("--kv-gb", type=types.number(above=0, hi=1e6), metavar="GB",
@@ -92,10 +95,23 @@ def add_arguments(parser) -> None:
                         help=_("auto (default): calibrate the step time (and replicas) on the "
                              "trace's observed TTFT and TPOT when it has them; default: the "
                              "SGLang-calibrated default, its errors reported, not corrected"))
+    parser.add_argument("--calibrate-from", type=types.path, metavar="SOURCE",
+                        help=_("fit the step time on SOURCE's observed latencies and replay FILE's "
+                               "arrivals with it: the errors against FILE are out of sample"))
+    parser.add_argument("--validate", type=types.path, metavar="FOLDER",
+                        help=_("fit on the lowest setting of each ladder of runs in FOLDER (request "
+                               "rate, concurrency, ...) and report the error at each higher one"))
+    parser.add_argument("--group", metavar="NAME",
+                        help=_("with --validate: only this ladder (its configuration name)"))
+    parser.add_argument("--replicas", type=types.integer(1, 1024), metavar="N",
+                        help=_("engine replicas behind the trace, when known (default: fitted)"))
+    parser.add_argument("--routing", choices=("round-robin", "random"), default="round-robin",
+                        help=_("how arrivals reach the replicas (random: a Kubernetes Service)"))
     parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
 
 
-def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
+def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int | None = None,
+          routing: str = "round-robin"):
     """(trace requests, CalibrationResult or None, why) of FILE: the calibration of the replay
     at `cfg` (taken as the observed settings) on the trace's observed latencies, None with the
     reason in `why` when the trace records none; lines or rows skipped are appended to
@@ -143,7 +159,8 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
                 warnings.append(f"{path}: " + ngettext("{n} more row skipped",
                                                        "{n} more rows skipped", more).format(n=more))
         trace = requests_from_store(store, rep.run_ids[0])
-        cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit)
+        cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit,
+                            fixed_replicas=replicas, routing=routing)
         if "ttft_ms" not in cal.after and "tpot_ms" not in cal.after:
             return trace, None, _("the trace records no TTFT or TPOT")
         return trace, cal, None
@@ -154,9 +171,22 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True):
 MAX_WARNINGS = 10
 
 
+def _error_applies(cal) -> dict:
+    """Which error applies to a replay at the settings given (issue 34): its calibration's own,
+    in-sample, when it was calibrated on this trace; else not validated (the model's default
+    step time). --calibrate-from and --validate give out-of-sample errors."""
+    from ..core.replay.validate import in_sample
+    if cal is not None:
+        return in_sample()
+    return {"kind": "not validated", "text": _("not validated")}
+
+
 def _config(args) -> EngineConfig:
     """The engine settings the command line asks for (ValueError when they are invalid)."""
-    blocks = None if args.blocks == "inf" else args.blocks
+    if args.blocks is None and args.kv_gb is None and not args.validate:
+        raise ValueError(_("--blocks N or --kv-gb GB is required (the KV-cache capacity; "
+                           "--blocks inf for an infinite cache)"))
+    blocks = None if args.blocks in ("inf", None) else args.blocks
     if args.kv_gb is not None:
         blocks = blocks_for_gb(args.kv_gb, args.bytes_per_token, args.block_size)
     cfg = EngineConfig(num_gpu_blocks=blocks, block_size=args.block_size,
@@ -168,15 +198,28 @@ def _config(args) -> EngineConfig:
 
 
 def run(args) -> int:
-    path = Path(args.file)
+    path = Path(args.file or ".")
+    if not args.file and not args.validate:
+        print(_("trace-explorer replay: FILE is required (or --validate FOLDER)"), file=sys.stderr)
+        return 2
     try:
         cfg = _config(args)
     except ValueError as e:
         print(_("trace-explorer replay: {x}").format(x=e), file=sys.stderr)
         return 2
+    from . import replay_validate
+    if args.validate:
+        if args.file or args.calibrate_from:
+            print(_("trace-explorer replay: --validate takes a folder, not FILE or "
+                    "--calibrate-from"), file=sys.stderr)
+            return 2
+        return replay_validate.validate_folder(args, cfg)
+    if args.calibrate_from:
+        return replay_validate.calibrate_from(args, cfg)
     warnings: list[str] = []
     try:
-        trace, cal, why = _load(path, warnings, cfg, fit=args.timing == "auto")
+        trace, cal, why = _load(path, warnings, cfg, fit=args.timing == "auto",
+                                replicas=args.replicas, routing=args.routing)
     except (InputError, NoData) as e:
         print(_("trace-explorer replay: {x}").format(x=e), file=sys.stderr)
         return 1
@@ -194,7 +237,7 @@ def run(args) -> int:
     note = _("not calibrated: {why}").format(why=why) if why else None
     timing = (_("{start}: {why}").format(start=_(DEFAULT_START), why=why)
               if cal is None else cal.step_time())
-    replicas = 1
+    replicas = args.replicas or 1
     if cal is not None:
         cfg = replace(cfg, **cal.params)
         replicas = cal.replicas
@@ -203,7 +246,7 @@ def run(args) -> int:
 
     t0 = time.perf_counter()
     try:
-        res = simulate_replicas(trace, cfg, replicas)
+        res = simulate_replicas(trace, cfg, replicas, routing=args.routing)
     except ValueError as e:
         print(_("trace-explorer replay: {path}: {x}").format(path=path, x=e), file=sys.stderr)
         return 2
@@ -213,7 +256,8 @@ def run(args) -> int:
     doc = {"file": str(path), "config": cfg.to_dict(), "label": cfg.label(), "timing": timing,
            "skipped_lines": len(warnings), **summary,
            "calibration": cal.to_dict() if cal is not None else None,
-           "dropped": dropped, "replicas": replicas}
+           "dropped": dropped, "replicas": replicas,
+           "error_applies": _error_applies(cal)}
     if cal is None:
         doc["calibration_note"] = note
     if not summary.get("prefix_information", True):
@@ -259,5 +303,6 @@ def _print_text(path, cfg, s: dict, res, warnings: list, dropped: dict, cal, not
         if not line.startswith("step time:"):
             print(_("  {line}").format(line=line))
     print(_("  step time: {timing}").format(timing=timing))
+    print(_("  error that applies: {text}").format(text=_error_applies(cal)["text"]))
     print(_("  simulated {steps} engine steps in {replay_wall_s:.2f} s").format(steps=s['steps'], replay_wall_s=s['replay_wall_s']))
 

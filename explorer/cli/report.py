@@ -38,9 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--demo", action="store_true", help=_("use the bundled simulated demo workload"))
     parser.add_argument("--cluster", metavar="NAME",
                         help=_("badcase cluster to explain (default: the largest cluster)"))
-    parser.add_argument("--control", choices=("same-category", "all-correct"),
+    parser.add_argument("--control", choices=("same-category", "all-correct", "outside-cluster"),
                         default="same-category",
-                        help=_("control group: correct cases of the same category (default) or all"))
+                        help=_("control group: correct cases of the same category (default), all "
+                               "correct cases, or every case of the same category outside the "
+                               "cluster (correct ones and other clusters' badcases)"))
     parser.add_argument("--eval", metavar="EVAL_ID", dest="eval_id", default=None,
                         help=_("analyse one eval only: its eval id, or its model name (or a "
                              "unique part of it, e.g. 8B); default: every loaded eval pooled"))
@@ -77,6 +79,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from explorer.cli import add_engine_version_argument
     add_engine_version_argument(parser)
     from explorer.core.memory import ENV_LIMIT
+    from explorer.core.inplace import MODES as IN_PLACE_MODES
+    parser.add_argument("--in-place", choices=IN_PLACE_MODES, default=None,
+                        help=_("large Parquet / CSV request files: read where they lie (a view, "
+                               "not copied into the store): auto (default: from 1M rows or "
+                               "128 MiB of CSV), always, never"))
     parser.add_argument("--memory-limit", metavar="SIZE",
                         help=_("DuckDB memory limit: a size (8GB) or a share of the RAM (40%%); "
                                "default {env}, else 50%% of the RAM; past it, work spills to disk"
@@ -254,7 +261,8 @@ def _open_warehouse(store, args):
     if n:
         _err(_("--warehouse: the {n:,} requests of the trace files given are not used; the "
              "requests come from {requests_table}").format(n=n, requests_table=args.requests_table))
-        store.execute("DELETE FROM requests")
+        from explorer.core.inplace_session import clear
+        clear(store)
     steps = {"connect": _("starting a local Spark Connect server ...")
              if args.warehouse == "spark:local"
              else _("connecting to {warehouse} ...").format(warehouse=redact_url(args.warehouse)),
@@ -324,6 +332,8 @@ def run(args) -> int:
         scenario = _replay_args(args)
         from explorer.core.memory import set_limit
         set_limit(getattr(args, "memory_limit", None))  # a bad size: exit 2, said why
+        from explorer.core.inplace import set_mode
+        set_mode(getattr(args, "in_place", None))
         if getattr(args, "no_replay", False):
             params["replay"] = False
         elif scenario:

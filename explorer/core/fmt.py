@@ -8,16 +8,38 @@ Rules: a missing value (None, NaN, not a number) is MISSING; numbers carry their
 ("18.3 ms/token"); rates in [0, 1] read with 2 decimals ("0.31"); p-values print as "< 0.001"
 below that; shares of a whole are whole percents that never round a non-zero share to "0%" or
 a share short of the whole to "100%"; percent changes are signed with one decimal ("-56.9%").
+Digits are rounded by Python's format specs (correctly rounded, half to even) and written with
+the reader's locale's decimal, group, minus and plus signs from Babel's CLDR data (`localized`):
+English and Simplified Chinese share ".", ",", "-" and "+", so the text of both is the same.
 """
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
-from .i18n import _
+from .i18n import _, language
 from .names import unit as metric_unit
 
 MISSING = "–"  # an en dash: a number that is not there (None, NaN)
+
+
+@lru_cache(maxsize=8)
+def _symbols(lang: str) -> dict[int, str]:
+    """The str.translate table from a format spec's ASCII signs to `lang`'s (Babel)."""
+    from babel.numbers import (get_decimal_symbol, get_group_symbol, get_minus_sign_symbol,
+                               get_plus_sign_symbol)
+    signs = {".": get_decimal_symbol(lang), ",": get_group_symbol(lang),
+             "-": get_minus_sign_symbol(lang), "+": get_plus_sign_symbol(lang)}
+    return str.maketrans({k: v for k, v in signs.items() if k != v})
+
+
+def localized(number: str, lang: str | None = None) -> str:
+    """A number written by a Python format spec ("1,904.2", "-0.31", "+1.90", "1.2e-05") with
+    the decimal, group, minus and plus signs of `lang` (default: the reader's language), as
+    Babel's locale data has them: localized("1,904.2", "de_DE") -> "1.904,2"."""
+    table = _symbols(lang or language())
+    return number.translate(table) if table else number
 
 
 def is_missing(v: Any) -> bool:
@@ -54,7 +76,10 @@ def num(v: Any, metric: str | None = None, digits: int = 3, *, unit: str | None 
             s = f"{x:,.{whole_decimals}f}"
     if s.startswith("-") and float(s.replace(",", "")) == 0:
         s = s[1:]  # -0.0001 rounded is "0", not "-0"
+    s = localized(s)
     u = unit if unit is not None else (metric_unit(metric) if metric else "")
+    if u == "tokens" and s in ("1", "-1"):
+        u = "token"   # "1 token" (HELM's one-token answers read "1 tokens")
     return f"{s} {u}" if u else s
 
 
@@ -64,14 +89,14 @@ def signed(v: Any, digits: int = 2) -> str:
     if is_missing(v):
         return MISSING
     s = f"{float(v):+.{digits}f}"
-    return s[1:] if float(s) == 0 else s
+    return localized(s[1:] if float(s) == 0 else s)
 
 
 def pct(v: Any, signed: bool = True, digits: int = 1) -> str:
     """A percentage already in percent: pct(-56.94) -> "-56.9%" (unsigned: "56.9%")."""
     if is_missing(v):
         return MISSING
-    return f"{float(v):+.{digits}f}%" if signed else f"{float(v):.{digits}f}%"
+    return localized(f"{float(v):+.{digits}f}%" if signed else f"{float(v):.{digits}f}%")
 
 
 def share(v: Any) -> str:
@@ -94,12 +119,12 @@ def pval(p: Any) -> str:
     if is_missing(p):
         return MISSING
     p = float(p)
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return localized("< 0.001" if p < 0.001 else f"{p:.3f}")
 
 
 def count(n: Any) -> str:
     """A whole count with thousands separated ("1,204")."""
-    return MISSING if is_missing(n) else f"{int(n):,}"
+    return MISSING if is_missing(n) else localized(f"{int(n):,}")
 
 
 def ratio(k: Any, n: Any) -> str:
@@ -107,7 +132,7 @@ def ratio(k: Any, n: Any) -> str:
     if is_missing(k) or is_missing(n):
         return MISSING
     k, n = int(k), int(n)
-    return f"{k:,}/{n:,} ({share(k / n)})" if n else f"{k:,}/{n:,}"
+    return f"{count(k)}/{count(n)} ({share(k / n)})" if n else f"{count(k)}/{count(n)}"
 
 
 def significant(row: dict, alpha: float = 0.05) -> bool:
@@ -130,7 +155,7 @@ def effect_cell(row: dict) -> str:
     """Cohen's d with its sign ("+1.90"), or the odds ratio of a yes/no signal ("OR 2.10")."""
     d = row.get("cohens_d")
     if row.get("kind") == "categorical" and is_missing(d) and not is_missing(row.get("odds_ratio")):
-        return f"OR {float(row['odds_ratio']):.2f}"
+        return f"OR {localized(format(float(row['odds_ratio']), '.2f'))}"
     return signed(d)
 
 
@@ -172,5 +197,5 @@ def interval(lo: Any, hi: Any, decimals: int = 2, metric: str | None = None) -> 
 def _end(v: Any, metric: str | None, decimals: int, more: int) -> str:
     """One end of an interval with `more` digits than usual (interval)."""
     if not metric:
-        return f"{float(v):.{decimals + more}f}"
+        return localized(f"{float(v):.{decimals + more}f}")
     return num(v, metric, digits=3 + more, whole_decimals=more)  # 1,904 -> 1,904.2 -> 1,904.23

@@ -43,15 +43,16 @@ LABELS = {
 
 
 def unit(metric: str) -> str:
-    """The unit of a metric ("ms", "ms/token", "" for ratios and counts)."""
+    """The unit of a metric ("ms", "ms/token", "" for ratios and counts), as the reader reads it:
+    text lengths in "chars" / 字符 (the conclusion's word), entropies in bits / 比特."""
     if metric in ("batch_size_entropy", "batch_entropy"):
-        return "bits"
+        return _("bits")
     if metric in REQUEST_METRICS:
         return REQUEST_METRICS[metric]
     if metric in CONTEXT_METRICS:
         return CONTEXT_METRICS[metric]
     if metric.endswith("_chars"):
-        return "chars"
+        return _("chars")
     if metric.endswith("_ms"):
         return "ms"
     if metric.endswith("_s"):

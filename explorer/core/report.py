@@ -3,7 +3,7 @@
     build = build_report(store, cohort)            # ReportBuild(doc, results, frame)
     write_report(store, cohort, "out", ["json", "md"])
 
-doc keys: the sections of analysis.pipeline (SECTIONS: the DESIGN.md "Report JSON" sections
+doc keys: the sections of core/sections.py (SECTIONS: the DESIGN.md "Report JSON" sections
 cohort, comparison, tree, heatmap, versions, sla, whatif, conclusion, inputs, engine, replay,
 plus clusters, runs, run_versions, timeline, strata), computed there, and meta (generated_at,
 app_version, cohort parameters, simulated, demo_note, scope, engine), added here. A section that
@@ -29,11 +29,13 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from .analysis import SECTIONS, Cohort, SectionError, cohort_frame, pipeline
-from . import errlog
+from .analysis import Cohort, SectionError, cohort_frame
+from . import sections
+from .sections import (  # noqa: F401 - the report-only builders, importable here as before
+    inputs_section, replay_report_section, run_whatif_section, worst_timeline)
 from .atomic import write_text
 from .names import DEMO_NOTE, distinct_names
-from .errors import Cancelled, NoData, ReportIncomplete, TraceExplorerError
+from .errors import ReportIncomplete, TraceExplorerError
 from .i18n import _
 from .report_md import (  # noqa: F401 - the Markdown writers, importable here as before
     MD_MAX_CHANGES, MD_MAX_INPUTS, MD_TIMELINE_PHASES, SECTIONS_MD, SLA_GROUPS, _bench_list,
@@ -46,7 +48,7 @@ from .report_md import (  # noqa: F401 - the Markdown writers, importable here a
 
 log = logging.getLogger(__name__)
 
-REPORT_KEYS = pipeline.keys()  # the report JSON's sections, in order (meta follows)
+REPORT_KEYS = sections.keys()  # the report JSON's sections, in order (meta follows)
 OWN_FORMATS = ("json", "md")
 KNOWN_FORMATS = ("json", "md", "html", "pdf", "png", "svg")
 
@@ -65,17 +67,6 @@ class ReportBuild:
 
 
 # ---- building -------------------------------------------------------------------------------
-def inputs_section(store) -> list[dict]:
-    """The `inputs` section: every file loaded, failed or ignored, with its provenance."""
-    out = []
-    for r in store.input_reports():
-        out.append({"path": r.path, "format": r.format, "kind": r.kind, "sha256": r.sha256,
-                    "rows_loaded": r.rows_loaded, "rows_skipped": r.rows_skipped,
-                    "skipped_reasons": r.skipped_reasons[:5], "error": r.error,
-                    "ignored": r.skipped_file})
-    return out
-
-
 def _simulated(store) -> bool:
     rows = store.con.execute(
         "SELECT (SELECT count(*) FROM runs WHERE simulated) + "
@@ -91,38 +82,6 @@ def _app_version() -> str:
         return "dev"
 
 
-def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
-    """The what-if result (engineer C's analysis.whatif.run_whatif) or a SectionError.
-    args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword);
-    selected_case_ids: the case_ids the scenario applies to (default: the cluster's badcases).
-
-    The what-if is the slowest section (DoWhy import + estimator + refuters), so its result is
-    remembered (whatif.memo, shared with the What-if panel) on the frame's content and the
-    arguments: building the report of the same cohort again in one process (GUI export,
-    several formats) pays it once."""
-    from .analysis import whatif
-    from .analysis.whatif.memo import remembered
-    if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
-        return SectionError("whatif", "no case of the cohort is bound to a trace request, so "
-                            "there is no engine metric to intervene on", "no_data")
-    args = dict(args or {})
-    callbacks = {k: args.pop(k) for k in ("progress", "cancelled") if k in args}
-    ids = args.pop("selected_case_ids", None)
-    if ids is not None:  # the cases the scenario applies to (the window's selection)
-        args["selected"] = frame["case_id"].astype(str).isin(set(map(str, ids)))
-    try:
-        res = remembered(whatif.run_whatif, frame, **args, **callbacks)
-    except Cancelled:
-        raise
-    except NoData as e:
-        res = SectionError("whatif", str(e), "no_data")
-    except (TraceExplorerError, ValueError, KeyError) as e:
-        return SectionError("whatif", str(e), "error")
-    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
-        raise
-    except Exception as e:  # noqa: BLE001 - one section must not sink the report
-        return SectionError("whatif", errlog.describe(e), "error")
-    return res
 
 
 def build_report(store, cohort: Cohort, params: dict | None = None,
@@ -132,7 +91,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                  cached: bool = True, whole_frame: bool = True) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
-    Every section is analysis.pipeline's (SECTIONS, in the JSON's order); this adds the meta.
+    Every section is core.sections' (SECTIONS, in the JSON's order); this adds the meta.
     params: {section: its params} as run_all takes them ("sections" restricts the cohort's
     analyses; the other sections always run); whatif: keyword arguments for run_whatif (None =
     its defaults, False = skip the section, which then says so), or an already computed what-if
@@ -143,19 +102,20 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     that read only the cohort's frame (comparison, tree) run on one thread of their own beside
     the SQL ones, as in the window (numpy / scikit-learn and DuckDB release the GIL).
     whole_frame=False: the frame (ReportBuild.frame) holds only the columns the sections read
-    (pipeline.frame_columns; every column when a what-if is computed), for a caller that draws
+    (sections.frame_columns; every column when a what-if is computed), for a caller that draws
     nothing from it (json / md)."""
     params = dict(params or {})
-    wanted = set(params.get("sections", SECTIONS))
+    cohort_keys = sections.keys("cohort")
+    wanted = set(params.get("sections", cohort_keys))
     params["whatif"] = whatif
-    keys = [k for k in REPORT_KEYS if k not in SECTIONS or k in wanted]
-    columns = None if whole_frame else pipeline.frame_columns(params, keys)
+    keys = [k for k in REPORT_KEYS if k not in cohort_keys or k in wanted]
+    columns = None if whole_frame else sections.frame_columns(params, keys)
     try:
         frame = cohort_frame(store, cohort, cached=cached,
                              columns=None if columns is None else columns + ("run_id",))  # _scope
     except TraceExplorerError:
         frame = None
-    results = pipeline.run(store, cohort, params, cancelled=cancelled, progress=progress,
+    results = sections.run(store, cohort, params, cancelled=cancelled, progress=progress,
                            frame=frame, keys=keys, threads=1)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
     from .analysis.sla_report import lift_into_sla
@@ -171,7 +131,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                    # the cohort's sections (not the whole store's engine statistics)
                    "sections_without_data": [k for k, v in results.items()
                                              if isinstance(v, SectionError)
-                                             and pipeline.BY_KEY[k].group != "store"],
+                                             and sections.BY_KEY[k].group != "store"],
                    "scope": _scope(store, cohort, doc.get("inputs") or [], frame),
                    "engine": store.engine_meta() if remote else _duckdb_meta(store)}
     doc, bad = finite_doc(doc)
@@ -246,38 +206,8 @@ def _scope(store, cohort: Cohort, inputs: list, frame: pd.DataFrame | None = Non
             "inputs": [short[p] for p in paths]}
 
 
-def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
-                          cancelled: Callable[[], bool] | None = None) -> dict:
-    """The `replay` section (explorer.core.replay.section.replay_section), or why there is
-    none. scenario: EngineConfig changes (default: 4x the observed KV blocks); False: not
-    requested (report --no-replay)."""
-    if scenario is False:
-        return {"status": "no_data", "reason": "not requested"}
-    from .replay.section import replay_section
-    try:
-        return replay_section(store, cohort, scenario, cancelled=cancelled)
-    except Cancelled:
-        raise
-    except (TraceExplorerError, ValueError, KeyError) as e:
-        return {"status": "no_data", "reason": str(e)}
-    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
-        raise
-    except Exception as e:  # noqa: BLE001 - one section must not sink the report
-        log.exception("replay section failed")
-        return {"status": "error", "reason": errlog.describe(e)}
 
 
-def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
-    """The timeline (explorer.core.timeline) of the cohort's worst bound badcase: the one with
-    the most preemptions, then the highest TPOT; or why there is none."""
-    from .timeline import request_timeline, worst_badcase
-    try:
-        run_id, request_id = worst_badcase(frame)
-        return request_timeline(store, run_id, request_id, index=False).to_dict()
-    except (NoData, ValueError, KeyError, TypeError) as e:
-        return {"status": "no_data", "reason": f"no bound badcase to show ({e})"}
-    except TraceExplorerError as e:  # a warehouse query that failed
-        return {"status": "error", "reason": str(e)}
 
 
 # ---- writing --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 
-from .analysis import pipeline
+from . import sections
 from . import fmt
 from .names import condition_text, label, more, plural
 from .escape import md, md_code
@@ -63,7 +63,8 @@ def _md_cohort(c: dict) -> str:
     cat = c.get("category")
     cat = ", ".join(cat) if isinstance(cat, list) else (cat or fmt.MISSING)
     lv = c.get("link_levels") or {}
-    how = {"same-category": _("same category"), "all-correct": _("every correct case")}
+    how = {"same-category": _("same category"), "all-correct": _("every correct case"),
+           "outside-cluster": _("every case outside the cluster")}
     c = {**c, "control": how.get(c.get("control"), c.get("control"))}
     rows = [(_("Cluster"), c.get("cluster") or _("every badcase")), (_("Category"), cat),
             (_("Badcases"), fmt.count(c.get("badcases"))),
@@ -577,17 +578,18 @@ def _md_compare(v):
     return md_compare(v)
 
 
-# The Markdown's order of the sections and the writer of each; the headings are the sections'
-# titles (analysis.pipeline.SECTIONS).
-SECTIONS_MD = (
-    ("clusters", _md_clusters), ("cohort", _md_cohort), ("comparison", _md_comparison),
-    ("strata", _md_strata), ("tree", _md_tree), ("heatmap", _md_heatmap), ("runs", _md_runs),
-    ("versions", _md_versions), ("run_versions", _md_run_versions), ("compare", _md_compare),
-    ("sla", _md_sla),
-    ("whatif", _md_whatif), ("replay", _md_replay), ("timeline", _md_timeline),
-    ("sla_diagnosis", _md_sla_diagnosis),  # of every request (not the cohort's): after its sections
-    ("conclusion", _md_conclusion), ("engine", _md_engine), ("inputs", _md_inputs),
-)
+# The writer of each section; render_markdown writes them in the registry's reading order
+# (sections.DOCUMENT) under the sections' titles.
+WRITERS = {
+    "clusters": _md_clusters, "cohort": _md_cohort, "comparison": _md_comparison,
+    "strata": _md_strata, "tree": _md_tree, "heatmap": _md_heatmap, "runs": _md_runs,
+    "versions": _md_versions, "run_versions": _md_run_versions, "compare": _md_compare,
+    "sla": _md_sla, "whatif": _md_whatif, "replay": _md_replay, "timeline": _md_timeline,
+    "sla_diagnosis": _md_sla_diagnosis, "conclusion": _md_conclusion, "engine": _md_engine,
+    "inputs": _md_inputs,
+}
+NOT_WRITTEN = {"distributions": "a picture of the cohort frame (the HTML and PDF show it)"}
+SECTIONS_MD = tuple((k, WRITERS[k]) for k in sections.DOCUMENT if k not in NOT_WRITTEN)
 
 
 def render_markdown(doc: dict) -> str:
@@ -607,7 +609,7 @@ def render_markdown(doc: dict) -> str:
         if key not in doc:
             continue
         sec = doc[key]
-        out += ["", f"## {_(pipeline.TITLES[key])}", ""]
+        out += ["", f"## {_(sections.TITLES[key])}", ""]
         miss = _missing(sec)
         if miss:
             out.append(miss)

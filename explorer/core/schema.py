@@ -62,6 +62,13 @@ TABLES: dict[str, str] = {
         rows_loaded BIGINT, rows_skipped BIGINT, skipped_reasons JSON, columns JSON,
         run_ids JSON, eval_ids JSON, error VARCHAR, loaded_at TIMESTAMP
     """,
+    # extra: request files read in place (explorer/core/inplace.py): the view requests_src_<view_no>
+    # over the file (select_sql, its path written as $te_path), checked on reopen; status NULL
+    # when attached, else why not (moved, changed)
+    "in_place_files": """
+        view_no INTEGER PRIMARY KEY, run_id VARCHAR, path VARCHAR, size_bytes BIGINT,
+        mtime_ns BIGINT, select_sql VARCHAR, rows BIGINT, status VARCHAR
+    """,
     # extra: user renames of badcase clusters, kept with the session
     "cluster_names": "cluster VARCHAR PRIMARY KEY, display_name VARCHAR",
     # extra: session state (edited causal graph, association tolerances, ...), JSON values

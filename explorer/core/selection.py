@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence, Union
 
-import duckdb
 import pandas as pd
 
 from .errors import TraceExplorerError
@@ -208,14 +207,41 @@ def named_params(fragment: str, params: Sequence, prefix: str = "sel") -> tuple[
     return "".join(out), named
 
 
+def columns_of(pred: Predicate | None) -> list[str]:
+    """The columns a predicate names, in order of first mention."""
+    if pred is None:
+        return []
+    if isinstance(pred, (Range, InSet)):
+        return [pred.column]
+    if isinstance(pred, TreePath):
+        return list(dict.fromkeys(f for f, _op, _t in pred.steps))
+    parts = (pred.part,) if isinstance(pred, Not) else pred.parts
+    return list(dict.fromkeys(c for p in parts for c in columns_of(p)))
+
+
+def view_columns(con, view: str) -> list[str]:
+    """The columns of row view `view` (a query of queries/) as DuckDB binds it: the names a
+    predicate may use (no hand-kept list to fall out of step with the SQL)."""
+    return [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM (\n{load_query(view)}\n) AS v")
+            .fetchall()]
+
+
 def _run(store, view: str, columns: str, pred: Predicate | None, con=None) -> pd.DataFrame:
+    """A selection's column names come from data (a saved session, a report, a click): each is
+    checked against the view's columns before it is quoted into the SQL."""
+    con = con or store.con
+    have: list[str] = []
+    if pred is not None:  # a view's columns follow its store's tables: kept per store
+        known = store.cache("selection_view_columns", 4) if hasattr(store, "cache") else {}
+        have = known.get(view) or known.setdefault(view, view_columns(con, view))
+    unknown = [c for c in columns_of(pred) if c not in have]
+    if unknown:
+        raise SelectionError(f"the selection names a column the {view.split('_')[1]} view does "
+                             f"not have: {', '.join(map(repr, unknown))} (it has "
+                             f"{', '.join(have)})")
     where, params = pred.to_sql() if pred is not None else ("TRUE", [])
     sql = f"SELECT {columns} FROM (\n{load_query(view)}\n) AS v WHERE {where}"
-    try:
-        return (con or store.con).execute(sql, params).df()
-    except duckdb.BinderException as e:
-        raise SelectionError(f"the selection names a column the {view.split('_')[1]} view "
-                             f"does not have: {e}") from None
+    return con.execute(sql, params).df()
 
 
 def select_cases(store, pred: Predicate | None, con=None) -> list[str]:

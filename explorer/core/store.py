@@ -54,6 +54,7 @@ class Store(Loading, SessionFile):
         self._input_ids_to = 0
         self._input_id_of: dict[int, int] = {}
         self._caches: dict[str, cachetools.LRUCache] = {}
+        self.detached: list[str] = []  # in-place files a reopened session could not find (inplace)
         self.create_schema()
 
     def cache(self, name: str, maxsize: int) -> cachetools.LRUCache:
@@ -147,6 +148,9 @@ class Store(Loading, SessionFile):
         n = len(data)
         if n == 0:
             return 0
+        if table == "requests":  # requests_local once a file is read in place (inplace.union)
+            from .inplace import requests_table
+            table = requests_table(con)
         name = f"_append_{threading.get_ident()}"
         con.register(name, data)
         try:

@@ -116,9 +116,11 @@ class SessionFile:
             for t in schema.TABLES:
                 if t not in have:
                     continue
+                # with files in place (inplace), the copied requests are requests_local
+                st = "requests_local" if t == "requests" and "requests_local" in have else t
                 src_cols = {r[0] for r in self.con.execute(
                     "SELECT column_name FROM information_schema.columns"
-                    " WHERE table_catalog = '_src' AND table_name = ?", [t]).fetchall()}
+                    " WHERE table_catalog = '_src' AND table_name = ?", [st]).fetchall()}
                 cols = [c for c in schema.columns(t) if c in src_cols]
                 if not cols:
                     raise SessionError(path, f"not a Trace Explorer session: its table {t!r} "
@@ -126,13 +128,15 @@ class SessionFile:
                 sel = ", ".join(quote_ident(c) for c in cols)
                 try:
                     self.con.execute(f"INSERT INTO {quote_ident(t)} ({sel}) "
-                                     f"SELECT {sel} FROM _src.{quote_ident(t)}")
+                                     f"SELECT {sel} FROM _src.{quote_ident(st)}")
                 except duckdb.Error as e:
                     raise SessionError(path, f"not a Trace Explorer session: its table {t!r} "
                                              f"does not fit ({str(e).splitlines()[0]})") from None
             bad = validate_settings(self)
             if bad:
                 raise SessionError(path, f"malformed session setting {bad[0]!r}: {bad[1]}")
+            from .inplace_session import reattach
+            self.detached = reattach(self)  # files read in place: found again, or said why not
         finally:
             self.con.execute("DETACH _src")
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import pandas as pd
 
-from explorer.core.analysis import pipeline
+from explorer.core import sections
 from explorer.core.i18n import _
 from explorer.core.names import DEMO_NOTE
 from explorer.core.sqlutil import load_query
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the job's context (explorer.workers.JobContext): cancelled(
 
 log = logging.getLogger(__name__)
 
-ANALYSIS_KEYS = pipeline.keys("cohort", "store")  # the window's analyses: cohort ... engine
+ANALYSIS_KEYS = sections.keys("cohort", "store")  # the window's analyses: cohort ... engine
 CASE_LIMIT = 5000  # rows fetched for the case table
 REQUEST_LIMIT = 500  # rows of a heatmap cell's request list
 REQUEST_COLUMNS = ["run_id", "request_id", "arrival_s", "ttft_ms", "tpot_ms", "queue_ms",
@@ -170,7 +170,7 @@ def select_payload(store: Store, cohort, frame, ids, objects: dict, params: dict
 
 def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | None = None,
             keys: tuple[str, ...] = ANALYSIS_KEYS):
-    """The window's analyses of `cohort`: analysis.pipeline.run over the sections of groups
+    """The window's analyses of `cohort`: sections.run over the sections of groups
     "cohort" and "store" (ANALYSIS_KEYS), the one pipeline `report` also runs. What is the
     window's own: `cache` (kept per store content: the sections declaring what they depend on,
     e.g. versions and SLA per eval, are reused when only the cluster changed), two threads for
@@ -208,7 +208,8 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
         with ThreadPoolExecutor(1, thread_name_prefix="cases") as ex:
             cases = ex.submit(fetch_cases, store, ids, con=con)
             nbytes = ex.submit(frame_bytes, frame)
-            pipeline.run(store, cohort, params, keys=keys, cache=cache, threads=2,
+            sections.run(store, cohort, params, keys=keys, cache=cache, threads=2,
+                         oom_is_section_error=True,
                          cancelled=ctx.cancelled if ctx is not None else None,
                          on_result=on_result, frame=frame)
             out.setdefault("cases", cases.result())
@@ -234,10 +235,11 @@ def analyse_section(store: Store, cohort, params: dict, cache: dict, key: str,
     if key == "heatmap":  # the one that needs the frame after it ran (its cases' cells); SLA
         try:               # and engine never read it, so the pipeline builds none for them
             frame = given["frame"] = cohort_frame(store, cohort)
-        except Exception:  # noqa: BLE001 - the section says why (pipeline.Run.frame)
+        except Exception:  # noqa: BLE001 - the section says why (sections.Run.frame)
             given["frame"] = None
-    res = pipeline.run(store, cohort, params, keys=(key,), cache=cache,
-                       cancelled=ctx.cancelled if ctx is not None else None, **given)[key]
+    res = sections.run(store, cohort, params, keys=(key,), cache=cache,
+                       cancelled=ctx.cancelled if ctx is not None else None,
+                       oom_is_section_error=True, **given)[key]
     out = {key: to_payload(res)}
     _with_case_cells(out, {key: res}, frame)
     return out[key], res

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pandas as pd
 from PySide6.QtCore import QSize
 
-from explorer.core import errlog
+from explorer.core import errlog, sections
 from explorer.core.atomic import write_bytes, write_text
 from explorer.core.analysis.sla import for_cohort_runs
 from explorer.core.errors import ReportIncomplete
@@ -24,15 +24,20 @@ log = logging.getLogger(__name__)
 ALL_FORMATS = ("json", "md", "png", "svg", "html", "pdf")
 QT_FORMATS = {"png", "svg", "html", "pdf"}
 
-# panel name -> (payload key it paints, logical size in px)
+# The report's panel pictures: panel name (sections.WINDOW) -> logical size in px, in the
+# order they are drawn.
 PANEL_SIZES: dict[str, QSize] = {
     "header": QSize(1400, 86), "comparison": QSize(1100, 420), "distributions": QSize(760, 400),
     "tree": QSize(820, 720), "heatmap": QSize(820, 520), "versions": QSize(1000, 420),
-    "sla": QSize(820, 720), "whatif": QSize(820, 560), "conclusion": QSize(760, 640),
-    "timeline": QSize(1100, 560), "engine": QSize(1100, 620), "replay": QSize(1000, 560),
+    "sla": QSize(820, 720), "whatif": QSize(820, 560), "replay": QSize(1000, 560),
+    "conclusion": QSize(760, 640), "timeline": QSize(1100, 560), "engine": QSize(1100, 620),
 }
-SECTION_KEYS = ("cohort", "comparison", "tree", "heatmap", "versions", "sla", "whatif", "conclusion",
-                "engine")
+# The pictured panels that show what they show another way than the session's results
+# (_draw_panel).
+DRAWN_APART = ("timeline", "replay")
+# The sections handed to the pictured panels as the session's results, in the registry's order.
+SECTION_KEYS = tuple(k for k in sections.keys() if k in {
+    sections.SHOWS.get(n, n) for n in PANEL_SIZES if n not in DRAWN_APART})
 
 
 def telling_metrics(comparison: Any, k: int = 2) -> list[str]:
@@ -102,10 +107,8 @@ def _start_panels(session, failed: list | None) -> dict:
     """The report's panels (name -> widget, in the report's order) on `session`, in their
     print layout; one that cannot start is recorded in `failed` and left out."""
     classes = _panel_classes()
-    wanted = ["header", "comparison", "distributions", "tree", "heatmap", "versions", "sla",
-              "whatif", "replay", "conclusion", "timeline", "engine"]
     panels = {}
-    for n in wanted:
+    for n in PANEL_SIZES:
         if n not in classes:
             continue
         try:  # the timeline panel gets no session: it paints the view fetched here

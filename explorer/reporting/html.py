@@ -12,7 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
-from explorer.core.analysis import pipeline
+from explorer.core import sections
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
@@ -48,27 +48,33 @@ table.header td {{ border: none; padding-right: 18px; }} .t {{ color: {palette.M
 img {{ max-width: 100%; }} code {{ font-size: 9pt; }} .foot {{ color: {palette.MUTED}; font-size: 8pt; }}
 """
 
-# Section order of the document: (key of the report JSON, image name or None when the HTML
-# table says it all, table painter). The titles are the sections' own (analysis.pipeline), but
-# for the distributions, a picture of the cohort frame that is no section of the JSON.
-SECTIONS = [
-    ("comparison", None, lambda v: comparison_html(v)),
-    ("distributions", "distributions", None),
-    ("tree", "tree", None),
-    ("heatmap", "heatmap", None),
-    ("runs", None, lambda v: runs_html(v)),
-    ("versions", "versions", lambda v: versions_html(v)),
-    ("run_versions", None, lambda v: run_versions_html(v)),
-    ("compare", None, lambda v: compare_html(v, REPORT_MAX_PAIRS)),
-    ("sla", "sla", lambda v: sla_html(v)),
-    ("whatif", "whatif", None),
-    ("replay", "replay", None),
-    ("timeline", "timeline", None),
-    ("sla_diagnosis", None, lambda v: sla_diagnosis_html(v)),
-    ("engine", "engine", lambda v: engine_html(v)),
-    ("conclusion", None, lambda v: conclusion_html(v)),
-]
-TITLES = pipeline.TITLES
+# What the document shows of each section: (image name or None when the HTML table says it
+# all, table painter). build_html writes them in the registry's reading order (sections.DOCUMENT)
+# under the sections' titles, but for the distributions, a picture of the cohort frame that is no
+# section of the JSON.
+SHOWN = {
+    "comparison": (None, lambda v: comparison_html(v)),
+    "distributions": ("distributions", None),
+    "tree": ("tree", None),
+    "heatmap": ("heatmap", None),
+    "runs": (None, lambda v: runs_html(v)),
+    "versions": ("versions", lambda v: versions_html(v)),
+    "run_versions": (None, lambda v: run_versions_html(v)),
+    "compare": (None, lambda v: compare_html(v, REPORT_MAX_PAIRS)),
+    "sla": ("sla", lambda v: sla_html(v)),
+    "whatif": ("whatif", None),
+    "replay": ("replay", None),
+    "timeline": ("timeline", None),
+    "sla_diagnosis": (None, lambda v: sla_diagnosis_html(v)),
+    "engine": ("engine", lambda v: engine_html(v)),
+    "conclusion": (None, lambda v: conclusion_html(v)),
+}
+# The sections not shown among the others, and where they are instead.
+ELSEWHERE = {"cohort": "the header (header_html)", "inputs": "the footer (provenance_html)",
+             "clusters": "not shown (report.md lists them)",
+             "strata": "not shown (report.md lists them)"}
+SECTIONS = [(k, *SHOWN[k]) for k in sections.DOCUMENT if k not in ELSEWHERE]
+TITLES = sections.TITLES
 
 
 def data_uri(path: Path) -> str:
@@ -135,7 +141,9 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
                 width = f" width='{print_width(name, images[name])}'" if for_pdf else ""
                 out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{html_text(title)}'></p>")
         if key == "sla":  # per-run rows only for the runs that served the cohort
-            out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs")))
+            # the panel's picture carries the summary line: printed once (it was twice)
+            out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs"),
+                                with_summary="sla" not in images))
         elif table is not None:
             out.append(table(value))
     if cases is not None and len(cases):

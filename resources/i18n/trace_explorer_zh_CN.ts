@@ -305,6 +305,14 @@
         <translation>全部正确 case</translation>
     </message>
     <message>
+        <source>every case outside the cluster</source>
+        <translation>该 cluster 之外的全部 case</translation>
+    </message>
+    <message>
+        <source>The cases of the badcases&apos; categories outside the cluster: correct ones and other clusters&apos; badcases (a noise cluster beside one tied to the engine is then not compared with correct cases only)</source>
+        <translation>badcase 所属类目中该 cluster 之外的 case：正确 case 与其他 cluster 的 badcase（与引擎相关的 cluster 旁边的噪声 cluster 就不会只与正确 case 对比）</translation>
+    </message>
+    <message>
         <source>Control:</source>
         <translation>对照组：</translation>
     </message>
@@ -626,6 +634,10 @@
 </context>
 <context>
     <name>InputsPanel</name>
+    <message>
+        <source>run %1, version %2 (edit in the Runs panel)</source>
+        <translation>run %1，版本 %2（在 Run 面板中编辑）</translation>
+    </message>
     <message>
         <source>File</source>
         <translation>文件</translation>
@@ -1024,6 +1036,14 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>变化 %</translation>
     </message>
     <message>
+        <source>Validate</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Fit on the lowest setting of the chosen run&apos;s ladder of runs (request rates, concurrencies) and predict each higher one: the replay&apos;s out-of-sample error</source>
+        <translation>在所选 run 所属阶梯（请求速率、并发数）的最低设置上拟合，并预测每个更高的设置：回放的样本外误差</translation>
+    </message>
+    <message>
         <source>KV-cache capacity (blocks, log)</source>
         <translation>KV cache 容量（块，对数）</translation>
     </message>
@@ -1062,6 +1082,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>未校准：该 run 未记录 TTFT 或 TPOT，回放的绝对延迟（TTFT、TPOT、E2E）取自引擎模型的默认值，而非该引擎；请读取不同设置之间的变化，而非数值本身。</translation>
     </message>
     <message>
+        <source>Not validated: no prediction of this run at other settings was checked</source>
+        <translation>未验证：没有检验过该 run 在其他设置下的预测</translation>
+    </message>
+    <message>
         <source>not calibrated: the run records no TTFT or TPOT</source>
         <translation>未校准：该 run 没有记录 TTFT 或 TPOT</translation>
     </message>
@@ -1076,6 +1100,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>%1 request(s) dropped: %2</source>
         <translation>丢弃了 %1 个请求：%2</translation>
+    </message>
+    <message>
+        <source>Error that applies to these figures: %1</source>
+        <translation>这些数值适用的误差：%1</translation>
     </message>
     <message>
         <source>%1 of %2 requests replayed</source>
@@ -1146,6 +1174,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>抢占次数：实测设置 → 情景</translation>
     </message>
     <message>
+        <source>Error that applies to the scenario: %1</source>
+        <translation>该场景适用的误差：%1</translation>
+    </message>
+    <message>
         <source>hit rate</source>
         <translation>命中率</translation>
     </message>
@@ -1160,6 +1192,30 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>Capacity sweep of %1 (%2 requests, %3): %4; preemptions %5 → %6.</source>
         <translation>%1 的容量扫描（%2 个请求，%3）：%4；抢占次数 %5 → %6。</translation>
+    </message>
+    <message>
+        <source>Validating the replay on the run&apos;s ladder…</source>
+        <translation>正在该 run 的阶梯上验证回放…</translation>
+    </message>
+    <message>
+        <source>Replay: validating</source>
+        <translation>回放：验证中</translation>
+    </message>
+    <message>
+        <source>Not validated: %1</source>
+        <translation>未验证：%1</translation>
+    </message>
+    <message>
+        <source>%1: fitted at %2 = %3, %4 higher settings predicted; median |error| of mean TTFT %5, of mean TPOT %6.</source>
+        <translation>%1：在 %2 = %3 处拟合，预测了 %4 个更高的设置；平均 TTFT 的 |误差| 中位数 %5，平均 TPOT 的 %6。</translation>
+    </message>
+    <message>
+        <source>Out-of-sample error above 25%: read the replay&apos;s absolute latencies at other settings with that error in mind.</source>
+        <translation>样本外误差超过 25%：阅读回放在其他设置下的绝对延迟时请考虑这一误差。</translation>
+    </message>
+    <message>
+        <source>Not identified: %1</source>
+        <translation>无法识别：%1</translation>
     </message>
     <message>
         <source>never falls</source>
@@ -1204,7 +1260,7 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <name>RunsPanel</name>
     <message>
         <source>Run</source>
-        <translation>运行</translation>
+        <translation>Run</translation>
     </message>
     <message>
         <source>Engine</source>

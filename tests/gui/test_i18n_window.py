@@ -42,7 +42,7 @@ def test_panel_titles_are_the_section_registrys_in_both_languages(qapp, qtbot, t
     """Docks, tabs and View menu name each panel as the section registry does (pipeline's
     panel names, translated in the "panel" context): Chinese in a zh_CN window, where "Cases"
     names the table (not the count a report's column header means by it)."""
-    from explorer.core.analysis import pipeline
+    from explorer.core import sections
     from explorer.session import Session
     from explorer.widgets.mainwindow import MainWindow
 
@@ -53,7 +53,7 @@ def test_panel_titles_are_the_section_registrys_in_both_languages(qapp, qtbot, t
         return {n: d.windowTitle() for n, d in w.docks.items()}, view
     en, en_view = titles()
     assert en["header"] == "Cohort" and en["comparison"] == "Metric comparison"
-    assert en == {n: pipeline.panel_title("cohort" if n == "header" else n) for n in en}
+    assert en == {n: sections.panel_title("cohort" if n == "header" else n) for n in en}
     assert set(en.values()) <= en_view
     try:
         translators.install("zh_CN", qapp)

@@ -67,7 +67,7 @@ def test_deferred_analyses_run_when_their_tab_is_first_shown_and_once(loaded, qt
     computes its section once, the same as the whole pipeline's, and later cohorts compute it
     with the rest."""
     import explorer.session as session_mod
-    from explorer.core.analysis import pipeline
+    from explorer.core import sections
     window, _, _ = loaded
     s = window.session
     assert s.deferred == {"heatmap", "sla", "engine", "compare"}
@@ -90,7 +90,7 @@ def test_deferred_analyses_run_when_their_tab_is_first_shown_and_once(loaded, qt
         gate.set()
     qtbot.waitUntil(lambda: s.data["sla"] is not None and s.runner.pending() == 0, timeout=30000)
     assert window.panels["sla"].message() is None  # the SLA itself, painted
-    fresh = pipeline.run(s.store, s.cohort(), {}, keys=("sla",), cache={})["sla"].to_dict()
+    fresh = sections.run(s.store, s.cohort(), {}, keys=("sla",), cache={})["sla"].to_dict()
     assert s.data["sla"] == fresh and calls == ["sla"]
     window.show_panel("comparison")
     window.show_panel("sla")  # shown again: nothing recomputed

@@ -22,7 +22,7 @@ KEPT = {"vllm-sim", "sim", "lru", "fifo", "ecdf", "tsv", "markdown", "ctrl", "al
         "qps", "gb", "b", "x", "log", "trace explorer", "explorer", "fp16", "llama-3.1-8b",
         "mooncake", "delong", "welch", "hodges-lehmann", "mcnemar", "wilson", "ms/token",
         "vs",      # "Badcase 组 vs 对照组" (GLOSSARY-zh)
-        "chars", "tok", "lfu",   # units (characters, tokens/s) and an eviction policy's name
+        "tok", "lfu",   # a unit (tokens/s) and an eviction policy's name
         "y"}       # pyqtgraph's unnamed axis
 
 

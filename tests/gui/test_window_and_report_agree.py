@@ -1,4 +1,4 @@
-"""The window and `trace-explorer report` run one pipeline (explorer.core.analysis.pipeline):
+"""The window and `trace-explorer report` run one pipeline (explorer.core.sections):
 on the same inputs (the demo), every section the window shows equals the report JSON's, the
 same numbers and the same reasons where a section has no data."""
 from __future__ import annotations

@@ -75,9 +75,13 @@ def control_text(cohort: dict) -> tuple[str, str]:
     size = "–" if n is None else f"{n:,}"
     bound = _count(cohort.get("control_bound"))
     how_text = {"same-category": _("correct cases of the badcases' categories"),
-                "all-correct": _("every correct case")}.get(how, str(how or "–"))
+                "all-correct": _("every correct case"),
+                "outside-cluster": _("the cases of the badcases' categories outside the cluster: "
+                                     "correct ones and other clusters' badcases")}.get(how, str(how or "–"))
     tip = (_("Control group: {how_text}").format(how_text=how_text) + (f" ({', '.join(cats)})" if cats and how != "all-correct" else "")
            + ("" if bound is None else _("; {bound:,} bound to a trace request").format(bound=bound)))
+    if how == "outside-cluster":
+        return _("{size} outside the cluster ({scope})").format(size=size, scope=scope), tip
     return _("{size} correct ({scope})").format(size=size, scope=scope), tip
 
 

@@ -15,6 +15,8 @@ from explorer.core.i18n import _
 
 GROUP_ORDER = ("version", "run", "category", "tenant")
 MAX_BARS = 14
+ROW_PX = 18       # a bar's row: one tick label's line with a little air (labels never overlap)
+LABEL_CHARS = 28  # a tick label longer than this is middle-elided (the report table has it whole)
 
 
 def summary(sla: dict | None) -> str:
@@ -74,23 +76,40 @@ def bar_rows(sla: dict | None, limit: int = MAX_BARS) -> tuple[list, int]:
     return rows, left_out
 
 
-def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
-    """Horizontal bars of attainment (0-100 %) per group (at most MAX_BARS; see bar_rows).
-    Returns a message instead of drawing when no request could be judged."""
+def bars_that_fit(height_px: int | None) -> int:
+    """How many bars a plot of height_px shows without its tick labels overlapping (ROW_PX a
+    row, ~70 px for the title and the axis): at least 3 (all requests and one grouping of two),
+    at most MAX_BARS; MAX_BARS when the height is not known yet."""
+    if not height_px or height_px <= 0:
+        return MAX_BARS
+    return max(3, min(MAX_BARS, (int(height_px) - 70) // ROW_PX))
+
+
+def tick_label(group: str, key: str, n: int | None) -> str:
+    """'run: aibrix:0.2.1:naive_output_0.5 (n=55)', the key middle-elided to LABEL_CHARS."""
+    if len(key) > LABEL_CHARS:
+        keep = LABEL_CHARS - 1
+        key = key[: keep - keep // 2] + "…" + key[len(key) - keep // 2:]
+    text = key if group == "all" else f"{_(group)}: {key}"
+    return text + ("" if n is None else f" (n={n:,})")
+
+
+def paint_sla(plot: pg.PlotItem, sla: dict | None, limit: int = MAX_BARS) -> str | None:
+    """Horizontal bars of attainment (0-100 %) per group (at most `limit`; see bar_rows and
+    bars_that_fit). Returns a message instead of drawing when no request could be judged."""
     plot.clear()
-    rows, left_out = bar_rows(sla)
+    rows, left_out = bar_rows(sla, limit)
     if not rows:
         return _("No request could be judged against the SLA (TTFT / TPOT missing in the traces).")
-    plot.setTitle(_("worst {MAX_BARS} groups shown, {left_out} more in the report table").format(MAX_BARS=MAX_BARS, left_out=left_out) if left_out
-                  else None, size="9pt")
+    plot.setTitle(_("{shown} of {n} groups shown (all in the report table)").format(
+        shown=len(rows), n=len(rows) + left_out) if left_out else None, size="9pt")
     y = np.arange(len(rows))
     vals = np.array([100 * r[2] for r in rows])
     plot.addItem(pg.BarGraphItem(x0=np.zeros(len(rows)), y=y, width=vals, height=0.6,
                                  brush=pg.mkBrush(palette.ACCENT), pen=pg.mkPen(None)))
     plot.addItem(pg.BarGraphItem(x0=vals, y=y, width=100 - vals, height=0.6,
                                  brush=pg.mkBrush(palette.qcolor(palette.BAD, 90)), pen=pg.mkPen(None)))
-    plot.getAxis("left").setTicks([[(i, (k if g == "all" else f"{_(g)}: {k}") + ("" if n is None else f" (n={n})"))
-                                    for i, (g, k, _s, n) in enumerate(rows)]])
+    plot.getAxis("left").setTicks([[(i, tick_label(g, k, n)) for i, (g, k, _s, n) in enumerate(rows)]])
     plot.setLabel("bottom", _("requests meeting the SLA (%)"))
     plot.setXRange(0, 100, padding=0.02)
     plot.invertY(True)
@@ -98,7 +117,7 @@ def paint_sla(plot: pg.PlotItem, sla: dict | None) -> str | None:
     return None
 
 
-def sla_html(sla: dict | None, runs=None) -> str:
+def sla_html(sla: dict | None, runs=None, with_summary: bool = True) -> str:
     """Summary and the table by version, run, category, tenant (the REPORT_GROUPS largest
     groups of each, the rest counted); with `runs` only the runs that served the cohort get a
     row, the others one sentence (for_cohort_runs, as report.md)."""
@@ -120,5 +139,6 @@ def sla_html(sla: dict | None, runs=None) -> str:
     if cut:
         notes.append(_("Shown: {groups}; every group is in report.json.").format(
             groups="; ".join(cut)))
-    return (f"<p>{html_text(summary(sla))}</p><table class='sla'><tr>{heads}</tr>{body}</table>"
+    head = f"<p>{html_text(summary(sla))}</p>" if with_summary else ""  # else in the picture
+    return (f"{head}<table class='sla'><tr>{heads}</tr>{body}</table>"
             + "".join(f"<p class='why'>{html_text(x)}</p>" for x in notes))

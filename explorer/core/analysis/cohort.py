@@ -3,7 +3,12 @@
 Control groups:
 - "same-category" (default): the correct cases whose category is one of the badcases'
   categories (a badcase without a category is matched by correct cases without one);
-- "all-correct": every correct case in the store.
+- "all-correct": every correct case in the store;
+- "outside-cluster": the cases of the badcases' categories outside the cluster, correct ones
+  and the other clusters' badcases. With one cluster's failures tied to the engine (say
+  preemptions), the correct cases lack those requests, so a cluster of noise compared with
+  them looks preempted more; against every case outside it, it does not (issue 35). Their
+  `correct` stays False; `grp` and `badcase` say the group (badcase 0 in the control).
 
 Engine metrics come from the request each case is bound to (case_links, best level first);
 prompt_tokens / completion_tokens are the bound request's counts, else the case's own, so an
@@ -24,7 +29,7 @@ from ..sqlutil import arrow_frame, load_query
 from .results import CohortSummary
 from explorer.core.i18n import _
 
-CONTROLS = ("same-category", "all-correct")
+CONTROLS = ("same-category", "all-correct", "outside-cluster")
 
 # Engine metrics of the bound request (NULL when the case is not bound).
 ENGINE_METRICS = ("kv_cache_hit_rate", "num_preemptions", "tpot_ms", "batch_size", "ttft_ms",
@@ -48,7 +53,7 @@ FRAME_COLUMNS = (("case_id", "grp", "badcase", "category", "cluster", "run_id", 
 @dataclass(frozen=True)
 class Cohort:
     """What to analyse. cluster: a badcase cluster name (None = every badcase); control:
-    "same-category" or "all-correct"; selection: a predicate over the case view
+    "same-category", "all-correct" or "outside-cluster" (module doc); selection: a predicate over the case view
     (explorer.core.selection) that narrows both groups (None = no narrowing); eval_id: one
     eval (cases.eval_id, e.g. "mmlu_pro:Meta-Llama-3_1-8B-Instruct") whose cases form both
     groups (None = every loaded eval pooled). Raises ValueError for an unknown control."""
@@ -283,6 +288,8 @@ def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True,
         if not mask.any():
             return empty.copy()
         df = view[mask].reset_index(drop=True)
+        if cohort.control == "outside-cluster" and cohort.cluster is not None:
+            df = _regroup(df, cohort.cluster)
         # DuckDB gives a VARCHAR column with no value object dtype (None), not a string dtype
         for c in view.columns:
             if view[c].dtype != object and not pd.api.types.is_numeric_dtype(view[c].dtype) \
@@ -293,7 +300,22 @@ def cohort_frame(store, cohort: Cohort, con=None, *, cached: bool = True,
     df = arrow_frame((con or store.con).sql(_frame_select(sql, columns or FRAME_COLUMNS),
                                             params=params))
     df["badcase"] = df["badcase"].astype(int)
+    if cohort.control == "outside-cluster" and cohort.cluster is not None:
+        df = _regroup(df, cohort.cluster)
     return df
+
+
+def _regroup(df: pd.DataFrame, cluster: str) -> pd.DataFrame:
+    """outside-cluster: the badcases of other clusters become control cases (grp, badcase 0),
+    the frame again badcases first, then control, each by case_id."""
+    other = ((df["badcase"] == 1) & (df["cluster"] != cluster)).to_numpy()
+    if not other.any():
+        return df
+    df = df.copy()
+    df.loc[other, "grp"] = "control"
+    df.loc[other, "badcase"] = 0
+    return df.sort_values(["badcase", "case_id"], ascending=[False, True],
+                          kind="stable").reset_index(drop=True)
 
 
 def scalar(con, sql: str, params=None):

@@ -119,7 +119,7 @@ def _row_ctx(row, kb, q=None) -> dict:
             "p_adjusted": fmt.pval(row.p_adjusted if q is None else q),
             "p_value": fmt.pval(row.p_value), "cohens_d": fmt.signed(row.cohens_d),
             "hedges_g": fmt.signed(getattr(row, "hedges_g", None)),
-            "n_bad": row.n_bad, "n_control": row.n_control, "unit": unit,
+            "n_bad": fmt.count(row.n_bad), "n_control": fmt.count(row.n_control), "unit": unit,
             "label": pick(meta, "label", row.metric), "metric": row.metric}
 
 
@@ -537,7 +537,7 @@ def _case_level(comp: Comparison, kb: dict, alpha: float, skip=()) -> list[str]:
                    "{metric} {bad_mean} on average against "
                    "{control_mean} in the control ({diff_pct}, "
                    "adjusted p {p_adjusted}, n = {n_bad} / {n_control}); "
-                   "{way}.").format(aspect=pick(m, 'aspect', r.metric), metric=label(r.metric, False), bad_mean=fmt.num(r.bad_mean, r.metric, unit=unit), control_mean=fmt.num(r.control_mean, r.metric, unit=unit), diff_pct=fmt.pct(r.diff_pct), p_adjusted=fmt.pval(r.p_adjusted), n_bad=r.n_bad, n_control=r.n_control, way=pick(m, way, '')).replace("; .", "."))
+                   "{way}.").format(aspect=pick(m, 'aspect', r.metric), metric=label(r.metric, False), bad_mean=fmt.num(r.bad_mean, r.metric, unit=unit), control_mean=fmt.num(r.control_mean, r.metric, unit=unit), diff_pct=fmt.pct(r.diff_pct), p_adjusted=fmt.pval(r.p_adjusted), n_bad=fmt.count(r.n_bad), n_control=fmt.count(r.n_control), way=pick(m, way, '')).replace("; .", "."))
     return out
 
 

@@ -125,23 +125,28 @@ def periods(df: pd.DataFrame, min_windows: int = 1) -> list[dict]:
     """The violation periods: runs of consecutive (k, k + 1, ...) failing windows of one run
     (an unjudged or met window, or a gap without arrivals, ends a run)."""
     out = []
-    for run_id, g in df.groupby("run_id", sort=True):
-        cur = None
-        for row in g.itertuples(index=False):
-            if row.met is False and cur is not None and row.k == cur["_k"] + 1:
-                cur.update(end_s=float(row.end_s), _k=row.k, windows=cur["windows"] + 1,
-                           n=cur["n"] + int(row.n), n_met=cur["n_met"] + int(row.n_met),
-                           n_judged=cur["n_judged"] + int(row.n_judged))
-                continue
+    # one pass over the rows in run order (a stable sort: each run's windows keep theirs), not
+    # a groupby: 5,000 one-window runs took 4 s through per-group itertuples
+    cur, run_id = None, object()
+    for row in df.sort_values("run_id", kind="stable").itertuples(index=False):
+        if row.run_id != run_id:
             if cur is not None:
                 out.append(cur)
-                cur = None
-            if row.met is False:
-                cur = {"run_id": run_id, "start_s": float(row.start_s), "end_s": float(row.end_s),
-                       "_k": row.k, "windows": 1, "n": int(row.n), "n_met": int(row.n_met),
-                       "n_judged": int(row.n_judged)}
+            cur, run_id = None, row.run_id
+        if row.met is False and cur is not None and row.k == cur["_k"] + 1:
+            cur.update(end_s=float(row.end_s), _k=row.k, windows=cur["windows"] + 1,
+                       n=cur["n"] + int(row.n), n_met=cur["n_met"] + int(row.n_met),
+                       n_judged=cur["n_judged"] + int(row.n_judged))
+            continue
         if cur is not None:
             out.append(cur)
+            cur = None
+        if row.met is False:
+            cur = {"run_id": run_id, "start_s": float(row.start_s), "end_s": float(row.end_s),
+                   "_k": row.k, "windows": 1, "n": int(row.n), "n_met": int(row.n_met),
+                   "n_judged": int(row.n_judged)}
+    if cur is not None:
+        out.append(cur)
     for v in out:
         v.pop("_k")
         v["isolated"] = v["windows"] < min_windows

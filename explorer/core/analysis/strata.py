@@ -87,7 +87,12 @@ def stratify(frame: pd.DataFrame, rows, alpha: float = 0.05) -> dict | None:
     key = strata_key(frame)
     if key is None:
         return None
-    sig = [r for r in rows if r.p_adjusted is not None and r.p_adjusted < alpha
+    def _sig(r, key):
+        v = getattr(r, key, None)
+        return v is not None and v < alpha
+    # the pooled significant rows, and those significant only at equal workload (whose cells
+    # include the strata: an effect in one version that pooling hides)
+    sig = [r for r in rows if (_sig(r, "p_adjusted") or _sig(r, "adjusted_p_adjusted"))
            and r.bad_mean is not None and r.control_mean is not None][:MAX_METRICS]
     f = frame[frame[key].notna()]
     bad_all = (f["badcase"] == 1).to_numpy()
@@ -136,8 +141,9 @@ def stratify(frame: pd.DataFrame, rows, alpha: float = 0.05) -> dict | None:
         holds = bool(np.isfinite(p) and p < alpha)
         tests.append({"metric": r.metric, "test": test, "statistic": stat,
                       "p_value": float(p) if np.isfinite(p) else None,
-                      "pooled_diff": pooled, "disagree": disagree, "holds": holds})
-    warns = _warnings(key, tests)
+                      "pooled_diff": pooled, "disagree": disagree, "holds": holds,
+                      "pooled": _sig(r, "p_adjusted")})
+    warns = _warnings(key, tests) + stratum_sentences(key, tests, out_rows, alpha)
     return {"by": key, "strata": counts, "rows": out_rows, "tests": tests, "warnings": warns}
 
 
@@ -153,9 +159,51 @@ def _warnings(key: str, tests: list) -> list[str]:
                          _("{metric} goes the other way on {strata}").format(
                              metric=label(t["metric"], False), strata=", ".join(t["disagree"]))
                          for t in against[:3])))
-    weak = [t for t in tests if not t["holds"] and not t["disagree"]]
+    weak = [t for t in tests if not t["holds"] and not t["disagree"] and t.get("pooled", True)]
     if weak:
         out.append(_("Within {what}, {metrics} no longer differ significantly (stratified test "
                      "p >= 0.05): the pooled difference may come from the mix of {what}.").format(
                          what=what, metrics=", ".join(label(t["metric"], False) for t in weak[:4])))
+    return out
+
+
+MAX_STRATA_SHOWN = 4
+
+
+def stratum_sentences(key: str, tests: list, rows: list, alpha: float = 0.05) -> list[str]:
+    """One sentence per metric the strata warn about (goes the other way in a stratum, or no
+    longer holds within strata) or that holds in some strata only: the difference in each
+    stratum with its own test (Mann-Whitney U / Fisher; "within X only" when X's p, Bonferroni
+    over the strata named, is < alpha), so the reader sees where it is and where it is not ("Per engine version, preemptions: 0.5.2:
+    badcases 1.9 against 0.4 (p < 0.001, n = 40 / 300); 0.6.1: 0.2 against 0.2 (p 0.81, n =
+    200 / 900)."). Strata with fewer than MIN_SUPPORT badcases are left out of the sentence,
+    at most MAX_STRATA_SHOWN strata (the largest by badcases), the rest in report.json."""
+    from ..fmt import num, pval
+    from ..names import label
+    what = _("Per engine version") if key == "engine_version" else _("Per eval")
+    out = []
+    for t in tests:
+        part = [r for r in rows if r["metric"] == t["metric"] and r["n_bad"] >= MIN_SUPPORT
+                and r["bad_mean"] is not None and r["control_mean"] is not None]
+        if len(part) < 2:
+            continue
+        part = sorted(part, key=lambda r: -r["n_bad"])[:MAX_STRATA_SHOWN]
+        # Bonferroni over the strata named: "within X only" is a claim about each of them
+        found = [r["stratum"] for r in part if r["p_value"] is not None and r["p_value"] * len(part) < alpha]
+        apart = bool(found) and len(found) < len(part)   # some strata show it, others do not
+        if not apart and ((t["holds"] and not t["disagree"]) or not t.get("pooled", True)):
+            continue  # holds within strata and no stratum stands apart: the pooled row says it
+        m = t["metric"]
+        share = m in _SIGNAL
+        def value(v):
+            return f"{100 * v:.1f}%" if share else num(v, m)
+        def p_text(p):
+            return _("p {p}").format(p=pval(p)) if p is not None else _("no test")
+        each = "; ".join(_("{stratum}: badcases {bad} against {control} ({p}, n = {nb} / {nc})").format(
+            stratum=r["stratum"], bad=value(r["bad_mean"]), control=value(r["control_mean"]),
+            p=p_text(r["p_value"]), nb=f"{r['n_bad']:,}", nc=f"{r['n_control']:,}") for r in part)
+        tail = (_("the difference is within {strata} only.").format(strata=", ".join(found)) if found
+                else _("no stratum shows it on its own: the difference is between the strata."))
+        out.append(_("{what}, {metric}: {each}; {tail}").format(
+            what=what, metric=label(m, False), each=each, tail=tail))
     return out

@@ -61,6 +61,38 @@ def _lines(path: Path, report):
                     report.skip(_("not JSON"), line=line)
 
 
+def _in_time_order(records) -> list[dict]:
+    """The scrapes sorted by time, counters made monotone where two scrapes overlapped.
+
+    AIPerf's scrapes overlap (aiperf/server_metrics/manager.py `_collect_metrics_loop`), its
+    lines arrive in completion order and `timestamp_ns` is the first byte of the answer
+    (data_collector.py), so a scrape the server answered earlier can carry a later timestamp
+    than one it answered after. A counter that falls between two scrapes whose request/answer
+    intervals [request_sent_ns, timestamp_ns] overlap is that reordering, not a restart: it keeps
+    the earlier value (a restart's drop, between scrapes that did not overlap, stays a drop)."""
+    from . import prometheus
+    def at(r) -> float | None:
+        return r["timestamp_ns"] if isinstance(r.get("timestamp_ns"), (int, float)) else None
+    recs = sorted((r for r in records if isinstance(r, dict) and isinstance(r.get("metrics"), dict)),
+                  key=lambda r: (at(r) is None, at(r) or 0))  # untimed ones last, in file order
+    last: dict[tuple, tuple[float, float | None]] = {}  # (url, name, labels) -> (value, answered at)
+    for rec in recs:
+        url, sent = str(rec.get("endpoint_url") or ""), rec.get("request_sent_ns")
+        for name, samples in rec["metrics"].items():
+            if f"{name}_total" not in prometheus.COUNTERS and name not in prometheus.COUNTERS:
+                continue
+            for s in samples if isinstance(samples, list) else ():
+                if not (isinstance(s, dict) and isinstance(s.get("value"), (int, float))):
+                    continue
+                key = (url, name, tuple(sorted((s.get("labels") or {}).items())))
+                before = last.get(key)
+                if (before is not None and s["value"] < before[0] and before[1] is not None
+                        and isinstance(sent, (int, float)) and sent < before[1]):
+                    s["value"] = before[0]
+                last[key] = (float(s["value"]), at(rec))
+    return recs
+
+
 def server_metrics(path: Path, store, report, run_id: str) -> int:
     """engine_stats rows of `run_id` from the server_metrics_export.jsonl beside `path`."""
     from . import prometheus
@@ -70,9 +102,7 @@ def server_metrics(path: Path, store, report, run_id: str) -> int:
         return 0
     urls: list[str] = []
     scrapes = []
-    for rec in _lines(side, report):
-        if not isinstance(rec, dict) or not isinstance(rec.get("metrics"), dict):
-            continue
+    for rec in _in_time_order(_lines(side, report)):
         url = str(rec.get("endpoint_url") or "")
         if url not in urls:
             urls.append(url)

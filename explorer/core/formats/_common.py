@@ -365,12 +365,6 @@ def version_rule(path: Path) -> tuple[str, str] | None:
     return None
 
 
-def version_from_path(path: Path) -> str | None:
-    """The engine version named by a file's path (version_rule), or None."""
-    found = version_rule(path)
-    return found[0] if found else None
-
-
 def prompt_hash(prompt: Any) -> str | None:
     """The store's prompt hash (explorer.core.association.prompt_hash: SHA-256 of the
     normalised text; chat message lists hashed as their joined contents), so requests and

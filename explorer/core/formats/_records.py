@@ -1,14 +1,20 @@
 """Per-request trace files with fixed, known columns, read from vocabulary entries.
 
 Each `[records.NAME]` entry of resources/metrics.toml is one format (NAME shown as the format):
-its file kind (csv / jsonl), the columns that identify it (`require`, `bonus` raising the
+its file kind (csv / jsonl / json: a JSON list, each record named by its position "[3].ttft_s"),
+the columns that identify it (`require`, `bonus` raising the
 confidence), and `fields`: canonical column -> [source column, scale] (`wall` parses a wall
 clock, arrival_s then counts from the first row and runs.started_at keeps that clock; `ints` an
-integer list). The tools' own meanings and sources are in each entry's comment. A row with an
+integer list). `error_from` = [code field, message field]: a record whose code is set failed
+("code: message") and its zero latencies were never measured (NULL); `published` = [file
+relative to it, its [tool.*] entry, config keys, engine key]: that file's aggregates become the
+run's run_metrics and its model / settings the run's. The tools' own meanings and sources are in each entry's comment. A row with an
 unreadable value or one outside _common.RANGES is skipped with its line and field.
 """
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -18,25 +24,74 @@ from ..i18n import N_, _
 from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
                       prompt_hash, read_text_csv, register_run, text)
 from ._vocab import VOCAB
-from .base import Sniff, iter_jsonl
+from .base import Sniff, iter_jsonl, read_json
 
 _INTS = {"prompt_tokens", "completion_tokens"}
 # the column notes the entries give, kept here so the catalogues extract them
 _TEXTS = (N_("arrival_s (seconds since the first row; started_at)"), N_("(row number)"),
           N_("arrival_s (s since the trace start)"), N_("error (failed request)"),
-          N_("(line number)"), N_("arrival_s (client clock)"), N_("expected a list of integers"))
+          N_("(line number)"), N_("arrival_s (client clock)"), N_("(list position)"),
+          N_("run_metrics (LLMPerf's summary of this run)"), N_("expected a list of integers"))
 
 
 def _keys(sniff: Sniff, kind: str) -> set[str]:
+    if kind == "json":  # a list of objects: the keys quoted in its head
+        return (set(re.findall(r'"([^"\\]{1,64})"\s*:', sniff.head))
+                if sniff.head.lstrip().startswith("[") else set())
     if kind == "jsonl":
         return set(sniff.first_json_line() or ())
     lines = [] if sniff.is_binary else sniff.first_lines(1)
     return {c.strip().strip('"').lower() for c in lines[0].split(",")} if lines else set()
 
 
+def _path(rec, dotted: str):
+    """rec's value at a dotted path whose parts may index a list ("times[-1]"), or None."""
+    for part in re.findall(r"[^.\[\]]+|\[-?\d+\]", dotted):
+        if part[0] == "[":
+            i = int(part[1:-1])
+            rec = rec[i] if isinstance(rec, list) and -len(rec) <= i < len(rec) else None
+        else:
+            rec = rec.get(part) if isinstance(rec, dict) else None
+        if rec is None:
+            return None
+    return rec
+
+
+def _arith(node):
+    import ast
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.Add, ast.Div)):
+        a, b = _arith(node.left), _arith(node.right)
+        return a - b if isinstance(node.op, ast.Sub) else a + b if isinstance(
+            node.op, ast.Add) else a / b
+    raise ValueError(node)
+
+
+def _get(rec: dict, src: str):
+    """A source column, a dotted path into a record, or arithmetic (+ - /) over such paths
+    ("end_time - start_time"); None when a part is missing, not a number, or divides by 0."""
+    if src in rec or not re.search(r"[.\[]| [-+/] ", src):
+        return rec.get(src)
+    if not re.search(r" [-+/] ", src):
+        return _path(rec, src)
+    import ast
+
+    def put(m):
+        v = _path(rec, m.group(0))
+        return repr(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else "x"
+    expr = re.sub(r"[A-Za-z_][\w.]*(?:\[-?\d+\])?", put, src)
+    if "x" in expr:
+        return None
+    try:
+        return _arith(ast.parse(expr, mode="eval").body)
+    except (ValueError, ZeroDivisionError, SyntaxError):
+        return None
+
+
 def _value(rec: dict, canon: str, spec: list, need: tuple = ()):
     src, how = spec[0], spec[1] if len(spec) > 1 else 1.0
-    v = rec.get(src)
+    v = _get(rec, src)
     if how == "wall":
         if pd.isna(v):
             raise RowError(src, _("not a timestamp: {value}").format(value=repr(rec.get("_raw_" + src))))
@@ -56,6 +111,17 @@ def _value(rec: dict, canon: str, spec: list, need: tuple = ()):
 
 
 def _records(path: Path, spec: dict, report):
+    if spec["kind"] == "json":
+        data = read_json(path)
+        if not isinstance(data, list):
+            from ..errors import InputError
+            raise InputError(path, _("expected a JSON list of records"))
+        for i, rec in enumerate(data):
+            if isinstance(rec, dict):
+                yield i, rec
+            else:
+                report.skip(_("not a JSON object"), field_name=f"[{i}]")
+        return
     if spec["kind"] == "jsonl":
         yield from iter_jsonl(path, report)
         return
@@ -73,17 +139,27 @@ def _loader(name: str, spec: dict):
         rows, extras, n, need = [], spec.get("extra", {}), 0, tuple(spec.get("required", ()))
         check = {c: (f[0], f[1]) if len(f) > 1 and f[1] != 1.0 else f[0]
                  for c, f in spec["fields"].items() if len(f) == 1 or isinstance(f[1], float)}
+        listed = spec["kind"] == "json"
         for line, rec in _records(path, spec, report):
             n += 1
+            at = f"[{line}]." if listed else ""  # a list's records are named by position
             try:
                 row = {"request_id": str(n if spec["kind"] == "csv" else line)}
                 row.update((c, _value(rec, c, f, need)) for c, f in spec["fields"].items())
                 ex = {k: _value(rec, k, f) for k, f in extras.items()}
                 row["extra"] = {k: v for k, v in ex.items() if v is not None} or None
-                check_ranges({k: v for k, v in row.items() if k in check}, check)
+                check_ranges({k: v for k, v in row.items() if k in check},
+                             {c: (at + f[0], f[1]) if isinstance(f, tuple) else at + f
+                              for c, f in check.items()})
             except RowError as e:
-                report.skip(e.reason, line=line, field_name=e.field)
+                where = e.field if str(e.field).startswith("[") else at + str(e.field)
+                report.skip(e.reason, line=None if listed else line, field_name=where)
                 continue
+            code_f, msg_f = spec.get("error_from", (None, None))
+            if code_f and rec.get(code_f) is not None:
+                msg = text(rec.get(msg_f))
+                row["error"] = f"{rec[code_f]}: {msg}" if msg else str(rec[code_f])
+                row.update((c, None) for c in row if c.endswith("_ms") and row[c] == 0)
             err = spec.get("error_when_zero")
             if err and row.get(err[0]) == 0:
                 row["error"] = err[1]
@@ -102,14 +178,45 @@ def _loader(name: str, spec: dict):
                 r["arrival_s"] = (r["arrival_s"] - t0).total_seconds()
             started = t0.to_pydatetime()
         models = {(r["extra"] or {}).get("model") for r in rows} - {None}
+        pub, engine = _published(path, spec), spec.get("engine")
+        if pub:
+            config.update((k, pub[0][k]) for k in spec["published"][2] if k in pub[0])
+            engine = pub[0].get(spec["published"][3]) or engine
+            models = {pub[0]["model"]} if pub[0].get("model") else models
         run_id = register_run(store, report, path, name, f"{name}:{path.stem}",
-                              engine=spec.get("engine"), started_at=started,
+                              engine=engine or _engine_of(path, spec), started_at=started,
                               model=models.pop() if len(models) == 1 else None,
                               benchmark=spec.get("benchmark", path.stem),
                               config=config or None)
         insert_requests(store, report, run_id, rows)
+        if pub:  # the tool's own aggregates of these requests
+            from ._results import insert_run_metrics
+            from .published import tree_rows
+            insert_run_metrics(store, run_id, tree_rows(pub[0], spec["published"][1], {}))
+            report.columns[pub[1]] = _(_TEXTS[-2])
         report.columns.update({_(k): _(v) for k, v in spec["columns"].items()})
     return load
+
+
+def _engine_of(path: Path, spec: dict) -> str | None:
+    """`engine = "stem"`: the file name's first word names it (LLMPerf's <provider>_...)."""
+    return path.stem.split("_")[0] if spec.get("engine_from") == "stem" else None
+
+
+def _published(path: Path, spec: dict) -> tuple[dict, str] | None:
+    """(the published aggregates beside the file, their name relative to it), or None."""
+    if not spec.get("published"):
+        return None
+    rel = spec["published"][0].format(name=path.name)
+    other = path.parent / rel
+    if spec.get("published_under") and path.parent.name != spec["published_under"]:
+        return None
+    try:
+        with open(other, encoding="utf-8") as fh:
+            got = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return (got, rel.lstrip("./")) if isinstance(got, dict) else None
 
 
 def _format(name: str, spec: dict) -> ModuleType:

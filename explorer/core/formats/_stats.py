@@ -10,8 +10,7 @@ context (queries/engine_request_context.sql) places on a trace's clock.
 """
 from __future__ import annotations
 
-import math
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pandas as pd
 
@@ -42,13 +41,6 @@ def clock(stamps: list[datetime], precision: str) -> tuple[list[float], dict]:
     fmt = "%H:%M:%S" if precision == "time" else "%m-%d %H:%M:%S"
     return out, {"clock": N_("seconds since the first stat line"),
                  "first_stat_line_time": stamps[0].strftime(fmt)}
-
-
-def unix_to_iso(ts: float | None) -> str | None:
-    """A unix time as ISO 8601 UTC text (for messages and config), None for None / NaN."""
-    if ts is None or (isinstance(ts, float) and math.isnan(ts)):
-        return None
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat()
 
 
 def insert_stats(store, report, path, run_id: str, rows: list[dict], what: str) -> int:

@@ -31,6 +31,7 @@ import duckdb
 import pandas as pd
 import pyarrow.parquet as pq  # imported with the module: detection of a Parquet file reads its footer
 
+from .. import inplace
 from ..errors import InputError
 from ..i18n import _, field_text, line_text
 from ..sqlutil import quote_ident
@@ -226,9 +227,17 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         if n_bad > skips.count:
             found += _bad_sample(con, src, params, bad, rejects, lines, first_line, report)
             where = f" WHERE NOT ({any_bad})"
+    # files in place (explorer/core/inplace.py): the view reads the file as the INSERT would;
+    # a CSV needs its own request ids (a row number over a re-read text is not kept), a
+    # Parquet file's row number is read_parquet's file_row_number
+    in_place = (inplace.wanted(store, path, kind) and "file_row_number" not in types
+                and (kind == "parquet" or "request_id" in exprs))
+    view_src = inplace.inline(pre if kind == "csv" else src, params) if in_place else None
     if "request_id" not in exprs:  # the source row number (1-based), counted before skipping
         exprs["request_id"] = "CAST(__row AS VARCHAR)"
         src = f"(SELECT *, row_number() OVER () AS __row FROM {src})"
+        view_src = (f"(SELECT *, file_row_number + 1 AS __row FROM read_parquet("
+                    f"{inplace.PATH}, file_row_number = true))") if in_place else None
         report.columns[_("(row number)")] = "request_id"
 
     fields = {}
@@ -242,12 +251,22 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
                 report.columns[run_cols[f]] = f"runs.{f}"
     run_id = register_run(store, report, path, NAME, run_base(path), **fields)
     select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
-    n = con.execute(f"INSERT INTO requests BY NAME SELECT $run_id AS run_id, {select} "
-                    f"FROM {src}{where}", {**params, "run_id": run_id}).fetchall()[0][0]
+    canon_bad = " OR ".join(f"coalesce({c}, false)" for _, _, c in bad) if after else None
+    if in_place:  # one counting pass (it fills a CSV's reject table as the INSERT would)
+        n, gone = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {canon_bad or 'false'}) "
+                              f"FROM ({inplace.typed_sql('$run_id', exprs, src, where)})",
+                              {**params, "run_id": run_id}).fetchall()[0]
+        inplace.attach(store, run_id, path, inplace.view_sql(
+            run_id, exprs, view_src, where, canon_bad), n - gone)
+        report.columns[_("(read in place)")] = _("a view over the file, not copied")
+    else:
+        n = con.execute(f"INSERT INTO {inplace.requests_table(con)} BY NAME SELECT $run_id AS "
+                        f"run_id, {select} FROM {src}{where}",
+                        {**params, "run_id": run_id}).fetchall()[0][0]
     if after:
-        canon_bad = " OR ".join(f"coalesce({c}, false)" for _, _, c in bad)
-        gone = con.execute(f"DELETE FROM requests WHERE run_id = ? AND ({canon_bad})",
-                           [run_id]).fetchall()[0][0]
+        if not in_place:
+            gone = con.execute(f"DELETE FROM {inplace.requests_table(con)} WHERE run_id = ? AND "
+                               f"({canon_bad})", [run_id]).fetchall()[0][0]
         if gone:
             n -= gone
             n_bad += gone
@@ -578,9 +597,12 @@ class _BatchSource(NamedTuple):
     run_cols: dict
 
 
-def _csv_batch(con, paths: list[Path], files: list[str]) -> _BatchSource:
+def _csv_batch(con, paths: list[Path], files: list[str], temps: list[str]) -> _BatchSource:
     """DuckDB read_csv over the list of files, mapped columns read as numbers (or timestamps)
-    and the others as text: a value that does not convert raises, per file."""
+    and the others as text: a value that does not convert raises, per file. The files are
+    read once, into a temporary table (its name appended to `temps`): the unit guesses, the
+    per-file counts and the INSERT each read the whole batch again (5,000 one-row CSVs: 4
+    s of the 10 s load were these re-reads)."""
     params: dict = {"files": files}
     base = (f"read_csv($files, header = true, sample_size = {_CSV_SAMPLE}, "
             f"filename = {_sql_lit(_FILE)}")
@@ -591,7 +613,11 @@ def _csv_batch(con, paths: list[Path], files: list[str]) -> _BatchSource:
     params["types"] = {c: (t if t.startswith(("TIMESTAMP", "DATE")) else "DOUBLE")
                        if c in {m[0] for m in mapping.values()} and c not in text_cols
                        else "VARCHAR" for c, t in types.items()}
-    return _BatchSource(f"{base}, types = $types)", params, params["types"], mapping, run_cols)
+    name = f"_generic_csv_{next(_COUNTER)}"
+    con.execute(f"CREATE TEMP TABLE {quote_ident(name)} AS SELECT * FROM {base}, "
+                f"types = $types)", params)
+    temps.append(name)
+    return _BatchSource(quote_ident(name), {}, params["types"], mapping, run_cols)
 
 
 def _jsonl_batch(con, paths: list[Path], files: list[str], registered: list[str]) -> _BatchSource:
@@ -681,7 +707,7 @@ def _insert_batch(con, source: _BatchSource, exprs: dict[str, str], files: list[
     con.register(name, runmap)
     registered.append(name)
     select = ", ".join(f"{e} AS {quote_ident(c)}" for c, e in exprs.items())
-    con.execute(f"INSERT INTO requests BY NAME SELECT {quote_ident(_RUN)} AS run_id, {select} "
+    con.execute(f"INSERT INTO {inplace.requests_table(con)} BY NAME SELECT {quote_ident(_RUN)} AS run_id, {select} "
                 f"FROM {source.src} JOIN {quote_ident(name)} USING ({quote_ident(_FILE)})",
                 source.params)
 
@@ -697,10 +723,11 @@ def load_batch(paths: list[Path], store, reports: list) -> bool:
     con = store.con
     files = [str(p) for p in paths]
     registered: list[str] = []
+    temps: list[str] = []
     try:
         kind = _kind(Sniff.of(paths[0]))
         if kind == "csv":
-            source = _csv_batch(con, paths, files)
+            source = _csv_batch(con, paths, files, temps)
         elif kind == "jsonl":
             source = _jsonl_batch(con, paths, files, registered)
         else:
@@ -725,3 +752,8 @@ def load_batch(paths: list[Path], store, reports: list) -> bool:
     finally:
         for name in registered:
             con.unregister(name)
+        for name in temps:
+            try:
+                con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
+            except duckdb.Error:  # an aborted transaction: its ROLLBACK drops the table
+                pass

@@ -14,6 +14,13 @@ them in {"stringValue": …}); each span is rewritten into the OTLP/JSON shape a
 as explorer.core.formats.otlp maps it (vLLM's `llm_request` span, OpenTelemetry GenAI names:
 gen_ai.usage.input_tokens, gen_ai.latency.*, ...). start_time -> arrival_s (unix s); a span
 whose status_code is ERROR carries its description as the error.
+
+Also the OpenTelemetry Collector's debug (formerly logging) exporter text, verbosity detailed
+(exporter/debugexporter/internal/otlptext/traces.go): "ResourceSpans #N", "Resource attributes:"
+(older: "Resource labels:"), "Span #N" with "Trace ID / ID / Name / Start time / End time /
+Status code / Status message" lines ("2023-09-08 21:50:35.872800345 +0000 UTC"), then
+"Attributes:" and "Events:" / "SpanEvent #N" with "-> key: Kind(value)" lines (Str, Int, Double,
+Bool; older STRING, INT, ...), a log prefix (timestamp, "container | ") tolerated.
 """
 from __future__ import annotations
 
@@ -34,12 +41,91 @@ KIND = "trace"
 _CONTEXT = re.compile(r'"context"\s*:\s*\{\s*"trace_id"\s*:\s*"0x[0-9a-f]+"')
 
 
+_TEXT_SPAN = re.compile(r"^\s*Trace ID\s+: [0-9a-f]{32}\s*$", re.M)
+_PREFIX = re.compile(r"^(?:\S+\s+\|\s|\d{4}-\d\d-\d\dT\S+\s+\w+\s+(?:\S+\.go:\d+\s+)?)")
+_ARROW = re.compile(r"^(\s*)-> ([^:]+): (?:(\w+)\((.*)\)|(.*))$")
+
+
 def detect(sniff: Sniff) -> float:
-    """High when the head holds a console-exported span: a "context" with a "0x…" trace_id
-    and a "SpanKind.…" kind."""
-    if sniff.is_binary or not _CONTEXT.search(sniff.head) or '"SpanKind.' not in sniff.head:
+    """High when the head holds a console-exported span (a "context" with a "0x…" trace_id
+    and a "SpanKind.…" kind) or the Collector debug exporter's "Span #" / "Trace ID :" text."""
+    if sniff.is_binary:
         return 0.0
-    return 0.9 if '"gen_ai.' in sniff.head or '"llm_request"' in sniff.head else 0.6
+    llm = '"gen_ai.' in sniff.head or '"llm_request"' in sniff.head
+    if "Span #" in sniff.head and _TEXT_SPAN.search(sniff.head):
+        return 0.9 if "gen_ai." in sniff.head or "llm_request" in sniff.head else 0.6
+    if not _CONTEXT.search(sniff.head) or '"SpanKind.' not in sniff.head:
+        return 0.0
+    return 0.9 if llm else 0.6
+
+
+def _text_ns(v: str, field: str) -> int:
+    """'2023-09-08 21:50:35.872800345 +0000 UTC' -> unix ns (all nine digits kept)."""
+    m = re.match(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.(\d+))? ([+-]\d{4})", v.strip())
+    if not m:
+        raise RowError(field, _("not a time: {value}").format(value=repr(v[:40])))
+    dt = datetime.strptime(m[1] + m[3], "%Y-%m-%d %H:%M:%S%z")
+    return int(dt.timestamp()) * 1_000_000_000 + int((m[2] or "0")[:9].ljust(9, "0"))
+
+
+def _typed(kind: str | None, v: str):
+    k = (kind or "").lower()
+    try:
+        return int(v) if k == "int" else float(v) if k == "double" else (
+            v.lower() == "true") if k == "bool" else v
+    except ValueError:
+        return v
+
+
+def _text_spans(doc: str) -> list[tuple[int, dict, dict]]:
+    """(line, OTLP/JSON-shaped span, resource attributes) of every span of debug-exporter text."""
+    out, res, sp, where, ev = [], {}, None, None, None
+    for n, raw in enumerate(doc.splitlines(), 1):
+        ln = _PREFIX.sub("", raw.rstrip())
+        s = ln.strip()
+        if s.startswith("ResourceSpans #"):
+            res, where = {}, "res"
+        elif s in ("Resource attributes:", "Resource labels:"):
+            where = "res"
+        elif s.startswith("Span #"):
+            sp = {"attributes": {}, "events": [], "status": {}}
+            out.append((n, sp, res))
+            where = "span"
+        elif sp is not None and s in ("Attributes:", "Events:"):
+            where = s[:-1].lower()
+        elif sp is not None and s.startswith("SpanEvent #"):
+            ev = {"attributes": {}}
+            sp["events"].append(ev)
+            where = "event"
+        elif where == "span" and " : " in ln + " ":
+            k, _sep, v = (x.strip() for x in s.partition(":"))
+            sp["_" + k.lower().replace(" ", "_")] = (v, n)
+        elif (m := _ARROW.match(ln)) and where in ("res", "attributes", "event"):
+            key, v = m[2].strip(), _typed(m[3], m[4] if m[3] else (m[5] or "").strip())
+            if where == "res":
+                res[key] = v
+            elif where == "attributes":
+                sp["attributes"][key] = v
+            elif len(m[1]) > 6:  # an event attribute (indented under "-> Attributes:")
+                ev["attributes"][key] = v
+            elif key in ("Name", "Timestamp"):
+                ev[key.lower()] = v
+    return out
+
+
+def _text_otlp(sp: dict) -> dict:
+    """A debug-exporter span in the OTLP/JSON span shape that otlp._span reads."""
+    get = {k[1:]: v for k, (v, _n) in ((k, v) for k, v in sp.items() if k.startswith("_"))}
+    out = {"name": get.get("name"), "traceId": get.get("trace_id"), "spanId": get.get("id"),
+           "startTimeUnixNano": _text_ns(get.get("start_time", ""), "Start time"),
+           "endTimeUnixNano": _text_ns(get.get("end_time", ""), "End time"),
+           "attributes": _attrs(sp["attributes"]),
+           "events": [{"name": e.get("name"), "attributes": _attrs(e["attributes"]),
+                       "timeUnixNano": _text_ns(e.get("timestamp", ""), "SpanEvent Timestamp")}
+                      for e in sp["events"]]}
+    if "error" in str(get.get("status_code", "")).lower():
+        out["status"] = {"code": "ERROR", "message": get.get("status_message") or None}
+    return out
 
 
 def _spans(path: Path) -> list[tuple[int, dict]]:
@@ -124,19 +210,25 @@ def _resource(o: dict) -> dict:
 def load(path: Path, store, report) -> None:
     """Load every LLM request span of a console export as one run."""
     engine = version = None
-    found = _spans(path)
+    text_spans = _TEXT_SPAN.search(Sniff.of(path).head) is not None
+    if text_spans:
+        from .base import check_document_size
+        check_document_size(path)
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            found = [(n, sp, (_text_otlp, res)) for n, sp, res in _text_spans(fh.read())]
+    else:
+        found = [(n, o, (_otlp_span, _resource(o))) for n, o in _spans(path)]
     if not found:
         raise InputError(path, _("no span object (with a \"context\") found"))
     spans = SpanRows(report)
-    for line, o in found:
+    for line, o, (shape, res) in found:
         try:
-            sp = _otlp_span(o)
+            sp = shape(o)
         except RowError as e:  # a time that is not ISO 8601
             report.skip(e.reason, line=line, field_name=e.field)
             continue
         if not spans.add(sp, line):
             continue
-        res = _resource(o)
         engine = engine or text(res.get("service.name"))
         version = version or text(res.get("service.version"))
     if not spans.rows:

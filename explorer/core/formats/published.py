@@ -78,7 +78,8 @@ def pass_over(path: Path) -> str | None:
     `beside` (AIPerf's profile_export_aiperf.*) next to that per-request file load with it."""
     for t in TOOLS.values():
         other = t.get("beside", "").format(name=path.name)
-        if other and (path.parent / other).is_file() and _named(path, t):
+        if other and (path.parent / other).is_file() and _named(path, t) and any(
+                fnmatch(path.name, g) for g in t.get("beside_for", ["*"])):
             return _("an aggregate summary of {file} beside it: its numbers load with that "
                      "file, as its run's published aggregates").format(file=other)
     return None
@@ -129,6 +130,14 @@ def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]
     """run_metrics rows (metric, stat, value, unit) a JSON / YAML tree publishes (module doc)."""
     t = TOOLS.get(tool or "", {})
     rows: list[tuple] = []
+    if isinstance(node, list) and t.get("stat_rows"):  # one statistic a record (evalscope)
+        for i, rec in enumerate(r for r in node if isinstance(r, dict)):
+            st = stat_of(str(rec.get(t["stat_rows"], "")), t)
+            for k, v in rec.items():
+                x = number(v)[0] if st and not isinstance(v, str) else None
+                nm = read_name(str(k), st, None, tool) if x is not None else None
+                if nm:
+                    _row(rows, cols, f"[{i}].{k}", nm, x)
     if not isinstance(node, dict):
         return rows
     for dotted, target in (t.get("paths", {}).items() if not path else ()):
@@ -149,7 +158,7 @@ def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]
             rows += tree_rows(v, tool, cols, p)  # a group of metric maps (inference-perf's
             continue                             # successes.latency), not one metric's map
         if isinstance(v, dict):
-            unit = v.get("unit") if isinstance(v.get("unit"), str) else None
+            unit = next((v[u] for u in ("unit", "units") if isinstance(v.get(u), str)), None)
             leaves = list(_stat_leaves(v, t, p)) if read_name(k, "mean", unit, tool) else []
             plain = read_name(k, None, unit, tool)
             if leaves and plain and {s for s, _, _ in leaves} <= {"mean", "value"}:
@@ -286,6 +295,15 @@ def table_runs(lines: list[str], tool: str | None, cols: dict) -> dict[tuple, li
 
 def _table_row(header, cells, tool, cols, out) -> None:
     t = TOOLS.get(tool or "", {})
+    if t.get("wide"):  # one run a row, a metric a column (perf_analyzer's -f CSV)
+        g = next((j for j, h in enumerate(header) if config_key(h) and j < len(cells)), None)
+        rows = out.setdefault((header[g], cells[g]) if g is not None else (), [])
+        for j, (h, cell) in enumerate(zip(header, cells)):
+            x = number(cell)[0] if j != g else None
+            nm = read_name(h, None, None, tool) if x is not None else None
+            if nm:
+                _row(rows, cols, h, nm, x)
+        return
     stats = {j: stat_of(h, t) or ("value" if h.strip().lower() == "value" else None)
              for j, h in enumerate(header)}
     unit_col = next((j for j, h in enumerate(header) if h.strip().lower() == "unit"), None)
@@ -340,6 +358,50 @@ def multiheader_runs(lines: list[str], tool: str, cols: dict) -> list[tuple]:
     return out
 
 
+def _ffill(cells: list[str]) -> list[str]:
+    out: list[str] = []
+    for c in cells:  # "Request Latency |||": a title spans the empty cells after it
+        out.append(c or (out[-1] if out else ""))
+    return out
+
+
+def _stacked(block, n, title, t, tool, cols, out) -> None:
+    heads, i = None, 0
+    while i < len(block):
+        if block[i][0] == block[0][0]:  # a header section ("Benchmark") starts
+            heads, i = [_ffill(r) for r in block[i:i + n]], i + n
+            continue
+        row, i = block[i], i + 1
+        for j, cell in enumerate(row[1:], 1):
+            g, mid, last = (h[j] if j < len(h) else "" for h in heads)
+            st = stat_of(last, t)
+            x = number(re.sub(r"\s*±.*$|\*$", "", cell))[0] if st else None
+            nm = x is not None and (read_name(g, st, mid, tool) or read_name(
+                f"{g} {mid}", st, None, tool) or read_name(mid, st, None, tool))
+            if nm:
+                _row(out.setdefault(row[0], []), cols, f"{title}: {g} / {mid} / {last}", nm, x)
+
+
+def stacked_runs(lines: list[str], tool: str, cols: dict) -> dict[str, list]:
+    """{benchmark: rows} of printed tables with `header_rows` header rows (group, unit,
+    statistic; GuideLLM's console), one benchmark a row; only the tables whose title (the line
+    before) names one of `tables`; "23.5 ± 1.1" and "28.0*" are read as 23.5 and 28.0."""
+    t, n = TOOLS[tool], TOOLS[tool].get("header_rows", 3)
+    out: dict[str, list] = {}
+    title, block = "", []
+    for ln in lines + [""]:
+        s = ln.strip()
+        if s.startswith("|") and not set(s) <= _RULE:
+            block.append([c.strip() for c in s[1:-1 if s.endswith("|") else None].split("|")])
+            continue
+        if s and set(s) <= _RULE:
+            continue
+        if block and any(w in title for w in t.get("tables", ())):
+            _stacked(block, n, title, t, tool, cols, out)
+        block, title = [], s or ("" if block else title)
+    return out
+
+
 def line_rows(lines: list[str], tool: str | None, cols: dict) -> tuple[list, list]:
     """(run_metrics rows, (key, value text) pairs read as no metric) of `Key: value` lines."""
     rows, pairs, section_unit = [], [], None
@@ -364,6 +426,8 @@ def line_rows(lines: list[str], tool: str | None, cols: dict) -> tuple[list, lis
                     _row(rows, cols, f"{key} [{st}]", nm, x)
             continue
         x, u = number(val)
+        if x is None and val.endswith(")"):  # "5938 usec (standard deviation 1394 usec)"
+            x, u = number(re.sub(r"\s*\(.*\)$", "", val))
         nm = read_name(key, None, u or section_unit, tool) if x is not None else None
         if nm is None and x is not None and u:
             nm = read_name(key, None, None, tool)
@@ -372,6 +436,18 @@ def line_rows(lines: list[str], tool: str | None, cols: dict) -> tuple[list, lis
         else:
             pairs.append((key, val.strip()))
     return rows, pairs
+
+
+def _segments(lines: list[str], key: str | None) -> list[tuple[str | None, list[str]]]:
+    """The lines cut at each `key: value` line: [(value or None before the first, lines)]."""
+    out: list[tuple[str | None, list[str]]] = [(None, [])]
+    for ln in lines:
+        m = _KV.match(_STAMP.sub("", ln.strip()).strip("#>|* \t")) if key else None
+        if m and normalise(m["key"]) == normalise(key):
+            out.append((m["val"].strip(), []))
+        else:
+            out[-1][1].append(ln)
+    return out
 
 
 def _structure(path: Path, sniff: Sniff, tool: str) -> str:
@@ -399,6 +475,9 @@ def load(path: Path, store, report) -> None:
         for label, sub in _tree_runs(obj, tool):
             at = _get(sub, t["metrics_at"]) if t.get("metrics_at") else sub
             rows = tree_rows(at, tool, report.columns)
+            for other in (t.get("with_files", ()) if len(_tree_runs(obj, tool)) == 1 else ()):
+                if (path.parent / other).is_file():  # its other aggregates, one run
+                    rows += tree_rows(_read_tree(path.parent / other), tool, report.columns)
             runs.append((label, rows, _config([sub, obj], tool),
                          request_rows(sub, tool, report.columns, report)))
     else:
@@ -406,14 +485,21 @@ def load(path: Path, store, report) -> None:
             lines = fh.read().replace("\r\n", "\n").replace("\r", "\n").split("\n")
         if structure == "multiheader":
             runs = multiheader_runs(lines, tool, report.columns)
+        elif structure == "stacked":
+            runs = [(k, v, {}) for k, v in stacked_runs(lines, tool, report.columns).items()]
         elif structure == "table":
             for group, rows in table_runs(lines, tool, report.columns).items():
                 cfg = ({config_key(group[0]) or normalise(group[0]): number(group[1])[0]}
                        if group else {})
                 runs.append((" ".join(group) or None, rows, cfg))
-        else:
-            rows, pairs = line_rows(lines, tool, report.columns)
-            runs.append((None, rows, _config([], tool, pairs)))
+        else:  # `run_key`: a `Key: value` line that starts the next run (perf_analyzer's
+            key, shared = t.get("run_key"), []  # "Request concurrency: 2"); before it: shared
+            for label, seg in _segments(lines, key):
+                rows, pairs = line_rows(seg, tool, report.columns)
+                shared = pairs if label is None else shared
+                first = [(key, label)] if label is not None else []
+                runs.append((label and f"{key} {label}", rows, _config([], tool, first + pairs
+                                                                       + shared)))
     runs = [r + ([],) * (4 - len(r)) for r in runs if r[1]]
     if not runs:
         raise InputError(path, _("looks like {tool} output but holds no number the metric "

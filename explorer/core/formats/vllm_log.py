@@ -5,7 +5,8 @@ Sources (the logger's own format strings):
   generation throughput: %.1f tokens/s, Running: %d reqs, Swapped: %d reqs, Pending: %d reqs,
   GPU KV cache usage: %.1f%%, CPU KV cache usage: %.1f%%." (early releases without the final
   ".", vllm#3094), then, only when a prefix cache is on, a separate line "Prefix cache hit rate:
-  GPU: %.2f%%, CPU: %.2f%%" whose -1 "no data" value prints as -100.00%.
+  GPU: %.2f%%, CPU: %.2f%%" whose -1 "no data" value prints as -100.00%; its CPU value (no
+  engine_stats column) becomes run_metrics prefix_cache_hit_rate_cpu: last and max logged.
 - V1, vllm/v1/metrics/loggers.py LoggingStatLogger: "Engine %03d: Avg prompt throughput: ...,
   Running: %d reqs, Waiting: %d reqs, GPU KV cache usage: %.1f%%, Prefix cache hit rate:
   %.1f%%" (later releases append e.g. "External prefix cache hit rate", "MFU: ...": ignored).
@@ -38,7 +39,7 @@ NAME = "vllm_log"
 KIND = "stats"
 
 _STAT = re.compile(r"Avg prompt throughput:\s*(?P<ptps>[-\d.eE+]+) tokens/s")
-_PREFIX_V0 = re.compile(r"Prefix cache hit rate: GPU:\s*(?P<gpu>-?[\d.]+)%")
+_PREFIX_V0 = re.compile(r"Prefix cache hit rate: GPU:\s*(?P<gpu>-?[\d.]+)%(?:,\s*CPU:\s*(?P<cpu>-?[\d.]+)%)?")
 _ENGINE = re.compile(r"Engine (\d+):\s*$")
 _VERSION = re.compile(r"vLLM API server version (?P<v>\d+\.\d+[\w.+-]*)|"
                       r"Initializing an? (?:V1 )?LLM engine \(v(?P<e>\d+\.\d+[\w.+-]*)\)")
@@ -115,6 +116,7 @@ def load(path: Path, store, report) -> None:
     logging interval."""
     recs: list[dict] = []
     said: dict = {}  # version / model the server logged about itself, with the line
+    cpu: list[float] = []  # V0's CPU prefix-cache hit rates (engine_stats has no column)
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for line, raw in enumerate(fh, 1):
             m = _STAT.search(raw)
@@ -130,6 +132,8 @@ def load(path: Path, store, report) -> None:
             engine = str(int(e.group(1))) if e else None
             if p:
                 hit = _pct(p.group("gpu"), 0.01)
+                if p.group("cpu") and _pct(p.group("cpu"), 0.01) is not None:
+                    cpu.append(_pct(p.group("cpu"), 0.01))
                 last = next((r for r in reversed(recs) if r["engine"] == engine), None)
                 if (last is not None and "ptps" in last and last["prefix_cache_hit_rate"] is None
                         and abs((got[0] - last["when"]).total_seconds()) <= 1):
@@ -155,6 +159,12 @@ def load(path: Path, store, report) -> None:
                           benchmark=None, config=cfg, engine_version=said.get("version"),
                           version_source=said.get("version_source"), model=said.get("model"))
     insert_stats(store, report, path, run_id, recs, N_("engine-stat"))
+    if cpu:  # the last value logged (V0's block manager: over every query since the start)
+        from ._results import insert_run_metrics
+        insert_run_metrics(store, run_id, [("prefix_cache_hit_rate_cpu", "last", cpu[-1], "ratio"),
+                                           ("prefix_cache_hit_rate_cpu", "max", max(cpu), "ratio")])
+        report.columns["Prefix cache hit rate: CPU %"] = _(
+            "run_metrics prefix_cache_hit_rate_cpu last, max (/100)")
     report.columns["MM-DD HH:MM:SS"] = ("ts_s (unix s)" if dated
                                         else _("ts_s (seconds since the first stat line)"))
     if engines:

@@ -29,7 +29,6 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .engine import simulate
 from .replicas import replica_candidates, simulate_replicas
 from .model import DEFAULT_TIMING, EngineConfig, TraceRequest
 from .timing import MIN_ROWS
@@ -70,6 +69,7 @@ class CalibrationResult:
     warning: str | None = None
     replicas: int = 1
     tried_replicas: tuple[int, ...] = (1,)
+    routing: str = "round-robin"
 
     def to_dict(self) -> dict:
         """The `calibration` object of `replay --json` and of the report's `replay` section:
@@ -81,6 +81,7 @@ class CalibrationResult:
                     "params": dict(self.params), "reasons": list(self.reasons),
                     "dropped": dict(self.dropped), "requests": self.n_traced,
                     "replicas": self.replicas, "tried_replicas": list(self.tried_replicas),
+                    "routing": self.routing,
                     "warning": self.warning})
         return out
 
@@ -98,7 +99,9 @@ class CalibrationResult:
             return _("{start}; reproduces the observed mean {fitted} within {tol:.0%} "
                      "unscaled").format(start=_(self.start), fitted=_(" and ").join(fitted),
                                         tol=TOLERANCE)
-        rep = (_("; arrivals spread round-robin over {n} engine replicas").format(n=self.replicas)
+        rep = ((_("; arrivals spread round-robin over {n} engine replicas")
+                if self.routing == "round-robin" else
+                _("; arrivals spread at random over {n} engine replicas")).format(n=self.replicas)
                if self.replicas > 1 else "")
         return _("{start}, scaled to reproduce the observed mean {fitted} (decode x{decode:.3g}, "
                  "prefill x{prefill:.3g})").format(
@@ -187,7 +190,7 @@ def _with_scales(params: dict, a: float, b: float) -> dict:
 
 
 def _fit_scales(trace, observed, config, params, targets, replicas, max_evaluations, cancelled,
-                n_eval):
+                n_eval, routing="round-robin"):
     """Least-squares fit of the free factors for one replica count: (scales, after, ssr)."""
     from scipy.optimize import least_squares
 
@@ -207,7 +210,7 @@ def _fit_scales(trace, observed, config, params, targets, replicas, max_evaluati
             n_eval[0] += 1
             rq = simulate_replicas(trace, replace(config, **_with_scales(params, sc["decode"],
                                                                          sc["prefill"])),
-                                   replicas, cancelled=cancelled).requests
+                                   replicas, cancelled=cancelled, routing=routing).requests
             cache[key] = compare_latencies(rq, observed)
         return cache[key]
 
@@ -245,35 +248,43 @@ def calibrate(trace: Sequence[TraceRequest], observed: pd.DataFrame, config: Eng
               start_params: dict | None = None, start: str = DEFAULT_START,
               reasons: Sequence[str] = (), dropped: dict | None = None, max_evaluations: int = 40,
               cancelled: Callable[[], bool] | None = None,
-              replicas: Sequence[int] = (1,), fit: bool = True) -> CalibrationResult:
+              replicas: Sequence[int] = (1,), fit: bool = True,
+              fixed_replicas: int | None = None, routing: str = "round-robin") -> CalibrationResult:
     """Fit the decode and prefill scale factors so that replaying `trace` with `config` (the
     observed settings) reproduces the mean TTFT and TPOT of `observed` (columns request_id,
     ttft_ms, tpot_ms; any may be NaN). replicas: replica counts to try (the arrival model,
     replicas.simulate_replicas) when one engine leaves an error above 5 %: the one with the
     smallest squared log error wins, the fewest replicas unless more halve it. Returns
     CalibrationResult (before == after and no scaling when the trace times nothing, or with
-    fit=False: the errors of the starting step time, measured and not corrected)."""
+    fit=False: the errors of the starting step time, measured and not corrected).
+    fixed_replicas: the deployment's replica count when known (e.g. the 8 pods of a benchmark's
+    manifest): no count is searched; routing: replicas.ROUTINGS, how arrivals reach them."""
     params = dict(start_params or {k: getattr(config, k) for k in DEFAULT_TIMING})
     n_eval = [1]
-    before = compare_latencies(simulate(trace, replace(config, **params), record_events=False,
-                                        cancelled=cancelled).requests, observed)
+    k0 = int(fixed_replicas or 1)
+    before = compare_latencies(simulate_replicas(trace, replace(config, **params), k0,
+                                                 cancelled=cancelled, routing=routing).requests,
+                               observed)
     targets = [m for m in METRICS if m in before]
-    common = dict(start=start, dropped=dict(dropped or {}), n_traced=len(trace))
+    common = dict(start=start, dropped=dict(dropped or {}), n_traced=len(trace), routing=routing)
     if not targets:
         return CalibrationResult(params=params, scales={"decode": 1.0, "prefill": 1.0},
                                  before=before, after=before,
                                  reasons=tuple(reasons) + (_("the trace records no TTFT or TPOT"),),
-                                 evaluations=n_eval[0], **common)
+                                 evaluations=n_eval[0], replicas=k0, tried_replicas=(k0,),
+                                 **common)
     if not fit or all(abs(before[m]["error"]) <= TOLERANCE for m in targets):
         # already reproduces the observed means (e.g. a run the same engine model produced)
         return CalibrationResult(params=params, scales={"decode": 1.0, "prefill": 1.0},
                                  before=before, after=before, reasons=tuple(reasons),
-                                 evaluations=n_eval[0], **common)
+                                 evaluations=n_eval[0], replicas=k0, tried_replicas=(k0,),
+                                 **common)
     fits = []
-    ks = sorted(set(replicas) | {1})
+    ks = [k0] if fixed_replicas else sorted(set(replicas) | {1})
     for k in ks:   # the evaluation budget is shared by the replica counts tried
         sc, after, ssr = _fit_scales(trace, observed, config, params, targets, k,
-                                     max(8, max_evaluations // len(ks)), cancelled, n_eval)
+                                     max(8, max_evaluations // len(ks)), cancelled, n_eval,
+                                     routing)
         fits.append((k, sc, after, ssr))
         if k == 1 and all(abs(after[m]["error"]) <= 0.05 for m in targets):
             break
@@ -332,7 +343,8 @@ def calibration_inputs(store, run_id: str, trace: Sequence[TraceRequest] | None 
 def calibrate_run(store, run_id: str, config: EngineConfig,
                   cancelled: Callable[[], bool] | None = None,
                   trace: Sequence[TraceRequest] | None = None,
-                  max_evaluations: int = 40, fit: bool = True) -> CalibrationResult:
+                  max_evaluations: int = 40, fit: bool = True, fixed_replicas: int | None = None,
+                  routing: str = "round-robin") -> CalibrationResult:
     """calibrate() on an observed run of the store (calibration_inputs): its arrival trace
     (requests_from_store, or `trace` when given, e.g. a time window of it)."""
     from .io import requests_from_store
@@ -347,4 +359,4 @@ def calibrate_run(store, run_id: str, config: EngineConfig,
                                         "ttft_ms": np.nan, "tpot_ms": np.nan}),
               "dropped": dropped_requests(store, run_id)}
     return calibrate(trace, config=config, cancelled=cancelled, max_evaluations=max_evaluations,
-                     fit=fit, **kw)
+                     fit=fit, fixed_replicas=fixed_replicas, routing=routing, **kw)

@@ -139,6 +139,12 @@ def replay_section(store, cohort, scenario: dict | None = None,
                     run=inp.run_id, n=len(inp.trace)))}
     out = p.to_dict()
     out["sentence"] = p.sentence()
+    # which error applies (issue 34): the calibration is in-sample; the scenario is validated
+    # only where the store holds a ladder of the run's configuration to predict out of sample
+    from .validate import error_status, in_sample
+    out["error_applies"] = {"calibration": in_sample(),
+                            "scenario": error_status(store, inp.run_id, inp.observed,
+                                                     cancelled=budget)}
     cal = p.calibration or {}
     params = cal.get("params") or {}
     scn_cfg = replace(inp.observed, **scn)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence, TypedDict
 
+from explorer.core.i18n import _
 from explorer.core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
 
 #: (minimum, maximum) of each setting the panel offers
@@ -147,6 +148,45 @@ class PredictJob:
         return predict(self.inputs, self.scenario, progress=progress, cancelled=cancelled)
 
 
+@dataclass
+class ValidateJob:
+    """The out-of-sample check of a run (replay.validate): fit on the lowest setting of the
+    run's ladder, predict each higher one. Reads the store: runs in the session's worker.
+    Returns validate_ladder's dict plus run_id, or {run_id, kind: "not validated", text,
+    reason} when the run belongs to no ladder."""
+    run_id: str
+    config: EngineConfig
+
+    def run(self, store, progress: Callable[[int, int], None] | None = None,
+            cancelled: Callable[[], bool] | None = None) -> dict:
+        from explorer.core.errors import NoData
+        from explorer.core.replay.validate import ladder_of, validate_ladder
+        group = ladder_of(store, self.run_id)
+        none = {"run_id": self.run_id, "kind": "not validated", "text": _("not validated")}
+        if group is None:
+            return {**none, "reason": _("no ladder of runs of this configuration (request "
+                                        "rates, concurrencies) to predict out of sample")}
+        try:
+            v = validate_ladder(store, self.config, group, progress=progress, cancelled=cancelled)
+        except NoData as e:
+            return {**none, "reason": str(e)}
+        return {**v, "run_id": self.run_id, "kind": "validated", "text": v["label"]}
+
+
+def validation_rows(v: dict) -> list[dict]:
+    """The table of a validation: per held-out setting and metric (mean TTFT, TPOT, E2E) the
+    observed and replayed means, {metric, label, unit, observed, replay, diff_pct}."""
+    rows = []
+    for h in v.get("held_out") or []:
+        for m, name, unit in (("ttft_ms", "TTFT", "ms"), ("tpot_ms", "TPOT", "ms/token"),
+                              ("e2e_ms", "E2E", "ms")):
+            if m in h:
+                rows.append({"metric": m, "label": f"{name} @ {v['setting_key']} {h['setting']:g}",
+                             "unit": unit, "observed": h[m]["observed"], "replay": h[m]["replayed"],
+                             "diff_pct": 100.0 * h[m]["error"]})
+    return rows
+
+
 def section_rows(sec: dict) -> list[dict]:
     """The table of a report's `replay` section (replay.section.replay_section), one row per
     figure it holds: {metric, unit, observed, replay, diff_pct}; metric is "badcases"
@@ -193,6 +233,7 @@ class ReplayState:
         self.calibration = None            # its CalibrationResult (None: no latencies)
         self.sweep: list[dict] | None = None
         self.prediction = None             # last BadcasePrediction
+        self.validations: dict = {}        # run_id -> ValidateJob's result
 
     # -- runs -------------------------------------------------------------------------------
     def set_runs(self, runs: Sequence[ReplayRun] | None) -> bool:
@@ -277,6 +318,29 @@ class ReplayState:
         return {"num_gpu_blocks": cfg.num_gpu_blocks, "eviction": cfg.eviction,
                 "max_num_seqs": cfg.max_num_seqs,
                 "max_num_batched_tokens": cfg.max_num_batched_tokens}
+
+    def error_applies(self) -> dict:
+        """Which error applies to a replay of the chosen run with the settings shown (issue 34):
+        {kind, text}: "in-sample" at the settings the run recorded (the calibration's own
+        errors), else the run's validation when one was made ("validated at N settings, median
+        error X%"), else "not validated"."""
+        from explorer.core.replay.validate import in_sample
+        try:
+            same = self.config() == self.observed_config()
+        except ValueError:
+            same = False
+        if same:
+            return in_sample()
+        v = self.validations.get(self.run_id)
+        if v is not None:
+            return {"kind": v["kind"], "text": v["text"]}
+        return {"kind": "not validated", "text": _("not validated")}
+
+    def validate_job(self) -> ValidateJob:
+        """The out-of-sample check of the chosen run at the settings it recorded."""
+        if self.run_id is None:
+            raise RuntimeError(_("no run chosen"))
+        return ValidateJob(self.run_id, self.observed_config())
 
     # -- work -------------------------------------------------------------------------------
     def settings_query(self) -> SettingsQuery | None:

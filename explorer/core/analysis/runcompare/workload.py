@@ -96,15 +96,15 @@ def run_workload(run: dict, lengths: dict | None = None) -> dict:
             v = _num(v)
         if v is not None:
             source[part] = f"config: {k}"
-        elif part in ("input_len", "output_len") and lengths and lengths.get(part) is not None:
+        elif part in ("input_len", "output_len") and lengths and _given(lengths.get(part)):
             v, source[part] = float(lengths[part]), "requests"
         elif part == "dataset":
-            v = _dataset(run.get("benchmark"), config)
+            v = _dataset(run.get("benchmark") if _given(run.get("benchmark")) else None, config)
             if v is not None:
                 source[part] = "run"
-        elif part == "model" and run.get("model"):
+        elif part == "model" and _given(run.get("model")):
             v, source[part] = run["model"], "run"
-        out[part] = v
+        out[part] = v if _given(v) else None
     out["source"] = source
     return out
 
@@ -123,17 +123,23 @@ def _close(a: float | None, b: float | None) -> bool:
     return abs(a - b) <= LENGTH_TOLERANCE * max(abs(a), abs(b), 1.0)
 
 
+def _given(v: Any) -> bool:
+    """A value that is there: not None, not NaN (a run without a model or requests read from
+    the store gave NaN, shown as "nan, nan" in the Runs and Compare tabs)."""
+    return v is not None and not (isinstance(v, float) and v != v) and v != ""
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "?"
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    return f"{v:,g}" if isinstance(v, float) else str(v)   # 21,073 tokens, as every count
 
 
 def describe(w: dict) -> str:
     """One line: "ps_experiment, 21073 in / 100 out tokens, 0.5 req/s"."""
     if w.get("user"):
         return str(w["user"])
-    parts = [str(x) for x in (w.get("dataset"), w.get("model")) if x]
+    parts = [str(x) for x in (w.get("dataset"), w.get("model")) if _given(x)]
     if w.get("input_len") is not None and (w.get("output_len") is None
                                            or _measured(w, "output_len")):
         parts.append(_("{i} tokens in").format(i=_fmt(w.get("input_len"))))

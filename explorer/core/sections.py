@@ -2,14 +2,14 @@
 (SECTIONS: key, title, compute function, what it reads and what it depends on) and run by run()
 with a cache, progress, partial results and cancellation.
 
-    from explorer.core.analysis import pipeline
-    results = pipeline.run(store, cohort, params)           # {key: result | SectionError}
-    pipeline.run(store, cohort, params, keys=pipeline.keys("cohort", "store"), cache={},
+    from explorer.core import sections
+    results = sections.run(store, cohort, params)           # {key: result | SectionError}
+    sections.run(store, cohort, params, keys=sections.keys("cohort", "store"), cache={},
                  on_result=lambda key, result: ..., cancelled=lambda: ..., threads=2)
 
 Its callers only choose which sections run and where the results go:
 
-- `analysis.run_all` (benchmarks, tests): the cohort's analyses (group "cohort");
+- `run_all` (benchmarks, tests): the cohort's analyses (group "cohort");
 - `explorer.core.report.build_report` (the command line `report` and File > Export Report,
   whose child process writes the same report): every section, then the document's meta;
 - `explorer.session.analyse` (the window): groups "cohort" and "store", with the window's
@@ -19,31 +19,37 @@ A section that raises NoData becomes SectionError(kind="no_data"), any other fai
 SectionError(kind="error"), so one section never sinks the others; errors.Cancelled always
 propagates. (explorer.core.pipeline.prepare is the other pipeline step: what runs after every
 load, before any of this.)
+
+It sits above the analyses, the replay and the run overview (pyproject.toml's core layers),
+because the report-only sections it names are built from them (their builders live here).
 """
 from __future__ import annotations
 
 import json
+import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import pandas as pd
 
-from .. import errlog
-from ..errors import Cancelled, NoData, TraceExplorerError
-from ..i18n import N_, NP_, _
-from . import compare, tree
-from .cohort import FRAME_COLUMNS, SUMMARY_COLUMNS, cluster_table, cohort_frame, summarize_cohort
-from .compare import compare_metrics
-from .conclusion import conclude
-from .heatmap import compute_heatmap
-from .results import SectionError
-from .sla import sla_attainment
-from .tree import fit_tree
-from .versions import compare_versions
+from . import errlog
+from .errors import Cancelled, NoData, TraceExplorerError
+from .i18n import N_, NP_, _
+from .analysis import compare, tree
+from .analysis.cohort import (FRAME_COLUMNS, SUMMARY_COLUMNS, Cohort, cluster_table, cohort_frame,
+                              summarize_cohort)
+from .analysis.compare import compare_metrics
+from .analysis.conclusion import conclude
+from .analysis.heatmap import compute_heatmap
+from .analysis.results import SectionError
+from .analysis.sla import sla_attainment
+from .analysis.tree import fit_tree
+from .analysis.versions import compare_versions
 
 GROUPS = ("cohort", "store", "report")
 _UNSET: Any = object()
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,7 @@ class Run:
         self.results: dict[str, Any] = {}
         self.frame_error: BaseException | None = None
         self._frame, self._cached_frame, self._no_cases = frame, cached_frame, _UNSET
+        self.oom_is_section_error = False  # run(oom_is_section_error=True): the window's
 
     @property
     def frame(self) -> pd.DataFrame | None:
@@ -127,11 +134,90 @@ def _eval_and(name: str) -> Callable[[Run], tuple]:
     return lambda r: (getattr(r.cohort, "eval_id", None), _dump(r.params.get(name)))
 
 
-# ---- the report-only sections (their functions live with the report document) --------------
+# ---- the report-only sections' builders (report.py re-exports them) ----------------------
+def inputs_section(store) -> list[dict]:
+    """The `inputs` section: every file loaded, failed or ignored, with its provenance."""
+    out = []
+    for r in store.input_reports():
+        out.append({"path": r.path, "format": r.format, "kind": r.kind, "sha256": r.sha256,
+                    "rows_loaded": r.rows_loaded, "rows_skipped": r.rows_skipped,
+                    "skipped_reasons": r.skipped_reasons[:5], "error": r.error,
+                    "ignored": r.skipped_file})
+    return out
+
+
+def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
+    """The what-if result (engineer C's analysis.whatif.run_whatif) or a SectionError.
+    args: treatment, outcome, set_value, graph_text (+ any run_whatif keyword);
+    selected_case_ids: the case_ids the scenario applies to (default: the cluster's badcases).
+
+    The what-if is the slowest section (DoWhy import + estimator + refuters), so its result is
+    remembered (whatif.memo, shared with the What-if panel) on the frame's content and the
+    arguments: building the report of the same cohort again in one process (GUI export,
+    several formats) pays it once."""
+    from .analysis import whatif
+    from .analysis.whatif.memo import remembered
+    if frame is None or frame.empty or frame["request_id"].notna().sum() == 0:
+        return SectionError("whatif", _("no case of the cohort is bound to a trace request, so "
+                                        "there is no engine metric to intervene on"), "no_data")
+    args = dict(args or {})
+    callbacks = {k: args.pop(k) for k in ("progress", "cancelled") if k in args}
+    ids = args.pop("selected_case_ids", None)
+    if ids is not None:  # the cases the scenario applies to (the window's selection)
+        args["selected"] = frame["case_id"].astype(str).isin(set(map(str, ids)))
+    try:
+        res = remembered(whatif.run_whatif, frame, **args, **callbacks)
+    except Cancelled:
+        raise
+    except NoData as e:
+        res = SectionError("whatif", str(e), "no_data")
+    except (TraceExplorerError, ValueError, KeyError) as e:
+        return SectionError("whatif", str(e), "error")
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
+    except Exception as e:  # noqa: BLE001 - one section must not sink the report
+        return SectionError("whatif", errlog.describe(e), "error")
+    return res
+
+
+def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
+                          cancelled: Callable[[], bool] | None = None) -> dict:
+    """The `replay` section (explorer.core.replay.section.replay_section), or why there is
+    none. scenario: EngineConfig changes (default: 4x the observed KV blocks); False: not
+    requested (report --no-replay)."""
+    if scenario is False:
+        return {"status": "no_data", "reason": "not requested"}
+    from .replay.section import replay_section
+    try:
+        return replay_section(store, cohort, scenario, cancelled=cancelled)
+    except Cancelled:
+        raise
+    except (TraceExplorerError, ValueError, KeyError) as e:
+        return {"status": "no_data", "reason": str(e)}
+    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
+        raise
+    except Exception as e:  # noqa: BLE001 - one section must not sink the report
+        log.exception("replay section failed")
+        return {"status": "error", "reason": errlog.describe(e)}
+
+
+def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
+    """The timeline (explorer.core.timeline) of the cohort's worst bound badcase: the one with
+    the most preemptions, then the highest TPOT; or why there is none."""
+    from .timeline import request_timeline, worst_badcase
+    try:
+        run_id, request_id = worst_badcase(frame)
+        return request_timeline(store, run_id, request_id, index=False).to_dict()
+    except (NoData, ValueError, KeyError, TypeError) as e:
+        return {"status": "no_data", "reason": f"no bound badcase to show ({e})"}
+    except TraceExplorerError as e:  # a warehouse query that failed
+        return {"status": "error", "reason": str(e)}
+
+
+# ---- the report-only sections ---------------------------------------------------------------
 def _whatif(r: Run):
     """params["whatif"]: run_whatif keyword arguments (None: its defaults), False (not
     requested), or a finished result (to_dict(), e.g. the window's) used as it is."""
-    from ..report import run_whatif_section
     w = r.params.get("whatif")
     if w is False:
         return SectionError("whatif", "not requested", "no_data")
@@ -149,7 +235,7 @@ def _whatif_reads(w) -> tuple[str, ...] | None:
 
 
 def _timeline_reads(_params) -> tuple[str, ...]:
-    from ..timeline import WORST_COLUMNS
+    from .timeline import WORST_COLUMNS
     return WORST_COLUMNS
 
 
@@ -157,47 +243,44 @@ def _replay(r: Run):
     if getattr(r.store, "remote", False):
         return {"status": "no_data", "reason": "the replay simulates every request of a run "
                 "locally; with a warehouse source it is not computed"}
-    from ..report import replay_report_section
     return replay_report_section(r.store, r.cohort, r.params.get("replay"), r.cancelled)
 
 
 def _sla_diagnosis(r: Run):
-    from .sla_diagnosis import diagnose
+    from .analysis.sla_diagnosis import diagnose
     if getattr(r.store, "remote", False):
         raise NoData(_("SLA over time is computed on the local store only"))
     return diagnose(r.store, r.params.get("sla"), cancelled=r.cancelled)
 
 
 def _inputs(r: Run):
-    from ..report import inputs_section
     return inputs_section(r.store)
 
 
 def _engine(r: Run):
-    from .engine import engine_stats
+    from .analysis.engine import engine_stats
     return engine_stats(r.store)
 
 
 def _runs(r: Run):
-    from ..report_runs import runs_section
+    from .report_runs import runs_section
     return runs_section(r.store)
 
 
 def _run_versions(r: Run):
-    from ..report_runs import run_versions_section
+    from .report_runs import run_versions_section
     return run_versions_section(r.store)
 
 
 def _compare(r: Run):
     """analysis.runcompare over the store (several runs or evals loaded), params["compare"]."""
-    from .runcompare import RunComparison, compare_runs
+    from .analysis.runcompare import RunComparison, compare_runs
     if getattr(r.store, "remote", False):
         raise NoData("runs are compared on the local store only")
     return RunComparison(compare_runs(r.store, r.params.get("compare")))
 
 
 def _timeline(r: Run):
-    from ..report import worst_timeline
     return worst_timeline(r.store, r.frame)
 
 
@@ -262,6 +345,27 @@ VIEWS = {"distributions": (N_("Distributions"), NP_("panel", "Distributions")),
          "cases": ("", NP_("panel", "Cases"))}
 TITLES = {s.key: s.title for s in SECTIONS} | {k: t for k, (t, _p) in VIEWS.items() if t}
 
+# The front ends' orders of the sections above; each front end iterates one of them and looks its
+# own renderer up by key (tests/test_one_section_list.py: a section, view or renderer missing from
+# one of them fails there).
+# The reading order of the report documents (report.md, HTML, PDF): every section and the views a
+# report titles. A writer leaves out what it shows elsewhere or not at all, saying so by key
+# (report_md.NOT_WRITTEN, reporting/html.ELSEWHERE).
+DOCUMENT = ("clusters", "cohort", "comparison", "strata", "distributions", "tree", "heatmap", "runs",
+            "versions", "run_versions", "compare", "sla", "whatif", "replay", "timeline",
+            "sla_diagnosis",  # of every request (not the cohort's): after the cohort's sections
+            "engine", "conclusion", "inputs")
+# The window's panels as (name, area), in the order the window adds them; areas: top, left,
+# centre (tabbed, the first in front), right, bottom. A panel is named for the section or view it
+# shows (SHOWS: but the header); the classes are widgets/panels.py's.
+WINDOW = (("header", "top"), ("clusters", "left"), ("inputs", "left"), ("comparison", "centre"),
+          ("distributions", "centre"), ("tree", "centre"), ("heatmap", "centre"),
+          ("versions", "centre"), ("runs", "centre"), ("compare", "centre"), ("sla", "centre"),
+          ("timeline", "centre"),  # full height: axis labels fit
+          ("engine", "centre"), ("whatif", "centre"), ("conclusion", "right"), ("cases", "bottom"),
+          ("replay", "centre"))  # a table beside a chart: the analysis area's height
+SHOWS = {"header": "cohort"}
+
 
 def panel_title(key: str) -> str:
     """The short English name of the panel that shows section or view `key` (translate it
@@ -283,6 +387,27 @@ def frame_columns(params: dict, keys: Iterable[str]) -> tuple[str, ...] | None:
             return None
         out.update(dict.fromkeys(cols))
     return tuple(out)
+
+
+def run_all(store, cohort: Cohort, params: dict | None = None,
+            progress: Callable[[int, int, str], None] | None = None,
+            cancelled: Callable[[], bool] | None = None, *, frame=None) -> dict:
+    """The cohort's analyses (the sections of group "cohort"): {section: result |
+    SectionError}, in SECTIONS order. A section without data becomes
+    SectionError(kind="no_data", reason=...) and an unexpected failure SectionError(kind="error"),
+    so one section never sinks the others.
+
+    params: {section: that section's params dict} (e.g. {"tree": {"max_depth": 4},
+    "sla": {"thresholds": {...}}}), plus "sections": an iterable restricting which sections run
+    (conclusion always uses whatever ran). progress(done, total, section) is called before each
+    section; cancelled() is checked between sections and raises errors.Cancelled. frame: the
+    cohort's cohort_frame when the caller already has it (saves one query)."""
+    params = params or {}
+    cohort_keys = keys("cohort")
+    wanted = set(params.get("sections", cohort_keys))
+    return run(store, cohort, params, keys=[s for s in cohort_keys if s in wanted],
+               progress=progress, cancelled=cancelled,
+               **({"frame": frame} if frame is not None else {}))
 
 
 def keys(*groups: str) -> tuple[str, ...]:
@@ -307,8 +432,10 @@ def compute(section: Section, r: Run, cache: dict | None = None):
         out = SectionError(section.key, str(e), "no_data")
     except (ValueError, KeyError, TraceExplorerError) as e:
         out = SectionError(section.key, str(e), "error")
-    except MemoryError:  # the whole command stops: "out of memory", non-zero exit
-        raise
+    except MemoryError as e:  # the whole command stops: "out of memory", non-zero exit;
+        if not r.oom_is_section_error:  # the window: this section says so, the others stay
+            raise
+        out = SectionError(section.key, f"{_(section.title)}: {errlog.describe(e)}", "error")
     except Exception as e:  # noqa: BLE001 - one broken section must not sink the others
         out = SectionError(section.key, errlog.describe(e), "error")
     if ck is not None and not (isinstance(out, SectionError) and out.kind == "error"):
@@ -320,7 +447,7 @@ def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None
         cache: dict | None = None, progress: Callable[[int, int, str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
         on_result: Callable[[str, Any], None] | None = None, frame=_UNSET,
-        cached_frame: bool = True, threads: int = 0) -> dict:
+        cached_frame: bool = True, threads: int = 0, oom_is_section_error: bool = False) -> dict:
     """Run the sections `keys` (default all) of SECTIONS for `cohort`, in SECTIONS order:
     {key: result | SectionError}. A section reads what ran before it (conclusion uses whatever
     of its needs ran).
@@ -338,6 +465,7 @@ def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None
     keep = None if keys is None else set(keys)   # once: `keys` may be a one-shot iterator
     wanted = [s for s in SECTIONS if keep is None or s.key in keep]
     r = Run(store, cohort, params, cancelled, frame, cached_frame)
+    r.oom_is_section_error = oom_is_section_error
     pending: dict[str, Future] = {}
     pool = ThreadPoolExecutor(threads, thread_name_prefix="pipeline") if threads > 0 else None
     try:

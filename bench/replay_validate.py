@@ -1,0 +1,84 @@
+"""Out-of-sample validation of the replay on the aibrix ladders (issue 34's "Must show"; run on
+demand: `.venv/bin/python bench/replay_validate.py [--routing random|round-robin|both]`).
+
+For each release's `naive` ladder (../shared/data/real/aibrix/ps_experiment_v0.{2.1,3.0}_*/,
+11 request rates 0.1 .. 4.1 QPS, Llama-3.1-8B on 8 A100 pods behind a Kubernetes Service, from
+the benchmark's manifests k8s_stack.yaml / aibrix_naive.yaml: `replicas: 8`): the step time is
+fitted at the lowest rate (0.1 QPS, 11 requests) and each of the 10 higher rates is predicted
+from its own arrivals. Prints per held-out rate the error (replayed / observed - 1) of mean and
+P90 TTFT, TPOT, E2E and of throughput, then the median |error| of mean TTFT and mean TPOT and
+whether each meets the issue's bound (<= 25 %), stated either way. Also printed: the same fit
+with the replica count left to the calibration (no deployment fact), the model of the first
+measurement (30-57x off). ~10-20 s per ladder on one core.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from explorer.core.replay.model import EngineConfig  # noqa: E402
+from explorer.core.replay.validate import validate_ladder  # noqa: E402
+from explorer.core.store import Store  # noqa: E402
+
+REAL = ROOT.parent / "shared" / "data" / "real" / "aibrix"
+RELEASES = ("ps_experiment_v0.2.1_20250323", "ps_experiment_v0.3.0_20250519")
+BOUND = 0.25
+
+
+def run(folder: Path, replicas, routing: str) -> dict:
+    store = Store()
+    for f in sorted(folder.glob("naive_output_*.csv")):
+        store.load_file(f)
+    t0 = time.process_time()
+    v = validate_ladder(store, EngineConfig(), replicas=replicas, routing=routing)
+    v["cpu_s"] = time.process_time() - t0
+    store.close()
+    return v
+
+
+def show(name: str, v: dict) -> None:
+    med = v["median_abs_error"]
+    print(f"\n{name}: {v['label']}  ({v['cpu_s']:.1f} CPU s; fitted at {v['fit']['setting']:g} "
+          f"QPS, {v['fit']['replicas']} replicas, {v['fit']['routing']})")
+    for u in v["fit"]["unidentified"]:
+        print(f"  not identified: {u['param']}")
+    print("  QPS   TTFT    P90TTFT  TPOT    P90TPOT  E2E     P90E2E   thr     TTFT in interval")
+    for h in v["held_out"]:
+        c = [f"{h['setting']:<5g}"]
+        for m in ("ttft_ms", "tpot_ms", "e2e_ms"):
+            c += [f"{100 * h[m]['error']:+6.0f}%", f"{100 * h[m]['p90_error']:+6.0f}%"]
+        c.append(f"{100 * h['throughput']['error']:+5.0f}%")
+        c.append(str(h["ttft_ms"].get("within_interval")))
+        print("  " + "  ".join(c))
+    for m in ("ttft_ms", "tpot_ms"):
+        x = med[m]
+        print(f"  median |error| of mean {m.split('_')[0].upper()}: {100 * x:.1f}% "
+              f"({'meets' if x <= BOUND else 'does NOT meet'} the <= {BOUND:.0%} bound)")
+    print(f"  median |error| E2E {100 * med['e2e_ms']:.1f}%, P90 TTFT "
+          f"{100 * med['p90_ttft_ms']:.1f}%, P90 TPOT {100 * med['p90_tpot_ms']:.1f}%, "
+          f"throughput {100 * med['throughput']:.1f}%")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--routing", choices=("random", "round-robin", "both"), default="both")
+    a = ap.parse_args()
+    if not REAL.is_dir():
+        print(f"no real data at {REAL}", file=sys.stderr)
+        return 1
+    routings = ("random", "round-robin") if a.routing == "both" else (a.routing,)
+    for rel in RELEASES:
+        for r in routings:
+            show(f"{rel} naive, 8 replicas (the manifest's), {r} routing", run(REAL / rel, 8, r))
+        show(f"{rel} naive, replicas left to the calibration (the first measurement's model)",
+             run(REAL / rel, None, "round-robin"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
