@@ -71,6 +71,8 @@ def test_more_seqs_would_have_met(observed):
         assert (r[key]["windows_met"], r[key]["windows_judged"]) == (wmet, wn)
     assert r["observed"]["attainment"] < 0.1 and r["scenario"]["attainment"] == pytest.approx(1.0)
     assert r["verdict"] == "met" and not r["reasons"]
+    # one run, no ladder to validate on: the replay's own status says so
+    assert r["calibration"]["validation"]["kind"] == "not validated"
     assert "max-num-seqs 64 (observed 8)" in r["sentence"]
 
 
@@ -127,3 +129,27 @@ def test_sentence_in_chinese(observed):
         assert "本可达到目标" in r["sentence"] and "违约时段" in r["sentence"]
     finally:
         set_language("en")
+
+
+def test_out_of_sample_error_blocks_the_claim():
+    from explorer.core.analysis.sla_replay import verdict
+    ok = {"ttft_ms": {"error": 0.01}, "tpot_ms": {"error": -0.02}}
+    assert verdict(0.3, 0.31, 0.95, 0.82, ok) == ("met", [])
+    assert verdict(0.3, 0.31, 0.5, 0.82, ok) == ("not_met", [])
+    bad = {**ok, "validation": {"kind": "validated", "median_error": 0.4, "settings": 4}}
+    v, why = verdict(0.3, 0.31, 0.95, 0.82, bad)
+    assert v == "uncertain" and "40%" in why[0]
+    # the margin rule: the base replay 0.2 off the observed, the scenario 0.1 above the target
+    assert verdict(0.3, 0.5, 0.92, 0.82, ok)[0] == "uncertain"
+
+
+def test_report_section_shows_the_replay(observed):
+    from explorer.core.analysis.sla_diagnosis import diagnose
+    from explorer.core.analysis.sla_report import markdown
+    s, w = observed
+    d = diagnose(s, THR, whatif=False).to_dict()
+    rp = d["diagnosis"]["replay"]
+    assert rp["status"] == "ok" and rp["period"]["start_s"] == _worst(w)["start_s"]
+    md = markdown(d)
+    assert "### Replay of the worst violation period" in md and rp["sentence"].split(":")[0] in md
+    assert "Replay error under other settings: not validated" in md

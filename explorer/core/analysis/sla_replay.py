@@ -24,7 +24,9 @@ functions the replay's own report section and validation call):
    cannot tell: the replay's calibration warning is raised, a calibrated mean error stays above
    calibrate.WARN_ERROR, or the base replay's attainment misses the observed one by more than
    the scenario's distance from the target (the model's own error at the observed settings is
-   then larger than the margin the claim rests on).
+   then larger than the margin the claim rests on), or, where the run belongs to a ladder of
+   runs, the replay's out-of-sample error there (replay.validate.error_status) is above
+   WARN_ERROR. That validation (or "not validated" and why) is `calibration.validation`.
 """
 from __future__ import annotations
 
@@ -129,6 +131,10 @@ def verdict(observed: float | None, base: float | None, scenario: float | None, 
     """Step 5 of the module doc: (met | not_met | uncertain, the reasons for uncertain)."""
     from ..replay.calibrate import WARN_ERROR
     reasons = []
+    val = calibration.get("validation") or {}
+    if val.get("kind") == "validated" and (val.get("median_error") or 0) > WARN_ERROR:
+        reasons.append(_("out of sample the replay errs by {e:.0%} (median, {n} settings)").format(
+            e=val["median_error"], n=val.get("settings")))
     if calibration.get("warning"):
         reasons.append(_("the replay's calibration warns: {w}").format(w=calibration["warning"]))
     for m in ("ttft_ms", "tpot_ms"):
@@ -197,6 +203,9 @@ def replay_period(store, windows, period: dict, scenario: dict, observed: dict |
                 rq.loc[failed, m] = np.nan
         return judge_period(rq, t0, lo, hi, p), res.summary
 
+    from ..replay.validate import error_status
+    validation = error_status(store, run_id, base_cfg, cancelled=cancelled)
+    caldict["validation"] = validation
     base, bsum = run(base_cfg)
     scn, ssum = run(scn_cfg)
     seen = judge_period(obs, t0, lo, hi, p)
