@@ -92,6 +92,7 @@ class HeatmapPanel(Panel):
         lay.addWidget(split, 1)
         lay.addWidget(self.hint)
         session.selectionChanged.connect(self._mark_cell)
+        session.selectionChanged.connect(self._follow_period)
 
     def show_result(self, value) -> None:
         # the pickers show the metrics asked for, also when the result is a "no data" reason
@@ -134,6 +135,8 @@ class HeatmapPanel(Panel):
             facts = self.tr("%1 level, n = %2").replace(
                 "%1", self.tr("window") if hm.get("level") == "window" else self.tr("request")).replace(
                 "%2", "–" if hm.get("n_items") is None else f"{int(hm['n_items']):,}")
+            if hm.get("periods"):
+                facts += " · " + self.tr("restricted to %n violation period(s)", "", len(hm["periods"]))
             self.hint.setText(facts if self._print else self.tr(
                 "%1 · hover a cell for its counts and value; click it to select its requests")
                 .replace("%1", facts))
@@ -182,6 +185,21 @@ class HeatmapPanel(Panel):
             for item in (box, text):
                 self.plot.addItem(item, ignoreBounds=True)
                 self.occupied.append(item)
+
+    def _follow_period(self) -> None:
+        """A violation period selected in the SLA panel (source ("sla_period", run, start, end))
+        restricts the heatmap to it (param `periods`); a selection made elsewhere, or none,
+        lifts it (a cell of the restricted heatmap keeps it)."""
+        src = self.session.selection_source
+        now = (self.session.params.get("heatmap") or {}).get("periods")
+        if src and src[0] == "sla_period" and len(src) >= 4:
+            want = [{"run_id": str(src[1]), "start_s": float(src[2]), "end_s": float(src[3])}]
+        elif src and src[0] == "heatmap":
+            return
+        else:
+            want = None
+        if want != now:
+            self.session.set_params("heatmap", periods=want)
 
     def _mark_cell(self) -> None:
         """Outline the selected cell (Session.selection_source ("heatmap", ix, iy)), if any."""

@@ -94,7 +94,8 @@ class SlaPanel(SelectionLine, Panel):
         text = self.tr("SLA: violation period of %1 (%2 windows)").replace(
             "%1", str(period["run_id"])).replace("%2", str(period.get("windows")))
         self.session.set_selection(pred, text, requests=True,
-                                   source=("sla_period", period["run_id"], period["start_s"]))
+                                   source=("sla_period", period["run_id"], period["start_s"],
+                                           period["end_s"]))
 
     def paint(self, sla) -> str | None:
         for m, box in self.thresholds.items():  # the bounds the result was computed with

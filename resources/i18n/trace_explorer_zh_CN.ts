@@ -589,6 +589,12 @@
         <source>Choose other metrics above.</source>
         <translation>请在上方选择其他指标。</translation>
     </message>
+    <message numerus="yes">
+        <source>restricted to %n violation period(s)</source>
+        <translation>
+            <numerusform>仅限 %n 个违约时段</numerusform>
+        </translation>
+    </message>
     <message>
         <source>%1 · hover a cell for its counts and value; click it to select its requests</source>
         <translation>%1 · 悬停单元格查看其计数与数值；单击选定其请求</translation>

@@ -30,3 +30,18 @@ def test_trace_only_opens_on_sla_and_period_selects_requests(window, qtbot):
     want = ((req["arrival_s"] >= periods[0]["start_s"]) & (req["arrival_s"] < periods[0]["end_s"])).sum()
     assert s.selected_requests == want == periods[0]["n"]
     assert np.isfinite(want)
+    # the heatmap follows: restricted to the period (its windows recomputed by hand in
+    # tests/test_heatmap_periods.py), and lifted when the selection is cleared
+    qtbot.waitUntil(lambda: s.runner.pending() == 0 and isinstance(s.data.get("heatmap"), dict)
+                    and bool(s.data["heatmap"].get("periods")), timeout=120000)
+    hm = s.data["heatmap"]
+    assert hm["periods"] == [{"run_id": "sla-demo", "start_s": periods[0]["start_s"],
+                              "end_s": periods[0]["end_s"]}]
+    a = req["arrival_s"][(req["arrival_s"] >= periods[0]["start_s"]) & (req["arrival_s"] < periods[0]["end_s"])]
+    assert hm["n_items"] == np.floor(a / 10.0).nunique()
+    window.panels["heatmap"].ensure_painted()  # an off-screen dock paints when shown
+    assert "restricted to 1 violation period" in window.panels["heatmap"].hint.text()
+    s.clear_selection()
+    qtbot.waitUntil(lambda: s.runner.pending() == 0 and isinstance(s.data.get("heatmap"), dict)
+                    and not s.data["heatmap"].get("periods"), timeout=120000)
+    assert s.data["heatmap"]["n_items"] == np.floor(req["arrival_s"] / 10.0).nunique()

@@ -13,6 +13,9 @@ Axes may name batch_size_entropy or n_requests (window level only) or any numeri
 metric. values[y][x] is None for an empty cell.
 Runs: those holding the cohort's bound requests, else every run (param `runs` overrides);
 with a cohort restricted to one eval (Cohort.eval_id), only its bound runs (NoData if none).
+Param `periods` ([{run_id, start_s, end_s}], e.g. SLA violation periods of
+analysis.sla_windows): only the requests of those runs arriving in [start_s, end_s); the
+windows are then cut from those requests (a window the period's edge cuts holds only its part).
 """
 from __future__ import annotations
 
@@ -33,7 +36,36 @@ REQUEST_AXES = ("arrival_s", "kv_cache_hit_rate", "num_preemptions", "tpot_ms", 
                 "ttft_ms", "queue_ms", "e2e_ms", "prefill_ms", "decode_ms", "prompt_tokens",
                 "completion_tokens", "cached_prompt_tokens")
 DEFAULTS = {"x_metric": "tpot_ms", "y_metric": "batch_size_entropy", "value_metric": "queue_ms",
-            "window_s": 10.0, "bins_x": 8, "bins_y": 8, "level": "window", "runs": None}
+            "window_s": 10.0, "bins_x": 8, "bins_y": 8, "level": "window", "runs": None,
+            "periods": None}
+
+
+def period_filter(periods) -> tuple[str, dict]:
+    """A WHERE condition on requests selecting the arrivals in `periods` ([{run_id, start_s,
+    end_s}]: run_id = r and start_s <= arrival_s < end_s for one of them), written with plain
+    comparisons and parameters ($p_run_i, $p_lo_i, $p_hi_i) so the warehouse's translation
+    (warehouse/portable.py) carries it as it is; ("TRUE", {}) for none. Raises ValueError for a
+    period without run_id, start_s and end_s numbers."""
+    if not periods:
+        return "TRUE", {}
+    conds, params = [], {}
+    for i, q in enumerate(periods):
+        try:
+            params.update({f"p_run_{i}": str(q["run_id"]), f"p_lo_{i}": float(q["start_s"]),
+                           f"p_hi_{i}": float(q["end_s"])})
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("each heatmap period needs run_id, start_s and end_s") from None
+        conds.append(f"(run_id = $p_run_{i} AND arrival_s >= $p_lo_{i} AND arrival_s < $p_hi_{i})")
+    return "(" + " OR ".join(conds) + ")", params
+
+
+def _restricted(sql: str, periods) -> tuple[str, dict]:
+    """The window query with its one `FROM requests` read through period_filter."""
+    cond, params = period_filter(periods)
+    if not params:
+        return sql, {}
+    assert sql.count("FROM requests\n") == 1, "the heatmap window query reads requests once"
+    return sql.replace("FROM requests\n", f"FROM (SELECT * FROM requests WHERE {cond}) AS requests\n"), params
 
 
 def _edges(lo: float, hi: float, nb: int) -> np.ndarray:
@@ -67,8 +99,10 @@ def compute_heatmap(store, cohort: Cohort, params: dict | None = None,
     Raises ValueError for an unknown metric or level, NoData when no window / request has both
     axes."""
     p = {**DEFAULTS, **(params or {})}
-    runs = p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
-    if runs is None and getattr(cohort, "eval_id", None) is not None:
+    period_filter(p["periods"])  # validated before any query
+    # periods name their runs: they, not the cohort's runs, decide which requests are drawn
+    runs = None if p["periods"] else p["runs"] if p["runs"] is not None else _cohort_runs(store, cohort, frame)
+    if runs is None and not p["periods"] and getattr(cohort, "eval_id", None) is not None:
         raise NoData(_("no case of eval {eval_id!r} in this cohort is bound to a trace "
                      "request, so there is no run to draw").format(eval_id=cohort.eval_id))
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
@@ -92,9 +126,11 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
     # only the three metrics drawn: DuckDB then leaves the other window means (and, when no
     # axis is batch_size_entropy, the entropy) uncomputed
     cols = ", ".join(quote_ident(m) for m in dict.fromkeys((xm, ym, vm)))
-    w = store.con.execute(f"SELECT run_id, w, {cols} FROM (\n{load_query('analysis_heatmap_windows')}"
-                          "\n) AS win ORDER BY run_id, w",
-                          {"window_s": float(p["window_s"]), "runs": runs}).df()
+    sql, pp = _restricted(load_query("analysis_heatmap_windows"), p["periods"])
+    w = store.con.execute(f"SELECT run_id, w, {cols} FROM (\n{sql}\n) AS win ORDER BY run_id, w",
+                          {"window_s": float(p["window_s"]), "runs": runs, **pp}).df()
+    if w.empty and p["periods"]:
+        raise NoData(_("no request arrives in the selected periods"))
     if w.empty:
         raise NoData(_("no request has an arrival time (arrival_s), so there are no time windows"))
     x = w[xm].to_numpy(dtype=float)
@@ -131,24 +167,26 @@ def _window_heatmap(store, p: dict, runs) -> HeatmapResult:
                          counts=tuple(tuple(int(c) for c in row) for row in counts),
                          level="window", window_s=float(p["window_s"]), n_items=int(len(w)),
                          runs=tuple(sorted(set(w["run_id"]))),
-                         cell_windows={k: tuple(v) for k, v in cells.items()})
+                         cell_windows={k: tuple(v) for k, v in cells.items()},
+                         periods=tuple(dict(x) for x in p["periods"] or ()))
 
 
 def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
     xm, ym, vm = p["x_metric"], p["y_metric"], p["value_metric"]
     qx, qy, qv = quote_ident(xm), quote_ident(ym), quote_ident(vm)
+    cond, pp = period_filter(p["periods"])
     pts = (f"WITH pts AS (SELECT CAST({qx} AS DOUBLE) AS x, CAST({qy} AS DOUBLE) AS y, "
            f"CAST({qv} AS DOUBLE) AS v FROM requests "
-           "WHERE ($runs IS NULL OR list_contains($runs, run_id)))\n")
+           "WHERE ($runs IS NULL OR list_contains($runs, run_id)) AND " + cond + ")\n")
     lo = store.con.execute(pts + "SELECT min(x), max(x), min(y), max(y), count(*) FROM pts "
                            "WHERE x IS NOT NULL AND y IS NOT NULL AND isfinite(x) AND isfinite(y)",
-                           {"runs": runs}).fetchall()[0]
+                           {"runs": runs, **pp}).fetchall()[0]
     if not lo[4]:
         raise NoData(_("no request has both {xm} and {ym}").format(xm=xm, ym=ym))
     xe = _edges(lo[0], lo[1], int(p["bins_x"]))
     ye = _edges(lo[2], lo[3], int(p["bins_y"]))
     cells = store.con.execute(pts + load_query("analysis_heatmap_bins"), {
-        "runs": runs, "x0": float(xe[0]), "dx": float(xe[1] - xe[0]), "nx": len(xe) - 1,
+        "runs": runs, **pp, "x0": float(xe[0]), "dx": float(xe[1] - xe[0]), "nx": len(xe) - 1,
         "y0": float(ye[0]), "dy": float(ye[1] - ye[0]), "ny": len(ye) - 1}).fetchall()
     nx, ny = len(xe) - 1, len(ye) - 1
     values = [[None] * nx for _ in range(ny)]
@@ -159,7 +197,8 @@ def _request_heatmap(store, p: dict, runs) -> HeatmapResult:
     return HeatmapResult(x_metric=xm, y_metric=ym, value_metric=vm, x_edges=tuple(map(float, xe)),
                          y_edges=tuple(map(float, ye)), values=tuple(map(tuple, values)),
                          counts=tuple(map(tuple, counts)), level="request", window_s=None,
-                         n_items=int(lo[4]), runs=tuple(runs or ()))
+                         n_items=int(lo[4]), runs=tuple(runs or ()),
+                         periods=tuple(dict(x) for x in p["periods"] or ()))
 
 
 def heatmap_cell_predicate(result: HeatmapResult, ix: int, iy: int) -> Predicate:
@@ -193,6 +232,10 @@ def heatmap_cell_predicate(result: HeatmapResult, ix: int, iy: int) -> Predicate
             parts.append(And(InSet("run_id", (run,)), Range("arrival_s", start * ws, (prev + 1) * ws)))
             if k is not None:
                 start = prev = k
+    if result.periods:  # within the periods the heatmap was restricted to
+        return And(Or(*parts), Or(*(And(InSet("run_id", (str(q["run_id"]),)),
+                                        Range("arrival_s", float(q["start_s"]), float(q["end_s"])))
+                                    for q in result.periods)))
     return Or(*parts)
 
 

@@ -244,9 +244,10 @@ class HeatmapResult:
     n_items: int
     runs: tuple
     cell_windows: dict = field(default_factory=dict, compare=False, repr=False)
+    periods: tuple = ()  # the SLA violation periods it is restricted to ({run_id, start_s, end_s})
 
     def to_dict(self) -> dict:
-        return {"x_metric": self.x_metric, "y_metric": self.y_metric,
+        return {"x_metric": self.x_metric, "y_metric": self.y_metric, "periods": [dict(p) for p in self.periods],
                 "value_metric": self.value_metric, "x_edges": [num(e) for e in self.x_edges],
                 "y_edges": [num(e) for e in self.y_edges],
                 "values": [[num(v) for v in row] for row in self.values],

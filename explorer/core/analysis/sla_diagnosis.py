@@ -132,10 +132,13 @@ class SlaDiagnosis:
                 "change_points": w["change_points"], "params": w["params"]}}
 
 
-def diagnose(store, params: dict | None = None, whatif: bool = True) -> SlaDiagnosis:
+def diagnose(store, params: dict | None = None, whatif: bool = True, replay: bool = True,
+             cancelled=None) -> SlaDiagnosis:
     """Windows, violation periods, the failing windows against the met ones, tenants, the
-    what-if and the checklist. params: the `sla` section's (see sla_windows.window_params).
-    Raises NoData when no request has an arrival time or no window can be judged."""
+    what-if, the replay of the worst period (sla_replay.report_replay; params["replay"]: a
+    scenario dict, or False) and the checklist. params: the `sla` section's (see
+    sla_windows.window_params). Raises NoData when no request has an arrival time or no
+    window can be judged."""
     from .conclusion import load_knowledge_base
     from .sla_tenants import tenants as tenant_rows
     from .sla_whatif import period_whatif
@@ -163,4 +166,7 @@ def diagnose(store, params: dict | None = None, whatif: bool = True) -> SlaDiagn
             "windows_in_periods": n_bad,
             "window_attainment": float((frame["met"][frame["met"].isin([True, False])] == True).mean()),  # noqa: E712
             "whatif": wi}
+    if replay and n_bad and (params or {}).get("replay") is not False:
+        from .sla_replay import report_replay
+        diag["replay"] = report_replay(store, w, (params or {}).get("replay"), cancelled)
     return SlaDiagnosis(windows=w, diagnosis=diag)

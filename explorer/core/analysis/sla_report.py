@@ -139,6 +139,19 @@ def blocks(s: dict) -> list[tuple]:
             refs=refs or "–")))
     elif wi.get("reason"):
         out.append(("p", _("What-if on the violation periods: not computed ({reason}).").format(reason=wi["reason"])))
+    rp = d.get("replay") or {}
+    if rp.get("status") == "ok":
+        out.append(("h", _("Replay of the worst violation period")))
+        out.append(("p", rp["sentence"]))
+        val = (rp.get("calibration") or {}).get("validation") or {}
+        if val.get("text"):
+            out.append(("p", _("Replay error under other settings: {text}{why}.").format(
+                text=val["text"], why=f" ({val['reason']})" if val.get("reason") else "")))
+        if rp.get("reasons"):
+            out.append(("p", _("Why the replay cannot say: {why}.").format(why="; ".join(rp["reasons"]))))
+    elif rp.get("reason"):
+        out.append(("p", _("Replay of the worst violation period: not computed ({reason}).").format(
+            reason=rp["reason"])))
     steps = d.get("checklist") or []
     if steps:
         out.append(("h", _("Checklist")))
