@@ -248,8 +248,6 @@ def _replay(r: Run):
 
 def _sla_diagnosis(r: Run):
     from .analysis.sla_diagnosis import diagnose
-    if getattr(r.store, "remote", False):
-        raise NoData(_("SLA over time is computed on the local store only"))
     return diagnose(r.store, r.params.get("sla"), cancelled=r.cancelled)
 
 

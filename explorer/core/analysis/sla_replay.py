@@ -253,6 +253,9 @@ def report_replay(store, windows, scenario: dict | None = None,
     per = [p for p in windows.periods if not p["isolated"]]
     if not per:
         return {"status": "no_data", "reason": _("no violation period")}
+    if getattr(store, "remote", False):  # as the replay section (sections._replay)
+        return {"status": "no_data", "reason": _("the replay simulates the period's requests "
+                                                 "locally; with a warehouse source it is not computed")}
     worst = min(per, key=lambda p: (p["attainment"] if p["attainment"] is not None else 2.0))
     run_id, lo, hi = str(worst["run_id"]), float(worst["start_s"]), float(worst["end_s"])
     n, hashed = store.con.execute(

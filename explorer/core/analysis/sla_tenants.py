@@ -26,18 +26,24 @@ MAX_TENANTS = 20
 MAX_ROWS = 500_000
 MIN_LIFT = MIN_EFFECT["lift"]
 MIN_ITEM_SUPPORT = 0.002
+REMOTE_ROWS = 100_000  # a warehouse sends at most this many request rows (10 % of 1M)
 FPGROWTH_ROWS = 20_000  # mlxtend's FP-growth is pure Python per item set: 36 s on 480k rows
 
 
 def request_frame(store, window_s: float, thresholds: dict) -> tuple[pd.DataFrame, bool]:
     """(run_id, k, tenant, prompt_tokens, ok: the request met the SLA, None when not judged)
-    per request with an arrival time, and whether it is a sample."""
+    per request with an arrival time, and whether it is a sample; (None, False) when no request
+    names a tenant, or the requests are in a warehouse (store.remote) and more than
+    REMOTE_ROWS: the rules need one row per request, which the client does not fetch."""
     from ..sqlutil import quote_ident
     from .sla_windows import ERRORED
     vals = {f"t{i}": float(t) for i, t in enumerate(thresholds.values())}
     cond = " AND ".join(f"{quote_ident(m)} <= $t{i}" for i, m in enumerate(thresholds))
     have = " AND ".join(f"{quote_ident(m)} IS NOT NULL" for m in thresholds)
-    n = store.con.execute("SELECT count(*) FROM requests WHERE arrival_s IS NOT NULL").fetchall()[0][0]
+    n, named = store.con.execute("SELECT count(*), count(tenant) FROM requests "
+                                 "WHERE arrival_s IS NOT NULL").fetchall()[0]
+    if not named or (getattr(store, "remote", False) and n > REMOTE_ROWS):
+        return None, False
     sample = f"USING SAMPLE reservoir({MAX_ROWS} ROWS) REPEATABLE (7)" if n > MAX_ROWS else ""
     df = store.con.execute(f"""
         SELECT * FROM (
@@ -53,7 +59,7 @@ def tenants(store, windows: pd.DataFrame, window_s: float, thresholds: dict) -> 
     """{tenants: [...], rules: [...], sampled, long_prompt_tokens}, None when no request names
     a tenant or no window failed."""
     req, sampled = request_frame(store, window_s, thresholds)
-    if req["tenant"].isna().all():
+    if req is None or req["tenant"].isna().all():
         return None
     state = windows[["run_id", "k", "met"]].rename(columns={"met": "state"})
     req = req.merge(state, on=["run_id", "k"], how="left")

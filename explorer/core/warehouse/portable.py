@@ -7,7 +7,8 @@ cases, runs, ...) become the session's temporary views (TABLES), so a user's own
 `requests` is never shadowed or recursed into; DuckDB's $name parameters become Spark's :name
 parameters, values travelling as sql(args=...); a NULL parameter used as an array (e.g.
 `$runs IS NULL OR list_contains($runs, run_id)`) is written as a typed NULL, which Spark needs;
-`row_number() OVER ()` (a row key) becomes monotonically_increasing_id(); a decimal literal
+`row_number() OVER ()` (a row key) becomes monotonically_increasing_id(); isfinite(x) becomes
+`NOT isnan(x) AND abs(x) <> CAST('Infinity' AS DOUBLE)`; a decimal literal
 (1.0) is cast to DOUBLE (DuckDB's arithmetic on it; Spark would round to 6 digits); EMPTY_CTES
 below.
 """
@@ -97,6 +98,13 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
         # same exact quantile with linear interpolation (numpy's default)
         if pc.expression is not None and not isinstance(pc.parent, exp.WithinGroup):
             pc.replace(exp.Anonymous(this="percentile", expressions=[pc.this, pc.expression]))
+    for fn in list(tree.find_all(exp.Anonymous)):
+        # DuckDB's isfinite(x) (not NaN, not +-inf, NULL for NULL): Spark has no isfinite
+        if fn.name.lower() == "isfinite" and len(fn.expressions) == 1:
+            x = fn.expressions[0]
+            fn.replace(exp.paren(sqlglot.parse_one(
+                "NOT isnan(x) AND abs(x) <> CAST('Infinity' AS DOUBLE)", read="spark")
+                .transform(lambda n: x.copy() if isinstance(n, exp.Column) and n.name == "x" else n)))
     for lit in list(tree.find_all(exp.Literal)):
         # 1.0 is DECIMAL in both engines, but DuckDB divides decimals in DOUBLE while Spark
         # keeps a DECIMAL of 6 digits (0.888889 for 8/9): written as DOUBLE for Spark

@@ -164,6 +164,7 @@ class WarehouseStore:
         table's row count (te_runs_src counts each run's rows in the same pass)."""
         runs = self.source.fetch_frame(self.source.session.table("te_runs_src"))
         total = int(runs.pop("n_rows").sum()) if len(runs) else 0
+        self.source.cache_built(total)
         con = self.local.con
         con.execute("DELETE FROM runs")
         if len(runs):
