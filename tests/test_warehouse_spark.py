@@ -102,20 +102,19 @@ SLA_PARAMS = {"window_s": 30.0, "thresholds": {"ttft_ms": 1200.0, "tpot_ms": 50.
 
 
 @pytest.fixture(scope="module")
-def sla_both(spark_url, demo):
-    """(DuckDB report doc, Spark report doc) with the SLA over time, its windows judged so that
-    some meet the SLA and two runs of failing ones form violation periods."""
+def sla_both(both, demo):
+    """(DuckDB report doc, Spark report doc, meta.engine) with the SLA over time (the `both`
+    fixture's warehouse session), its windows judged so that some meet the SLA and two runs of
+    failing ones form violation periods."""
     from explorer.core.analysis import Cohort, default_cluster
     from explorer.core.report import build_report
-    from explorer.core.warehouse import open_warehouse
-    ref, parquet = demo
-    ws = open_warehouse(_cases_only(ref), spark_url, f"parquet:{parquet}")
+    ref, _ = demo
+    ws = both[2]
     params = {"sections": ("sla", "sla_diagnosis"), "sla": SLA_PARAMS}
     cohort = Cohort(default_cluster(ref))
     a = build_report(ref, cohort, params, whatif=False, cached=False).doc
     b = build_report(ws, cohort, params, whatif=False, cached=False).doc
-    yield a, b, ws.engine_meta()
-    ws.close()
+    return a, b, ws.engine_meta()
 
 
 def test_sla_windows_from_spark_equal_duckdb_window_by_window(sla_both, demo):
