@@ -82,3 +82,17 @@ def test_quantile_cont_is_sparks_exact_percentile():
     text, _ = translate(load_query("compare_run_stats"),
                         {"run_ids": ["a"], "ttft_slo_ms": 1.0, "tpot_slo_ms": 1.0})
     assert "PERCENTILE_CONT" not in text.upper() and text.upper().count("PERCENTILE(") == 11
+
+
+def test_isfinite_is_written_for_spark_and_means_the_same():
+    """Spark has no isfinite (the SLA windows' arrival filter): written as not NaN and not
+    +-inf; DuckDB evaluates the written condition as its own isfinite, NULL for NULL."""
+    import duckdb
+    text, _ = translate("SELECT count(*) FROM requests WHERE isfinite(arrival_s)")
+    assert "ISFINITE" not in text.upper()
+    assert "NOT ISNAN(arrival_s) AND ABS(arrival_s) <> CAST('Infinity' AS DOUBLE)" in text
+    cond = text.split("WHERE ", 1)[1].replace("ISNAN", "isnan")
+    rows = duckdb.sql(f"SELECT arrival_s, isfinite(arrival_s) AS want, {cond} AS got FROM "
+                      "(VALUES (1.5), ('nan'::DOUBLE), ('inf'::DOUBLE), ('-inf'::DOUBLE), "
+                      "(NULL::DOUBLE)) t(arrival_s)").fetchall()
+    assert [r[1] for r in rows] == [r[2] for r in rows] == [True, False, False, False, None]
