@@ -65,6 +65,28 @@ def recompute(requests: str, cases: str, memory_limit: str | None = None) -> dic
     return out
 
 
+def product_sections(requests: str, cases: str, memory_limit: str | None = None) -> dict:
+    """The report's cohort and comparison sections as `trace-explorer report` computes them
+    (the files loaded with --in-place auto, bound, the largest cluster, cohort rows straight
+    from SQL), without the other sections: {"cohort": ..., "comparison": ...}."""
+    from explorer.core import inplace, memory, sections
+    from explorer.core.analysis import Cohort
+    from explorer.core.analysis.cohort import cohort_frame, default_cluster
+    from explorer.core.pipeline import prepare
+    from explorer.core.store import Store
+    memory.set_limit(memory_limit)
+    inplace.set_mode("auto")
+    store = Store()
+    failed = [r.error for r in store.load_paths([requests, cases]) if r.error]
+    if failed:
+        raise SystemExit(f"load failed: {failed}")
+    prepare(store)
+    cohort = Cohort(default_cluster(store))
+    frame = cohort_frame(store, cohort, cached=False)
+    res = sections.run(store, cohort, {}, keys=["cohort", "comparison"], frame=frame, threads=1)
+    return {k: (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in res.items()}
+
+
 def from_report(doc: dict) -> dict:
     """The same quantities as the report states them (cohort and comparison sections)."""
     c = doc["cohort"]
@@ -97,10 +119,20 @@ def main(argv=None) -> int:
     ap.add_argument("requests")
     ap.add_argument("cases")
     ap.add_argument("--memory-limit", default=None)
+    ap.add_argument("--product", metavar="OUT.json",
+                    help="compute REPORT's two sections with the product first (load, bind, "
+                         "cohort, comparison only) and write them to OUT.json")
     ap.add_argument("--recomputed", metavar="FILE",
                     help="keep the recomputation in FILE (JSON) and reuse it when FILE exists; "
                          "with REPORT '-': only recompute")
     a = ap.parse_args(argv)
+    if a.product:
+        t = time.perf_counter()
+        doc = product_sections(a.requests, a.cases, a.memory_limit)
+        with open(a.product, "w", encoding="utf-8") as f:
+            json.dump(doc, f, ensure_ascii=False, default=str)
+        print(f"product's cohort and comparison {time.perf_counter() - t:.1f} s -> {a.product}")
+        a.report = a.product
     t = time.perf_counter()
     if a.recomputed and os.path.exists(a.recomputed):
         with open(a.recomputed, encoding="utf-8") as f:
