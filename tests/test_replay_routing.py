@@ -133,3 +133,19 @@ def test_published_replica_count_is_used_and_its_absence_widens_the_interval():
             __import__("explorer.core.replay.io", fromlist=["x"]).requests_from_store(store, tgt),
             unknown.config, 1).requests])
         assert pu[m]["interval"][1] >= one[m].mean() * (1 - 1e-9)
+
+
+def test_calibration_warning_is_translated():
+    """The warning sentence goes through the translation layer (zh_CN), its figures kept."""
+    from explorer.core import i18n
+    from explorer.core.replay.calibrate import calibrate
+    trace = [TraceRequest(str(i), i * 2.0, 300, 20) for i in range(30)]
+    base = simulate(trace, EngineConfig(), record_events=False).requests
+    obs = pd.DataFrame({"request_id": base["request_id"], "ttft_ms": base["ttft_ms"] * 1e6,
+                        "tpot_ms": base["tpot_ms"]})
+    i18n.set_language("zh_CN")
+    try:
+        cal = calibrate(trace, obs, EngineConfig(), max_evaluations=8)
+    finally:
+        i18n.set_language("en")
+    assert cal.warning.startswith("校准误差超过 25%（TTFT -") and "反事实推演" in cal.warning
