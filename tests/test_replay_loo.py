@@ -75,3 +75,42 @@ def test_leave_one_out_needs_three_settings():
     from explorer.core.errors import NoData
     with pytest.raises(NoData):
         leave_one_out(Store(), EngineConfig())
+
+
+@needs_real
+def test_cli_validate_mode_loo(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    folder = tmp_path / NAIVE.name        # the experiment's folder name names the deployment
+    folder.mkdir()
+    for q in RATES:                       # links to the real files, not copies
+        (folder / f"naive_output_{q}.csv").symlink_to(NAIVE / f"naive_output_{q}.csv")
+    env = dict(os.environ, PYTHONPATH=str(root), QT_QPA_PLATFORM="offscreen")
+    r = subprocess.run([sys.executable, "-m", "explorer", "replay", "--validate", str(folder),
+                        "--mode", "both", "--routing", "random", "--json"], cwd=root, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    low, loo = json.loads(r.stdout)["validations"]
+    assert "mode" not in low and len(low["held_out"]) == 2
+    assert loo["mode"] == "leave-one-out" and len(loo["held_out"]) == 3
+    assert loo["fit"]["replicas"] == 8 and loo["fit"]["replicas_source"] == "deployment"
+    errs = [abs(h["ttft_ms"]["error"]) for h in loo["held_out"]]
+    assert loo["median_abs_error"]["ttft_ms"] == pytest.approx(float(np.median(errs)))
+
+
+def test_panel_state_carries_replicas_and_routing():
+    from explorer.core.viewstate.replay import ReplayRun, ReplayState
+    st = ReplayState()
+    st.set_runs([ReplayRun(run_id="r", label="r", n=3)])
+    assert (st.replicas, st.routing) == (0, "")          # auto: the deployment's, else fitted
+    st.set(replicas=8, routing="connection")
+    job = st.validate_job()
+    assert (job.replicas, job.routing) == (8, "connection")
+    with pytest.raises(ValueError):
+        st.set(routing="sticky")
+    with pytest.raises(ValueError):
+        st.set(replicas=-1)
