@@ -370,8 +370,9 @@ def run(args) -> int:
         eval_id = _resolve_eval(store, getattr(args, "eval_id", None))
         cluster = _resolve_cluster(store, args.cluster, eval_id)
         cohort = Cohort(cluster, args.control, eval_id=eval_id)
+        from explorer.core.interrupt import signalled  # a signal a section swallowed
         written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif,
-                               progress=timer.progress, cached=False)
+                               progress=timer.progress, cached=False, cancelled=signalled)
         timer.total()
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
@@ -387,6 +388,9 @@ def run(args) -> int:
         _err(str(e))
         return 1
     except TraceExplorerError as e:  # e.g. the warehouse went away mid-report
+        from explorer.core.interrupt import signalled
+        if signalled():  # Cancelled before the next section: "interrupted" (explorer.__main__)
+            raise KeyboardInterrupt() from e
         _err(str(e))
         return 1
     finally:
