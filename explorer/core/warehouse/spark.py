@@ -17,6 +17,7 @@ rows_cache_read the in-memory reads (InMemoryTableScan's numOutputRows).
 from __future__ import annotations
 
 import logging
+import os
 import re
 import socket
 import threading
@@ -84,7 +85,9 @@ class SparkSource:
         self.rows_fetched = 0
         self.rows_scanned = 0
         self.rows_cache_read = 0
-        self.cache: bool = True  # persist the projected requests (module doc)
+        # persist the projected requests (module doc); TE_WAREHOUSE_CACHE=0: read the table
+        # from storage in every query (faster on spark:local at 1M, see docs/files-in-place.md)
+        self.cache: bool = os.environ.get("TE_WAREHOUSE_CACHE", "1") != "0"
         self._base = None  # the persisted projection, until close()
         self._cache_built = False
         self.queries = 0
