@@ -1,4 +1,4 @@
-"""The replay of an SLA violation period (analysis.sla_replay): the observed attainment equals
+"""The replay of an SLA violation period (replay.sla_period): the observed attainment equals
 sla_windows' (DuckDB), the replays' attainment and window verdicts are recomputed with the
 replay's public simulate() and numpy / pandas, and a replay whose calibration cannot reproduce
 the observed period says it cannot tell."""
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.core.analysis.sla_replay import replay_period, report_replay
+from explorer.core.replay.sla_period import replay_period, report_replay
 from explorer.core.analysis.sla_windows import sla_windows
 from explorer.core.errors import NoData
 from explorer.core.replay import EngineConfig, TraceRequest, requests_from_store, simulate, write_run
@@ -132,7 +132,7 @@ def test_sentence_in_chinese(observed):
 
 
 def test_out_of_sample_error_blocks_the_claim():
-    from explorer.core.analysis.sla_replay import verdict
+    from explorer.core.replay.sla_period import verdict
     ok = {"ttft_ms": {"error": 0.01}, "tpot_ms": {"error": -0.02}}
     assert verdict(0.3, 0.31, 0.95, 0.82, ok) == ("met", [])
     assert verdict(0.3, 0.31, 0.5, 0.82, ok) == ("not_met", [])
@@ -144,10 +144,10 @@ def test_out_of_sample_error_blocks_the_claim():
 
 
 def test_report_section_shows_the_replay(observed):
-    from explorer.core.analysis.sla_diagnosis import diagnose
     from explorer.core.analysis.sla_report import markdown
+    from explorer.core.replay.sla_period import diagnose_with_replay
     s, w = observed
-    d = diagnose(s, THR, whatif=False).to_dict()
+    d = diagnose_with_replay(s, THR, whatif=False).to_dict()
     rp = d["diagnosis"]["replay"]
     assert rp["status"] == "ok" and rp["period"]["start_s"] == _worst(w)["start_s"]
     md = markdown(d)

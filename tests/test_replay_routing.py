@@ -1,6 +1,6 @@
 """Replicas and routing of the replay (replicas.py) against expectations computed here by hand
 or from queueing theory, and the deployment facts (deployments.py) used instead of a fit."""
-from dataclasses import replace
+
 
 import numpy as np
 import pandas as pd

@@ -28,7 +28,7 @@ def _groups(store, d):
 
 
 def _check(store, exact):
-    d = diagnose(store, whatif=False, replay=False)
+    d = diagnose(store, whatif=False)
     bad, ok = _groups(store, d)
     rows = [r for r in d.diagnosis["causes"] if r["test"] == "mann-whitney-u (permutation)"]
     assert rows

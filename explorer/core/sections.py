@@ -247,8 +247,8 @@ def _replay(r: Run):
 
 
 def _sla_diagnosis(r: Run):
-    from .analysis.sla_diagnosis import diagnose
-    return diagnose(r.store, r.params.get("sla"), cancelled=r.cancelled)
+    from .replay.sla_period import diagnose_with_replay
+    return diagnose_with_replay(r.store, r.params.get("sla"), cancelled=r.cancelled)
 
 
 def _inputs(r: Run):

@@ -1053,7 +1053,7 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     </message>
     <message>
         <source>round-robin</source>
-        <translation>轮询（round-robin）</translation>
+        <translation>轮询</translation>
     </message>
     <message>
         <source>random per request</source>
@@ -1061,7 +1061,7 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     </message>
     <message>
         <source>per connection (Kubernetes Service)</source>
-        <translation>按连接（Kubernetes Service）</translation>
+        <translation>按连接（Kubernetes 服务）</translation>
     </message>
     <message>
         <source>Validate</source>

@@ -18,7 +18,7 @@ from tests.i18n_check import english_words
 # engine and tool names, statistics the glossary keeps, the demo's own data words
 KEPT = {"vllm-sim", "sim", "lru", "fifo", "ecdf", "tsv", "markdown", "ctrl", "alt", "esc", "shift",
         "or", "ci", "dag", "ate", "kv-cache", "nan", "aibrix", "aiperf", "otlp", "helm", "llmperf",
-        "lm-eval", "spark", "databricks", "emr", "connect", "l1", "l2", "l3", "p99", "e2e",
+        "lm-eval", "kubernetes", "spark", "databricks", "emr", "connect", "l1", "l2", "l3", "p99", "e2e",
         "qps", "gb", "b", "x", "log", "trace explorer", "explorer", "fp16", "llama-3.1-8b",
         "mooncake", "delong", "welch", "hodges-lehmann", "mcnemar", "wilson", "ms/token",
         "vs",      # "Badcase 组 vs 对照组" (GLOSSARY-zh)

@@ -132,11 +132,11 @@ class SlaDiagnosis:
                 "change_points": w["change_points"], "params": w["params"]}}
 
 
-def diagnose(store, params: dict | None = None, whatif: bool = True, replay: bool = True,
+def diagnose(store, params: dict | None = None, whatif: bool = True,
              cancelled=None) -> SlaDiagnosis:
     """Windows, violation periods, the failing windows against the met ones, tenants, the
-    what-if, the replay of the worst period (sla_replay.report_replay; params["replay"]: a
-    scenario dict, or False) and the checklist. params: the `sla` section's (see
+    what-if and the checklist (the replay of the worst period is added above the analyses:
+    replay.sla_period.diagnose_with_replay). params: the `sla` section's (see
     sla_windows.window_params). Raises NoData when no request has an arrival time or no
     window can be judged."""
     from .conclusion import load_knowledge_base
@@ -166,7 +166,4 @@ def diagnose(store, params: dict | None = None, whatif: bool = True, replay: boo
             "windows_in_periods": n_bad,
             "window_attainment": float((frame["met"][frame["met"].isin([True, False])] == True).mean()),  # noqa: E712
             "whatif": wi}
-    if replay and n_bad and (params or {}).get("replay") is not False:
-        from .sla_replay import report_replay
-        diag["replay"] = report_replay(store, w, (params or {}).get("replay"), cancelled)
     return SlaDiagnosis(windows=w, diagnosis=diag)

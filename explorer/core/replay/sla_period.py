@@ -122,14 +122,14 @@ class PeriodReplay:
 
 
 def _clock(t: float) -> str:
-    from .sla_report import clock
+    from ..analysis.sla_report import clock
     return clock(t)
 
 
 def verdict(observed: float | None, base: float | None, scenario: float | None, target: float,
             calibration: dict) -> tuple[str, list[str]]:
     """Step 5 of the module doc: (met | not_met | uncertain, the reasons for uncertain)."""
-    from ..replay.calibrate import WARN_ERROR
+    from .calibrate import WARN_ERROR
     reasons = []
     val = calibration.get("validation") or {}
     if val.get("kind") == "validated" and (val.get("median_error") or 0) > WARN_ERROR:
@@ -159,10 +159,10 @@ def replay_period(store, windows, period: dict, scenario: dict, observed: dict |
     start_s, end_s) of `windows` (SlaWindows). scenario: EngineConfig fields to change, e.g.
     {"num_gpu_blocks": 4 * observed} or {"max_num_seqs": 512}. Raises NoData (no settings to
     start from, no request in the period), ValueError (impossible settings), Cancelled."""
-    from ..replay import EngineConfig, requests_from_store
-    from ..replay.badcases import SETTINGS, _label, observed_settings
-    from ..replay.calibrate import calibrate_run
-    from ..replay.replicas import simulate_replicas
+    from . import EngineConfig, requests_from_store
+    from .badcases import SETTINGS, _label, observed_settings
+    from .calibrate import calibrate_run
+    from .replicas import simulate_replicas
 
     run_id = str(period["run_id"])
     p = windows.params
@@ -203,7 +203,7 @@ def replay_period(store, windows, period: dict, scenario: dict, observed: dict |
                 rq.loc[failed, m] = np.nan
         return judge_period(rq, t0, lo, hi, p), res.summary
 
-    from ..replay.validate import error_status
+    from .validate import error_status
     validation = error_status(store, run_id, base_cfg, cancelled=cancelled)
     caldict["validation"] = validation
     base, bsum = run(base_cfg)
@@ -226,8 +226,8 @@ def default_scenario(store, run_id: str, trace_has_prefixes: bool) -> dict | Non
     blocks when the run records them and its trace has prefix hash ids (else a bigger cache
     changes nothing the replay can see), else twice the recorded max-num-seqs; None when the
     run records neither."""
-    from ..replay.badcases import observed_settings
-    from ..replay.section import DEFAULT_FACTOR
+    from .badcases import observed_settings
+    from .section import DEFAULT_FACTOR
     s = observed_settings(store, run_id)
     if s.get("num_gpu_blocks") and trace_has_prefixes:
         return {"num_gpu_blocks": int(s["num_gpu_blocks"]) * DEFAULT_FACTOR}
@@ -284,3 +284,15 @@ def report_replay(store, windows, scenario: dict | None = None,
         return {"status": "no_data", "reason": _("the replay did not finish within {s:g} s").format(s=BUDGET_S)}
     except (TraceExplorerError, ValueError) as e:
         return {"status": "no_data", "reason": str(e)}
+
+
+def diagnose_with_replay(store, params: dict | None = None, whatif: bool = True,
+                         cancelled=None):
+    """analysis.sla_diagnosis.diagnose, then the replay of the worst violation period
+    (report_replay; params["replay"]: a scenario dict, or False to leave it out) in
+    diagnosis["replay"]. Here, above the analyses, because the replay is the layer above them."""
+    from ..analysis.sla_diagnosis import diagnose
+    d = diagnose(store, params, whatif=whatif, cancelled=cancelled)
+    if d.diagnosis.get("windows_in_periods") and (params or {}).get("replay") is not False:
+        d.diagnosis["replay"] = report_replay(store, d.windows, (params or {}).get("replay"), cancelled)
+    return d
