@@ -370,8 +370,20 @@ def run(args) -> int:
         eval_id = _resolve_eval(store, getattr(args, "eval_id", None))
         cluster = _resolve_cluster(store, args.cluster, eval_id)
         cohort = Cohort(cluster, args.control, eval_id=eval_id)
-        written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif,
-                               progress=timer.progress, cached=False)
+        from explorer.cli.progress import ReportProgress
+        shown = ReportProgress()  # a progress line when stderr is a terminal
+
+        def progress(done: int, total: int, key: str) -> None:
+            if timer.on:  # its "timing ..." line on a row of its own
+                shown.close()
+            timer.progress(done, total, key)
+            shown.section(done, total, key)
+        try:
+            written = write_report(store, cohort, args.out, formats, params=params,
+                                   whatif=whatif, progress=progress, cached=False,
+                                   detail=shown.detail)
+        finally:
+            shown.close()
         timer.total()
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))
