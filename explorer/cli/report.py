@@ -371,6 +371,7 @@ def run(args) -> int:
         cluster = _resolve_cluster(store, args.cluster, eval_id)
         cohort = Cohort(cluster, args.control, eval_id=eval_id)
         from explorer.cli.progress import ReportProgress
+        from explorer.core.interrupt import signalled  # a signal a section swallowed
         shown = ReportProgress()  # a progress line when stderr is a terminal
 
         def progress(done: int, total: int, key: str) -> None:
@@ -381,7 +382,7 @@ def run(args) -> int:
         try:
             written = write_report(store, cohort, args.out, formats, params=params,
                                    whatif=whatif, progress=progress, cached=False,
-                                   detail=shown.detail)
+                                   cancelled=signalled, detail=shown.detail)
         finally:
             shown.close()
         timer.total()
@@ -399,6 +400,9 @@ def run(args) -> int:
         _err(str(e))
         return 1
     except TraceExplorerError as e:  # e.g. the warehouse went away mid-report
+        from explorer.core.interrupt import signalled
+        if signalled():  # Cancelled before the next section: "interrupted" (explorer.__main__)
+            raise KeyboardInterrupt() from e
         _err(str(e))
         return 1
     finally:
