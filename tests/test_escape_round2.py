@@ -124,3 +124,45 @@ def test_inspect_json_stays_valid_json_and_terminal_safe(tmp_path, capsys):
     doc = json.loads(out)  # still JSON, the name exactly as in the file
     names = [c["name"] for f_ in doc["files"] for e in f_.get("evals", []) for c in e["clusters"]]
     assert name in names, names
+
+
+def _balanced(t: str) -> bool:
+    depth = []
+    for ch in t:
+        if ch in escape._BIDI_OPEN:
+            depth.append(escape._BIDI_OPEN[ch])
+        elif ch in ("\u202c", "\u2069"):
+            if not depth or depth[-1] != ch:
+                return False
+            depth.pop()
+    return not depth
+
+
+RLO_NAME = "evil \u202eabc \u2067rli"  # an override and an isolate, neither closed
+
+
+def test_bidi_controls_are_closed_in_every_output_kind(tmp_path, capsys):
+    """One unterminated RIGHT-TO-LEFT OVERRIDE / RLI in a cluster name and an input path, in each
+    output: report.md, report.html, the terminal (inspect), the TSV copy, a Qt tooltip. Each
+    output's bidi controls are balanced (nothing the name opens leaks into what follows)."""
+    from explorer.__main__ import main
+    from explorer.core.report_md import render_markdown
+    from explorer.reporting.html import build_html
+    from tests.report_fixture import sample_doc
+    doc = sample_doc()
+    doc["cohort"]["cluster"] = RLO_NAME
+    doc["inputs"][0]["path"] = f"/data/{RLO_NAME}.json"
+    outputs = {"md": render_markdown(doc), "html": build_html(doc, {}),
+               "tsv": escape.tsv([["cluster", "n"], [RLO_NAME, "3"]]),
+               "tooltip": escape.qt_plain_tip(RLO_NAME)}
+    f = tmp_path / "eval.csv"
+    f.write_text(f"case_id,correct,category,cluster\nc1,0,a,{RLO_NAME}\nc2,1,a,ok\n",
+                 encoding="utf-8")
+    main(["inspect", str(f)])
+    outputs["terminal"] = capsys.readouterr().out
+    for kind, text in outputs.items():
+        assert "\u202e" in text, kind  # the name is there ...
+        assert _balanced(text), (kind, [ln for ln in text.splitlines() if "\u202e" in ln])
+    for kind in ("md", "terminal", "tsv"):  # ... and closed on its own line
+        for ln in outputs[kind].splitlines():
+            assert _balanced(ln), (kind, ln)

@@ -45,7 +45,7 @@ def test_a_spent_budget_stops_the_sweep_between_points_and_says_so(mooncake_stor
     sw = d["sweep"]
     assert len(sw["rows"]) == 2, sw  # 0 s and 100 s started within 150 s, 200 s did not
     assert "budget" in sw["stopped"] and "150 s" in sw["stopped"]
-    assert "the sweep's last " in sw["stopped"], sw["stopped"]
+    assert "2 of " in sw["stopped"] and " capacities swept, the other " in sw["stopped"], sw["stopped"]
     from explorer.core.report import _md_sweep
     assert "Stopped:" in _md_sweep(sw) and "budget" in _md_sweep(sw)
 

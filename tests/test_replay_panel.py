@@ -338,3 +338,22 @@ def test_kv_sizes_are_written_with_thousands_separators(panel):
     panel.blocks.setValue(40000)
     assert panel.bpt.cleanText() == f"{131072:,}"
     assert panel.blocks.cleanText() == f"{40000:,}"
+
+
+def test_a_report_section_stopped_by_its_budget_says_partial(panel):
+    """The report's replay section cut by its time budget: the panel (and so the report's
+    picture of it) says so, with the section's own note."""
+    note = ("stopped after 61 s (the report's 60 s budget for the replay, while sweeping r: "
+            "capacity 3 of 5 (8,000 KV blocks, 100 requests)): 2 of 5 capacities swept, the "
+            "other 3 did not finish")
+    sweep = {"run_id": "r", "requests": 100, "eviction": "lru", "monotone": True,
+             "stopped": note, "rows": [{"num_gpu_blocks": c, "hit_rate": h, "preemptions": 0,
+                                        "rejected": 0} for c, h in ((8000, 0.1), (16000, 0.2))]}
+    panel.show_report({"predicted_badcases": None, "reason": "No badcase", "sweep": sweep,
+                       "sweeps": [sweep], "budget": {"seconds": 60, "elapsed_s": 61.2,
+                                                     "stopped": note}})
+    assert f"Partial: {note}" in panel.status.text().splitlines()
+    panel.show_report({"predicted_badcases": None, "reason": "No badcase", "sweep": sweep,
+                       "sweeps": [sweep], "budget": {"seconds": 60, "elapsed_s": 2.0,
+                                                     "stopped": None}})
+    assert "Partial" not in panel.status.text()

@@ -6,6 +6,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView,
                                QInputDialog, QLabel, QMenu, QTableView, QVBoxLayout)
 
+from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.common import common_prefix_len, count, is_missing, ratio, share
 from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
@@ -119,7 +120,8 @@ class ClustersPanel(Panel):
                 model = (e.get("model") or "").rsplit("/", 1)[-1]
                 text = f"{model} · {e['eval_id']}" if model and model not in e["eval_id"] else e["eval_id"]
                 self.evals.addItem(f"{text} ({e['cases']:,})", e["eval_id"])
-                self.evals.setItemData(self.evals.count() - 1, e["eval_id"], Qt.ItemDataRole.ToolTipRole)
+                self.evals.setItemData(self.evals.count() - 1, qt_plain_tip(e["eval_id"]),
+                                       Qt.ItemDataRole.ToolTipRole)  # a name, never markup
             self.evals.setCurrentIndex(max(self.evals.findData(self.session.eval_id), 0))
         finally:
             self._filling = False

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.compare import compare_html, sweep_layout
 
@@ -77,7 +78,8 @@ class ComparePanel(Panel):
                 name += f" ({r['engine_version']})"
             for box in (self.a, self.b):
                 box.addItem(name, r["run_id"])
-                box.setItemData(box.count() - 1, r["run_id"], Qt.ItemDataRole.ToolTipRole)
+                box.setItemData(box.count() - 1, qt_plain_tip(r["run_id"]),  # a name, never markup
+                                Qt.ItemDataRole.ToolTipRole)
         for box, data in zip((self.a, self.b), keep):
             i = box.findData(data)
             if i >= 0:

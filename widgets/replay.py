@@ -556,6 +556,9 @@ class ReplayPanel(JobControls, Panel):
         ea = (sec.get("error_applies") or {}).get("scenario")
         if ea:
             lines.append(self.tr("Error that applies to the scenario: %1").replace("%1", ea["text"]))
+        stopped = (sec.get("budget") or {}).get("stopped")
+        if stopped:  # the report's time bound ran out: the section is partial and says why
+            lines.append(self.tr("Partial: %1").replace("%1", stopped))
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
 

@@ -80,3 +80,61 @@ class LoadProgress:
         self._width = len(line)
         self.stream.write("\r" + line + " " * pad)
         self.stream.flush()
+
+
+class ReportProgress:
+    """The report's progress line on stderr when it is a terminal: the section running
+    ("report 12/18: Replay ...") and, inside a long one, its own progress (the replay's
+    seconds used of its budget). section(done, total, key) is write_report's progress,
+    detail(key, done, total, text) its detail; erased by close()."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.at: tuple[int, int, str] = (0, 0, "")
+        self._width = 0
+        self.t0 = time.monotonic()
+
+    def section(self, done: int, total: int, key: str) -> None:
+        self.at = (done, total, key)
+        self._draw("")
+
+    def detail(self, key: str, done: int, total: int, text: str) -> None:
+        self._draw(text)
+
+    def text(self, detail: str, width: int = 10_000) -> str:
+        """The line, at most `width` characters: a long detail loses its head ("...") so
+        that its numbers, at its end, stay."""
+        from explorer.core.i18n import pgettext
+        from explorer.core.sections import BY_KEY, TITLES
+        done, total, key = self.at
+        if key == "done" or not total:
+            return ""
+        sec = BY_KEY.get(key)
+        name = pgettext("panel", sec.panel) if sec is not None and sec.panel else _(
+            TITLES.get(key, key))
+        head = _("report {i}/{n}: {name}").format(i=done + 1, n=total, name=name)
+        tail = _(", {s:.0f} s").format(s=time.monotonic() - self.t0)
+        if not detail:
+            return (head + tail)[:width]
+        detail = terminal(detail)
+        room = width - len(head) - len(tail) - 2
+        if len(detail) > room:
+            detail = "…" + detail[len(detail) - max(0, room - 1):]
+        return (head + ": " + detail + tail)[:width]
+
+    def _draw(self, detail: str) -> None:
+        if not self.on:
+            return
+        import shutil
+        line = self.text(detail, max(20, shutil.get_terminal_size().columns - 1))  # one row
+        pad = max(0, self._width - len(line))
+        self._width = len(line)
+        self.stream.write("\r" + line + " " * pad + ("" if line else "\r"))  # "": erased
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.on and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0

@@ -370,9 +370,21 @@ def run(args) -> int:
         eval_id = _resolve_eval(store, getattr(args, "eval_id", None))
         cluster = _resolve_cluster(store, args.cluster, eval_id)
         cohort = Cohort(cluster, args.control, eval_id=eval_id)
+        from explorer.cli.progress import ReportProgress
         from explorer.core.interrupt import signalled  # a signal a section swallowed
-        written = write_report(store, cohort, args.out, formats, params=params, whatif=whatif,
-                               progress=timer.progress, cached=False, cancelled=signalled)
+        shown = ReportProgress()  # a progress line when stderr is a terminal
+
+        def progress(done: int, total: int, key: str) -> None:
+            if timer.on:  # its "timing ..." line on a row of its own
+                shown.close()
+            timer.progress(done, total, key)
+            shown.section(done, total, key)
+        try:
+            written = write_report(store, cohort, args.out, formats, params=params,
+                                   whatif=whatif, progress=progress, cached=False,
+                                   cancelled=signalled, detail=shown.detail)
+        finally:
+            shown.close()
         timer.total()
     except (ValueError, FormatUnavailable) as e:
         _err(str(e))

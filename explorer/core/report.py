@@ -88,7 +88,8 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
                  whatif: Any = None,
                  progress: Callable[[int, int, str], None] | None = None,
                  cancelled: Callable[[], bool] | None = None, *,
-                 cached: bool = True, whole_frame: bool = True) -> ReportBuild:
+                 cached: bool = True, whole_frame: bool = True,
+                 detail: Callable[[str, int, int, str], None] | None = None) -> ReportBuild:
     """Run every analysis for `cohort` and assemble the report document (see the module doc).
 
     Every section is core.sections' (SECTIONS, in the JSON's order); this adds the meta.
@@ -103,7 +104,8 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     the SQL ones, as in the window (numpy / scikit-learn and DuckDB release the GIL).
     whole_frame=False: the frame (ReportBuild.frame) holds only the columns the sections read
     (sections.frame_columns; every column when a what-if is computed), for a caller that draws
-    nothing from it (json / md)."""
+    nothing from it (json / md). detail(section, done, total, text): progress inside a long
+    section (sections.run's)."""
     params = dict(params or {})
     cohort_keys = sections.keys("cohort")
     wanted = set(params.get("sections", cohort_keys))
@@ -116,7 +118,7 @@ def build_report(store, cohort: Cohort, params: dict | None = None,
     except TraceExplorerError:
         frame = None
     results = sections.run(store, cohort, params, cancelled=cancelled, progress=progress,
-                           frame=frame, keys=keys, threads=1)
+                           frame=frame, keys=keys, threads=1, detail=detail)
     doc: dict[str, Any] = {k: _section_value(results, k) for k in REPORT_KEYS}
     from .analysis.sla_report import lift_into_sla
     lift_into_sla(doc)  # DESIGN: sla.windows / sla.diagnosis
@@ -285,14 +287,15 @@ def write_report(store, cohort: Cohort, out_dir: str | Path,
                  whatif: dict | bool | None = None,
                  progress: Callable[[int, int, str], None] | None = None,
                  cancelled: Callable[[], bool] | None = None, *,
-                 cached: bool = True) -> list[Path]:
+                 cached: bool = True,
+                 detail: Callable[[str, int, int, str], None] | None = None) -> list[Path]:
     """Build the report and write it in each format to out_dir (created): report.json,
     report.md, and the renderer plug-in's files. Returns the paths written.
     Raises ValueError / FormatUnavailable (checked before any work), OSError when out_dir
     cannot be written."""
     formats = check_formats(formats)
     build = build_report(store, cohort, params, whatif, progress, cancelled, cached=cached,
-                         whole_frame=any(f not in WRITERS for f in formats))
+                         whole_frame=any(f not in WRITERS for f in formats), detail=detail)
     return write_build(build, out_dir, formats, store=store, cohort=cohort)
 
 

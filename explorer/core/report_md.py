@@ -535,6 +535,14 @@ def _md_replay(r: dict) -> str:
         lines += ["", ngettext("{n} more replayable run not swept.",
                                "{n} more replayable runs not swept.",
                                r["sweeps_left_out"]).format(n=r["sweeps_left_out"])]
+    b = r.get("budget") or {}
+    if b.get("seconds") is not None:  # the section's bound, stated whether or not it was hit
+        lines += ["", (_("Bounded to {s:g} s of wall time; it ran out ({e:.0f} s used), so this "
+                         "section is partial: {why}.").format(s=b["seconds"], e=b["elapsed_s"],
+                                                               why=md(b["stopped"]))
+                       if b.get("stopped") else
+                       _("Bounded to {s:g} s of wall time; {e:.0f} s used, nothing left "
+                         "out.").format(s=b["seconds"], e=b["elapsed_s"]))]
     return "\n".join(lines)
 
 

@@ -89,6 +89,12 @@ class Run:
         self.frame_error: BaseException | None = None
         self._frame, self._cached_frame, self._no_cases = frame, cached_frame, _UNSET
         self.oom_is_section_error = False  # run(oom_is_section_error=True): the window's
+        self.detail: Callable[[str, int, int, str], None] | None = None  # run(detail=...)
+
+    def progress_of(self, key: str) -> Callable[[int, int, str], None] | None:
+        """Section `key`'s own progress(done, total, text), told as run's detail(key, ...)."""
+        detail = self.detail
+        return None if detail is None else (lambda d, n, text: detail(key, d, n, text))
 
     @property
     def frame(self) -> pd.DataFrame | None:
@@ -181,7 +187,8 @@ def run_whatif_section(frame: pd.DataFrame | None, args: dict | None):
 
 
 def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
-                          cancelled: Callable[[], bool] | None = None) -> dict:
+                          cancelled: Callable[[], bool] | None = None,
+                          progress: Callable[[int, int, str], None] | None = None) -> dict:
     """The `replay` section (explorer.core.replay.section.replay_section), or why there is
     none. scenario: EngineConfig changes (default: 4x the observed KV blocks); False: not
     requested (report --no-replay)."""
@@ -189,7 +196,7 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
         return {"status": "no_data", "reason": "not requested"}
     from .replay.section import replay_section
     try:
-        return replay_section(store, cohort, scenario, cancelled=cancelled)
+        return replay_section(store, cohort, scenario, cancelled=cancelled, progress=progress)
     except Cancelled:
         raise
     except (TraceExplorerError, ValueError, KeyError) as e:
@@ -243,7 +250,8 @@ def _replay(r: Run):
     if getattr(r.store, "remote", False):
         return {"status": "no_data", "reason": "the replay simulates every request of a run "
                 "locally; with a warehouse source it is not computed"}
-    return replay_report_section(r.store, r.cohort, r.params.get("replay"), r.cancelled)
+    return replay_report_section(r.store, r.cohort, r.params.get("replay"), r.cancelled,
+                                 r.progress_of("replay"))
 
 
 def _sla_diagnosis(r: Run):
@@ -445,7 +453,8 @@ def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None
         cache: dict | None = None, progress: Callable[[int, int, str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
         on_result: Callable[[str, Any], None] | None = None, frame=_UNSET,
-        cached_frame: bool = True, threads: int = 0, oom_is_section_error: bool = False) -> dict:
+        cached_frame: bool = True, threads: int = 0, oom_is_section_error: bool = False,
+        detail: Callable[[str, int, int, str], None] | None = None) -> dict:
     """Run the sections `keys` (default all) of SECTIONS for `cohort`, in SECTIONS order:
     {key: result | SectionError}. A section reads what ran before it (conclusion uses whatever
     of its needs ran).
@@ -458,12 +467,14 @@ def run(store, cohort, params: dict | None = None, *, keys: Iterable[str] | None
     it (None: it cannot be built), else built on first use (cached_frame: from the store's case
     view, else plain SQL). threads > 0: the frame-only sections start on that many threads of
     their own as soon as the frame is there, while the caller's thread runs the rest (scipy,
-    scikit-learn and DuckDB release the GIL)."""
+    scikit-learn and DuckDB release the GIL). detail(key, done, total, text): a long section's
+    progress inside it (the replay's: seconds used of its budget), between its progress calls."""
     params = params or {}
     keep = None if keys is None else set(keys)   # once: `keys` may be a one-shot iterator
     wanted = [s for s in SECTIONS if keep is None or s.key in keep]
     r = Run(store, cohort, params, cancelled, frame, cached_frame)
     r.oom_is_section_error = oom_is_section_error
+    r.detail = detail
     pending: dict[str, Future] = {}
     pool = ThreadPoolExecutor(threads, thread_name_prefix="pipeline") if threads > 0 else None
     try:

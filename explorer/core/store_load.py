@@ -211,7 +211,8 @@ class Loading:
         self._report = report
         token = cancel_check.set(self.check_cancelled)  # long reads stop on Cancel too
         try:
-            fmt.load(p, self, report)
+            with self._interrupt_on_cancel():  # a Cancel stops DuckDB's scan of a big file
+                fmt.load(p, self, report)
             self._from_copy(p, report)
             earlier = None
             if report.sha256 is None:
@@ -236,6 +237,44 @@ class Loading:
             cancel_check.reset(token)
             self._report = None
             hasher.result()
+
+    #: seconds between two looks at cancelled() while DuckDB reads a file
+    CANCEL_POLL_S = 0.1
+
+    @contextlib.contextmanager
+    def _interrupt_on_cancel(self):
+        """While the body runs (one format's load of one file), a thread polls the load's
+        cancelled() and, once it is True, interrupts the connection's query (DuckDB stops a
+        scan within a fraction of a second; without it a Cancel waited for the whole file: 11 s
+        of a 3M-row CSV). The interrupt never reaches a query after the body (the rollback):
+        it is fired under a lock the body's end takes; whatever the body then raised, or did
+        not, it ends as Cancelled (the caller rolls the file back)."""
+        lock, stop, fired = threading.Lock(), threading.Event(), []
+
+        def watch():
+            while not stop.wait(self.CANCEL_POLL_S):
+                if self._cancelled():
+                    with lock:
+                        if not stop.is_set():
+                            fired.append(True)
+                            self.con.interrupt()
+                    return
+        t = threading.Thread(target=watch, daemon=True, name="te-load-cancel")
+        t.start()
+        try:
+            yield
+        except KeyboardInterrupt:  # Ctrl-C / SIGTERM: "interrupted", as before
+            raise
+        except BaseException:  # the interrupt, as the loader reported it (InputError, ...)
+            if fired:
+                raise Cancelled(LOAD_CANCELLED) from None
+            raise
+        finally:
+            with lock:
+                stop.set()
+            t.join()
+        if fired:
+            raise Cancelled(LOAD_CANCELLED)
 
     def _loaded_as(self, sha256: str | None) -> str | None:
         """Path of the first input with this sha256 that loaded successfully into this store

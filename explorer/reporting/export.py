@@ -101,6 +101,10 @@ def export_report(store, cohort, out_dir: str | Path, formats: Sequence[str] | N
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+#: steps of the window's bar per report section (the child's progress lines)
+PER_SECTION = 100
+
+
 class _Ready:
     """A what-if result computed by the window: build_report takes it as it is (to_dict)."""
 
@@ -134,14 +138,26 @@ def main(argv: list[str] | None = None) -> int:
                     **({"eval_id": spec["eval_id"]} if spec.get("eval_id") else {}))
     store = Store.open(args.session)
 
+    # each section is PER_SECTION steps of the bar, so a long section's own progress (the
+    # replay's seconds of its budget) moves it inside its share, never backwards
+    at = [0, 1]
+
     def progress(done, total, text=""):
-        print(f"progress {int(done)} {int(total)} {text}", flush=True)
+        at[:] = [int(done), max(1, int(total))]
+        print(f"progress {at[0] * PER_SECTION} {at[1] * PER_SECTION} {text}", flush=True)
+
+    def detail(key, done, total, text):
+        from explorer.core.i18n import _
+        from explorer.core.sections import TITLES
+        share = min(PER_SECTION - 1, int(PER_SECTION * done / max(1, total)))
+        line = f"{_(TITLES.get(key, key))}: {text}".replace("\n", " ").replace("\r", " ")
+        print(f"progress {at[0] * PER_SECTION + share} {at[1] * PER_SECTION} {line}", flush=True)
 
     whatif = json.loads(args.whatif) if args.whatif else None
     if args.whatif_result:
         whatif = _Ready(json.loads(Path(args.whatif_result).read_text(encoding="utf-8")))
     for path in write_report(store, cohort, args.out, args.format.split(","), whatif=whatif,
-                             progress=progress):
+                             progress=progress, detail=detail):
         print(f"written {path}", flush=True)
     return 0
 

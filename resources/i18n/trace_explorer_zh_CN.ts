@@ -1206,6 +1206,10 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>该场景适用的误差：%1</translation>
     </message>
     <message>
+        <source>Partial: %1</source>
+        <translation>不完整：%1</translation>
+    </message>
+    <message>
         <source>hit rate</source>
         <translation>命中率</translation>
     </message>

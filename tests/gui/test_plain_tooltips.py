@@ -42,3 +42,21 @@ def test_inputs_panel_tooltips_are_plain_text(session, qtbot):
     top = panel.tree.topLevelItem(0)
     assert shown(top.toolTip(0)).startswith(f"/data/{NAME}.csv")
     assert shown(top.child(0).toolTip(0)) == bad.error
+
+
+def test_eval_and_run_pickers_tooltips_are_plain_text(session, qtbot):
+    """The Clusters panel's eval picker and the Compare panel's run pickers show an eval or run
+    id (a file name) in their tooltips: as its characters (before: rich text)."""
+    from explorer.widgets.clusters import ClustersPanel
+    from explorer.widgets.compare import ComparePanel
+    clusters = ClustersPanel(session)
+    qtbot.addWidget(clusters)
+    clusters.show_evals([{"eval_id": NAME, "model": "m", "cases": 3},
+                         {"eval_id": "plain", "model": "", "cases": 1}])
+    assert shown(clusters.evals.itemData(1, Qt.ItemDataRole.ToolTipRole)) == NAME
+    compare = ComparePanel(session)
+    qtbot.addWidget(compare)
+    compare._choices([{"run_id": NAME}, {"run_id": "r2", "label": "run two"}])
+    for box in (compare.a, compare.b):
+        tips = [box.itemData(i, Qt.ItemDataRole.ToolTipRole) for i in range(box.count())]
+        assert NAME in [shown(t) for t in tips if t], tips
