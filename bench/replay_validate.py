@@ -1,5 +1,6 @@
 """Out-of-sample validation of the replay on the aibrix ladders (issue 34's "Must show"; run on
-demand: `.venv/bin/python bench/replay_validate.py [--routing random|round-robin|both]`).
+demand: `.venv/bin/python bench/replay_validate.py [--routing connection|random|round-robin|all]
+[--loo]`).
 
 For each release's `naive` ladder (../shared/data/real/aibrix/ps_experiment_v0.{2.1,3.0}_*/,
 11 request rates 0.1 .. 4.1 QPS, Llama-3.1-8B on 8 A100 pods behind a Kubernetes Service, from
@@ -9,7 +10,9 @@ from its own arrivals. Prints per held-out rate the error (replayed / observed -
 P90 TTFT, TPOT, E2E and of throughput, then the median |error| of mean TTFT and mean TPOT and
 whether each meets the issue's bound (<= 25 %), stated either way. Also printed: the same fit
 with the replica count left to the calibration (no deployment fact), the model of the first
-measurement (30-57x off). ~10-20 s per ladder on one core.
+measurement (30-57x off). --loo adds leave-one-out (replay/loo.py) with the deployment's
+routing. The replica count and routing of `naive` come from replay/deployments.py (the
+manifests' published facts), not from this script. ~10-60 s per ladder and routing on one core.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from explorer.core.replay.model import EngineConfig  # noqa: E402
+from explorer.core.replay.loo import leave_one_out  # noqa: E402
 from explorer.core.replay.validate import validate_ladder  # noqa: E402
 from explorer.core.store import Store  # noqa: E402
 
@@ -30,12 +34,15 @@ RELEASES = ("ps_experiment_v0.2.1_20250323", "ps_experiment_v0.3.0_20250519")
 BOUND = 0.25
 
 
-def run(folder: Path, replicas, routing: str) -> dict:
+def run(folder: Path, replicas, routing, loo: bool = False, known: bool = True) -> dict:
     store = Store()
     for f in sorted(folder.glob("naive_output_*.csv")):
         store.load_file(f)
+    if not known:   # the run as if its deployment were not published (the first measurement)
+        store.execute("UPDATE runs SET benchmark = NULL")
     t0 = time.process_time()
-    v = validate_ladder(store, EngineConfig(), replicas=replicas, routing=routing)
+    v = (leave_one_out if loo else validate_ladder)(store, EngineConfig(), replicas=replicas,
+                                                    routing=routing)
     v["cpu_s"] = time.process_time() - t0
     store.close()
     return v
@@ -43,9 +50,10 @@ def run(folder: Path, replicas, routing: str) -> dict:
 
 def show(name: str, v: dict) -> None:
     med = v["median_abs_error"]
-    print(f"\n{name}: {v['label']}  ({v['cpu_s']:.1f} CPU s; fitted at {v['fit']['setting']:g} "
-          f"QPS, {v['fit']['replicas']} replicas, {v['fit']['routing']})")
-    for u in v["fit"]["unidentified"]:
+    at = f"fitted at {v['fit']['setting']:g} QPS" if "setting" in v["fit"] else "leave-one-out"
+    print(f"\n{name}: {v['label']}  ({v['cpu_s']:.1f} CPU s; {at}, {v['fit']['replicas']} "
+          f"replicas ({v['fit'].get('replicas_source')}), {v['fit']['routing']})")
+    for u in v["fit"].get("unidentified", ()):
         print(f"  not identified: {u['param']}")
     print("  QPS   TTFT    P90TTFT  TPOT    P90TPOT  E2E     P90E2E   thr     TTFT in interval")
     for h in v["held_out"]:
@@ -66,17 +74,22 @@ def show(name: str, v: dict) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--routing", choices=("random", "round-robin", "both"), default="both")
+    ap.add_argument("--routing", choices=("connection", "random", "round-robin", "all"),
+                    default="all")
+    ap.add_argument("--loo", action="store_true", help="also leave-one-out")
     a = ap.parse_args()
     if not REAL.is_dir():
         print(f"no real data at {REAL}", file=sys.stderr)
         return 1
-    routings = ("random", "round-robin") if a.routing == "both" else (a.routing,)
+    routings = ("connection", "random", "round-robin") if a.routing == "all" else (a.routing,)
     for rel in RELEASES:
         for r in routings:
-            show(f"{rel} naive, 8 replicas (the manifest's), {r} routing", run(REAL / rel, 8, r))
+            show(f"{rel} naive, 8 replicas (the manifest's), {r} routing", run(REAL / rel, None, r))
+        if a.loo:
+            show(f"{rel} naive, leave-one-out, the deployment's replicas and routing",
+                 run(REAL / rel, None, None, loo=True))
         show(f"{rel} naive, replicas left to the calibration (the first measurement's model)",
-             run(REAL / rel, None, "round-robin"))
+             run(REAL / rel, None, "round-robin", known=False))
     return 0
 
 

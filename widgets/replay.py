@@ -143,6 +143,18 @@ class ReplayPanel(JobControls, Panel):
         self.batched.setRange(*RANGES["max_num_batched_tokens"])
         self.batched.setValue(st.max_num_batched_tokens)
         self.batched.setPrefix(self.tr("batched tokens "))
+        self.replicas = QSpinBox()   # 0: the deployment's published count, else fitted
+        self.replicas.setRange(*RANGES["replicas"])
+        self.replicas.setPrefix(self.tr("replicas "))
+        self.replicas.setSpecialValueText(self.tr("replicas: auto"))
+        self.replicas.setToolTip(self.tr(
+            "Engine replicas behind the trace: auto takes the deployment's published count "
+            "(aibrix ps-experiment: 8 pods), else fits it where the run shows it"))
+        self.routing = QComboBox()
+        for text, value in ((self.tr("routing: auto"), ""), (self.tr("round-robin"), "round-robin"),
+                            (self.tr("random per request"), "random"),
+                            (self.tr("per connection (Kubernetes Service)"), "connection")):
+            self.routing.addItem(text, value)
         self.add_run = QCheckBox(self.tr("Add as run"))
         self.add_run.setChecked(st.add_run)
         self.run_button = QPushButton(self.tr("Run"))
@@ -163,13 +175,16 @@ class ReplayPanel(JobControls, Panel):
         self.progress.setVisible(False)
         self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
-                  self.block_size, self.eviction, self.seqs, self.batched, self.add_run,
+                  self.block_size, self.eviction, self.seqs, self.batched, self.replicas,
+                  self.routing, self.add_run,
                   self.run_button, self.sweep_button, self.predict_button, self.validate_button,
                   self.cancel_button, self.progress):
             self.top.addWidget(w)
         self.top.addStretch(1)
-        for w in (self.blocks, self.gb, self.bpt, self.block_size, self.seqs, self.batched):
+        for w in (self.blocks, self.gb, self.bpt, self.block_size, self.seqs, self.batched,
+                  self.replicas):
             w.valueChanged.connect(self._edited)
+        self.routing.currentIndexChanged.connect(self._edited)
         self.eviction.currentTextChanged.connect(self._edited)
         self.add_run.toggled.connect(self._edited)
         self.run_button.clicked.connect(self.run)
@@ -271,6 +286,7 @@ class ReplayPanel(JobControls, Panel):
                            bytes_per_token=self.bpt.value(), block_size=self.block_size.value(),
                            eviction=self.eviction.currentText(), max_num_seqs=self.seqs.value(),
                            max_num_batched_tokens=self.batched.value(),
+                           replicas=self.replicas.value(), routing=self.routing.currentData(),
                            add_run=self.add_run.isChecked())
         except ValueError as e:
             self._status(str(e), error=True)

@@ -3,7 +3,7 @@
 trace-explorer replay FILE --blocks N [--eviction lru|lfu|fifo|s3fifo] [--block-size 16]
                       [--max-num-seqs 256] [--max-num-batched-tokens 8192] [--json]
 trace-explorer replay TARGET --calibrate-from SOURCE ... (out of sample: replay_validate.py)
-trace-explorer replay --validate FOLDER [--group NAME] [--replicas N] [--routing random]
+trace-explorer replay --validate FOLDER [--group NAME] [--mode low-high|loo|both] [--replicas N] [--routing connection]
 
 FILE is a Mooncake trace (timestamp, input_length, output_length, hash_ids) or any trace file
 Trace Explorer loads that has arrival times and prompt lengths (its first run is replayed;
@@ -103,15 +103,21 @@ def add_arguments(parser) -> None:
                                "rate, concurrency, ...) and report the error at each higher one"))
     parser.add_argument("--group", metavar="NAME",
                         help=_("with --validate: only this ladder (its configuration name)"))
+    parser.add_argument("--mode", choices=("low-high", "loo", "both"), default="low-high",
+                        help=_("with --validate: fit on the lowest setting and predict the "
+                               "higher ones (low-high), leave each setting out in turn (loo), "
+                               "or both"))
     parser.add_argument("--replicas", type=types.integer(1, 1024), metavar="N",
                         help=_("engine replicas behind the trace, when known (default: fitted)"))
-    parser.add_argument("--routing", choices=("round-robin", "random"), default="round-robin",
-                        help=_("how arrivals reach the replicas (random: a Kubernetes Service)"))
+    parser.add_argument("--routing", choices=("round-robin", "random", "connection"),
+                        help=_("how arrivals reach the replicas: round-robin, random per "
+                               "request, or per keep-alive connection (a Kubernetes Service); "
+                               "default: the deployment's when published, else round-robin"))
     parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
 
 
 def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int | None = None,
-          routing: str = "round-robin"):
+          routing: str | None = None):
     """(trace requests, CalibrationResult or None, why) of FILE: the calibration of the replay
     at `cfg` (taken as the observed settings) on the trace's observed latencies, None with the
     reason in `why` when the trace records none; lines or rows skipped are appended to
@@ -159,6 +165,10 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int 
                 warnings.append(f"{path}: " + ngettext("{n} more row skipped",
                                                        "{n} more rows skipped", more).format(n=more))
         trace = requests_from_store(store, rep.run_ids[0])
+        from ..core.replay.deployments import deployment_of
+        dep = deployment_of(store, rep.run_ids[0]) or {}   # a published fact, not a fit
+        replicas = replicas or dep.get("replicas")
+        routing = routing or dep.get("routing") or "round-robin"
         cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit,
                             fixed_replicas=replicas, routing=routing)
         if "ttft_ms" not in cal.after and "tpot_ms" not in cal.after:
@@ -237,16 +247,16 @@ def run(args) -> int:
     note = _("not calibrated: {why}").format(why=why) if why else None
     timing = (_("{start}: {why}").format(start=_(DEFAULT_START), why=why)
               if cal is None else cal.step_time())
-    replicas = args.replicas or 1
+    replicas, routing = args.replicas or 1, args.routing or "round-robin"
     if cal is not None:
         cfg = replace(cfg, **cal.params)
-        replicas = cal.replicas
+        replicas, routing = cal.replicas, cal.routing
     from ..core.replay.io import summary_jsonable
     from ..core.replay.replicas import simulate_replicas
 
     t0 = time.perf_counter()
     try:
-        res = simulate_replicas(trace, cfg, replicas, routing=args.routing)
+        res = simulate_replicas(trace, cfg, replicas, routing=routing)
     except ValueError as e:
         print(_("trace-explorer replay: {path}: {x}").format(path=path, x=e), file=sys.stderr)
         return 2

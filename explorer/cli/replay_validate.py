@@ -4,10 +4,13 @@
       fit the step time on SOURCE's observed TTFT / TPOT, replay TARGET's arrivals with it and
       report `calibration` against TARGET's observations (label "out-of-sample"), each metric
       with the interval that the parameters SOURCE cannot identify leave open.
-  replay --validate FOLDER [--group NAME] [--replicas N] [--routing ...] [--json]
+  replay --validate FOLDER [--group NAME] [--mode low-high|loo|both] [--replicas N]
+         [--routing ...] [--json]
       every ladder of runs in FOLDER (runs that vary one setting: request rate, concurrency,
-      max_num_seqs): fit on the lowest setting, predict each higher one, the error of mean and
-      P90 TTFT, TPOT, E2E and of throughput per held-out setting, and their medians.
+      max_num_seqs): fit on the lowest setting, predict each higher one (low-high, default),
+      or hold each setting out in turn and predict it from the others' fits (loo,
+      replay/loo.py); the error of mean and P90 TTFT, TPOT, E2E and of throughput per held-out
+      setting, and their medians.
 
 Exit status 0, 1 when a file cannot be read or no ladder is found, 2 on bad settings.
 """
@@ -62,6 +65,10 @@ def _print_fit(f: dict) -> None:
     print(_("  fitted on {run} (in-sample: TTFT {t}, TPOT {p}); {n} replicas, {r} routing").format(
         run=f["source_run"], t=_pct((cal.get("ttft_ms") or {}).get("error")),
         p=_pct((cal.get("tpot_ms") or {}).get("error")), n=f["replicas"], r=f["routing"]))
+    if f.get("deployment"):
+        d = f["deployment"]
+        print(_("  replicas and routing: the deployment's published ones ({router}; {source})")
+              .format(router=_(d["router"]), source=d["source"]))
     for u in f["unidentified"]:
         print(_("  not identified: {reason}; the interval spans it").format(reason=u["reason"]))
 
@@ -99,6 +106,7 @@ def calibrate_from(args, cfg) -> int:
 
 def validate_folder(args, cfg) -> int:
     """replay --validate FOLDER."""
+    from ..core.replay.loo import leave_one_out
     from ..core.replay.validate import ladders, validate_ladder
     from ..core.store import Store
 
@@ -118,10 +126,12 @@ def validate_folder(args, cfg) -> int:
                           file=sys.stderr)
         groups = [args.group] if args.group else sorted(ladders(store))
         results = []
-        for g in groups:
+        mode = getattr(args, "mode", None) or "low-high"
+        runs = [f for m, f in (("low-high", validate_ladder), ("loo", leave_one_out))
+                if mode in (m, "both")]
+        for g, run in ((g, r) for g in groups for r in runs):
             try:
-                results.append(validate_ladder(store, cfg, g, replicas=args.replicas,
-                                               routing=args.routing))
+                results.append(run(store, cfg, g, replicas=args.replicas, routing=args.routing))
             except NoData as e:
                 if args.group:
                     raise
@@ -141,10 +151,18 @@ def validate_folder(args, cfg) -> int:
                           "validations": results}, indent=1, default=float))
         return 0
     for v in results:
-        print(_("{group}: {label} (fit at {key} = {v:g}, predicting {n} higher settings)").format(
-            group=v["group"], label=v["label"], key=v["setting_key"], v=v["fit"]["setting"],
-            n=len(v["held_out"])))
-        _print_fit(v["fit"])
+        if v.get("mode") == "leave-one-out":
+            f = v["fit"]
+            print(_("{group}: {label} (each setting predicted from the other {n} settings' "
+                    "fits; {k} replicas, {r} routing)").format(
+                        group=v["group"], label=v["label"], n=len(v["held_out"]) - 1,
+                        k=f["replicas"] or _("fitted"), r=f["routing"]))
+        else:
+            print(_("{group}: {label} (fit at {key} = {v:g}, predicting {n} higher "
+                    "settings)").format(group=v["group"], label=v["label"],
+                                        key=v["setting_key"], v=v["fit"]["setting"],
+                                        n=len(v["held_out"])))
+            _print_fit(v["fit"])
         print("  " + "\t".join([v["setting_key"], "TTFT", "P90 TTFT", "TPOT", "P90 TPOT", "E2E",
                                 "P90 E2E", _("throughput")]))
         for h in v["held_out"]:

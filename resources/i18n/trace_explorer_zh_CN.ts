@@ -1036,6 +1036,34 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>变化 %</translation>
     </message>
     <message>
+        <source>replicas </source>
+        <translation>副本 </translation>
+    </message>
+    <message>
+        <source>replicas: auto</source>
+        <translation>副本：自动</translation>
+    </message>
+    <message>
+        <source>Engine replicas behind the trace: auto takes the deployment&apos;s published count (aibrix ps-experiment: 8 pods), else fits it where the run shows it</source>
+        <translation>该 trace 背后的引擎副本数：自动时采用部署公开的数量（aibrix ps-experiment：8 个 Pod），否则在运行能体现时拟合</translation>
+    </message>
+    <message>
+        <source>routing: auto</source>
+        <translation>路由：自动</translation>
+    </message>
+    <message>
+        <source>round-robin</source>
+        <translation>轮询（round-robin）</translation>
+    </message>
+    <message>
+        <source>random per request</source>
+        <translation>逐请求随机</translation>
+    </message>
+    <message>
+        <source>per connection (Kubernetes Service)</source>
+        <translation>按连接（Kubernetes Service）</translation>
+    </message>
+    <message>
         <source>Validate</source>
         <translation>验证</translation>
     </message>

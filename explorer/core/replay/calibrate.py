@@ -99,9 +99,11 @@ class CalibrationResult:
             return _("{start}; reproduces the observed mean {fitted} within {tol:.0%} "
                      "unscaled").format(start=_(self.start), fitted=_(" and ").join(fitted),
                                         tol=TOLERANCE)
-        rep = ((_("; arrivals spread round-robin over {n} engine replicas")
-                if self.routing == "round-robin" else
-                _("; arrivals spread at random over {n} engine replicas")).format(n=self.replicas)
+        rep = ({"round-robin": _("; arrivals spread round-robin over {n} engine replicas"),
+                "connection": _("; arrivals spread per keep-alive connection over {n} engine "
+                                "replicas")}.get(self.routing,
+                                                 _("; arrivals spread at random over {n} engine "
+                                                   "replicas")).format(n=self.replicas)
                if self.replicas > 1 else "")
         return _("{start}, scaled to reproduce the observed mean {fitted} (decode x{decode:.3g}, "
                  "prefill x{prefill:.3g})").format(
@@ -297,8 +299,9 @@ def calibrate(trace: Sequence[TraceRequest], observed: pd.DataFrame, config: Eng
            if m in after and abs(after[m]["error"]) > WARN_ERROR]
     warning = None
     if bad:
-        warning = ("Calibration error above 25% (" + ", ".join(bad) + "): the replay does not "
-                   "reproduce the observed run; its what-if answers may mislead.")
+        warning = _("Calibration error above {limit:.0%} ({errors}): the replay does not "
+                    "reproduce the observed run; its what-if answers may mislead.").format(
+                        limit=WARN_ERROR, errors=", ".join(bad))
     return CalibrationResult(params=_with_scales(params, sc["decode"], sc["prefill"]), scales=sc,
                              before=before, after=after, reasons=tuple(reasons),
                              evaluations=n_eval[0], warning=warning, replicas=k,

@@ -6,7 +6,17 @@ and means recomputed from the sums and the rows. Routing (ROUTINGS): "round-robi
 arrival order (a plain load balancer); "random" picks an engine uniformly at random per request
 with a seeded generator (a Kubernetes Service: kube-proxy's iptables mode selects an endpoint at
 random, https://kubernetes.io/docs/reference/networking/virtual-ips/; the aibrix "naive"
-deployments are such a Service in front of 8 vLLM pods), so a prediction pools a few seeds."""
+deployments are such a Service in front of 8 vLLM pods), so a prediction pools a few seeds.
+"connection" is what such a Service really does with a keep-alive client: kube-proxy picks
+the endpoint per TCP *connection* (iptables mode: at random), and an HTTP/1.1 client reuses an
+idle connection for the next request. The aibrix ps-experiment client (production-stack
+benchmarks/multi-round-qa, one shared openai.AsyncOpenAI, i.e. one httpx pool) takes the first
+idle connection in creation order (httpcore ConnectionPool._assign_requests_to_connections) and
+closes one idle for more than KEEPALIVE_S (httpx Limits.keepalive_expiry, default 5 s,
+https://www.python-httpx.org/advanced/resource-limits); a request finding no idle connection
+opens one, to an engine drawn at random. Which connection is idle depends on when requests
+finish, so the routing is iterated to a fixed point with the replay's own finish times
+(CONNECTION_ITERATIONS at most; the first pass routes at random per request)."""
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -16,7 +26,11 @@ import pandas as pd
 from .engine import simulate
 from .model import EngineConfig, ReplayResult, TraceRequest
 
-ROUTINGS = ("round-robin", "random")
+ROUTINGS = ("round-robin", "random", "connection")
+#: idle keep-alive connections older than this are closed by the client (httpx default)
+KEEPALIVE_S = 5.0
+#: routing passes of "connection" routing at most (it stops earlier when the routes repeat)
+CONNECTION_ITERATIONS = 4
 
 _SUMMED = ("requests", "finished", "rejected", "cache_query_blocks", "cache_hit_blocks",
            "evicted_blocks", "preemptions", "steps")
@@ -32,21 +46,29 @@ def simulate_replicas(trace: Sequence[TraceRequest], config: EngineConfig, repli
                       record_events: bool = False, routing: str = "round-robin",
                       seed: int = 0) -> ReplayResult:
     """simulate() of `replicas` engines with `config`: round-robin puts request j (in arrival
-    order) on engine j mod replicas, random on an engine drawn by numpy's default_rng(seed).
-    replicas == 1 is simulate() itself. Raises ValueError on an unknown routing."""
+    order) on engine j mod replicas, random on an engine drawn by numpy's default_rng(seed),
+    connection per keep-alive connection (connection_routes, module doc). replicas == 1 is simulate() itself. Raises ValueError on an unknown routing."""
     if routing not in ROUTINGS:
         raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}, got {routing!r}")
     if replicas <= 1:
         return simulate(trace, config, cancelled=cancelled, record_events=record_events)
+    import numpy as np
     order = sorted(range(len(trace)), key=lambda j: trace[j].arrival_s)
-    if routing == "random":
-        import numpy as np
-        pick = np.random.default_rng(seed).integers(replicas, size=len(order))
-        parts = [[trace[j] for j, k in zip(order, pick) if k == m] for m in range(replicas)]
+    if routing == "round-robin":
+        pick = [k % replicas for k in range(len(order))]
     else:
-        parts = [[trace[j] for j in order[k::replicas]] for k in range(replicas)]
-    res = [simulate(p, config, cancelled=cancelled, record_events=record_events)
-           for p in parts if p]
+        pick = list(np.random.default_rng(seed).integers(replicas, size=len(order)))
+    res = _run(trace, order, pick, replicas, config, cancelled, record_events)
+    if routing == "connection":
+        arrival = [trace[j].arrival_s for j in order]
+        for _i in range(CONNECTION_ITERATIONS):
+            fin = _finish_times(res, [trace[j].request_id for j in order], arrival)
+            new = connection_routes(arrival, fin, replicas, np.random.default_rng(seed))
+            if new == pick:
+                break
+            pick = new
+            res = _run(trace, order, pick, replicas, config, cancelled, record_events)
+    res = [r for r in res if r is not None]
     rq = pd.concat([r.requests for r in res], ignore_index=True).sort_values(
         "arrival_s", kind="stable").reset_index(drop=True)
     ev = pd.concat([r.events for r in res], ignore_index=True)
@@ -78,6 +100,44 @@ def simulate_replicas(trace: Sequence[TraceRequest], config: EngineConfig, repli
     })
     return ReplayResult(requests=rq, events=ev, token_latencies=None, summary=summ,
                         config=config)
+
+
+def _run(trace, order, pick, replicas, config, cancelled, record_events) -> list:
+    """simulate() of each engine's share (None for an engine that got no request)."""
+    parts = [[trace[j] for j, k in zip(order, pick) if k == m] for m in range(replicas)]
+    return [simulate(p, config, cancelled=cancelled, record_events=record_events) if p else None
+            for p in parts]
+
+
+def _finish_times(res: list, ids: list[str], arrival: list[float]) -> list[float]:
+    """Each request's finish (arrival + E2E, s) in the replay; an unfinished one never frees
+    its connection."""
+    rq = pd.concat([r.requests for r in res if r is not None], ignore_index=True)
+    e2e = dict(zip(rq["request_id"].astype(str), pd.to_numeric(rq["e2e_ms"], errors="coerce")))
+    out = []
+    for rid, a in zip(ids, arrival):
+        e = e2e.get(str(rid))
+        out.append(a + e / 1000.0 if e is not None and e == e else float("inf"))
+    return out
+
+
+def connection_routes(arrival: Sequence[float], finish: Sequence[float], replicas: int, rng,
+                      keepalive_s: float = KEEPALIVE_S) -> list[int]:
+    """The engine of each request (in arrival order) under per-connection routing: the first
+    idle connection (creation order) not idle for more than keepalive_s carries it, else a new
+    connection to the engine rng.integers(replicas) draws. finish: when each request frees its
+    connection (s)."""
+    conns: list[list] = []          # [engine, free_at]
+    out = []
+    for a, f in zip(arrival, finish):
+        conns = [c for c in conns if not (c[1] <= a and a - c[1] > keepalive_s)]
+        c = next((c for c in conns if c[1] <= a), None)
+        if c is None:
+            c = [int(rng.integers(replicas)), a]
+            conns.append(c)
+        c[1] = f
+        out.append(c[0])
+    return out
 
 
 def replica_candidates(trace: Sequence[TraceRequest]) -> list[int]:

@@ -74,7 +74,7 @@ class Fit:
         return {"source_run": self.source_run, "replicas": self.replicas, "routing": self.routing,
                 "seeds": self.seeds, "calibration": self.calibration.to_dict(),
                 "unidentified": [dict(u) for u in self.unidentified],
-                "alternatives": [a[0] for a in self.alternatives]}
+                "alternatives": [a[0] for a in self.alternatives], **self.extra}
 
 
 def _max_overlap(rows: pd.DataFrame) -> int:
@@ -145,11 +145,20 @@ def _observed(store, run_id: str) -> pd.DataFrame:
 
 
 def fit(source_store, source_run: str, config: EngineConfig, *, replicas: int | None = None,
-        routing: str = "round-robin", seeds: int | None = None, max_evaluations: int = 40,
+        routing: str | None = None, seeds: int | None = None, max_evaluations: int = 40,
         cancelled: Callable[[], bool] | None = None) -> Fit:
     """Calibrate on the source run (see the module doc). replicas: the deployment's replica
-    count when known (fixed, not searched); routing: replicas.ROUTINGS; seeds: routing seeds
-    pooled (default SEEDS for random routing, 1 for round-robin)."""
+    count when known (fixed, not searched; None: deployments.deployment_of's published count
+    when the run's benchmark has one, else fitted and, where the source cannot show it, left
+    open as an interval); routing: replicas.ROUTINGS (None: the deployment's, else
+    round-robin); seeds: routing seeds pooled (default SEEDS for random and connection
+    routing, 1 for round-robin). extra["replicas_source"]: "given", "deployment" or "fitted"."""
+    from .deployments import deployment_of
+    dep = deployment_of(source_store, source_run) if replicas is None or routing is None else None
+    src = "given" if replicas is not None else ("deployment" if dep else "fitted")
+    if replicas is None and dep:
+        replicas = dep["replicas"]
+    routing = routing or (dep or {}).get("routing") or "round-robin"
     cal = calibrate_run(source_store, source_run, config, cancelled=cancelled,
                         max_evaluations=max_evaluations, fixed_replicas=replicas, routing=routing)
     cfg = replace(config, **cal.params)
@@ -162,10 +171,13 @@ def fit(source_store, source_run: str, config: EngineConfig, *, replicas: int | 
     batch = float(pd.to_numeric(rq["batch_size"], errors="coerce").mean())
     batch = batch if batch == batch else 1.0
     alts = _alternatives(cfg, unid, prompt, batch, cal.replicas)
-    n_seeds = seeds if seeds is not None else (SEEDS if routing == "random" else 1)
+    n_seeds = seeds if seeds is not None else (1 if routing == "round-robin" else SEEDS)
+    extra = {"replicas_source": src}
+    if dep and src == "deployment":
+        extra["deployment"] = {k: dep[k] for k in ("source", "router")}
     return Fit(source_run=source_run, calibration=cal, config=cfg, replicas=cal.replicas,
                routing=routing, unidentified=tuple(unid), alternatives=tuple(alts),
-               seeds=int(n_seeds), source_rows=len(rows))
+               seeds=int(n_seeds), source_rows=len(rows), extra=extra)
 
 
 def _throughput(df: pd.DataFrame) -> float | None:
@@ -277,8 +289,24 @@ def _median(results: list[dict], metric: str, stat: str = "error") -> float | No
     return float(np.median(e)) if e else None
 
 
+def _ladder(store, group: str | None, min_runs: int) -> tuple[str, dict]:
+    """(group, ladders()[group]); group None: the one with the most runs. Raises NoData when it
+    has fewer than min_runs runs."""
+    from ..errors import NoData
+    all_l = ladders(store)
+    if group is None:
+        cand = sorted(all_l.items(), key=lambda kv: -len(kv[1]["runs"]))
+        group = cand[0][0] if cand else None
+    lad = all_l.get(group) if group is not None else None
+    if not lad or len(lad["runs"]) < min_runs:
+        raise NoData(_("no ladder of runs that vary one setting ({keys}) with at least {n} "
+                       "runs{which}").format(keys=", ".join(SETTING_KEYS), n=min_runs,
+                                              which=f" ({group})" if group else ""))
+    return group, lad
+
+
 def validate_ladder(store, config: EngineConfig, group: str | None = None, *,
-                    replicas: int | None = None, routing: str = "round-robin",
+                    replicas: int | None = None, routing: str | None = None,
                     seeds: int | None = None, min_held_out: int = 1,
                     progress: Callable[[int, int], None] | None = None,
                     cancelled: Callable[[], bool] | None = None) -> dict:
@@ -288,16 +316,7 @@ def validate_ladder(store, config: EngineConfig, group: str | None = None, *,
     ...}], median_abs_error: {ttft_ms, tpot_ms, e2e_ms, p90_ttft_ms, p90_tpot_ms, p90_e2e_ms,
     throughput}, label} (label's median error: the larger of mean TTFT's and mean TPOT's
     median |error|). Raises NoData when no ladder has min_held_out + 1 runs."""
-    from ..errors import NoData
-    all_l = ladders(store)
-    if group is None:
-        cand = sorted(all_l.items(), key=lambda kv: -len(kv[1]["runs"]))
-        group = cand[0][0] if cand else None
-    lad = all_l.get(group) if group is not None else None
-    if not lad or len(lad["runs"]) < min_held_out + 1:
-        raise NoData(_("no ladder of runs that vary one setting ({keys}) with at least {n} "
-                       "runs{which}").format(keys=", ".join(SETTING_KEYS), n=min_held_out + 1,
-                                              which=f" ({group})" if group else ""))
+    group, lad = _ladder(store, group, min_held_out + 1)
     (v0, src), rest = lad["runs"][0], lad["runs"][1:]
     f = fit(store, src, config, replicas=replicas, routing=routing, seeds=seeds,
             cancelled=cancelled)
@@ -331,7 +350,7 @@ def ladder_of(store, run_id: str) -> str | None:
 
 
 def error_status(store, run_id: str, config: EngineConfig, *, replicas: int | None = None,
-                 routing: str = "round-robin",
+                 routing: str | None = None,
                  cancelled: Callable[[], bool] | None = None) -> dict:
     """Which error applies to a replay of `run_id` under settings other than the observed ones
     (issue 34, Deliver 3): {kind: "validated", text: "validated at N settings, median error X%",

@@ -28,7 +28,10 @@ RANGES: dict[str, tuple[float, float]] = {
     "block_size": (1, 4096),
     "max_num_seqs": (1, 65536),
     "max_num_batched_tokens": (1, 1 << 22),
+    "replicas": (0, 1024),               # 0 = the deployment's published count, else fitted
 }
+#: how arrivals reach the replicas (replicas.ROUTINGS); "" = the deployment's, else round-robin
+ROUTING_CHOICES = ("", "round-robin", "random", "connection")
 DEFAULT_BYTES_PER_TOKEN = 131072         # Llama-3.1-8B fp16: 2 x 32 layers x 8 KV heads x 128 x 2 B
 SCENARIO_BLOCKS = 4                      # the scenario's default capacity: 4x the observed blocks
 SETTINGS = ("blocks", "block_size", "eviction", "max_num_seqs", "max_num_batched_tokens")
@@ -58,6 +61,7 @@ class ReplayTrace:
     requests: list = field(repr=False)
     observed: dict = field(repr=False)
     calibration_inputs: dict | None = field(default=None, repr=False)
+    deployment: dict | None = field(default=None, repr=False)   # deployments.deployment_of
 
 
 @dataclass(frozen=True)
@@ -68,9 +72,11 @@ class TraceQuery:
         from explorer.core.replay import requests_from_store
         from explorer.core.replay.calibrate import calibration_inputs
         from explorer.core.replay.compare import observed_summary
+        from explorer.core.replay.deployments import deployment_of
         return ReplayTrace(self.run_id, requests_from_store(store, self.run_id),
                            observed_summary(store, self.run_id),
-                           calibration_inputs(store, self.run_id))
+                           calibration_inputs(store, self.run_id),
+                           deployment_of(store, self.run_id))
 
 
 @dataclass(frozen=True)
@@ -103,22 +109,29 @@ class ReplayJob:
     config: EngineConfig
     observed: EngineConfig | None = None
     calibration: Any = None
+    replicas: int = 0          # 0: the deployment's published count, else fitted
+    routing: str = ""          # "": the deployment's, else round-robin
 
     def run(self, progress: Callable[[int, int, str], None] = lambda *a: None,
             cancelled: Callable[[], bool] | None = None):
         from explorer.core.replay.calibrate import calibrate
         from explorer.core.replay.replicas import simulate_replicas
         cal, cal_in = self.calibration, self.trace.calibration_inputs
+        dep = self.trace.deployment or {}
+        reps = self.replicas or dep.get("replicas")
+        routing = self.routing or dep.get("routing") or "round-robin"
         if cal is None and cal_in is not None:
             progress(0, 2, "calibration")
             cal = calibrate(self.trace.requests, config=self.observed or self.config,
-                            cancelled=cancelled, **cal_in)
+                            cancelled=cancelled, fixed_replicas=reps, routing=routing, **cal_in)
             if not any(m in cal.after for m in ("ttft_ms", "tpot_ms")):
                 cal = None
         cfg = self.config if cal is None else replace(self.config, **cal.params)
         progress(1, 2, "replay")
-        res = simulate_replicas(self.trace.requests, cfg, 1 if cal is None else cal.replicas,
-                                cancelled=cancelled, record_events=True)
+        res = simulate_replicas(self.trace.requests, cfg,
+                                (reps or 1) if cal is None else cal.replicas,
+                                cancelled=cancelled, record_events=True,
+                                routing=routing if cal is None else cal.routing)
         return res, cal
 
 
@@ -156,6 +169,8 @@ class ValidateJob:
     reason} when the run belongs to no ladder."""
     run_id: str
     config: EngineConfig
+    replicas: int = 0          # 0: the deployment's published count, else fitted
+    routing: str = ""          # "": the deployment's, else round-robin
 
     def run(self, store, progress: Callable[[int, int], None] | None = None,
             cancelled: Callable[[], bool] | None = None) -> dict:
@@ -167,7 +182,9 @@ class ValidateJob:
             return {**none, "reason": _("no ladder of runs of this configuration (request "
                                         "rates, concurrencies) to predict out of sample")}
         try:
-            v = validate_ladder(store, self.config, group, progress=progress, cancelled=cancelled)
+            v = validate_ladder(store, self.config, group, replicas=self.replicas or None,
+                                routing=self.routing or None, progress=progress,
+                                cancelled=cancelled)
         except NoData as e:
             return {**none, "reason": str(e)}
         return {**v, "run_id": self.run_id, "kind": "validated", "text": v["label"]}
@@ -225,6 +242,8 @@ class ReplayState:
         self.eviction = EVICTION_POLICIES[0]
         self.max_num_seqs = 256
         self.max_num_batched_tokens = 8192
+        self.replicas = 0                  # 0 = the deployment's published count, else fitted
+        self.routing = ""                  # "" = the deployment's, else round-robin
         self.add_run = False               # a replay joins the session's runs only when asked
         self.recorded: dict = {}           # the settings the chosen run records (apply_observed)
         self.calibrations: dict = {}       # (run_id, observed EngineConfig) -> CalibrationResult
@@ -264,6 +283,9 @@ class ReplayState:
             if k == "eviction":
                 if v not in EVICTION_POLICIES:
                     raise ValueError(f"eviction {v!r} is not one of {', '.join(EVICTION_POLICIES)}")
+            elif k == "routing":
+                if v not in ROUTING_CHOICES:
+                    raise ValueError(f"routing {v!r} is not one of {', '.join(ROUTING_CHOICES[1:])}")
             elif k == "add_run":
                 v = bool(v)
             elif k in RANGES:
@@ -340,7 +362,7 @@ class ReplayState:
         """The out-of-sample check of the chosen run at the settings it recorded."""
         if self.run_id is None:
             raise RuntimeError(_("no run chosen"))
-        return ValidateJob(self.run_id, self.observed_config())
+        return ValidateJob(self.run_id, self.observed_config(), self.replicas, self.routing)
 
     # -- work -------------------------------------------------------------------------------
     def settings_query(self) -> SettingsQuery | None:
@@ -361,12 +383,13 @@ class ReplayState:
         settings that cannot work, RuntimeError before its trace is read)."""
         observed = self.observed_config()
         return ReplayJob(self._trace(), self.config(), observed,
-                         self.calibrations.get((self.run_id, observed)))
+                         self.calibrations.get((self.run_id, observed, self.replicas,
+                                                self.routing)), self.replicas, self.routing)
 
     def keep_calibration(self, job: ReplayJob, cal) -> None:
         """Keep a job's calibration for the next scenario of the same run (one verdict)."""
         if cal is not None and job.trace.run_id == self.run_id:
-            self.calibrations[(job.trace.run_id, job.observed)] = cal
+            self.calibrations[(job.trace.run_id, job.observed, job.replicas, job.routing)] = cal
 
     def sweep_job(self, points: int = 6) -> SweepJob:
         """Six capacities (geometric, compare.default_capacities) around the one set."""
