@@ -20,9 +20,9 @@ def save_pdf(doc: dict, images: dict[str, Path], path: Path, cases=None) -> Path
     return write_bytes(path, pdf_bytes(doc, images, cases=cases))
 
 
-def pdf_bytes(doc: dict, images: dict[str, Path], cases=None) -> bytes:
-    """The report typeset on A4 portrait pages (15 mm margins) as PDF bytes: typeset in
-    memory, so that writing the file is one write whose failure (a full disk) is seen."""
+def typeset(doc: dict, images: dict[str, Path], cases=None) -> QTextDocument:
+    """The report's HTML laid out on A4 pages (the document pdf_bytes prints): every table's
+    header row repeated on the pages it continues on, headings kept with their section."""
     ensure_app()
     text = QTextDocument()
     font = QFont()
@@ -34,23 +34,60 @@ def pdf_bytes(doc: dict, images: dict[str, Path], cases=None) -> bytes:
                          QImage(str(img_path)))
     text.setHtml(build_html(doc, images, image_src=lambda n, _p: f"img://{n}", cases=cases,
                             for_pdf=True))
+    text.setPageSize(QSizeF(PAGE.width(), PAGE.height()))
+    repeat_table_headers(text)
+    keep_headings_with_next(text)
+    return text
+
+
+def _writer(buf: QBuffer, title: str) -> QPdfWriter:
+    writer = QPdfWriter(buf)
+    writer.setPageLayout(LAYOUT)
+    writer.setResolution(DPI)
+    writer.setTitle(title)
+    writer.setCreator("Trace Explorer")
+    return writer
+
+
+DPI = 144
+LAYOUT = QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
+                     QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter)
+PAGE = LAYOUT.paintRectPixels(DPI)
+
+
+def pdf_bytes(doc: dict, images: dict[str, Path], cases=None) -> bytes:
+    """The report typeset on A4 portrait pages (15 mm margins) as PDF bytes: typeset in
+    memory, so that writing the file is one write whose failure (a full disk) is seen."""
+    text = typeset(doc, images, cases=cases)
     buf = QBuffer()
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buf)
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
-                                     QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
-    writer.setResolution(144)
-    writer.setTitle(doc.get("meta", {}).get("title") or "Trace Explorer report")
-    writer.setCreator("Trace Explorer")
-    rect = writer.pageLayout().paintRectPixels(writer.resolution())
-    text.setPageSize(QSizeF(rect.width(), rect.height()))
-    keep_headings_with_next(text)
+    writer = _writer(buf, doc.get("meta", {}).get("title") or "Trace Explorer report")
     text.print_(writer)
     del writer  # ends the PDF (its trailer is written when the writer goes)
     data = bytes(buf.data())
     if not data:
         raise OSError("the PDF writer produced nothing")
     return data
+
+
+def repeat_table_headers(text: QTextDocument) -> int:
+    """A table whose first row is a header (bold cells, as <th> prints) repeats it on every
+    page it continues on (Qt splits tables by rows); returns how many tables got one."""
+    from PySide6.QtGui import QFont as _F, QTextTable
+    n = 0
+    frames = list(text.rootFrame().childFrames())
+    while frames:
+        f = frames.pop()
+        frames.extend(f.childFrames())
+        if not isinstance(f, QTextTable) or f.rows() < 3:
+            continue
+        heads = [f.cellAt(0, c).format().fontWeight() >= _F.Weight.Bold for c in range(f.columns())]
+        if all(heads):
+            fmt = f.format()
+            fmt.setHeaderRowCount(1)
+            f.setFormat(fmt)
+            n += 1
+    return n
 
 
 def _page(y: float, page_h: float) -> int:
@@ -100,19 +137,27 @@ def orphan_headings(text: QTextDocument) -> list:
     return out
 
 
-def keep_headings_with_next(text: QTextDocument, passes: int = 12) -> int:
-    """Start a new page before every heading that would stand alone at a page foot (Qt's
-    text layout has no keep-with-next); returns how many headings were moved."""
+def keep_headings_with_next(text: QTextDocument) -> int:
+    """Start a new page before a heading that would stand alone at a page foot (Qt's text
+    layout has no keep-with-next), and only when its kept part would fit on an empty page (a
+    longer one splits where it is). Headings are settled in reading order, each after the
+    breaks above it, so no break is left from an earlier layout (a stale one emptied a page).
+    Returns how many headings start a page."""
+    page_h = text.pageSize().height()
+    lay = text.documentLayout()
     moved = 0
-    for _ in range(passes):
-        found = orphan_headings(text)
-        if not found:
-            break
-        for block in found:
-            cur = QTextCursor(block)
-            fmt = QTextBlockFormat(block.blockFormat())
-            fmt.setPageBreakPolicy(QTextBlockFormat.PageBreakFlag.PageBreak_AlwaysBefore)
-            cur.setBlockFormat(fmt)
-            moved += 1
-        text.documentLayout().documentSize()  # lay out again before the next pass
+    block = text.begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel() > 0:
+            lay.documentSize()  # laid out with the breaks above
+            top = lay.blockBoundingRect(block).top()
+            bottom = _kept_bottom(lay, block)
+            if bottom is not None and _page(bottom - 0.5, page_h) > _page(top, page_h) \
+                    and bottom - top <= page_h:
+                cur = QTextCursor(block)
+                fmt = QTextBlockFormat(block.blockFormat())
+                fmt.setPageBreakPolicy(QTextBlockFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+                cur.setBlockFormat(fmt)
+                moved += 1
+        block = block.next()
     return moved

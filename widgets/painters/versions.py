@@ -35,7 +35,7 @@ def versions_rows(versions) -> list[tuple[list[str], bool]]:
         reg = bool(c.get("regression"))
         flag = _("▼ regression") if reg else (_("▲ improvement") if c.get("direction") == "better" else
                                            _("workload differs") if c.get("workload_differs") else
-                                           (c.get("reason") or ""))
+                                           _(c.get("reason") or "") if c.get("reason") else "")
         out.append(([str(c.get("benchmark") or "–"), label(m), str(c.get("from_version", "–")),
                      str(c.get("to_version", "–")), num(c.get("from_value"), m),
                      num(c.get("to_value"), m), pct(c.get("change_pct")), pval(c.get("p_value")),
@@ -137,10 +137,23 @@ def paint_versions(plot: pg.PlotItem, versions) -> str | None:
     return None
 
 
+# columns whose cells never break inside (a version "0.2.\n1", "+66.\n1%"): they get their width,
+# the benchmark, metric, values and flag wrap instead
+WHOLE = (2, 3, 6, 7)
+
+
+def _td(tag: str, col: int, text: str) -> str:
+    keep = " style='white-space:nowrap'" if col in WHOLE else ""
+    body = html_text(text)
+    if col == 0 and tag == "td":  # a benchmark path wraps after its slashes, not inside a part
+        body = body.replace("/", "/\u200b")
+    return f"<{tag}{keep}>{body}</{tag}>"
+
+
 def versions_html(versions) -> str:
     """HTML table (reports); regression rows get class 'regression'."""
-    head = "".join(f"<th>{html_text(_(h))}</th>" for h in HEADERS)
+    head = "".join(_td("th", i, _(h)) for i, h in enumerate(HEADERS))
     body = "".join(f"<tr{' class=regression' if reg else ''}>"
-                   + "".join(f"<td>{html_text(c)}</td>" for c in cells) + "</tr>"
+                   + "".join(_td("td", i, c) for i, c in enumerate(cells)) + "</tr>"
                    for cells, reg in versions_rows(versions))
     return f"<table class='versions'><tr>{head}</tr>{body}</table>"

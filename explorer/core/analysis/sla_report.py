@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from .. import fmt
 from ..names import label
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext
 
 MAX_ROWS = 12
 
@@ -113,7 +113,15 @@ def blocks(s: dict) -> list[tuple]:
                       fmt.share(t.get("attainment_violated")), fmt.share(t.get("attainment_met")))
                      for t in ten[:MAX_ROWS]]))
     rules = d.get("rules") or []
-    if rules:
+    if rules and not any(r.get("survives") for r in rules):  # a page of "no" said in a sentence
+        out.append(("p", ngettext(
+            "No association rule survives: the {n:,} rule tested (FP-growth on tenants and long "
+            "prompts -> violation, Fisher's exact test, Benjamini-Hochberg) has no adjusted p < 0.05 "
+            "with lift >= 1.5 and at least 10 requests.",
+            "No association rule survives: none of the {n:,} rules tested (FP-growth on tenants and "
+            "long prompts -> violation, Fisher's exact test, Benjamini-Hochberg) has adjusted p < 0.05 "
+            "with lift >= 1.5 and at least 10 requests.", len(rules)).format(n=len(rules))))
+    elif rules:
         lp = d.get("long_prompt_tokens")
         out.append(("table", (_("Rule"), _("Support"), _("Confidence"), _("Lift"), _("Adjusted p"), _("Survives")),
                     [(" & ".join(_("long prompt") if a == "long_prompt" else a for a in r["antecedent"])
