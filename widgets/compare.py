@@ -18,7 +18,8 @@ from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.compare import compare_html, sweep_layout
 
-EVERY = "\0every"  # B: every other run (A is the baseline)
+EVERY = "\0every"
+PICKER_MAX = 300  # px: a long run name elides in its picker (the window stays within the screen)  # B: every other run (A is the baseline)
 
 
 class ComparePanel(Panel):
@@ -28,6 +29,10 @@ class ComparePanel(Panel):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.a, self.b = QComboBox(), QComboBox()
+        for box in (self.a, self.b):  # a run's name whole (runs are added after the first show,
+            # which the default policy sized for), up to a cap; the whole id on hover
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.setMaximumWidth(PICKER_MAX)
         self.go = QPushButton(self.tr("Compare"))
         self.go.clicked.connect(self.compare)
         self.flipped = QPushButton(self.tr("Select flipped items"))
@@ -84,6 +89,7 @@ class ComparePanel(Panel):
             i = box.findData(data)
             if i >= 0:
                 box.setCurrentIndex(i)
+            box.setToolTip(box.currentText())
         self.a.blockSignals(False)
         self.b.blockSignals(False)
 

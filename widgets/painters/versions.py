@@ -144,10 +144,7 @@ WHOLE = (2, 3, 6, 7)
 
 def _td(tag: str, col: int, text: str) -> str:
     keep = " style='white-space:nowrap'" if col in WHOLE else ""
-    body = html_text(text)
-    if col == 0 and tag == "td":  # a benchmark path wraps after its slashes, not inside a part
-        body = body.replace("/", "/\u200b")
-    return f"<{tag}{keep}>{body}</{tag}>"
+    return f"<{tag}{keep}>{html_text(text)}</{tag}>"
 
 
 def versions_html(versions) -> str:
