@@ -137,13 +137,16 @@ def paint_versions(plot: pg.PlotItem, versions) -> str | None:
     return None
 
 
-# columns whose cells never break inside (a version "0.2.\n1", "+66.\n1%"): they get their width,
-# the benchmark, metric, values and flag wrap instead
-WHOLE = (2, 3, 6, 7)
+# columns whose cells never break inside (a version "0.2.\n1", "+66.\n1%", a value "10.6 ms/\ntoken"):
+# they get their width; the benchmark, metric and flag wrap at spaces, and the flag (its reasons
+# are sentences) is held to a third of the table so the others keep their words whole
+WHOLE = (2, 3, 4, 5, 6, 7)
+FLAG = 8
 
 
 def _td(tag: str, col: int, text: str) -> str:
-    keep = " style='white-space:nowrap'" if col in WHOLE else ""
+    keep = (" style='white-space:nowrap'" if col in WHOLE else
+            " width='30%'" if col == FLAG else "")
     return f"<{tag}{keep}>{html_text(text)}</{tag}>"
 
 
