@@ -14,6 +14,7 @@ import pytest
 from explorer.__main__ import main
 from explorer.core import inplace, inplace_session
 from explorer.core.store import Store
+from tests.report_timings import without_timings
 
 
 @pytest.fixture(autouse=True)
@@ -82,13 +83,9 @@ def _differences(a, b, where=""):
 
 
 def _strip(doc):
-    """The report without what legitimately differs: timings (the meta, the replay's seconds
-    used of its budget) and the engine's meta."""
-    out = {k: v for k, v in doc.items() if k != "meta"}
-    budget = (out.get("replay") or {}).get("budget")
-    if isinstance(budget, dict):
-        out["replay"] = {**out["replay"], "budget": {k: v for k, v in budget.items() if k != "elapsed_s"}}
-    return out
+    """The report without what legitimately differs: the meta (timings, the engine's kind)
+    and the replay's seconds used of its budget."""
+    return {k: v for k, v in without_timings(doc).items() if k != "meta"}
 
 
 def test_every_section_equals_the_copied_store(tmp_path):
