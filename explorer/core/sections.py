@@ -256,7 +256,10 @@ def _replay(r: Run):
 
 def _sla_diagnosis(r: Run):
     from .replay.sla_period import diagnose_with_replay
-    return diagnose_with_replay(r.store, r.params.get("sla"), cancelled=r.cancelled)
+    sla = r.params.get("sla")
+    if r.params.get("replay") is False:  # report --no-replay: no period replay either
+        sla = {**(sla or {}), "replay": False}
+    return diagnose_with_replay(r.store, sla, cancelled=r.cancelled)
 
 
 def _inputs(r: Run):

@@ -137,27 +137,74 @@ def orphan_headings(text: QTextDocument) -> list:
     return out
 
 
+def _row_span(lay, table, r: int) -> tuple[float, float]:
+    """(top, bottom) of row r of `table` as laid out (its cells' blocks)."""
+    top, bottom = None, None
+    for c in range(table.columns()):
+        cell = table.cellAt(r, c)
+        if cell.row() != r or cell.column() != c:
+            continue
+        block = cell.firstCursorPosition().block()
+        last = cell.lastCursorPosition().block()
+        while block.isValid():
+            rect = lay.blockBoundingRect(block)
+            top = rect.top() if top is None else min(top, rect.top())
+            bottom = rect.bottom() if bottom is None else max(bottom, rect.bottom())
+            if block == last:
+                break
+            block = block.next()
+    return top or 0.0, bottom or 0.0
+
+
+def _page_break(block, policy: QTextBlockFormat.PageBreakFlag) -> None:
+    cur = QTextCursor(block)
+    fmt = QTextBlockFormat(block.blockFormat())
+    fmt.setPageBreakPolicy(policy)
+    cur.setBlockFormat(fmt)
+
+
+def _keep_row_whole(lay, table, r: int, page_h: float) -> bool:
+    """A row that Qt would split over two pages (its cells' first lines at a page foot, the
+    rest under the repeated header) starts the next page instead, when it fits in half a
+    page: the row above it ends with a page break, which Qt's table layout answers by moving
+    the next row to the next page's top (under the header). True when the row moved."""
+    top, bottom = _row_span(lay, table, r)
+    if _page(bottom - 0.5, page_h) == _page(top, page_h) or bottom - top > page_h / 2:
+        return False
+    _page_break(table.cellAt(r - 1, 0).lastCursorPosition().block(),
+                QTextBlockFormat.PageBreakFlag.PageBreak_AlwaysAfter)
+    return True
+
+
 def keep_headings_with_next(text: QTextDocument) -> int:
     """Start a new page before a heading that would stand alone at a page foot (Qt's text
     layout has no keep-with-next), and only when its kept part would fit on an empty page (a
-    longer one splits where it is). Headings are settled in reading order, each after the
-    breaks above it, so no break is left from an earlier layout (a stale one emptied a page).
-    Returns how many headings start a page."""
+    longer one splits where it is); the same for a table row that would be split over two
+    pages (Qt splits a row between the lines of its cells: the row's first line at a page
+    foot, the rest under the repeated header). Headings and rows are settled in reading
+    order, each after the breaks above it, so no break is left from an earlier layout (a
+    stale one emptied a page). Returns how many headings and rows start a page."""
+    from PySide6.QtGui import QTextTable
     page_h = text.pageSize().height()
     lay = text.documentLayout()
     moved = 0
     block = text.begin()
     while block.isValid():
-        if block.blockFormat().headingLevel() > 0:
+        table = QTextCursor(block).currentTable()
+        if block.blockFormat().headingLevel() > 0 and table is None:
             lay.documentSize()  # laid out with the breaks above
             top = lay.blockBoundingRect(block).top()
             bottom = _kept_bottom(lay, block)
             if bottom is not None and _page(bottom - 0.5, page_h) > _page(top, page_h) \
                     and bottom - top <= page_h:
-                cur = QTextCursor(block)
-                fmt = QTextBlockFormat(block.blockFormat())
-                fmt.setPageBreakPolicy(QTextBlockFormat.PageBreakFlag.PageBreak_AlwaysBefore)
-                cur.setBlockFormat(fmt)
+                _page_break(block, QTextBlockFormat.PageBreakFlag.PageBreak_AlwaysBefore)
                 moved += 1
+        elif isinstance(table, QTextTable):
+            cell = table.cellAt(QTextCursor(block))
+            header = table.format().headerRowCount()
+            if cell.column() == 0 and cell.row() >= max(1, header + 1) \
+                    and block == cell.firstCursorPosition().block():
+                lay.documentSize()
+                moved += _keep_row_whole(lay, table, cell.row(), page_h)
         block = block.next()
     return moved

@@ -62,8 +62,8 @@ def test_version_cells_never_break(zh_report):
 
 
 def _lines(text):
-    """(top, bottom, is_heading, row) of every laid-out line, in reading order (cells
-    included); row: (table, row number) of a cell's line (Qt moves a row whole), else None."""
+    """(top, bottom, is_heading, row, block number) of every laid-out line, in reading order
+    (cells included); row: (table, row number) of a cell's line, else None."""
     from PySide6.QtGui import QTextCursor
     lay, out = text.documentLayout(), []
     block = text.begin()
@@ -75,7 +75,8 @@ def _lines(text):
         row = (table.firstPosition(), table.cellAt(cur).row()) if table is not None else None
         for i in range(bl.lineCount()):
             ln = bl.lineAt(i)
-            out.append((r.top() + ln.y(), r.top() + ln.y() + ln.height(), heading, row))
+            out.append((r.top() + ln.y(), r.top() + ln.y() + ln.height(), heading, row,
+                        block.blockNumber()))
         block = block.next()
     return out
 
@@ -83,24 +84,69 @@ def _lines(text):
 SLACK = 30  # page px (144 dpi): about a line of 9 pt text
 
 
+def _kept_span(lines, first):
+    """(top, bottom) of what must start a page together from line index `first` on: a
+    heading with its section's first 3 lines (or 40 px of them), a table row whole."""
+    top, bottom, heading, row, _block = lines[first]
+    if heading:
+        body = [ln for ln in lines[first + 1:] if not ln[2]]
+        kept = next((ln for i, ln in enumerate(body)
+                     if i == 2 or ln[1] - body[0][0] >= 40), body[-1] if body else None)
+        bottom, row = (kept[1], kept[3]) if kept else (bottom, None)
+    if row is not None:   # a table row goes whole (its tallest cell)
+        bottom = max(ln[1] for ln in lines if ln[3] == row)
+    return top, bottom
+
+
+def _forced_breaks(text):
+    """{block number: index of the first line after the break} of the page breaks the
+    typesetting set: before a heading (its first line), after a table cell (the first line
+    of the next row)."""
+    from PySide6.QtGui import QTextFormat
+    flags = QTextFormat.PageBreakFlag
+    lines = _lines(text)
+    block, out = text.begin(), {}
+    while block.isValid():
+        policy, b = block.blockFormat().pageBreakPolicy(), block.blockNumber()
+        if policy == flags.PageBreak_AlwaysBefore:
+            out[b] = next(k for k, ln in enumerate(lines) if ln[4] >= b)
+        elif policy == flags.PageBreak_AlwaysAfter:   # a cell's: the row after its row
+            row = next(ln[3] for ln in lines if ln[4] == b)
+            out[b] = next(k for k, ln in enumerate(lines) if ln[4] > b and ln[3] != row)
+        block = block.next()
+    return out
+
+
 def test_a_page_ends_early_only_when_the_next_would_not_fit(zh_report):
+    """Where the typesetting broke a page early, the same document without that one break
+    lays what starts the next page (a heading with its first lines, a table row) over two
+    pages; where Qt broke it, that would not have fitted in the room left."""
+    from PySide6.QtGui import QTextBlockFormat, QTextCursor, QTextFormat
     _out, _doc, pages, text = zh_report
     page_h = text.pageSize().height()
-    lines = _lines(text)
     n = text.pageCount()
     assert n == len([p for p in pages if p.strip()])
+    forced = _forced_breaks(text)
+    assert forced  # the report has headings and rows that were moved
+    for number, first in forced.items():   # each break taken out, then put back
+        block = text.findBlockByNumber(number)
+        kept = QTextBlockFormat(block.blockFormat())
+        fmt = QTextBlockFormat(kept)
+        fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
+        QTextCursor(block).setBlockFormat(fmt)
+        text.documentLayout().documentSize()
+        top, bottom = _kept_span(_lines(text), first)
+        QTextCursor(block).setBlockFormat(kept)
+        text.documentLayout().documentSize()
+        assert int(top // page_h) != int((bottom - 0.5) // page_h), (number, top, bottom)
+    lines = _lines(text)
     for p in range(n - 1):
         here = [ln for ln in lines if int(ln[0] // page_h) == p]
-        nxt = sorted((ln for ln in lines if int(ln[0] // page_h) == p + 1), key=lambda x: x[0])
-        if not here or not nxt:
+        first = next((k for k, ln in enumerate(lines) if int(ln[0] // page_h) == p + 1), None)
+        if not here or first is None or first in forced.values():
             continue
         room = (p + 1) * page_h - max(ln[1] for ln in here)
-        top, bottom, heading, row = nxt[0]
-        if heading:   # a heading goes with the first line of its section
-            body = [ln for ln in nxt if not ln[2]]
-            bottom, row = (body[0][1], body[0][3]) if body else (bottom, None)
-        if row is not None:   # a table row goes whole (its tallest cell)
-            bottom = max(ln[1] for ln in lines if ln[3] == row)
+        top, bottom = _kept_span(lines, first)
         # SLACK: a paragraph's margins and a table's border and padding around its lines
         assert bottom - top > room - SLACK, (p + 1, round(room), round(bottom - top))
 
