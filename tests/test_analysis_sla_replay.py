@@ -156,8 +156,9 @@ def test_report_section_shows_the_replay(observed):
 
 
 def test_no_replay_leaves_out_the_period_replay(observed):
-    """report --no-replay (params["replay"] False) replays no period either; without it the
-    section replays the worst one (the section registry passes the choice on)."""
+    """report --no-replay (params["replay"] False) replays no period either ("not requested",
+    as the replay section says); without it the section replays the worst one (the section
+    registry passes the choice on)."""
     from types import SimpleNamespace
 
     from explorer.core.sections import _sla_diagnosis
@@ -165,4 +166,5 @@ def test_no_replay_leaves_out_the_period_replay(observed):
     run = lambda params: SimpleNamespace(store=s, params=params, cancelled=None)  # noqa: E731
     without = _sla_diagnosis(run({"sla": THR, "replay": False})).to_dict()["diagnosis"]
     with_it = _sla_diagnosis(run({"sla": THR})).to_dict()["diagnosis"]
-    assert "replay" not in without and with_it["replay"]["status"] == "ok"
+    assert without["replay"] == {"status": "no_data", "reason": "not requested"}  # in English
+    assert with_it["replay"]["status"] == "ok"

@@ -193,7 +193,7 @@ def replay_report_section(store, cohort: Cohort, scenario: dict | None = None,
     none. scenario: EngineConfig changes (default: 4x the observed KV blocks); False: not
     requested (report --no-replay)."""
     if scenario is False:
-        return {"status": "no_data", "reason": "not requested"}
+        return {"status": "no_data", "reason": _("not requested")}
     from .replay.section import replay_section
     try:
         return replay_section(store, cohort, scenario, cancelled=cancelled, progress=progress)
@@ -216,7 +216,7 @@ def worst_timeline(store, frame: pd.DataFrame | None) -> dict:
         run_id, request_id = worst_badcase(frame)
         return request_timeline(store, run_id, request_id, index=False).to_dict()
     except (NoData, ValueError, KeyError, TypeError) as e:
-        return {"status": "no_data", "reason": f"no bound badcase to show ({e})"}
+        return {"status": "no_data", "reason": _("no bound badcase to show ({e})").format(e=e)}
     except TraceExplorerError as e:  # a warehouse query that failed
         return {"status": "error", "reason": str(e)}
 
@@ -227,7 +227,7 @@ def _whatif(r: Run):
     requested), or a finished result (to_dict(), e.g. the window's) used as it is."""
     w = r.params.get("whatif")
     if w is False:
-        return SectionError("whatif", "not requested", "no_data")
+        return SectionError("whatif", _("not requested"), "no_data")
     if hasattr(w, "to_dict"):
         return w
     args = dict(w) if isinstance(w, dict) else {}

@@ -293,6 +293,9 @@ def diagnose_with_replay(store, params: dict | None = None, whatif: bool = True,
     diagnosis["replay"]. Here, above the analyses, because the replay is the layer above them."""
     from ..analysis.sla_diagnosis import diagnose
     d = diagnose(store, params, whatif=whatif, cancelled=cancelled)
-    if d.diagnosis.get("windows_in_periods") and (params or {}).get("replay") is not False:
-        d.diagnosis["replay"] = report_replay(store, d.windows, (params or {}).get("replay"), cancelled)
+    if not d.diagnosis.get("windows_in_periods"):
+        return d
+    scenario = (params or {}).get("replay")
+    d.diagnosis["replay"] = {"status": "no_data", "reason": _("not requested")} \
+        if scenario is False else report_replay(store, d.windows, scenario, cancelled)
     return d
