@@ -319,14 +319,19 @@ def test_validate_on_an_aibrix_ladder_with_progress(real, session, panel, qtbot)
     panel.progress.valueChanged.connect(seen.append)
     panel.validate_button.click()
     qtbot.waitUntil(lambda: bool(panel.state.validations), timeout=120000)
-    v = next(iter(panel.state.validations.values()))
+    outer = next(iter(panel.state.validations.values()))
+    (v,) = outer["validations"]                             # the default mode: fit on low
+    assert v["mode"] == "low-high" and outer["mode"] == "low-high"
     assert v["kind"] == "validated" and len(v["held_out"]) == 2
     assert v["text"].startswith("validated at 2 settings")
     assert seen and not panel.progress.isVisible()         # progress shown, then hidden
-    labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    table = panel.validation.tables["low-high"]
+    labels = [table.item(i, 0).text() for i in range(table.rowCount())]
     row = labels.index("TTFT @ request_rate_qps 0.9")
     raw = pd.read_csv(files[2])
-    assert panel.table.item(row, 1).text() == f"{raw['ttft'].mean() * 1000:.1f} ms"
+    assert table.item(row, 1).text() == f"{raw['ttft'].mean() * 1000:,.1f} ms"
+    assert panel.validation.headings["low-high"].text().startswith(
+        "Held-out errors, fit on low, predict high: validated at 2 settings")
     err = v["held_out"][1]["ttft_ms"]
     assert np.isclose(err["error"], err["replayed"] / (raw["ttft"].mean() * 1000) - 1)
     assert "validated at 2 settings" in panel.answer.text()

@@ -29,6 +29,7 @@ from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparis
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
 from explorer.widgets.base import JobControls, Panel
 from explorer.widgets.painters.replay import plot_sweeps
+from explorer.widgets.replay_validation import ValidationView
 
 
 WARN_TEXT = "#9A5B00"   # palette.WARN darkened to read as text on white (contrast 5.6:1)
@@ -84,6 +85,7 @@ class ReplayPanel(JobControls, Panel):
         split.addWidget(self.plot_widget)
         split.setSizes([460, 800])
         self.split = split
+        self.validation.setVisible(False)   # the last validation's tables, per mode
         # before a run or a sweep: what each button shows, not an empty table and empty axes
         self.hint = QLabel(self.tr(
             "Run replays the chosen trace under the settings above and compares it with the "
@@ -101,6 +103,7 @@ class ReplayPanel(JobControls, Panel):
         lay.addWidget(self.answer)
         lay.addWidget(self.hint)
         lay.addWidget(split, 1)
+        lay.addWidget(self.validation, 1)
         lay.addWidget(self.status)
 
     def _build_controls(self) -> None:
@@ -168,6 +171,8 @@ class ReplayPanel(JobControls, Panel):
         self.validate_button.setToolTip(self.tr(
             "Fit on the lowest setting of the chosen run's ladder of runs (request rates, "
             "concurrencies) and predict each higher one: the replay's out-of-sample error"))
+        self.validation = ValidationView()
+        self.validate_mode = self.validation.mode_box   # fit on low / leave one out / both
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
@@ -177,7 +182,8 @@ class ReplayPanel(JobControls, Panel):
         for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
                   self.block_size, self.eviction, self.seqs, self.batched, self.replicas,
                   self.routing, self.add_run,
-                  self.run_button, self.sweep_button, self.predict_button, self.validate_button,
+                  self.run_button, self.sweep_button, self.predict_button,
+                  self.validate_mode, self.validate_button,
                   self.cancel_button, self.progress):
             self.top.addWidget(w)
         self.top.addStretch(1)
@@ -185,6 +191,8 @@ class ReplayPanel(JobControls, Panel):
                   self.replicas):
             w.valueChanged.connect(self._edited)
         self.routing.currentIndexChanged.connect(self._edited)
+        self.validate_mode.currentIndexChanged.connect(
+            lambda _i: self.state.set(validate_mode=self.validate_mode.currentData()))
         self.eviction.currentTextChanged.connect(self._edited)
         self.add_run.toggled.connect(self._edited)
         self.run_button.clicked.connect(self.run)
@@ -218,9 +226,13 @@ class ReplayPanel(JobControls, Panel):
         self.plot.vb.sigResized.connect(
             lambda: self.pre_view.setGeometry(self.plot.vb.sceneBoundingRect()))
 
-    def _results_shown(self) -> None:
-        """The hint only while neither the table nor the chart has anything to show."""
-        self.hint.setVisible(self.table.isHidden() and self.plot_widget.isHidden())
+    def _results_shown(self, validation: bool = False) -> None:
+        """The hint only while neither the table, the chart nor a validation has anything to
+        show; a validation's tables in place of the table and chart, until Run or Sweep."""
+        self.validation.setVisible(validation)
+        self.split.setVisible(not validation)
+        self.hint.setVisible(self.table.isHidden() and self.plot_widget.isHidden()
+                             and not validation)
         self._fit_split()
 
     STACK_BELOW = 960  # px: a narrower panel stacks the table above the chart (print: 1000)
@@ -654,8 +666,9 @@ class ReplayPanel(JobControls, Panel):
 
     # -- out of sample --------------------------------------------------------------------------
     def run_validation(self) -> None:
-        """Fit on the lowest setting of the chosen run's ladder, predict each higher one
-        (explorer.core.replay.validate), in the session's worker with this panel's progress."""
+        """Validate the replay on the chosen run's ladder in the mode chosen (fit on low,
+        predict high; leave one out; both: explorer.core.replay.loo.validators, the CLI's
+        dispatch), in the session's worker with this panel's progress."""
         try:
             job = self.state.validate_job()
         except RuntimeError as e:
@@ -676,34 +689,27 @@ class ReplayPanel(JobControls, Panel):
         self._failed(err)
 
     def show_validation(self, v: dict) -> None:
-        """Paint a validation: its verdict, the held-out table (observed vs replayed means),
+        """Paint a validation (ValidateJob's result): per mode run, its heading (the mode and
+        its verdict) and held-out errors (replay_validation.ValidationView), the answer line,
         what the source could not identify."""
-        from explorer.core.viewstate.replay import validation_rows
         self._idle()
         self.state.validations[v["run_id"]] = v
+        answer, warning = self.validation.show_validation(v)
+        self._results_shown(validation=True)
+        self._stack.setCurrentIndex(1)
+        self.answer.setText(answer)
+        self.answer.setVisible(bool(answer))
+        reasons = [f"{self.validation.mode_name(o['mode'])}: {o.get('reason', '')}"
+                   for o in v["validations"] if o["kind"] != "validated"]
         if v["kind"] != "validated":
-            self.show_warning(self.tr("Not validated: %1").replace("%1", v.get("reason", "")),
+            self.show_warning(self.tr("Not validated: %1").replace("%1", "; ".join(reasons)),
                               warn=True)
-            self._status(v["text"])
-            return
-        med = v["median_abs_error"]
-        self.answer.setText(self.tr("%1: fitted at %2 = %3, %4 higher settings predicted; "
-                                    "median |error| of mean TTFT %5, of mean TPOT %6.")
-                            .replace("%1", v["text"]).replace("%2", v["setting_key"])
-                            .replace("%3", f"{v['fit']['setting']:g}")
-                            .replace("%4", str(len(v["held_out"])))
-                            .replace("%5", f"{100 * (med['ttft_ms'] or 0):.1f}%")
-                            .replace("%6", f"{100 * (med['tpot_ms'] or 0):.1f}%"))
-        self.answer.setVisible(True)
-        worst = max(med["ttft_ms"] or 0, med["tpot_ms"] or 0)
-        self.show_warning(self.tr("Out-of-sample error above 25%: read the replay's absolute "
-                                  "latencies at other settings with that error in mind.")
-                          if worst > 0.25 else None, warn=True)
-        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
-                                              self.tr("replay"), self.tr("change %")])
-        self.show_comparison(validation_rows(v))
-        self._status("\n".join(self.tr("Not identified: %1").replace("%1", u["reason"])
-                               for u in v["fit"]["unidentified"]))
+        else:
+            self.show_warning(warning, warn=True)
+        unid = {u["reason"] for o in v["validations"] for u in
+                (o.get("fit") or {}).get("unidentified", ())}
+        self._status("\n".join([self.tr("Not identified: %1").replace("%1", u) for u in sorted(unid)]
+                               + ([v["text"]] if v["kind"] != "validated" else [])))
 
     def cancel(self) -> None:
         self.jobs.cancel("replay")
@@ -721,8 +727,11 @@ class ReplayPanel(JobControls, Panel):
             self.show_message(text, error=True)
 
     def copy_text(self) -> str:
-        """The table as TSV; before a run, the message or the hint shown instead."""
+        """The table as TSV (a validation's: each mode's heading and table); before a run, the
+        message or the hint shown instead."""
         from explorer.core.escape import tsv
+        if not self.validation.isHidden():
+            return self.validation.copy_text()
         rows = [tsv([[self.table.item(i, j).text() if self.table.item(i, j) else ""
                       for j in range(4)]]) for i in range(self.table.rowCount())]
         # nothing run yet: the message, or the hint shown in place of the table and chart

@@ -106,8 +106,8 @@ def calibrate_from(args, cfg) -> int:
 
 def validate_folder(args, cfg) -> int:
     """replay --validate FOLDER."""
-    from ..core.replay.loo import leave_one_out
-    from ..core.replay.validate import ladders, validate_ladder
+    from ..core.replay.loo import validators
+    from ..core.replay.validate import ladders
     from ..core.store import Store
 
     folder = Path(args.validate)
@@ -127,8 +127,7 @@ def validate_folder(args, cfg) -> int:
         groups = [args.group] if args.group else sorted(ladders(store))
         results = []
         mode = getattr(args, "mode", None) or "low-high"
-        runs = [f for m, f in (("low-high", validate_ladder), ("loo", leave_one_out))
-                if mode in (m, "both")]
+        runs = [f for _m, f in validators(mode)]
         for g, run in ((g, r) for g in groups for r in runs):
             try:
                 results.append(run(store, cfg, g, replicas=args.replicas, routing=args.routing))

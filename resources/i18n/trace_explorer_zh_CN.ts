@@ -1238,14 +1238,6 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
         <translation>未验证：%1</translation>
     </message>
     <message>
-        <source>%1: fitted at %2 = %3, %4 higher settings predicted; median |error| of mean TTFT %5, of mean TPOT %6.</source>
-        <translation>%1：在 %2 = %3 处拟合，预测了 %4 个更高的设置；平均 TTFT 的 |误差| 中位数 %5，平均 TPOT 的 %6。</translation>
-    </message>
-    <message>
-        <source>Out-of-sample error above 25%: read the replay&apos;s absolute latencies at other settings with that error in mind.</source>
-        <translation>样本外误差超过 25%：阅读回放在其他设置下的绝对延迟时请考虑这一误差。</translation>
-    </message>
-    <message>
         <source>Not identified: %1</source>
         <translation>无法识别：%1</translation>
     </message>
@@ -1607,6 +1599,69 @@ Drop eval and trace files or folders on the window, or use File &gt; Open files�
     <message>
         <source>No decision tree: too few bound cases with engine metrics in both groups.</source>
         <translation>无决策树：两组中带引擎指标的已绑定 case 太少。</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationView</name>
+    <message>
+        <source>fit on low, predict high</source>
+        <translation>低设置拟合、预测高设置</translation>
+    </message>
+    <message>
+        <source>leave one out</source>
+        <translation>留一法</translation>
+    </message>
+    <message>
+        <source>both</source>
+        <translation>两者</translation>
+    </message>
+    <message>
+        <source>What Validate runs: fit on the ladder&apos;s lowest setting and predict each higher one, or hold each setting out in turn and predict it from the other settings&apos; fits, or both</source>
+        <translation>“验证”运行的内容：在阶梯的最低设置上拟合并预测每个更高的设置；或依次留出每个设置，用其余设置的拟合预测它；或两者都运行</translation>
+    </message>
+    <message>
+        <source>Held-out errors, %1: not validated (%2)</source>
+        <translation>留出设置的误差，%1：未验证（%2）</translation>
+    </message>
+    <message>
+        <source>Held-out errors, %1: %2</source>
+        <translation>留出设置的误差，%1：%2</translation>
+    </message>
+    <message>
+        <source>Out-of-sample error above 25%: read the replay&apos;s absolute latencies at other settings with that error in mind.</source>
+        <translation>样本外误差超过 25%：阅读回放在其他设置下的绝对延迟时请考虑这一误差。</translation>
+    </message>
+    <message>
+        <source>%1: each of %2 settings predicted from the other settings&apos; fits; median |error| of mean TTFT %3, of mean TPOT %4.</source>
+        <translation>%1：%2 个设置中的每一个都由其余设置的拟合预测；平均 TTFT 的 |误差| 中位数 %3，平均 TPOT 的 %4。</translation>
+    </message>
+    <message>
+        <source>%1: fitted at %2 = %3, %4 higher settings predicted; median |error| of mean TTFT %5, of mean TPOT %6.</source>
+        <translation>%1：在 %2 = %3 处拟合，预测了 %4 个更高的设置；平均 TTFT 的 |误差| 中位数 %5，平均 TPOT 的 %6。</translation>
+    </message>
+    <message>
+        <source>held-out setting</source>
+        <translation>留出的设置</translation>
+    </message>
+    <message>
+        <source>observed</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>replay</source>
+        <translation>回放</translation>
+    </message>
+    <message>
+        <source>error of mean</source>
+        <translation>均值误差</translation>
+    </message>
+    <message>
+        <source>error of P90</source>
+        <translation>P90 误差</translation>
+    </message>
+    <message>
+        <source>throughput</source>
+        <translation>吞吐量</translation>
     </message>
 </context>
 <context>

@@ -76,3 +76,22 @@ def leave_one_out(store, config: EngineConfig, group: str | None = None, *,
                               "in_sample": {m: c.after[m]["error"] for m in c.after}}
                              for (v, r), c in zip(runs, cals)],
             "held_out": held, "median_abs_error": med, "label": label}
+
+
+#: the validation modes of `replay --validate --mode` and of the Replay panel, in order:
+#: fit on the lowest setting and predict the higher ones; leave each setting out in turn
+MODES = ("low-high", "loo")
+#: the choice offered: one mode, or both (MODES in order)
+MODE_CHOICES = (*MODES, "both")
+
+
+def validators(mode: str) -> list[tuple[str, Callable]]:
+    """[(mode, function(store, config, group, *, replicas, routing, progress, cancelled))] that
+    `mode` (MODE_CHOICES) runs, in MODES order; ValueError on another mode. The one dispatch of
+    the CLI's --mode and the panel's mode choice."""
+    from .validate import validate_ladder
+    if mode not in MODE_CHOICES:
+        raise ValueError(_("validation mode {m!r} is not one of {c}").format(
+            m=mode, c=", ".join(MODE_CHOICES)))
+    funcs = {"low-high": validate_ladder, "loo": leave_one_out}
+    return [(m, funcs[m]) for m in MODES if mode in (m, "both")]

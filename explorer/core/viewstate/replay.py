@@ -163,44 +163,66 @@ class PredictJob:
 
 @dataclass
 class ValidateJob:
-    """The out-of-sample check of a run (replay.validate): fit on the lowest setting of the
-    run's ladder, predict each higher one. Reads the store: runs in the session's worker.
-    Returns validate_ladder's dict plus run_id, or {run_id, kind: "not validated", text,
-    reason} when the run belongs to no ladder."""
+    """The out-of-sample check of a run (replay.validate) in `mode` (loo.MODE_CHOICES:
+    "low-high" fits on the lowest setting of the run's ladder and predicts each higher one,
+    "loo" holds each setting out in turn, "both" runs the two, through loo.validators, the
+    CLI's dispatch). Reads the store: runs in the session's worker. Returns {run_id, mode,
+    kind, text, validations: [one per mode run: validate_ladder's or leave_one_out's dict plus
+    mode, kind "validated", text; or {mode, kind: "not validated", text, reason}]}; kind is
+    "validated" when one mode is, text the validated modes' labels."""
     run_id: str
     config: EngineConfig
     replicas: int = 0          # 0: the deployment's published count, else fitted
     routing: str = ""          # "": the deployment's, else round-robin
+    mode: str = "low-high"
 
     def run(self, store, progress: Callable[[int, int], None] | None = None,
             cancelled: Callable[[], bool] | None = None) -> dict:
         from explorer.core.errors import NoData
-        from explorer.core.replay.validate import ladder_of, validate_ladder
+        from explorer.core.replay.loo import validators
+        from explorer.core.replay.validate import ladder_of
+        runs = validators(self.mode)
         group = ladder_of(store, self.run_id)
-        none = {"run_id": self.run_id, "kind": "not validated", "text": _("not validated")}
-        if group is None:
-            return {**none, "reason": _("no ladder of runs of this configuration (request "
-                                        "rates, concurrencies) to predict out of sample")}
-        try:
-            v = validate_ladder(store, self.config, group, replicas=self.replicas or None,
-                                routing=self.routing or None, progress=progress,
-                                cancelled=cancelled)
-        except NoData as e:
-            return {**none, "reason": str(e)}
-        return {**v, "run_id": self.run_id, "kind": "validated", "text": v["label"]}
+        out = []
+        for i, (mode, fn) in enumerate(runs):
+            none = {"mode": mode, "kind": "not validated", "text": _("not validated")}
+            if group is None:
+                out.append({**none, "reason": _("no ladder of runs of this configuration "
+                                                "(request rates, concurrencies) to predict "
+                                                "out of sample")})
+                continue
+            # each mode a share of one bar: mode i's d of n is i + d / n of len(runs)
+            step = None if progress is None else (
+                lambda d, n, i=i: progress(i * 1000 + (1000 * d) // max(n, 1), 1000 * len(runs)))
+            try:
+                v = fn(store, self.config, group, replicas=self.replicas or None,
+                       routing=self.routing or None, progress=step, cancelled=cancelled)
+            except NoData as e:
+                out.append({**none, "reason": str(e)})
+                continue
+            out.append({**v, "mode": mode, "kind": "validated", "text": v["label"]})
+        ok = [v for v in out if v["kind"] == "validated"]
+        return {"run_id": self.run_id, "mode": self.mode, "validations": out,
+                "kind": "validated" if ok else "not validated",
+                "text": "; ".join(v["text"] for v in ok) if ok else _("not validated")}
 
 
-def validation_rows(v: dict) -> list[dict]:
-    """The table of a validation: per held-out setting and metric (mean TTFT, TPOT, E2E) the
-    observed and replayed means, {metric, label, unit, observed, replay, diff_pct}."""
+def held_out_rows(v: dict) -> list[dict]:
+    """The held-out errors of one mode's validation (validate_ladder's or leave_one_out's
+    dict): per held-out setting and figure (mean TTFT, TPOT, E2E, throughput) {metric, name,
+    setting, label ("TTFT @ request_rate_qps 0.5"), unit, observed, replay, diff_pct (100 x error), p90_pct (100 x the P90's
+    error, None for throughput)}."""
     rows = []
     for h in v.get("held_out") or []:
         for m, name, unit in (("ttft_ms", "TTFT", "ms"), ("tpot_ms", "TPOT", "ms/token"),
-                              ("e2e_ms", "E2E", "ms")):
+                              ("e2e_ms", "E2E", "ms"), ("throughput", "throughput", "tok/s")):
             if m in h:
-                rows.append({"metric": m, "label": f"{name} @ {v['setting_key']} {h['setting']:g}",
-                             "unit": unit, "observed": h[m]["observed"], "replay": h[m]["replayed"],
-                             "diff_pct": 100.0 * h[m]["error"]})
+                p90 = h[m].get("p90_error")
+                rows.append({"metric": m, "name": name, "setting": h["setting"], "unit": unit,
+                             "label": f"{name} @ {v['setting_key']} {h['setting']:g}",
+                             "observed": h[m]["observed"], "replay": h[m]["replayed"],
+                             "diff_pct": 100.0 * h[m]["error"],
+                             "p90_pct": None if p90 is None else 100.0 * p90})
     return rows
 
 
@@ -253,6 +275,7 @@ class ReplayState:
         self.sweep: list[dict] | None = None
         self.prediction = None             # last BadcasePrediction
         self.validations: dict = {}        # run_id -> ValidateJob's result
+        self.validate_mode = "low-high"    # loo.MODE_CHOICES: what Validate runs
 
     # -- runs -------------------------------------------------------------------------------
     def set_runs(self, runs: Sequence[ReplayRun] | None) -> bool:
@@ -286,6 +309,9 @@ class ReplayState:
             elif k == "routing":
                 if v not in ROUTING_CHOICES:
                     raise ValueError(f"routing {v!r} is not one of {', '.join(ROUTING_CHOICES[1:])}")
+            elif k == "validate_mode":
+                from explorer.core.replay.loo import validators
+                validators(v)   # ValueError on a mode that is not one
             elif k == "add_run":
                 v = bool(v)
             elif k in RANGES:
@@ -362,7 +388,8 @@ class ReplayState:
         """The out-of-sample check of the chosen run at the settings it recorded."""
         if self.run_id is None:
             raise RuntimeError(_("no run chosen"))
-        return ValidateJob(self.run_id, self.observed_config(), self.replicas, self.routing)
+        return ValidateJob(self.run_id, self.observed_config(), self.replicas, self.routing,
+                           self.validate_mode)
 
     # -- work -------------------------------------------------------------------------------
     def settings_query(self) -> SettingsQuery | None:
