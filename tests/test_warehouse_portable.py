@@ -81,7 +81,26 @@ def test_quantile_cont_is_sparks_exact_percentile():
     assert "PERCENTILE_CONT" not in text.upper()
     text, _ = translate(load_query("compare_run_stats"),
                         {"run_ids": ["a"], "ttft_slo_ms": 1.0, "tpot_slo_ms": 1.0})
-    assert "PERCENTILE_CONT" not in text.upper() and text.upper().count("PERCENTILE(") == 11
+    assert "PERCENTILE_CONT" not in text.upper() and text.upper().count("PERCENTILE(") == 5
+
+
+def test_list_form_quantile_is_sparks_percentile_of_an_array():
+    """DuckDB's quantile_cont(x, [q1, q2, q3]) (one pass holding the values once) is Spark's
+    percentile(x, array(q1, q2, q3)); DuckDB's lists index from 1, Spark's x[i] from 0, so
+    [1] / [3] are written [0] / [2] (SQLGlot's index offsets). Run through Spark:
+    test_warehouse_spark.py::test_runs_recomputed_statistics_equal_duckdb."""
+    text, _ = translate("WITH s AS (SELECT quantile_cont(ttft_ms, [0.5, 0.9, 0.99]) FILTER "
+                        "(WHERE error IS NULL) AS t FROM requests) SELECT t[1] AS a, t[3] AS c "
+                        "FROM s")
+    assert ("PERCENTILE(ttft_ms, ARRAY(CAST(0.5 AS DOUBLE), CAST(0.9 AS DOUBLE), "
+            "CAST(0.99 AS DOUBLE))) FILTER(WHERE error IS NULL) AS t") in text
+    assert "t[0] AS a, t[2] AS c" in text
+    text, _ = translate(load_query("compare_run_stats"),
+                        {"run_ids": ["a"], "ttft_slo_ms": 1.0, "tpot_slo_ms": 1.0})
+    for m in ("ttft_ms", "tpot_ms", "e2e_ms"):
+        pre = m.split("_")[0]
+        assert (f"{pre}_q[0] AS {m}_median, {pre}_q[1] AS {m}_p90, {pre}_q[2] AS {m}_p99"
+                in text)
 
 
 def test_isfinite_is_written_for_spark_and_means_the_same():

@@ -95,7 +95,9 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
     for pc in list(tree.find_all(exp.PercentileCont)):
         # DuckDB's quantile_cont(x, q): SQLGlot writes PERCENTILE_CONT(x, q), which Spark
         # refuses (its percentile_cont takes WITHIN GROUP); Spark's percentile(x, q) is the
-        # same exact quantile with linear interpolation (numpy's default)
+        # same exact quantile with linear interpolation (numpy's default); the list form
+        # quantile_cont(x, [q1, q2]) becomes percentile(x, array(q1, q2)), and SQLGlot writes
+        # DuckDB's 1-based list[i] as Spark's 0-based x[i - 1]
         if pc.expression is not None and not isinstance(pc.parent, exp.WithinGroup):
             pc.replace(exp.Anonymous(this="percentile", expressions=[pc.this, pc.expression]))
     for fn in list(tree.find_all(exp.Anonymous)):
