@@ -574,6 +574,16 @@ class ReplayPanel(JobControls, Panel):
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
 
+    def text_only(self) -> list[str] | None:
+        """The lines the panel shows when it has neither a table nor a chart to show (no bound
+        badcase and a sweep that draws nothing): the report prints them as text instead of a
+        picture of an empty panel. None when there is a figure."""
+        if not (self.table.isHidden() and self.plot_widget.isHidden()):
+            return None
+        labels = (self.warning, self.answer, self.status)
+        return [line for w in labels if not w.isHidden() for line in w.text().split("\n")
+                if line.strip()]
+
     def _of_requests(self, sw: dict) -> str:
         """'12,031' or 'the first 20,000 of 1,000,000' (a sweep replays at most
         section.SWEEP_MAX_REQUESTS requests)."""

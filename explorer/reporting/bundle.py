@@ -56,7 +56,7 @@ def _panel_classes() -> dict[str, type]:
 
 def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: bool,
                   timeline: tuple[str, str] | None = None, store=None,
-                  failed: list | None = None) -> dict[str, Path]:
+                  failed: list | None = None, notes: dict | None = None) -> dict[str, Path]:
     """Render every panel that has a section in `doc` to out_dir/<panel>.png (2x) and .svg.
 
     The panels are the app's own (widgets.panels.PANELS) fed the same dicts through a
@@ -65,18 +65,23 @@ def render_panels(doc: dict, out_dir: Path, frame: pd.DataFrame | None, svg: boo
     store: the session's store, needed only by the timeline panel (it queries the request).
     failed: a list that receives (panel, one-line reason, "details in <log>") for each panel
     that could not start or be drawn (its traceback goes to the error log; the others are
-    still drawn; a picture is written whole or not at all)."""
+    still drawn; a picture is written whole or not at all).
+    notes: a dict that receives, for a panel that has nothing to draw but a sentence (no case,
+    no bound badcase), stem -> its lines, printed as text instead of a picture of an empty
+    panel."""
     ensure_app()
     errlog.configure_logging()  # a panel's logged failure goes to the error log, not stderr
     caught: list[BaseException] = []  # raised in a Qt slot while a panel redraws
     hook, sys.excepthook = sys.excepthook, lambda _t, e, _tb: caught.append(e)
     try:
-        return _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught)
+        return _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught,
+                              {} if notes is None else notes)
     finally:
         sys.excepthook = hook
 
 
-def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) -> dict[str, Path]:
+def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught,
+                   notes) -> dict[str, Path]:
     """render_panels' body; `caught` receives the exceptions Qt slots raise meanwhile."""
     from explorer.core.store import Store
     from explorer.session import Session
@@ -86,7 +91,7 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught) ->
     payload = _payload(doc, frame)
     session.data.update(payload)
     session.resultsChanged.emit(payload)
-    pictures = _Pictures(out_dir, svg, caught)
+    pictures = _Pictures(out_dir, svg, caught, notes)
 
     # what the first emit raised in a panel's slot belongs to that panel alone
     raised_at_start = list(caught)
@@ -136,10 +141,11 @@ def _payload(doc: dict, frame: pd.DataFrame | None) -> dict[str, Any]:
 
 class _Pictures:
     """The panels' pictures written so far: out (stem -> PNG path, in out_dir), an SVG beside
-    each when svg; caught: what Qt slots raised while the current panel was drawn."""
+    each when svg; caught: what Qt slots raised while the current panel was drawn; notes:
+    stem -> the lines of a panel that had only a sentence to show (no picture)."""
 
-    def __init__(self, out_dir: Path, svg: bool, caught: list[BaseException]):
-        self.out_dir, self.svg, self.caught = out_dir, svg, caught
+    def __init__(self, out_dir: Path, svg: bool, caught: list[BaseException], notes: dict):
+        self.out_dir, self.svg, self.caught, self.notes = out_dir, svg, caught, notes
         self.out: dict[str, Path] = {}
 
     def shoot(self, name: str, widget, stem: str) -> None:
@@ -152,6 +158,10 @@ class _Pictures:
             raise widget.paint_error
         if hasattr(widget, "ensure_painted"):  # never shown: its value painted now
             widget.ensure_painted()
+        lines = text_only(widget)
+        if lines is not None:  # a sentence on a grey page: printed as text, no picture
+            self.notes[stem] = lines
+            return
         _lay_out_for_print(widget, PANEL_SIZES.get(name, QSize(900, 500)))
         image = to_image(widget, 2.0)
         if caught:  # its paintEvent raised while drawing the picture: not written
@@ -163,6 +173,15 @@ class _Pictures:
                 path.unlink(missing_ok=True)
                 self.out.pop(stem).unlink(missing_ok=True)
                 raise caught[0]
+
+
+def text_only(widget) -> list[str] | None:
+    """The lines a panel shows instead of a figure (its message: no case, nothing computed;
+    the replay's sentences without a table or chart), or None when it shows a figure."""
+    if hasattr(widget, "text_only"):
+        return widget.text_only()
+    msg = widget.message() if hasattr(widget, "message") else None
+    return [msg] if msg else None
 
 
 def _lay_out_for_print(widget, size: QSize) -> None:
@@ -224,8 +243,10 @@ def _draw_distributions(pictures: _Pictures, panel, session, comparison: Any) ->
         if m:
             session.set_metric(m)
         pictures.shoot("distributions", panel, "distributions" if i == 0 else f"distributions_{m}")
-        if i == 0 and m:
+        if i == 0 and m and "distributions" in pictures.out:
             pictures.out[f"distributions_{m}"] = pictures.out["distributions"]
+        if i == 0 and "distributions" in pictures.notes:
+            return  # no case to draw: one sentence, not one per metric
 
 
 def _raised_in(e: BaseException, widget) -> bool:
@@ -278,7 +299,8 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
         timeline = _worst_badcase(frame)
     step("panels")
     failed: list[tuple[str, str, str]] = []
-    images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store, failed)
+    notes: dict[str, list[str]] = {}
+    images = render_panels(doc, out_dir, frame, "svg" in formats, timeline, store, failed, notes)
     step("dashboard")
     images["dashboard"] = save_dashboard(doc, images, out_dir / "dashboard.png")
     # what render_panels wrote: the pictures, and an SVG beside each only when asked for (so a
@@ -292,11 +314,12 @@ def render(doc: dict, out_dir: str | Path, formats: set[str] | list[str],
     if "html" in formats:
         step("html")
         path = out_dir / "report.html"
-        write_text(path, build_html(doc, images, cases=cases))
+        write_text(path, build_html(doc, images, cases=cases, notes=notes))
         written.append(path)
     if "pdf" in formats:
         step("pdf")
-        written.append(write_bytes(out_dir / "report.pdf", pdf_bytes(doc, images, cases=cases)))
+        written.append(write_bytes(out_dir / "report.pdf", pdf_bytes(doc, images, cases=cases,
+                                                                   notes=notes)))
     # the pictures were only needed to build html / pdf: only the files written here go
     for p in pngs + svgs:
         if p not in written:

@@ -101,12 +101,14 @@ def title_of(doc: dict) -> str:
 
 
 def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Path], str] | None = None,
-               cases=None, for_pdf: bool = False) -> str:
+               cases=None, for_pdf: bool = False, notes: dict | None = None) -> str:
     """The whole report as one HTML string.
 
     doc: the report JSON dict; images: panel name -> PNG path; image_src(name, path) gives the
     <img src> (default: a data: URI); cases: optional DataFrame of the cohort's badcases
-    (prompt, prediction, ...) listed at the end, escaped."""
+    (prompt, prediction, ...) listed at the end, escaped; notes: picture name -> the lines a
+    panel with nothing to draw showed (bundle.text_only), printed in place of its picture."""
+    notes = notes or {}
     src = image_src or (lambda _n, p: data_uri(p))
     meta = doc.get("meta") or {}
     out = [f"<html><head><meta charset='utf-8'><title>{esc(title_of(doc))}</title>"
@@ -127,7 +129,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
         out.append(f"<h2>{esc(heading)}</h2><p><img src='{src('dashboard', images['dashboard'])}' alt='dashboard'></p>")
     doc = sections_view(doc)  # the SLA over time as a section of its own
     for key, img, table in SECTIONS:
-        if key not in doc and (img is None or img not in images):
+        if key not in doc and (img is None or (img not in images and img not in notes)):
             continue
         title = _(TITLES[key])
         out.append(f"<h2>{html_text(title)}</h2>")
@@ -140,6 +142,8 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
             if name in images:  # in its own paragraph: QTextDocument sets an image inline
                 width = f" width='{print_width(name, images[name])}'" if for_pdf else ""
                 out.append(f"<p><img src='{src(name, images[name])}'{width} alt='{html_text(title)}'></p>")
+            elif name in notes:  # nothing to draw: its sentences, not an empty grey picture
+                out.append("<p class='note'>" + "<br>".join(esc(t) for t in notes[name]) + "</p>")
         if key == "sla":  # per-run rows only for the runs that served the cohort
             # the panel's picture carries the summary line: printed once (it was twice)
             out.append(sla_html(value, (meta.get("scope") or {}).get("cohort_runs"),

@@ -13,14 +13,14 @@ from .html import build_html
 from .images import CJK_FAMILIES, ensure_app
 
 
-def save_pdf(doc: dict, images: dict[str, Path], path: Path, cases=None) -> Path:
+def save_pdf(doc: dict, images: dict[str, Path], path: Path, cases=None, notes=None) -> Path:
     """Typeset the report on A4 portrait pages (15 mm margins) into `path`, atomically;
     returns it. Raises OSError when the file cannot be written (ENOSPC for a full disk)."""
     from explorer.core.atomic import write_bytes
-    return write_bytes(path, pdf_bytes(doc, images, cases=cases))
+    return write_bytes(path, pdf_bytes(doc, images, cases=cases, notes=notes))
 
 
-def typeset(doc: dict, images: dict[str, Path], cases=None) -> QTextDocument:
+def typeset(doc: dict, images: dict[str, Path], cases=None, notes=None) -> QTextDocument:
     """The report's HTML laid out on A4 pages (the document pdf_bytes prints): every table's
     header row repeated on the pages it continues on, headings kept with their section."""
     ensure_app()
@@ -33,7 +33,7 @@ def typeset(doc: dict, images: dict[str, Path], cases=None) -> QTextDocument:
         text.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"img://{name}"),
                          QImage(str(img_path)))
     text.setHtml(build_html(doc, images, image_src=lambda n, _p: f"img://{n}", cases=cases,
-                            for_pdf=True))
+                            for_pdf=True, notes=notes))
     text.setPageSize(QSizeF(PAGE.width(), PAGE.height()))
     repeat_table_headers(text)
     keep_headings_with_next(text)
@@ -55,10 +55,10 @@ LAYOUT = QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation
 PAGE = LAYOUT.paintRectPixels(DPI)
 
 
-def pdf_bytes(doc: dict, images: dict[str, Path], cases=None) -> bytes:
+def pdf_bytes(doc: dict, images: dict[str, Path], cases=None, notes=None) -> bytes:
     """The report typeset on A4 portrait pages (15 mm margins) as PDF bytes: typeset in
     memory, so that writing the file is one write whose failure (a full disk) is seen."""
-    text = typeset(doc, images, cases=cases)
+    text = typeset(doc, images, cases=cases, notes=notes)
     buf = QBuffer()
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = _writer(buf, doc.get("meta", {}).get("title") or "Trace Explorer report")
