@@ -362,3 +362,24 @@ def test_a_report_section_stopped_by_its_budget_says_partial(panel):
                        "sweeps": [sweep], "budget": {"seconds": 60, "elapsed_s": 2.0,
                                                      "stopped": None}})
     assert "Partial" not in panel.status.text()
+
+
+def test_a_sweep_without_prefix_information_is_said_in_chinese(session, qtbot):
+    """The sweep line of a trace without hash ids said its reason in English in a Chinese
+    report ("no prefix information in this trace ..."): it is translated."""
+    from explorer import translators
+    translators.install("zh_CN")
+    try:
+        from explorer.widgets.replay import ReplayPanel
+        zh = ReplayPanel(session)
+        qtbot.addWidget(zh)
+        rows = [{"num_gpu_blocks": c, "hit_rate": None, "preemptions": 0, "rejected": 0,
+                 "prefix_information": False} for c in (100, 200)]
+        lines = zh.show_sweeps([{"run_id": "r", "rows": rows, "monotone": None,
+                                 "eviction": "lru", "requests": 55, "requests_total": 55}])
+        assert len(lines) == 1 and "该 trace 没有前缀信息（无 hash_ids）：命中率没有意义" in lines[0]
+        assert "no prefix information" not in lines[0]
+        zh.jobs.cancel()
+        zh.jobs.wait(20000)
+    finally:
+        translators.install("en")

@@ -639,7 +639,7 @@ class ReplayPanel(JobControls, Panel):
                                "cache.").replace("%5", f"{pre[0]:,}")
                      .replace("%6", f"{pre[-1]:,}")
                      .replace("%7", str(rows[0].get("rejected", 0)))
-                     + (f" {NO_PREFIX[0].upper()}{NO_PREFIX[1:]}." if no_prefix else ""))
+                     + (f" {_(NO_PREFIX)[0].upper()}{_(NO_PREFIX)[1:]}." if no_prefix else ""))
 
     def show_sweeps(self, sweeps: list[dict]) -> list[str]:
         """Plot the report's sweeps (one colour per run) and return one line per sweep."""
@@ -661,7 +661,7 @@ class ReplayPanel(JobControls, Panel):
                 continue
             hits = [r["hit_rate"] for r in rows if r.get("hit_rate") is not None]
             mono = sw.get("monotone")
-            verdict = (NO_PREFIX if mono is None else
+            verdict = (_(NO_PREFIX) if mono is None else
                        self.tr("the first-query hit rate %1 as the capacity grows%2").replace(
                            "%1", self.tr("never falls") if mono else self.tr("FALLS somewhere"))
                        .replace("%2", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else ""))
