@@ -231,14 +231,15 @@ class Session(QObject):
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
                            label=_("Locating {path}").format(path=new))
 
-    def save_session(self, path: str, on_done=None) -> None:
+    def save_session(self, path: str, on_done=None, with_data: bool = False) -> None:
         """Write the store to a .duckdb file (Store.save_as) in a worker, with the chosen
-        cluster (reopening the session chooses it again)."""
+        cluster (reopening the session chooses it again); with_data: the rows of the files
+        read in place too (a session that opens without them)."""
         cluster = self.cluster
 
         def job(ctx: JobContext):
             self.store.set_setting(CLUSTER_SETTING, cluster)
-            return self.store.save_as(path)
+            return self.store.save_as(path, with_data=with_data)
         self.runner.submit("save", job,
                            lambda _r: (self.message.emit(self.tr("Session saved to %1").replace("%1", path)),
                                        on_done and on_done()),

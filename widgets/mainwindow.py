@@ -275,6 +275,9 @@ class MainWindow(QMainWindow):
               "point the session at it again (its SHA-256 must be the one loaded)"))
         self.save_action = self._act(f, self.tr("&Save Session As…"), self.save_session,
                                      QKeySequence.StandardKey.Save)
+        self._act(f, _("Save Session with &Data…"), lambda: self.save_session(with_data=True),
+                  "Ctrl+Alt+S", _("Also copy into the session file the rows of the files read in "
+                                  "place: it then opens on another machine, without them"))
         f.addSeparator()
         self.export_action = self._act(f, self.tr("&Export Report…"), self.export_report, "Ctrl+E")
         f.addSeparator()
@@ -404,11 +407,12 @@ class MainWindow(QMainWindow):
         if new:
             self.session.relocate_file(old, new)
 
-    def save_session(self) -> None:
+    def save_session(self, with_data: bool = False) -> None:
         path, _filter = QFileDialog.getSaveFileName(self, self.tr("Save session"), "session.duckdb",
                                               self.tr("Trace Explorer session (*.duckdb)"))
         if path:
-            self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
+            self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb",
+                                      with_data=with_data)
 
     def connect_warehouse(self) -> None:
         from explorer.widgets.warehouse import WarehouseDialog

@@ -36,7 +36,8 @@ def reattach(store) -> list[str]:
     con = store.con
     rows = con.execute(
         "SELECT f.view_no, f.path, f.size_bytes, f.mtime_ns, f.select_sql, f.rows, r.source_sha256 "
-        "FROM in_place_files f LEFT JOIN runs r USING (run_id) ORDER BY f.view_no").fetchall()
+        "FROM in_place_files f LEFT JOIN runs r USING (run_id) "
+        "WHERE f.status IS DISTINCT FROM ? ORDER BY f.view_no", [EMBEDDED]).fetchall()
     out = []
     for n, path, size, mtime, template, nrows, sha in rows:
         why = changed(path, size, mtime, sha)
@@ -82,12 +83,30 @@ def relocate(store, old: str, new: str | Path) -> None:
     store.detached = [m for m in getattr(store, "detached", []) if not m.startswith(f"{old}: ")]
 
 
+EMBEDDED = "embedded"  # in_place_files.status of a file whose rows a saved session holds
+
+
+def embed(con, db: str) -> None:
+    """In the session database `db` being saved (a copy of this one): every attached in-place
+    file's rows appended to its copied rows (requests_local) and the file marked EMBEDDED, so
+    reopening reads them from the session, not from the file (Store.save_as with_data)."""
+    rows = con.execute("SELECT view_no FROM in_place_files WHERE status IS NULL "
+                       "ORDER BY view_no").fetchall()
+    target = f"{quote_ident(db)}.main.{quote_ident(LOCAL)}"
+    for (n,) in rows:
+        con.execute(f"INSERT INTO {target} BY NAME SELECT * FROM {quote_ident(_VIEW.format(n))}")
+    if rows:
+        con.execute(f"UPDATE {quote_ident(db)}.main.in_place_files SET status = ? "
+                    "WHERE status IS NULL", [EMBEDDED])
+
+
 def detached_files(store) -> list[str]:
     """Paths of the in-place files a reopened session could not attach (moved, deleted or
     changed; reattach), in load order: what File > Locate moved files offers."""
     try:
         rows = store.con.execute("SELECT path FROM in_place_files WHERE status IS NOT NULL "
-                                 "AND status <> 'cleared' ORDER BY view_no").fetchall()
+                                 "AND status NOT IN ('cleared', ?) ORDER BY view_no",
+                                 [EMBEDDED]).fetchall()
     except Exception:  # noqa: BLE001 - a store without the table (a warehouse) detached none
         return []
     return [p for (p,) in rows]

@@ -1,5 +1,6 @@
 """The window reopening a session whose request file was read in place (core.inplace) and has
 moved since: the status bar names the file, the cases and the other requests are there."""
+import os
 import shutil
 
 from explorer.core import inplace
@@ -84,3 +85,27 @@ def test_a_moved_file_is_located_again_from_the_window(window, qtbot, tmp_path, 
     assert session.data["detached_files"] == [] and not window.locate_action.isEnabled()
     assert session.store.count("requests") == without + 2999
     assert not [m for m in said if m.startswith("Error") and "SHA-256" not in m]
+
+
+def test_save_with_data_from_the_window_opens_without_the_files(window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+    inplace.set_mode("always")
+    try:
+        files = _data(tmp_path / "d")
+        with qtbot.waitSignal(window.session.storeChanged, timeout=60000):
+            window.session.load_paths(files)
+        qtbot.waitUntil(lambda: window.session.runner.pending() == 0, timeout=60000)
+    finally:
+        inplace.set_mode(None)
+    total = window.session.store.count("requests")
+    out = tmp_path / "portable.duckdb"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    action = next(a for a in window.menuBar().actions()[0].menu().actions()
+                  if a.text() == "Save Session with &Data…")
+    action.trigger()
+    qtbot.waitUntil(lambda: out.exists() and window.session.runner.pending() == 0, timeout=60000)
+    for f in files:
+        if f.endswith((".parquet", ".csv")):
+            os.unlink(f)
+    got = Store.open(out)
+    assert got.detached == [] and got.count("requests") == total == 2999 + (3000 + 200 - 1)
