@@ -20,7 +20,10 @@ source without varying batch sizes cannot tell the per-sequence decode cost from
 a source that never had more requests in flight than the largest replica count tried (and no
 replica count given) cannot tell how many engines served it. For each, alternatives keep the source's lone-request times and move the
 share (PREFILL_FIXED_SHARES, DECODE_SEQ_SHARES) or the replica count (REPLICA_CHOICES); the target
-is replayed under each and the spread of its predicted means is the interval.
+is replayed under each and the spread of its predicted means is the interval. A deployment whose
+files leave a fact open adds its alternatives too (deployment_unknowns): the manifest's other
+GPUs (their KV read and KV capacity, deployments.with_kv_read) and, behind a Kubernetes Service,
+kube-proxy's IPVS mode ("connection-rr") beside the iptables point.
 """
 from __future__ import annotations
 
