@@ -21,8 +21,8 @@ from types import ModuleType
 import pandas as pd
 
 from ..i18n import N_, _
-from ._common import (RowError, check_ranges, insert_requests, integer, no_rows, num,
-                      prompt_hash, read_text_csv, register_run, text)
+from ._common import (RowError, field_text, insert_requests, integer, no_rows, num,
+                      prompt_hash, range_problems, read_text_csv, register_run, text)
 from ._vocab import VOCAB
 from .base import Sniff, iter_jsonl, read_json
 
@@ -79,6 +79,8 @@ def _get(rec: dict, src: str):
 
     def put(m):
         v = _path(rec, m.group(0))
+        if isinstance(v, str) and v.strip():  # a CSV cell: text, read as a number
+            v = num(v, m.group(0))
         return repr(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else "x"
     expr = re.sub(r"[A-Za-z_][\w.]*(?:\[-?\d+\])?", put, src)
     if "x" in expr:
@@ -91,6 +93,8 @@ def _get(rec: dict, src: str):
 
 def _value(rec: dict, canon: str, spec: list, need: tuple = ()):
     src, how = spec[0], spec[1] if len(spec) > 1 else 1.0
+    if len(spec) > 2 and not (num(_get(rec, spec[2]), spec[2]) or 0) > 0:
+        return None  # [source, scale, guard]: only where the guard is above 0
     v = _get(rec, src)
     if how == "wall":
         if pd.isna(v):
@@ -143,17 +147,23 @@ def _loader(name: str, spec: dict):
         for line, rec in _records(path, spec, report):
             n += 1
             at = f"[{line}]." if listed else ""  # a list's records are named by position
-            try:
-                row = {"request_id": str(n if spec["kind"] == "csv" else line)}
-                row.update((c, _value(rec, c, f, need)) for c, f in spec["fields"].items())
-                ex = {k: _value(rec, k, f) for k, f in extras.items()}
-                row["extra"] = {k: v for k, v in ex.items() if v is not None} or None
-                check_ranges({k: v for k, v in row.items() if k in check},
-                             {c: (at + f[0], f[1]) if isinstance(f, tuple) else at + f
-                              for c, f in check.items()})
-            except RowError as e:
-                where = e.field if str(e.field).startswith("[") else at + str(e.field)
-                report.skip(e.reason, line=None if listed else line, field_name=where)
+            row = {"request_id": _request_id(rec, spec, n if spec["kind"] == "csv" else line)}
+            bad = []  # every unreadable field, then every value out of range, in one reason
+            for c, f in [*spec["fields"].items(), *(("extra." + k, f) for k, f in extras.items())]:
+                try:
+                    row[c] = _value(rec, c.removeprefix("extra."), f, () if c[:6] == "extra." else need)
+                except RowError as e:
+                    row[c] = None
+                    p = (e.field if str(e.field).startswith("[") else at + str(e.field), e.reason)
+                    bad += [p] if p not in bad else []
+            ex = {k[6:]: row.pop(k) for k in list(row) if k[:6] == "extra."}
+            row["extra"] = {k: v for k, v in ex.items() if v is not None} or None
+            bad += range_problems({k: v for k, v in row.items() if k in check},
+                                  {c: (at + f[0], f[1]) if isinstance(f, tuple) else at + f
+                                   for c, f in check.items()})
+            if bad:
+                report.skip("; ".join([bad[0][1]] + [field_text(f) + w for f, w in bad[1:]]),
+                            line=None if listed else line, field_name=bad[0][0])
                 continue
             code_f, msg_f = spec.get("error_from", (None, None))
             if code_f and rec.get(code_f) is not None:
@@ -183,10 +193,13 @@ def _loader(name: str, spec: dict):
             config.update((k, pub[0][k]) for k in spec["published"][2] if k in pub[0])
             engine = pub[0].get(spec["published"][3]) or engine
             models = {pub[0]["model"]} if pub[0].get("model") else models
-        run_id = register_run(store, report, path, name, f"{name}:{path.stem}",
+        named = _named(store, path, spec)
+        config.update((k, named[k]) for k in named["groups"])
+        run_id = register_run(store, report, path, name,
+                              _first(spec.get("run_id", ()), named) or f"{name}:{path.stem}",
                               engine=engine or _engine_of(path, spec), started_at=started,
                               model=models.pop() if len(models) == 1 else None,
-                              benchmark=spec.get("benchmark", path.stem),
+                              benchmark=_first(spec.get("benchmark", ["{stem}"]), named),
                               config=config or None)
         insert_requests(store, report, run_id, rows)
         if pub:  # the tool's own aggregates of these requests
@@ -196,6 +209,43 @@ def _loader(name: str, spec: dict):
             report.columns[pub[1]] = _(_TEXTS[-2])
         report.columns.update({_(k): _(v) for k, v in spec["columns"].items()})
     return load
+
+
+def _request_id(rec: dict, spec: dict, n: int) -> str:
+    """`request_id = "u{user_id}-q{question_id}"`: the record's columns, when it has them all;
+    else the row / line number."""
+    try:
+        return spec["request_id"].format_map(rec) if "request_id" in spec else str(n)
+    except KeyError:
+        return str(n)
+
+
+def _named(store, path: Path, spec: dict) -> dict:
+    """What the file's path says: {stem}, {version} (the path's engine version), {experiment}
+    (the folder without `folder = [pattern cut, default]`) and the groups of the first `names`
+    pattern matching the stem (numbers as floats, unmatched groups None; kept in runs.config)."""
+    from ._common import _version
+    out = {"stem": path.stem, "version": _version(store, path, None, None)[0]}
+    if "folder" in spec:
+        out["experiment"] = re.sub(spec["folder"][0], "", path.parent.name) or spec["folder"][1]
+    pats = [re.compile(p) for p in spec.get("names", ())]
+    out["groups"] = list(dict.fromkeys(g for p in pats for g in p.groupindex))
+    m = next((m for p in pats if (m := p.match(path.stem))), None)
+    for g in out["groups"]:
+        v = m.groupdict().get(g) if m else None
+        out[g] = float(v) if v and re.fullmatch(r"\d+(?:\.\d+)?", v) else v
+    return out
+
+
+def _first(templates, named: dict) -> str | None:
+    """The first template (a string or a list) whose names are all known (not None)."""
+    known = {k: v for k, v in named.items() if v is not None}
+    for t in [templates] if isinstance(templates, str) else templates:
+        try:
+            return t.format_map(known)
+        except KeyError:
+            continue
+    return None
 
 
 def _engine_of(path: Path, spec: dict) -> str | None:
