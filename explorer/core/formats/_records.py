@@ -23,6 +23,7 @@ import pandas as pd
 from ..i18n import N_, _
 from ._common import (RowError, field_text, insert_requests, integer, no_rows, num,
                       prompt_hash, range_problems, read_text_csv, register_run, text)
+from ..errors import InputError
 from ._vocab import VOCAB
 from .base import Sniff, iter_jsonl, read_json
 
@@ -31,6 +32,9 @@ _INTS = {"prompt_tokens", "completion_tokens"}
 _TEXTS = (N_("arrival_s (seconds since the first row; started_at)"), N_("(row number)"),
           N_("arrival_s (s since the trace start)"), N_("error (failed request)"),
           N_("(line number)"), N_("arrival_s (client clock)"), N_("(list position)"),
+          N_("expected a JSON list of question records"), N_("no usable question records"),
+          N_("not a question record with question_id and answer"), N_("no usable accuracy records"),
+          N_("not a profiling-phase record"), N_("expected a JSON list of records"),
           N_("run_metrics (LLMPerf's summary of this run)"), N_("expected a list of integers"))
 
 
@@ -118,13 +122,12 @@ def _records(path: Path, spec: dict, report):
     if spec["kind"] == "json":
         data = read_json(path)
         if not isinstance(data, list):
-            from ..errors import InputError
-            raise InputError(path, _("expected a JSON list of records"))
+            raise InputError(path, _(spec.get("not_list", "expected a JSON list of records")))
         for i, rec in enumerate(data):
             if isinstance(rec, dict):
                 yield i, rec
             else:
-                report.skip(_("not a JSON object"), field_name=f"[{i}]")
+                report.skip(_(spec.get("bad_record", "not a JSON object")), field_name=f"[{i}]")
         return
     if spec["kind"] == "jsonl":
         yield from iter_jsonl(path, report)
@@ -225,12 +228,13 @@ def _named(store, path: Path, spec: dict) -> dict:
     (the folder without `folder = [pattern cut, default]`) and the groups of the first `names`
     pattern matching the stem (numbers as floats, unmatched groups None; kept in runs.config)."""
     from ._common import _version
-    out = {"stem": path.stem, "version": _version(store, path, None, None)[0]}
+    out = {"stem": path.stem, "folder": path.parent.name or None,
+           "version": _version(store, path, None, None)[0]}
     if "folder" in spec:
         out["experiment"] = re.sub(spec["folder"][0], "", path.parent.name) or spec["folder"][1]
     pats = [re.compile(p) for p in spec.get("names", ())]
     out["groups"] = list(dict.fromkeys(g for p in pats for g in p.groupindex))
-    m = next((m for p in pats if (m := p.match(path.stem))), None)
+    m = next((m for n in (path.stem, path.parent.name) for p in pats if (m := p.match(n))), None)
     for g in out["groups"]:
         v = m.groupdict().get(g) if m else None
         out[g] = float(v) if v and re.fullmatch(r"\d+(?:\.\d+)?", v) else v
@@ -276,7 +280,8 @@ def _format(name: str, spec: dict) -> ModuleType:
 
     def detect(sniff: Sniff) -> float:
         keys = {k.lower() for k in _keys(sniff, spec["kind"])}
-        return 0.0 if not need <= keys else high if bonus <= keys else base
+        more = bonus & keys if spec.get("bonus_any") else bonus <= keys
+        return 0.0 if not need <= keys else high if more else base
 
     spec.setdefault("require_load", spec["require"])
     mod = ModuleType(f"{__name__}.{name}", spec.get("doc", name))
@@ -284,6 +289,83 @@ def _format(name: str, spec: dict) -> ModuleType:
     return mod
 
 
+def _case_value(rec: dict, alts: list, named: dict, as_text: bool, line: int):
+    """The first alternative that holds a value: a record field (a number after it: divided
+    by it), `@name` (what the path or the sidecar says), `=text`, or a template of {line}."""
+    v = None
+    for i, a in enumerate(alts):
+        if isinstance(a, float):
+            continue
+        div = alts[i + 1] if i + 1 < len(alts) and isinstance(alts[i + 1], float) else None
+        v = (named.get(a[1:]) if a[:1] == "@" else a[1:] if a[:1] == "=" else
+             a.format(line=line) if "{" in a else _path(rec, a))
+        if div is not None:
+            v = v / div if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        elif as_text:
+            v = text(v)
+        if v:
+            return v
+    return v
+
+
+def _case_loader(name: str, spec: dict):
+    """`[cases.NAME]`: one eval of a file's records, one case a record (see docs/formats.md)."""
+    def load(path: Path, store, report) -> None:
+        from .generic_eval import insert_cases, parse_correct, register_eval
+        named = _named(store, path, spec)
+        side = spec.get("sidecar")
+        if side:
+            try:
+                with open(path.with_name(side[0]), encoding="utf-8") as fh:
+                    got = json.load(fh)
+            except (OSError, ValueError):
+                got = None
+            named.update((k, text(_path(got, p)) if isinstance(got, dict) else None)
+                         for k, p in side[1].items())
+        rows, need = [], spec.get("record_require", ())
+        for line, rec in _records(path, spec, report):
+            where = (lambda f: f"[{line}]" + (f".{f}" if f else "")) if spec["kind"] == "json" \
+                else (lambda f: f)
+            at = None if spec["kind"] == "json" else line
+            if not all(k in rec for k in need):
+                report.skip(_(spec["bad_record"]), line=at, field_name=where(None))
+                continue
+            key, allowed, why = spec.get("only", (None, (), ""))
+            if key and rec.get(key) not in (None, *allowed):
+                report.skip(_(why), line=at, field_name=key)
+                continue
+            c = spec["correct"]
+            try:
+                correct = (rec.get(c[0]) is not None and rec.get(c[0]) == rec.get(c[2])
+                           if len(c) == 3 else parse_correct(rec.get(c[0])))
+                if correct is None:
+                    raise ValueError(_("missing"))
+            except ValueError as e:
+                report.skip(str(e), line=at, field_name=c[0])
+                continue
+            row = {k: _case_value(rec, a, named, spec.get("text", False), line)
+                   for k, a in spec["fields"].items()}
+            ex = {k: line if k == "(position)" else rec.get(k) for k in spec.get("extra", ())}
+            row.update(correct=correct, _line=at, extra={
+                k if k != "(position)" else "index": v for k, v in ex.items()
+                if v is not None or spec.get("extra_nulls")})
+            rows.append(row)
+        if not rows:
+            raise InputError(path, _(spec["empty"]) + (
+                _("; first problem: {reason}").format(reason=report.skipped_reasons[0])
+                if report.skipped_reasons and spec.get("empty_says_why") else ""))
+        report.columns = dict(spec["columns"])
+        eval_id = register_eval(store, report, path, name, _first(spec["eval_id"], named),
+                                model=named.get("model"), benchmark=_first(
+                                    spec.get("benchmark", ["{benchmark}"]), named))
+        insert_cases(store, report, eval_id, rows)
+    return load
+
+
 def formats() -> list[ModuleType]:
-    """One format per `[records.*]` vocabulary entry."""
-    return [_format(n, dict(s)) for n, s in VOCAB.get("records", {}).items()]
+    """One format per `[records.*]` vocabulary entry (traces) and per `[cases.*]` (evals)."""
+    mods = [_format(n, dict(s)) for n, s in VOCAB.get("records", {}).items()]
+    for n, s in VOCAB.get("cases", {}).items():
+        mods.append(_format(n, dict(s)))
+        mods[-1].KIND, mods[-1].load = "eval", _case_loader(n, dict(s))
+    return mods
