@@ -35,6 +35,8 @@ _TEXTS = (N_("arrival_s (seconds since the first row; started_at)"), N_("(row nu
           N_("expected a JSON list of question records"), N_("no usable question records"),
           N_("not a question record with question_id and answer"), N_("no usable accuracy records"),
           N_("not a profiling-phase record"), N_("expected a JSON list of records"),
+          N_("no model entry with is_correct"), N_("is_correct is not true/false"),
+          N_("no problem with a model's is_correct"),
           N_("run_metrics (LLMPerf's summary of this run)"), N_("expected a list of integers"))
 
 
@@ -281,6 +283,8 @@ def _format(name: str, spec: dict) -> ModuleType:
     def detect(sniff: Sniff) -> float:
         keys = {k.lower() for k in _keys(sniff, spec["kind"])}
         more = bonus & keys if spec.get("bonus_any") else bonus <= keys
+        if spec.get("per_key") and not _units(sniff.first_json_line() or {}, spec):
+            return 0.0
         return 0.0 if not need <= keys else high if more else base
 
     spec.setdefault("require_load", spec["require"])
@@ -289,16 +293,18 @@ def _format(name: str, spec: dict) -> ModuleType:
     return mod
 
 
-def _case_value(rec: dict, alts: list, named: dict, as_text: bool, line: int):
-    """The first alternative that holds a value: a record field (a number after it: divided
-    by it), `@name` (what the path or the sidecar says), `=text`, or a template of {line}."""
+def _case_value(rec: dict, sub: dict, alts: list, named: dict, as_text: bool, **at):
+    """The first alternative that holds a value: a record field (`*.f`: of the per_key
+    sub-record; a number after it: divided by it), `@name` (what the path or the sidecar
+    says), `=text`, or a template of {line} / {n} (the n-th record read)."""
     v = None
     for i, a in enumerate(alts):
         if isinstance(a, float):
             continue
         div = alts[i + 1] if i + 1 < len(alts) and isinstance(alts[i + 1], float) else None
         v = (named.get(a[1:]) if a[:1] == "@" else a[1:] if a[:1] == "=" else
-             a.format(line=line) if "{" in a else _path(rec, a))
+             a.format(**at) if "{" in a else _path(sub, a[2:]) if a[:2] == "*." else
+             _path(rec, a))
         if div is not None:
             v = v / div if isinstance(v, (int, float)) and not isinstance(v, bool) else None
         elif as_text:
@@ -308,10 +314,34 @@ def _case_value(rec: dict, alts: list, named: dict, as_text: bool, line: int):
     return v
 
 
+def _correct(sub: dict, c: list, spec: dict):
+    """[field] read as a correctness value, [field, "bool"] a JSON true / false, or
+    [a, "==", b]. Raises ValueError (the reason) when unreadable or missing."""
+    from .generic_eval import parse_correct
+    v = sub.get(c[0])
+    if len(c) == 3:
+        return v is not None and v == sub.get(c[2])
+    if c[1:] == ["bool"] and not isinstance(v, bool):
+        raise ValueError(_(spec["bad_correct"]))
+    if parse_correct(v) is None:
+        raise ValueError(_("missing"))
+    return parse_correct(v)
+
+
+def _units(rec: dict, spec: dict) -> list[tuple[str | None, dict]]:
+    """(key, sub-record) pairs a record holds: itself, or with `per_key` each value that is a
+    map holding that key (GSM8K's one answer per model)."""
+    pk = spec.get("per_key")
+    if not pk:
+        return [(None, rec)]
+    return [(k, v) for k, v in rec.items() if isinstance(v, dict) and pk in v]
+
+
 def _case_loader(name: str, spec: dict):
-    """`[cases.NAME]`: one eval of a file's records, one case a record (see docs/formats.md)."""
+    """`[cases.NAME]`: an eval of a file's records, one case a record (or, with `per_key`,
+    one eval per key and a case per record under it); see docs/formats.md."""
     def load(path: Path, store, report) -> None:
-        from .generic_eval import insert_cases, parse_correct, register_eval
+        from .generic_eval import insert_cases, register_eval
         named = _named(store, path, spec)
         side = spec.get("sidecar")
         if side:
@@ -322,43 +352,45 @@ def _case_loader(name: str, spec: dict):
                 got = None
             named.update((k, text(_path(got, p)) if isinstance(got, dict) else None)
                          for k, p in side[1].items())
-        rows, need = [], spec.get("record_require", ())
+        groups, need, n = {}, spec.get("record_require", ()), 0
         for line, rec in _records(path, spec, report):
-            where = (lambda f: f"[{line}]" + (f".{f}" if f else "")) if spec["kind"] == "json" \
-                else (lambda f: f)
             at = None if spec["kind"] == "json" else line
-            if not all(k in rec for k in need):
-                report.skip(_(spec["bad_record"]), line=at, field_name=where(None))
+            units = _units(rec, spec)
+            if not units or not all(k in rec for k in need):
+                report.skip(_(spec["bad_record"]), line=at,
+                            field_name=f"[{line}]" if spec["kind"] == "json" else None)
                 continue
             key, allowed, why = spec.get("only", (None, (), ""))
             if key and rec.get(key) not in (None, *allowed):
                 report.skip(_(why), line=at, field_name=key)
                 continue
-            c = spec["correct"]
-            try:
-                correct = (rec.get(c[0]) is not None and rec.get(c[0]) == rec.get(c[2])
-                           if len(c) == 3 else parse_correct(rec.get(c[0])))
-                if correct is None:
-                    raise ValueError(_("missing"))
-            except ValueError as e:
-                report.skip(str(e), line=at, field_name=c[0])
-                continue
-            row = {k: _case_value(rec, a, named, spec.get("text", False), line)
-                   for k, a in spec["fields"].items()}
-            ex = {k: line if k == "(position)" else rec.get(k) for k in spec.get("extra", ())}
-            row.update(correct=correct, _line=at, extra={
-                k if k != "(position)" else "index": v for k, v in ex.items()
-                if v is not None or spec.get("extra_nulls")})
-            rows.append(row)
-        if not rows:
+            for unit, sub in units:
+                c = spec["correct"]
+                try:
+                    correct = _correct(sub, c, spec)
+                except ValueError as e:
+                    report.skip(str(e), line=at, field_name=f"{unit}.{c[0]}" if unit else c[0])
+                    continue
+                nm = {**named, "model": unit} if unit else named
+                row = {k: _case_value(rec, sub, a, nm, spec.get("text", False), line=line, n=n)
+                       for k, a in spec["fields"].items()}
+                ex = {k: line if k == "(position)" else rec.get(k) for k in spec.get("extra", ())}
+                ex = {k if k != "(position)" else "index": v for k, v in ex.items()
+                      if v is not None or spec.get("extra_nulls")}
+                row.update(correct=correct, _line=at, **({"extra": ex} if "extra" in spec else {}))
+                groups.setdefault(unit, []).append(row)
+            n += 1
+        if not groups:
             raise InputError(path, _(spec["empty"]) + (
                 _("; first problem: {reason}").format(reason=report.skipped_reasons[0])
                 if report.skipped_reasons and spec.get("empty_says_why") else ""))
         report.columns = dict(spec["columns"])
-        eval_id = register_eval(store, report, path, name, _first(spec["eval_id"], named),
-                                model=named.get("model"), benchmark=_first(
-                                    spec.get("benchmark", ["{benchmark}"]), named))
-        insert_cases(store, report, eval_id, rows)
+        for unit, rows in groups.items():
+            nm = {**named, "model": unit} if unit else named
+            eval_id = register_eval(store, report, path, name, _first(spec["eval_id"], nm),
+                                    model=nm.get("model"), benchmark=_first(
+                                        spec.get("benchmark", ["{benchmark}"]), nm))
+            insert_cases(store, report, eval_id, rows)
     return load
 
 
