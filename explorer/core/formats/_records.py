@@ -230,13 +230,14 @@ def _named(store, path: Path, spec: dict) -> dict:
     (the folder without `folder = [pattern cut, default]`) and the groups of the first `names`
     pattern matching the stem (numbers as floats, unmatched groups None; kept in runs.config)."""
     from ._common import _version
-    out = {"stem": path.stem, "folder": path.parent.name or None,
+    src = Path(getattr(store, "source_of", Path)(path))  # the input a UTF-8 copy stands for
+    out = {"stem": src.stem, "folder": src.parent.name or None,
            "version": _version(store, path, None, None)[0]}
     if "folder" in spec:
-        out["experiment"] = re.sub(spec["folder"][0], "", path.parent.name) or spec["folder"][1]
+        out["experiment"] = re.sub(spec["folder"][0], "", src.parent.name) or spec["folder"][1]
     pats = [re.compile(p) for p in spec.get("names", ())]
     out["groups"] = list(dict.fromkeys(g for p in pats for g in p.groupindex))
-    m = next((m for n in (path.stem, path.parent.name) for p in pats if (m := p.match(n))), None)
+    m = next((m for n in (src.stem, src.parent.name) for p in pats if (m := p.match(n))), None)
     for g in out["groups"]:
         v = m.groupdict().get(g) if m else None
         out[g] = float(v) if v and re.fullmatch(r"\d+(?:\.\d+)?", v) else v
