@@ -35,6 +35,7 @@ from cachetools import LRUCache
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core import analysis
+from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.core.selection import InSet, Range, select_requests
 from explorer.core.store import LOAD_CANCELLED, LoadReport, Store
@@ -216,6 +217,20 @@ class Session(QObject):
         self.runner.submit(f"load{self._loads}", lambda ctx: self._after_load(ctx, [], prepare=False),
                            self._loaded, self._failed, label=self.tr("Reading the session"))
 
+    def relocate_file(self, old: str, new: str) -> None:
+        """Point the in-place file recorded at `old` (moved since the session was saved) to
+        `new` (core.inplace_session.relocate: refused unless its SHA-256 is the one loaded),
+        then refresh everything as after an open. A refusal is one status-bar line."""
+        self.runner.cancel()
+
+        def job(ctx: JobContext):
+            from explorer.core.inplace_session import relocate
+            relocate(self.store, old, new)
+            return self._after_load(ctx, [], prepare=False)
+        self._loads += 1
+        self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
+                           label=_("Locating {path}").format(path=new))
+
     def save_session(self, path: str, on_done=None) -> None:
         """Write the store to a .duckdb file (Store.save_as) in a worker, with the chosen
         cluster (reopening the session chooses it again)."""
@@ -244,7 +259,9 @@ class Session(QObject):
             # lookups that scan in ~45 ms without them (~38 ms with)
             evals = fetch_evals(store)
             ev = self.eval_id if self.eval_id in {e["eval_id"] for e in evals} else None
+            from explorer.core.inplace_session import detached_files
             payload = {"inputs": store.input_reports(), "evals": evals, "eval_id": ev,
+                       "detached_files": detached_files(store),
                        "clusters": fetch_clusters(store, ev),
                        "meta": fetch_meta(store),
                        "load_failed": [r.error for r in reports if r.error]}

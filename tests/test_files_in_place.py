@@ -161,7 +161,8 @@ def test_reopen_reattaches_and_a_moved_file_is_said_naming_it(tmp_path):
     assert got.count("requests") == 200 and got.count("cases") == s.count("cases")
     assert got.count("case_links") == links and got.count("runs") == 3
     # found again: the moved file (same SHA-256) re-attaches; another file is refused
-    with pytest.raises(ValueError, match="SHA-256 differs"):
+    from explorer.core.errors import InputError
+    with pytest.raises(InputError, match="SHA-256 differs"):
         inplace_session.relocate(got, files[0], files[1])
     inplace_session.relocate(got, files[0], tmp_path / "moved.parquet")
     assert got.count("requests") == 200 + 2999 and len(got.detached) == 1

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
 
+from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.reporting.export import export_report
 from explorer.widgets import palette
@@ -268,6 +269,10 @@ class MainWindow(QMainWindow):
                           "or a local one; the eval cases stay here"))
         f.addSeparator()
         self._act(f, self.tr("Open &Session…"), self.open_session, "Ctrl+Shift+L")
+        self.locate_action = self._act(
+            f, _("&Locate a moved file…"), self.locate_moved_file, None,
+            _("A file the session reads in place was moved or changed since it was saved: "
+              "point the session at it again (its SHA-256 must be the one loaded)"))
         self.save_action = self._act(f, self.tr("&Save Session As…"), self.save_session,
                                      QKeySequence.StandardKey.Save)
         f.addSeparator()
@@ -333,6 +338,7 @@ class MainWindow(QMainWindow):
         s = self.session
         self.back_action.setEnabled(s.can_back())
         self.fwd_action.setEnabled(s.can_forward())
+        self.locate_action.setEnabled(bool(s.data.get("detached_files")))
         self.export_action.setToolTip(self.tr("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)"))
 
     # -- file actions -----------------------------------------------------------------------
@@ -347,7 +353,7 @@ class MainWindow(QMainWindow):
         self.session.load_paths(paths)
 
     def open_files(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Open eval results and traces"),
+        paths, _filter = QFileDialog.getOpenFileNames(self, self.tr("Open eval results and traces"),
                                                 self.settings.value("lastdir", ""),
                                                 self.tr("Supported files (*.json *.jsonl *.csv *.parquet *.txt *.log);;All files (*)"))
         if paths:
@@ -372,13 +378,34 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(self._recent()))
 
     def open_session(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open session"), "",
+        path, _filter = QFileDialog.getOpenFileName(self, self.tr("Open session"), "",
                                               self.tr("Trace Explorer session (*.duckdb)"))
         if path:
             self.session.open_session(path)
 
+    def locate_moved_file(self) -> None:
+        """File > Locate a moved file: which of the detached files (when several), then where it
+        is now; the session checks its SHA-256 and re-attaches it (Session.relocate_file)."""
+        from PySide6.QtWidgets import QInputDialog
+        missing = list(self.session.data.get("detached_files") or [])
+        if not missing:
+            return
+        old = missing[0]
+        if len(missing) > 1:
+            old, ok = QInputDialog.getItem(self, _("Locate a moved file"),
+                                           _("File the session could not find:"), missing, 0, False)
+            if not ok:
+                return
+        p = Path(old)
+        new, _filter = QFileDialog.getOpenFileName(
+            self, _("Where is {name} now? (it was in {folder})").format(name=p.name, folder=p.parent),
+            str(p.parent if p.parent.is_dir() else Path.home()),
+            _("The same file ({pattern});;Any file (*)").format(pattern=f"*{p.suffix}" if p.suffix else "*"))
+        if new:
+            self.session.relocate_file(old, new)
+
     def save_session(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save session"), "session.duckdb",
+        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Save session"), "session.duckdb",
                                               self.tr("Trace Explorer session (*.duckdb)"))
         if path:
             self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")

@@ -26,3 +26,61 @@ def test_reopened_session_names_the_moved_file(session, qtbot, tmp_path):
     assert any(files[0] in m and "not found" in m for m in said), said
     assert session.store.count("requests") == 3000 + 200 - 1  # the CSV's and the JSONL's
     assert session.store.count("cases") == s.count("cases")
+
+
+def _saved_then_moved(tmp_path):
+    inplace.set_mode("always")
+    try:
+        files = _data(tmp_path / "d")
+        s = Store()
+        for f in files:
+            assert s.load_file(f).error is None
+    finally:
+        inplace.set_mode(None)
+    s.save_as(tmp_path / "s.duckdb")
+    moved = tmp_path / "elsewhere.parquet"
+    shutil.move(files[0], moved)
+    return files, moved
+
+
+def _choose(monkeypatch, path):
+    """File > Locate a moved file's file dialog answers `path` (recorded: the dialog asked)."""
+    from PySide6.QtWidgets import QFileDialog
+    asked = []
+
+    def answer(parent, caption, folder, pattern):
+        asked.append((caption, folder, pattern))
+        return str(path), ""
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(answer))
+    return asked
+
+
+def test_a_moved_file_is_located_again_from_the_window(window, qtbot, tmp_path, monkeypatch):
+    files, moved = _saved_then_moved(tmp_path)
+    session = window.session
+    assert not window.locate_action.isEnabled()  # nothing detached in an empty session
+    with qtbot.waitSignal(session.storeChanged, timeout=60000):
+        session.open_session(str(tmp_path / "s.duckdb"))
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    assert session.data["detached_files"] == [files[0]] and window.locate_action.isEnabled()
+    without = session.store.count("requests")
+    assert without == 3000 + 200 - 1  # the CSV's (read in place) and the JSONL's
+    # another file (its SHA-256 differs) is refused in one status-bar line; nothing changes
+    other = tmp_path / "other.parquet"
+    other.write_bytes(b"PAR1 not the same")
+    said = []
+    session.message.connect(said.append)
+    _choose(monkeypatch, other)
+    window.locate_action.trigger()
+    qtbot.waitUntil(lambda: any("SHA-256 differs" in m for m in said), timeout=60000)
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    assert session.data["detached_files"] == [files[0]] and session.store.count("requests") == without
+    # the moved file itself: re-attached, its 2,999 requests back, the action off again
+    asked = _choose(monkeypatch, moved)
+    with qtbot.waitSignal(session.storeChanged, timeout=60000):
+        window.locate_action.trigger()
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    assert "trace_a.parquet" in asked[0][0] and asked[0][2].startswith("The same file (*.parquet)")
+    assert session.data["detached_files"] == [] and not window.locate_action.isEnabled()
+    assert session.store.count("requests") == without + 2999
+    assert not [m for m in said if m.startswith("Error") and "SHA-256" not in m]
