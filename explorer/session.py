@@ -35,6 +35,7 @@ from cachetools import LRUCache
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core import analysis
+from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.core.selection import InSet, Range, select_requests
 from explorer.core.store import LOAD_CANCELLED, LoadReport, Store
@@ -43,7 +44,6 @@ from explorer.core.windowdata import (  # noqa: F401 - the Qt-free data, importa
     frame_bytes, fetch_meta, fetch_evals, fetch_clusters, fetch_cases, fetch_requests,
     _on_cursor, select_payload, analyse, _with_case_cells, analyse_section)
 from explorer.workers import JobContext, PanelJobs, Runner
-from explorer.core.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -217,14 +217,29 @@ class Session(QObject):
         self.runner.submit(f"load{self._loads}", lambda ctx: self._after_load(ctx, [], prepare=False),
                            self._loaded, self._failed, label=_("Reading the session"))
 
-    def save_session(self, path: str, on_done=None) -> None:
+    def relocate_file(self, old: str, new: str) -> None:
+        """Point the in-place file recorded at `old` (moved since the session was saved) to
+        `new` (core.inplace_session.relocate: refused unless its SHA-256 is the one loaded),
+        then refresh everything as after an open. A refusal is one status-bar line."""
+        self.runner.cancel()
+
+        def job(ctx: JobContext):
+            from explorer.core.inplace_session import relocate
+            relocate(self.store, old, new)
+            return self._after_load(ctx, [], prepare=False)
+        self._loads += 1
+        self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
+                           label=_("Locating {path}").format(path=new))
+
+    def save_session(self, path: str, on_done=None, with_data: bool = False) -> None:
         """Write the store to a .duckdb file (Store.save_as) in a worker, with the chosen
-        cluster (reopening the session chooses it again)."""
+        cluster (reopening the session chooses it again); with_data: the rows of the files
+        read in place too (a session that opens without them)."""
         cluster = self.cluster
 
         def job(ctx: JobContext):
             self.store.set_setting(CLUSTER_SETTING, cluster)
-            return self.store.save_as(path)
+            return self.store.save_as(path, with_data=with_data)
         self.runner.submit("save", job,
                            lambda _r: (self.message.emit(_("Session saved to %1").replace("%1", path)),
                                        on_done and on_done()),
@@ -245,7 +260,9 @@ class Session(QObject):
             # lookups that scan in ~45 ms without them (~38 ms with)
             evals = fetch_evals(store)
             ev = self.eval_id if self.eval_id in {e["eval_id"] for e in evals} else None
+            from explorer.core.inplace_session import detached_files
             payload = {"inputs": store.input_reports(), "evals": evals, "eval_id": ev,
+                       "detached_files": detached_files(store),
                        "clusters": fetch_clusters(store, ev),
                        "meta": fetch_meta(store),
                        "load_failed": [r.error for r in reports if r.error]}

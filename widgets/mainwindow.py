@@ -11,13 +11,13 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
 
+from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.reporting.export import export_report
 from explorer.widgets import palette
 from explorer.widgets.base import copy_mime
 from explorer.widgets.panels import PANELS, SCROLLED, title
 from explorer.workers import shutdown_all
-from explorer.core.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -269,8 +269,15 @@ class MainWindow(QMainWindow):
                     "or a local one; the eval cases stay here"))
         f.addSeparator()
         self._act(f, _("Open &Session…"), self.open_session, "Ctrl+Shift+L")
+        self.locate_action = self._act(
+            f, _("&Locate a moved file…"), self.locate_moved_file, None,
+            _("A file the session reads in place was moved or changed since it was saved: "
+              "point the session at it again (its SHA-256 must be the one loaded)"))
         self.save_action = self._act(f, _("&Save Session As…"), self.save_session,
                                      QKeySequence.StandardKey.Save)
+        self._act(f, _("Save Session with &Data…"), lambda: self.save_session(with_data=True),
+                  "Ctrl+Alt+S", _("Also copy into the session file the rows of the files read in "
+                                  "place: it then opens on another machine, without them"))
         f.addSeparator()
         self.export_action = self._act(f, _("&Export Report…"), self.export_report, "Ctrl+E")
         f.addSeparator()
@@ -334,6 +341,7 @@ class MainWindow(QMainWindow):
         s = self.session
         self.back_action.setEnabled(s.can_back())
         self.fwd_action.setEnabled(s.can_forward())
+        self.locate_action.setEnabled(bool(s.data.get("detached_files")))
         self.export_action.setToolTip(_("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)"))
 
     # -- file actions -----------------------------------------------------------------------
@@ -378,11 +386,33 @@ class MainWindow(QMainWindow):
         if path:
             self.session.open_session(path)
 
-    def save_session(self) -> None:
+    def locate_moved_file(self) -> None:
+        """File > Locate a moved file: which of the detached files (when several), then where it
+        is now; the session checks its SHA-256 and re-attaches it (Session.relocate_file)."""
+        from PySide6.QtWidgets import QInputDialog
+        missing = list(self.session.data.get("detached_files") or [])
+        if not missing:
+            return
+        old = missing[0]
+        if len(missing) > 1:
+            old, ok = QInputDialog.getItem(self, _("Locate a moved file"),
+                                           _("File the session could not find:"), missing, 0, False)
+            if not ok:
+                return
+        p = Path(old)
+        new, _filter = QFileDialog.getOpenFileName(
+            self, _("Where is {name} now? (it was in {folder})").format(name=p.name, folder=p.parent),
+            str(p.parent if p.parent.is_dir() else Path.home()),
+            _("The same file ({pattern});;Any file (*)").format(pattern=f"*{p.suffix}" if p.suffix else "*"))
+        if new:
+            self.session.relocate_file(old, new)
+
+    def save_session(self, with_data: bool = False) -> None:
         path, _filter = QFileDialog.getSaveFileName(self, _("Save session"), "session.duckdb",
                                               _("Trace Explorer session (*.duckdb)"))
         if path:
-            self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
+            self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb",
+                                      with_data=with_data)
 
     def connect_warehouse(self) -> None:
         from explorer.widgets.warehouse import WarehouseDialog
