@@ -120,6 +120,14 @@ def _kept_bottom(lay, block) -> float | None:
     return bottom
 
 
+def _text_top(lay, block) -> float:
+    """Where a block's first line of text starts (below its top margin): a heading whose margin
+    crosses a page foot but whose text starts the next page already stands at that page's top."""
+    top = lay.blockBoundingRect(block).top()
+    line = block.layout().lineAt(0) if block.layout().lineCount() else None
+    return top + line.y() if line is not None and line.isValid() else top
+
+
 def orphan_headings(text: QTextDocument) -> list:
     """Heading blocks (h1-h6) left at a page foot: the first lines of their section (see
     _kept_bottom: three lines or a picture) fall on a later page."""
@@ -129,7 +137,7 @@ def orphan_headings(text: QTextDocument) -> list:
     block = text.begin()
     while block.isValid():
         if block.blockFormat().headingLevel() > 0:
-            top = lay.blockBoundingRect(block).top()
+            top = _text_top(lay, block)
             bottom = _kept_bottom(lay, block)
             if bottom is not None and _page(bottom - 0.5, page_h) > _page(top, page_h):
                 out.append(block)
@@ -193,7 +201,7 @@ def keep_headings_with_next(text: QTextDocument) -> int:
         table = QTextCursor(block).currentTable()
         if block.blockFormat().headingLevel() > 0 and table is None:
             lay.documentSize()  # laid out with the breaks above
-            top = lay.blockBoundingRect(block).top()
+            top = _text_top(lay, block)
             bottom = _kept_bottom(lay, block)
             if bottom is not None and _page(bottom - 0.5, page_h) > _page(top, page_h) \
                     and bottom - top <= page_h:
