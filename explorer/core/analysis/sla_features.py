@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .sla_windows import T0_CTE
+
 # feature -> (checklist step, the direction that is bad for the SLA, kind)
 FEATURES = {
     "kv_cache_hit_rate": ("kv_cache", "lower", "engine"),
@@ -37,12 +39,11 @@ FEATURES = {
 }
 
 _SQL = """
-WITH r AS (
+WITH {T0_CTE}, r AS (
     SELECT run_id, arrival_s, kv_cache_hit_rate, cached_prompt_tokens, prompt_tokens,
-           num_preemptions, tpot_ms, batch_size, queue_ms,
-           min(arrival_s) OVER (PARTITION BY run_id) AS t0
-    FROM requests WHERE arrival_s IS NOT NULL AND isfinite(arrival_s)
-), k AS (SELECT *, floor((arrival_s - t0) / $w)::BIGINT AS k FROM r),
+           num_preemptions, tpot_ms, batch_size, queue_ms, t0
+    FROM requests JOIN t0s USING (run_id) WHERE arrival_s IS NOT NULL AND isfinite(arrival_s)
+), k AS NOT MATERIALIZED (SELECT *, floor((arrival_s - t0) / $w)::BIGINT AS k FROM r),  -- read twice
 b AS (SELECT run_id, k, round(batch_size) AS bs, count(*) AS c FROM k
       WHERE batch_size IS NOT NULL GROUP BY ALL),
 e AS (SELECT run_id, k, -sum(c / tot * log2(c / tot)) AS batch_entropy
@@ -57,7 +58,7 @@ SELECT k.run_id, k.k,
        count(*) / $w AS request_rate
 FROM k LEFT JOIN e ON e.run_id = k.run_id AND e.k = k.k
 GROUP BY k.run_id, k.k
-"""
+""".replace("{T0_CTE}", T0_CTE)
 
 # the engine's samples per window on the unix clock (see the module doc)
 _ENGINE_SQL = """
