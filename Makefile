@@ -6,14 +6,13 @@ PY := $(VENV)/bin/python
 
 setup: $(VENV)/.installed translations
 
-# Languages (README "Languages"): the committed catalogues (.po for the core, .ts for the
-# widgets) compiled to .mo / .qm at install; `make catalogues` re-extracts the strings.
+# Languages (README "Languages"): one committed catalogue, explorer.po (the core's and the
+# widgets' strings, all through explorer.core.i18n's _() / ngettext / pgettext), compiled to .mo at
+# install; `make catalogues` re-extracts the strings with Babel.
 I18N := resources/i18n
 PO := $(I18N)/zh_CN/LC_MESSAGES/explorer.po
-TS := $(I18N)/trace_explorer_zh_CN.ts
-WIDGET_SOURCES = $(sort $(shell find widgets -name '*.py')) explorer/app.py explorer/session.py
 
-translations: $(PO:.po=.mo) $(TS:.ts=.qm)
+translations: $(PO:.po=.mo)
 
 # translations / catalogues need a venv, not a fresh install: they depend on its python only, so
 # `make translations VENV=<a shared venv>` never reinstalls the package there (.installed would,
@@ -24,15 +23,11 @@ $(PY):
 $(I18N)/%/LC_MESSAGES/explorer.mo: $(I18N)/%/LC_MESSAGES/explorer.po | $(PY)
 	$(PY) -c 'import sys; from explorer.core.i18n import compile_catalogue as c; print(c(sys.argv[1]))' $*
 
-$(I18N)/%.qm: $(I18N)/%.ts | $(PY)
-	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
-
 catalogues: | $(PY)
 	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -k NP_:1c,2 -k ngettext:1,2 --no-location \
 	  --sort-output -o $(I18N)/explorer.pot explorer widgets
 	$(VENV)/bin/pybabel update -D explorer -i $(I18N)/explorer.pot -d $(I18N) -l zh_CN \
 	  --no-fuzzy-matching --ignore-obsolete --width 100
-	$(VENV)/bin/pyside6-lupdate -silent -no-obsolete -locations none $(WIDGET_SOURCES) -ts $(TS)
 
 $(VENV)/.installed: pyproject.toml scripts/setup.sh requirements.lock
 	bash scripts/setup.sh $(VENV)

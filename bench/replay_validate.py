@@ -13,6 +13,12 @@ with the replica count left to the calibration (no deployment fact), the model o
 measurement (30-57x off). --loo adds leave-one-out (replay/loo.py) with the deployment's
 routing. The replica count and routing of `naive` come from replay/deployments.py (the
 manifests' published facts), not from this script. ~10-60 s per ladder and routing on one core.
+--diagnose prints, per held-out rate, why TPOT is off: the observed mean TPOT next to the
+replay's under each routing (round-robin = every engine fed evenly, the least concentrated
+load; connection = the deployment's, kube-proxy iptables; connection-rr = IPVS; random), the
+foreign prefills a request's decode waited for (mean TPOT above the lone one x output tokens
+after the first / a lone prefill, observed and as replayed per connection), and the replay's
+mean running batch per engine.
 """
 from __future__ import annotations
 
@@ -72,15 +78,57 @@ def show(name: str, v: dict) -> None:
           f"throughput {100 * med['throughput']:.1f}%")
 
 
+def diagnose(folder: Path) -> None:
+    """The --diagnose table (module doc); the fit is the deployment's fit at the lowest rate."""
+    import pandas as pd
+
+    from explorer.core.replay.io import requests_from_store
+    from explorer.core.replay.validate import _observed, fit, ladders, replay_target
+    store = Store()
+    for f in sorted(folder.glob("naive_output_*.csv")):
+        store.load_file(f)
+    lad = next(iter(ladders(store).values()))["runs"]
+    fz = fit(store, lad[0][1], EngineConfig())
+    src = _observed(store, lad[0][1])
+    lone_tpot, lone_ttft = src["tpot_ms"].mean(), src["ttft_ms"].mean()
+    print(f"\n{folder.name}: lone TTFT {lone_ttft:.0f} ms, lone TPOT {lone_tpot:.1f} ms, step "
+          f"time {({k: round(v, 4) for k, v in fz.calibration.params.items()})}, KV read "
+          f"{fz.config.step_per_kv_token_ms:.3g} ms/token")
+    print("  QPS   obs TPOT  rr      conn    conn-rr random | foreign prefills obs  conn | "
+          "batch conn")
+    for v, rid in lad[1:]:
+        trace = requests_from_store(store, rid)
+        obs = _observed(store, rid)
+        row, conn = [], None
+        for rt in ("round-robin", "connection", "connection-rr", "random"):
+            fr = pd.concat(replay_target(trace, fz.config, fz.replicas, rt,
+                                         fz.seeds if rt in ("connection", "random") else 1))
+            row.append(fr["tpot_ms"].mean())
+            if rt == "connection":
+                conn = fr
+        n1 = (obs["completion_tokens"] - 1).mean()
+        fo = (obs["tpot_ms"].mean() - lone_tpot) * n1 / lone_ttft
+        fc = (conn["tpot_ms"].mean() - lone_tpot) * n1 / lone_ttft
+        print(f"  {v:<5g} {obs['tpot_ms'].mean():7.1f}  " + "  ".join(f"{x:6.1f}" for x in row)
+              + f" | {fo:20.2f} {fc:5.2f} | {conn['batch_size'].mean():6.2f}")
+    store.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--routing", choices=("connection", "random", "round-robin", "all"),
                     default="all")
     ap.add_argument("--loo", action="store_true", help="also leave-one-out")
+    ap.add_argument("--diagnose", action="store_true",
+                    help="only the per-rate TPOT diagnosis (module doc)")
     a = ap.parse_args()
     if not REAL.is_dir():
         print(f"no real data at {REAL}", file=sys.stderr)
         return 1
+    if a.diagnose:
+        for rel in RELEASES:
+            diagnose(REAL / rel)
+        return 0
     routings = ("connection", "random", "round-robin") if a.routing == "all" else (a.routing,)
     for rel in RELEASES:
         for r in routings:

@@ -19,6 +19,7 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from explorer.qtmessages import filter_qt_noise  # noqa: F401 - shared with the reports
+from explorer.core.i18n import _
 
 log = logging.getLogger("explorer")
 
@@ -80,8 +81,8 @@ def install_excepthook(window=None, interactive: bool = True) -> None:
         value.__traceback__ = tb
         where = errlog.record(value, "uncaught exception in the window")
         if interactive and window is not None and QApplication.instance() is not None:
-            box = QMessageBox(QMessageBox.Icon.Warning, window.tr("Unexpected error"),
-                              window.tr("Something went wrong; the window keeps running.\n\n%1")
+            box = QMessageBox(QMessageBox.Icon.Warning, _("Unexpected error"),
+                              _("Something went wrong; the window keeps running.\n\n%1")
                               .replace("%1", f"{errlog.describe(value)}\n\n{where}"), parent=window)
             box.setModal(False)
             box.show()

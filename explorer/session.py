@@ -35,6 +35,7 @@ from cachetools import LRUCache
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core import analysis
+from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.core.selection import InSet, Range, select_requests
 from explorer.core.store import LOAD_CANCELLED, LoadReport, Store
@@ -131,11 +132,11 @@ class Session(QObject):
 
         def job(ctx: JobContext):
             reports = self.store.load_paths(
-                paths, progress=lambda i, n, p: ctx.progress(i, n, self.tr("Loading %1").replace("%1", p)),
+                paths, progress=lambda i, n, p: ctx.progress(i, n, _("Loading %1").replace("%1", p)),
                 cancelled=ctx.cancelled)
             return self._after_load(ctx, reports)
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
-                           label=self.tr("Loading %1").replace("%1", plural(len(paths), "file")))
+                           label=_("Loading %1").replace("%1", plural(len(paths), "file")))
 
     def load_demo(self) -> bool:
         """Load the simulated demo workload (explorer.demo.load_demo) in a worker; True."""
@@ -144,10 +145,10 @@ class Session(QObject):
 
         def job(ctx: JobContext):
             reports = demo.load_demo(self.store, progress=lambda d, n, what="": ctx.progress(
-                d, n, self.tr("Demo: %1").replace("%1", str(what))))
+                d, n, _("Demo: %1").replace("%1", str(what))))
             return self._after_load(ctx, list(reports or []), prepare=False)  # load_demo prepares
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
-                           label=self.tr("Loading the demo workload"))
+                           label=_("Loading the demo workload"))
         return True
 
     def open_session(self, path: str) -> None:
@@ -163,7 +164,7 @@ class Session(QObject):
                                        prepare=False)
             payload["chosen_cluster"] = new.get_setting(CLUSTER_SETTING)  # when it was saved
             return payload
-        self.runner.submit("open", job, self._loaded, self._failed, label=self.tr("Opening session"))
+        self.runner.submit("open", job, self._loaded, self._failed, label=_("Opening session"))
 
     def connect_warehouse(self, url: str, table: str, columns: str = "") -> None:
         """Take the requests from a warehouse (explorer.core.warehouse): the loaded eval cases
@@ -171,9 +172,9 @@ class Session(QObject):
         remote query stops on Cancel. Failures (unreachable server, missing table or columns)
         arrive as one status-bar line."""
         self.runner.cancel()
-        labels = {"connect": self.tr("Starting a local Spark Connect server")
-                  if url == "spark:local" else self.tr("Connecting to the warehouse"),
-                  "bind": self.tr("Binding cases to the warehouse requests")}
+        labels = {"connect": _("Starting a local Spark Connect server")
+                  if url == "spark:local" else _("Connecting to the warehouse"),
+                  "bind": _("Binding cases to the warehouse requests")}
 
         def job(ctx: JobContext):
             from explorer.core.warehouse import open_warehouse, parse_columns
@@ -202,7 +203,7 @@ class Session(QObject):
         def done(payload: dict) -> None:
             self._loaded(payload)
             meta = self.store.engine_meta() if getattr(self.store, "remote", False) else {}
-            self.message.emit(self.tr("Connected to %1: %2 requests in %3")
+            self.message.emit(_("Connected to %1: %2 requests in %3")
                               .replace("%1", str(meta.get("url"))).replace(
                                   "%2", f"{meta.get('table_rows') or 0:,}").replace("%3", table))
         self._loads += 1
@@ -214,20 +215,35 @@ class Session(QObject):
         directly, e.g. by a benchmark or a test) and rerun the analyses."""
         self._loads += 1
         self.runner.submit(f"load{self._loads}", lambda ctx: self._after_load(ctx, [], prepare=False),
-                           self._loaded, self._failed, label=self.tr("Reading the session"))
+                           self._loaded, self._failed, label=_("Reading the session"))
 
-    def save_session(self, path: str, on_done=None) -> None:
+    def relocate_file(self, old: str, new: str) -> None:
+        """Point the in-place file recorded at `old` (moved since the session was saved) to
+        `new` (core.inplace_session.relocate: refused unless its SHA-256 is the one loaded),
+        then refresh everything as after an open. A refusal is one status-bar line."""
+        self.runner.cancel()
+
+        def job(ctx: JobContext):
+            from explorer.core.inplace_session import relocate
+            relocate(self.store, old, new)
+            return self._after_load(ctx, [], prepare=False)
+        self._loads += 1
+        self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
+                           label=_("Locating {path}").format(path=new))
+
+    def save_session(self, path: str, on_done=None, with_data: bool = False) -> None:
         """Write the store to a .duckdb file (Store.save_as) in a worker, with the chosen
-        cluster (reopening the session chooses it again)."""
+        cluster (reopening the session chooses it again); with_data: the rows of the files
+        read in place too (a session that opens without them)."""
         cluster = self.cluster
 
         def job(ctx: JobContext):
             self.store.set_setting(CLUSTER_SETTING, cluster)
-            return self.store.save_as(path)
+            return self.store.save_as(path, with_data=with_data)
         self.runner.submit("save", job,
-                           lambda _r: (self.message.emit(self.tr("Session saved to %1").replace("%1", path)),
+                           lambda _r: (self.message.emit(_("Session saved to %1").replace("%1", path)),
                                        on_done and on_done()),
-                           self._failed, label=self.tr("Saving session"))
+                           self._failed, label=_("Saving session"))
 
     def _after_load(self, ctx: JobContext, reports: list, prepare: bool = True) -> dict:
         store = self.store
@@ -237,14 +253,16 @@ class Session(QObject):
                 from explorer.core.pipeline import prepare
                 if not getattr(store, "remote", False):
                     runs = ex.submit(_on_cursor, store, self._runs_payload)
-                ctx.progress(0, 0, self.tr("Binding cases to requests"))
+                ctx.progress(0, 0, _("Binding cases to requests"))
                 prepare(store)
             # the Timeline's request_id indexes are built when it first opens a request
             # (core.timeline._run_stats), not here: 0.7 s of CPU per load at 1M requests for
             # lookups that scan in ~45 ms without them (~38 ms with)
             evals = fetch_evals(store)
             ev = self.eval_id if self.eval_id in {e["eval_id"] for e in evals} else None
+            from explorer.core.inplace_session import detached_files
             payload = {"inputs": store.input_reports(), "evals": evals, "eval_id": ev,
+                       "detached_files": detached_files(store),
                        "clusters": fetch_clusters(store, ev),
                        "meta": fetch_meta(store),
                        "load_failed": [r.error for r in reports if r.error]}
@@ -286,7 +304,7 @@ class Session(QObject):
             self._publish(payload)
             self.refresh()
         self.runner.submit(f"set_run:{run_id}", job, done, self._failed,
-                           label=self.tr("Updating run %1").replace("%1", run_id))
+                           label=_("Updating run %1").replace("%1", run_id))
 
     def apply_version_overrides(self, overrides: list) -> None:
         """--engine-version PATH=VERSION pairs, applied once the files are loaded (a PATH that
@@ -304,13 +322,13 @@ class Session(QObject):
             self.refresh()
         self._loads += 1
         self.runner.submit(f"load{self._loads}", job, done, self._failed,
-                           label=self.tr("Setting engine versions"))
+                           label=_("Setting engine versions"))
 
     def _loaded(self, payload: dict) -> None:
         self._forget()
         failed = payload.pop("load_failed", None) or []
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
-            self.message.emit(self.tr("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
+            self.message.emit(_("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
                               .replace("%2", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
         self.eval_id = payload.pop("eval_id", self.eval_id)
         names = [c["name"] for c in payload["clusters"]]
@@ -348,7 +366,7 @@ class Session(QObject):
         text = str(err) if isinstance(err, TraceExplorerError) and str(err) else \
             f"{errlog.describe(err)} ({errlog.record(err, 'background job')})"
         self.errors.append(text)
-        self.message.emit(self.tr("Error: %1").replace("%1", text))
+        self.message.emit(_("Error: %1").replace("%1", text))
 
     def _publish(self, payload: dict) -> None:
         self.data.update(payload)
@@ -380,7 +398,7 @@ class Session(QObject):
             self.cohortChanged.emit()
             self.refresh()
         self.runner.submit("evals", lambda ctx: {"clusters": fetch_clusters(self.store, eval_id)},
-                           done, self._failed, label=self.tr("Listing clusters"))
+                           done, self._failed, label=_("Listing clusters"))
 
     def set_control(self, control: str) -> None:
         """'same-category' (default), 'all-correct' or 'outside-cluster'."""
@@ -438,7 +456,7 @@ class Session(QObject):
             cache[key] = self._keep(key, payload, nbytes, cache), objects
             self._analysed((payload, objects))
         self.runner.submit("analysis", job, done, self._analysis_failed,
-                           label=self.tr("Analysing cohort"), on_partial=self._analysed_part)
+                           label=_("Analysing cohort"), on_partial=self._analysed_part)
 
     def _keep(self, key: tuple, payload: dict, nbytes: int, cache: dict) -> dict:
         """The cohort's payload as its cache entry keeps it: a frame goes to self._frames
@@ -472,7 +490,7 @@ class Session(QObject):
             self._keep(key, {**payload, "frame": frame}, nbytes, cache)
             self._show_cached({**payload, "frame": frame}, objects)
         self.runner.submit("analysis", job, done, self._analysis_failed,
-                           label=self.tr("Analysing cohort"))
+                           label=_("Analysing cohort"))
 
     def _show_cached(self, payload: dict, objects: dict) -> None:
         """Publish a cohort's kept results (frame included) as its analysis did."""
@@ -541,7 +559,7 @@ class Session(QObject):
                 self._missing.add(key)  # asked again when next shown
             self._failed(err)
         self.runner.submit(f"section:{key}", job, done, failed,
-                           label=self.tr("Analysing cohort"))
+                           label=_("Analysing cohort"))
 
     def _reselect(self) -> None:
         """The analyses were rerun under a selection (new parameters, F5): answer the same
@@ -572,7 +590,7 @@ class Session(QObject):
             self._publish(payload)
             self.cohortChanged.emit()
             self.refresh()
-        self.runner.submit("rename", job, done, self._failed, label=self.tr("Renaming cluster"))
+        self.runner.submit("rename", job, done, self._failed, label=_("Renaming cluster"))
 
     def set_metric(self, metric: str) -> None:
         """Focus one metric (a comparison row click shows its distribution)."""
@@ -603,7 +621,7 @@ class Session(QObject):
             ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
             self.runner.submit("cases", lambda ctx: {"cases": fetch_cases(self.store, ids),
                                                      "selected_requests": None, "selection": None},
-                               self._publish, self._failed, label=self.tr("Listing cases"))
+                               self._publish, self._failed, label=_("Listing cases"))
             return
         cohort = analysis.Cohort(cluster=self.cluster, control=self.control, selection=predicate)
         frame, objects, whole = self.data.get("frame"), dict(self.objects), self.cohort()
@@ -620,7 +638,7 @@ class Session(QObject):
             ctx.check()
             return ids, nreq, cases, reqs, select_payload(self.store, whole, frame, ids, objects, params)
         self.runner.submit("selection", job, self._selected, self._failed,
-                           label=self.tr("Selecting"))
+                           label=_("Selecting"))
 
     def _selected(self, result) -> None:
         ids, nreq, cases, reqs, selection = result
@@ -633,7 +651,7 @@ class Session(QObject):
         raises the Timeline dock. A missing id (a case not bound to a request) says so in the
         status bar instead."""
         if run_id is None or request_id is None or pd.isna(run_id) or pd.isna(request_id):
-            self.message.emit(self.tr("This case is not bound to a trace request: no timeline to open."))
+            self.message.emit(_("This case is not bound to a trace request: no timeline to open."))
             return
         self.requestActivated.emit(str(run_id), str(request_id))
 
@@ -666,7 +684,7 @@ class Session(QObject):
             return
         from explorer.core.analysis.tree import node_condition
         self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           self.tr("Decision tree: %1").replace("%1", node_condition(tree, node_id)),
+                           _("Decision tree: %1").replace("%1", node_condition(tree, node_id)),
                            source=("tree", node_id))
 
     def select_cases(self, case_ids, view: str = "Cases") -> None:
@@ -675,14 +693,14 @@ class Session(QObject):
         if not ids:
             return
         self.set_selection(InSet("case_id", ids),
-                           self.tr("%1: %2 picked").replace("%1", view).replace("%2", plural(len(ids), "case")),
+                           _("%1: %2 picked").replace("%1", view).replace("%2", plural(len(ids), "case")),
                            source=("cases", len(ids)))
 
     def select_range(self, metric: str, lo: float | None, hi: float | None, text: str = "") -> None:
         """Select the cohort's cases whose `metric` lies in [lo, hi) (a range brushed on the
         Distributions panel, `text` its readable form, e.g. "TPOT 12 ms to 20 ms")."""
         self.set_selection(Range(metric, lo, hi),
-                           self.tr("Distributions: %1").replace("%1", text or f"{metric} {lo} to {hi}"),
+                           _("Distributions: %1").replace("%1", text or f"{metric} {lo} to {hi}"),
                            source=("range", metric, lo, hi))
 
     def select_heatmap_cell(self, ix: int, iy: int) -> None:
@@ -692,7 +710,7 @@ class Session(QObject):
             return
         from explorer.core.analysis.heatmap import cell_condition
         self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
-                           self.tr("Heatmap: %1").replace("%1", cell_condition(hm, ix, iy)),
+                           _("Heatmap: %1").replace("%1", cell_condition(hm, ix, iy)),
                            requests=True, source=("heatmap", ix, iy))
 
     def runners(self) -> list[Runner]:
@@ -730,8 +748,8 @@ class Session(QObject):
                 path = payload.pop("cancel_note", None)
                 self._loaded(payload)
                 self.message.emit(
-                    self.tr("Loading cancelled: %1 was rolled back; the files loaded before it stay.")
+                    _("Loading cancelled: %1 was rolled back; the files loaded before it stay.")
                     .replace("%1", path) if path else
-                    self.tr("Loading cancelled; the files loaded before stay."))
+                    _("Loading cancelled; the files loaded before stay."))
             self.runner.submit(f"load{self._loads}", job, done, self._failed,
-                               label=self.tr("Reading the session"))
+                               label=_("Reading the session"))

@@ -161,7 +161,8 @@ def test_reopen_reattaches_and_a_moved_file_is_said_naming_it(tmp_path):
     assert got.count("requests") == 200 and got.count("cases") == s.count("cases")
     assert got.count("case_links") == links and got.count("runs") == 3
     # found again: the moved file (same SHA-256) re-attaches; another file is refused
-    with pytest.raises(ValueError, match="SHA-256 differs"):
+    from explorer.core.errors import InputError
+    with pytest.raises(InputError, match="SHA-256 differs"):
         inplace_session.relocate(got, files[0], files[1])
     inplace_session.relocate(got, files[0], tmp_path / "moved.parquet")
     assert got.count("requests") == 200 + 2999 and len(got.detached) == 1
@@ -185,3 +186,39 @@ def test_bad_mode_is_refused():
         inplace.set_mode("sometimes")
     with pytest.raises(SystemExit):
         main(["report", "x.csv", "--in-place", "sometimes"])
+
+
+def test_saved_with_data_the_session_opens_without_its_files(tmp_path):
+    """"Save with data": the rows of the files read in place go into the session file; deleted
+    files then, the reopened session has every request (equal to the live one, row for row),
+    detaches nothing, and saved again (without data) still loses nothing."""
+    s, files = _loaded(tmp_path / "d")
+    inplace.set_mode(None)
+    order = "ORDER BY run_id, request_id"
+    live = s.df(f"SELECT * FROM requests {order}")
+    s.save_as(tmp_path / "portable.duckdb", with_data=True)
+    assert s.count("requests") == len(live)  # the live session still reads in place
+    assert s.con.execute("SELECT count(*) FROM in_place_files WHERE status IS NULL").fetchall()[0][0] == 2
+    for f in files:
+        if f.endswith((".parquet", ".csv")):
+            os.unlink(f)
+    got = Store.open(tmp_path / "portable.duckdb")
+    assert got.detached == [] and inplace_session.detached_files(got) == []
+    pd.testing.assert_frame_equal(got.df(f"SELECT * FROM requests {order}"), live)
+    statuses = [r[0] for r in got.con.execute("SELECT status FROM in_place_files").fetchall()]
+    assert statuses == [inplace_session.EMBEDDED] * 2
+    got.save_as(tmp_path / "again.duckdb")
+    again = Store.open(tmp_path / "again.duckdb")
+    assert again.count("requests") == len(live) and again.detached == []
+
+
+def test_saved_without_data_the_same_deletion_detaches(tmp_path):
+    """The counterpart: a plain save of the same session, its files deleted, detaches both."""
+    s, files = _loaded(tmp_path / "d")
+    inplace.set_mode(None)
+    s.save_as(tmp_path / "plain.duckdb")
+    for f in files:
+        if f.endswith((".parquet", ".csv")):
+            os.unlink(f)
+    got = Store.open(tmp_path / "plain.duckdb")
+    assert len(got.detached) == 2 and len(inplace_session.detached_files(got)) == 2

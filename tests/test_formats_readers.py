@@ -246,9 +246,10 @@ def test_utf16_printed_block_in_a_version_folder(store, tmp_path, encoding):
     assert r.columns["(file encoding)"].startswith("UTF-16")
     got = dict(store.df("SELECT metric || '/' || stat, value FROM run_metrics").itertuples(index=False))
     assert got["ttft_ms/p99"] == 8046.79 and got["requests/completed"] == 10000
-    run = store.df("SELECT source_path, engine_version, version_source FROM runs").iloc[0]
+    run = store.df("SELECT source_path, engine_version, version_source, label FROM runs").iloc[0]
     assert run["source_path"] == str(f) and run["engine_version"] == "0.8.5"
     assert "folder 'vllm-0.8.5'" in run["version_source"]
+    assert run["label"] == "vllm-0.8.5/bench"  # not the UTF-8 copy's temporary folder
 
 
 def test_single_byte_eval_csv_keeps_its_letters(store, tmp_path):

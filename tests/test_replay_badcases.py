@@ -125,7 +125,7 @@ def test_report_section_without_badcases_still_sweeps(real, tmp_path):
     s.load_file(path)
     d = replay_section(s, Cohort())
     s.close()
-    assert d["predicted_badcases"] is None and "No badcase" in d["reason"]
+    assert d["predicted_badcases"] is None and "none of the cohort's badcases is bound" in d["reason"]
     rows = d["sweep"]["rows"]
     assert len(rows) >= 5 and all(r["rejected"] == 0 for r in rows)
     hits = [r["hit_rate"] for r in rows]

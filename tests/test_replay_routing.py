@@ -122,7 +122,7 @@ def test_published_replica_count_is_used_and_its_absence_widens_the_interval():
                    for t in raw["launch_time"])
     assert inflight < max(REPLICA_CHOICES)
     assert "replicas" in why and f"at most {inflight} requests" in why["replicas"]
-    assert {k for _n, _c, k in unknown.alternatives} >= set(REPLICA_CHOICES) - {unknown.replicas}
+    assert {a[2] for a in unknown.alternatives} >= set(REPLICA_CHOICES) - {unknown.replicas}
     pk, pu = predict(known, store, tgt), predict(unknown, store, tgt)
     for m in ("ttft_ms", "tpot_ms"):
         wk = pk[m]["interval"][1] - pk[m]["interval"][0]

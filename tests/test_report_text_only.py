@@ -3,6 +3,7 @@ a capacity sweep that plots nothing) is printed as that sentence, not as a large
 picture; a picture that is included has a figure on it (real files: a Mooncake trace alone, two
 AIBrix runs with MMLU-Pro outputs bound to none of their requests)."""
 import base64
+import json
 import re
 import shutil
 import subprocess
@@ -56,11 +57,15 @@ needs_pdftotext = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="
 @needs_pdftotext
 def test_trace_alone_prints_sentences_and_draws_the_sweep(real, tmp_path):
     html, pdf, pics = _report(tmp_path, [real / "mooncake" / "synthetic_trace.jsonl"])
-    # no case: the distributions are that sentence, in the HTML and the PDF, not a grey picture
+    # no case: the distributions are the cohort's reason (not the window's "choose a cluster"),
+    # in the HTML and the PDF, not a grey picture
     assert "Distributions" not in pics
-    assert "The cohort has no case: choose a cluster with badcases." in html
-    assert "The cohort has no case: choose a cluster with badcases." in pdf
-    assert "Distributions The cohort has no case" in pdf  # under its heading
+    assert "choose a cluster" not in html and "choose a cluster" not in pdf
+    assert "Distributions no eval cases are loaded: load an eval file" in pdf  # under its heading
+    assert "<h2>Distributions</h2><p class='why'>no eval cases are loaded" in html
+    # nothing to picture in the timeline: its reason under its heading (it was a bare heading)
+    assert ("Timeline of the worst badcase no bound badcase to show (no badcase of this cohort is "
+            "bound to a request") in pdf
     for alt, px in pics.items():
         assert _grey_share(px) < 0.5, alt  # every picture is a figure, not an empty panel
     # no bound badcase, but the sweep has rows: its chart is drawn, with its curves on it
@@ -85,3 +90,18 @@ def test_sweep_without_a_curve_is_text(real, tmp_path):
     assert "nothing to replay." in section and "nothing to replay." in pdf
     for alt, px in pics.items():
         assert _grey_share(px) < 0.5, alt
+
+
+def test_without_a_cohort_every_run_keeps_its_sla_row(real, tmp_path):
+    """A trace without an eval has no cohort: its run is not "an other run that served no case
+    of this cohort" (the report said so and dropped the run's row)."""
+    trace = real / "aibrix" / "ps_experiment_v0.3.0_20250519" / "naive_output_0.5.csv"
+    assert main(["report", str(trace), "--out", str(tmp_path), "--format", "json,html",
+                 "--no-whatif", "--no-replay"]) == 0
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert doc["meta"]["scope"]["cohort_runs"] is None
+    run = next(r for r in doc["sla"]["by"]["run"])
+    section = html.split("<h2>SLA attainment", 1)[1].split("<h2>", 1)[0]
+    assert "served no case" not in section
+    assert f"<td>run</td><td>{run['key']}</td><td>{round(100 * run['share'])}%</td><td>{run['n']}</td>" in section

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, 
 from explorer.session import Failure
 from explorer.widgets import palette
 from explorer.widgets.flow import FlowLayout
+from explorer.core.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +94,8 @@ class Panel(QWidget):
         self._lazy_hooked = False
         self._stack = QStackedWidget(self)
         self.body = QWidget()
-        self._msg = QLabel(self.tr("Nothing loaded yet.\nDrop eval and trace files or folders on the "
-                                   "window, or use File > Open files… (Ctrl+O)."))
+        self._msg = QLabel(_("Nothing loaded yet.\nDrop eval and trace files or folders on the "
+                             "window, or use File > Open files… (Ctrl+O)."))
         self._msg.setObjectName("panelMessage")
         self._msg.setTextFormat(Qt.TextFormat.PlainText)  # messages quote file names and values
         self._msg_error = False
@@ -111,8 +112,8 @@ class Panel(QWidget):
         self.top.setContentsMargins(4, 2, 4, 0)
         lay.addLayout(self.top)
         lay.addWidget(self._stack)
-        for text, slot in ((self.tr("Copy as image"), self.copy_image),
-                           (self.tr("Save image…"), self.save_image)):
+        for text, slot in ((_("Copy as image"), self.copy_image),
+                           (_("Save image…"), self.save_image)):
             a = QAction(text, self)
             a.triggered.connect(slot)
             self.addAction(a)
@@ -133,7 +134,7 @@ class Panel(QWidget):
 
     def selection_name(self) -> str:
         """'tree node 3' / 'heatmap cell (2, 5)': what is selected and in which view."""
-        return self.session.selection_label or self.tr("the selection")
+        return self.session.selection_label or _("the selection")
 
     def show_result(self, value: Any) -> None:
         """Paint `value` (a report-JSON section, a Failure, or None) or say why not. When
@@ -190,10 +191,10 @@ class Panel(QWidget):
         if value is None:
             computing = getattr(self.session, "computing", None)
             if self.key and computing is not None and computing(self.key):
-                self.show_message(self.tr("Analysing…"))  # a deferred section, asked for
+                self.show_message(_("Analysing…"))  # a deferred section, asked for
             else:
                 self.show_message(self._msg.text() if self._stack.currentIndex() == 0 else
-                                  self.tr("Nothing to show yet."))
+                                  _("Nothing to show yet."))
             return
         if isinstance(value, Failure):
             self.show_message(value.message, error=not value.nodata)
@@ -207,7 +208,7 @@ class Panel(QWidget):
         except Exception as e:  # noqa: BLE001 - shown in place, never crashes the window
             log.exception("painting %s failed", type(self).__name__)
             self.paint_error = e
-            self.show_message(self.tr("Could not draw this panel: %1").replace("%1", str(e)), error=True)
+            self.show_message(_("Could not draw this panel: %1").replace("%1", str(e)), error=True)
             return
         if msg:
             self.show_message(msg)
@@ -242,8 +243,8 @@ class Panel(QWidget):
         QGuiApplication.clipboard().setPixmap(self.grab())
 
     def save_image(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save image"), f"{self.key or 'panel'}.png",
-                                              self.tr("PNG image (*.png)"))
+        path, _filter = QFileDialog.getSaveFileName(self, _("Save image"), f"{self.key or 'panel'}.png",
+                                              _("PNG image (*.png)"))
         if path:
             self.grab().save(path)
 

@@ -5,7 +5,7 @@ pandas, so thousands of cases repaint in a few milliseconds."""
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QTableView, QVBoxLayout)
@@ -13,19 +13,16 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from explorer.core.names import plural
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
+from explorer.core.i18n import N_, _, pgettext
 
-# marked for pyside6-lupdate, shown through QCoreApplication.translate("CasesPanel", ...)
-HEADERS = [QT_TRANSLATE_NOOP("CasesPanel", "Prompt"), QT_TRANSLATE_NOOP("CasesPanel", "Prediction"),
-           QT_TRANSLATE_NOOP("CasesPanel", "Correct"), QT_TRANSLATE_NOOP("CasesPanel", "Cluster"),
-           QT_TRANSLATE_NOOP("CasesPanel", "Category"), QT_TRANSLATE_NOOP("CasesPanel", "Model"),
-           QT_TRANSLATE_NOOP("CasesPanel", "Bound request"), QT_TRANSLATE_NOOP("CasesPanel", "Level")]
+# marked for extraction (N_), translated where shown
+HEADERS = [N_("Prompt"), N_("Prediction"),
+           N_("Correct"), N_("Cluster"),
+           N_("Category"), N_("Model"),
+           N_("Bound request"), N_("Level")]
 COLUMNS = ["prompt", "prediction", "correct", "cluster", "category", "model", "request_id", "level"]
-LEVELS = {1: QT_TRANSLATE_NOOP("CasesPanel", "1 exact id"), 2: QT_TRANSLATE_NOOP("CasesPanel", "2 fuzzy"),
-          3: QT_TRANSLATE_NOOP("CasesPanel", "3 weak")}
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("CasesPanel", text)
+LEVELS = {1: N_("1 exact id"), 2: N_("2 fuzzy"),
+          3: N_("3 weak")}
 
 
 def _na(v) -> bool:
@@ -48,7 +45,7 @@ class CasesModel(QAbstractTableModel):
         super().__init__(parent)
         self.df = pd.DataFrame(columns=["case_id"] + COLUMNS)
         self._bad = QBrush(QColor(palette.BAD))
-        self.tr_not_bound = self.tr("not bound")
+        self.tr_not_bound = _("not bound")
 
     def set_frame(self, df: pd.DataFrame) -> None:
         self.beginResetModel()
@@ -67,7 +64,7 @@ class CasesModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return _tr(HEADERS[section])
+            return _(HEADERS[section])
         return None
 
     def _correct(self, row: int):
@@ -84,7 +81,7 @@ class CasesModel(QAbstractTableModel):
                 c = self._correct(r)
                 return "✓" if c is True else ("✗" if c is False else "–")
             if col == "level":
-                return "–" if _na(v) else _tr(LEVELS[int(v)]) if int(v) in LEVELS else str(v)
+                return "–" if _na(v) else _(LEVELS[int(v)]) if int(v) in LEVELS else str(v)
             if col == "request_id" and _na(v):
                 amb = self.df.at[r, "ambiguous"] if "ambiguous" in self.df else None
                 return _short(amb, 60) if not _na(amb) else self.tr_not_bound
@@ -141,12 +138,12 @@ class CasesPanel(Panel):
         for c, w in ((1, 300), (2, 64), (3, 170), (4, 150), (5, 170), (6, 170), (7, 90)):
             self.view.setColumnWidth(c, w)
         self.view.doubleClicked.connect(self.open_row)
-        self.view.setToolTip(self.tr("Double-click a case to open its bound request in the Timeline; "
-                                     "pick rows and press “Select in every view” to compare them"))
+        self.view.setToolTip(_("Double-click a case to open its bound request in the Timeline; "
+                               "pick rows and press “Select in every view” to compare them"))
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.pick = QPushButton(self.tr("Select in every view"))
-        self.pick.setToolTip(self.tr("Make the picked cases the selection: every view shows them "
-                                     "against the rest of the cohort"))
+        self.pick = QPushButton(_("Select in every view"))
+        self.pick.setToolTip(_("Make the picked cases the selection: every view shows them "
+                               "against the rest of the cohort"))
         self.pick.setEnabled(False)
         self.pick.clicked.connect(self.select_picked)
         self.view.selectionModel().selectionChanged.connect(
@@ -170,21 +167,21 @@ class CasesPanel(Panel):
             if s.selection is not None:
                 if s.selected_cases is not None and s.selected_requests:
                     n = s.selected_requests
-                    return self.tr("%1 selected (%2): none is bound to a case of this cohort, so "
-                                   "no case is listed. The requests are listed under the heatmap; "
-                                   "double-click one to open its timeline. Esc clears the selection.") \
+                    return _("%1 selected (%2): none is bound to a case of this cohort, so "
+                             "no case is listed. The requests are listed under the heatmap; "
+                             "double-click one to open its timeline. Esc clears the selection.") \
                         .replace("%1", f"{n:,} request" + ("s" if n != 1 else "")) \
                         .replace("%2", s.selection_label)
-                return self.tr("The selection (%1) holds no case of this cohort. Esc clears it.") \
+                return _("The selection (%1) holds no case of this cohort. Esc clears it.") \
                     .replace("%1", s.selection_label)
-            return self.tr("No case in the cohort: load an eval with badcases and choose a cluster.")
+            return _("No case in the cohort: load an eval with badcases and choose a cluster.")
         self.model.set_frame(df)
         self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
         s, n = self.session, len(df)
         if s.selection is not None:
             ids = getattr(s, "selected_cases", None)
             total = len(ids) if ids is not None else n
-            text = (self.tr("%1 selected: %2 (Esc clears, Alt+Left goes back)")
+            text = (_("%1 selected: %2 (Esc clears, Alt+Left goes back)")
                     .replace("%1", plural(total, "case")).replace("%2", s.selection_label))
         else:  # the counts of the whole cohort (its frame), not of the listed rows
             frame = (getattr(s, "data", None) or {}).get("frame")
@@ -193,11 +190,11 @@ class CasesPanel(Panel):
             else:
                 total = n
                 bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
-            text = (self.tr("%1 in the cohort: %2, %3 control")
+            text = (_("%1 in the cohort: %2, %3 control")
                     .replace("%1", plural(total, "case")).replace("%2", plural(bad, "badcase"))
                     .replace("%3", f"{total - bad:,}"))
         if n < total:
-            text += self.tr(" (the first %1 listed)").replace("%1", f"{n:,}")
+            text += _(" (the first %1 listed)").replace("%1", f"{n:,}")
         self.caption.setText(text)
         return None
 
@@ -209,7 +206,7 @@ class CasesPanel(Panel):
     def select_picked(self) -> None:
         ids = self.picked_ids()
         if ids:
-            self.session.select_cases(ids, self.tr("Cases"))
+            self.session.select_cases(ids, pgettext("panel", "Cases"))  # the panel's name, not a count
 
     def open_row(self, index) -> None:
         """Open the bound request of the case on `index`'s row in the Timeline panel."""

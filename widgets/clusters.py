@@ -10,6 +10,7 @@ from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.common import common_prefix_len, count, is_missing, ratio, share
 from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+from explorer.core.i18n import _
 
 ALL = "\x00all"  # row key of "every badcase"
 
@@ -49,8 +50,8 @@ class ClustersPanel(Panel):
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.model = RowsModel([self.tr("Cluster"), self.tr("Bad"), self.tr("Share"),
-                                self.tr("Bound")], self)
+        self.model = RowsModel([_("Cluster"), _("Bad"), _("Share"),
+                                _("Bound")], self)
         self.view = QTableView()
         self.proxy = sortable(self.model, self)  # the model itself (it sorts its rows)
         self.view.setModel(self.proxy)
@@ -71,29 +72,29 @@ class ClustersPanel(Panel):
         self.view.clicked.connect(lambda idx: self._chosen(idx, None))  # the current row too
         session.cohortChanged.connect(self._follow_cluster)  # bound: dropped with the panel
         self.control = QComboBox()
-        self.control.addItem(self.tr("correct cases, same category"), "same-category")
-        self.control.addItem(self.tr("all correct cases"), "all-correct")
-        self.control.addItem(self.tr("every case outside the cluster"), "outside-cluster")
-        self.control.setItemData(2, self.tr("The cases of the badcases' categories outside the "
-                                            "cluster: correct ones and other clusters' badcases "
-                                            "(a noise cluster beside one tied to the engine is "
-                                            "then not compared with correct cases only)"),
+        self.control.addItem(_("correct cases, same category"), "same-category")
+        self.control.addItem(_("all correct cases"), "all-correct")
+        self.control.addItem(_("every case outside the cluster"), "outside-cluster")
+        self.control.setItemData(2, _("The cases of the badcases' categories outside the "
+                                      "cluster: correct ones and other clusters' badcases "
+                                      "(a noise cluster beside one tied to the engine is "
+                                      "then not compared with correct cases only)"),
                                  Qt.ItemDataRole.ToolTipRole)
         self.control.currentIndexChanged.connect(
             lambda _i: session.set_control(self.control.currentData()))
         row = QHBoxLayout()
-        row.addWidget(QLabel(self.tr("Control:")))
+        row.addWidget(QLabel(_("Control:")))
         row.addWidget(self.control, 1)
         # one eval or every one pooled (as `report --eval`): MMLU-Pro 8B and 70B apart
         self.evals = QComboBox()
         self.evals.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.evals.setMinimumContentsLength(12)
-        self.evals.setToolTip(self.tr("Analyse the cases of one eval (one model) only, or of "
-                                      "every loaded eval pooled"))
+        self.evals.setToolTip(_("Analyse the cases of one eval (one model) only, or of "
+                                "every loaded eval pooled"))
         self.evals.currentIndexChanged.connect(
             lambda _i: None if self._filling else session.set_eval(self.evals.currentData()))
         self._filling = False
-        self.eval_label = QLabel(self.tr("Eval:"))
+        self.eval_label = QLabel(_("Eval:"))
         erow = QHBoxLayout()
         erow.addWidget(self.eval_label)
         erow.addWidget(self.evals, 1)
@@ -115,7 +116,7 @@ class ClustersPanel(Panel):
         self._filling = True
         try:
             self.evals.clear()
-            self.evals.addItem(self.tr("every eval (%1)").replace("%1", str(len(evals))), None)
+            self.evals.addItem(_("every eval (%1)").replace("%1", str(len(evals))), None)
             for e in evals:
                 model = (e.get("model") or "").rsplit("/", 1)[-1]
                 text = f"{model} · {e['eval_id']}" if model and model not in e["eval_id"] else e["eval_id"]
@@ -130,14 +131,14 @@ class ClustersPanel(Panel):
 
     def paint(self, clusters) -> str | None:
         if not clusters:
-            return self.tr("No badcase cluster: load an eval with wrong answers (the cluster is "
-                           "taken from the file, else from the category).")
+            return _("No badcase cluster: load an eval with wrong answers (the cluster is "
+                     "taken from the file, else from the category).")
         fields = ("badcases", "share", "bound")
         tot_bad, tot_bound = (int(sum(max(_num(c.get(f)), 0.0) for c in clusters)) for f in fields[::2])
         every = {"name": ALL, "badcases": tot_bad, "bound": tot_bound}
         cut = common_prefix_len([str(c.get("name")) for c in clusters])
-        texts = (self.tr("(all badcases)"), self.tr("Every badcase against the control group"),
-                 self.tr("bound to a trace request: %1"), self.tr("categories: %1"))
+        texts = (_("(all badcases)"), _("Every badcase against the control group"),
+                 _("bound to a trace request: %1"), _("categories: %1"))
 
         def column(k: int) -> list:  # sort values of column k, computed when sorted by it
             if k == 0:
@@ -192,10 +193,10 @@ class ClustersPanel(Panel):
         if key in (None, ALL):
             return
         menu = QMenu(self)
-        act = menu.addAction(self.tr("Rename cluster…"))
+        act = menu.addAction(_("Rename cluster…"))
         if menu.exec(self.view.viewport().mapToGlobal(pos)) is act:
-            new, ok = QInputDialog.getText(self, self.tr("Rename cluster"),
-                                           self.tr("New name for “%1”:").replace("%1", str(key)), text=str(key))
+            new, ok = QInputDialog.getText(self, _("Rename cluster"),
+                                           _("New name for “%1”:").replace("%1", str(key)), text=str(key))
             if ok and new.strip():
                 self.session.rename_cluster(str(key), new.strip())
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.compare import compare_html, sweep_layout
+from explorer.core.i18n import _
 
 EVERY = "\0every"
 PICKER_MAX = 300  # px: a long run name elides in its picker (the window stays within the screen)  # B: every other run (A is the baseline)
@@ -33,15 +34,15 @@ class ComparePanel(Panel):
             # which the default policy sized for), up to a cap; the whole id on hover
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             box.setMaximumWidth(PICKER_MAX)
-        self.go = QPushButton(self.tr("Compare"))
+        self.go = QPushButton(_("Compare"))
         self.go.clicked.connect(self.compare)
-        self.flipped = QPushButton(self.tr("Select flipped items"))
-        self.flipped.setToolTip(self.tr("Select, in the Cases table and every view, the items "
-                                        "one side answered right and the other wrong (each "
-                                        "on the side that lost it), of the first pair that "
-                                        "answered the same items"))
+        self.flipped = QPushButton(_("Select flipped items"))
+        self.flipped.setToolTip(_("Select, in the Cases table and every view, the items "
+                                  "one side answered right and the other wrong (each "
+                                  "on the side that lost it), of the first pair that "
+                                  "answered the same items"))
         self.flipped.clicked.connect(self.select_flipped)
-        for w in (QLabel(self.tr("A")), self.a, QLabel(self.tr("B")), self.b, self.go,
+        for w in (QLabel(_("A")), self.a, QLabel(_("B")), self.b, self.go,
                   self.flipped):
             self.top.addWidget(w)
         self.top.addStretch(1)
@@ -56,8 +57,8 @@ class ComparePanel(Panel):
 
     def paint(self, doc) -> str | None:
         if not isinstance(doc, dict) or not doc.get("pairs"):
-            return self.tr("Nothing to compare: load two runs of one workload, or two evals "
-                           "that answered the same items.")
+            return _("Nothing to compare: load two runs of one workload, or two evals "
+                     "that answered the same items.")
         self._choices(doc.get("runs") or [])
         self.flipped.setEnabled(bool(self.flipped_cases(doc)))
         self.text.setHtml(compare_html(doc))
@@ -76,7 +77,7 @@ class ComparePanel(Panel):
         self.b.blockSignals(True)
         self.a.clear()
         self.b.clear()
-        self.b.addItem(self.tr("every other run"), EVERY)
+        self.b.addItem(_("every other run"), EVERY)
         for r in runs:
             name = r.get("label") or r["run_id"]
             if r.get("engine_version") and str(r["engine_version"]) not in name:
@@ -104,7 +105,7 @@ class ComparePanel(Panel):
     def select_flipped(self) -> None:
         ids = self.flipped_cases(self.value if isinstance(self.value, dict) else None)
         if ids:
-            self.session.select_cases(ids, view=self.tr("Compare"))
+            self.session.select_cases(ids, view=_("Compare"))
 
     def copy_text(self) -> str:
         """Edit > Copy: the comparison's text (its tables as the view shows them)."""
@@ -129,4 +130,4 @@ class ComparePanel(Panel):
             self.go.setEnabled(True)
             self.show_message(str(err) or type(err).__name__, error=True)
         self.session.runner.submit("compare", lambda _ctx: compare_runs(store, params), done,
-                                   failed, label=self.tr("Comparing runs"))
+                                   failed, label=_("Comparing runs"))

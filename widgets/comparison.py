@@ -3,12 +3,12 @@ BH-adjusted p, Cohen's d, n), sortable, significant rows marked; copy as Markdow
 Clicking a row shows that metric in the Distributions panel."""
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel,
                                QPushButton, QTableView, QVBoxLayout)
 
-from explorer.core.i18n import _
+from explorer.core.i18n import N_, _
 from explorer.core.names import plural
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
@@ -19,9 +19,9 @@ from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
 
 
 # what the table compares: the cohort, or the selection (Session "selection" payload keys)
-VIEWS = (("cohort", QT_TRANSLATE_NOOP("ComparisonPanel", "Badcases vs control")),
-         ("vs_rest", QT_TRANSLATE_NOOP("ComparisonPanel", "Selection vs rest of the cohort")),
-         ("vs_control", QT_TRANSLATE_NOOP("ComparisonPanel", "Selected badcases vs control")))
+VIEWS = (("cohort", N_("Badcases vs control")),
+         ("vs_rest", N_("Selection vs rest of the cohort")),
+         ("vs_control", N_("Selected badcases vs control")))
 
 
 ELASTIC = (0,)  # the metric's name, elided last (whole on hover)
@@ -49,12 +49,12 @@ class ComparisonPanel(Panel):
         self.shown: list | None = None  # the rows on screen (cohort's or the selection's)
         self.what = QComboBox()
         for key, text in VIEWS:
-            self.what.addItem(self.tr(text), key)
-        self.what.setToolTip(self.tr("Compare the cohort's badcases with the control, or the "
-                                     "selection (a tree node, a heatmap cell, picked cases) with "
-                                     "the rest of the cohort or with the control"))
+            self.what.addItem(_(text), key)
+        self.what.setToolTip(_("Compare the cohort's badcases with the control, or the "
+                               "selection (a tree node, a heatmap cell, picked cases) with "
+                               "the rest of the cohort or with the control"))
         self.what.currentIndexChanged.connect(lambda _i: self._repaint())
-        self.top.addWidget(QLabel(self.tr("Compare")))
+        self.top.addWidget(QLabel(_("Compare")))
         self.top.addWidget(self.what, 1)
         self.model = RowsModel([_(h) for h in painter.HEADERS], self, header_tips(painter.HEADERS))
         self.model.tip_columns = set(ELASTIC)  # elided when narrow: whole on hover
@@ -68,12 +68,12 @@ class ComparisonPanel(Panel):
         # give way first (elided, whole on hover), numbers never elide; headers whole on hover
         self.fitter = ColumnFitter(self.view, ELASTIC, spare=SPARE)
         self.view.clicked.connect(lambda idx: session.set_metric(idx.data(KEY_ROLE)))
-        self.note = QLabel(self.tr("★ significant: Benjamini-Hochberg adjusted p < 0.05 "
-                                   "(Mann-Whitney U, two-sided). d = Cohen's d, badcase minus control."))
+        self.note = QLabel(_("★ significant: Benjamini-Hochberg adjusted p < 0.05 "
+                             "(Mann-Whitney U, two-sided). d = Cohen's d, badcase minus control."))
         self._cohort_note = self.note.text()
         self.note.setObjectName("muted")
         self.note.setWordWrap(True)
-        md, tsv = QPushButton(self.tr("Copy as Markdown")), QPushButton(self.tr("Copy as TSV"))
+        md, tsv = QPushButton(_("Copy as Markdown")), QPushButton(_("Copy as TSV"))
         md.clicked.connect(lambda: QGuiApplication.clipboard().setText(painter.to_markdown(self.shown)))
         tsv.clicked.connect(lambda: QGuiApplication.clipboard().setText(painter.to_tsv(self.shown)))
         row = QHBoxLayout()
@@ -109,7 +109,7 @@ class ComparisonPanel(Panel):
         if key != "cohort" and sel is not None:
             if sel.get(key) is None:
                 self.shown = None
-                return self.tr("No comparison for %1: %2").replace("%1", self.selection_name()) \
+                return _("No comparison for %1: %2").replace("%1", self.selection_name()) \
                     .replace("%2", str(sel.get(key + "_reason") or ""))
             rows = self.shown = sel[key]
         heads = painter.HEADERS if key == "cohort" or sel is None else \
@@ -119,15 +119,15 @@ class ComparisonPanel(Panel):
         if key == "cohort" or sel is None:
             self.note.setText(self._cohort_note)
         else:
-            self.note.setText(self.tr("%1 (%2, %3) against %4. ★ BH-adjusted p < 0.05; "
-                                      "d = Cohen's d, selected minus %4.")
+            self.note.setText(_("%1 (%2, %3) against %4. ★ BH-adjusted p < 0.05; "
+                                "d = Cohen's d, selected minus %4.")
                               .replace("%1", self.selection_name()).replace("%2", plural(sel.get('n', 0), "case"))
                               .replace("%3", plural(sel.get('n_bad', 0), "badcase"))
-                              .replace("%4", self.tr("the rest of the cohort") if key == "vs_rest"
-                                       else self.tr("the control")))
+                              .replace("%4", _("the rest of the cohort") if key == "vs_rest"
+                                       else _("the control")))
         if not rows:
-            return self.tr("No metric to compare: neither group has a value of any engine or "
-                           "case metric (bind cases to trace requests to get TTFT, TPOT, ...).")
+            return _("No metric to compare: neither group has a value of any engine or "
+                     "case metric (bind cases to trace requests to get TTFT, TPOT, ...).")
         cells = painter.comparison_rows(rows)
         sort = [[painter.sort_key(r, c) for c in range(len(painter.HEADERS))] for r in rows]
         sig = [significant(r) for r in rows]

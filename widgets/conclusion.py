@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 from explorer.core.names import plural
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.conclusion import conclusion_html, conclusion_text
+from explorer.core.i18n import _
 
 
 class ConclusionPanel(Panel):
@@ -43,7 +44,7 @@ class ConclusionPanel(Panel):
 
     def _selection_title(self) -> str:
         sel = self.selection or {}
-        return self.tr("For %1 (%2, %3)").replace("%1", self.selection_name()) \
+        return _("For %1 (%2, %3)").replace("%1", self.selection_name()) \
             .replace("%2", plural(sel.get('n', 0), "case")).replace("%3", plural(sel.get('n_bad', 0), "badcase"))
 
     def trace_only(self) -> bool:
@@ -65,9 +66,9 @@ class ConclusionPanel(Panel):
         sel = self.selection
         if sel is not None:  # the selection's own reading first, the cohort's below it
             own = conclusion_html(sel["conclusion"]) if sel.get("conclusion") else \
-                "<p>" + html.escape(self.tr("No conclusion for the selection: %1")
+                "<p>" + html.escape(_("No conclusion for the selection: %1")
                                     .replace("%1", str(sel.get("vs_control_reason") or ""))) + "</p>"
-            whole = self.tr("For the whole cohort")
+            whole = _("For the whole cohort")
             body = (f"<h3>{html.escape(self._selection_title())}</h3>{own}<hr>"
                     f"<h3>{html.escape(whole)}</h3>{body}")
         self.text.setHtml(body)
@@ -79,7 +80,7 @@ class ConclusionPanel(Panel):
         text = conclusion_text(self.value)
         sel = self.selection
         if sel is not None and sel.get("conclusion"):
-            whole = self.tr("For the whole cohort")
+            whole = _("For the whole cohort")
             text = (f"{self._selection_title()}\n{conclusion_text(sel['conclusion'])}\n\n"
                     f"{whole}\n{text}")
         return text

@@ -14,6 +14,7 @@ from explorer.widgets.base import Panel
 from explorer.widgets import palette
 from explorer.widgets.painters.common import label, num
 from explorer.widgets.painters.distributions import paint_distribution
+from explorer.core.i18n import _
 
 # Metrics offered, in order; only those with at least one value in the cohort are listed.
 METRICS = ("tpot_ms", "ttft_ms", "queue_ms", "e2e_ms", "kv_cache_hit_rate", "num_preemptions",
@@ -30,20 +31,20 @@ class DistributionsPanel(Panel):
         self.comparison: list = []
         self.metric_box = QComboBox()
         self.metric_box.currentIndexChanged.connect(self._redraw)
-        self.hist, self.ecdf = QRadioButton(self.tr("Histogram")), QRadioButton(self.tr("ECDF"))
+        self.hist, self.ecdf = QRadioButton(_("Histogram")), QRadioButton(_("ECDF"))
         self.hist.setChecked(True)
         group = QButtonGroup(self)
         group.addButton(self.hist)
         group.addButton(self.ecdf)
         self.hist.toggled.connect(self._redraw)
         top = QHBoxLayout()
-        top.addWidget(QLabel(self.tr("Metric:")))
+        top.addWidget(QLabel(_("Metric:")))
         top.addWidget(self.metric_box, 1)
         top.addWidget(self.hist)
         top.addWidget(self.ecdf)
-        self.brush = QCheckBox(self.tr("Brush a range"))
-        self.brush.setToolTip(self.tr("Drag the shaded band: the cases whose value lies in it become "
-                                      "the selection in every view"))
+        self.brush = QCheckBox(_("Brush a range"))
+        self.brush.setToolTip(_("Drag the shaded band: the cases whose value lies in it become "
+                                "the selection in every view"))
         self.brush.toggled.connect(self._brush_toggled)
         top.addWidget(self.brush)
         self.region: pg.LinearRegionItem | None = None
@@ -52,8 +53,8 @@ class DistributionsPanel(Panel):
         self.plot = self.plot_widget.getPlotItem()
         self.plot.addLegend(offset=(-10, 10), labelTextSize="9pt")
         self.plot_widget.scene().sigMouseClicked.connect(self._double_click)
-        self.plot_widget.setToolTip(self.tr("Double-click near a value to open the nearest "
-                                            "badcase's request in the Timeline"))
+        self.plot_widget.setToolTip(_("Double-click near a value to open the nearest "
+                                      "badcase's request in the Timeline"))
         self.note = QLabel()
         self.note.setObjectName("muted")
         self.note.hide()
@@ -75,12 +76,12 @@ class DistributionsPanel(Panel):
 
     def paint(self, frame) -> str | None:
         if not isinstance(frame, pd.DataFrame) or frame.empty:
-            return self.tr("The cohort has no case: choose a cluster with badcases.")
+            return _("The cohort has no case: choose a cluster with badcases.")
         have = [m for m in METRICS if m in frame.columns
                 and pd.to_numeric(frame[m], errors="coerce").notna().any()]
         if not have:
-            return self.tr("No metric has a value in this cohort: the cases are not bound to "
-                           "trace requests and the eval records no token counts.")
+            return _("No metric has a value in this cohort: the cases are not bound to "
+                     "trace requests and the eval records no token counts.")
         current = self.metric_box.currentData() or self.session.metric
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
@@ -186,7 +187,7 @@ class DistributionsPanel(Panel):
         stats = next((r for r in self.comparison if r.get("metric") == m), None)
         self.note.setVisible(bool(sel))
         if sel:
-            self.note.setText(self.tr("▲ selected, with a value: %1, in the selection colour")
+            self.note.setText(_("▲ selected, with a value: %1, in the selection colour")
                               .replace("%1", plural(int(hi.notna().sum()), "case")))
         msg = paint_distribution(self.plot, bad, ctl, m, "ecdf" if self.ecdf.isChecked() else "hist",
                                  stats, hi)

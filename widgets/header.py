@@ -9,6 +9,7 @@ from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.elide import ElidedLabel
 from explorer.widgets.painters.header import header_items, summary_line
+from explorer.core.i18n import _
 
 
 class HeaderPanel(Panel):
@@ -22,8 +23,8 @@ class HeaderPanel(Panel):
         self._row.setSpacing(8)
         self.items: list[tuple[str, str, str]] = []
         self.setFixedHeight(64)
-        self.show_message(self.tr("No data loaded. Drop eval results and inference traces "
-                                  "(files or folders) anywhere on this window."))
+        self.show_message(_("No data loaded. Drop eval results and inference traces "
+                            "(files or folders) anywhere on this window."))
         session.selectionChanged.connect(self._repaint)
         session.selectedCasesChanged.connect(self._repaint)
 

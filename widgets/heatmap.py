@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
@@ -20,10 +20,11 @@ from explorer.widgets.painters.common import label, num
 from explorer.widgets.painters.heatmap import (cell_at, cell_text, heatmap_tsv, paint_heatmap,
                                                share_view)
 from explorer.widgets.tablemodel import KEY_ROLE, RowsModel, sortable
+from explorer.core.i18n import N_, _, ngettext
 
-REQUEST_HEADERS = (QT_TRANSLATE_NOOP("HeatmapPanel", "run"), QT_TRANSLATE_NOOP("HeatmapPanel", "request"), "TTFT", "TPOT",
-                   QT_TRANSLATE_NOOP("HeatmapPanel", "scheduling delay"), "E2E", QT_TRANSLATE_NOOP("HeatmapPanel", "preemptions"),
-                   QT_TRANSLATE_NOOP("HeatmapPanel", "KV-cache hit rate"))
+REQUEST_HEADERS = (N_("run"), N_("request"), "TTFT", "TPOT",
+                   N_("scheduling delay"), "E2E", N_("preemptions"),
+                   N_("KV-cache hit rate"))
 REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions", "kv_cache_hit_rate")
 
 
@@ -36,14 +37,14 @@ class HeatmapPanel(Panel):
         self.boxes = {}
         top = self.top
         self.colour = QComboBox()  # colour by the mean value metric or by the badcase share
-        self.colour.addItem(self.tr("colour = mean of"), "mean")
-        self.colour.addItem(self.tr("colour = badcase share"), "share")
-        self.colour.setToolTip(self.tr("Colour each cell by the mean of a metric, or by the share "
-                                       "of badcases among the cohort's cases whose requests fall in it"))
+        self.colour.addItem(_("colour = mean of"), "mean")
+        self.colour.addItem(_("colour = badcase share"), "share")
+        self.colour.setToolTip(_("Colour each cell by the mean of a metric, or by the share "
+                                 "of badcases among the cohort's cases whose requests fall in it"))
         self.colour.currentIndexChanged.connect(lambda _i: self._repaint())
         self.selection: dict | None = None
         self.occupied: list = []  # outlines of the cells the selection's requests fall in
-        for name, text in (("x_metric", self.tr("x")), ("y_metric", self.tr("y")),
+        for name, text in (("x_metric", _("x")), ("y_metric", _("y")),
                            ("value_metric", None)):
             box = QComboBox()
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -60,11 +61,11 @@ class HeatmapPanel(Panel):
         self.plot.setMenuEnabled(False)
         self.glw.scene().sigMouseMoved.connect(self._hover)
         self.glw.scene().sigMouseClicked.connect(self._click)
-        self.hint = QLabel(self.tr("hover a cell for its n and value; click it to select its requests"))
+        self.hint = QLabel(_("hover a cell for its n and value; click it to select its requests"))
         self.hint.setObjectName("muted")
         self.outline: QGraphicsRectItem | None = None
         # the selected cell's requests: double-click one to open it in the Timeline panel
-        self.req_model = RowsModel([self.tr(h) for h in REQUEST_HEADERS], self)
+        self.req_model = RowsModel([_(h) for h in REQUEST_HEADERS], self)
         self.req_view = QTableView()
         self.req_view.setModel(sortable(self.req_model, self))
         self.req_view.setSortingEnabled(True)
@@ -99,7 +100,7 @@ class HeatmapPanel(Panel):
         self._set_pickers(value if isinstance(value, dict) else {})
         if isinstance(value, dict) and value.get("status") == "no_data" and "reason" in value:
             value = {**value, "reason": str(value["reason"]) + "\n"
-                     + self.tr("Choose metrics the loaded traces record above (e.g. TPOT and TTFT).")}
+                     + _("Choose metrics the loaded traces record above (e.g. TPOT and TTFT).")}
         super().show_result(value)
 
     def _set_pickers(self, hm: dict) -> None:
@@ -130,14 +131,15 @@ class HeatmapPanel(Panel):
             self._mark_cell()
             self._mark_selection()
         if msg:
-            return msg + "\n" + self.tr("Choose other metrics above.")
+            return msg + "\n" + _("Choose other metrics above.")
         if msg is None:
-            facts = self.tr("%1 level, n = %2").replace(
-                "%1", self.tr("window") if hm.get("level") == "window" else self.tr("request")).replace(
+            facts = _("%1 level, n = %2").replace(
+                "%1", _("window") if hm.get("level") == "window" else _("request")).replace(
                 "%2", "–" if hm.get("n_items") is None else f"{int(hm['n_items']):,}")
             if hm.get("periods"):
-                facts += " · " + self.tr("restricted to %n violation period(s)", "", len(hm["periods"]))
-            self.hint.setText(facts if self._print else self.tr(
+                facts += " · " + ngettext("restricted to {n} violation period", "restricted to {n} violation periods",
+                                          len(hm["periods"])).format(n=len(hm["periods"]))
+            self.hint.setText(facts if self._print else _(
                 "%1 · hover a cell for its counts and value; click it to select its requests")
                 .replace("%1", facts))
         return msg
@@ -177,7 +179,7 @@ class HeatmapPanel(Panel):
             box = QGraphicsRectItem(QRectF(xe[ix], ye[iy], xe[ix + 1] - xe[ix], ye[iy + 1] - ye[iy]))
             box.setPen(pen)
             box.setZValue(15)
-            box.setToolTip(self.tr("Selected here: %1, %2")
+            box.setToolTip(_("Selected here: %1, %2")
                            .replace("%1", plural(n, "case")).replace("%2", plural(nb, "badcase")))
             text = pg.TextItem(f"{n:,}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
             text.setPos((xe[ix] + xe[ix + 1]) / 2, (ye[iy] + ye[iy + 1]) / 2)
@@ -241,10 +243,10 @@ class HeatmapPanel(Panel):
                         + [float("-inf") if pd.isna(getattr(r, m)) else float(getattr(r, m)) for m in REQUEST_METRICS])
             keys.append((str(r.run_id), str(r.request_id)))
         self.req_model.set_rows(rows, sort, keys)
-        shown = "" if len(df) >= total else self.tr(" (first %1 listed)").replace("%1", f"{len(df):,}")
-        bound = (self.tr("bound to %1 of this cohort").replace("%1", plural(ncases, "case"))
-                 if ncases else self.tr("none bound to a case of this cohort"))
-        self.req_caption.setText(self.tr("%1 in %2%3, %4 · double-click one to open its timeline")
+        shown = "" if len(df) >= total else _(" (first %1 listed)").replace("%1", f"{len(df):,}")
+        bound = (_("bound to %1 of this cohort").replace("%1", plural(ncases, "case"))
+                 if ncases else _("none bound to a case of this cohort"))
+        self.req_caption.setText(_("%1 in %2%3, %4 · double-click one to open its timeline")
                                  .replace("%1", plural(total, "request")).replace("%2", s.selection_label)
                                  .replace("%3", shown).replace("%4", bound))
         if not self.req_box.isVisibleTo(self):
@@ -283,7 +285,7 @@ class HeatmapPanel(Panel):
         text = heatmap_tsv(self.shown())
         cells = self.selected_cells()
         if cells:
-            text += "\n\n" + self.tr("%1: cells it occupies").replace("%1", self.selection_name()) + \
+            text += "\n\n" + _("%1: cells it occupies").replace("%1", self.selection_name()) + \
                 "\nx cell\ty cell\tselected cases\tselected badcases\n" + \
                 "\n".join("\t".join(str(v) for v in c) for c in cells)
         return text

@@ -15,6 +15,7 @@ from explorer.widgets import palette
 from explorer.widgets.base import Panel
 from explorer.core.names import distinct_names
 from explorer.widgets.painters.common import common_prefix_len, is_missing
+from explorer.core.i18n import _, ngettext
 
 
 def _n(v) -> int:
@@ -35,8 +36,8 @@ class InputsPanel(Panel):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels([self.tr("File"), self.tr("Format"), self.tr("Rows"),
-                                   self.tr("Skipped"), self.tr("Status")])
+        self.tree.setHeaderLabels([_("File"), _("Format"), _("Rows"),
+                                   _("Skipped"), _("Status")])
         self.tree.setRootIsDecorated(True)
         self.tree.setAlternatingRowColors(True)
         # the shown names put what tells siblings apart first (_short_names): cut at the end
@@ -66,16 +67,16 @@ class InputsPanel(Panel):
         row = QHBoxLayout(w)
         row.setContentsMargins(0, 0, 0, 0)
         label = QLineEdit(run.get("label") or "")
-        label.setPlaceholderText(self.tr("label"))
+        label.setPlaceholderText(_("label"))
         version = QLineEdit(run.get("engine_version") or "")
-        version.setPlaceholderText(self.tr("engine version"))
+        version.setPlaceholderText(_("engine version"))
         version.setMaximumWidth(140)
-        src = run.get("version_source") or self.tr("no version in the file or its path")
-        version.setToolTip(qt_plain_tip(self.tr("Engine version (from: %1)").replace("%1", src)))
+        src = run.get("version_source") or _("no version in the file or its path")
+        version.setToolTip(qt_plain_tip(_("Engine version (from: %1)").replace("%1", src)))
         label.setToolTip(qt_plain_tip(run["run_id"]))
-        row.addWidget(QLabel(self.tr("run")))
+        row.addWidget(QLabel(_("run")))
         row.addWidget(label, 1)
-        row.addWidget(QLabel(self.tr("version")))
+        row.addWidget(QLabel(_("version")))
         row.addWidget(version)
         rid = run["run_id"]
         label.editingFinished.connect(lambda e=label, r=run: self._edit(r, "label", e.text()))
@@ -88,7 +89,7 @@ class InputsPanel(Panel):
     def _run_row(self, parent: QTreeWidgetItem, run: dict) -> None:
         """A child row without editors (past MAX_RUN_EDITORS_TOTAL): the run's label and
         version as text; the Runs panel edits them."""
-        it = QTreeWidgetItem([self.tr("run %1, version %2 (edit in the Runs panel)")
+        it = QTreeWidgetItem([_("run %1, version %2 (edit in the Runs panel)")
                               .replace("%1", run.get("label") or run["run_id"])
                               .replace("%2", run.get("engine_version") or "–")])
         it.setToolTip(0, qt_plain_tip(run["run_id"]))
@@ -102,9 +103,9 @@ class InputsPanel(Panel):
     def paint(self, reports) -> str | None:
         self.tree.clear()
         if not reports:
-            return self.tr("No input loaded yet. Drop eval results (lm-eval samples, MMLU-Pro "
-                           "outputs, HELM runs, CSV/JSONL) and traces (vLLM/SGLang bench, AIPerf, "
-                           "LLMPerf, OTLP, aibrix CSV) here, or use File > Open files… (Ctrl+O).")
+            return _("No input loaded yet. Drop eval results (lm-eval samples, MMLU-Pro "
+                     "outputs, HELM runs, CSV/JSONL) and traces (vLLM/SGLang bench, AIPerf, "
+                     "LLMPerf, OTLP, aibrix CSV) here, or use File > Open files… (Ctrl+O).")
         bad = QBrush(QColor(palette.BAD))
         shown = _short_names([str(r.path) for r in reports])
         editors = 0
@@ -113,16 +114,16 @@ class InputsPanel(Panel):
             loaded, skipped = _n(r.rows_loaded), _n(r.rows_skipped)
             ignored = getattr(r, "skipped_file", None)
             if ignored:  # in a dropped folder, neither a trace nor an eval: listed, not loaded
-                it = QTreeWidgetItem([name, "–", "–", "–", self.tr("ignored")])
+                it = QTreeWidgetItem([name, "–", "–", "–", _("ignored")])
                 it.setToolTip(0, qt_plain_tip(f"{r.path}\n{ignored}"))
                 it.setToolTip(4, qt_plain_tip(ignored))
                 for c in range(5):
                     it.setForeground(c, QBrush(QColor(palette.MUTED)))
-                it.addChild(QTreeWidgetItem([self.tr("ignored: %1").replace("%1", ignored)]))
+                it.addChild(QTreeWidgetItem([_("ignored: %1").replace("%1", ignored)]))
                 self.tree.addTopLevelItem(it)
                 continue
-            status = self.tr("error") if r.error else (self.tr("ok, %n skipped", "", skipped)
-                                                       if skipped else self.tr("ok"))
+            status = _("error") if r.error else (ngettext("ok, {n} skipped", "ok, {n} skipped", skipped).format(n=skipped)
+                                                       if skipped else _("ok"))
             it = QTreeWidgetItem([name, r.format or "?", f"{loaded:,}", f"{skipped:,}", status])
             it.setToolTip(0, qt_plain_tip(f"{r.path}\nsha256 {r.sha256 or '–'}\nkind {r.kind or '–'}"))
             if r.error:
@@ -134,11 +135,11 @@ class InputsPanel(Panel):
                 it.addChild(err)
                 it.setFirstColumnSpanned(False)
             for reason in r.skipped_reasons:
-                ch = QTreeWidgetItem([self.tr("skipped: %1").replace("%1", reason)])
+                ch = QTreeWidgetItem([_("skipped: %1").replace("%1", reason)])
                 ch.setToolTip(0, qt_plain_tip(reason))
                 it.addChild(ch)
             if r.columns:
-                cols = QTreeWidgetItem([self.tr("columns: %1").replace(
+                cols = QTreeWidgetItem([_("columns: %1").replace(
                     "%1", "; ".join(f"{k} → {v}" for k, v in list(r.columns.items())[:12]))])
                 it.addChild(cols)
             self.tree.addTopLevelItem(it)

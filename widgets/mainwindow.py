@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
 
+from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.reporting.export import export_report
 from explorer.widgets import palette
@@ -38,7 +39,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session
         self.settings = settings or QSettings()
-        self.setWindowTitle(self.tr("Trace Explorer"))
+        self.setWindowTitle(_("Trace Explorer"))
         self.setObjectName("MainWindow")
         self.setDockNestingEnabled(True)
         self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks | QMainWindow.DockOption.AllowNestedDocks
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
                 panel = cls(self.session)
             except Exception as e:  # noqa: BLE001
                 log.warning("panel %s failed to start: %s", name, e)
-                panel = QLabel(self.tr("This panel could not start: %1").replace("%1", str(e)))
+                panel = QLabel(_("This panel could not start: %1").replace("%1", str(e)))
                 panel.setWordWrap(True)
             dock = QDockWidget(title(name), self)
             dock.setObjectName(f"dock_{name}")
@@ -164,13 +165,13 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
-        self.cancel_button = QPushButton(self.tr("Cancel"))
-        self.cancel_button.setToolTip(self.tr("Stop the running jobs: loading, analyses, "
-                                              "what-if and replay"))
+        self.cancel_button = QPushButton(_("Cancel"))
+        self.cancel_button.setToolTip(_("Stop the running jobs: loading, analyses, "
+                                        "what-if and replay"))
         self.cancel_button.clicked.connect(self.session.cancel)
         self.inputs_status = QLabel()
-        self.inputs_status.setToolTip(self.tr("Files loaded into this session; the Inputs panel "
-                                              "(Alt+2) says why a file could not be read"))
+        self.inputs_status.setToolTip(_("Files loaded into this session; the Inputs panel "
+                                        "(Alt+2) says why a file could not be read"))
         sb.addPermanentWidget(self.inputs_status)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.cancel_button)
@@ -216,11 +217,11 @@ class MainWindow(QMainWindow):
         failed = sum(1 for r in reports if getattr(r, "error", None))
         ignored = sum(1 for r in reports if getattr(r, "skipped_file", None))
         loaded = len(reports) - failed - ignored
-        parts = [self.tr("%1 loaded").replace("%1", plural(loaded, "file"))] if reports else []
+        parts = [_("%1 loaded").replace("%1", plural(loaded, "file"))] if reports else []
         if failed:
-            parts.append(self.tr("%1 could not be read").replace("%1", f"{failed:,}"))
+            parts.append(_("%1 could not be read").replace("%1", f"{failed:,}"))
         if ignored:
-            parts.append(self.tr("%1 ignored").replace("%1", f"{ignored:,}"))
+            parts.append(_("%1 ignored").replace("%1", f"{ignored:,}"))
         self.inputs_status.setText(" · ".join(parts))
         self.inputs_status.setStyleSheet(f"color: {palette.BAD};" if failed else "")
 
@@ -241,7 +242,7 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(busy)
         self.cancel_button.setVisible(busy)
         if not busy and self.statusBar().currentMessage() in ("", getattr(self, "_busy_text", "")):
-            self.statusBar().showMessage(self.tr("Ready"), 3000)
+            self.statusBar().showMessage(_("Ready"), 3000)
 
     # -- menus ------------------------------------------------------------------------------
     def _act(self, menu, text, slot, shortcut=None, tip=None) -> QAction:
@@ -257,44 +258,51 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        f = mb.addMenu(self.tr("&File"))
-        self._act(f, self.tr("&Open files…"), self.open_files, QKeySequence.StandardKey.Open)
-        self._act(f, self.tr("Open &folder…"), self.open_folder, "Ctrl+Shift+O")
-        self.recent_menu = f.addMenu(self.tr("Open &Recent"))
-        self._act(f, self.tr("Load &demo workload"), self.session.load_demo, "Ctrl+D",
-                  self.tr("Load the simulated demo (two engine versions, Chinese cluster names)"))
-        self._act(f, self.tr("Connect to &warehouse…"), self.connect_warehouse, None,
-                  self.tr("Take the requests from a Spark Connect server (Spark, Databricks, EMR) "
-                          "or a local one; the eval cases stay here"))
+        f = mb.addMenu(_("&File"))
+        self._act(f, _("&Open files…"), self.open_files, QKeySequence.StandardKey.Open)
+        self._act(f, _("Open &folder…"), self.open_folder, "Ctrl+Shift+O")
+        self.recent_menu = f.addMenu(_("Open &Recent"))
+        self._act(f, _("Load &demo workload"), self.session.load_demo, "Ctrl+D",
+                  _("Load the simulated demo (two engine versions, Chinese cluster names)"))
+        self._act(f, _("Connect to &warehouse…"), self.connect_warehouse, None,
+                  _("Take the requests from a Spark Connect server (Spark, Databricks, EMR) "
+                    "or a local one; the eval cases stay here"))
         f.addSeparator()
-        self._act(f, self.tr("Open &Session…"), self.open_session, "Ctrl+Shift+L")
-        self.save_action = self._act(f, self.tr("&Save Session As…"), self.save_session,
+        self._act(f, _("Open &Session…"), self.open_session, "Ctrl+Shift+L")
+        self.locate_action = self._act(
+            f, _("&Locate a moved file…"), self.locate_moved_file, None,
+            _("A file the session reads in place was moved or changed since it was saved: "
+              "point the session at it again (its SHA-256 must be the one loaded)"))
+        self.save_action = self._act(f, _("&Save Session As…"), self.save_session,
                                      QKeySequence.StandardKey.Save)
+        self._act(f, _("Save Session with &Data…"), lambda: self.save_session(with_data=True),
+                  "Ctrl+Alt+S", _("Also copy into the session file the rows of the files read in "
+                                  "place: it then opens on another machine, without them"))
         f.addSeparator()
-        self.export_action = self._act(f, self.tr("&Export Report…"), self.export_report, "Ctrl+E")
+        self.export_action = self._act(f, _("&Export Report…"), self.export_report, "Ctrl+E")
         f.addSeparator()
-        self._act(f, self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
-        e = mb.addMenu(self.tr("&Edit"))
-        self._act(e, self.tr("&Copy"), self.copy, QKeySequence.StandardKey.Copy)
-        self.clear_action = self._act(e, self.tr("C&lear selection"), self.session.clear_selection, "Esc")
-        self.back_action = self._act(e, self.tr("&Back"), self.session.back, QKeySequence.StandardKey.Back)
-        self.fwd_action = self._act(e, self.tr("&Forward"), self.session.forward, QKeySequence.StandardKey.Forward)
-        self._act(e, self.tr("&Re-run analyses"), self.session.refresh, QKeySequence.StandardKey.Refresh)
-        v = mb.addMenu(self.tr("&View"))
+        self._act(f, _("&Quit"), self.close, QKeySequence.StandardKey.Quit)
+        e = mb.addMenu(_("&Edit"))
+        self._act(e, _("&Copy"), self.copy, QKeySequence.StandardKey.Copy)
+        self.clear_action = self._act(e, _("C&lear selection"), self.session.clear_selection, "Esc")
+        self.back_action = self._act(e, _("&Back"), self.session.back, QKeySequence.StandardKey.Back)
+        self.fwd_action = self._act(e, _("&Forward"), self.session.forward, QKeySequence.StandardKey.Forward)
+        self._act(e, _("&Re-run analyses"), self.session.refresh, QKeySequence.StandardKey.Refresh)
+        v = mb.addMenu(_("&View"))
         for name, dock in self.docks.items():
             a = dock.toggleViewAction()
             a.setText(title(name))
             v.addAction(a)
         v.addSeparator()
-        go = v.addMenu(self.tr("&Go to panel"))
+        go = v.addMenu(_("&Go to panel"))
         for i, name in enumerate(n for n in self.docks if n != "header"):
             self._act(go, title(name), lambda n=name: self.focus_panel(n),
                       panel_shortcut(i))
         v.addSeparator()
-        self._act(v, self.tr("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
-        self._language_menu(v.addMenu(self.tr("&Language")))
-        h = mb.addMenu(self.tr("&Help"))
-        self._act(h, self.tr("&About Trace Explorer"), self.about)
+        self._act(v, _("&Reset layout"), self.reset_layout, "Ctrl+Shift+R")
+        self._language_menu(v.addMenu(_("&Language")))
+        h = mb.addMenu(_("&Help"))
+        self._act(h, _("&About Trace Explorer"), self.about)
         self._update_recent()
         self._update_actions()
 
@@ -315,7 +323,7 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         # live switching would rebuild every panel's text and the results' sentences: the
         # window is built in the chosen language at the next start, and the menu says so
-        note = menu.addAction(self.tr("Applies at the next start"))
+        note = menu.addAction(_("Applies at the next start"))
         note.setEnabled(False)
         self._language_setting = translators.SETTING
 
@@ -326,14 +334,15 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         if code != i18n.language():
             self.statusBar().showMessage(
-                self.tr("The language changes to %1 at the next start.").replace(
+                _("The language changes to %1 at the next start.").replace(
                     "%1", i18n.NAMES[code]), 10000)
 
     def _update_actions(self) -> None:
         s = self.session
         self.back_action.setEnabled(s.can_back())
         self.fwd_action.setEnabled(s.can_forward())
-        self.export_action.setToolTip(self.tr("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)"))
+        self.locate_action.setEnabled(bool(s.data.get("detached_files")))
+        self.export_action.setToolTip(_("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)"))
 
     # -- file actions -----------------------------------------------------------------------
     def load(self, paths: list[str]) -> None:
@@ -347,15 +356,15 @@ class MainWindow(QMainWindow):
         self.session.load_paths(paths)
 
     def open_files(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Open eval results and traces"),
+        paths, _filter = QFileDialog.getOpenFileNames(self, _("Open eval results and traces"),
                                                 self.settings.value("lastdir", ""),
-                                                self.tr("Supported files (*.json *.jsonl *.csv *.parquet *.txt *.log);;All files (*)"))
+                                                _("Supported files (*.json *.jsonl *.csv *.parquet *.txt *.log);;All files (*)"))
         if paths:
             self.settings.setValue("lastdir", str(Path(paths[0]).parent))
             self.load(paths)
 
     def open_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, self.tr("Open a folder"), self.settings.value("lastdir", ""))
+        path = QFileDialog.getExistingDirectory(self, _("Open a folder"), self.settings.value("lastdir", ""))
         if path:
             self.settings.setValue("lastdir", path)
             self.load([path])
@@ -372,16 +381,38 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(self._recent()))
 
     def open_session(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open session"), "",
-                                              self.tr("Trace Explorer session (*.duckdb)"))
+        path, _filter = QFileDialog.getOpenFileName(self, _("Open session"), "",
+                                              _("Trace Explorer session (*.duckdb)"))
         if path:
             self.session.open_session(path)
 
-    def save_session(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save session"), "session.duckdb",
-                                              self.tr("Trace Explorer session (*.duckdb)"))
+    def locate_moved_file(self) -> None:
+        """File > Locate a moved file: which of the detached files (when several), then where it
+        is now; the session checks its SHA-256 and re-attaches it (Session.relocate_file)."""
+        from PySide6.QtWidgets import QInputDialog
+        missing = list(self.session.data.get("detached_files") or [])
+        if not missing:
+            return
+        old = missing[0]
+        if len(missing) > 1:
+            old, ok = QInputDialog.getItem(self, _("Locate a moved file"),
+                                           _("File the session could not find:"), missing, 0, False)
+            if not ok:
+                return
+        p = Path(old)
+        new, _filter = QFileDialog.getOpenFileName(
+            self, _("Where is {name} now? (it was in {folder})").format(name=p.name, folder=p.parent),
+            str(p.parent if p.parent.is_dir() else Path.home()),
+            _("The same file ({pattern});;Any file (*)").format(pattern=f"*{p.suffix}" if p.suffix else "*"))
+        if new:
+            self.session.relocate_file(old, new)
+
+    def save_session(self, with_data: bool = False) -> None:
+        path, _filter = QFileDialog.getSaveFileName(self, _("Save session"), "session.duckdb",
+                                              _("Trace Explorer session (*.duckdb)"))
         if path:
-            self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb")
+            self.session.save_session(path if path.endswith(".duckdb") else path + ".duckdb",
+                                      with_data=with_data)
 
     def connect_warehouse(self) -> None:
         from explorer.widgets.warehouse import WarehouseDialog
@@ -392,7 +423,7 @@ class MainWindow(QMainWindow):
         self.session.connect_warehouse(*dlg.values())
 
     def export_report(self) -> None:
-        out = QFileDialog.getExistingDirectory(self, self.tr("Export report to folder"))
+        out = QFileDialog.getExistingDirectory(self, _("Export report to folder"))
         if not out:
             return
         s = self.session
@@ -402,11 +433,11 @@ class MainWindow(QMainWindow):
         scenario = self.whatif_scenario()
         s.runner.submit("export", lambda ctx: export_report(s.store, cohort, out, progress=ctx.progress,
                                                             cancelled=ctx.cancelled, **scenario),
-                        lambda files: (s.message.emit(self.tr("Report written to %1 (%2 files)")
+                        lambda files: (s.message.emit(_("Report written to %1 (%2 files)")
                                                       .replace("%1", out).replace("%2", str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
-                        lambda e: QMessageBox.warning(self, self.tr("Export failed"), _one_line(e)),
-                        label=self.tr("Writing report"))
+                        lambda e: QMessageBox.warning(self, _("Export failed"), _one_line(e)),
+                        label=_("Writing report"))
 
     def whatif_scenario(self) -> dict:
         """export_report keywords for the What-if panel's scenario: the treatment, value and
@@ -478,7 +509,7 @@ class MainWindow(QMainWindow):
         self.fit_layout()
 
     def about(self) -> None:
-        QMessageBox.about(self, self.tr("About Trace Explorer"), about_html(self.session))
+        QMessageBox.about(self, _("About Trace Explorer"), about_html(self.session))
 
     # -- drag and drop ----------------------------------------------------------------------
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from explorer.core.i18n import _
+from explorer.core.i18n import _, ngettext, pgettext
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView, QLabel,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
@@ -59,12 +59,12 @@ class ReplayPanel(JobControls, Panel):
         self.jobs = session.panel_jobs(self)   # the session's store-free runner
         self.jobs.busy.connect(self._busy)
         self.jobs.idle.connect(self._idle)
-        self.jobs.dropped.connect(lambda _k: self._status(self.tr("Cancelled.")))
+        self.jobs.dropped.connect(lambda _k: self._status(_("Cancelled.")))
 
         self._build_controls()
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
-                                              self.tr("replay"), self.tr("change %")])
+        self.table.setHorizontalHeaderLabels([_("metric"), _("observed"),
+                                              _("replay"), _("change %")])
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self._build_plot()
@@ -87,7 +87,7 @@ class ReplayPanel(JobControls, Panel):
         self.split = split
         self.validation.setVisible(False)   # the last validation's tables, per mode
         # before a run or a sweep: what each button shows, not an empty table and empty axes
-        self.hint = QLabel(self.tr(
+        self.hint = QLabel(_(
             "Run replays the chosen trace under the settings above and compares it with the "
             "observed run; Sweep capacity charts the prefix-cache hit rate and the preemptions "
             "against the KV-cache capacity; Predict badcases says how many of the cohort's "
@@ -117,69 +117,69 @@ class ReplayPanel(JobControls, Panel):
         self.blocks = QSpinBox()
         self.blocks.setRange(*RANGES["blocks"])
         self.blocks.setValue(st.blocks)
-        self.blocks.setSpecialValueText(self.tr("infinite"))
-        self.blocks.setSuffix(self.tr(" blocks"))
+        self.blocks.setSpecialValueText(_("infinite"))
+        self.blocks.setSuffix(_(" blocks"))
         self.gb = QDoubleSpinBox()
         self.gb.setRange(*RANGES["gb"])
         self.gb.setDecimals(2)
-        self.gb.setSpecialValueText(self.tr("(GB)"))
+        self.gb.setSpecialValueText(_("(GB)"))
         self.gb.setSuffix(" GB")
         self.bpt = QSpinBox()
         self.bpt.setRange(*RANGES["bytes_per_token"])
         self.bpt.setValue(st.bytes_per_token)
-        self.bpt.setSuffix(self.tr(" B/token"))
+        self.bpt.setSuffix(_(" B/token"))
         for box in (self.blocks, self.bpt):  # 131,072 as the tables write it
             box.setGroupSeparatorShown(True)
-        self.bpt.setToolTip(self.tr("KV bytes per token (Llama-3.1-8B fp16: 131072)"))
+        self.bpt.setToolTip(_("KV bytes per token (Llama-3.1-8B fp16: 131072)"))
         self.block_size = QSpinBox()
         self.block_size.setRange(*RANGES["block_size"])
         self.block_size.setValue(st.block_size)
-        self.block_size.setPrefix(self.tr("block "))
+        self.block_size.setPrefix(_("block "))
         self.eviction = QComboBox()
         self.eviction.addItems(list(EVICTION_POLICIES))
         self.eviction.setCurrentText(st.eviction)
         self.seqs = QSpinBox()
         self.seqs.setRange(*RANGES["max_num_seqs"])
         self.seqs.setValue(st.max_num_seqs)
-        self.seqs.setPrefix(self.tr("max seqs "))
+        self.seqs.setPrefix(_("max seqs "))
         self.batched = QSpinBox()
         self.batched.setRange(*RANGES["max_num_batched_tokens"])
         self.batched.setValue(st.max_num_batched_tokens)
-        self.batched.setPrefix(self.tr("batched tokens "))
+        self.batched.setPrefix(_("batched tokens "))
         self.replicas = QSpinBox()   # 0: the deployment's published count, else fitted
         self.replicas.setRange(*RANGES["replicas"])
-        self.replicas.setPrefix(self.tr("replicas "))
-        self.replicas.setSpecialValueText(self.tr("replicas: auto"))
-        self.replicas.setToolTip(self.tr(
+        self.replicas.setPrefix(_("replicas "))
+        self.replicas.setSpecialValueText(_("replicas: auto"))
+        self.replicas.setToolTip(_(
             "Engine replicas behind the trace: auto takes the deployment's published count "
             "(aibrix ps-experiment: 8 pods), else fits it where the run shows it"))
         self.routing = QComboBox()
-        for text, value in ((self.tr("routing: auto"), ""), (self.tr("round-robin"), "round-robin"),
-                            (self.tr("random per request"), "random"),
-                            (self.tr("per connection (Kubernetes Service)"), "connection")):
+        for text, value in ((_("routing: auto"), ""), (_("round-robin"), "round-robin"),
+                            (_("random per request"), "random"),
+                            (_("per connection (Kubernetes Service)"), "connection")):
             self.routing.addItem(text, value)
-        self.add_run = QCheckBox(self.tr("Add as run"))
+        self.add_run = QCheckBox(_("Add as run"))
         self.add_run.setChecked(st.add_run)
-        self.run_button = QPushButton(self.tr("Run"))
-        self.sweep_button = QPushButton(self.tr("Sweep capacity"))
-        self.predict_button = QPushButton(self.tr("Predict badcases"))
-        self.predict_button.setToolTip(self.tr(
+        self.run_button = QPushButton(pgettext("button", "Run"))  # the verb (运行); a run is "Run"
+        self.sweep_button = QPushButton(_("Sweep capacity"))
+        self.predict_button = QPushButton(_("Predict badcases"))
+        self.predict_button.setToolTip(_(
             "Replay the cohort's time window at the observed settings and under the settings "
             "shown, and predict with the what-if's outcome model how many of its badcases "
             "would remain"))
-        self.validate_button = QPushButton(self.tr("Validate"))
-        self.validate_button.setToolTip(self.tr(
+        self.validate_button = QPushButton(_("Validate"))
+        self.validate_button.setToolTip(_(
             "Fit on the lowest setting of the chosen run's ladder of runs (request rates, "
             "concurrencies) and predict each higher one: the replay's out-of-sample error"))
         self.validation = ValidationView()
         self.validate_mode = self.validation.mode_box   # fit on low / leave one out / both
-        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button = QPushButton(_("Cancel"))
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(140)
         self.progress.setVisible(False)
         self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
-        for w in (QLabel(self.tr("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
+        for w in (QLabel(_("Trace")), self.run_box, self.blocks, self.gb, self.bpt,
                   self.block_size, self.eviction, self.seqs, self.batched, self.replicas,
                   self.routing, self.add_run,
                   self.run_button, self.sweep_button, self.predict_button,
@@ -211,8 +211,8 @@ class ReplayPanel(JobControls, Panel):
         axis, a second view box) against the KV capacity (log)."""
         self.plot_widget = pg.PlotWidget(background="w")
         self.plot = self.plot_widget.getPlotItem()
-        self.plot.setLabel("bottom", self.tr("KV-cache capacity (blocks, log)"))
-        self.plot.setLabel("left", self.tr("hit rate (first queries)"))
+        self.plot.setLabel("bottom", _("KV-cache capacity (blocks, log)"))
+        self.plot.setLabel("left", _("hit rate (first queries)"))
         self.plot.setLogMode(x=True, y=False)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.pre_view = pg.ViewBox()
@@ -220,7 +220,7 @@ class ReplayPanel(JobControls, Panel):
         self.plot.scene().addItem(self.pre_view)
         self.plot.getAxis("right").linkToView(self.pre_view)
         self.pre_view.setXLink(self.plot)
-        self.plot.getAxis("right").setLabel(self.tr("preemptions"))
+        self.plot.getAxis("right").setLabel(_("preemptions"))
         for ax in ("left", "right", "bottom"):
             self.plot.getAxis(ax).enableAutoSIPrefix(False)
         self.plot.vb.sigResized.connect(
@@ -281,8 +281,8 @@ class ReplayPanel(JobControls, Panel):
         self.run_box.setCurrentIndex(max(self.run_box.findData(self.state.run_id), 0))
         self.run_box.blockSignals(False)
         if not self.state.runs:
-            return self.tr("Load a trace with arrival times and prompt lengths (e.g. a Mooncake "
-                           "trace) to replay it under other KV-cache and scheduler settings.")
+            return _("Load a trace with arrival times and prompt lengths (e.g. a Mooncake "
+                     "trace) to replay it under other KV-cache and scheduler settings.")
         if changed:
             self._settings_of_run()
         return None
@@ -333,13 +333,13 @@ class ReplayPanel(JobControls, Panel):
 
         def got(trace):
             if trace.run_id != self.state.run_id:   # another run was picked while it was read
-                self._status(self.tr("Cancelled."))
+                self._status(_("Cancelled."))
                 return
             self.state.take_trace(trace)
             then()
-        self._status(self.tr("Reading the trace…"))
+        self._status(_("Reading the trace…"))
         self.session.runner.submit("replay-trace", lambda ctx: query.run(store), got, self._failed,
-                                   label=self.tr("Replay: reading the trace"))
+                                   label=_("Replay: reading the trace"))
 
     def run(self) -> None:
         """Replay the chosen run with the settings shown (a newer run replaces an older one)."""
@@ -357,12 +357,13 @@ class ReplayPanel(JobControls, Panel):
             self._status(str(e), error=True)
             return
         self.cancel_button.setEnabled(True)
-        self._status(self.tr("Replaying %n request(s)…", "", len(job.trace.requests)))
+        self._status(ngettext("Replaying {n} request…", "Replaying {n} requests…", len(job.trace.requests)).format(
+            n=len(job.trace.requests)))
         def done(rc):
             self.state.keep_calibration(job, rc[1])
             self._done(rc[0], job.trace.run_id, job.trace.observed, rc[1])
         self._submit("replay", lambda ctx: job.run(ctx.progress, ctx.cancelled), done,
-                     self.tr("Replay"))
+                     _("Replay"))
 
     def _submit(self, key: str, job, done, label: str) -> None:
         """A simulation on the session's store-free runner (a cancel raises errors.Cancelled:
@@ -374,36 +375,36 @@ class ReplayPanel(JobControls, Panel):
         self.show_comparison(comparison_rows(observed, res.summary))
         s = res.summary
         # uncalibrated absolute latencies are the model's defaults: said in the warning colour
-        self.show_warning(cal.warning if cal is not None else self.tr(
+        self.show_warning(cal.warning if cal is not None else _(
             "Not calibrated: the run records no TTFT or TPOT, so the replay's absolute latencies "
             "(TTFT, TPOT, E2E) are the engine model's defaults, not this engine's; read the "
             "changes between settings, not the values."), warn=cal is None)
         applies = self.state.error_applies()
         if cal is None or applies["kind"] == "not validated":
-            self._mark_latency_rows(None if cal is None else self.tr(
+            self._mark_latency_rows(None if cal is None else _(
                 "Not validated: no prediction of this run at other settings was checked"))
         dropped = cal.dropped if cal is not None else {}
         n_drop = sum(dropped.values())
-        note = self.tr("not calibrated: the run records no TTFT or TPOT")
+        note = _("not calibrated: the run records no TTFT or TPOT")
         cal_lines = calibration_lines(cal.to_dict() if cal is not None else None, note)
         # one verdict per run: calibrated at the settings the run recorded, on its whole trace
-        scope = self.tr("Calibrated once for %1, at the settings it recorded, on its whole trace "
-                        "(%2 requests): every scenario of this run shows this verdict. Predict "
-                        "badcases calibrates on the cohort's time window instead.") \
+        scope = _("Calibrated once for %1, at the settings it recorded, on its whole trace "
+                  "(%2 requests): every scenario of this run shows this verdict. Predict "
+                  "badcases calibrates on the cohort's time window instead.") \
             .replace("%1", run_id).replace("%2", f"{s['requests']:,}") if cal is not None else ""
         # headline: vLLM's first-query hit rate, preempted re-queries apart, then calibration
         self._status("\n".join(hit_rate_lines(s)) + "\n"
-                     + self.tr("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
+                     + _("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
                      .replace("%1", res.config.label()).replace("%2", str(s["requests"]))
                      .replace("%3", str(s["preemptions"])).replace("%4", str(s["evicted_blocks"]))
-                     + "".join("\n" + self.tr("%1 request(s) dropped: %2")
+                     + "".join("\n" + _("%1 request(s) dropped: %2")
                                .replace("%1", str(k)).replace("%2", why)
                                for why, k in dropped.items())
                      + "\n" + "\n".join(cal_lines) + ("\n" + scope if scope else "")
-                     + "\n" + self.tr("Error that applies to these figures: %1")
+                     + "\n" + _("Error that applies to these figures: %1")
                      .replace("%1", applies["text"]))
         if n_drop:
-            self.status.setToolTip(self.tr("%1 of %2 requests replayed").replace(
+            self.status.setToolTip(_("%1 of %2 requests replayed").replace(
                 "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
         if self.state.add_run:
             store = self.session.store
@@ -412,7 +413,7 @@ class ReplayPanel(JobControls, Panel):
                 "replay-write", lambda ctx: write_run(store, res, label=label, source_path=None,
                                                       config={"replayed_run": run_id}),
                 lambda _rid: self.session.rescan(), self._failed,
-                label=self.tr("Replay: adding the run"))
+                label=_("Replay: adding the run"))
 
     def show_warning(self, text: str | None, warn: bool = False) -> None:
         """Show (or hide, with None) the prominent calibration warning (warn: in the warning
@@ -424,7 +425,7 @@ class ReplayPanel(JobControls, Panel):
 
     def _mark_latency_rows(self, tip: str | None = None) -> None:
         """The replay's latency cells (ms) in the warning colour, their tooltip saying why."""
-        tip = tip or self.tr("Not calibrated: the engine model's default step time")
+        tip = tip or _("Not calibrated: the engine model's default step time")
         for i in range(self.table.rowCount()):
             item = self.table.item(i, 2)
             if item is not None and " ms" in item.text():
@@ -442,7 +443,7 @@ class ReplayPanel(JobControls, Panel):
         from explorer.core.viewstate.replay import CohortQuery
         cohort = self.session.cohort()
         if cohort is None:
-            self._status(self.tr("No cohort to predict for."), error=True)
+            self._status(_("No cohort to predict for."), error=True)
             return
         try:
             self.state.config()
@@ -460,19 +461,19 @@ class ReplayPanel(JobControls, Panel):
             self.cancel_button.setEnabled(True)
             self._submit("replay", lambda ctx: job.run(
                 progress=lambda d, n: ctx.progress(d, n, "predict"), cancelled=ctx.cancelled),
-                self.show_prediction, self.tr("Replay: badcases"))
-        self._status(self.tr("Reading the cohort…"))
+                self.show_prediction, _("Replay: badcases"))
+        self._status(_("Reading the cohort…"))
         self.session.runner.submit("replay-cohort", lambda ctx: query.run(store),
                                    compute, self._failed,
-                                   label=self.tr("Replay: reading the cohort"))
+                                   label=_("Replay: reading the cohort"))
 
     def show_prediction(self, p) -> None:
         """Paint a BadcasePrediction as the report paints its section: the answer line, the
         calibration (warning above 25 %), the table of badcases, calibration and replay."""
         self.state.prediction = p
         d = p.to_dict()
-        d["sentence"] = self.tr("Badcases: %1 observed, %2 predicted under %3 (95% interval "
-                                "%4 to %5), %6 cases of %7 replayed.") \
+        d["sentence"] = _("Badcases: %1 observed, %2 predicted under %3 (95% interval "
+                          "%4 to %5), %6 cases of %7 replayed.") \
             .replace("%1", str(p.observed_badcases)).replace("%2", f"{p.predicted_badcases:.1f}") \
             .replace("%3", p.setting["label"]).replace("%4", f"{p.ci_low:.0f}") \
             .replace("%5", f"{p.ci_high:.0f}").replace("%6", str(p.n_cases)) \
@@ -484,15 +485,15 @@ class ReplayPanel(JobControls, Panel):
         """Why Predict's figures differ from Run's: it replays the cohort's time window (its own
         calibration, its own load), Run the whole trace."""
         w = p.window or {}
-        text = self.tr("Predict badcases replays the cohort's window of %1 (%2 s to %3 s, %4 "
-                       "requests) and calibrates on it; Run replays the whole trace. Preemptions "
-                       "and calibration errors of the two differ as their load differs.") \
+        text = _("Predict badcases replays the cohort's window of %1 (%2 s to %3 s, %4 "
+                 "requests) and calibrates on it; Run replays the whole trace. Preemptions "
+                 "and calibration errors of the two differ as their load differs.") \
             .replace("%1", p.run_id).replace("%2", f"{w.get('start_s', 0):,.0f}") \
             .replace("%3", f"{w.get('end_s', 0):,.0f}").replace("%4", f"{w.get('requests', 0):,}")
         res = self.state.result
         pre = (p.replay or {}).get("preemptions") or {}
         if res is not None and pre.get("scenario") is not None:
-            text += " " + self.tr("Here: %1 preemptions over the whole trace, %2 in the window.") \
+            text += " " + _("Here: %1 preemptions over the whole trace, %2 in the window.") \
                 .replace("%1", f"{res.summary['preemptions']:,}") \
                 .replace("%2", f"{pre['scenario']:,.0f}")
         return text
@@ -514,7 +515,7 @@ class ReplayPanel(JobControls, Panel):
                 self._status(str(e), error=True)
             self._show_settings()
         self.session.runner.submit("replay-settings", lambda ctx: query.run(store),
-                                   fill, self._failed, label=self.tr("Replay: settings"))
+                                   fill, self._failed, label=_("Replay: settings"))
 
     def show_comparison(self, rows: list[dict]) -> None:
         """Fill the observed-vs-replay table from compare.comparison_rows."""
@@ -542,17 +543,17 @@ class ReplayPanel(JobControls, Panel):
         if sec.get("predicted_badcases") is not None:
             self.answer.setText(sec.get("sentence") or "")
         else:
-            self.answer.setText(self.tr("No badcase prediction: %1").replace(
+            self.answer.setText(_("No badcase prediction: %1").replace(
                 "%1", str(sec.get("reason") or "")))
         self.answer.setVisible(True)
-        names = {"badcases": self.tr("badcases (observed → predicted)"),
-                 "ttft_ms": self.tr("TTFT mean, calibration"),
-                 "tpot_ms": self.tr("TPOT mean, calibration"),
-                 "hit_rate": self.tr("hit rate: observed settings → scenario"),
-                 "preemptions": self.tr("preemptions: observed settings → scenario")}
+        names = {"badcases": _("badcases (observed → predicted)"),
+                 "ttft_ms": _("TTFT mean, calibration"),
+                 "tpot_ms": _("TPOT mean, calibration"),
+                 "hit_rate": _("hit rate: observed settings → scenario"),
+                 "preemptions": _("preemptions: observed settings → scenario")}
         rows = [dict(r, label=names[r["metric"]]) for r in section_rows(sec)]
-        self.table.setHorizontalHeaderLabels([self.tr("metric"), self.tr("observed"),
-                                              self.tr("replay"), self.tr("change %")])
+        self.table.setHorizontalHeaderLabels([_("metric"), _("observed"),
+                                              _("replay"), _("change %")])
         self.show_comparison(rows)
         self.table.setVisible(bool(rows))   # no prediction: the sweep alone
         self._results_shown()
@@ -560,17 +561,17 @@ class ReplayPanel(JobControls, Panel):
         # the table's labels are long here: give it half the width
         self.split.setSizes([660, 640])
         lines = calibration_lines(cal) if cal else []
-        lines += [self.tr("%1 request(s) dropped: %2").replace("%1", str(k)).replace("%2", why)
+        lines += [_("%1 request(s) dropped: %2").replace("%1", str(k)).replace("%2", why)
                   for why, k in (cal.get("dropped") or {}).items()]
         sweeps = sec.get("sweeps") or ([sec["sweep"]] if (sec.get("sweep") or {}).get("rows") else [])
         if sweeps:
             lines += self.show_sweeps(sweeps)
         ea = (sec.get("error_applies") or {}).get("scenario")
         if ea:
-            lines.append(self.tr("Error that applies to the scenario: %1").replace("%1", ea["text"]))
+            lines.append(_("Error that applies to the scenario: %1").replace("%1", ea["text"]))
         stopped = (sec.get("budget") or {}).get("stopped")
         if stopped:  # the report's time bound ran out: the section is partial and says why
-            lines.append(self.tr("Partial: %1").replace("%1", stopped))
+            lines.append(_("Partial: %1").replace("%1", stopped))
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
 
@@ -589,7 +590,7 @@ class ReplayPanel(JobControls, Panel):
         section.SWEEP_MAX_REQUESTS requests)."""
         n, total = sw.get("requests", 0), sw.get("requests_total")
         if total and total > n:
-            return self.tr("the first %1 of %2").replace("%1", f"{n:,}").replace("%2", f"{total:,}")
+            return _("the first %1 of %2").replace("%1", f"{n:,}").replace("%2", f"{total:,}")
         return f"{n:,}"
 
     def run_sweep(self) -> None:
@@ -607,10 +608,11 @@ class ReplayPanel(JobControls, Panel):
                 self._status(str(e), error=True)
                 return
             self.cancel_button.setEnabled(True)
-            self._status(self.tr("Sweeping %n capacities…", "", len(job.capacities)))
+            self._status(ngettext("Sweeping {n} capacity…", "Sweeping {n} capacities…", len(job.capacities)).format(
+                n=len(job.capacities)))
             self._submit("replay", lambda ctx: job.run(
                 progress=lambda d, n: ctx.progress(d, n, "sweep"), cancelled=ctx.cancelled),
-                self.show_sweep, self.tr("Replay sweep"))
+                self.show_sweep, _("Replay sweep"))
         self._with_trace(go)
 
     def show_sweep(self, rows: list[dict]) -> None:
@@ -619,7 +621,7 @@ class ReplayPanel(JobControls, Panel):
         cache inflates) and preemptions (right axis) vs capacity."""
         self.state.sweep = rows
         (drawn,) = plot_sweeps(self.plot, self.pre_view, [{"rows": rows}],
-                               self.tr("prefix-cache hit rate"), self.tr("preemptions"))
+                               _("prefix-cache hit rate"), _("preemptions"))
         if not drawn:
             return
         self.plot_widget.setVisible(True)
@@ -631,12 +633,12 @@ class ReplayPanel(JobControls, Panel):
         pre = [int(r["preemptions"]) for r in rows]
         self._stack.setCurrentIndex(1)
         hits = ("" if no_prefix or hit[0] is None or hit[-1] is None else
-                self.tr("prefix-cache hit rate %1 → %2; ")
+                _("prefix-cache hit rate %1 → %2; ")
                 .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}"))
-        self._status(self.tr("Sweep from %3 to %4 blocks: ").replace("%3", f"{x[0]:,}")
+        self._status(_("Sweep from %3 to %4 blocks: ").replace("%3", f"{x[0]:,}")
                      .replace("%4", f"{x[-1]:,}") + hits
-                     + self.tr("preemptions %5 → %6; %7 request(s) too large for the smallest "
-                               "cache.").replace("%5", f"{pre[0]:,}")
+                     + _("preemptions %5 → %6; %7 request(s) too large for the smallest "
+                         "cache.").replace("%5", f"{pre[0]:,}")
                      .replace("%6", f"{pre[-1]:,}")
                      .replace("%7", str(rows[0].get("rejected", 0)))
                      + (f" {_(NO_PREFIX)[0].upper()}{_(NO_PREFIX)[1:]}." if no_prefix else ""))
@@ -644,8 +646,8 @@ class ReplayPanel(JobControls, Panel):
     def show_sweeps(self, sweeps: list[dict]) -> list[str]:
         """Plot the report's sweeps (one colour per run) and return one line per sweep."""
         self.state.sweep = sweeps[0].get("rows") if sweeps else None
-        plot_sweeps(self.plot, self.pre_view, sweeps, self.tr("hit rate"),
-                    self.tr("preemptions"))
+        plot_sweeps(self.plot, self.pre_view, sweeps, _("hit rate"),
+                    _("preemptions"))
         # a sweep without prefix information whose preemptions are all 0 draws flat nothing
         # (aibrix's CSVs: an empty chart with a legend in the report): its line says it
         self.plot_widget.setVisible(any(
@@ -656,17 +658,17 @@ class ReplayPanel(JobControls, Panel):
         for sw in sweeps:
             rows = sw.get("rows") or []
             if not rows:
-                lines.append(self.tr("Capacity sweep of %1: %2").replace(
+                lines.append(_("Capacity sweep of %1: %2").replace(
                     "%1", str(sw.get("run_id"))).replace("%2", str(sw.get("reason") or "")))
                 continue
             hits = [r["hit_rate"] for r in rows if r.get("hit_rate") is not None]
             mono = sw.get("monotone")
             verdict = (_(NO_PREFIX) if mono is None else
-                       self.tr("the first-query hit rate %1 as the capacity grows%2").replace(
-                           "%1", self.tr("never falls") if mono else self.tr("FALLS somewhere"))
+                       _("the first-query hit rate %1 as the capacity grows%2").replace(
+                           "%1", _("never falls") if mono else _("FALLS somewhere"))
                        .replace("%2", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else ""))
-            lines.append(self.tr("Capacity sweep of %1 (%2 requests, %3): %4; preemptions "
-                                 "%5 → %6.")
+            lines.append(_("Capacity sweep of %1 (%2 requests, %3): %4; preemptions "
+                           "%5 → %6.")
                          .replace("%1", str(sw.get("run_id"))).replace("%2", self._of_requests(sw))
                          .replace("%3", str(sw.get("eviction", "")).upper())
                          .replace("%4", verdict)
@@ -686,12 +688,12 @@ class ReplayPanel(JobControls, Panel):
             return
         store = self.session.store
         self.cancel_button.setEnabled(True)
-        self._status(self.tr("Validating the replay on the run's ladder…"))
+        self._status(_("Validating the replay on the run's ladder…"))
         self.session.runner.submit(
             "replay-validate", lambda ctx: job.run(
                 store, progress=lambda d, n: ctx.progress(d, n, "validate"),
                 cancelled=ctx.cancelled),
-            self.show_validation, self._validation_failed, label=self.tr("Replay: validating"),
+            self.show_validation, self._validation_failed, label=_("Replay: validating"),
             on_progress=lambda d, n, _t: self._busy("", d, n))
 
     def _validation_failed(self, err: BaseException) -> None:
@@ -712,19 +714,19 @@ class ReplayPanel(JobControls, Panel):
         reasons = [f"{self.validation.mode_name(o['mode'])}: {o.get('reason', '')}"
                    for o in v["validations"] if o["kind"] != "validated"]
         if v["kind"] != "validated":
-            self.show_warning(self.tr("Not validated: %1").replace("%1", "; ".join(reasons)),
+            self.show_warning(_("Not validated: %1").replace("%1", "; ".join(reasons)),
                               warn=True)
         else:
             self.show_warning(warning, warn=True)
         unid = {u["reason"] for o in v["validations"] for u in
                 (o.get("fit") or {}).get("unidentified", ())}
-        self._status("\n".join([self.tr("Not identified: %1").replace("%1", u) for u in sorted(unid)]
+        self._status("\n".join([_("Not identified: %1").replace("%1", u) for u in sorted(unid)]
                                + ([v["text"]] if v["kind"] != "validated" else [])))
 
     def cancel(self) -> None:
         self.jobs.cancel("replay")
         self.session.runner.cancel("replay-validate")
-        self._status(self.tr("Cancelled."))
+        self._status(_("Cancelled."))
         self._idle()
 
     def _failed(self, err: BaseException) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTab
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.viewstate.replay import held_out_rows
+from explorer.core.i18n import _
 
 # above this median |error| of mean TTFT or TPOT the panel warns (the issue's 25 % bar)
 WARN_ABOVE = 0.25
@@ -34,10 +35,10 @@ class ValidationView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.mode_box = QComboBox()
-        for text, mode in ((self.tr("fit on low, predict high"), "low-high"),
-                           (self.tr("leave one out"), "loo"), (self.tr("both"), "both")):
+        for text, mode in ((_("fit on low, predict high"), "low-high"),
+                           (_("leave one out"), "loo"), (_("both"), "both")):
             self.mode_box.addItem(text, mode)
-        self.mode_box.setToolTip(self.tr(
+        self.mode_box.setToolTip(_(
             "What Validate runs: fit on the ladder's lowest setting and predict each higher one, "
             "or hold each setting out in turn and predict it from the other settings' fits, "
             "or both"))
@@ -47,8 +48,8 @@ class ValidationView(QWidget):
         self.row.setContentsMargins(0, 0, 0, 0)
 
     def mode_name(self, mode: str) -> str:
-        return {"low-high": self.tr("fit on low, predict high"),
-                "loo": self.tr("leave one out")}.get(mode, mode)
+        return {"low-high": _("fit on low, predict high"),
+                "loo": _("leave one out")}.get(mode, mode)
 
     def clear(self) -> None:
         while self.row.count():
@@ -74,13 +75,13 @@ class ValidationView(QWidget):
             lay.addWidget(head)
             self.headings[mode] = head
             if one["kind"] != "validated":
-                head.setText(self.tr("Held-out errors, %1: not validated (%2)")
+                head.setText(_("Held-out errors, %1: not validated (%2)")
                              .replace("%1", self.mode_name(mode))
                              .replace("%2", one.get("reason", "")))
                 lay.addStretch(1)
                 self.row.addWidget(col, 1)
                 continue
-            head.setText(self.tr("Held-out errors, %1: %2").replace("%1", self.mode_name(mode))
+            head.setText(_("Held-out errors, %1: %2").replace("%1", self.mode_name(mode))
                          .replace("%2", one["text"]))
             table = self._table(held_out_rows(one))
             lay.addWidget(table, 1)
@@ -89,8 +90,8 @@ class ValidationView(QWidget):
             med = one["median_abs_error"]
             worst = max(worst, med["ttft_ms"] or 0, med["tpot_ms"] or 0)
             lines.append(self._sentence(one))
-        warn = (self.tr("Out-of-sample error above 25%: read the replay's absolute latencies "
-                        "at other settings with that error in mind.")
+        warn = (_("Out-of-sample error above 25%: read the replay's absolute latencies "
+                  "at other settings with that error in mind.")
                 if worst > WARN_ABOVE else None)
         return "\n".join(lines), warn
 
@@ -98,25 +99,25 @@ class ValidationView(QWidget):
         med = one["median_abs_error"]
         t, p = (f"{100 * (med[m] or 0):.1f}%" for m in ("ttft_ms", "tpot_ms"))
         if one["mode"] == "loo":
-            return (self.tr("%1: each of %2 settings predicted from the other settings' fits; "
-                            "median |error| of mean TTFT %3, of mean TPOT %4.")
+            return (_("%1: each of %2 settings predicted from the other settings' fits; "
+                      "median |error| of mean TTFT %3, of mean TPOT %4.")
                     .replace("%1", one["text"]).replace("%2", str(len(one["held_out"])))
                     .replace("%3", t).replace("%4", p))
-        return (self.tr("%1: fitted at %2 = %3, %4 higher settings predicted; median |error| of "
-                        "mean TTFT %5, of mean TPOT %6.")
+        return (_("%1: fitted at %2 = %3, %4 higher settings predicted; median |error| of "
+                  "mean TTFT %5, of mean TPOT %6.")
                 .replace("%1", one["text"]).replace("%2", one["setting_key"])
                 .replace("%3", f"{one['fit']['setting']:g}")
                 .replace("%4", str(len(one["held_out"]))).replace("%5", t).replace("%6", p))
 
     def _table(self, rows: list[dict]) -> QTableWidget:
         table = QTableWidget(len(rows), 5)
-        table.setHorizontalHeaderLabels([self.tr("held-out setting"), self.tr("observed"),
-                                         self.tr("replay"), self.tr("error of mean"),
-                                         self.tr("error of P90")])
+        table.setHorizontalHeaderLabels([_("held-out setting"), _("observed"),
+                                         _("replay"), _("error of mean"),
+                                         _("error of P90")])
         table.verticalHeader().hide()
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for i, r in enumerate(rows):
-            name = self.tr("throughput") if r["metric"] == "throughput" else r["name"]
+            name = _("throughput") if r["metric"] == "throughput" else r["name"]
             label = r["label"].replace(r["name"], name, 1)
             cells = (label, _num(r["observed"], r["unit"]), _num(r["replay"], r["unit"]),
                      _pct(r["diff_pct"]), _pct(r["p90_pct"]))

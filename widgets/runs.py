@@ -17,6 +17,7 @@ from explorer.core.escape import qt_plain_tip
 from explorer.core.report_runs import OVERVIEW, SHOWN, fmt_published
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
+from explorer.core.i18n import _, ngettext
 
 # the report's overview numbers (report_runs.OVERVIEW), counts aside: one meaning, one place
 HEADLINE = tuple((m, s) for m, s, _ in OVERVIEW if m != "requests")
@@ -45,14 +46,14 @@ class RunsPanel(Panel):
         self._painting = False
         self.runs: list[dict] = []
         self.table = QTableWidget()
-        titles = {"Mean TTFT": self.tr("Mean TTFT"), "Median TTFT": self.tr("Median TTFT"),
-                  "P99 TTFT": self.tr("P99 TTFT"), "Mean TPOT": self.tr("Mean TPOT"),
-                  "Mean ITL": self.tr("Mean ITL"), "Mean E2E": self.tr("Mean E2E"),
-                  "Output tok/s": self.tr("Output tok/s")}
-        heads = [self.tr("Run"), self.tr("Engine"), self.tr("Version"), self.tr("Workload"),
-                 self.tr("Completed"), self.tr("Failed"), self.tr("Flags")]
+        titles = {"Mean TTFT": _("Mean TTFT"), "Median TTFT": _("Median TTFT"),
+                  "P99 TTFT": _("P99 TTFT"), "Mean TPOT": _("Mean TPOT"),
+                  "Mean ITL": _("Mean ITL"), "Mean E2E": _("Mean E2E"),
+                  "Output tok/s": _("Output tok/s")}
+        heads = [_("Run"), _("Engine"), _("Version"), _("Workload"),
+                 _("Completed"), _("Failed"), _("Flags")]
         heads += [titles[HEADLINE_TITLES[t]] for m, s, t in OVERVIEW if m != "requests"]
-        heads += [self.tr("Version from"), self.tr("File")]
+        heads += [_("Version from"), _("File")]
         self.table.setColumnCount(len(heads))
         self.table.setHorizontalHeaderLabels(heads)
         self.table.verticalHeader().hide()
@@ -67,8 +68,8 @@ class RunsPanel(Panel):
         self.table.itemSelectionChanged.connect(self._show_detail)
         self.detail = QTableWidget()
         self.detail.setColumnCount(3)
-        self.detail.setHorizontalHeaderLabels([self.tr("Published"), self.tr("Value"),
-                                               self.tr("Recomputed from the requests")])
+        self.detail.setHorizontalHeaderLabels([_("Published"), _("Value"),
+                                               _("Recomputed from the requests")])
         self.detail.verticalHeader().hide()
         self.detail.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.detail.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -80,9 +81,9 @@ class RunsPanel(Panel):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.detail)
-        self.export_button = QPushButton(self.tr("Export table…"))
-        self.export_button.setToolTip(self.tr("Write every run with its published and "
-                                              "recomputed statistics to CSV or Parquet"))
+        self.export_button = QPushButton(_("Export table…"))
+        self.export_button.setToolTip(_("Write every run with its published and "
+                                        "recomputed statistics to CSV or Parquet"))
         self.export_button.clicked.connect(self._export)
         foot = QHBoxLayout()
         foot.addWidget(self.note, 1)
@@ -100,8 +101,8 @@ class RunsPanel(Panel):
     def paint(self, runs) -> str | None:
         self.runs = list(runs or [])
         if not self.runs:
-            return self.tr("No run loaded yet: drop benchmark results (vLLM / SGLang result "
-                           "JSON, printed result blocks, sweep folders) or traces here.")
+            return _("No run loaded yet: drop benchmark results (vLLM / SGLang result "
+                     "JSON, printed result blocks, sweep folders) or traces here.")
         self._painting = True
         try:
             self.table.setRowCount(len(self.runs))
@@ -189,26 +190,27 @@ class RunsPanel(Panel):
 
     def _export(self) -> None:
         from PySide6.QtWidgets import QFileDialog, QMessageBox
-        path, _f = QFileDialog.getSaveFileName(self, self.tr("Export the runs table"), "runs.csv",
-                                               self.tr("CSV (*.csv);;Parquet (*.parquet)"))
+        path, _f = QFileDialog.getSaveFileName(self, _("Export the runs table"), "runs.csv",
+                                               _("CSV (*.csv);;Parquet (*.parquet)"))
         if not path:
             return
         try:
             self.export_to(path)
         except (OSError, ValueError, ImportError) as e:
-            QMessageBox.warning(self, self.tr("Export the runs table"), str(e))
+            QMessageBox.warning(self, _("Export the runs table"), str(e))
 
     def _show_note(self, rv) -> None:
         if not isinstance(rv, dict) or not rv.get("changes"):
-            self.note.setText(self.tr("Double-click a run's name, engine, version or workload to "
-                                      "edit it (kept with the session; runs given one workload "
-                                      "name are compared with each other)."))
+            self.note.setText(_("Double-click a run's name, engine, version or workload to "
+                                "edit it (kept with the session; runs given one workload "
+                                "name are compared with each other)."))
             return
         regs = [c for c in rv["changes"] if c.get("regression")]
         parts = [f"{c['metric']} {c['stat']} {c['from_version']} → {c['to_version']}: "
                  f"{c['change_pct']:+.1f} %" for c in regs[:4] if c.get("change_pct") is not None]
-        text = self.tr("Run level (published aggregates, not tested): %n regression(s)", "",
-                       len(regs))
+        text = ngettext("Run level (published aggregates, not tested): {n} regression",
+                        "Run level (published aggregates, not tested): {n} regressions",
+                        len(regs)).format(n=len(regs))
         self.note.setText(text + (": " + "; ".join(parts) if parts else "."))
 
     def copy_text(self) -> str:

@@ -12,6 +12,7 @@ from explorer.widgets.base import Panel, SelectionLine
 from explorer.widgets.painters.common import label, share, unit
 from explorer.widgets.painters.sla import bars_that_fit, paint_sla, summary
 from explorer.widgets.painters.sla_windows import paint_sla_windows
+from explorer.core.i18n import _
 
 
 class SlaPanel(SelectionLine, Panel):
@@ -33,8 +34,8 @@ class SlaPanel(SelectionLine, Panel):
             # showed "TTFT <= 0.0 ms"): the session's own, else the analysis' defaults
             given = ((getattr(session, "params", None) or {}).get("sla") or {}).get("thresholds") or {}
             box.setValue(float(given.get(metric, DEFAULT_THRESHOLDS.get(metric, 0.0))))
-            box.setToolTip(self.tr("SLA bound on %1: a request meets the SLA when it did not error and "
-                                   "every bound holds").replace("%1", label(metric, False)))
+            box.setToolTip(_("SLA bound on %1: a request meets the SLA when it did not error and "
+                             "every bound holds").replace("%1", label(metric, False)))
             box.valueChanged.connect(self._edited)
             self.top.addWidget(QLabel(label(metric, False) + " ≤"))
             self.top.addWidget(box)
@@ -91,7 +92,7 @@ class SlaPanel(SelectionLine, Panel):
         from explorer.core.selection import And, InSet, Range
         pred = And(InSet("run_id", (str(period["run_id"]),)),
                    Range("arrival_s", float(period["start_s"]), float(period["end_s"])))
-        text = self.tr("SLA: violation period of %1 (%2 windows)").replace(
+        text = _("SLA: violation period of %1 (%2 windows)").replace(
             "%1", str(period["run_id"])).replace("%2", str(period.get("windows")))
         self.session.set_selection(pred, text, requests=True,
                                    source=("sla_period", period["run_id"], period["start_s"],
@@ -128,9 +129,9 @@ class SlaPanel(SelectionLine, Panel):
         if not sla:
             return ""
         if not sla.get("judged"):
-            return self.tr("%1: none of its cases' requests can be judged against the SLA") \
+            return _("%1: none of its cases' requests can be judged against the SLA") \
                 .replace("%1", self.selection_name())
-        return self.tr("%1: %2 of %3 judged meet the SLA (the whole cohort: %4)") \
+        return _("%1: %2 of %3 judged meet the SLA (the whole cohort: %4)") \
             .replace("%1", self.selection_name()).replace("%2", share(sla.get("attainment"))) \
             .replace("%3", plural(sla['judged'], "request")).replace("%4", share(sla.get("cohort_attainment")))
 

@@ -23,6 +23,7 @@ from explorer.core.viewstate.timeline import (WINDOW_RANGE_S, TimelineQuery, Tim
                                               TimelineView, Unbound)
 from explorer.widgets.base import off_screen, watch_dock
 from explorer.widgets.painters import timeline as painter
+from explorer.core.i18n import _
 
 HOVER_PX = 6
 
@@ -48,24 +49,24 @@ class TimelinePanel(QWidget):
         self._follow_later: pd.DataFrame | None = None  # a cohort to follow once on screen
         self._dock_hooked = False
 
-        self.back = QPushButton(self.tr("Back"))
+        self.back = QPushButton(_("Back"))
         self.back.setEnabled(False)
         self.back.clicked.connect(self.go_back)
-        self.compare = QCheckBox(self.tr("Compare with a typical control request"))
-        self.compare.setToolTip(self.tr("The control request whose TPOT is nearest the control "
-                                        "group's median TPOT, on the same time scale"))
+        self.compare = QCheckBox(_("Compare with a typical control request"))
+        self.compare.setToolTip(_("The control request whose TPOT is nearest the control "
+                                  "group's median TPOT, on the same time scale"))
         self.compare.toggled.connect(self._compare_toggled)
         self.window = QDoubleSpinBox()
         self.window.setRange(*WINDOW_RANGE_S)
         self.window.setValue(self.state.window_s)
-        self.window.setSuffix(self.tr(" s"))
+        self.window.setSuffix(_(" s"))
         self.window.setPrefix("± ")
-        self.window.setToolTip(self.tr("Swimlane window around the request"))
+        self.window.setToolTip(_("Swimlane window around the request"))
         self.window.editingFinished.connect(self._window_edited)
-        reset = QPushButton(self.tr("Reset zoom"))
+        reset = QPushButton(_("Reset zoom"))
         reset.clicked.connect(self.reset_zoom)
         bar = QHBoxLayout()
-        for w in (self.back, self.compare, QLabel(self.tr("Neighbours")), self.window, reset):
+        for w in (self.back, self.compare, QLabel(_("Neighbours")), self.window, reset):
             bar.addWidget(w)
         bar.addStretch(1)
 
@@ -73,12 +74,12 @@ class TimelinePanel(QWidget):
         self.view.setBackground("w")
         self.view.scene().sigMouseMoved.connect(self._hover)
         self.view.scene().sigMouseClicked.connect(self._clicked)
-        self.readout = QLabel(self.tr("Hover over the timeline for exact values."))
+        self.readout = QLabel(_("Hover over the timeline for exact values."))
         self.readout.setTextFormat(Qt.TextFormat.PlainText)
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setWordWrap(True)  # a long hover text must not widen the dock
-        self.msg = QLabel(self.tr("Select a case bound to a request (or a request) to see its "
-                                  "timeline."))
+        self.msg = QLabel(_("Select a case bound to a request (or a request) to see its "
+                            "timeline."))
         self.msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.msg.setWordWrap(True)
         self.stack = QStackedWidget()
@@ -126,15 +127,15 @@ class TimelinePanel(QWidget):
             return
         self._follow_later = None  # a request opened (by the user) replaces a pending follow
         if self.session is None:
-            return self._fail(self.tr("Nothing loaded yet."))
+            return self._fail(_("Nothing loaded yet."))
         store = self.session.store
         self.session.runner.submit("timeline", lambda _ctx: query.run(store),
                                    lambda view: self._fetched(view, record), self._on_error,
-                                   label=self.tr("Opening request timeline"))
+                                   label=_("Opening request timeline"))
 
     def _fetched(self, view, record: bool) -> None:
         if isinstance(view, Unbound):
-            self.msg.setText(self.tr("Case %1 is not bound to a trace request.")
+            self.msg.setText(_("Case %1 is not bound to a trace request.")
                              .replace("%1", view.case_id))
             self.stack.setCurrentIndex(0)
             return
@@ -228,8 +229,8 @@ class TimelinePanel(QWidget):
         notes = list(tl["notes"]) + ([view.note] if view.note else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = view.nb
-        text = (self.tr("%1 neighbour in flight within ± %2 s.") if len(nb) == 1 else
-                self.tr("%1 neighbours in flight within ± %2 s."))
+        text = (_("%1 neighbour in flight within ± %2 s.") if len(nb) == 1 else
+                _("%1 neighbours in flight within ± %2 s."))
         self.readout.setText(text.replace("%1", f"{len(nb):,}")
                              .replace("%2", f"{view.window_s:g}")
                              + "".join(f" {_sentence(n)}" for n in notes))

@@ -10,6 +10,7 @@ from explorer.widgets import palette
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.tree import MAX_NODE_W, paint_tree, tree_tsv
 from explorer.widgets.zoomview import MIN_WINDOW_PT, ZoomView
+from explorer.core.i18n import _
 
 PRINT_NODE_W = 160   # the print layout's node width (conditions on two lines) ...
 PRINT_PT = 10.5      # ... and text size: >= 7 pt once the figure is scaled to the page
@@ -55,12 +56,12 @@ class TreePanel(Panel):
         self.sentence.setWordWrap(True)
         self.sentence.setObjectName("muted")
         top = self.top
-        top.addWidget(QLabel(self.tr("max depth")))
+        top.addWidget(QLabel(_("max depth")))
         top.addWidget(self.depth)
-        top.addWidget(QLabel(self.tr("min cases per leaf")))
+        top.addWidget(QLabel(_("min cases per leaf")))
         top.addWidget(self.leaf)
         top.addStretch(1)
-        self.hint = QLabel(self.tr("click a node to select its cases · drag to pan, Ctrl+wheel to zoom"))
+        self.hint = QLabel(_("click a node to select its cases · drag to pan, Ctrl+wheel to zoom"))
         top.addWidget(self.hint)
         self.horizontal = False  # the print layout (reports): depth left to right
         lay = QVBoxLayout(self.body)
@@ -78,7 +79,7 @@ class TreePanel(Panel):
                 box.setValue(v)
                 box.blockSignals(False)
         if not nodes:
-            return self.tr("No decision tree: too few bound cases with engine metrics in both groups.")
+            return _("No decision tree: too few bound cases with engine metrics in both groups.")
         self.hint.setVisible(not self.horizontal)  # no "click" hint on a page
         font = self.font()
         if self.horizontal:

@@ -58,8 +58,8 @@ class VersionsPanel(SelectionLine, Panel):
         self.plot_widget.setVisible(msg is None)
         self.fitter.refit()
         self.fit_table()
-        self.note.setText(self.tr(msg) if msg else self.tr("▼ regression: the change is significant "
-                                                          "and in the worse direction"))
+        self.note.setText(msg if msg else _("▼ regression: the change is significant "
+                                            "and in the worse direction"))
         return None
 
     def table_height(self) -> int:
@@ -94,10 +94,10 @@ class VersionsPanel(SelectionLine, Panel):
         rows = (self.selection or {}).get("versions") or []
         if not rows:
             return ""
-        parts = [self.tr("%1: %2 (%3)").replace("%1", r["engine_version"])
+        parts = [_("%1: %2 (%3)").replace("%1", r["engine_version"])
                  .replace("%2", plural(r['n'], "case")).replace("%3", plural(r['n_bad'], "badcase"))
                  for r in sorted(rows, key=lambda r: -r["n"])]
-        return self.tr("%1 ran on %2").replace("%1", self.selection_name()).replace("%2", "; ".join(parts))
+        return _("%1 ran on %2").replace("%1", self.selection_name()).replace("%2", "; ".join(parts))
 
     def copy_text(self) -> str:
         """The table as TSV (every row, full text), then the selection's releases."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout
+from explorer.core.i18n import _
 
 KEYS = ("warehouse/url", "warehouse/table", "warehouse/columns")
 
@@ -24,24 +25,24 @@ class WarehouseDialog(QDialog):
     def __init__(self, settings: QSettings, parent=None):
         super().__init__(parent)
         self.settings = settings
-        self.setWindowTitle(self.tr("Connect to warehouse"))
+        self.setWindowTitle(_("Connect to warehouse"))
         self.url = QLineEdit(str(settings.value(KEYS[0], "spark:local")))
-        self.url.setPlaceholderText(self.tr("sc://host:15002 or spark:local"))
+        self.url.setPlaceholderText(_("sc://host:15002 or spark:local"))
         self.table = QLineEdit(str(settings.value(KEYS[1], "")))
-        self.table.setPlaceholderText(self.tr("catalog.schema.requests or parquet:/path/to/requests/"))
+        self.table.setPlaceholderText(_("catalog.schema.requests or parquet:/path/to/requests/"))
         self.columns = QLineEdit(str(settings.value(KEYS[2], "")))
-        self.columns.setPlaceholderText(self.tr("optional: run_id=replica,ttft_ms=ttft"))
+        self.columns.setPlaceholderText(_("optional: run_id=replica,ttft_ms=ttft"))
         form = QFormLayout()
-        form.addRow(self.tr("Spark Connect URL"), self.url)
-        form.addRow(self.tr("Requests table"), self.table)
-        form.addRow(self.tr("Column mapping"), self.columns)
-        note = QLabel(self.tr("The loaded eval cases stay here and are bound to the table's "
-                              "requests in the warehouse; only the cohort's rows and aggregates "
-                              "come back. A token in the URL (;token=…) is not saved."))
+        form.addRow(_("Spark Connect URL"), self.url)
+        form.addRow(_("Requests table"), self.table)
+        form.addRow(_("Column mapping"), self.columns)
+        note = QLabel(_("The loaded eval cases stay here and are bound to the table's "
+                        "requests in the warehouse; only the cohort's rows and aggregates "
+                        "come back. A token in the URL (;token=…) is not saved."))
         note.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Connect"))
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(_("Connect"))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self.url.textChanged.connect(lambda _t: self._check(buttons))

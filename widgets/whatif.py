@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from explorer.core.i18n import _
+from explorer.core.i18n import _, pgettext
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGraphicsScene,
                                QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
@@ -97,18 +97,18 @@ class WhatIfPanel(JobControls, Panel):
         self.set_box = QDoubleSpinBox()
         self.set_box.setKeyboardTracking(False)
         self.set_box.setDecimals(3)
-        self.run_button = QPushButton(self.tr("Run"))
-        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.run_button = QPushButton(pgettext("button", "Run"))  # the verb (运行); a run is "Run"
+        self.cancel_button = QPushButton(_("Cancel"))
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(70)
         self.progress.setVisible(False)
         self.progress.setProperty("busyOnly", True)  # shown by _busy only, not with the controls
         # one sentence: "Set [treatment] to [value], effect on [outcome] [Run]"
-        self.treatment.setToolTip(self.tr("Treatment: the engine metric the scenario sets"))
-        self.outcome.setToolTip(self.tr("Outcome: what the scenario predicts"))
-        for w in (QLabel(self.tr("Set")), self.treatment, QLabel(self.tr("to")), self.slider,
-                  self.set_box, QLabel(self.tr("effect on")), self.outcome,
+        self.treatment.setToolTip(_("Treatment: the engine metric the scenario sets"))
+        self.outcome.setToolTip(_("Outcome: what the scenario predicts"))
+        for w in (QLabel(_("Set")), self.treatment, QLabel(_("to")), self.slider,
+                  self.set_box, QLabel(_("effect on")), self.outcome,
                   self.run_button, self.cancel_button, self.progress):
             self.top.addWidget(w)
         self.top.addStretch(1)
@@ -154,9 +154,9 @@ class WhatIfPanel(JobControls, Panel):
         self.scale_text = QLabel()
         self.scale_text.setWordWrap(True)
         scale_row = QHBoxLayout()
-        scale_row.addWidget(QLabel(self.tr("SLA if")))
+        scale_row.addWidget(QLabel(_("SLA if")))
         scale_row.addWidget(self.scale_metric)
-        scale_row.addWidget(QLabel(self.tr("changes by")))
+        scale_row.addWidget(QLabel(_("changes by")))
         scale_row.addWidget(self.scale_pct)
         scale_row.addStretch(1)
         self.scale_metric.currentIndexChanged.connect(lambda _i: self.run_scale())
@@ -185,8 +185,8 @@ class WhatIfPanel(JobControls, Panel):
         self.plot.setMenuEnabled(False)
         self.plot.getViewBox().setMouseEnabled(False, False)
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels([self.tr("Refuter"), self.tr("New effect"),
-                                              self.tr("Verdict"), self.tr("Why")])
+        self.table.setHorizontalHeaderLabels([_("Refuter"), _("New effect"),
+                                              _("Verdict"), _("Why")])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
@@ -261,10 +261,10 @@ class WhatIfPanel(JobControls, Panel):
         self.state.selected_ids = getattr(self.session, "selected_cases", None)
         why = self.state.set_frame(frame)
         if why == NO_CASES:
-            return self.tr("No case in the cohort.")
+            return _("No case in the cohort.")
         if why is not None:
-            return self.tr("No case of the cohort is bound to a trace request with engine "
-                           "metrics, so there is nothing to intervene on.")
+            return _("No case of the cohort is bound to a trace request with engine "
+                     "metrics, so there is nothing to intervene on.")
         self._fill_pickers()
         self.draw_graph()
         self._show_applies()
@@ -327,9 +327,9 @@ class WhatIfPanel(JobControls, Panel):
 
     def _name(self, m: str) -> str:
         if m == "badcase":
-            return self.tr("badcase (error rate)")
+            return _("badcase (error rate)")
         if m == "sla_met":
-            return self.tr("SLA met")
+            return _("SLA met")
         return label(m)
 
     def _show_value(self) -> None:
@@ -416,10 +416,10 @@ class WhatIfPanel(JobControls, Panel):
             return
         kind, n = applies
         if kind == "selected":
-            text = self.tr("Scenario for the %1 selected cases.").replace("%1", f"{n:,}")
+            text = _("Scenario for the %1 selected cases.").replace("%1", f"{n:,}")
         else:
-            text = self.tr("Scenario for the cluster's %1 badcases (select cases elsewhere to "
-                           "change this).").replace("%1", f"{n:,}")
+            text = _("Scenario for the cluster's %1 badcases (select cases elsewhere to "
+                     "change this).").replace("%1", f"{n:,}")
         self.applies.setText(text)
 
     def _sla_thresholds(self) -> dict | None:
@@ -443,14 +443,14 @@ class WhatIfPanel(JobControls, Panel):
             return
         self._cancel_note = ""
         self._show_applies()
-        self._status(self.tr("Estimating…"))
+        self._status(_("Estimating…"))
         self.cancel_button.setEnabled(True)
 
         def job(ctx):   # a cancel raises errors.Cancelled, the worker's own: dropped
             ctx.progress(0, 0, "importing DoWhy")
             return query.run(progress=lambda d, n: ctx.progress(d, n, "what-if"),
                              cancelled=ctx.cancelled)
-        self.jobs.submit("whatif", job, self._done, self._failed, label=self.tr("What-if"))
+        self.jobs.submit("whatif", job, self._done, self._failed, label=_("What-if"))
         self.run_scale()
 
     def run_scale(self) -> None:
@@ -461,12 +461,12 @@ class WhatIfPanel(JobControls, Panel):
         self.state.thresholds = self._sla_thresholds()
         query = self.state.scale_query()
         if query is None:
-            self.scale_text.setText(self.tr("(not in this data)") if self.frame is not None else "")
+            self.scale_text.setText(_("(not in this data)") if self.frame is not None else "")
             return
-        self.scale_text.setText(self.tr("estimating…"))
+        self.scale_text.setText(_("estimating…"))
         self.jobs.submit("whatif-scale", lambda ctx: query.run(cancelled=ctx.cancelled),
                            self._scaled, lambda e: self.scale_text.setText(str(e)),
-                           label=self.tr("SLA what-if"))
+                           label=_("SLA what-if"))
 
     def _scaled(self, d: ScaleDict) -> None:
         self.state.scale = d
@@ -477,13 +477,13 @@ class WhatIfPanel(JobControls, Panel):
         self._run_timer().stop()
         self.jobs.cancel("whatif-scale")
         self.jobs.cancel("whatif")
-        self._status(note or self.tr("Cancelled."))
+        self._status(note or _("Cancelled."))
         self._idle()
 
     def _dropped(self, _key: str) -> None:
         if self.jobs.pending():  # a newer run replaced it (its status stays) or another drops
             return
-        self._status(self._cancel_note or self.tr("Cancelled."))
+        self._status(self._cancel_note or _("Cancelled."))
         self._cancel_note = ""
 
     def _fit_table(self) -> None:
@@ -496,7 +496,7 @@ class WhatIfPanel(JobControls, Panel):
 
     def _cohort_changed(self) -> None:
         if self.jobs.pending() or self._run_timer().isActive():
-            self.cancel(self.tr("The cohort changed: the what-if reruns on its new cases."))
+            self.cancel(_("The cohort changed: the what-if reruns on its new cases."))
 
     def _done(self, d: WhatIfSection) -> None:
         self.show_whatif(d)
@@ -525,7 +525,7 @@ class WhatIfPanel(JobControls, Panel):
             self._fill_table(value)
             self.table.setVisible(self.table.rowCount() > 0)
             items = "".join(f"<li>{_esc(a)}</li>" for a in value.get("assumptions") or [])
-            assume = self.tr("These numbers assume:")
+            assume = _("These numbers assume:")
             self.assumptions.setText(
                 f"<b>{_esc(assume)}</b><ul style='margin:0'>{items}</ul>"
                 if items else "")
@@ -533,7 +533,7 @@ class WhatIfPanel(JobControls, Panel):
             n, nd = value.get("n"), value.get("n_dropped")
             self.method.setText((value.get("method") or "") + (
                 f" · n = {int(n):,}" if isinstance(n, (int, float)) else "") + (
-                ", " + self.tr("%1 dropped").replace("%1", f"{int(nd):,}")
+                ", " + _("%1 dropped").replace("%1", f"{int(nd):,}")
                 if isinstance(nd, (int, float)) and nd else ""))
             self._fill_pickers()   # the result's treatment, outcome and value
             self.draw_graph()
@@ -602,7 +602,7 @@ class WhatIfPanel(JobControls, Panel):
             self.session.runner.submit(
                 "whatif-graph", lambda ctx: store_holder.store.set_setting(SETTING, text),
                 lambda _r: None, lambda e: self._status(str(e), error=True),
-                label=self.tr("Saving the causal graph"))
+                label=_("Saving the causal graph"))
         if self.frame is not None:
             self._fill_pickers()
         self._inputs_changed()
@@ -613,7 +613,7 @@ class WhatIfPanel(JobControls, Panel):
         self.session.runner.submit("whatif-graph-load",
                                    lambda ctx: holder.store.get_setting(SETTING),
                                    self._graph_loaded, lambda e: None,
-                                   label=self.tr("Reading the causal graph"))
+                                   label=_("Reading the causal graph"))
 
     def _graph_loaded(self, text: Any) -> None:
         new = text if isinstance(text, str) and text.strip() else default_graph_text()
@@ -621,8 +621,8 @@ class WhatIfPanel(JobControls, Panel):
             return
         self.editor.setPlainText(new)
         if not self.apply_graph(save=False):   # a stored graph that no longer parses
-            self._status(self.tr("The session's causal graph is not valid; fix it in the "
-                                 "editor."), error=True)
+            self._status(_("The session's causal graph is not valid; fix it in the "
+                           "editor."), error=True)
 
     # -- out -------------------------------------------------------------------------------------------
     def report_args(self) -> dict:
@@ -642,7 +642,7 @@ class WhatIfPanel(JobControls, Panel):
         if self.result:
             return summary(self.result)
         if self.message() is None and self.treatment.currentData():
-            return self.tr("What-if (not run yet): set %1 to %2, effect on %3").replace(
+            return _("What-if (not run yet): set %1 to %2, effect on %3").replace(
                 "%1", self.treatment.currentText()).replace("%2", f"{self.set_box.value():g}").replace(
                 "%3", self.outcome.currentText())
         return super().copy_text()

@@ -16,6 +16,7 @@ from explorer.core.analysis.causal_graph import default_graph_text, parse_graph
 from explorer.core.errors import InputError
 from explorer.widgets import palette
 from explorer.widgets.zoomview import ZoomView
+from explorer.core.i18n import _
 
 
 class GraphView(ZoomView):
@@ -48,9 +49,9 @@ class GraphEditor(QWidget):
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.graph_status = QLabel()
         self.graph_status.setWordWrap(True)
-        self.apply_button = QPushButton(self.tr("Apply graph"))
+        self.apply_button = QPushButton(_("Apply graph"))
         self.apply_button.setEnabled(False)
-        self.default_button = QPushButton(self.tr("Default graph"))
+        self.default_button = QPushButton(_("Default graph"))
         self._validate_timer = QTimer(self, singleShot=True, interval=300)
         self._validate_timer.timeout.connect(self.validate)
         self.editor.textChanged.connect(self._validate_timer.start)
@@ -69,17 +70,17 @@ class GraphEditor(QWidget):
         text = self.editor.toPlainText()
         known = self._known()
         try:
-            g = parse_graph(text, source=self.tr("graph"), known=known)
+            g = parse_graph(text, source=_("graph"), known=known)
         except InputError as e:
             self.graph_status.setText(e.message if e.line is None else
-                                      self.tr("line %1: %2").replace("%1", str(e.line))
+                                      _("line %1: %2").replace("%1", str(e.line))
                                       .replace("%2", e.message))
             self.graph_status.setStyleSheet(f"color: {palette.BAD};")
             self._mark_line(e.line)
             self.apply_button.setEnabled(False)
             return False
         self._mark_line(None)
-        self.graph_status.setText(self.tr("Valid: %1 nodes, %2 edges, acyclic.")
+        self.graph_status.setText(_("Valid: %1 nodes, %2 edges, acyclic.")
                                   .replace("%1", str(len(g.nodes))).replace("%2", str(len(g.edges))))
         self.graph_status.setStyleSheet(f"color: {palette.ACCENT};")
         self.apply_button.setEnabled(text != self._applied())

@@ -1,11 +1,13 @@
 """Files in place across sessions (explorer.core.inplace): a reopened session's in-place files
 checked (size, modification time, SHA-256) and re-attached or detached with a message naming
-them; relocate() to a file's new path; clear() for the warehouse mode."""
+them; detached_files() lists those left out, relocate() points one at its new path; clear() for the
+warehouse mode."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from .errors import InputError
 from .i18n import _
 from .inplace import LOCAL, _VIEW, _is_table, _make_view, requests_table, union
 from .inputfiles import sha256_of
@@ -34,7 +36,8 @@ def reattach(store) -> list[str]:
     con = store.con
     rows = con.execute(
         "SELECT f.view_no, f.path, f.size_bytes, f.mtime_ns, f.select_sql, f.rows, r.source_sha256 "
-        "FROM in_place_files f LEFT JOIN runs r USING (run_id) ORDER BY f.view_no").fetchall()
+        "FROM in_place_files f LEFT JOIN runs r USING (run_id) "
+        "WHERE f.status IS DISTINCT FROM ? ORDER BY f.view_no", [EMBEDDED]).fetchall()
     out = []
     for n, path, size, mtime, template, nrows, sha in rows:
         why = changed(path, size, mtime, sha)
@@ -57,20 +60,20 @@ def detached_message(path: str, why: str, rows: int | None) -> str:
 
 def relocate(store, old: str, new: str | Path) -> None:
     """Point the in-place file recorded at `old` to the file at `new` when its SHA-256 is the
-    one loaded (else ValueError naming both): its view is made again over `new`."""
+    one loaded (else InputError naming both): its view is made again over `new`."""
     con = store.con
     rows = con.execute("SELECT f.view_no, f.select_sql, r.source_sha256 FROM in_place_files f "
                        "LEFT JOIN runs r USING (run_id) WHERE f.path = ?", [str(old)]).fetchall()
     if not rows:
-        raise ValueError(_("{old}: no file read in place was loaded from there").format(old=old))
+        raise InputError(old, _("no file read in place was loaded from there"))
     p = Path(os.path.abspath(new))
     if not p.is_file():
-        raise ValueError(_("{new}: no such file").format(new=new))
+        raise InputError(new, _("no such file"))
     got = sha256_of(p)
     for n, template, sha in rows:
         if sha is not None and got != sha:
-            raise ValueError(_("{new} is not the file loaded from {old} (its SHA-256 differs): "
-                               "load it as a new input instead").format(new=new, old=old))
+            raise InputError(new, _("not the file loaded from {old} (its SHA-256 differs): "
+                                    "load it as a new input instead").format(old=old))
         st = p.stat()
         with store._lock:
             _make_view(con, n, str(p), template)
@@ -78,6 +81,35 @@ def relocate(store, old: str, new: str | Path) -> None:
                         "status = NULL WHERE view_no = ?", [str(p), st.st_size, st.st_mtime_ns, n])
             union(con)
     store.detached = [m for m in getattr(store, "detached", []) if not m.startswith(f"{old}: ")]
+
+
+EMBEDDED = "embedded"  # in_place_files.status of a file whose rows a saved session holds
+
+
+def embed(con, db: str) -> None:
+    """In the session database `db` being saved (a copy of this one): every attached in-place
+    file's rows appended to its copied rows (requests_local) and the file marked EMBEDDED, so
+    reopening reads them from the session, not from the file (Store.save_as with_data)."""
+    rows = con.execute("SELECT view_no FROM in_place_files WHERE status IS NULL "
+                       "ORDER BY view_no").fetchall()
+    target = f"{quote_ident(db)}.main.{quote_ident(LOCAL)}"
+    for (n,) in rows:
+        con.execute(f"INSERT INTO {target} BY NAME SELECT * FROM {quote_ident(_VIEW.format(n))}")
+    if rows:
+        con.execute(f"UPDATE {quote_ident(db)}.main.in_place_files SET status = ? "
+                    "WHERE status IS NULL", [EMBEDDED])
+
+
+def detached_files(store) -> list[str]:
+    """Paths of the in-place files a reopened session could not attach (moved, deleted or
+    changed; reattach), in load order: what File > Locate moved files offers."""
+    try:
+        rows = store.con.execute("SELECT path FROM in_place_files WHERE status IS NOT NULL "
+                                 "AND status NOT IN ('cleared', ?) ORDER BY view_no",
+                                 [EMBEDDED]).fetchall()
+    except Exception:  # noqa: BLE001 - a store without the table (a warehouse) detached none
+        return []
+    return [p for (p,) in rows]
 
 
 def clear(store) -> None:

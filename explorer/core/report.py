@@ -200,8 +200,9 @@ def _scope(store, cohort: Cohort, inputs: list, frame: pd.DataFrame | None = Non
         evals, runs = [], []
     paths = [str(f.get("path")) for f in inputs if f.get("path")]
     short = distinct_names(paths)
+    # no case at all (a trace without an eval): no cohort to keep runs for, every run is shown
     runs_used = sorted(frame["run_id"].dropna().astype(str).unique().tolist()) \
-        if isinstance(frame, pd.DataFrame) and "run_id" in frame else None
+        if isinstance(frame, pd.DataFrame) and "run_id" in frame and len(frame) else None
     return {"evals": evals, "cohort_runs": runs_used,
             "models": sorted({m for m, _, _ in runs if m} | {e["model"] for e in evals if e["model"]}),
             "engine_versions": sorted({v for _, _, v in runs if v}),

@@ -21,14 +21,16 @@ class SessionFile:
     """Saving and reopening for Store."""
 
     # -- sessions ---------------------------------------------------------------------------
-    def save_as(self, path: str | Path) -> None:
+    def save_as(self, path: str | Path, with_data: bool = False) -> None:
         """Write the whole database to `path`, atomically: into a temporary file in the same
         folder (named for this process, so a later save can sweep it if the process dies),
         flushed and fsynced, then renamed over the target; a symbolic link's target is the
         file written (the link stays). Raises SessionError naming `path` (never the temporary
         file) when it is a folder, a read-only or special file, in a folder that is missing
         or not writable, or when writing fails (disk full...): the temporary file and its
-        .wal are removed and the previous file is intact."""
+        .wal are removed and the previous file is intact. with_data: the rows of the files read
+        in place are copied into the session file too (inplace_session.embed), which then opens
+        on any machine without them ("Save with data")."""
         user = str(path)
         target = Path(os.path.realpath(path))
         _refuse_target(user, target)
@@ -44,6 +46,9 @@ class SessionFile:
                 attached = True
                 self.con.execute("COPY FROM DATABASE memory TO _save" if self.path is None else
                                  f"COPY FROM DATABASE {quote_ident(self._dbname())} TO _save")
+                if with_data:
+                    from .inplace_session import embed
+                    embed(self.con, "_save")
                 self.con.execute("DETACH _save")
                 attached = False
                 with open(tmp, "rb+") as fh:

@@ -194,8 +194,6 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
     cases = None  # the case rows, fetched on a cursor of their own beside the analyses
 
-    # defined outside the `with` below: pyside6-lupdate loses the class context of every later
-    # self.tr() in this file after a def nested in a `with` (tests/test_i18n.py checks)
     def on_result(key: str, result) -> None:
         objects[key], out[key] = result, to_payload(result)
         if key == "tree":

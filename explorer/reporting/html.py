@@ -134,7 +134,7 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
         title = _(TITLES[key])
         out.append(f"<h2>{html_text(title)}</h2>")
         value = doc.get(key)
-        why = None if key in ("distributions", "timeline") else missing_reason(value)
+        why = _why_missing(key, value, doc, drawn=img in images or img in notes)
         if why:
             out.append(f"<p class='why'>{esc(why)}</p>")
             continue
@@ -155,6 +155,18 @@ def build_html(doc: dict, images: dict[str, Path], image_src: Callable[[str, Pat
     out.append(provenance_html(doc))
     out.append("</body></html>")
     return "".join(out)
+
+
+def _why_missing(key: str, value, doc: dict, drawn: bool) -> str | None:
+    """The sentence printed instead of a section, or None. The distributions are pictured from
+    the cohort's rows (no doc entry of their own): without a cohort, the cohort's reason, not the
+    window's "choose a cluster"; the timeline's picture comes from the rows too, so its doc entry
+    speaks only when nothing was drawn."""
+    if key == "distributions":
+        return missing_reason(doc.get("cohort"))
+    if key == "timeline" and drawn:
+        return None
+    return missing_reason(value)
 
 
 WIDE = ("tree", "whatif", "timeline", "replay")  # printed at the text's width (now every figure is)

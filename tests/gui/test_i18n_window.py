@@ -1,6 +1,7 @@
 """The window's language: --lang wins over the saved View > Language choice, which wins over the
-locale; installing zh_CN translates the widgets (Qt Linguist catalogue) and Qt's own dialogs
-(qtbase_zh_CN shipped with PySide6); View > Language saves the choice for the next start."""
+locale; installing zh_CN translates the widgets (explorer.po through explorer.core.i18n, the
+core's catalogue) and Qt's own dialogs (qtbase_zh_CN shipped with PySide6); View > Language saves
+the choice for the next start."""
 from __future__ import annotations
 
 import os
@@ -28,13 +29,16 @@ def test_install_translates_widgets_and_qt_dialogs(qapp):
     try:
         translators.install("zh_CN", qapp)
         assert i18n.language() == "zh_CN"
-        assert QCoreApplication.translate("MainWindow", "&File") == "文件(&F)"
-        assert QCoreApplication.translate("", "preempted") == "被抢占"   # module-level tr()
+        assert i18n._("&File") == "文件(&F)"
+        assert i18n._("preempted") == "被抢占"   # a module-level N_() table (Timeline)
+        # no Qt Linguist catalogue of ours any more: Qt translates only its own strings
+        assert QCoreApplication.translate("MainWindow", "&File") == "&File"
         # Qt's own strings (file dialogs, button boxes) from qtbase_zh_CN.qm
         assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"
     finally:
         translators.install("en", qapp)
-    assert QCoreApplication.translate("MainWindow", "&File") == "&File"
+    assert i18n._("&File") == "&File"
+    assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Cancel"
     assert i18n.language() == "en"
 
 
@@ -82,6 +86,32 @@ def test_view_language_menu_saves_the_choice(qtbot, tmp_path):
     assert s.value(translators.SETTING) == "zh_CN"
     assert "简体中文" in w.statusBar().currentMessage()
     assert os.path.exists(tmp_path / "w.ini")
+
+
+def test_saved_language_applies_at_the_next_start(qapp, qtbot, tmp_path):
+    """The run-time switch: View > Language saves zh_CN; the next start (chosen_language, then
+    install, as explorer.app.main does) builds a window whose menus, panels and buttons read
+    Chinese, and Qt's own dialog buttons too."""
+    from PySide6.QtWidgets import QDialogButtonBox, QPushButton
+
+    from explorer.session import Session
+    from explorer.widgets.mainwindow import MainWindow
+    s = QSettings(str(tmp_path / "n.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(Session(), s)
+    qtbot.addWidget(w)
+    w.language_actions["zh_CN"].trigger()
+    assert w.menuBar().actions()[0].text() == "&File"   # this window stays English
+    try:
+        translators.install(translators.chosen_language(None, s), qapp)
+        w2 = MainWindow(Session(), s)
+        qtbot.addWidget(w2)
+        assert w2.menuBar().actions()[0].text() == "文件(&F)"
+        buttons = {b.text() for b in w2.findChildren(QPushButton)}
+        assert "运行" in buttons and "Run" not in buttons   # Replay / What-if (context "button")
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        assert box.button(QDialogButtonBox.StandardButton.Cancel).text() == "取消"
+    finally:
+        translators.install("en", qapp)
 
 
 def test_tree_node_keeps_a_glossary_name_whole(qapp):

@@ -3,7 +3,7 @@ Distributions panels show for aibrix's naive benchmark at 0.5 req/s on releases 
 with the MMLU-Pro Llama-3.1 8B / 70B outputs, each recomputed here with pandas / scipy from the
 published files themselves (the CSVs and the JSON lists), never from the window's results.
 
-Definitions (explorer/core/formats/aibrix.py, from aibrix's benchmark client): ttft_ms = ttft
+Definitions (resources/metrics.toml [records.aibrix], from aibrix's benchmark client): ttft_ms = ttft
 x 1000; tpot_ms = generation_time / (generation_tokens - 1) x 1000; e2e_ms = (finish_time -
 launch_time) x 1000. SLA (DESIGN `sla`): a request meets it when TTFT <= 500 ms and TPOT <= 50
 ms/token (no error column in these files); goodput = met requests over the runs' wall time,

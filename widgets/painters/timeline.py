@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import Qt
 
 from explorer.core.escape import html_text
+from explorer.core.i18n import N_, _
 
 # Okabe & Ito colour-blind safe palette, the same hexes as widgets/palette.py
 BAD, CONTROL, SELECTED, NEUTRAL = "#D55E00", "#0072B2", "#CC79A7", "#999999"
@@ -35,18 +36,14 @@ EVENT_SYMBOLS = {"arrived": "t1", "queued": "s", "scheduled": "d", "first_token"
 BAR_H = 0.6
 
 
-# phase and event kinds and trace sources shown through tr(kind), marked for pyside6-lupdate
-_KINDS = (QT_TRANSLATE_NOOP("", "queued"), QT_TRANSLATE_NOOP("", "prefill"),
-          QT_TRANSLATE_NOOP("", "decode"), QT_TRANSLATE_NOOP("", "preempted"),
-          QT_TRANSLATE_NOOP("", "unsplit"), QT_TRANSLATE_NOOP("", "arrived"),
-          QT_TRANSLATE_NOOP("", "scheduled"), QT_TRANSLATE_NOOP("", "first_token"),
-          QT_TRANSLATE_NOOP("", "resumed"), QT_TRANSLATE_NOOP("", "finished"),
-          QT_TRANSLATE_NOOP("", "error"), QT_TRANSLATE_NOOP("", "events"),
-          QT_TRANSLATE_NOOP("", "derived"), QT_TRANSLATE_NOOP("", "first token"))
-
-
-def tr(text: str) -> str:
-    return QCoreApplication.translate("", text)  # the context pyside6-lupdate gives module-level tr()
+# phase and event kinds and trace sources shown through _(kind), marked for extraction
+_KINDS = (N_("queued"), N_("prefill"),
+          N_("decode"), N_("preempted"),
+          N_("unsplit"), N_("arrived"),
+          N_("scheduled"), N_("first_token"),
+          N_("resumed"), N_("finished"),
+          N_("error"), N_("events"),
+          N_("derived"), N_("first token"))
 
 
 def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
@@ -61,40 +58,40 @@ def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
 
 # -- hover text ----------------------------------------------------------------------------------
 def describe_phase(p: dict) -> str:
-    s = tr("%1: %2 → %3 (%4)").replace("%1", tr(p["kind"])).replace(
+    s = _("%1: %2 → %3 (%4)").replace("%1", _(p["kind"])).replace(
         "%2", _fmt(p["start_ms"])).replace("%3", _fmt(p["end_ms"])).replace(
         "%4", _fmt(p["end_ms"] - p["start_ms"]))
     return s + (f" — {p['note']}" if p.get("note") else "")
 
 
 def describe_event(e: dict) -> str:
-    s = f"{tr(e['kind'])} @ {_fmt(e['t_ms'])}"
+    s = f"{_(e['kind'])} @ {_fmt(e['t_ms'])}"
     if e.get("detail"):
         s += f" — {e['detail']}"
-    return s + (" " + tr("(derived)") if e.get("derived") else "")
+    return s + (" " + _("(derived)") if e.get("derived") else "")
 
 
 def describe_token(tl: dict, i: int) -> str:
     it = tl["itl"]
-    s = tr("token %1: ITL %2 at %3").replace("%1", str(it["token_index"][i])).replace(
+    s = _("token %1: ITL %2 at %3").replace("%1", str(it["token_index"][i])).replace(
         "%2", _fmt(it["itl_ms"][i])).replace("%3", _fmt(it["t_ms"][i]))
     if it["above_p99"][i]:
-        s += " — " + tr("above the run's p99 (%1)").replace("%1", _fmt(tl["run_p99_itl_ms"]))
+        s += " — " + _("above the run's p99 (%1)").replace("%1", _fmt(tl["run_p99_itl_ms"]))
     return s
 
 
 def describe_neighbour(r: dict) -> str:
     bad = r.get("is_badcase")
-    tag = tr("badcase") if bad is True else tr("bound, correct") if bad is False else tr("unbound")
+    tag = _("badcase") if bad is True else _("bound, correct") if bad is False else _("unbound")
     parts = [f"{r['request_id']} ({tag})",
-             tr("%1 s → %2 s").replace("%1", f"{r['start_s']:+.3f}").replace("%2", f"{r['end_s']:+.3f}"),
-             tr("in flight at its start: %1").replace("%1", str(r.get("concurrency")))]
+             _("%1 s → %2 s").replace("%1", f"{r['start_s']:+.3f}").replace("%2", f"{r['end_s']:+.3f}"),
+             _("in flight at its start: %1").replace("%1", str(r.get("concurrency")))]
     for col, unit, name in (("e2e_ms", "ms", "E2E"), ("tpot_ms", "ms/token", "TPOT"),
-                            ("prompt_tokens", "tokens", tr("prompt")),
-                            ("completion_tokens", "tokens", tr("output")),
-                            ("batch_size", "requests", tr("batch")),
-                            ("num_preemptions", "", tr("preemptions")),
-                            ("kv_cache_hit_rate", "", tr("KV-cache hit rate"))):
+                            ("prompt_tokens", "tokens", _("prompt")),
+                            ("completion_tokens", "tokens", _("output")),
+                            ("batch_size", "requests", _("batch")),
+                            ("num_preemptions", "", _("preemptions")),
+                            ("kv_cache_hit_rate", "", _("KV-cache hit rate"))):
         v = r.get(col)
         if v is not None and not (isinstance(v, float) and math.isnan(v)) and v is not pd.NA:
             parts.append(f"{name} {_fmt(v, unit)}")
@@ -222,7 +219,7 @@ def paint_itl(plot: pg.PlotItem, tl: dict, colour: str = CONTROL,
     p99 = tl.get("run_p99_itl_ms")
     if p99 is not None:
         ln = pg.InfiniteLine(pos=p99, angle=0, pen=pg.mkPen(BAD, style=Qt.PenStyle.DashLine),
-                             label=tr("run p99 %1").replace("%1", _fmt(p99)),
+                             label=_("run p99 %1").replace("%1", _fmt(p99)),
                              labelOpts={"position": 0.02, "color": BAD, "anchors": [(0, 0), (0, 0)]})
         plot.addItem(ln)
         items.append(ln)
@@ -268,11 +265,11 @@ def _title(tl: dict, who: str) -> str:
     m = tl.get("metrics", {})
     # ids come from the trace file: escaped, since a LabelItem renders HTML
     ident = [f"<b>{html_text(who)} {html_text(str(tl['request_id']))}</b>",
-             html_text(tr("run %1").replace("%1", str(tl["run_id"]))),
-             tr("source: %1").replace("%1", tr(tl["source"]))]
+             html_text(_("run %1").replace("%1", str(tl["run_id"]))),
+             _("source: %1").replace("%1", _(tl["source"]))]
     bits = []
     for k, unit, name in (("ttft_ms", "ms", "TTFT"), ("tpot_ms", "ms/token", "TPOT"),
-                          ("e2e_ms", "ms", "E2E"), ("num_preemptions", "", tr("preemptions"))):
+                          ("e2e_ms", "ms", "E2E"), ("num_preemptions", "", _("preemptions"))):
         if m.get(k) is not None:
             bits.append(f"{name} {_fmt(m[k], unit)}")
     # two short lines: one long line would set the figure's minimum width past the dock's
@@ -287,10 +284,10 @@ def legend_html(phases: list[str], kinds: list[str]) -> str:
     """The key of the request's row as one line above its plot (a legend inside the plot hid
     the markers under it and was clipped on the left in a narrow dock): phase colours, then
     event markers, with their names in words ("first token", not first_token)."""
-    parts = [f'<span style="color:{PHASE_COLOURS[k]}">&#9632;</span> {html_text(tr(k.replace("_", " ")))}'
+    parts = [f'<span style="color:{PHASE_COLOURS[k]}">&#9632;</span> {html_text(_(k.replace("_", " ")))}'
              for k in phases]
     parts += [f'<span style="color:#222222">{EVENT_GLYPHS.get(EVENT_SYMBOLS[k], "•")}</span> '
-              f'{html_text(tr(k.replace("_", " ")))}' for k in kinds]
+              f'{html_text(_(k.replace("_", " ")))}' for k in kinds]
     return "&nbsp; ".join(parts)
 
 
@@ -302,26 +299,26 @@ def make_plots(layout: pg.GraphicsLayout) -> dict[str, Any]:
     pg.setConfigOptions(antialias=True)
     title = layout.addLabel("", row=0, col=0, size="9pt")
     top = layout.addPlot(row=1, col=0)
-    top.setLabel("bottom", tr("time from arrival (ms)"))
+    top.setLabel("bottom", _("time from arrival (ms)"))
     top.showGrid(x=True, alpha=0.2)
     top.setMouseEnabled(y=False)
     itl = layout.addPlot(row=2, col=0)
-    itl.setLabel("left", tr("ITL (ms)"))
-    itl.setLabel("bottom", tr("token time from arrival (ms)"))
+    itl.setLabel("left", _("ITL (ms)"))
+    itl.setLabel("bottom", _("token time from arrival (ms)"))
     itl.setXLink(top)
     itl.showGrid(x=True, y=True, alpha=0.2)
     lanes = layout.addPlot(row=3, col=0)
-    lanes.setLabel("left", tr("requests in flight"))
-    lanes.setLabel("bottom", tr("time from this request's arrival (s)"))
-    lanes.getAxis("left").setTicks([[(0, tr("this"))]])
+    lanes.setLabel("left", _("requests in flight"))
+    lanes.setLabel("bottom", _("time from this request's arrival (s)"))
+    lanes.getAxis("left").setTicks([[(0, _("this"))]])
     lanes.invertY(True)
     lanes.setMouseEnabled(y=True)  # many lanes: the wheel zooms into them too
     lanes.setTitle("  ".join(f'<span style="color:{c}">&#9632;</span> {t}' for c, t in
-                             ((SELECTED, tr("this request")), (BAD, tr("badcase")),
-                              (CONTROL, tr("bound, correct")), (NEUTRAL, tr("unbound")))),
+                             ((SELECTED, _("this request")), (BAD, _("badcase")),
+                              (CONTROL, _("bound, correct")), (NEUTRAL, _("unbound")))),
                    size="8pt", color="#444444")
     conc = layout.addPlot(row=4, col=0)
-    conc.setLabel("left", tr("concurrency"))
+    conc.setLabel("left", _("concurrency"))
     conc.setXLink(lanes)
     conc.setMouseEnabled(y=False)
     for p in (top, itl, lanes, conc):
@@ -341,17 +338,17 @@ def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
     for p in (top, itl, lanes_plot, conc):
         p.clear()
         p.enableAutoRange()
-    title = _title(tl, tr("badcase") if control is not None else tr("request"))
+    title = _title(tl, _("badcase") if control is not None else _("request"))
     if control is not None:
-        title += "<br>" + _title(control, tr("typical control"))
+        title += "<br>" + _title(control, _("typical control"))
     fig["title"].setText(title, size="9pt")
     paint_phases(top, tl, 0.0)
     fig["events"] = paint_events(top, tl, 0.0)
-    ticks = [(0.0, tr("badcase") if control is not None else tr("this request"))]
+    ticks = [(0.0, _("badcase") if control is not None else _("this request"))]
     if control is not None:
         paint_phases(top, control, 1.0)
         paint_events(top, control, 1.0)
-        ticks.append((1.0, tr("typical control")))
+        ticks.append((1.0, _("typical control")))
     top.getAxis("left").setTicks([ticks])
     top.setYRange(-0.5, len(ticks) - 1 + 0.9, padding=0)  # room for the markers above the bar
     shown = [tl] + ([control] if control is not None else [])
@@ -369,16 +366,16 @@ def paint_figure(fig: dict[str, Any], tl: dict, nb: pd.DataFrame | None = None,
         if itl.legend is not None:
             itl.legend.clear()
     paint_itl(itl, tl, colour=BAD if control is not None else CONTROL,
-              name=tr("badcase ITL (shaded: its preempted gaps)") if control is not None else None)
+              name=_("badcase ITL (shaded: its preempted gaps)") if control is not None else None)
     if control is not None:
         paint_itl(itl, {**control, "run_p99_itl_ms": None}, colour=CONTROL, shade_preemptions=False,
-                  name=tr("typical control ITL"))
+                  name=_("typical control ITL"))
     has_itl = bool(tl["itl"]["t_ms"]) or bool(control and control["itl"]["t_ms"])
     itl.getAxis("left").setTicks(None if has_itl else [[]])
     if not has_itl:
         itl.setYRange(0, 1, padding=0)
-        msg = pg.TextItem(tr("no per-token latencies in this trace") + (
-            "; " + tr("preempted gaps shaded") if tl["preemptions"] else ""), color="#666666",
+        msg = pg.TextItem(_("no per-token latencies in this trace") + (
+            "; " + _("preempted gaps shaded") if tl["preemptions"] else ""), color="#666666",
             anchor=(0, 0.5))
         msg.setPos(0, 0.5)
         itl.addItem(msg)

@@ -151,9 +151,17 @@ def _td(tag: str, col: int, text: str) -> str:
 
 
 def versions_html(versions) -> str:
-    """HTML table (reports); regression rows get class 'regression'."""
-    head = "".join(_td("th", i, _(h)) for i, h in enumerate(HEADERS))
+    """HTML table (reports); regression rows get class 'regression'. When every row is of one
+    benchmark, its name is said once above the table instead of in a column: a path without
+    spaces ("ps_experiment/naive/0.5") in a column squeezed by the others breaks inside a word."""
+    rows = versions_rows(versions)
+    benchmarks = {cells[0] for cells, _reg in rows}
+    cols = range(1 if len(benchmarks) == 1 else 0, len(HEADERS))
+    above = ""
+    if len(benchmarks) == 1:
+        above = "<p>" + html_text(_("Benchmark: {name}").format(name=next(iter(benchmarks)))) + "</p>"
+    head = "".join(_td("th", i, _(HEADERS[i])) for i in cols)
     body = "".join(f"<tr{' class=regression' if reg else ''}>"
-                   + "".join(_td("td", i, c) for i, c in enumerate(cells)) + "</tr>"
-                   for cells, reg in versions_rows(versions))
-    return f"<table class='versions'><tr>{head}</tr>{body}</table>"
+                   + "".join(_td("td", i, cells[i]) for i in cols) + "</tr>"
+                   for cells, reg in rows)
+    return f"{above}<table class='versions'><tr>{head}</tr>{body}</table>"

@@ -128,8 +128,9 @@ def load(path: Path, store, report) -> None:
         raise InputError(path, _("a 'Serving Benchmark Result' header but no result line under it"))
     for b in blocks:
         engine = _engine(b)
-        label = f"{path.parent.name}/{path.stem}" + (f" (line {b['line']})" if len(blocks) > 1
-                                                     else "")
+        src = Path(getattr(store, "source_of", Path)(path))  # a UTF-16 file loads from a copy elsewhere
+        label = f"{src.parent.name}/{src.stem}" + (f" (line {b['line']})" if len(blocks) > 1
+                                                   else "")
         cfg = {**b["config"], **b["values"], "printed_block_line": b["line"]}
         if b["other"]:
             cfg["other"] = b["other"]

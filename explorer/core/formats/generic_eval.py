@@ -1,7 +1,8 @@
 """Generic eval results: a CSV / TSV / JSONL / JSON-list / Parquet file with one case a row
 and a correctness column.
 
-Recognised columns (first match wins, names compared case-insensitively; see the tuples below):
+Recognised columns (first match wins, names compared case-insensitively; the lists are
+resources/metrics.toml [eval_columns.case]):
 correctness (required: _aliases.CORRECTNESS, e.g. `correct`, `is_correct`, `acc`,
 `exact_match`, `reward`, `passed`, `resolved`; or a `score` whose values are all 0 / 1), and
 optionally case id, cluster, category, request_id (also `x_request_id`,
@@ -43,22 +44,8 @@ KIND = "eval"
 
 # the names the generic *trace* table gives way to: one list, in the alias table
 CORRECTNESS_COLUMNS = _aliases.CORRECTNESS
-CASE_ID_COLUMNS = ("case_id", "id", "question_id", "doc_id", "sample_id", "idx", "index")
-CLUSTER_COLUMNS = ("cluster", "badcase_cluster", "error_cluster", "error_type", "failure_mode")
-CATEGORY_COLUMNS = ("category", "subject", "src", "task", "subset", "type")
-REQUEST_ID_COLUMNS = ("request_id", "x_request_id", "x-request-id", "gen_ai.request.id",
-                      "req_id", "requestid")
-TIMESTAMP_COLUMNS = ("timestamp_s", "timestamp", "ts", "time", "created_at", "created",
-                     "start_time", "request_time")
-PROMPT_COLUMNS = ("prompt", "origin_prompt", "question", "input", "query", "problem")
-PREDICTION_COLUMNS = ("prediction", "pred", "response", "output", "completion",
-                      "generated_text", "model_output", "answer_pred")
-REFERENCE_COLUMNS = ("reference", "gold", "target", "answer", "ground_truth", "label")
-MODEL_COLUMNS = ("model", "model_name")
-PROMPT_TOKENS_COLUMNS = ("prompt_tokens", "input_tokens", "num_prompt_tokens", "prompt_len",
-                         "input_len")
-COMPLETION_TOKENS_COLUMNS = ("completion_tokens", "output_tokens", "num_completion_tokens",
-                             "output_len")
+# case field -> the column names that fill it (resources/metrics.toml [eval_columns.case])
+CASE_COLUMNS = {k: tuple(v) for k, v in _aliases.VOCAB["eval_columns"]["case"].items()}
 
 _TRUE = {"true", "t", "yes", "y", "correct", "right", "pass", "passed", "ok", "1", "1.0"}
 _FALSE = {"false", "f", "no", "n", "wrong", "incorrect", "fail", "failed", "0", "0.0"}
@@ -288,14 +275,7 @@ def _int(v: Any, name: str) -> int | None:
 def _mapping(cols, records=()) -> dict:
     """Canonical case field -> the file's column (or None), from the alias tuples above;
     `records` (a sample of dicts) decides a score column that is only 0 / 1."""
-    m = {k: pick(cols, names) for k, names in (
-        ("local_id", CASE_ID_COLUMNS),
-        ("cluster", CLUSTER_COLUMNS), ("category", CATEGORY_COLUMNS),
-        ("request_id", REQUEST_ID_COLUMNS), ("timestamp_s", TIMESTAMP_COLUMNS),
-        ("prompt", PROMPT_COLUMNS), ("prediction", PREDICTION_COLUMNS),
-        ("reference", REFERENCE_COLUMNS), ("model", MODEL_COLUMNS),
-        ("prompt_tokens", PROMPT_TOKENS_COLUMNS),
-        ("completion_tokens", COMPLETION_TOKENS_COLUMNS))}
+    m = {k: pick(cols, names) for k, names in CASE_COLUMNS.items()}
     m["correct"] = _aliases.correctness_column(cols, records)
     return m
 

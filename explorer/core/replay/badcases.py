@@ -130,7 +130,7 @@ def gather_inputs(store, cohort, observed: dict | None = None,
     bound = frame[frame["request_id"].notna() & frame["run_id"].notna()]
     bad = bound[bound["badcase"] == 1]
     if bad.empty:
-        raise NoData(_("No badcase of the cohort is bound to a request: nothing to replay."))
+        raise NoData(_("none of the cohort's badcases is bound to a request: nothing to replay."))
     run_id = str(bad["run_id"].value_counts().idxmax())
     settings = {**(observed or {}), **observed_settings(store, run_id)}
     if "num_gpu_blocks" not in settings:

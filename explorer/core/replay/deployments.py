@@ -11,27 +11,90 @@ Kubernetes Service: kube-proxy picks a pod per connection), so its routing is "c
 (replicas.py); the other configurations go through a router this model does not have
 (production-stack's session-aware router, the aibrix gateway's HTTPRoute or prefix-cache
 routing), so their routing is not known here (None: the caller's choice applies).
+
+The decode step's KV read (EngineConfig.step_per_kv_token_ms) comes from the same manifests:
+the model is Llama-3.1-8B-Instruct (its config.json: 32 layers, 8 KV heads, head dim 128,
+bf16: 131,072 KV bytes a token) and the pods' node affinity names the GPU: `Tesla-A100-80G` in
+v0.2.1's k8s_stack.yaml, `Tesla-A100-80G` or `NVIDIA-H20-SXM5-96GB` in v0.3.0's
+aibrix_naive.yaml. Peak HBM bandwidth from NVIDIA's datasheets: A100 80GB SXM 2,039 GB/s,
+H20 4.0 TB/s. `gpus` lists the manifest's choices by release (engine_version); the first is
+the point estimate, the others an interval validate.py replays (the source cannot tell them).
+The engine is vLLM v0.8.5 (image vllm-openai:v0.8.5) whose V1 engine forces chunked prefill on
+(EngineArgs._set_default_args_v1: "V1 always uses chunked prefills"), so the manifests'
+`--no-enable-chunked-prefill` does not turn it off.
 """
 from __future__ import annotations
 
 from ..i18n import N_
+from .model import kv_bytes_per_token
 
 _PS = "vllm-project/aibrix benchmarks/scenarios/ps-experiment (k8s_stack.yaml etc.: replicas: 8)"
+#: (name, peak HBM bandwidth bytes/s, HBM bytes) from NVIDIA's A100 and H20 datasheets
+#: (2,039 GB/s, 80 GB; 4.0 TB/s, 96 GB; GB read as GiB, as the driver reports them)
+A100_80G = ("A100-80G", 2.039e12, 80 * 2 ** 30)
+H20 = ("H20", 4.0e12, 96 * 2 ** 30)
+#: vLLM's --gpu-memory-utilization default (the manifests do not set it)
+GPU_MEMORY_UTILIZATION = 0.9
+#: Llama-3.1-8B's weights in bf16: 8,030,261,248 parameters x 2 bytes
+_LLAMA_8B_WEIGHTS = 8_030_261_248 * 2
+_LLAMA_8B = kv_bytes_per_token(layers=32, kv_heads=8, head_dim=128, dtype_bytes=2)
+_GPUS = {"0.2.1": (A100_80G,), "0.3.0": (A100_80G, H20)}
 KNOWN = {
     ("aibrix", "ps_experiment/naive/"): {"replicas": 8, "routing": "connection", "source": _PS,
-                                         "router": N_("Kubernetes Service (kube-proxy)")},
+                                         "router": N_("Kubernetes Service (kube-proxy)"),
+                                         "kv_bytes_per_token": _LLAMA_8B, "gpus": _GPUS,
+                                         "weights_bytes": _LLAMA_8B_WEIGHTS},
     ("aibrix", "ps_experiment/"): {"replicas": 8, "routing": None, "source": _PS,
-                                   "router": N_("a router the replay does not model")},
+                                   "router": N_("a router the replay does not model"),
+                                   "kv_bytes_per_token": _LLAMA_8B, "gpus": _GPUS,
+                                   "weights_bytes": _LLAMA_8B_WEIGHTS},
 }
 
 
 def deployment_of(store, run_id: str) -> dict | None:
-    """{replicas, routing, source, router} of the run's deployment when KNOWN has it (the most
-    specific prefix wins), else None."""
-    df = store.df("SELECT engine, benchmark FROM runs WHERE run_id = ?", [run_id])
+    """{replicas, routing, source, router, kv_bytes_per_token, gpus} of the run's deployment
+    when KNOWN has it (the most specific prefix wins), else None; gpus: the (name, HBM bytes/s)
+    choices of the run's release (engine_version), () when the release is not listed."""
+    df = store.df("SELECT engine, benchmark, engine_version FROM runs WHERE run_id = ?", [run_id])
     if df.empty:
         return None
-    eng, bench = (str(x) if x is not None else "" for x in df.iloc[0])
+    eng, bench, ver = (str(x) if x is not None else "" for x in df.iloc[0])
     hits = [(len(pre), d) for (e, pre), d in KNOWN.items()
             if e == eng and (bench + "/").startswith(pre)]
-    return dict(max(hits, key=lambda h: h[0])[1]) if hits else None
+    if not hits:
+        return None
+    d = dict(max(hits, key=lambda h: h[0])[1])
+    d["gpus"] = tuple(d.get("gpus", {}).get(ver, ()))
+    return d
+
+
+def kv_blocks(dep: dict, gpu: tuple, block_size: int = 16) -> int | None:
+    """KV-cache blocks a pod of the deployment holds on `gpu`: (gpu_memory_utilization x HBM -
+    weights) / (KV bytes a token x block_size), as vLLM sizes its cache after profiling (the
+    profile run's activations are not subtracted: an upper bound, a few % high). None when
+    the deployment lacks a fact."""
+    if len(gpu) < 3 or not dep.get("weights_bytes") or not dep.get("kv_bytes_per_token"):
+        return None
+    free = GPU_MEMORY_UTILIZATION * gpu[2] - dep["weights_bytes"]
+    return max(1, int(free // (dep["kv_bytes_per_token"] * block_size)))
+
+
+def with_kv_read(dep: dict | None, config, gpu: tuple | None = None):
+    """config with the deployment's engine facts on `gpu` (default its first): the KV read of a
+    decode step (step_per_kv_token_ms, model.kv_read_ms_per_token) where config leaves it 0,
+    and the KV-cache capacity (num_gpu_blocks, kv_blocks) where config leaves it infinite
+    (None); else config unchanged."""
+    from dataclasses import replace
+
+    from .model import kv_read_ms_per_token
+    if not dep or not dep.get("gpus") or not dep.get("kv_bytes_per_token"):
+        return config
+    gpu = gpu or dep["gpus"][0]
+    if config.step_per_kv_token_ms == 0:
+        config = replace(config, step_per_kv_token_ms=kv_read_ms_per_token(
+            dep["kv_bytes_per_token"], gpu[1]))
+    if config.num_gpu_blocks is None:
+        n = kv_blocks(dep, gpu, config.block_size)
+        if n is not None:
+            config = replace(config, num_gpu_blocks=n)
+    return config

@@ -34,10 +34,11 @@ def leave_one_out(store, config: EngineConfig, group: str | None = None, *,
     in_sample: {ttft_ms, tpot_ms}}], held_out: [{setting, run_id, fitted_on, params, replicas,
     ttft_ms: {observed, replayed, error, p90_*...}, ..., throughput}], median_abs_error,
     label}. Raises NoData when no ladder has 3 runs."""
-    from .deployments import deployment_of
+    from .deployments import deployment_of, with_kv_read
     group, lad = _ladder(store, group, 3)
     runs = lad["runs"]
     dep = deployment_of(store, runs[0][1]) if replicas is None or routing is None else None
+    config = with_kv_read(dep or deployment_of(store, runs[0][1]), config)
     src = "given" if replicas is not None else ("deployment" if dep else "fitted")
     k = replicas if replicas is not None else (dep or {}).get("replicas")
     rt = routing or (dep or {}).get("routing") or "round-robin"
@@ -55,6 +56,8 @@ def leave_one_out(store, config: EngineConfig, group: str | None = None, *,
             progress(len(runs) + i, total)
         others = [c for j, c in enumerate(cals) if j != i]
         params = {p: float(np.median([c.params[p] for c in others])) for p in DEFAULT_TIMING}
+        # the KV read per decode step is a deployment fact (deployments.with_kv_read), not pooled
+        params["step_per_kv_token_ms"] = float(config.step_per_kv_token_ms)
         reps = int(round(float(np.median([c.replicas for c in others]))))
         f = Fit(source_run=_("the other {n} settings").format(n=len(others)), calibration=None,
                 config=replace(config, **params), replicas=reps, routing=rt, seeds=int(n_seeds))

@@ -79,6 +79,10 @@ class EngineConfig:
     step_per_decode_seq_ms: float = DEFAULT_TIMING["step_per_decode_seq_ms"]
     step_per_prefill_token_ms: float = DEFAULT_TIMING["step_per_prefill_token_ms"]
     step_prefill_base_ms: float = DEFAULT_TIMING["step_prefill_base_ms"]
+    #: ms per context token of each decoding sequence per step: the KV cache a decode step
+    #: reads (KV bytes per token / the GPU's memory bandwidth, see kv_read_ms_per_token); 0 =
+    #: not modelled (the SGLang default's short contexts fold it into step_per_decode_seq_ms)
+    step_per_kv_token_ms: float = 0.0
 
     def validate(self) -> None:
         """Raise ValueError naming the first setting that cannot work."""
@@ -94,7 +98,7 @@ class EngineConfig:
         if self.eviction not in EVICTION_POLICIES:
             raise ValueError(f"eviction must be one of {', '.join(EVICTION_POLICIES)}, got {self.eviction!r}")
         for k in ("step_base_ms", "step_per_decode_seq_ms", "step_per_prefill_token_ms",
-                  "step_prefill_base_ms"):
+                  "step_prefill_base_ms", "step_per_kv_token_ms"):
             if getattr(self, k) < 0:
                 raise ValueError(f"{k} must be >= 0, got {getattr(self, k)}")
         if self.step_base_ms + self.step_per_decode_seq_ms <= 0:
@@ -134,6 +138,21 @@ class ReplayResult:
     token_latencies: pd.DataFrame | None
     summary: dict
     config: EngineConfig = field(default_factory=EngineConfig)
+
+
+def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, dtype_bytes: int = 2) -> int:
+    """KV-cache bytes of one token: K and V x layers x KV heads x head dim x bytes per element
+    (Llama-3.1-8B's config.json: 32 layers, 8 KV heads, head dim 4096 / 32 = 128, bf16 ->
+    131,072 bytes)."""
+    return 2 * layers * kv_heads * head_dim * dtype_bytes
+
+
+def kv_read_ms_per_token(bytes_per_token: float, hbm_bytes_per_s: float) -> float:
+    """ms a decode step spends reading one context token's KV cache from HBM at the GPU's peak
+    memory bandwidth (a lower bound: real kernels reach less than peak). Raises ValueError."""
+    if bytes_per_token <= 0 or hbm_bytes_per_s <= 0:
+        raise ValueError("KV bytes per token and memory bandwidth must be positive")
+    return bytes_per_token / hbm_bytes_per_s * 1000.0
 
 
 def blocks_for_gb(gb: float, bytes_per_token: float, block_size: int = 16) -> int:

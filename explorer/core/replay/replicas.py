@@ -16,7 +16,11 @@ closes one idle for more than KEEPALIVE_S (httpx Limits.keepalive_expiry, defaul
 https://www.python-httpx.org/advanced/resource-limits); a request finding no idle connection
 opens one, to an engine drawn at random. Which connection is idle depends on when requests
 finish, so the routing is iterated to a fixed point with the replay's own finish times
-(CONNECTION_ITERATIONS at most; the first pass routes at random per request)."""
+(CONNECTION_ITERATIONS at most; the first pass routes at random per request).
+"connection-rr" is the same with kube-proxy in IPVS mode, whose default scheduler gives each
+new connection the next endpoint in turn (round-robin, "rr": https://kubernetes.io/docs/
+reference/networking/virtual-ips/#proxy-mode-ipvs); which mode a cluster runs is not in a
+benchmark's files, so validate.py replays both as the interval of that unknown."""
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -26,7 +30,7 @@ import pandas as pd
 from .engine import simulate
 from .model import EngineConfig, ReplayResult, TraceRequest
 
-ROUTINGS = ("round-robin", "random", "connection")
+ROUTINGS = ("round-robin", "random", "connection", "connection-rr")
 #: idle keep-alive connections older than this are closed by the client (httpx default)
 KEEPALIVE_S = 5.0
 #: routing passes of "connection" routing at most (it stops earlier when the routes repeat)
@@ -54,16 +58,18 @@ def simulate_replicas(trace: Sequence[TraceRequest], config: EngineConfig, repli
         return simulate(trace, config, cancelled=cancelled, record_events=record_events)
     import numpy as np
     order = sorted(range(len(trace)), key=lambda j: trace[j].arrival_s)
-    if routing == "round-robin":
+    if routing in ("round-robin", "connection-rr"):
         pick = [k % replicas for k in range(len(order))]
     else:
         pick = list(np.random.default_rng(seed).integers(replicas, size=len(order)))
     res = _run(trace, order, pick, replicas, config, cancelled, record_events)
-    if routing == "connection":
+    if routing in ("connection", "connection-rr"):
         arrival = [trace[j].arrival_s for j in order]
         for _i in range(CONNECTION_ITERATIONS):
             fin = _finish_times(res, [trace[j].request_id for j in order], arrival)
-            new = connection_routes(arrival, fin, replicas, np.random.default_rng(seed))
+            new = connection_routes(arrival, fin, replicas, np.random.default_rng(seed),
+                                    new_connection="round-robin" if routing == "connection-rr"
+                                    else "random")
             if new == pick:
                 break
             pick = new
@@ -122,18 +128,23 @@ def _finish_times(res: list, ids: list[str], arrival: list[float]) -> list[float
 
 
 def connection_routes(arrival: Sequence[float], finish: Sequence[float], replicas: int, rng,
-                      keepalive_s: float = KEEPALIVE_S) -> list[int]:
+                      keepalive_s: float = KEEPALIVE_S,
+                      new_connection: str = "random") -> list[int]:
     """The engine of each request (in arrival order) under per-connection routing: the first
     idle connection (creation order) not idle for more than keepalive_s carries it, else a new
-    connection to the engine rng.integers(replicas) draws. finish: when each request frees its
-    connection (s)."""
+    connection, to the engine rng.integers(replicas) draws (new_connection "random": kube-proxy
+    iptables mode) or to the next engine in turn ("round-robin": IPVS mode's rr scheduler).
+    finish: when each request frees its connection (s)."""
     conns: list[list] = []          # [engine, free_at]
     out = []
+    opened = 0
     for a, f in zip(arrival, finish):
         conns = [c for c in conns if not (c[1] <= a and a - c[1] > keepalive_s)]
         c = next((c for c in conns if c[1] <= a), None)
         if c is None:
-            c = [int(rng.integers(replicas)), a]
+            eng = opened % replicas if new_connection == "round-robin" else int(rng.integers(replicas))
+            opened += 1
+            c = [eng, a]
             conns.append(c)
         c[1] = f
         out.append(c[0])

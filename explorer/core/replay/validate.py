@@ -20,7 +20,10 @@ source without varying batch sizes cannot tell the per-sequence decode cost from
 a source that never had more requests in flight than the largest replica count tried (and no
 replica count given) cannot tell how many engines served it. For each, alternatives keep the source's lone-request times and move the
 share (PREFILL_FIXED_SHARES, DECODE_SEQ_SHARES) or the replica count (REPLICA_CHOICES); the target
-is replayed under each and the spread of its predicted means is the interval.
+is replayed under each and the spread of its predicted means is the interval. A deployment whose
+files leave a fact open adds its alternatives too (deployment_unknowns): the manifest's other
+GPUs (their KV read and KV capacity, deployments.with_kv_read) and, behind a Kubernetes Service,
+kube-proxy's IPVS mode ("connection-rr") beside the iptables point.
 """
 from __future__ import annotations
 
@@ -112,10 +115,28 @@ def identifiability(rows: pd.DataFrame, replicas_given: bool) -> list[dict]:
     return out
 
 
+def deployment_unknowns(dep: dict | None, routing: str) -> list[dict]:
+    """[{param, reason}] of what the deployment's published files leave open: the GPU when its
+    manifest allows several (deployments.KNOWN gpus), the kube-proxy mode behind per-connection
+    routing (iptables: a random pod per connection; IPVS: round-robin)."""
+    out = []
+    gpus = (dep or {}).get("gpus") or ()
+    if len(gpus) > 1:
+        out.append({"param": "gpu", "reason": _(
+            "the deployment's manifest allows {gpus}: the KV read per decode step is replayed "
+            "for each").format(gpus=", ".join(g[0] for g in gpus))})
+    if routing == "connection":
+        out.append({"param": "kube_proxy_mode", "reason": _(
+            "which kube-proxy mode the cluster ran is not published: a new connection goes to "
+            "a random pod (iptables) or to the next one in turn (IPVS); both are replayed")})
+    return out
+
+
 def _alternatives(cfg: EngineConfig, unidentified: list[dict], prompt: float, batch: float,
-                  replicas: int) -> list:
-    """Alternative (name, EngineConfig, replicas) keeping a lone request's prefill time (prompt
-    tokens in ceil(prompt / budget) chunks) and the decode step at the source's mean batch."""
+                  replicas: int, dep: dict | None = None) -> list:
+    """Alternative (name, EngineConfig, replicas[, routing]) keeping a lone request's prefill
+    time (prompt tokens in ceil(prompt / budget) chunks) and the decode step at the source's
+    mean batch (its KV read counted at the mean prompt as context)."""
     out = []
     params = {p["param"] for p in unidentified}
     if "prefill_split" in params and prompt > 0:
@@ -125,13 +146,30 @@ def _alternatives(cfg: EngineConfig, unidentified: list[dict], prompt: float, ba
             out.append((f"prefill fixed share {s:.0%}",
                         replace(cfg, step_prefill_base_ms=s * x / n,
                                 step_per_prefill_token_ms=(1 - s) * x / prompt), replicas))
+    ctx = max(0.0, prompt if prompt == prompt else 0.0)
+    kv = cfg.step_per_kv_token_ms
     if "decode_split" in params:
         b = max(1.0, batch)
-        x = cfg.step_base_ms + cfg.step_per_decode_seq_ms * b
+        x = cfg.step_base_ms + (cfg.step_per_decode_seq_ms + kv * ctx) * b
         for s in DECODE_SEQ_SHARES:
             out.append((f"decode per-sequence share {s:.0%}",
                         replace(cfg, step_base_ms=(1 - s) * x,
-                                step_per_decode_seq_ms=s * x / b), replicas))
+                                step_per_decode_seq_ms=s * x / b, step_per_kv_token_ms=0.0),
+                        replicas))
+    if "gpu" in params and kv > 0:
+        from .deployments import kv_blocks
+        from .model import kv_read_ms_per_token
+        for gpu in dep["gpus"][1:]:
+            kv2 = kv_read_ms_per_token(dep["kv_bytes_per_token"], gpu[1])
+            alt = replace(cfg, step_per_kv_token_ms=kv2,
+                          step_base_ms=max(0.0, cfg.step_base_ms + (kv - kv2) * ctx))
+            if cfg.num_gpu_blocks is not None and cfg.num_gpu_blocks == kv_blocks(
+                    dep, dep["gpus"][0], cfg.block_size):   # the capacity came from the GPU too
+                alt = replace(alt, num_gpu_blocks=kv_blocks(dep, gpu, cfg.block_size))
+            out.append((f"GPU {gpu[0]}", alt, replicas))
+    if "kube_proxy_mode" in params:
+        out.append(("kube-proxy IPVS (round-robin per connection)", cfg, replicas,
+                    "connection-rr"))
     if "replicas" in params:
         out.extend((f"{k} replicas", cfg, k) for k in REPLICA_CHOICES if k != replicas)
     return out
@@ -153,24 +191,28 @@ def fit(source_store, source_run: str, config: EngineConfig, *, replicas: int | 
     open as an interval); routing: replicas.ROUTINGS (None: the deployment's, else
     round-robin); seeds: routing seeds pooled (default SEEDS for random and connection
     routing, 1 for round-robin). extra["replicas_source"]: "given", "deployment" or "fitted"."""
-    from .deployments import deployment_of
+    from .deployments import deployment_of, with_kv_read
     dep = deployment_of(source_store, source_run) if replicas is None or routing is None else None
     src = "given" if replicas is not None else ("deployment" if dep else "fitted")
     if replicas is None and dep:
         replicas = dep["replicas"]
     routing = routing or (dep or {}).get("routing") or "round-robin"
+    if dep is None and replicas is not None and routing is not None:
+        dep = deployment_of(source_store, source_run)   # its model and GPUs still apply
+    config = with_kv_read(dep, config)
     cal = calibrate_run(source_store, source_run, config, cancelled=cancelled,
                         max_evaluations=max_evaluations, fixed_replicas=replicas, routing=routing)
     cfg = replace(config, **cal.params)
     rows = _observed(source_store, source_run)
     unid = identifiability(rows, replicas is not None)
+    unid += deployment_unknowns(dep, routing)
     prompt = float(pd.to_numeric(rows["prompt_tokens"], errors="coerce").mean())
     # the source's mean batch as replayed (the trace does not record it)
     rq = simulate_replicas(requests_from_store(source_store, source_run), cfg, cal.replicas,
                            routing=routing, cancelled=cancelled).requests
     batch = float(pd.to_numeric(rq["batch_size"], errors="coerce").mean())
     batch = batch if batch == batch else 1.0
-    alts = _alternatives(cfg, unid, prompt, batch, cal.replicas)
+    alts = _alternatives(cfg, unid, prompt, batch, cal.replicas, dep)
     n_seeds = seeds if seeds is not None else (1 if routing == "round-robin" else SEEDS)
     extra = {"replicas_source": src}
     if dep and src == "deployment":
@@ -241,8 +283,11 @@ def predict(f: Fit, target_store, target_run: str, cancelled=None) -> dict:
         for m in spread:
             if m in part:
                 spread[m].append(part[m]["replayed"])
-    for _name, cfg, k in f.alternatives:
-        alt = _pooled(replay_target(trace, cfg, k, f.routing, f.seeds, cancelled), obs)
+    for a in f.alternatives:
+        cfg, k = a[1], a[2]
+        rt = a[3] if len(a) > 3 else f.routing
+        alt = _pooled(replay_target(trace, cfg, k, rt, 1 if rt == "connection-rr" else f.seeds,
+                                    cancelled), obs)
         for m in spread:
             if m in alt:
                 spread[m].append(alt[m]["replayed"])
