@@ -202,3 +202,63 @@ def test_report_json_and_markdown(planted, tmp_path):
     jsonschema.validate(json.loads(json.dumps(doc)), schema)
     text = render_markdown(doc)
     assert "SLA over time" in text and "tenant=acme" in text and "points here" in text
+
+
+def _pelt(y):
+    """ruptures' Pelt(model="l2") itself with the module doc's penalty: (breakpoints, penalty)."""
+    import math
+    import ruptures as rpt
+    sigma = max(1.4826 * np.median(np.abs(np.diff(y))) / math.sqrt(2), 0.02)
+    pen = 2 * sigma ** 2 * math.log(len(y))
+    return rpt.Pelt(model="l2", min_size=2, jump=1).fit(y).predict(pen=pen), pen
+
+
+def _penalised_cost(y, bkps, pen):
+    """PELT's objective: the segments' sums of squared deviations + pen per change point."""
+    edges = [0] + list(bkps)
+    return sum(float(((y[a:b] - y[a:b].mean()) ** 2).sum()) for a, b in zip(edges, edges[1:])) \
+        + pen * (len(bkps) - 1)
+
+
+def test_change_points_are_pelt_l2():
+    """The C PELT (KernelCPD, linear kernel) finds ruptures' Pelt(model="l2") breakpoints on
+    series with 0-3 planted shifts (two runs at once), with the segment means either side; on
+    series rounded to 0.1 (ties: two segmentations with the same cost) it finds one of equal
+    penalised cost (both optimal; they may break the tie differently)."""
+    from explorer.core.analysis.sla_windows import change_points
+    g = np.random.default_rng(7)
+    shifted = 0
+    for trial in range(150):
+        rounded = trial % 3 == 0
+        frames, series = [], {}
+        for run in ("a", "b"):
+            n = int(g.integers(6, 160))
+            y = g.binomial(200, 0.9, n) / 200
+            for _ in range(int(g.integers(0, 4))):
+                at = int(g.integers(1, n))
+                y[at:] = np.clip(y[at:] - g.uniform(-0.3, 0.3), 0, 1)
+            y = np.round(y, 1) if rounded else y
+            starts = 1000.0 + 60.0 * np.arange(n)
+            frames.append(pd.DataFrame({"run_id": run, "attainment": y, "start_s": starts}))
+            series[run] = (y, starts)
+        got = change_points(pd.concat(frames, ignore_index=True))
+        for run, (y, starts) in series.items():
+            mine = [c for c in got if c["run_id"] == run]
+            if np.ptp(y) == 0:
+                assert mine == []
+                continue
+            want, pen = _pelt(y)
+            at = [int(np.searchsorted(starts, c["at_s"])) for c in mine]
+            bkps = at + [len(y)]
+            edges = [0] + bkps
+            np.testing.assert_allclose([(c["before"], c["after"]) for c in mine],
+                                       [(y[edges[i]:b].mean(), y[b:edges[i + 2]].mean())
+                                        for i, b in enumerate(at)], rtol=1e-12)
+            if not rounded:
+                assert bkps == want
+            else:
+                assert _penalised_cost(y, bkps, pen) == pytest.approx(
+                    _penalised_cost(y, want, pen), rel=1e-12, abs=1e-12)
+            assert min(np.diff(edges)) >= 2
+            shifted += len(want) > 1
+    assert shifted > 60  # most series have a change point to find

@@ -115,3 +115,17 @@ def test_isfinite_is_written_for_spark_and_means_the_same():
                       "(VALUES (1.5), ('nan'::DOUBLE), ('inf'::DOUBLE), ('-inf'::DOUBLE), "
                       "(NULL::DOUBLE)) t(arrival_s)").fetchall()
     assert [r[1] for r in rows] == [r[2] for r in rows] == [True, False, False, False, None]
+
+
+def test_materialized_hint_is_dropped_for_spark():
+    """DuckDB's [NOT] MATERIALIZED CTE hint (the heatmap's windows query) is not Spark SQL: the
+    translation leaves it out and keeps the CTE."""
+    import sqlglot
+    from explorer.core.sqlutil import load_query
+    from explorer.core.warehouse.portable import translate
+    sql = load_query("analysis_heatmap_windows")
+    assert "NOT MATERIALIZED" in sql
+    text, _args = translate(sql, {"window_s": 10.0, "runs": None})
+    assert "MATERIALIZED" not in text.upper()
+    assert "WITH r AS (" in text
+    sqlglot.parse_one(text, read="spark")  # Spark's grammar reads it

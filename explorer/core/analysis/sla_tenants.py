@@ -36,7 +36,7 @@ def request_frame(store, window_s: float, thresholds: dict) -> tuple[pd.DataFram
     names a tenant, or the requests are in a warehouse (store.remote) and more than
     REMOTE_ROWS: the rules need one row per request, which the client does not fetch."""
     from ..sqlutil import quote_ident
-    from .sla_windows import ERRORED
+    from .sla_windows import ERRORED, T0_CTE
     vals = {f"t{i}": float(t) for i, t in enumerate(thresholds.values())}
     cond = " AND ".join(f"{quote_ident(m)} <= $t{i}" for i, m in enumerate(thresholds))
     have = " AND ".join(f"{quote_ident(m)} IS NOT NULL" for m in thresholds)
@@ -46,11 +46,12 @@ def request_frame(store, window_s: float, thresholds: dict) -> tuple[pd.DataFram
         return None, False
     sample = f"USING SAMPLE reservoir({MAX_ROWS} ROWS) REPEATABLE (7)" if n > MAX_ROWS else ""
     df = store.con.execute(f"""
-        SELECT * FROM (
-            SELECT run_id, floor((arrival_s - min(arrival_s) OVER (PARTITION BY run_id)) / $w)::BIGINT AS k,
+        WITH {T0_CTE} SELECT * FROM (
+            SELECT run_id, floor((arrival_s - t0) / $w)::BIGINT AS k,
                    tenant, prompt_tokens,
                    CASE WHEN {ERRORED} THEN false WHEN {have} THEN {cond} END AS ok
-            FROM requests WHERE arrival_s IS NOT NULL AND isfinite(arrival_s)) {sample}""",
+            FROM requests JOIN t0s USING (run_id)
+            WHERE arrival_s IS NOT NULL AND isfinite(arrival_s)) {sample}""",
                            {"w": window_s, **vals}).df()
     return df, n > MAX_ROWS
 

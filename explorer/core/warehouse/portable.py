@@ -8,7 +8,8 @@ cases, runs, ...) become the session's temporary views (TABLES), so a user's own
 parameters, values travelling as sql(args=...); a NULL parameter used as an array (e.g.
 `$runs IS NULL OR list_contains($runs, run_id)`) is written as a typed NULL, which Spark needs;
 `row_number() OVER ()` (a row key) becomes monotonically_increasing_id(); isfinite(x) becomes
-`NOT isnan(x) AND abs(x) <> CAST('Infinity' AS DOUBLE)`; a decimal literal
+`NOT isnan(x) AND abs(x) <> CAST('Infinity' AS DOUBLE)`; a CTE's [NOT] MATERIALIZED (DuckDB's
+planner hint) is dropped; a decimal literal
 (1.0) is cast to DOUBLE (DuckDB's arithmetic on it; Spark would round to 6 digits); EMPTY_CTES
 below.
 """
@@ -84,6 +85,7 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
         raise NotPortable(f"one statement expected, got {len(trees)}")
     tree = trees[0]
     for cte in list(tree.find_all(exp.CTE)):
+        cte.set("materialized", None)  # [NOT] MATERIALIZED: a DuckDB planner hint Spark lacks
         if cte.alias_or_name in EMPTY_CTES:
             cte.set("this", sqlglot.parse_one(EMPTY_CTES[cte.alias_or_name], read="duckdb"))
     for win in list(tree.find_all(exp.Window)):
