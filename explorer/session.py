@@ -328,8 +328,11 @@ class Session(QObject):
         self._forget()
         failed = payload.pop("load_failed", None) or []
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
-            self.message.emit(_("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
-                              .replace("%2", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
+            text = (_("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
+                    .replace("%2", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
+            if payload.get("detached_files"):  # a reopened session's moved files: say the way back
+                text += " " + _("(File > Locate a moved file finds it again)")
+            self.message.emit(text)
         self.eval_id = payload.pop("eval_id", self.eval_id)
         names = [c["name"] for c in payload["clusters"]]
         chosen = payload.pop("chosen_cluster", None)  # a reopened session's own choice

@@ -24,7 +24,8 @@ def test_reopened_session_names_the_moved_file(session, qtbot, tmp_path):
     with qtbot.waitSignal(session.storeChanged, timeout=60000):
         session.open_session(str(tmp_path / "s.duckdb"))
     qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
-    assert any(files[0] in m and "not found" in m for m in said), said
+    assert any(files[0] in m and "not found" in m and "File > Locate a moved file" in m
+               for m in said), said
     assert session.store.count("requests") == 3000 + 200 - 1  # the CSV's and the JSONL's
     assert session.store.count("cases") == s.count("cases")
 
