@@ -103,7 +103,8 @@ def add_arguments(parser) -> None:
                                "rate, concurrency, ...) and report the error at each higher one"))
     parser.add_argument("--group", metavar="NAME",
                         help=_("with --validate: only this ladder (its configuration name)"))
-    parser.add_argument("--mode", choices=("low-high", "loo", "both"), default="low-high",
+    from ..core.replay.loo import MODE_CHOICES  # the one list of validation modes
+    parser.add_argument("--mode", choices=MODE_CHOICES, default=MODE_CHOICES[0],
                         help=_("with --validate: fit on the lowest setting and predict the "
                                "higher ones (low-high), leave each setting out in turn (loo), "
                                "or both"))
