@@ -14,6 +14,7 @@ import pytest
 from explorer.__main__ import main
 from explorer.core import inplace, inplace_session
 from explorer.core.store import Store
+from explorer.core.errors import InputError
 from tests.report_timings import without_timings
 
 
@@ -161,7 +162,6 @@ def test_reopen_reattaches_and_a_moved_file_is_said_naming_it(tmp_path):
     assert got.count("requests") == 200 and got.count("cases") == s.count("cases")
     assert got.count("case_links") == links and got.count("runs") == 3
     # found again: the moved file (same SHA-256) re-attaches; another file is refused
-    from explorer.core.errors import InputError
     with pytest.raises(InputError, match="SHA-256 differs"):
         inplace_session.relocate(got, files[0], files[1])
     inplace_session.relocate(got, files[0], tmp_path / "moved.parquet")
@@ -207,6 +207,8 @@ def test_saved_with_data_the_session_opens_without_its_files(tmp_path):
     pd.testing.assert_frame_equal(got.df(f"SELECT * FROM requests {order}"), live)
     statuses = [r[0] for r in got.con.execute("SELECT status FROM in_place_files").fetchall()]
     assert statuses == [inplace_session.EMBEDDED] * 2
+    with pytest.raises(InputError, match="no file read in place"):  # its rows are here already
+        inplace_session.relocate(got, files[0], tmp_path / "portable.duckdb")
     got.save_as(tmp_path / "again.duckdb")
     again = Store.open(tmp_path / "again.duckdb")
     assert again.count("requests") == len(live) and again.detached == []

@@ -63,7 +63,9 @@ def relocate(store, old: str, new: str | Path) -> None:
     one loaded (else InputError naming both): its view is made again over `new`."""
     con = store.con
     rows = con.execute("SELECT f.view_no, f.select_sql, r.source_sha256 FROM in_place_files f "
-                       "LEFT JOIN runs r USING (run_id) WHERE f.path = ?", [str(old)]).fetchall()
+                       "LEFT JOIN runs r USING (run_id) WHERE f.path = ? "
+                       "AND f.status IS DISTINCT FROM ?",  # embedded rows: in the session already
+                       [str(old), EMBEDDED]).fetchall()
     if not rows:
         raise InputError(old, _("no file read in place was loaded from there"))
     p = Path(os.path.abspath(new))
