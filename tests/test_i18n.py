@@ -66,13 +66,18 @@ def test_every_marked_string_has_its_chinese():
     assert not missing, "untranslated (run `make catalogues`, then translate):\n" + "\n".join(missing)
 
 
+def _forms(m) -> tuple[tuple, tuple]:
+    """A catalogue message's English forms and their translations (one each, or the plurals)."""
+    ids = (m.id,) if isinstance(m.id, str) else m.id
+    return ids, ((m.string,) if isinstance(m.string, str) else m.string)
+
+
 def test_catalogue_has_no_unfinished_entry_and_keeps_the_placeholders():
     bad = []
     for m in _catalogue():
         if not m.id:
             continue
-        ids = (m.id,) if isinstance(m.id, str) else m.id
-        strs = (m.string,) if isinstance(m.string, str) else m.string
+        ids, strs = _forms(m)
         if m.fuzzy or not all(strs):
             bad.append(f"unfinished: {ids[0]!r}")
             continue
@@ -100,8 +105,7 @@ def test_catalogue_keeps_qt_style_placeholders():
     for m in _catalogue():
         if not m.id:
             continue
-        ids = (m.id,) if isinstance(m.id, str) else m.id
-        strs = (m.string,) if isinstance(m.string, str) else m.string
+        ids, strs = _forms(m)
         want = set(re.findall(r"%\d", ids[0]))
         bad += [(ids[0], t) for t in strs if set(re.findall(r"%\d", t)) != want]
     assert not bad, bad

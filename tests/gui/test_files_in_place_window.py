@@ -8,29 +8,9 @@ from explorer.core.store import Store
 from tests.test_files_in_place import _data
 
 
-def test_reopened_session_names_the_moved_file(session, qtbot, tmp_path):
-    inplace.set_mode("always")
-    try:
-        files = _data(tmp_path / "d")
-        s = Store()
-        for f in files:
-            assert s.load_file(f).error is None
-    finally:
-        inplace.set_mode(None)
-    s.save_as(tmp_path / "s.duckdb")
-    shutil.move(files[0], tmp_path / "elsewhere.parquet")
-    said = []
-    session.message.connect(said.append)
-    with qtbot.waitSignal(session.storeChanged, timeout=60000):
-        session.open_session(str(tmp_path / "s.duckdb"))
-    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
-    assert any(files[0] in m and "not found" in m and "File > Locate a moved file" in m
-               for m in said), said
-    assert session.store.count("requests") == 3000 + 200 - 1  # the CSV's and the JSONL's
-    assert session.store.count("cases") == s.count("cases")
-
-
 def _saved_then_moved(tmp_path):
+    """The three files loaded (the Parquet and CSV read in place), saved as s.duckdb, then the
+    Parquet file moved: (the store, its files, where the Parquet file is now)."""
     inplace.set_mode("always")
     try:
         files = _data(tmp_path / "d")
@@ -42,7 +22,20 @@ def _saved_then_moved(tmp_path):
     s.save_as(tmp_path / "s.duckdb")
     moved = tmp_path / "elsewhere.parquet"
     shutil.move(files[0], moved)
-    return files, moved
+    return s, files, moved
+
+
+def test_reopened_session_names_the_moved_file(session, qtbot, tmp_path):
+    s, files, _moved = _saved_then_moved(tmp_path)
+    said = []
+    session.message.connect(said.append)
+    with qtbot.waitSignal(session.storeChanged, timeout=60000):
+        session.open_session(str(tmp_path / "s.duckdb"))
+    qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=60000)
+    assert any(files[0] in m and "not found" in m and "File > Locate a moved file" in m
+               for m in said), said
+    assert session.store.count("requests") == 3000 + 200 - 1  # the CSV's and the JSONL's
+    assert session.store.count("cases") == s.count("cases")
 
 
 def _choose(monkeypatch, path):
@@ -58,7 +51,7 @@ def _choose(monkeypatch, path):
 
 
 def test_a_moved_file_is_located_again_from_the_window(window, qtbot, tmp_path, monkeypatch):
-    files, moved = _saved_then_moved(tmp_path)
+    _s, files, moved = _saved_then_moved(tmp_path)
     session = window.session
     assert not window.locate_action.isEnabled()  # nothing detached in an empty session
     with qtbot.waitSignal(session.storeChanged, timeout=60000):
