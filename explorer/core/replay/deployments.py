@@ -39,15 +39,14 @@ GPU_MEMORY_UTILIZATION = 0.9
 _LLAMA_8B_WEIGHTS = 8_030_261_248 * 2
 _LLAMA_8B = kv_bytes_per_token(layers=32, kv_heads=8, head_dim=128, dtype_bytes=2)
 _GPUS = {"0.2.1": (A100_80G,), "0.3.0": (A100_80G, H20)}
+#: what every ps-experiment configuration shares: its pods, model and GPUs
+_PS_PODS = {"replicas": 8, "source": _PS, "kv_bytes_per_token": _LLAMA_8B, "gpus": _GPUS,
+            "weights_bytes": _LLAMA_8B_WEIGHTS}
 KNOWN = {
-    ("aibrix", "ps_experiment/naive/"): {"replicas": 8, "routing": "connection", "source": _PS,
-                                         "router": N_("Kubernetes Service (kube-proxy)"),
-                                         "kv_bytes_per_token": _LLAMA_8B, "gpus": _GPUS,
-                                         "weights_bytes": _LLAMA_8B_WEIGHTS},
-    ("aibrix", "ps_experiment/"): {"replicas": 8, "routing": None, "source": _PS,
-                                   "router": N_("a router the replay does not model"),
-                                   "kv_bytes_per_token": _LLAMA_8B, "gpus": _GPUS,
-                                   "weights_bytes": _LLAMA_8B_WEIGHTS},
+    ("aibrix", "ps_experiment/naive/"): {**_PS_PODS, "routing": "connection",
+                                         "router": N_("Kubernetes Service (kube-proxy)")},
+    ("aibrix", "ps_experiment/"): {**_PS_PODS, "routing": None,
+                                   "router": N_("a router the replay does not model")},
 }
 
 
