@@ -72,6 +72,17 @@ def store():
     s.close()
 
 
+@pytest.fixture
+def session(qapp):
+    """A window-less Session (the panels' tests outside tests/gui, which has its own)."""
+    from explorer.session import Session
+    s = Session()
+    yield s
+    for r in s.runners():
+        r.wait(20000)
+    s.store.close()
+
+
 @pytest.fixture(scope="session")
 def spark_url():
     """sc:// URL of a real Spark Connect server for the warehouse tests: TE_SPARK_URL when set,

@@ -11,16 +11,6 @@ pytest.importorskip("pytestqt")
 
 
 @pytest.fixture
-def session(qapp):
-    from explorer.session import Session
-    s = Session()
-    yield s
-    for r in s.runners():
-        r.wait(20000)
-    s.store.close()
-
-
-@pytest.fixture
 def panel(session, qtbot):
     from explorer.widgets.replay import ReplayPanel
     p = ReplayPanel(session)

@@ -16,16 +16,6 @@ needs_real = pytest.mark.skipif(not LADDER.is_dir(), reason="real aibrix data ab
 
 
 @pytest.fixture
-def session(qapp):
-    from explorer.session import Session
-    s = Session()
-    yield s
-    for r in s.runners():
-        r.wait(20000)
-    s.store.close()
-
-
-@pytest.fixture
 def panel(session, qtbot):
     from explorer.widgets.replay import ReplayPanel
     p = ReplayPanel(session)
