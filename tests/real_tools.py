@@ -44,7 +44,9 @@ for w in words:
     vocab.setdefault(w, len(vocab))
 tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
 tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-tok.decoder = decoders.WordPiece(prefix="##")  # joins tokens with single spaces
+# joins tokens with single spaces; the continuation prefix is one no word here starts with
+# (the default "##" glued the gsm8k marker "####" to the word before it: one word short)
+tok.decoder = decoders.WordPiece(prefix="\x00", cleanup=False)
 tok.save(str(out / "tokenizer.json"))
 (out / "tokenizer_config.json").write_text(json.dumps({
     "tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "[UNK]", "bos_token": "[BOS]",
