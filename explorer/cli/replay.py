@@ -8,7 +8,9 @@ trace-explorer replay --validate FOLDER [--group NAME] [--mode low-high|loo|both
 FILE is a Mooncake trace (timestamp, input_length, output_length, hash_ids) or any trace file
 Trace Explorer loads that has arrival times and prompt lengths (its first run is replayed;
 without hash ids no prompt shares a prefix). --blocks 0 or "inf" means an infinite cache;
---kv-gb with --bytes-per-token gives the capacity in GB instead.
+--kv-gb with --bytes-per-token gives the capacity in GB instead; without either, a run of a
+deployment replay/deployments.py knows takes its pods' KV capacity (and, always, their vLLM
+scheduler and KV read per decode step: the model --validate checks).
 Prints the summary, led by the prefix-cache hit rate as vLLM defines it (prefix_cache_hits /
 prefix_cache_queries in tokens over first queries; preempted requests' re-queries counted apart,
 as vLLM's PrefixCacheStats does); hit_rate_blocks, the older per-attempt block count, which a
