@@ -287,8 +287,15 @@ class SparkSource:
         base = src.select(*exprs, *[F.col(c).cast("string").alias(f"__te_run_{f}")
                                     for f, c in runs.items()])
         if self.cache:
+            # Spark's cache is the server's, keyed by plan: a second connection to the same
+            # table shared this one's entry, and closing either unpersisted both (the other
+            # then read storage in every query). The connection's own id in the plan keeps
+            # each connection's cache its own.
+            import uuid
+
             from pyspark.storagelevel import StorageLevel
-            base = base.persist(StorageLevel.MEMORY_AND_DISK)
+            base = base.withColumn("__te_connection", F.lit(uuid.uuid4().hex)) \
+                .persist(StorageLevel.MEMORY_AND_DISK)
             self._base = base
         base.select(*[n for n, _t in table_columns("requests")]) \
             .createOrReplaceTempView(TABLES["requests"])
