@@ -182,3 +182,8 @@ def test_aiperf_replay_is_calibrated_and_counts_its_dropped_requests(real, capsy
     doc = _json(capsys, path, "--blocks", "inf", "--timing", "default")
     assert doc["calibration"]["ttft_ms"]["error"] == pytest.approx(-0.87, abs=0.02)
     assert "not calibrated (asked for the default step time)" in doc["timing"]
+    # nothing was fitted: not "in-sample" (it said so beside "not calibrated")
+    assert doc["error_applies"]["kind"] == "not validated"
+    assert _json(capsys, path, "--blocks", "inf")["error_applies"]["kind"] == "in-sample"
+    assert main(["replay", str(path), "--blocks", "inf"]) == 0
+    assert "replayed means reproduce the observed ones" in capsys.readouterr().out

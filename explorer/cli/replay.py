@@ -193,12 +193,13 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int 
 MAX_WARNINGS = 10
 
 
-def _error_applies(cal) -> dict:
+def _error_applies(cal, fitted: bool) -> dict:
     """Which error applies to a replay at the settings given (issue 34): its calibration's own,
-    in-sample, when it was calibrated on this trace; else not validated (the model's default
-    step time). --calibrate-from and --validate give out-of-sample errors."""
+    in-sample, when it was fitted on this trace; else not validated (the model's default step
+    time, --timing default: its errors against the trace are shown, nothing was fitted).
+    --calibrate-from and --validate give out-of-sample errors."""
     from ..core.replay.validate import in_sample
-    if cal is not None:
+    if cal is not None and fitted:
         return in_sample()
     return {"kind": "not validated", "text": _("not validated")}
 
@@ -282,7 +283,7 @@ def run(args) -> int:
            "skipped_lines": len(warnings), **summary,
            "calibration": cal.to_dict() if cal is not None else None,
            "dropped": dropped, "replicas": replicas,
-           "error_applies": _error_applies(cal)}
+           "error_applies": _error_applies(cal, args.timing == "auto")}
     if cal is None:
         doc["calibration_note"] = note
     if not summary.get("prefix_information", True):
@@ -290,12 +291,19 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(doc, indent=1))
     else:
-        _print_text(path, cfg, summary, res, warnings, dropped, cal, note, timing)
+        _print_text(path, cfg, summary, res, warnings, dropped, cal, note, timing,
+                    doc["error_applies"]["text"])
+        if cal is not None and args.timing == "auto":
+            print(_("  note: the step time was fitted at these settings, taken as the ones the "
+                    "trace was served with, so the replayed means reproduce the observed ones; "
+                    "to ask what other settings would do, fit at the observed settings and "
+                    "replay the scenario: report --replay-max-num-seqs N / --replay-blocks N "
+                    "(its replay section)"))
     return 0
 
 
 def _print_text(path, cfg, s: dict, res, warnings: list, dropped: dict, cal, note: str,
-                timing: str) -> None:
+                timing: str, applies: str) -> None:
     """The replay's summary for a reader: requests, hit rates, preemptions, rejections, the
     means, the calibration and the step time."""
     def f(x, unit="", pct=False):
@@ -328,6 +336,6 @@ def _print_text(path, cfg, s: dict, res, warnings: list, dropped: dict, cal, not
         if not line.startswith("step time:"):
             print(_("  {line}").format(line=line))
     print(_("  step time: {timing}").format(timing=timing))
-    print(_("  error that applies: {text}").format(text=_error_applies(cal)["text"]))
+    print(_("  error that applies: {text}").format(text=applies))
     print(_("  simulated {steps} engine steps in {replay_wall_s:.2f} s").format(steps=s['steps'], replay_wall_s=s['replay_wall_s']))
 
