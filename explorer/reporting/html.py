@@ -12,6 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
+from explorer.core.fmt import by_spec
 from explorer.core import sections
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
@@ -225,7 +226,7 @@ def provenance_html(doc: dict) -> str:
     grouped = len(loaded) > MD_MAX_INPUTS  # as report.md: per folder and format beyond that
     if grouped:
         rows = ["<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
-            folder_files(folder, n), fmt, "–", f"{loaded_rows:,}", f"{skipped:,}", ""))
+            folder_files(folder, n), fmt, "–", f"{by_spec(loaded_rows, ',')}", f"{by_spec(skipped, ',')}", ""))
             + "</tr>" for folder, fmt, n, loaded_rows, skipped in input_groups(files)]
         files = [f for f in files if f.get("error") or f.get("ignored")]
     for f in files:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.fmt import by_spec
 from explorer.core.escape import html_text
 from explorer.widgets import palette
 
@@ -113,8 +114,8 @@ def _cell(x, pct: bool = False) -> str:
         return "–"
     x = float(x)
     if pct:
-        return f"{x * 100:.1f}%"
-    return f"{int(x):,}" if x.is_integer() else f"{x:,.1f}"
+        return f"{by_spec(x * 100, '.1f')}%"
+    return f"{by_spec(int(x), ',')}" if x.is_integer() else f"{by_spec(x, ',.1f')}"
 
 
 def engine_html(value: dict | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.core.fmt import by_spec
 from .common import is_missing, ratio, share
 
 from explorer.core.escape import html_text
@@ -72,7 +73,7 @@ def control_text(cohort: dict) -> tuple[str, str]:
         scope = ", ".join(cats) if len(cats) <= 3 else _("{n_cats} categories").format(n_cats=len(cats))
     else:
         scope = _("same category")
-    size = "–" if n is None else f"{n:,}"
+    size = "–" if n is None else f"{by_spec(n, ',')}"
     bound = _count(cohort.get("control_bound"))
     how_text = {"same-category": _("correct cases of the badcases' categories"),
                 "all-correct": _("every correct case"),
@@ -95,7 +96,7 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     name = cohort.get("cluster") or _("all badcases")
     bad = cohort.get("badcases")
     items.append((_("Cluster"), f"{name}", _("The badcase cluster under study")))
-    items.append((_("Badcases"), _("{x} ({share_of_badcases} of badcases)").format(x='–' if is_missing(bad) else f'{int(bad):,}', share_of_badcases=share(cohort.get('share_of_badcases'))),
+    items.append((_("Badcases"), _("{x} ({share_of_badcases} of badcases)").format(x='–' if is_missing(bad) else f'{by_spec(int(bad), ",")}', share_of_badcases=share(cohort.get('share_of_badcases'))),
                   _("Badcases in this cluster and their share of all badcases")))
     items.append((_("Bound to traces"), ratio(cohort.get("bound"), bad),
                   _("Badcases of the cluster bound to an inference request")))

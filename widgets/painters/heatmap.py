@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.fmt import by_spec
 from explorer.widgets import palette
 
 from .common import label, num, share
@@ -140,7 +141,7 @@ def cell_text(heatmap: dict, ix: int, iy: int) -> str:
     xm, ym, vm = heatmap.get("x_metric", "x"), heatmap.get("y_metric", "y"), heatmap.get("value_metric", "value")
     c = counts(heatmap)
     what = _("time windows") if heatmap.get("level") == "window" else "requests"
-    n = "–" if c is None else f"{int(c[iy, ix]):,}"
+    n = "–" if c is None else f"{by_spec(int(c[iy, ix]), ',')}"
     value = (_("badcase share = {x}").format(x=share(v[iy, ix])) if heatmap.get("colour") == "share" else
              _("mean {vm} = {x}").format(vm=label(vm, False), x=num(v[iy, ix], vm)))
     text = (f"{label(xm, False)} {num(xe[ix], xm)} – {num(xe[ix + 1], xm)}\n"

@@ -24,6 +24,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from explorer.core.fmt import by_spec
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 
@@ -50,7 +51,7 @@ def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
     x = float(v)
-    s = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{digits}g}"
+    s = f"{by_spec(x, ',.0f')}" if abs(x) >= 1000 else by_spec(x, f".{digits}g")
     if x == 1 and unit in ("tokens", "requests"):  # "1 token", "1 request"
         unit = unit[:-1]
     return f"{s} {unit}".strip()
@@ -84,7 +85,7 @@ def describe_neighbour(r: dict) -> str:
     bad = r.get("is_badcase")
     tag = _("badcase") if bad is True else _("bound, correct") if bad is False else _("unbound")
     parts = [f"{r['request_id']} ({tag})",
-             _("%1 s → %2 s").replace("%1", f"{r['start_s']:+.3f}").replace("%2", f"{r['end_s']:+.3f}"),
+             _("%1 s → %2 s").replace("%1", f"{by_spec(r['start_s'], '+.3f')}").replace("%2", f"{by_spec(r['end_s'], '+.3f')}"),
              _("in flight at its start: %1").replace("%1", str(r.get("concurrency")))]
     for col, unit, name in (("e2e_ms", "ms", "E2E"), ("tpot_ms", "ms/token", "TPOT"),
                             ("prompt_tokens", "tokens", _("prompt")),

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsScene
 
+from explorer.core.fmt import by_spec
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets import palette
 
@@ -40,7 +41,7 @@ def _metric(outcome: str | None) -> str | None:
 
 def _val(v: Any, outcome: str | None) -> str:
     if _metric(outcome) is None:
-        return "–" if is_missing(v) else f"{float(v):.2f}"
+        return "–" if is_missing(v) else f"{by_spec(float(v), '.2f')}"
     return num(v, outcome)
 
 
@@ -68,7 +69,7 @@ def signed(v) -> str:
     of "+0"); "–" when missing."""
     if is_missing(v):
         return "–"
-    return "0" if float(v) == 0 else f"{float(v):+.3g}"
+    return "0" if float(v) == 0 else f"{by_spec(float(v), '+.3g')}"
 
 
 def effect_line(w: dict | None) -> str:
