@@ -6,6 +6,8 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView,
                                QInputDialog, QLabel, QMenu, QTableView, QVBoxLayout)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.common import common_prefix_len, count, is_missing, ratio, share
@@ -36,7 +38,7 @@ def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[li
     every, every_tip, bound_tip, cats_tip = texts
     bad = c.get("badcases")
     if c["name"] == ALL:
-        return [every, f"{bad:,}", "100%", _bound(c["bound"], bad)], every_tip
+        return [every, f"{by_spec(bad, ',')}", "100%", _bound(c["bound"], bad)], every_tip
     name = str(c.get("name"))
     cats = c.get("categories") or []
     tip = name + "\n" + bound_tip.replace("%1", ratio(c.get("bound"), bad)) + (
@@ -46,7 +48,7 @@ def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[li
 
 
 class ClustersPanel(Panel):
-    key = "clusters"
+    topic = bus.SECTION["clusters"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -105,9 +107,9 @@ class ClustersPanel(Panel):
         lay.addWidget(self.view)
         self._painting = False
 
-    def on_results(self, update: dict) -> None:
-        if "evals" in update:
-            self.show_evals(update["evals"] or [])
+    def on_results(self, update: bus.Update) -> None:
+        if bus.EVALS in update:
+            self.show_evals(update[bus.EVALS] or [])
         super().on_results(update)
 
     def show_evals(self, evals: list[dict]) -> None:
@@ -120,7 +122,7 @@ class ClustersPanel(Panel):
             for e in evals:
                 model = (e.get("model") or "").rsplit("/", 1)[-1]
                 text = f"{model} · {e['eval_id']}" if model and model not in e["eval_id"] else e["eval_id"]
-                self.evals.addItem(f"{text} ({e['cases']:,})", e["eval_id"])
+                self.evals.addItem(f"{text} ({by_spec(e['cases'], ',')})", e["eval_id"])
                 self.evals.setItemData(self.evals.count() - 1, qt_plain_tip(e["eval_id"]),
                                        Qt.ItemDataRole.ToolTipRole)  # a name, never markup
             self.evals.setCurrentIndex(max(self.evals.findData(self.session.eval_id), 0))

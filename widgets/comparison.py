@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel,
                                QPushButton, QTableView, QVBoxLayout)
 
+from explorer.core import bus
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
 from explorer.widgets import palette
@@ -41,7 +42,7 @@ def row_tip(row: dict, cells: list[str]) -> str:
 
 
 class ComparisonPanel(Panel):
-    key = "comparison"
+    topic = bus.SECTION["comparison"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

@@ -6,6 +6,7 @@ import html
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 
+from explorer.core import bus
 from explorer.core.names import plural
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.conclusion import conclusion_html, conclusion_text
@@ -13,7 +14,7 @@ from explorer.core.i18n import _
 
 
 class ConclusionPanel(Panel):
-    key = "conclusion"
+    topic = bus.SECTION["conclusion"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -27,13 +28,14 @@ class ConclusionPanel(Panel):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.text)
 
-    def on_results(self, update: dict) -> None:
-        if "meta" in update:
-            self.meta = update["meta"] or {}
-        if "versions" in update:
-            self.versions = update["versions"] if isinstance(update["versions"], dict) else None
-        if "tree" in update:
-            t = update["tree"]
+    def on_results(self, update: bus.Update) -> None:
+        if bus.META in update:
+            self.meta = update[bus.META] or {}
+        if (versions := bus.SECTION["versions"]) in update:
+            v = update.view(versions)
+            self.versions = v if isinstance(v, dict) else None
+        if (tree := bus.SECTION["tree"]) in update:
+            t = update.view(tree)
             self.tree_sentence = t.get("sentence") if isinstance(t, dict) else None
         super().on_results(update)
 

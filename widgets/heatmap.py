@@ -10,6 +10,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.analysis.heatmap import DEFAULTS
 from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES  # the metrics it accepts
 from explorer.core.escape import qt_plain_tip
@@ -29,7 +31,7 @@ REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions"
 
 
 class HeatmapPanel(Panel):
-    key = "heatmap"
+    topic = bus.SECTION["heatmap"]
     chart = True
 
     def __init__(self, session, parent=None):
@@ -135,7 +137,7 @@ class HeatmapPanel(Panel):
         if msg is None:
             facts = _("%1 level, n = %2").replace(
                 "%1", _("window") if hm.get("level") == "window" else _("request")).replace(
-                "%2", "–" if hm.get("n_items") is None else f"{int(hm['n_items']):,}")
+                "%2", "–" if hm.get("n_items") is None else f"{by_spec(int(hm['n_items']), ',')}")
             if hm.get("periods"):
                 facts += " · " + ngettext("restricted to {n} violation period", "restricted to {n} violation periods",
                                           len(hm["periods"])).format(n=len(hm["periods"]))
@@ -150,10 +152,10 @@ class HeatmapPanel(Panel):
         """A report's picture: the caption says what the cells hold, not where to click."""
         self._print = on
 
-    def on_results(self, update: dict) -> None:
+    def on_results(self, update: bus.Update) -> None:
         super().on_results(update)
-        if "selected_requests" in update:
-            self._list_requests(update["selected_requests"])
+        if bus.SELECTED_REQUESTS in update:
+            self._list_requests(update[bus.SELECTED_REQUESTS])
 
     def show_selection(self, selection: dict | None) -> None:
         self.selection = selection
@@ -181,7 +183,7 @@ class HeatmapPanel(Panel):
             box.setZValue(15)
             box.setToolTip(_("Selected here: %1, %2")
                            .replace("%1", plural(n, "case")).replace("%2", plural(nb, "badcase")))
-            text = pg.TextItem(f"{n:,}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
+            text = pg.TextItem(f"{by_spec(n, ',')}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
             text.setPos((xe[ix] + xe[ix + 1]) / 2, (ye[iy] + ye[iy + 1]) / 2)
             text.setZValue(16)
             for item in (box, text):
@@ -243,7 +245,7 @@ class HeatmapPanel(Panel):
                         + [float("-inf") if pd.isna(getattr(r, m)) else float(getattr(r, m)) for m in REQUEST_METRICS])
             keys.append((str(r.run_id), str(r.request_id)))
         self.req_model.set_rows(rows, sort, keys)
-        shown = "" if len(df) >= total else _(" (first %1 listed)").replace("%1", f"{len(df):,}")
+        shown = "" if len(df) >= total else _(" (first %1 listed)").replace("%1", f"{by_spec(len(df), ',')}")
         bound = (_("bound to %1 of this cohort").replace("%1", plural(ncases, "case"))
                  if ncases else _("none bound to a case of this cohort"))
         self.req_caption.setText(_("%1 in %2%3, %4 · double-click one to open its timeline")

@@ -10,6 +10,8 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
@@ -30,7 +32,7 @@ MAX_RUN_EDITORS_TOTAL = 200
 
 
 class InputsPanel(Panel):
-    key = "inputs"
+    topic = bus.SECTION["inputs"]
     runs: dict = {}
 
     def __init__(self, session, parent=None):
@@ -50,11 +52,11 @@ class InputsPanel(Panel):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree)
 
-    def on_results(self, update: dict) -> None:
-        if "runs" in update:
-            self.runs = {r["run_id"]: r for r in update["runs"] or []
+    def on_results(self, update: bus.Update) -> None:
+        if (runs := bus.SECTION["runs"]) in update:
+            self.runs = {r["run_id"]: r for r in update.ok(runs) or []
                          if isinstance(r, dict) and "run_id" in r}
-            if "inputs" not in update and self.value is not None:
+            if self.topic not in update and self.value is not None:
                 self.show_result(self.value)
         super().on_results(update)
 
@@ -124,7 +126,7 @@ class InputsPanel(Panel):
                 continue
             status = _("error") if r.error else (ngettext("ok, {n} skipped", "ok, {n} skipped", skipped).format(n=skipped)
                                                        if skipped else _("ok"))
-            it = QTreeWidgetItem([name, r.format or "?", f"{loaded:,}", f"{skipped:,}", status])
+            it = QTreeWidgetItem([name, r.format or "?", f"{by_spec(loaded, ',')}", f"{by_spec(skipped, ',')}", status])
             it.setToolTip(0, qt_plain_tip(f"{r.path}\nsha256 {r.sha256 or '–'}\nkind {r.kind or '–'}"))
             if r.error:
                 for c in range(5):

@@ -18,12 +18,15 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.i18n import _, ngettext, pgettext
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView, QLabel,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
+from explorer.core.replay import EVICTION_POLICIES, EngineConfig
+from explorer.core.viewstate.store_jobs import WriteReplayRun
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
@@ -39,9 +42,9 @@ def _fmt(v: Any, unit: str = "") -> str:
     if v is None:
         return "–"
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        s = f"{int(v):,}"   # a count summed as a float ("0", never "0.000")
+        s = f"{by_spec(int(v), ',')}"   # a count summed as a float ("0", never "0.000")
     elif isinstance(v, float):
-        s = f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+        s = f"{by_spec(v, '.3f')}" if abs(v) < 10 else f"{by_spec(v, '.1f')}"
     else:
         s = str(v)
     return f"{s} {unit}".strip()
@@ -50,7 +53,7 @@ def _fmt(v: Any, unit: str = "") -> str:
 class ReplayPanel(JobControls, Panel):
     """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
 
-    key = "replay_runs"   # sent after every load: the runs to offer (ReplayRun dicts)
+    topic = bus.REPLAY_RUNS   # sent after every load: the runs to offer (ReplayRun dicts)
     wrap_controls = True
 
     def __init__(self, session, parent=None):
@@ -329,8 +332,6 @@ class ReplayPanel(JobControls, Panel):
             if self.state.trace is not None:
                 then()
             return
-        store = self.session.store
-
         def got(trace):
             if trace.run_id != self.state.run_id:   # another run was picked while it was read
                 self._status(_("Cancelled."))
@@ -338,8 +339,8 @@ class ReplayPanel(JobControls, Panel):
             self.state.take_trace(trace)
             then()
         self._status(_("Reading the trace…"))
-        self.session.runner.submit("replay-trace", lambda ctx: query.run(store), got, self._failed,
-                                   label=_("Replay: reading the trace"))
+        self.session.store_job("replay-trace", query, got, self._failed,
+                               label=_("Replay: reading the trace"))
 
     def run(self) -> None:
         """Replay the chosen run with the settings shown (a newer run replaces an older one)."""
@@ -391,7 +392,7 @@ class ReplayPanel(JobControls, Panel):
         scope = _("Calibrated once for %1, at the settings it recorded, on its whole trace "
                   "(%2 requests): every scenario of this run shows this verdict. Predict "
                   "badcases calibrates on the cohort's time window instead.") \
-            .replace("%1", run_id).replace("%2", f"{s['requests']:,}") if cal is not None else ""
+            .replace("%1", run_id).replace("%2", f"{by_spec(s['requests'], ',')}") if cal is not None else ""
         # headline: vLLM's first-query hit rate, preempted re-queries apart, then calibration
         self._status("\n".join(hit_rate_lines(s)) + "\n"
                      + _("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
@@ -407,13 +408,9 @@ class ReplayPanel(JobControls, Panel):
             self.status.setToolTip(_("%1 of %2 requests replayed").replace(
                 "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
         if self.state.add_run:
-            store = self.session.store
-            label = f"{res.config.label()} of {run_id}"
-            self.session.runner.submit(
-                "replay-write", lambda ctx: write_run(store, res, label=label, source_path=None,
-                                                      config={"replayed_run": run_id}),
-                lambda _rid: self.session.rescan(), self._failed,
-                label=_("Replay: adding the run"))
+            write = WriteReplayRun(res, f"{res.config.label()} of {run_id}", {"replayed_run": run_id})
+            self.session.store_job("replay-write", write, lambda _rid: self.session.rescan(),
+                                   self._failed, label=_("Replay: adding the run"))
 
     def show_warning(self, text: str | None, warn: bool = False) -> None:
         """Show (or hide, with None) the prominent calibration warning (warn: in the warning
@@ -450,7 +447,7 @@ class ReplayPanel(JobControls, Panel):
         except ValueError as e:
             self._status(str(e), error=True)
             return
-        store, query = self.session.store, CohortQuery(cohort)
+        query = CohortQuery(cohort)
 
         def compute(inputs):
             try:   # the settings are checked again: they may have changed since the click
@@ -463,9 +460,8 @@ class ReplayPanel(JobControls, Panel):
                 progress=lambda d, n: ctx.progress(d, n, "predict"), cancelled=ctx.cancelled),
                 self.show_prediction, _("Replay: badcases"))
         self._status(_("Reading the cohort…"))
-        self.session.runner.submit("replay-cohort", lambda ctx: query.run(store),
-                                   compute, self._failed,
-                                   label=_("Replay: reading the cohort"))
+        self.session.store_job("replay-cohort", query, compute, self._failed,
+                               label=_("Replay: reading the cohort"))
 
     def show_prediction(self, p) -> None:
         """Paint a BadcasePrediction as the report paints its section: the answer line, the
@@ -474,9 +470,9 @@ class ReplayPanel(JobControls, Panel):
         d = p.to_dict()
         d["sentence"] = _("Badcases: %1 observed, %2 predicted under %3 (95% interval "
                           "%4 to %5), %6 cases of %7 replayed.") \
-            .replace("%1", str(p.observed_badcases)).replace("%2", f"{p.predicted_badcases:.1f}") \
-            .replace("%3", p.setting["label"]).replace("%4", f"{p.ci_low:.0f}") \
-            .replace("%5", f"{p.ci_high:.0f}").replace("%6", str(p.n_cases)) \
+            .replace("%1", str(p.observed_badcases)).replace("%2", f"{by_spec(p.predicted_badcases, '.1f')}") \
+            .replace("%3", p.setting["label"]).replace("%4", f"{by_spec(p.ci_low, '.0f')}") \
+            .replace("%5", f"{by_spec(p.ci_high, '.0f')}").replace("%6", str(p.n_cases)) \
             .replace("%7", p.run_id)
         self.show_report(d)
         self.status.setText(self.status.text() + "\n" + self.scope_note(p) + "\n" + p.model)
@@ -488,14 +484,14 @@ class ReplayPanel(JobControls, Panel):
         text = _("Predict badcases replays the cohort's window of %1 (%2 s to %3 s, %4 "
                  "requests) and calibrates on it; Run replays the whole trace. Preemptions "
                  "and calibration errors of the two differ as their load differs.") \
-            .replace("%1", p.run_id).replace("%2", f"{w.get('start_s', 0):,.0f}") \
-            .replace("%3", f"{w.get('end_s', 0):,.0f}").replace("%4", f"{w.get('requests', 0):,}")
+            .replace("%1", p.run_id).replace("%2", f"{by_spec(w.get('start_s', 0), ',.0f')}") \
+            .replace("%3", f"{by_spec(w.get('end_s', 0), ',.0f')}").replace("%4", f"{by_spec(w.get('requests', 0), ',')}")
         res = self.state.result
         pre = (p.replay or {}).get("preemptions") or {}
         if res is not None and pre.get("scenario") is not None:
             text += " " + _("Here: %1 preemptions over the whole trace, %2 in the window.") \
-                .replace("%1", f"{res.summary['preemptions']:,}") \
-                .replace("%2", f"{pre['scenario']:,.0f}")
+                .replace("%1", f"{by_spec(res.summary['preemptions'], ',')}") \
+                .replace("%2", f"{by_spec(pre['scenario'], ',.0f')}")
         return text
 
     def _settings_of_run(self) -> None:
@@ -504,8 +500,6 @@ class ReplayPanel(JobControls, Panel):
         query = self.state.settings_query()
         if query is None:
             return
-        store = self.session.store
-
         def fill(observed: dict) -> None:
             if query.run_id != self.state.run_id or not observed:
                 return
@@ -514,8 +508,8 @@ class ReplayPanel(JobControls, Panel):
             except (TypeError, ValueError) as e:   # a recorded setting that is not a number
                 self._status(str(e), error=True)
             self._show_settings()
-        self.session.runner.submit("replay-settings", lambda ctx: query.run(store),
-                                   fill, self._failed, label=_("Replay: settings"))
+        self.session.store_job("replay-settings", query, fill, self._failed,
+                               label=_("Replay: settings"))
 
     def show_comparison(self, rows: list[dict]) -> None:
         """Fill the observed-vs-replay table from compare.comparison_rows."""
@@ -524,7 +518,7 @@ class ReplayPanel(JobControls, Panel):
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             d = r["diff_pct"]
-            diff = None if d is None else f"{0.0 if abs(d) < 0.05 else d:+.1f}%"  # no "-0.0%"
+            diff = None if d is None else f"{by_spec(0.0 if abs(d) < 0.05 else d, '+.1f')}%"  # no "-0.0%"
             for j, text in enumerate((_(r["label"]), _fmt(r["observed"], r["unit"]),
                                       _fmt(r["replay"], r["unit"]), diff or "–")):
                 item = QTableWidgetItem(text)
@@ -590,8 +584,8 @@ class ReplayPanel(JobControls, Panel):
         section.SWEEP_MAX_REQUESTS requests)."""
         n, total = sw.get("requests", 0), sw.get("requests_total")
         if total and total > n:
-            return _("the first %1 of %2").replace("%1", f"{n:,}").replace("%2", f"{total:,}")
-        return f"{n:,}"
+            return _("the first %1 of %2").replace("%1", f"{by_spec(n, ',')}").replace("%2", f"{by_spec(total, ',')}")
+        return f"{by_spec(n, ',')}"
 
     def run_sweep(self) -> None:
         """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
@@ -634,12 +628,12 @@ class ReplayPanel(JobControls, Panel):
         self._stack.setCurrentIndex(1)
         hits = ("" if no_prefix or hit[0] is None or hit[-1] is None else
                 _("prefix-cache hit rate %1 → %2; ")
-                .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}"))
-        self._status(_("Sweep from %3 to %4 blocks: ").replace("%3", f"{x[0]:,}")
-                     .replace("%4", f"{x[-1]:,}") + hits
+                .replace("%1", f"{by_spec(hit[0], '.3f')}").replace("%2", f"{by_spec(hit[-1], '.3f')}"))
+        self._status(_("Sweep from %3 to %4 blocks: ").replace("%3", f"{by_spec(x[0], ',')}")
+                     .replace("%4", f"{by_spec(x[-1], ',')}") + hits
                      + _("preemptions %5 → %6; %7 request(s) too large for the smallest "
-                         "cache.").replace("%5", f"{pre[0]:,}")
-                     .replace("%6", f"{pre[-1]:,}")
+                         "cache.").replace("%5", f"{by_spec(pre[0], ',')}")
+                     .replace("%6", f"{by_spec(pre[-1], ',')}")
                      .replace("%7", str(rows[0].get("rejected", 0)))
                      + (f" {_(NO_PREFIX)[0].upper()}{_(NO_PREFIX)[1:]}." if no_prefix else ""))
 
@@ -666,14 +660,14 @@ class ReplayPanel(JobControls, Panel):
             verdict = (_(NO_PREFIX) if mono is None else
                        _("the first-query hit rate %1 as the capacity grows%2").replace(
                            "%1", _("never falls") if mono else _("FALLS somewhere"))
-                       .replace("%2", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else ""))
+                       .replace("%2", f" ({by_spec(hits[0], '.3f')} → {by_spec(hits[-1], '.3f')})" if hits else ""))
             lines.append(_("Capacity sweep of %1 (%2 requests, %3): %4; preemptions "
                            "%5 → %6.")
                          .replace("%1", str(sw.get("run_id"))).replace("%2", self._of_requests(sw))
                          .replace("%3", str(sw.get("eviction", "")).upper())
                          .replace("%4", verdict)
-                         .replace("%5", f"{rows[0]['preemptions']:,}")
-                         .replace("%6", f"{rows[-1]['preemptions']:,}"))
+                         .replace("%5", f"{by_spec(rows[0]['preemptions'], ',')}")
+                         .replace("%6", f"{by_spec(rows[-1]['preemptions'], ',')}"))
         return lines
 
     # -- out of sample --------------------------------------------------------------------------
@@ -686,14 +680,11 @@ class ReplayPanel(JobControls, Panel):
         except RuntimeError as e:
             self._status(str(e), error=True)
             return
-        store = self.session.store
         self.cancel_button.setEnabled(True)
         self._status(_("Validating the replay on the run's ladder…"))
-        self.session.runner.submit(
-            "replay-validate", lambda ctx: job.run(
-                store, progress=lambda d, n: ctx.progress(d, n, "validate"),
-                cancelled=ctx.cancelled),
-            self.show_validation, self._validation_failed, label=_("Replay: validating"),
+        self.session.store_job(
+            "replay-validate", job, self.show_validation, self._validation_failed,
+            label=_("Replay: validating"), progress="validate",
             on_progress=lambda d, n, _t: self._busy("", d, n))
 
     def _validation_failed(self, err: BaseException) -> None:

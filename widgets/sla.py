@@ -6,6 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
+from explorer.core import bus
 from explorer.core.analysis.sla import DEFAULT_THRESHOLDS
 from explorer.core.names import plural
 from explorer.widgets.base import Panel, SelectionLine
@@ -16,7 +17,7 @@ from explorer.core.i18n import _
 
 
 class SlaPanel(SelectionLine, Panel):
-    key = "sla"
+    topic = bus.SECTION["sla"]
     chart = True
 
     def __init__(self, session, parent=None):
@@ -67,9 +68,9 @@ class SlaPanel(SelectionLine, Panel):
         if {m: float(v) for m, v in have.items() if m in want} != want:
             self.session.set_params("sla", thresholds={**extra, **want})
 
-    def on_results(self, update: dict) -> None:
-        if "sla_diagnosis" in update:
-            d = update["sla_diagnosis"]
+    def on_results(self, update: bus.Update) -> None:
+        if (diagnosis := bus.SECTION["sla_diagnosis"]) in update:
+            d = update.view(diagnosis)
             self.diagnosis = d if isinstance(d, dict) and "windows" in d else None
             self._paint_time()
         super().on_results(update)

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout
 
+from explorer.core import bus
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.widgets import palette
@@ -17,7 +18,7 @@ from explorer.widgets.tablemodel import RowsModel, sortable
 
 
 class VersionsPanel(SelectionLine, Panel):
-    key = "versions"
+    topic = bus.SECTION["versions"]
     chart = True
 
     def __init__(self, session, parent=None):
