@@ -120,11 +120,11 @@ class Session(QObject, Selecting):
 
         def job(ctx: JobContext):
             reports = self.store.load_paths(
-                paths, progress=lambda i, n, p: ctx.progress(i, n, _("Loading %1").replace("%1", p)),
+                paths, progress=lambda i, n, p: ctx.progress(i, n, _("Loading {what}").format(what=p)),
                 cancelled=ctx.cancelled)
             return self._after_load(ctx, reports)
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
-                           label=_("Loading %1").replace("%1", plural(len(paths), "file")))
+                           label=_("Loading {what}").format(what=plural(len(paths), "file")))
 
     def load_demo(self) -> bool:
         """Load the simulated demo workload (explorer.demo.load_demo) in a worker; True."""
@@ -133,7 +133,7 @@ class Session(QObject, Selecting):
 
         def job(ctx: JobContext):
             reports = demo.load_demo(self.store, progress=lambda d, n, what="": ctx.progress(
-                d, n, _("Demo: %1").replace("%1", str(what))))
+                d, n, _("Demo: {step}").format(step=str(what))))
             return self._after_load(ctx, list(reports or []), prepare=False)  # load_demo prepares
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
                            label=_("Loading the demo workload"))
@@ -191,9 +191,7 @@ class Session(QObject, Selecting):
         def done(payload: dict) -> None:
             self._loaded(payload)
             meta = self.store.engine_meta() if getattr(self.store, "remote", False) else {}
-            self.message.emit(_("Connected to %1: %2 requests in %3")
-                              .replace("%1", str(meta.get("url"))).replace(
-                                  "%2", f"{meta.get('table_rows') or 0:,}").replace("%3", table))
+            self.message.emit(_("Connected to {url}: {requests} requests in {table}").format(url=str(meta.get("url")), requests=f"{meta.get('table_rows') or 0:,}", table=table))
         self._loads += 1
         self.runner.submit(f"load{self._loads}", job, done, self._failed,
                            label=labels["connect"])
@@ -229,7 +227,7 @@ class Session(QObject, Selecting):
             self.store.set_setting(CLUSTER_SETTING, cluster)
             return self.store.save_as(path, with_data=with_data)
         self.runner.submit("save", job,
-                           lambda _r: (self.message.emit(_("Session saved to %1").replace("%1", path)),
+                           lambda _r: (self.message.emit(_("Session saved to {path}").format(path=path)),
                                        on_done and on_done()),
                            self._failed, label=_("Saving session"))
 
@@ -292,7 +290,7 @@ class Session(QObject, Selecting):
             self._publish(payload)
             self.refresh()
         self.runner.submit(f"set_run:{run_id}", job, done, self._failed,
-                           label=_("Updating run %1").replace("%1", run_id))
+                           label=_("Updating run {run}").format(run=run_id))
 
     def apply_version_overrides(self, overrides: list) -> None:
         """--engine-version PATH=VERSION pairs, applied once the files are loaded (a PATH that
@@ -316,8 +314,7 @@ class Session(QObject, Selecting):
         self._forget()
         failed = payload.pop("load_failed", None) or []
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
-            text = (_("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
-                    .replace("%2", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
+            text = (_("{files} could not be read: {names}").format(files=plural(len(failed), "file"), names="; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
             if payload.get("detached_files"):  # a reopened session's moved files: say the way back
                 text += " " + _("(File > Locate a moved file finds it again)")
             self.message.emit(text)
@@ -357,7 +354,7 @@ class Session(QObject, Selecting):
         text = str(err) if isinstance(err, TraceExplorerError) and str(err) else \
             f"{errlog.describe(err)} ({errlog.record(err, 'background job')})"
         self.errors.append(text)
-        self.message.emit(_("Error: %1").replace("%1", text))
+        self.message.emit(_("Error: {error}").format(error=text))
 
     def publish(self, payload: dict, objects: dict | None = None) -> None:
         """Send `payload` (section key or view name -> value) on the bus as one bus.Update
@@ -650,8 +647,7 @@ class Session(QObject, Selecting):
                 path = payload.pop("cancel_note", None)
                 self._loaded(payload)
                 self.message.emit(
-                    _("Loading cancelled: %1 was rolled back; the files loaded before it stay.")
-                    .replace("%1", path) if path else
+                    _("Loading cancelled: {path} was rolled back; the files loaded before it stay.").format(path=path) if path else
                     _("Loading cancelled; the files loaded before stay."))
             self.runner.submit(f"load{self._loads}", job, done, self._failed,
                                label=_("Reading the session"))

@@ -104,7 +104,7 @@ class Selecting:
             return
         from explorer.core.analysis.tree import node_condition
         self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           _("Decision tree: %1").replace("%1", node_condition(tree, node_id)),
+                           _("Decision tree: {condition}").format(condition=node_condition(tree, node_id)),
                            source=("tree", node_id))
 
     def select_cases(self, case_ids, view: str = "Cases") -> None:
@@ -113,14 +113,14 @@ class Selecting:
         if not ids:
             return
         self.set_selection(InSet("case_id", ids),
-                           _("%1: %2 picked").replace("%1", view).replace("%2", plural(len(ids), "case")),
+                           _("{view}: {cases} picked").format(view=view, cases=plural(len(ids), "case")),
                            source=("cases", len(ids)))
 
     def select_range(self, metric: str, lo: float | None, hi: float | None, text: str = "") -> None:
         """Select the cohort's cases whose `metric` lies in [lo, hi) (a range brushed on the
         Distributions panel, `text` its readable form, e.g. "TPOT 12 ms to 20 ms")."""
         self.set_selection(Range(metric, lo, hi),
-                           _("Distributions: %1").replace("%1", text or f"{metric} {lo} to {hi}"),
+                           _("Distributions: {range}").format(range=text or f"{metric} {lo} to {hi}"),
                            source=("range", metric, lo, hi))
 
     def select_heatmap_cell(self, ix: int, iy: int) -> None:
@@ -130,5 +130,5 @@ class Selecting:
             return
         from explorer.core.analysis.heatmap import cell_condition
         self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
-                           _("Heatmap: %1").replace("%1", cell_condition(hm, ix, iy)),
+                           _("Heatmap: {cell}").format(cell=cell_condition(hm, ix, iy)),
                            requests=True, source=("heatmap", ix, iy))

@@ -169,13 +169,10 @@ class CasesPanel(Panel):
             if s.selection is not None:
                 if s.selected_cases is not None and s.selected_requests:
                     n = s.selected_requests
-                    return _("%1 selected (%2): none is bound to a case of this cohort, so "
+                    return _("{requests} selected ({selection}): none is bound to a case of this cohort, so "
                              "no case is listed. The requests are listed under the heatmap; "
-                             "double-click one to open its timeline. Esc clears the selection.") \
-                        .replace("%1", f"{by_spec(n, ',')} request" + ("s" if n != 1 else "")) \
-                        .replace("%2", s.selection_label)
-                return _("The selection (%1) holds no case of this cohort. Esc clears it.") \
-                    .replace("%1", s.selection_label)
+                             "double-click one to open its timeline. Esc clears the selection.").format(requests=f"{by_spec(n, ',')} request" + ("s" if n != 1 else ""), selection=s.selection_label)
+                return _("The selection ({selection}) holds no case of this cohort. Esc clears it.").format(selection=s.selection_label)
             return _("No case in the cohort: load an eval with badcases and choose a cluster.")
         self.model.set_frame(df)
         self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
@@ -183,8 +180,7 @@ class CasesPanel(Panel):
         if s.selection is not None:
             ids = getattr(s, "selected_cases", None)
             total = len(ids) if ids is not None else n
-            text = (_("%1 selected: %2 (Esc clears, Alt+Left goes back)")
-                    .replace("%1", plural(total, "case")).replace("%2", s.selection_label))
+            text = (_("{cases} selected: {selection} (Esc clears, Alt+Left goes back)").format(cases=plural(total, "case"), selection=s.selection_label))
         else:  # the counts of the whole cohort (its frame), not of the listed rows
             frame = s.results.view(bus.FRAME) if hasattr(s, "results") else None
             if isinstance(frame, pd.DataFrame) and "badcase" in frame:
@@ -192,11 +188,9 @@ class CasesPanel(Panel):
             else:
                 total = n
                 bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
-            text = (_("%1 in the cohort: %2, %3 control")
-                    .replace("%1", plural(total, "case")).replace("%2", plural(bad, "badcase"))
-                    .replace("%3", f"{by_spec(total - bad, ',')}"))
+            text = (_("{cases} in the cohort: {badcases}, {control} control").format(cases=plural(total, "case"), badcases=plural(bad, "badcase"), control=f"{by_spec(total - bad, ',')}"))
         if n < total:
-            text += _(" (the first %1 listed)").replace("%1", f"{by_spec(n, ',')}")
+            text += _(" (the first {n} listed)").format(n=f"{by_spec(n, ',')}")
         self.caption.setText(text)
         return None
 

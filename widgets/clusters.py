@@ -41,8 +41,8 @@ def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[li
         return [every, f"{by_spec(bad, ',')}", "100%", _bound(c["bound"], bad)], every_tip
     name = str(c.get("name"))
     cats = c.get("categories") or []
-    tip = name + "\n" + bound_tip.replace("%1", ratio(c.get("bound"), bad)) + (
-        "\n" + cats_tip.replace("%1", ", ".join(map(str, cats))) if cats else "")
+    tip = name + "\n" + bound_tip.format(bound=ratio(c.get("bound"), bad)) + (
+        "\n" + cats_tip.format(categories=", ".join(map(str, cats))) if cats else "")
     return [("…" + name[cut:]) if cut else name, count(bad),
             share(c.get("share")), _bound(c.get("bound"), bad)], tip
 
@@ -118,7 +118,7 @@ class ClustersPanel(Panel):
         self._filling = True
         try:
             self.evals.clear()
-            self.evals.addItem(_("every eval (%1)").replace("%1", str(len(evals))), None)
+            self.evals.addItem(_("every eval ({n})").format(n=str(len(evals))), None)
             for e in evals:
                 model = (e.get("model") or "").rsplit("/", 1)[-1]
                 text = f"{model} · {e['eval_id']}" if model and model not in e["eval_id"] else e["eval_id"]
@@ -140,7 +140,7 @@ class ClustersPanel(Panel):
         every = {"name": ALL, "badcases": tot_bad, "bound": tot_bound}
         cut = common_prefix_len([str(c.get("name")) for c in clusters])
         texts = (_("(all badcases)"), _("Every badcase against the control group"),
-                 _("bound to a trace request: %1"), _("categories: %1"))
+                 _("bound to a trace request: {bound}"), _("categories: {categories}"))
 
         def column(k: int) -> list:  # sort values of column k, computed when sorted by it
             if k == 0:
@@ -198,7 +198,7 @@ class ClustersPanel(Panel):
         act = menu.addAction(_("Rename cluster…"))
         if menu.exec(self.view.viewport().mapToGlobal(pos)) is act:
             new, ok = QInputDialog.getText(self, _("Rename cluster"),
-                                           _("New name for “%1”:").replace("%1", str(key)), text=str(key))
+                                           _("New name for “{cluster}”:").format(cluster=str(key)), text=str(key))
             if ok and new.strip():
                 self.session.rename_cluster(str(key), new.strip())
 

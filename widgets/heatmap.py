@@ -135,15 +135,12 @@ class HeatmapPanel(Panel):
         if msg:
             return msg + "\n" + _("Choose other metrics above.")
         if msg is None:
-            facts = _("%1 level, n = %2").replace(
-                "%1", _("window") if hm.get("level") == "window" else _("request")).replace(
-                "%2", "–" if hm.get("n_items") is None else f"{by_spec(int(hm['n_items']), ',')}")
+            facts = _("{level} level, n = {n}").format(level=_("window") if hm.get("level") == "window" else _("request"), n="–" if hm.get("n_items") is None else f"{by_spec(int(hm['n_items']), ',')}")
             if hm.get("periods"):
                 facts += " · " + ngettext("restricted to {n} violation period", "restricted to {n} violation periods",
                                           len(hm["periods"])).format(n=len(hm["periods"]))
             self.hint.setText(facts if self._print else _(
-                "%1 · hover a cell for its counts and value; click it to select its requests")
-                .replace("%1", facts))
+                "{facts} · hover a cell for its counts and value; click it to select its requests").format(facts=facts))
         return msg
 
     _print = False
@@ -181,8 +178,7 @@ class HeatmapPanel(Panel):
             box = QGraphicsRectItem(QRectF(xe[ix], ye[iy], xe[ix + 1] - xe[ix], ye[iy + 1] - ye[iy]))
             box.setPen(pen)
             box.setZValue(15)
-            box.setToolTip(_("Selected here: %1, %2")
-                           .replace("%1", plural(n, "case")).replace("%2", plural(nb, "badcase")))
+            box.setToolTip(_("Selected here: {cases}, {badcases}").format(cases=plural(n, "case"), badcases=plural(nb, "badcase")))
             text = pg.TextItem(f"{by_spec(n, ',')}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
             text.setPos((xe[ix] + xe[ix + 1]) / 2, (ye[iy] + ye[iy + 1]) / 2)
             text.setZValue(16)
@@ -245,12 +241,10 @@ class HeatmapPanel(Panel):
                         + [float("-inf") if pd.isna(getattr(r, m)) else float(getattr(r, m)) for m in REQUEST_METRICS])
             keys.append((str(r.run_id), str(r.request_id)))
         self.req_model.set_rows(rows, sort, keys)
-        shown = "" if len(df) >= total else _(" (first %1 listed)").replace("%1", f"{by_spec(len(df), ',')}")
-        bound = (_("bound to %1 of this cohort").replace("%1", plural(ncases, "case"))
+        shown = "" if len(df) >= total else _(" (first {n} listed)").format(n=f"{by_spec(len(df), ',')}")
+        bound = (_("bound to {cases} of this cohort").format(cases=plural(ncases, "case"))
                  if ncases else _("none bound to a case of this cohort"))
-        self.req_caption.setText(_("%1 in %2%3, %4 · double-click one to open its timeline")
-                                 .replace("%1", plural(total, "request")).replace("%2", s.selection_label)
-                                 .replace("%3", shown).replace("%4", bound))
+        self.req_caption.setText(_("{requests} in {selection}{listed}, {bound} · double-click one to open its timeline").format(requests=plural(total, "request"), selection=s.selection_label, listed=shown, bound=bound))
         if not self.req_box.isVisibleTo(self):
             self.req_box.setVisible(True)
             h = max(self.split.height(), 300)
@@ -287,7 +281,7 @@ class HeatmapPanel(Panel):
         text = heatmap_tsv(self.shown())
         cells = self.selected_cells()
         if cells:
-            text += "\n\n" + _("%1: cells it occupies").replace("%1", self.selection_name()) + \
+            text += "\n\n" + _("{selection}: cells it occupies").format(selection=self.selection_name()) + \
                 "\nx cell\ty cell\tselected cases\tselected badcases\n" + \
                 "\n".join("\t".join(str(v) for v in c) for c in cells)
         return text

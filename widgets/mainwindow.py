@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
                 panel = cls(self.session)
             except Exception as e:  # noqa: BLE001
                 log.warning("panel %s failed to start: %s", name, e)
-                panel = QLabel(_("This panel could not start: %1").replace("%1", str(e)))
+                panel = QLabel(_("This panel could not start: {error}").format(error=str(e)))
                 panel.setWordWrap(True)
             dock = QDockWidget(title(name), self)
             dock.setObjectName(f"dock_{name}")
@@ -219,11 +219,11 @@ class MainWindow(QMainWindow):
         failed = sum(1 for r in reports if getattr(r, "error", None))
         ignored = sum(1 for r in reports if getattr(r, "skipped_file", None))
         loaded = len(reports) - failed - ignored
-        parts = [_("%1 loaded").replace("%1", plural(loaded, "file"))] if reports else []
+        parts = [_("{files} loaded").format(files=plural(loaded, "file"))] if reports else []
         if failed:
-            parts.append(_("%1 could not be read").replace("%1", f"{by_spec(failed, ',')}"))
+            parts.append(_("{files} could not be read").format(files=f"{by_spec(failed, ',')}"))
         if ignored:
-            parts.append(_("%1 ignored").replace("%1", f"{by_spec(ignored, ',')}"))
+            parts.append(_("{files} ignored").format(files=f"{by_spec(ignored, ',')}"))
         self.inputs_status.setText(" · ".join(parts))
         self.inputs_status.setStyleSheet(f"color: {palette.BAD};" if failed else "")
 
@@ -336,8 +336,7 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         if code != i18n.language():
             self.statusBar().showMessage(
-                _("The language changes to %1 at the next start.").replace(
-                    "%1", i18n.NAMES[code]), 10000)
+                _("The language changes to {language} at the next start.").format(language=i18n.NAMES[code]), 10000)
 
     def _update_actions(self) -> None:
         s = self.session
@@ -435,8 +434,7 @@ class MainWindow(QMainWindow):
         scenario = self.whatif_scenario()
         s.runner.submit("export", lambda ctx: export_report(s.store, cohort, out, progress=ctx.progress,
                                                             cancelled=ctx.cancelled, **scenario),
-                        lambda files: (s.message.emit(_("Report written to %1 (%2 files)")
-                                                      .replace("%1", out).replace("%2", str(len(files)))),
+                        lambda files: (s.message.emit(_("Report written to {folder} ({n} files)").format(folder=out, n=str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
                         lambda e: QMessageBox.warning(self, _("Export failed"), _one_line(e)),
                         label=_("Writing report"))

@@ -389,24 +389,18 @@ class ReplayPanel(JobControls, Panel):
         note = _("not calibrated: the run records no TTFT or TPOT")
         cal_lines = calibration_lines(cal.to_dict() if cal is not None else None, note)
         # one verdict per run: calibrated at the settings the run recorded, on its whole trace
-        scope = _("Calibrated once for %1, at the settings it recorded, on its whole trace "
-                  "(%2 requests): every scenario of this run shows this verdict. Predict "
-                  "badcases calibrates on the cohort's time window instead.") \
-            .replace("%1", run_id).replace("%2", f"{by_spec(s['requests'], ',')}") if cal is not None else ""
+        scope = _("Calibrated once for {run}, at the settings it recorded, on its whole trace "
+                  "({requests} requests): every scenario of this run shows this verdict. Predict "
+                  "badcases calibrates on the cohort's time window instead.").format(run=run_id, requests=f"{by_spec(s['requests'], ',')}") if cal is not None else ""
         # headline: vLLM's first-query hit rate, preempted re-queries apart, then calibration
         self._status("\n".join(hit_rate_lines(s)) + "\n"
-                     + _("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
-                     .replace("%1", res.config.label()).replace("%2", str(s["requests"]))
-                     .replace("%3", str(s["preemptions"])).replace("%4", str(s["evicted_blocks"]))
-                     + "".join("\n" + _("%1 request(s) dropped: %2")
-                               .replace("%1", str(k)).replace("%2", why)
+                     + _("{label}: {requests} requests, {preemptions} preemptions, {evicted} blocks evicted.").format(label=res.config.label(), requests=str(s["requests"]), preemptions=str(s["preemptions"]), evicted=str(s["evicted_blocks"]))
+                     + "".join("\n" + _("{n} request(s) dropped: {reason}").format(n=str(k), reason=why)
                                for why, k in dropped.items())
                      + "\n" + "\n".join(cal_lines) + ("\n" + scope if scope else "")
-                     + "\n" + _("Error that applies to these figures: %1")
-                     .replace("%1", applies["text"]))
+                     + "\n" + _("Error that applies to these figures: {error}").format(error=applies["text"]))
         if n_drop:
-            self.status.setToolTip(_("%1 of %2 requests replayed").replace(
-                "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
+            self.status.setToolTip(_("{replayed} of {total} requests replayed").format(replayed=str(s["requests"]), total=str(s["requests"] + n_drop)))
         if self.state.add_run:
             write = WriteReplayRun(res, f"{res.config.label()} of {run_id}", {"replayed_run": run_id})
             self.session.store_job("replay-write", write, lambda _rid: self.session.rescan(),
@@ -468,12 +462,8 @@ class ReplayPanel(JobControls, Panel):
         calibration (warning above 25 %), the table of badcases, calibration and replay."""
         self.state.prediction = p
         d = p.to_dict()
-        d["sentence"] = _("Badcases: %1 observed, %2 predicted under %3 (95% interval "
-                          "%4 to %5), %6 cases of %7 replayed.") \
-            .replace("%1", str(p.observed_badcases)).replace("%2", f"{by_spec(p.predicted_badcases, '.1f')}") \
-            .replace("%3", p.setting["label"]).replace("%4", f"{by_spec(p.ci_low, '.0f')}") \
-            .replace("%5", f"{by_spec(p.ci_high, '.0f')}").replace("%6", str(p.n_cases)) \
-            .replace("%7", p.run_id)
+        d["sentence"] = _("Badcases: {observed} observed, {predicted} predicted under {setting} (95% interval "
+                          "{low} to {high}), {n_cases} cases of {run} replayed.").format(observed=str(p.observed_badcases), predicted=f"{by_spec(p.predicted_badcases, '.1f')}", setting=p.setting["label"], low=f"{by_spec(p.ci_low, '.0f')}", high=f"{by_spec(p.ci_high, '.0f')}", n_cases=str(p.n_cases), run=p.run_id)
         self.show_report(d)
         self.status.setText(self.status.text() + "\n" + self.scope_note(p) + "\n" + p.model)
 
@@ -481,17 +471,13 @@ class ReplayPanel(JobControls, Panel):
         """Why Predict's figures differ from Run's: it replays the cohort's time window (its own
         calibration, its own load), Run the whole trace."""
         w = p.window or {}
-        text = _("Predict badcases replays the cohort's window of %1 (%2 s to %3 s, %4 "
+        text = _("Predict badcases replays the cohort's window of {run} ({start} s to {end} s, {requests} "
                  "requests) and calibrates on it; Run replays the whole trace. Preemptions "
-                 "and calibration errors of the two differ as their load differs.") \
-            .replace("%1", p.run_id).replace("%2", f"{by_spec(w.get('start_s', 0), ',.0f')}") \
-            .replace("%3", f"{by_spec(w.get('end_s', 0), ',.0f')}").replace("%4", f"{by_spec(w.get('requests', 0), ',')}")
+                 "and calibration errors of the two differ as their load differs.").format(run=p.run_id, start=f"{by_spec(w.get('start_s', 0), ',.0f')}", end=f"{by_spec(w.get('end_s', 0), ',.0f')}", requests=f"{by_spec(w.get('requests', 0), ',')}")
         res = self.state.result
         pre = (p.replay or {}).get("preemptions") or {}
         if res is not None and pre.get("scenario") is not None:
-            text += " " + _("Here: %1 preemptions over the whole trace, %2 in the window.") \
-                .replace("%1", f"{by_spec(res.summary['preemptions'], ',')}") \
-                .replace("%2", f"{by_spec(pre['scenario'], ',.0f')}")
+            text += " " + _("Here: {trace} preemptions over the whole trace, {window} in the window.").format(trace=f"{by_spec(res.summary['preemptions'], ',')}", window=f"{by_spec(pre['scenario'], ',.0f')}")
         return text
 
     def _settings_of_run(self) -> None:
@@ -537,8 +523,7 @@ class ReplayPanel(JobControls, Panel):
         if sec.get("predicted_badcases") is not None:
             self.answer.setText(sec.get("sentence") or "")
         else:
-            self.answer.setText(_("No badcase prediction: %1").replace(
-                "%1", str(sec.get("reason") or "")))
+            self.answer.setText(_("No badcase prediction: {reason}").format(reason=str(sec.get("reason") or "")))
         self.answer.setVisible(True)
         names = {"badcases": _("badcases (observed → predicted)"),
                  "ttft_ms": _("TTFT mean, calibration"),
@@ -555,17 +540,17 @@ class ReplayPanel(JobControls, Panel):
         # the table's labels are long here: give it half the width
         self.split.setSizes([660, 640])
         lines = calibration_lines(cal) if cal else []
-        lines += [_("%1 request(s) dropped: %2").replace("%1", str(k)).replace("%2", why)
+        lines += [_("{n} request(s) dropped: {reason}").format(n=str(k), reason=why)
                   for why, k in (cal.get("dropped") or {}).items()]
         sweeps = sec.get("sweeps") or ([sec["sweep"]] if (sec.get("sweep") or {}).get("rows") else [])
         if sweeps:
             lines += self.show_sweeps(sweeps)
         ea = (sec.get("error_applies") or {}).get("scenario")
         if ea:
-            lines.append(_("Error that applies to the scenario: %1").replace("%1", ea["text"]))
+            lines.append(_("Error that applies to the scenario: {error}").format(error=ea["text"]))
         stopped = (sec.get("budget") or {}).get("stopped")
         if stopped:  # the report's time bound ran out: the section is partial and says why
-            lines.append(_("Partial: %1").replace("%1", stopped))
+            lines.append(_("Partial: {reason}").format(reason=stopped))
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
 
@@ -584,7 +569,7 @@ class ReplayPanel(JobControls, Panel):
         section.SWEEP_MAX_REQUESTS requests)."""
         n, total = sw.get("requests", 0), sw.get("requests_total")
         if total and total > n:
-            return _("the first %1 of %2").replace("%1", f"{by_spec(n, ',')}").replace("%2", f"{by_spec(total, ',')}")
+            return _("the first {n} of {total}").format(n=f"{by_spec(n, ',')}", total=f"{by_spec(total, ',')}")
         return f"{by_spec(n, ',')}"
 
     def run_sweep(self) -> None:
@@ -627,14 +612,10 @@ class ReplayPanel(JobControls, Panel):
         pre = [int(r["preemptions"]) for r in rows]
         self._stack.setCurrentIndex(1)
         hits = ("" if no_prefix or hit[0] is None or hit[-1] is None else
-                _("prefix-cache hit rate %1 → %2; ")
-                .replace("%1", f"{by_spec(hit[0], '.3f')}").replace("%2", f"{by_spec(hit[-1], '.3f')}"))
-        self._status(_("Sweep from %3 to %4 blocks: ").replace("%3", f"{by_spec(x[0], ',')}")
-                     .replace("%4", f"{by_spec(x[-1], ',')}") + hits
-                     + _("preemptions %5 → %6; %7 request(s) too large for the smallest "
-                         "cache.").replace("%5", f"{by_spec(pre[0], ',')}")
-                     .replace("%6", f"{by_spec(pre[-1], ',')}")
-                     .replace("%7", str(rows[0].get("rejected", 0)))
+                _("prefix-cache hit rate {first} → {last}; ").format(first=f"{by_spec(hit[0], '.3f')}", last=f"{by_spec(hit[-1], '.3f')}"))
+        self._status(_("Sweep from {smallest} to {largest} blocks: ").format(smallest=f"{by_spec(x[0], ',')}", largest=f"{by_spec(x[-1], ',')}") + hits
+                     + _("preemptions {first} → {last}; {rejected} request(s) too large for the smallest "
+                         "cache.").format(first=f"{by_spec(pre[0], ',')}", last=f"{by_spec(pre[-1], ',')}", rejected=str(rows[0].get("rejected", 0)))
                      + (f" {_(NO_PREFIX)[0].upper()}{_(NO_PREFIX)[1:]}." if no_prefix else ""))
 
     def show_sweeps(self, sweeps: list[dict]) -> list[str]:
@@ -652,22 +633,14 @@ class ReplayPanel(JobControls, Panel):
         for sw in sweeps:
             rows = sw.get("rows") or []
             if not rows:
-                lines.append(_("Capacity sweep of %1: %2").replace(
-                    "%1", str(sw.get("run_id"))).replace("%2", str(sw.get("reason") or "")))
+                lines.append(_("Capacity sweep of {run}: {reason}").format(run=str(sw.get("run_id")), reason=str(sw.get("reason") or "")))
                 continue
             hits = [r["hit_rate"] for r in rows if r.get("hit_rate") is not None]
             mono = sw.get("monotone")
             verdict = (_(NO_PREFIX) if mono is None else
-                       _("the first-query hit rate %1 as the capacity grows%2").replace(
-                           "%1", _("never falls") if mono else _("FALLS somewhere"))
-                       .replace("%2", f" ({by_spec(hits[0], '.3f')} → {by_spec(hits[-1], '.3f')})" if hits else ""))
-            lines.append(_("Capacity sweep of %1 (%2 requests, %3): %4; preemptions "
-                           "%5 → %6.")
-                         .replace("%1", str(sw.get("run_id"))).replace("%2", self._of_requests(sw))
-                         .replace("%3", str(sw.get("eviction", "")).upper())
-                         .replace("%4", verdict)
-                         .replace("%5", f"{by_spec(rows[0]['preemptions'], ',')}")
-                         .replace("%6", f"{by_spec(rows[-1]['preemptions'], ',')}"))
+                       _("the first-query hit rate {trend} as the capacity grows{span}").format(trend=_("never falls") if mono else _("FALLS somewhere"), span=f" ({by_spec(hits[0], '.3f')} → {by_spec(hits[-1], '.3f')})" if hits else ""))
+            lines.append(_("Capacity sweep of {run} ({requests} requests, {upper}): {verdict}; preemptions "
+                           "{first} → {last}.").format(run=str(sw.get("run_id")), requests=self._of_requests(sw), upper=str(sw.get("eviction", "")).upper(), verdict=verdict, first=f"{by_spec(rows[0]['preemptions'], ',')}", last=f"{by_spec(rows[-1]['preemptions'], ',')}"))
         return lines
 
     # -- out of sample --------------------------------------------------------------------------
@@ -705,13 +678,13 @@ class ReplayPanel(JobControls, Panel):
         reasons = [f"{self.validation.mode_name(o['mode'])}: {o.get('reason', '')}"
                    for o in v["validations"] if o["kind"] != "validated"]
         if v["kind"] != "validated":
-            self.show_warning(_("Not validated: %1").replace("%1", "; ".join(reasons)),
+            self.show_warning(_("Not validated: {reasons}").format(reasons="; ".join(reasons)),
                               warn=True)
         else:
             self.show_warning(warning, warn=True)
         unid = {u["reason"] for o in v["validations"] for u in
                 (o.get("fit") or {}).get("unidentified", ())}
-        self._status("\n".join([_("Not identified: %1").replace("%1", u) for u in sorted(unid)]
+        self._status("\n".join([_("Not identified: {names}").format(names=u) for u in sorted(unid)]
                                + ([v["text"]] if v["kind"] != "validated" else [])))
 
     def cancel(self) -> None:

@@ -135,8 +135,7 @@ class TimelinePanel(QWidget):
 
     def _fetched(self, view, record: bool) -> None:
         if isinstance(view, Unbound):
-            self.msg.setText(_("Case %1 is not bound to a trace request.")
-                             .replace("%1", view.case_id))
+            self.msg.setText(_("Case {case} is not bound to a trace request.").format(case=view.case_id))
             self.stack.setCurrentIndex(0)
             return
         self.show_view(view, record)
@@ -229,10 +228,9 @@ class TimelinePanel(QWidget):
         notes = list(tl["notes"]) + ([view.note] if view.note else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = view.nb
-        text = (_("%1 neighbour in flight within ± %2 s.") if len(nb) == 1 else
-                _("%1 neighbours in flight within ± %2 s."))
-        self.readout.setText(text.replace("%1", f"{by_spec(len(nb), ',')}")
-                             .replace("%2", f"{by_spec(view.window_s, 'g')}")
+        text = (_("{n} neighbour in flight within ± {window} s.") if len(nb) == 1 else
+                _("{n} neighbours in flight within ± {window} s."))
+        self.readout.setText(text.format(n=by_spec(len(nb), ','), window=by_spec(view.window_s, 'g'))
                              + "".join(f" {_sentence(n)}" for n in notes))
         self.stack.setCurrentIndex(1)
         self.requestShown.emit(*self.current)

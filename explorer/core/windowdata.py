@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 import pandas as pd
 
 from explorer.core import sections
-from explorer.core.bus import Failure, published
+from explorer.core.bus import Failure, Published, published
 from explorer.core.i18n import _
 from explorer.core.names import DEMO_NOTE
 from explorer.core.sqlutil import load_query
@@ -213,8 +213,8 @@ def _with_case_cells(out: dict, objects: dict, frame) -> None:
     """The heatmap's Published with its cells of the cohort's cases (the selection outline)
     in its view."""
     hm = out.get("heatmap")
-    if isinstance(getattr(hm, "view", None), dict) and isinstance(frame, pd.DataFrame) \
-            and len(frame):
+    if isinstance(hm, Published) and isinstance(hm.view, dict) and \
+            isinstance(frame, pd.DataFrame) and len(frame):
         from explorer.core.analysis.selected import cell_counts  # the cohort's cases per cell
         out["heatmap"] = dataclasses.replace(
             hm, view={**hm.view, "case_cells": cell_counts(objects["heatmap"], frame)})
