@@ -120,7 +120,8 @@ class Session(QObject, Selecting):
 
         def job(ctx: JobContext):
             reports = self.store.load_paths(
-                paths, progress=lambda i, n, p: ctx.progress(i, n, _("Loading {what}").format(what=p)),
+                paths, progress=lambda i, n, p: ctx.progress(i, n, _("Loading {what}").format(
+                        what=p)),
                 cancelled=ctx.cancelled)
             return self._after_load(ctx, reports)
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
@@ -191,7 +192,9 @@ class Session(QObject, Selecting):
         def done(payload: dict) -> None:
             self._loaded(payload)
             meta = self.store.engine_meta() if getattr(self.store, "remote", False) else {}
-            self.message.emit(_("Connected to {url}: {requests} requests in {table}").format(url=str(meta.get("url")), requests=f"{meta.get('table_rows') or 0:,}", table=table))
+            self.message.emit(_("Connected to {url}: {requests} requests in {table}").format(
+                    url=str(meta.get("url")), requests=f"{meta.get('table_rows') or 0:,}",
+                    table=table))
         self._loads += 1
         self.runner.submit(f"load{self._loads}", job, done, self._failed,
                            label=labels["connect"])
@@ -227,7 +230,8 @@ class Session(QObject, Selecting):
             self.store.set_setting(CLUSTER_SETTING, cluster)
             return self.store.save_as(path, with_data=with_data)
         self.runner.submit("save", job,
-                           lambda _r: (self.message.emit(_("Session saved to {path}").format(path=path)),
+                           lambda _r: (self.message.emit(_("Session saved to {path}").format(
+                                   path=path)),
                                        on_done and on_done()),
                            self._failed, label=_("Saving session"))
 
@@ -314,7 +318,9 @@ class Session(QObject, Selecting):
         self._forget()
         failed = payload.pop("load_failed", None) or []
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
-            text = (_("{files} could not be read: {names}").format(files=plural(len(failed), "file"), names="; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
+            text = (_("{files} could not be read: {names}").format(
+                    files=plural(len(failed), "file"),
+                    names="; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
             if payload.get("detached_files"):  # a reopened session's moved files: say the way back
                 text += " " + _("(File > Locate a moved file finds it again)")
             self.message.emit(text)
@@ -647,7 +653,8 @@ class Session(QObject, Selecting):
                 path = payload.pop("cancel_note", None)
                 self._loaded(payload)
                 self.message.emit(
-                    _("Loading cancelled: {path} was rolled back; the files loaded before it stay.").format(path=path) if path else
+                    _("Loading cancelled: {path} was rolled back; the files loaded before it stay.").format(
+                            path=path) if path else
                     _("Loading cancelled; the files loaded before stay."))
             self.runner.submit(f"load{self._loads}", job, done, self._failed,
                                label=_("Reading the session"))

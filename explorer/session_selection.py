@@ -104,7 +104,8 @@ class Selecting:
             return
         from explorer.core.analysis.tree import node_condition
         self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           _("Decision tree: {condition}").format(condition=node_condition(tree, node_id)),
+                           _("Decision tree: {condition}").format(
+                                   condition=node_condition(tree, node_id)),
                            source=("tree", node_id))
 
     def select_cases(self, case_ids, view: str = "Cases") -> None:
@@ -113,14 +114,16 @@ class Selecting:
         if not ids:
             return
         self.set_selection(InSet("case_id", ids),
-                           _("{view}: {cases} picked").format(view=view, cases=plural(len(ids), "case")),
+                           _("{view}: {cases} picked").format(
+                                   view=view, cases=plural(len(ids), "case")),
                            source=("cases", len(ids)))
 
     def select_range(self, metric: str, lo: float | None, hi: float | None, text: str = "") -> None:
         """Select the cohort's cases whose `metric` lies in [lo, hi) (a range brushed on the
         Distributions panel, `text` its readable form, e.g. "TPOT 12 ms to 20 ms")."""
         self.set_selection(Range(metric, lo, hi),
-                           _("Distributions: {range}").format(range=text or f"{metric} {lo} to {hi}"),
+                           _("Distributions: {range}").format(
+                                   range=text or f"{metric} {lo} to {hi}"),
                            source=("range", metric, lo, hi))
 
     def select_heatmap_cell(self, ix: int, iy: int) -> None:

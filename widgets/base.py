@@ -218,7 +218,8 @@ class Panel(QWidget):
         except Exception as e:  # noqa: BLE001 - shown in place, never crashes the window
             log.exception("painting %s failed", type(self).__name__)
             self.paint_error = e
-            self.show_message(_("Could not draw this panel: {error}").format(error=str(e)), error=True)
+            self.show_message(_("Could not draw this panel: {error}").format(
+                    error=str(e)), error=True)
             return
         if msg:
             self.show_message(msg)

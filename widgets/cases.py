@@ -171,8 +171,11 @@ class CasesPanel(Panel):
                     n = s.selected_requests
                     return _("{requests} selected ({selection}): none is bound to a case of this cohort, so "
                              "no case is listed. The requests are listed under the heatmap; "
-                             "double-click one to open its timeline. Esc clears the selection.").format(requests=f"{by_spec(n, ',')} request" + ("s" if n != 1 else ""), selection=s.selection_label)
-                return _("The selection ({selection}) holds no case of this cohort. Esc clears it.").format(selection=s.selection_label)
+                             "double-click one to open its timeline. Esc clears the selection.").format(
+                                     requests=f"{by_spec(n, ',')} request" + ("s" if n != 1 else ""),
+                                     selection=s.selection_label)
+                return _("The selection ({selection}) holds no case of this cohort. Esc clears it.").format(
+                        selection=s.selection_label)
             return _("No case in the cohort: load an eval with badcases and choose a cluster.")
         self.model.set_frame(df)
         self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
@@ -180,7 +183,8 @@ class CasesPanel(Panel):
         if s.selection is not None:
             ids = getattr(s, "selected_cases", None)
             total = len(ids) if ids is not None else n
-            text = (_("{cases} selected: {selection} (Esc clears, Alt+Left goes back)").format(cases=plural(total, "case"), selection=s.selection_label))
+            text = (_("{cases} selected: {selection} (Esc clears, Alt+Left goes back)").format(
+                    cases=plural(total, "case"), selection=s.selection_label))
         else:  # the counts of the whole cohort (its frame), not of the listed rows
             frame = s.results.view(bus.FRAME) if hasattr(s, "results") else None
             if isinstance(frame, pd.DataFrame) and "badcase" in frame:
@@ -188,9 +192,11 @@ class CasesPanel(Panel):
             else:
                 total = n
                 bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
-            text = (_("{cases} in the cohort: {badcases}, {control} control").format(cases=plural(total, "case"), badcases=plural(bad, "badcase"), control=f"{by_spec(total - bad, ',')}"))
+            text = (_("{cases} in the cohort: {badcases}, {control} control").format(
+                    cases=plural(total, "case"), badcases=plural(bad, "badcase"),
+                    control=by_spec(total - bad, ',')))
         if n < total:
-            text += _(" (the first {n} listed)").format(n=f"{by_spec(n, ',')}")
+            text += _(" (the first {n} listed)").format(n=by_spec(n, ','))
         self.caption.setText(text)
         return None
 

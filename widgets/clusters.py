@@ -38,7 +38,7 @@ def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[li
     every, every_tip, bound_tip, cats_tip = texts
     bad = c.get("badcases")
     if c["name"] == ALL:
-        return [every, f"{by_spec(bad, ',')}", "100%", _bound(c["bound"], bad)], every_tip
+        return [every, by_spec(bad, ','), "100%", _bound(c["bound"], bad)], every_tip
     name = str(c.get("name"))
     cats = c.get("categories") or []
     tip = name + "\n" + bound_tip.format(bound=ratio(c.get("bound"), bad)) + (
@@ -198,7 +198,8 @@ class ClustersPanel(Panel):
         act = menu.addAction(_("Rename cluster…"))
         if menu.exec(self.view.viewport().mapToGlobal(pos)) is act:
             new, ok = QInputDialog.getText(self, _("Rename cluster"),
-                                           _("New name for “{cluster}”:").format(cluster=str(key)), text=str(key))
+                                           _("New name for “{cluster}”:").format(
+                                                   cluster=str(key)), text=str(key))
             if ok and new.strip():
                 self.session.rename_cluster(str(key), new.strip())
 

@@ -110,7 +110,8 @@ class ComparisonPanel(Panel):
         if key != "cohort" and sel is not None:
             if sel.get(key) is None:
                 self.shown = None
-                return _("No comparison for {selection}: {reason}").format(selection=self.selection_name(), reason=str(sel.get(key + "_reason") or ""))
+                return _("No comparison for {selection}: {reason}").format(
+                        selection=self.selection_name(), reason=str(sel.get(key + "_reason") or ""))
             rows = self.shown = sel[key]
         heads = painter.HEADERS if key == "cohort" or sel is None else \
             painter.headers_for("rest" if key == "vs_rest" else "control")

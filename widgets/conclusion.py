@@ -46,7 +46,9 @@ class ConclusionPanel(Panel):
 
     def _selection_title(self) -> str:
         sel = self.selection or {}
-        return _("For {selection} ({cases}, {badcases})").format(selection=self.selection_name(), cases=plural(sel.get('n', 0), "case"), badcases=plural(sel.get('n_bad', 0), "badcase"))
+        return _("For {selection} ({cases}, {badcases})").format(
+                selection=self.selection_name(), cases=plural(sel.get('n', 0), "case"),
+                badcases=plural(sel.get('n_bad', 0), "badcase"))
 
     def trace_only(self) -> bool:
         """A session of traces without eval cases: no badcase to explain."""
@@ -67,7 +69,8 @@ class ConclusionPanel(Panel):
         sel = self.selection
         if sel is not None:  # the selection's own reading first, the cohort's below it
             own = conclusion_html(sel["conclusion"]) if sel.get("conclusion") else \
-                "<p>" + html.escape(_("No conclusion for the selection: {reason}").format(reason=str(sel.get("vs_control_reason") or ""))) + "</p>"
+                "<p>" + html.escape(_("No conclusion for the selection: {reason}").format(
+                        reason=str(sel.get("vs_control_reason") or ""))) + "</p>"
             whole = _("For the whole cohort")
             body = (f"<h3>{html.escape(self._selection_title())}</h3>{own}<hr>"
                     f"<h3>{html.escape(whole)}</h3>{body}")

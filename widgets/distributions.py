@@ -188,7 +188,8 @@ class DistributionsPanel(Panel):
         stats = next((r for r in self.comparison if r.get("metric") == m), None)
         self.note.setVisible(bool(sel))
         if sel:
-            self.note.setText(_("▲ selected, with a value: {cases}, in the selection colour").format(cases=plural(int(hi.notna().sum()), "case")))
+            self.note.setText(_("▲ selected, with a value: {cases}, in the selection colour").format(
+                    cases=plural(int(hi.notna().sum()), "case")))
         msg = paint_distribution(self.plot, bad, ctl, m, "ecdf" if self.ecdf.isChecked() else "hist",
                                  stats, hi)
         if self.region is not None:  # the plot was cleared: the band goes back on top

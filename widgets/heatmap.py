@@ -135,12 +135,14 @@ class HeatmapPanel(Panel):
         if msg:
             return msg + "\n" + _("Choose other metrics above.")
         if msg is None:
-            facts = _("{level} level, n = {n}").format(level=_("window") if hm.get("level") == "window" else _("request"), n="–" if hm.get("n_items") is None else f"{by_spec(int(hm['n_items']), ',')}")
+            facts = _("{level} level, n = {n}").format(level=_("window") if hm.get("level") == "window" else _("request"),
+                                                       n="–" if hm.get("n_items") is None else by_spec(int(hm['n_items']), ','))
             if hm.get("periods"):
                 facts += " · " + ngettext("restricted to {n} violation period", "restricted to {n} violation periods",
                                           len(hm["periods"])).format(n=len(hm["periods"]))
             self.hint.setText(facts if self._print else _(
-                "{facts} · hover a cell for its counts and value; click it to select its requests").format(facts=facts))
+                "{facts} · hover a cell for its counts and value; click it to select its requests").format(
+                        facts=facts))
         return msg
 
     _print = False
@@ -178,8 +180,9 @@ class HeatmapPanel(Panel):
             box = QGraphicsRectItem(QRectF(xe[ix], ye[iy], xe[ix + 1] - xe[ix], ye[iy + 1] - ye[iy]))
             box.setPen(pen)
             box.setZValue(15)
-            box.setToolTip(_("Selected here: {cases}, {badcases}").format(cases=plural(n, "case"), badcases=plural(nb, "badcase")))
-            text = pg.TextItem(f"{by_spec(n, ',')}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
+            box.setToolTip(_("Selected here: {cases}, {badcases}").format(
+                    cases=plural(n, "case"), badcases=plural(nb, "badcase")))
+            text = pg.TextItem(by_spec(n, ','), color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
             text.setPos((xe[ix] + xe[ix + 1]) / 2, (ye[iy] + ye[iy + 1]) / 2)
             text.setZValue(16)
             for item in (box, text):
@@ -241,10 +244,13 @@ class HeatmapPanel(Panel):
                         + [float("-inf") if pd.isna(getattr(r, m)) else float(getattr(r, m)) for m in REQUEST_METRICS])
             keys.append((str(r.run_id), str(r.request_id)))
         self.req_model.set_rows(rows, sort, keys)
-        shown = "" if len(df) >= total else _(" (first {n} listed)").format(n=f"{by_spec(len(df), ',')}")
+        shown = "" if len(df) >= total else _(" (first {n} listed)").format(
+                n=by_spec(len(df), ','))
         bound = (_("bound to {cases} of this cohort").format(cases=plural(ncases, "case"))
                  if ncases else _("none bound to a case of this cohort"))
-        self.req_caption.setText(_("{requests} in {selection}{listed}, {bound} · double-click one to open its timeline").format(requests=plural(total, "request"), selection=s.selection_label, listed=shown, bound=bound))
+        self.req_caption.setText(_("{requests} in {selection}{listed}, {bound} · double-click one to open its timeline").format(
+                requests=plural(total, "request"), selection=s.selection_label, listed=shown,
+                bound=bound))
         if not self.req_box.isVisibleTo(self):
             self.req_box.setVisible(True)
             h = max(self.split.height(), 300)
@@ -281,7 +287,8 @@ class HeatmapPanel(Panel):
         text = heatmap_tsv(self.shown())
         cells = self.selected_cells()
         if cells:
-            text += "\n\n" + _("{selection}: cells it occupies").format(selection=self.selection_name()) + \
+            text += "\n\n" + _("{selection}: cells it occupies").format(
+                    selection=self.selection_name()) + \
                 "\nx cell\ty cell\tselected cases\tselected badcases\n" + \
                 "\n".join("\t".join(str(v) for v in c) for c in cells)
         return text

@@ -91,7 +91,8 @@ class InputsPanel(Panel):
     def _run_row(self, parent: QTreeWidgetItem, run: dict) -> None:
         """A child row without editors (past MAX_RUN_EDITORS_TOTAL): the run's label and
         version as text; the Runs panel edits them."""
-        it = QTreeWidgetItem([_("run {run}, version {version} (edit in the Runs panel)").format(run=run.get("label") or run["run_id"], version=run.get("engine_version") or "–")])
+        it = QTreeWidgetItem([_("run {run}, version {version} (edit in the Runs panel)").format(
+                run=run.get("label") or run["run_id"], version=run.get("engine_version") or "–")])
         it.setToolTip(0, qt_plain_tip(run["run_id"]))
         parent.addChild(it)
 
@@ -122,9 +123,10 @@ class InputsPanel(Panel):
                 it.addChild(QTreeWidgetItem([_("ignored: {reason}").format(reason=ignored)]))
                 self.tree.addTopLevelItem(it)
                 continue
-            status = _("error") if r.error else (ngettext("ok, {n} skipped", "ok, {n} skipped", skipped).format(n=skipped)
+            status = _("error") if r.error else (ngettext("ok, {n} skipped", "ok, {n} skipped", skipped).format(
+                    n=skipped)
                                                        if skipped else _("ok"))
-            it = QTreeWidgetItem([name, r.format or "?", f"{by_spec(loaded, ',')}", f"{by_spec(skipped, ',')}", status])
+            it = QTreeWidgetItem([name, r.format or "?", by_spec(loaded, ','), by_spec(skipped, ','), status])
             it.setToolTip(0, qt_plain_tip(f"{r.path}\nsha256 {r.sha256 or '–'}\nkind {r.kind or '–'}"))
             if r.error:
                 for c in range(5):
@@ -139,7 +141,8 @@ class InputsPanel(Panel):
                 ch.setToolTip(0, qt_plain_tip(reason))
                 it.addChild(ch)
             if r.columns:
-                cols = QTreeWidgetItem([_("columns: {columns}").format(columns="; ".join(f"{k} → {v}" for k, v in list(r.columns.items())[:12]))])
+                cols = QTreeWidgetItem([_("columns: {columns}").format(
+                        columns="; ".join(f"{k} → {v}" for k, v in list(r.columns.items())[:12]))])
                 it.addChild(cols)
             self.tree.addTopLevelItem(it)
             for rid in list(r.run_ids or [])[:MAX_RUN_EDITORS]:

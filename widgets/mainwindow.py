@@ -221,9 +221,9 @@ class MainWindow(QMainWindow):
         loaded = len(reports) - failed - ignored
         parts = [_("{files} loaded").format(files=plural(loaded, "file"))] if reports else []
         if failed:
-            parts.append(_("{files} could not be read").format(files=f"{by_spec(failed, ',')}"))
+            parts.append(_("{files} could not be read").format(files=by_spec(failed, ',')))
         if ignored:
-            parts.append(_("{files} ignored").format(files=f"{by_spec(ignored, ',')}"))
+            parts.append(_("{files} ignored").format(files=by_spec(ignored, ',')))
         self.inputs_status.setText(" · ".join(parts))
         self.inputs_status.setStyleSheet(f"color: {palette.BAD};" if failed else "")
 
@@ -336,7 +336,8 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         if code != i18n.language():
             self.statusBar().showMessage(
-                _("The language changes to {language} at the next start.").format(language=i18n.NAMES[code]), 10000)
+                _("The language changes to {language} at the next start.").format(
+                        language=i18n.NAMES[code]), 10000)
 
     def _update_actions(self) -> None:
         s = self.session
@@ -402,9 +403,11 @@ class MainWindow(QMainWindow):
                 return
         p = Path(old)
         new, _filter = QFileDialog.getOpenFileName(
-            self, _("Where is {name} now? (it was in {folder})").format(name=p.name, folder=p.parent),
+            self, _("Where is {name} now? (it was in {folder})").format(
+                    name=p.name, folder=p.parent),
             str(p.parent if p.parent.is_dir() else Path.home()),
-            _("The same file ({pattern});;Any file (*)").format(pattern=f"*{p.suffix}" if p.suffix else "*"))
+            _("The same file ({pattern});;Any file (*)").format(
+                    pattern=f"*{p.suffix}" if p.suffix else "*"))
         if new:
             self.session.relocate_file(old, new)
 
@@ -434,7 +437,8 @@ class MainWindow(QMainWindow):
         scenario = self.whatif_scenario()
         s.runner.submit("export", lambda ctx: export_report(s.store, cohort, out, progress=ctx.progress,
                                                             cancelled=ctx.cancelled, **scenario),
-                        lambda files: (s.message.emit(_("Report written to {folder} ({n} files)").format(folder=out, n=str(len(files)))),
+                        lambda files: (s.message.emit(_("Report written to {folder} ({n} files)").format(
+                                folder=out, n=str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
                         lambda e: QMessageBox.warning(self, _("Export failed"), _one_line(e)),
                         label=_("Writing report"))

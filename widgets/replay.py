@@ -42,9 +42,9 @@ def _fmt(v: Any, unit: str = "") -> str:
     if v is None:
         return "–"
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        s = f"{by_spec(int(v), ',')}"   # a count summed as a float ("0", never "0.000")
+        s = by_spec(int(v), ',')   # a count summed as a float ("0", never "0.000")
     elif isinstance(v, float):
-        s = f"{by_spec(v, '.3f')}" if abs(v) < 10 else f"{by_spec(v, '.1f')}"
+        s = by_spec(v, '.3f') if abs(v) < 10 else by_spec(v, '.1f')
     else:
         s = str(v)
     return f"{s} {unit}".strip()
@@ -391,16 +391,22 @@ class ReplayPanel(JobControls, Panel):
         # one verdict per run: calibrated at the settings the run recorded, on its whole trace
         scope = _("Calibrated once for {run}, at the settings it recorded, on its whole trace "
                   "({requests} requests): every scenario of this run shows this verdict. Predict "
-                  "badcases calibrates on the cohort's time window instead.").format(run=run_id, requests=f"{by_spec(s['requests'], ',')}") if cal is not None else ""
+                  "badcases calibrates on the cohort's time window instead.").format(
+                          run=run_id, requests=by_spec(s['requests'], ',')) if cal is not None else ""
         # headline: vLLM's first-query hit rate, preempted re-queries apart, then calibration
         self._status("\n".join(hit_rate_lines(s)) + "\n"
-                     + _("{label}: {requests} requests, {preemptions} preemptions, {evicted} blocks evicted.").format(label=res.config.label(), requests=str(s["requests"]), preemptions=str(s["preemptions"]), evicted=str(s["evicted_blocks"]))
-                     + "".join("\n" + _("{n} request(s) dropped: {reason}").format(n=str(k), reason=why)
+                     + _("{label}: {requests} requests, {preemptions} preemptions, {evicted} blocks evicted.").format(
+                             label=res.config.label(), requests=str(s["requests"]),
+                             preemptions=str(s["preemptions"]), evicted=str(s["evicted_blocks"]))
+                     + "".join("\n" + _("{n} request(s) dropped: {reason}").format(
+                             n=str(k), reason=why)
                                for why, k in dropped.items())
                      + "\n" + "\n".join(cal_lines) + ("\n" + scope if scope else "")
-                     + "\n" + _("Error that applies to these figures: {error}").format(error=applies["text"]))
+                     + "\n" + _("Error that applies to these figures: {error}").format(
+                             error=applies["text"]))
         if n_drop:
-            self.status.setToolTip(_("{replayed} of {total} requests replayed").format(replayed=str(s["requests"]), total=str(s["requests"] + n_drop)))
+            self.status.setToolTip(_("{replayed} of {total} requests replayed").format(
+                    replayed=str(s["requests"]), total=str(s["requests"] + n_drop)))
         if self.state.add_run:
             write = WriteReplayRun(res, f"{res.config.label()} of {run_id}", {"replayed_run": run_id})
             self.session.store_job("replay-write", write, lambda _rid: self.session.rescan(),
@@ -463,7 +469,12 @@ class ReplayPanel(JobControls, Panel):
         self.state.prediction = p
         d = p.to_dict()
         d["sentence"] = _("Badcases: {observed} observed, {predicted} predicted under {setting} (95% interval "
-                          "{low} to {high}), {n_cases} cases of {run} replayed.").format(observed=str(p.observed_badcases), predicted=f"{by_spec(p.predicted_badcases, '.1f')}", setting=p.setting["label"], low=f"{by_spec(p.ci_low, '.0f')}", high=f"{by_spec(p.ci_high, '.0f')}", n_cases=str(p.n_cases), run=p.run_id)
+                          "{low} to {high}), {n_cases} cases of {run} replayed.").format(
+                                  observed=str(p.observed_badcases),
+                                  predicted=by_spec(p.predicted_badcases, '.1f'),
+                                  setting=p.setting["label"], low=by_spec(p.ci_low, '.0f'),
+                                  high=by_spec(p.ci_high, '.0f'), n_cases=str(p.n_cases),
+                                  run=p.run_id)
         self.show_report(d)
         self.status.setText(self.status.text() + "\n" + self.scope_note(p) + "\n" + p.model)
 
@@ -473,11 +484,16 @@ class ReplayPanel(JobControls, Panel):
         w = p.window or {}
         text = _("Predict badcases replays the cohort's window of {run} ({start} s to {end} s, {requests} "
                  "requests) and calibrates on it; Run replays the whole trace. Preemptions "
-                 "and calibration errors of the two differ as their load differs.").format(run=p.run_id, start=f"{by_spec(w.get('start_s', 0), ',.0f')}", end=f"{by_spec(w.get('end_s', 0), ',.0f')}", requests=f"{by_spec(w.get('requests', 0), ',')}")
+                 "and calibration errors of the two differ as their load differs.").format(
+                         run=p.run_id, start=by_spec(w.get('start_s', 0), ',.0f'),
+                         end=by_spec(w.get('end_s', 0), ',.0f'),
+                         requests=by_spec(w.get('requests', 0), ','))
         res = self.state.result
         pre = (p.replay or {}).get("preemptions") or {}
         if res is not None and pre.get("scenario") is not None:
-            text += " " + _("Here: {trace} preemptions over the whole trace, {window} in the window.").format(trace=f"{by_spec(res.summary['preemptions'], ',')}", window=f"{by_spec(pre['scenario'], ',.0f')}")
+            text += " " + _("Here: {trace} preemptions over the whole trace, {window} in the window.").format(
+                    trace=by_spec(res.summary['preemptions'], ','),
+                    window=by_spec(pre['scenario'], ',.0f'))
         return text
 
     def _settings_of_run(self) -> None:
@@ -523,7 +539,8 @@ class ReplayPanel(JobControls, Panel):
         if sec.get("predicted_badcases") is not None:
             self.answer.setText(sec.get("sentence") or "")
         else:
-            self.answer.setText(_("No badcase prediction: {reason}").format(reason=str(sec.get("reason") or "")))
+            self.answer.setText(_("No badcase prediction: {reason}").format(
+                    reason=str(sec.get("reason") or "")))
         self.answer.setVisible(True)
         names = {"badcases": _("badcases (observed → predicted)"),
                  "ttft_ms": _("TTFT mean, calibration"),
@@ -569,8 +586,9 @@ class ReplayPanel(JobControls, Panel):
         section.SWEEP_MAX_REQUESTS requests)."""
         n, total = sw.get("requests", 0), sw.get("requests_total")
         if total and total > n:
-            return _("the first {n} of {total}").format(n=f"{by_spec(n, ',')}", total=f"{by_spec(total, ',')}")
-        return f"{by_spec(n, ',')}"
+            return _("the first {n} of {total}").format(n=by_spec(n, ','),
+                                                        total=by_spec(total, ','))
+        return by_spec(n, ',')
 
     def run_sweep(self) -> None:
         """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
@@ -612,10 +630,14 @@ class ReplayPanel(JobControls, Panel):
         pre = [int(r["preemptions"]) for r in rows]
         self._stack.setCurrentIndex(1)
         hits = ("" if no_prefix or hit[0] is None or hit[-1] is None else
-                _("prefix-cache hit rate {first} → {last}; ").format(first=f"{by_spec(hit[0], '.3f')}", last=f"{by_spec(hit[-1], '.3f')}"))
-        self._status(_("Sweep from {smallest} to {largest} blocks: ").format(smallest=f"{by_spec(x[0], ',')}", largest=f"{by_spec(x[-1], ',')}") + hits
+                _("prefix-cache hit rate {first} → {last}; ").format(
+                        first=by_spec(hit[0], '.3f'), last=by_spec(hit[-1], '.3f')))
+        self._status(_("Sweep from {smallest} to {largest} blocks: ").format(
+                smallest=by_spec(x[0], ','), largest=by_spec(x[-1], ',')) + hits
                      + _("preemptions {first} → {last}; {rejected} request(s) too large for the smallest "
-                         "cache.").format(first=f"{by_spec(pre[0], ',')}", last=f"{by_spec(pre[-1], ',')}", rejected=str(rows[0].get("rejected", 0)))
+                         "cache.").format(first=by_spec(pre[0], ','),
+                                          last=by_spec(pre[-1], ','),
+                                          rejected=str(rows[0].get("rejected", 0)))
                      + (f" {_(NO_PREFIX)[0].upper()}{_(NO_PREFIX)[1:]}." if no_prefix else ""))
 
     def show_sweeps(self, sweeps: list[dict]) -> list[str]:
@@ -633,14 +655,22 @@ class ReplayPanel(JobControls, Panel):
         for sw in sweeps:
             rows = sw.get("rows") or []
             if not rows:
-                lines.append(_("Capacity sweep of {run}: {reason}").format(run=str(sw.get("run_id")), reason=str(sw.get("reason") or "")))
+                lines.append(_("Capacity sweep of {run}: {reason}").format(
+                        run=str(sw.get("run_id")), reason=str(sw.get("reason") or "")))
                 continue
             hits = [r["hit_rate"] for r in rows if r.get("hit_rate") is not None]
             mono = sw.get("monotone")
             verdict = (_(NO_PREFIX) if mono is None else
-                       _("the first-query hit rate {trend} as the capacity grows{span}").format(trend=_("never falls") if mono else _("FALLS somewhere"), span=f" ({by_spec(hits[0], '.3f')} → {by_spec(hits[-1], '.3f')})" if hits else ""))
+                       _("the first-query hit rate {trend} as the capacity grows{span}").format(
+                               trend=_("never falls") if mono else _("FALLS somewhere"),
+                               span=f" ({by_spec(hits[0], '.3f')} → {by_spec(hits[-1], '.3f')})" if hits else ""))
             lines.append(_("Capacity sweep of {run} ({requests} requests, {upper}): {verdict}; preemptions "
-                           "{first} → {last}.").format(run=str(sw.get("run_id")), requests=self._of_requests(sw), upper=str(sw.get("eviction", "")).upper(), verdict=verdict, first=f"{by_spec(rows[0]['preemptions'], ',')}", last=f"{by_spec(rows[-1]['preemptions'], ',')}"))
+                           "{first} → {last}.").format(run=str(sw.get("run_id")),
+                                                       requests=self._of_requests(sw),
+                                                       upper=str(sw.get("eviction", "")).upper(),
+                                                       verdict=verdict,
+                                                       first=by_spec(rows[0]['preemptions'], ','),
+                                                       last=by_spec(rows[-1]['preemptions'], ',')))
         return lines
 
     # -- out of sample --------------------------------------------------------------------------

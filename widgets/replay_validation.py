@@ -76,11 +76,13 @@ class ValidationView(QWidget):
             lay.addWidget(head)
             self.headings[mode] = head
             if one["kind"] != "validated":
-                head.setText(_("Held-out errors, {mode}: not validated ({reason})").format(mode=self.mode_name(mode), reason=one.get("reason", "")))
+                head.setText(_("Held-out errors, {mode}: not validated ({reason})").format(
+                        mode=self.mode_name(mode), reason=one.get("reason", "")))
                 lay.addStretch(1)
                 self.row.addWidget(col, 1)
                 continue
-            head.setText(_("Held-out errors, {mode}: {errors}").format(mode=self.mode_name(mode), errors=one["text"]))
+            head.setText(_("Held-out errors, {mode}: {errors}").format(
+                    mode=self.mode_name(mode), errors=one["text"]))
             table = self._table(held_out_rows(one))
             lay.addWidget(table, 1)
             self.tables[mode] = table
@@ -98,9 +100,13 @@ class ValidationView(QWidget):
         t, p = (f"{by_spec(100 * (med[m] or 0), '.1f')}%" for m in ("ttft_ms", "tpot_ms"))
         if one["mode"] == "loo":
             return (_("{mode}: each of {n} settings predicted from the other settings' fits; "
-                      "median |error| of mean TTFT {ttft}, of mean TPOT {tpot}.").format(mode=one["text"], n=str(len(one["held_out"])), ttft=t, tpot=p))
+                      "median |error| of mean TTFT {ttft}, of mean TPOT {tpot}.").format(
+                              mode=one["text"], n=str(len(one["held_out"])), ttft=t, tpot=p))
         return (_("{mode}: fitted at {setting} = {value}, {n} higher settings predicted; median |error| of "
-                  "mean TTFT {ttft}, of mean TPOT {tpot}.").format(mode=one["text"], setting=one["setting_key"], value=f"{by_spec(one['fit']['setting'], 'g')}", n=str(len(one["held_out"])), ttft=t, tpot=p))
+                  "mean TTFT {ttft}, of mean TPOT {tpot}.").format(
+                          mode=one["text"], setting=one["setting_key"],
+                          value=by_spec(one['fit']['setting'], 'g'),
+                          n=str(len(one["held_out"])), ttft=t, tpot=p))
 
     def _table(self, rows: list[dict]) -> QTableWidget:
         table = QTableWidget(len(rows), 5)

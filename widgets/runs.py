@@ -227,4 +227,4 @@ class RunsPanel(Panel):
 
 
 def _count(v) -> str:
-    return "" if v is None or v != v else f"{by_spec(int(v), ',')}"
+    return "" if v is None or v != v else by_spec(int(v), ',')

@@ -93,7 +93,8 @@ class SlaPanel(SelectionLine, Panel):
         from explorer.core.selection import And, InSet, Range
         pred = And(InSet("run_id", (str(period["run_id"]),)),
                    Range("arrival_s", float(period["start_s"]), float(period["end_s"])))
-        text = _("SLA: violation period of {run} ({windows} windows)").format(run=str(period["run_id"]), windows=str(period.get("windows")))
+        text = _("SLA: violation period of {run} ({windows} windows)").format(
+                run=str(period["run_id"]), windows=str(period.get("windows")))
         self.session.set_selection(pred, text, requests=True,
                                    source=("sla_period", period["run_id"], period["start_s"],
                                            period["end_s"]))
@@ -129,8 +130,11 @@ class SlaPanel(SelectionLine, Panel):
         if not sla:
             return ""
         if not sla.get("judged"):
-            return _("{selection}: none of its cases' requests can be judged against the SLA").format(selection=self.selection_name())
-        return _("{selection}: {met} of {judged} judged meet the SLA (the whole cohort: {cohort})").format(selection=self.selection_name(), met=share(sla.get("attainment")), judged=plural(sla['judged'], "request"), cohort=share(sla.get("cohort_attainment")))
+            return _("{selection}: none of its cases' requests can be judged against the SLA").format(
+                    selection=self.selection_name())
+        return _("{selection}: {met} of {judged} judged meet the SLA (the whole cohort: {cohort})").format(
+                selection=self.selection_name(), met=share(sla.get("attainment")),
+                judged=plural(sla['judged'], "request"), cohort=share(sla.get("cohort_attainment")))
 
     def copy_text(self) -> str:
         if not isinstance(self.value, dict):

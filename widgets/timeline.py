@@ -135,7 +135,8 @@ class TimelinePanel(QWidget):
 
     def _fetched(self, view, record: bool) -> None:
         if isinstance(view, Unbound):
-            self.msg.setText(_("Case {case} is not bound to a trace request.").format(case=view.case_id))
+            self.msg.setText(_("Case {case} is not bound to a trace request.").format(
+                    case=view.case_id))
             self.stack.setCurrentIndex(0)
             return
         self.show_view(view, record)

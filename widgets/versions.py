@@ -95,9 +95,12 @@ class VersionsPanel(SelectionLine, Panel):
         rows = (self.selection or {}).get("versions") or []
         if not rows:
             return ""
-        parts = [_("{version}: {cases} ({badcases})").format(version=r["engine_version"], cases=plural(r['n'], "case"), badcases=plural(r['n_bad'], "badcase"))
+        parts = [_("{version}: {cases} ({badcases})").format(
+                version=r["engine_version"], cases=plural(r['n'], "case"),
+                badcases=plural(r['n_bad'], "badcase"))
                  for r in sorted(rows, key=lambda r: -r["n"])]
-        return _("{selection} ran on {versions}").format(selection=self.selection_name(), versions="; ".join(parts))
+        return _("{selection} ran on {versions}").format(selection=self.selection_name(),
+                                                         versions="; ".join(parts))
 
     def copy_text(self) -> str:
         """The table as TSV (every row, full text), then the selection's releases."""

@@ -420,10 +420,10 @@ class WhatIfPanel(JobControls, Panel):
             return
         kind, n = applies
         if kind == "selected":
-            text = _("Scenario for the {n} selected cases.").format(n=f"{by_spec(n, ',')}")
+            text = _("Scenario for the {n} selected cases.").format(n=by_spec(n, ','))
         else:
             text = _("Scenario for the cluster's {n} badcases (select cases elsewhere to "
-                     "change this).").format(n=f"{by_spec(n, ',')}")
+                     "change this).").format(n=by_spec(n, ','))
         self.applies.setText(text)
 
     def _sla_thresholds(self) -> dict | None:
@@ -538,7 +538,7 @@ class WhatIfPanel(JobControls, Panel):
             n, nd = value.get("n"), value.get("n_dropped")
             self.method.setText((value.get("method") or "") + (
                 f" · n = {by_spec(int(n), ',')}" if isinstance(n, (int, float)) else "") + (
-                ", " + _("{n} dropped").format(n=f"{by_spec(int(nd), ',')}")
+                ", " + _("{n} dropped").format(n=by_spec(int(nd), ','))
                 if isinstance(nd, (int, float)) and nd else ""))
             self._fill_pickers()   # the result's treatment, outcome and value
             self.draw_graph()
@@ -642,7 +642,10 @@ class WhatIfPanel(JobControls, Panel):
         if self.result:
             return summary(self.result)
         if self.message() is None and self.treatment.currentData():
-            return _("What-if (not run yet): set {treatment} to {value}, effect on {outcome}").format(treatment=self.treatment.currentText(), value=f"{by_spec(self.set_box.value(), 'g')}", outcome=self.outcome.currentText())
+            return _("What-if (not run yet): set {treatment} to {value}, effect on {outcome}").format(
+                    treatment=self.treatment.currentText(),
+                    value=by_spec(self.set_box.value(), 'g'),
+                    outcome=self.outcome.currentText())
         return super().copy_text()
 
     def closeEvent(self, ev):

@@ -21,7 +21,7 @@ def short_count(v: float) -> str:
     for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if v >= div:
             return f"{by_spec(v / div, 'g')}{suf}"
-    return f"{by_spec(v, 'g')}"
+    return by_spec(v, 'g')
 
 
 def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:

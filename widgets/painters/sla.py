@@ -28,11 +28,14 @@ def summary(sla: dict | None) -> str:
     conds = ", ".join(f"{label(m, False)} ≤ {num(v, m)}" for m, v in th.items()) or _("no threshold")
     n = att.get("n")
     parts = [_("SLA {conds}: {share} of "
-             "{x} requests met").format(conds=conds, share=share(att.get('share')), x='–' if is_missing(n) else f'{by_spec(int(n), ",")}')]
+             "{x} requests met").format(conds=conds, share=share(att.get('share')),
+                                        x='–' if is_missing(n) else by_spec(int(n), ","))]
     if not is_missing(att.get("n_unjudged")) and att.get("n_unjudged"):
-        parts.append(_("{n_unjudged:,} not judged (metric missing)").format(n_unjudged=int(att['n_unjudged'])))
+        parts.append(_("{n_unjudged:,} not judged (metric missing)").format(
+                n_unjudged=int(att['n_unjudged'])))
     if not is_missing(att.get("goodput_rps")):
-        parts.append(_("goodput {goodput_rps:.2f} req/s").format(goodput_rps=float(att['goodput_rps'])))
+        parts.append(_("goodput {goodput_rps:.2f} req/s").format(
+                goodput_rps=float(att['goodput_rps'])))
     if not is_missing(att.get("goodput_tps")):
         parts.append(_("{goodput_tps:,.0f} tokens/s").format(goodput_tps=float(att['goodput_tps'])))
     return "; ".join(parts)

@@ -51,7 +51,7 @@ def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
     x = float(v)
-    s = f"{by_spec(x, ',.0f')}" if abs(x) >= 1000 else by_spec(x, f".{digits}g")
+    s = by_spec(x, ',.0f') if abs(x) >= 1000 else by_spec(x, f".{digits}g")
     if x == 1 and unit in ("tokens", "requests"):  # "1 token", "1 request"
         unit = unit[:-1]
     return f"{s} {unit}".strip()
@@ -59,7 +59,10 @@ def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
 
 # -- hover text ----------------------------------------------------------------------------------
 def describe_phase(p: dict) -> str:
-    s = _("{phase}: {start} → {end} ({duration})").format(phase=_(p["kind"]), start=_fmt(p["start_ms"]), end=_fmt(p["end_ms"]), duration=_fmt(p["end_ms"] - p["start_ms"]))
+    s = _("{phase}: {start} → {end} ({duration})").format(phase=_(p["kind"]),
+                                                          start=_fmt(p["start_ms"]),
+                                                          end=_fmt(p["end_ms"]),
+                                                          duration=_fmt(p["end_ms"] - p["start_ms"]))
     return s + (f" — {p['note']}" if p.get("note") else "")
 
 
@@ -72,7 +75,9 @@ def describe_event(e: dict) -> str:
 
 def describe_token(tl: dict, i: int) -> str:
     it = tl["itl"]
-    s = _("token {token}: ITL {itl} at {at}").format(token=str(it["token_index"][i]), itl=_fmt(it["itl_ms"][i]), at=_fmt(it["t_ms"][i]))
+    s = _("token {token}: ITL {itl} at {at}").format(token=str(it["token_index"][i]),
+                                                     itl=_fmt(it["itl_ms"][i]),
+                                                     at=_fmt(it["t_ms"][i]))
     if it["above_p99"][i]:
         s += " — " + _("above the run's p99 ({p99})").format(p99=_fmt(tl["run_p99_itl_ms"]))
     return s
@@ -82,7 +87,8 @@ def describe_neighbour(r: dict) -> str:
     bad = r.get("is_badcase")
     tag = _("badcase") if bad is True else _("bound, correct") if bad is False else _("unbound")
     parts = [f"{r['request_id']} ({tag})",
-             _("{start} s → {end} s").format(start=f"{by_spec(r['start_s'], '+.3f')}", end=f"{by_spec(r['end_s'], '+.3f')}"),
+             _("{start} s → {end} s").format(start=by_spec(r['start_s'], '+.3f'),
+                                             end=by_spec(r['end_s'], '+.3f')),
              _("in flight at its start: {n}").format(n=str(r.get("concurrency")))]
     for col, unit, name in (("e2e_ms", "ms", "E2E"), ("tpot_ms", "ms/token", "TPOT"),
                             ("prompt_tokens", "tokens", _("prompt")),
