@@ -23,6 +23,7 @@ from cachetools import LRUCache
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core import bus
+from explorer.core.fmt import count
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.core.store import LOAD_CANCELLED, LoadReport, Store
@@ -60,7 +61,7 @@ FRAME_BUDGET = _frame_budget()  # bytes of cohort frames kept with those results
 class Session(QObject, Selecting):
     """Store + cohort (cluster, control) + selection predicate with history + analysis params.
 
-    Signals: storeChanged(), cohortChanged(), selectionChanged(), resultsChanged(dict) (see the
+    Signals: storeChanged(), cohortChanged(), selectionChanged(), resultsChanged(bus.Update) (see the
     module doc), selectedCasesChanged(object: frozenset of case_id or None), message(str),
     requestActivated(run_id, request_id): open one request in the Timeline panel.
     A selection made with requests=True (a heatmap cell) also publishes "selected_requests":
@@ -193,7 +194,7 @@ class Session(QObject, Selecting):
             self._loaded(payload)
             meta = self.store.engine_meta() if getattr(self.store, "remote", False) else {}
             self.message.emit(_("Connected to {url}: {requests} requests in {table}").format(
-                    url=str(meta.get("url")), requests=f"{meta.get('table_rows') or 0:,}",
+                    url=str(meta.get("url")), requests=count(meta.get("table_rows") or 0),
                     table=table))
         self._loads += 1
         self.runner.submit(f"load{self._loads}", job, done, self._failed,
