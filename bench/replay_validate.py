@@ -19,6 +19,10 @@ load; connection = the deployment's, kube-proxy iptables; connection-rr = IPVS; 
 foreign prefills a request's decode waited for (mean TPOT above the lone one x output tokens
 after the first / a lone prefill, observed and as replayed per connection), and the replay's
 mean running batch per engine.
+--configs [ROUTING] validates every configuration's ladder of both folders (aibrix_*, ps_*,
+naive), fitted at its own 0.1 QPS run, with the given routing (default random: the other
+configurations' routers are not modelled) and each configuration's deployment facts (replicas,
+GPU, and where deployments.ENGINES lists the release, its vLLM scheduler).
 """
 from __future__ import annotations
 
@@ -61,13 +65,18 @@ def show(name: str, v: dict) -> None:
           f"replicas ({v['fit'].get('replicas_source')}), {v['fit']['routing']})")
     for u in v["fit"].get("unidentified", ()):
         print(f"  not identified: {u['param']}")
-    print("  QPS   TTFT    P90TTFT  TPOT    P90TPOT  E2E     P90E2E   thr     TTFT in interval")
+    print("  QPS   TTFT    P90TTFT  TPOT    P90TPOT  E2E     P90E2E   thr     TTFT in interval"
+          "  TPOT interval (as errors)")
     for h in v["held_out"]:
         c = [f"{h['setting']:<5g}"]
         for m in ("ttft_ms", "tpot_ms", "e2e_ms"):
             c += [f"{100 * h[m]['error']:+6.0f}%", f"{100 * h[m]['p90_error']:+6.0f}%"]
         c.append(f"{100 * h['throughput']['error']:+5.0f}%")
         c.append(str(h["ttft_ms"].get("within_interval")))
+        t = h["tpot_ms"]
+        if t.get("interval"):
+            c.append("[" + ", ".join(f"{100 * (x / t['observed'] - 1):+.0f}%"
+                                     for x in t["interval"]) + f"] {t['within_interval']}")
         print("  " + "  ".join(c))
     for m in ("ttft_ms", "tpot_ms"):
         x = med[m]
@@ -114,6 +123,24 @@ def diagnose(folder: Path) -> None:
     store.close()
 
 
+def configs(folder: Path, routing: str) -> None:
+    """The --configs table (module doc): one line per configuration's ladder."""
+    from explorer.core.replay.validate import ladders
+    store = Store()
+    for f in sorted(folder.glob("*_output_*.csv")):
+        store.load_file(f)
+    print(f"\n{folder.name}, routing {routing}:")
+    print("  configuration                     TTFT    TPOT    E2E     thr    CPU s")
+    for group in sorted(ladders(store)):
+        t0 = time.process_time()
+        v = validate_ladder(store, EngineConfig(), group, routing=routing)
+        m = v["median_abs_error"]
+        print(f"  {group:<32} " + "  ".join(f"{100 * m[k]:5.1f}%" for k in
+                                            ("ttft_ms", "tpot_ms", "e2e_ms", "throughput"))
+              + f"  {time.process_time() - t0:5.0f}", flush=True)
+    store.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--routing", choices=("connection", "random", "round-robin", "all"),
@@ -121,10 +148,17 @@ def main() -> int:
     ap.add_argument("--loo", action="store_true", help="also leave-one-out")
     ap.add_argument("--diagnose", action="store_true",
                     help="only the per-rate TPOT diagnosis (module doc)")
+    ap.add_argument("--configs", nargs="?", const="random", default=None,
+                    choices=("connection", "random", "round-robin"),
+                    help="only every configuration's ladder (module doc)")
     a = ap.parse_args()
     if not REAL.is_dir():
         print(f"no real data at {REAL}", file=sys.stderr)
         return 1
+    if a.configs:
+        for rel in RELEASES:
+            configs(REAL / rel, a.configs)
+        return 0
     if a.diagnose:
         for rel in RELEASES:
             diagnose(REAL / rel)

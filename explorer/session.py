@@ -27,6 +27,7 @@ from explorer.core.fmt import count
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.core.store import LOAD_CANCELLED, LoadReport, Store
+from explorer.core.store_file import WAREHOUSE_SETTING
 from explorer.core.windowdata import (  # noqa: F401 - the Qt-free data, importable here too
     ANALYSIS_KEYS, CASE_LIMIT, REQUEST_LIMIT, REQUEST_COLUMNS, Failure, to_payload,
     frame_bytes, fetch_meta, fetch_evals, fetch_clusters, fetch_cases, fetch_requests,
@@ -153,8 +154,23 @@ class Session(QObject, Selecting):
             payload = self._after_load(ctx, [LoadReport(path="", error=m) for m in new.detached],
                                        prepare=False)
             payload["chosen_cluster"] = new.get_setting(CLUSTER_SETTING)  # when it was saved
+            payload["warehouse"] = new.get_setting(WAREHOUSE_SETTING)  # saved while connected
             return payload
-        self.runner.submit("open", job, self._loaded, self._failed, label=_("Opening session"))
+
+        def done(payload: dict) -> None:
+            wh = payload.pop("warehouse", None)
+            self._loaded(payload)
+            if wh:  # its shape checked when the file was opened (store_file.validate_settings)
+                self._reconnect(wh)
+        self.runner.submit("open", job, done, self._failed, label=_("Opening session"))
+
+    def _reconnect(self, wh: dict) -> None:
+        """A session saved while connected to a warehouse: connect to it again (the requests
+        live there; a token the URL carried was not saved, and a refusal is one status line)."""
+        self.message.emit(_("Reconnecting to the session's warehouse {url} ({table})")
+                          .format(url=wh["url"], table=wh["table"]))
+        columns = ",".join(f"{k}={v}" for k, v in (wh.get("columns") or {}).items())
+        self.connect_warehouse(wh["url"], wh["table"], columns)  # warehouse.parse_columns reads it
 
     def connect_warehouse(self, url: str, table: str, columns: str = "") -> None:
         """Take the requests from a warehouse (explorer.core.warehouse): the loaded eval cases

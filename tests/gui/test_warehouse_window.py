@@ -83,6 +83,29 @@ def test_connect_binds_and_analyses_in_the_warehouse(session, qtbot, spark_url, 
         assert (a["n_bad"], a["n_control"]) == (b["n_bad"], b["n_control"])
 
 
+def test_a_saved_warehouse_session_reconnects_when_reopened(session, qtbot, spark_url, parquet,
+                                                            tmp_path):
+    """Saved while connected, the session file holds the cases and the warehouse (not the
+    requests); reopened, it connects again and the comparison is the one it had."""
+    store, p = parquet
+    _cases_session(session, store)
+    session.connect_warehouse(spark_url, f"parquet:{p}")
+    qtbot.waitUntil(lambda: getattr(session.store, "remote", False) and
+                    session.runner.pending() == 0 and "comparison" in session.data, timeout=600000)
+    before = session.data["comparison"]
+    path = tmp_path / "wh.duckdb"
+    saved = []
+    session.save_session(str(path), on_done=lambda: saved.append(1))
+    qtbot.waitUntil(lambda: bool(saved), timeout=60000)
+    session.open_session(str(path))
+    qtbot.waitUntil(lambda: not getattr(session.store, "remote", False), timeout=60000)
+    qtbot.waitUntil(lambda: getattr(session.store, "remote", False) and
+                    session.runner.pending() == 0 and "comparison" in session.data, timeout=600000)
+    assert not session.errors, session.errors
+    assert session.store.engine_meta()["table_rows"] == 1500
+    assert session.data["comparison"] == before
+
+
 def test_a_failing_payload_query_keeps_the_local_store(session, qtbot, spark_url, parquet,
                                                        monkeypatch):
     """A query of the panels' payload that the engine refuses (as the Runs statistics' were:

@@ -242,8 +242,9 @@ class _Engine(KVCacheMixin, OutputMixin):
         the stretch is shorter than two steps (the caller runs one step)."""
         cfg, bs, N = self.cfg, self.bs, self.N
         waiting, D = self.waiting, self.D
-        admission_off = bool(waiting) and (self.nrun >= cfg.max_num_seqs
-                                           or D >= cfg.max_num_batched_tokens or self.head_blocked)
+        full = cfg.chunked_prefill and D >= cfg.max_num_batched_tokens  # V0: decodes not in it
+        admission_off = bool(waiting) and (self.nrun >= cfg.max_num_seqs or full
+                                           or self.head_blocked)
         if not (admission_off or not waiting):
             return False
         dt = self._step_time(0)
@@ -267,7 +268,7 @@ class _Engine(KVCacheMixin, OutputMixin):
             r_ = bisect_right(cums, avail - q * D, 0, bs) - 1
             k = min(k, q * bs + r_)
         attempting = admission_off and self.head_blocked and not (
-            self.nrun >= cfg.max_num_seqs or D >= cfg.max_num_batched_tokens)
+            self.nrun >= cfg.max_num_seqs or full)
         last_attempt = self.last_attempt
         if k > 1 and N < INF_BLOCKS:
             need = (k // bs) * D + cums[k % bs]
@@ -300,7 +301,10 @@ class _Engine(KVCacheMixin, OutputMixin):
     def _step(self) -> None:
         """One engine step: a token for every decode, the running prefills' chunks, then the
         waiting requests admitted while the token budget and the blocks last (none after a
-        preemption); then the step's time and its effects."""
+        preemption); then the step's time and its effects. Without chunked prefill
+        (EngineConfig.chunked_prefill False): vLLM V0's default scheduler, _step_v0."""
+        if not self.cfg.chunked_prefill:
+            return self._step_v0()
         g = self.G + 1
         budget = self.cfg.max_num_batched_tokens
         preempted = False
@@ -320,6 +324,51 @@ class _Engine(KVCacheMixin, OutputMixin):
         if not preempted:
             P += self._admit(budget)
         self._finish_step(g, P)
+
+    def _step_v0(self) -> None:
+        """vLLM V0's default scheduler (vllm/core/scheduler.py _schedule_default, chunked
+        prefill off): waiting prompts are prefilled whole while the token budget (not shared
+        with decodes), max_num_seqs and the blocks allow, and "Don't schedule decodes if
+        prefills are scheduled": such a step runs no decode, the decoding requests stand still
+        (the decode step counter G does not move). Otherwise one decode step."""
+        self.head_blocked = False
+        P = self._admit(self.cfg.max_num_batched_tokens, whole=True) if self.waiting else 0
+        if P == 0:
+            g = self.G + 1
+            cnt = self.cnt
+            need_dec = cnt[g % self.bs] if self.N < INF_BLOCKS else 0
+            while need_dec > self.free + self.evictable:
+                self._preempt_one(self.t)
+                need_dec = cnt[g % self.bs]
+            self._alloc(need_dec)
+            self.dec_alloc = g
+            self._finish_step(g, 0)
+            return
+        cfg = self.cfg
+        tend = self.t + (cfg.step_base_ms + cfg.step_prefill_base_ms
+                         + cfg.step_per_prefill_token_ms * P) / 1000.0
+        self.steps += 1
+        G, bs, record = self.G, self.bs, self.record_events
+        for r in self.prefills:
+            r.computed += r.chunk
+            r.chunk = 0
+            self._register(r, r.computed // bs)
+            r.out += 1
+            i = r.i
+            if np.isnan(self.t_first[i]):
+                self.t_first[i] = tend
+                self.cb_first[i] = self.cum_batch
+                self.g_first[i] = G
+                if record:
+                    self.ev(i, tend, _FIRST)
+            if self.itl_segs is not None:
+                self.itl_segs.setdefault(i, []).append(G)
+            if r.out >= r.target:
+                self._finish(r, tend, r.held, r.computed)
+            else:
+                self._enter_decode(r)   # its next token comes with decode step G + 1
+        self.prefills.clear()
+        self.t = tend
 
     def _prefill_chunks(self, budget: int) -> tuple[int, int, bool]:
         """Schedule the running prefills' next chunks (preempting for blocks where needed):
@@ -351,10 +400,12 @@ class _Engine(KVCacheMixin, OutputMixin):
             P += tok
         return P, budget, preempted
 
-    def _admit(self, budget: int) -> int:
+    def _admit(self, budget: int, whole: bool = False) -> int:
         """Admit waiting requests, head first, while the budget, max_num_seqs and the blocks
         allow (a head that does not fit blocks the queue: head_blocked); returns the prefill
-        tokens scheduled."""
+        tokens scheduled. whole (no chunked prefill): a prompt's uncached tokens are scheduled
+        at once or not at all (a prompt longer than the budget goes alone, where vLLM would
+        reject it)."""
         bs, t, record = self.bs, self.t, self.record_events
         waiting, ent, pol = self.waiting, self.entries, self.policy
         P = 0
@@ -367,6 +418,10 @@ class _Engine(KVCacheMixin, OutputMixin):
             self.h_blocks += hit
             self.last_attempt = (qb, hit, nu)
             tok = min(ntok - hit * bs, budget)
+            if whole:
+                if ntok - hit * bs > budget and P > 0:
+                    break
+                tok = ntok - hit * bs
             nb = -(-(hit * bs + tok) // bs) - hit
             avail = self.free + self.evictable
             units = r.units
@@ -379,7 +434,7 @@ class _Engine(KVCacheMixin, OutputMixin):
                 # and the rest does not fit: compute everything instead (rare, near a
                 # cache that holds one request)
                 hit = nu = 0
-                tok = min(ntok, budget)
+                tok = ntok if whole else min(ntok, budget)
                 nb = -(-tok // bs)
                 avail = self.free + self.evictable
             if nb > avail:

@@ -83,6 +83,10 @@ class EngineConfig:
     #: reads (KV bytes per token / the GPU's memory bandwidth, see kv_read_ms_per_token); 0 =
     #: not modelled (the SGLang default's short contexts fold it into step_per_decode_seq_ms)
     step_per_kv_token_ms: float = 0.0
+    #: chunked prefill (vLLM V1 always; V0 with --enable-chunked-prefill): prompts are cut to
+    #: the token budget and decodes ride along. False: vLLM V0's default scheduler, whole
+    #: prompts in prefill-only steps during which no request decodes (engine._step_v0)
+    chunked_prefill: bool = True
 
     def validate(self) -> None:
         """Raise ValueError naming the first setting that cannot work."""
@@ -109,7 +113,8 @@ class EngineConfig:
         batched 8192"."""
         cap = "inf" if self.num_gpu_blocks is None else str(self.num_gpu_blocks)
         return (f"replay {self.eviction} {cap}x{self.block_size} blocks, "
-                f"seqs {self.max_num_seqs}, batched {self.max_num_batched_tokens}")
+                f"seqs {self.max_num_seqs}, batched {self.max_num_batched_tokens}"
+                + ("" if self.chunked_prefill else ", no chunked prefill"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

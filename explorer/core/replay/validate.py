@@ -135,12 +135,13 @@ def deployment_unknowns(dep: dict | None, routing: str) -> list[dict]:
 def _alternatives(cfg: EngineConfig, unidentified: list[dict], prompt: float, batch: float,
                   replicas: int, dep: dict | None = None) -> list:
     """Alternative (name, EngineConfig, replicas[, routing]) keeping a lone request's prefill
-    time (prompt tokens in ceil(prompt / budget) chunks) and the decode step at the source's
+    time (prompt tokens in ceil(prompt / budget) chunks, one step without chunked prefill) and
+    the decode step at the source's
     mean batch (its KV read counted at the mean prompt as context)."""
     out = []
     params = {p["param"] for p in unidentified}
     if "prefill_split" in params and prompt > 0:
-        n = max(1, math.ceil(prompt / cfg.max_num_batched_tokens))
+        n = max(1, math.ceil(prompt / cfg.max_num_batched_tokens)) if cfg.chunked_prefill else 1
         x = n * cfg.step_prefill_base_ms + cfg.step_per_prefill_token_ms * prompt
         for s in PREFILL_FIXED_SHARES:
             out.append((f"prefill fixed share {s:.0%}",

@@ -103,7 +103,8 @@ class CohortQuery:
 class ReplayJob:
     """Calibrate the engine model on the run's observed latencies (when it has them) at the
     settings the run recorded (`observed`, default `config`; `calibration`: one made before for
-    this run and settings, reused), then replay the trace under `config`.
+    this run and settings, reused), then replay the trace under `config`; both with the run's
+    published deployment's engine facts (deployments.with_kv_read, as the validation).
     run() -> (ReplayResult, CalibrationResult | None)."""
     trace: ReplayTrace
     config: EngineConfig
@@ -115,18 +116,23 @@ class ReplayJob:
     def run(self, progress: Callable[[int, int, str], None] = lambda *a: None,
             cancelled: Callable[[], bool] | None = None):
         from explorer.core.replay.calibrate import calibrate
+        from explorer.core.replay.deployments import with_kv_read
         from explorer.core.replay.replicas import simulate_replicas
         cal, cal_in = self.calibration, self.trace.calibration_inputs
         dep = self.trace.deployment or {}
         reps = self.replicas or dep.get("replicas")
         routing = self.routing or dep.get("routing") or "round-robin"
+        # a published deployment's engine (scheduler, KV read, capacity where the settings
+        # leave it infinite) as the validation takes it: what is shown is what was validated
+        config = with_kv_read(dep, self.config)
         if cal is None and cal_in is not None:
             progress(0, 2, "calibration")
-            cal = calibrate(self.trace.requests, config=self.observed or self.config,
+            cal = calibrate(self.trace.requests, config=with_kv_read(dep, self.observed or
+                                                                     self.config),
                             cancelled=cancelled, fixed_replicas=reps, routing=routing, **cal_in)
             if not any(m in cal.after for m in ("ttft_ms", "tpot_ms")):
                 cal = None
-        cfg = self.config if cal is None else replace(self.config, **cal.params)
+        cfg = config if cal is None else replace(config, **cal.params)
         progress(1, 2, "replay")
         res = simulate_replicas(self.trace.requests, cfg,
                                 (reps or 1) if cal is None else cal.replicas,

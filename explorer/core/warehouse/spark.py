@@ -69,6 +69,23 @@ def _spark_message(e: Exception) -> str:
     return text.split("\n\nJVM stacktrace")[0].strip().splitlines()[0][:500]
 
 
+def _bound(checkpoint, session):
+    """A checkpoint's DataFrame bound to the session that made it. pyspark 4.0 binds it to
+    SparkSession.active() instead (pyspark/sql/connect/conversion.py,
+    proto_to_remote_cached_dataframe): with a second session in the process (a window's second
+    connection, a report beside it) the temp view was then asked of the other session, which
+    refused it ("CONNECT_INVALID_PLAN.DATAFRAME_NOT_FOUND ... in the session ..."). The stray
+    handle is disarmed so that its garbage collection releases nothing in the wrong session."""
+    rel = checkpoint._plan
+    if getattr(rel, "_spark_session", session) is session:
+        return checkpoint
+    from pyspark.sql.connect.dataframe import DataFrame
+    from pyspark.sql.connect.plan import CachedRemoteRelation
+    own = DataFrame(CachedRemoteRelation(rel._relation_id, session), session)
+    rel._relation_id = None  # CachedRemoteRelation.__del__ releases only a set id
+    return own
+
+
 class SparkSource:
     """The engine half of a warehouse analysis. url: sc://host:port or spark:local; table: a
     table / view name or parquet:PATH; columns: {canonical: source column} overriding the alias
@@ -324,7 +341,8 @@ class SparkSource:
             self._check_cancel()
             t0 = time.perf_counter()
             try:
-                df = self.session.sql(text, args=args or None).localCheckpoint(eager=True)
+                df = _bound(self.session.sql(text, args=args or None).localCheckpoint(eager=True),
+                            self.session)
                 df.createOrReplaceTempView(name)
                 self.staged.add(name)
                 if TABLES["requests"] in text and self.table_rows:

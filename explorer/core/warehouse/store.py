@@ -146,6 +146,18 @@ class WarehouseStore:
     def close(self) -> None:
         self.source.close()
 
+    def save_as(self, path, with_data: bool = False) -> None:
+        """The local store's session file (cases, links, clusters, settings: the requests stay
+        in the engine), which keeps the warehouse it was connected to: its URL without
+        credentials, the table and the column mapping. Reopening it reconnects
+        (Session.open_session); with_data has no request rows to copy here."""
+        from ..redact import redact_url
+        from ..store_file import WAREHOUSE_SETTING
+        self.local.set_setting(WAREHOUSE_SETTING, {
+            "url": redact_url(self.source.url), "table": self.source.table,
+            "columns": dict(self.source.columns)})
+        self.local.save_as(path, with_data=with_data)
+
     # -- preparing the session ----------------------------------------------------------------
     def prepare(self, tol=None):
         """Default clusters (locally), the runs of the table (fetched: one row per run), the
