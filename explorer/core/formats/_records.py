@@ -24,7 +24,7 @@ from ._common import (RowError, field_text, first_problem, insert_requests, inte
                       prompt_hash, range_problems, read_text_csv, register_run, text)
 from ..errors import InputError
 from ._vocab import VOCAB
-from .base import Sniff, iter_jsonl, read_json, side_json
+from .base import Sniff, iter_jsonl, read_json, side_json, value_at
 
 _INTS = {"prompt_tokens", "completion_tokens"}
 # the column notes the entries give, kept here so the catalogues extract them
@@ -47,19 +47,6 @@ def _keys(sniff: Sniff, kind: str) -> set[str]:
         return set(sniff.first_json_line() or ())
     lines = [] if sniff.is_binary else sniff.first_lines(1)
     return {c.strip().strip('"').lower() for c in lines[0].split(",")} if lines else set()
-
-
-def value_at(rec, dotted: str):
-    """rec's value at a dotted path whose parts may index a list ("times[-1]"), or None."""
-    for part in re.findall(r"[^.\[\]]+|\[-?\d+\]", dotted):
-        if part[0] == "[":
-            i = int(part[1:-1])
-            rec = rec[i] if isinstance(rec, list) and -len(rec) <= i < len(rec) else None
-        else:
-            rec = rec.get(part) if isinstance(rec, dict) else None
-        if rec is None:
-            return None
-    return rec
 
 
 def _arith(node):

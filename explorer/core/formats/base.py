@@ -260,3 +260,16 @@ def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
                 yield no, obj
             elif report is not None:
                 report.skip(_("not a JSON object"), line=no)
+
+
+def value_at(rec, dotted: str):
+    """rec's value at a dotted path whose parts may index a list ("times[-1]"), or None."""
+    for part in re.findall(r"[^.\[\]]+|\[-?\d+\]", dotted):
+        if part[0] == "[":
+            i = int(part[1:-1])
+            rec = rec[i] if isinstance(rec, list) and -len(rec) <= i < len(rec) else None
+        else:
+            rec = rec.get(part) if isinstance(rec, dict) else None
+        if rec is None:
+            return None
+    return rec

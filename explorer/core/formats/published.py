@@ -30,7 +30,6 @@ from pathlib import Path
 from ..errors import InputError
 from ..i18n import _
 from ._common import insert_requests, register_run
-from ._records import value_at
 from ._results import insert_run_metrics
 from ._vocab import (
     TOOLS,
@@ -42,7 +41,7 @@ from ._vocab import (
     scale_to,
     stat_of,
 )
-from .base import Sniff, read_json
+from .base import Sniff, read_json, value_at
 
 NAME = "published"
 KIND = "trace"
