@@ -36,6 +36,7 @@ import json, os, sys, time
 sys.path.insert(0, ROOT)
 from PySide6.QtCore import QSettings
 from explorer.app import make_app
+from explorer.core import bus
 from explorer.session import Session
 from explorer.widgets.mainwindow import MainWindow
 
@@ -50,7 +51,7 @@ win = MainWindow(session, QSettings(os.devnull, QSettings.Format.IniFormat))
 win.show()
 app.processEvents()
 seen = []
-session.resultsChanged.connect(lambda u: seen.append("conclusion" in u))
+session.resultsChanged.connect(lambda u: seen.append(bus.SECTION["conclusion"] in u))
 
 def settle(t0):
     while not any(seen) or session.runner.pending():

@@ -41,6 +41,7 @@ from collections import defaultdict
 sys.path.insert(0, ROOT)
 from PySide6.QtCore import QSettings
 from explorer.app import make_app
+from explorer.core import bus
 from explorer.session import Session
 from explorer.widgets.base import Panel
 from explorer.widgets.mainwindow import MainWindow
@@ -66,7 +67,7 @@ seen = {}
 def on_results(update):
     now = time.perf_counter()
     for k in ("comparison", "conclusion"):
-        if k in update and k not in seen:
+        if bus.SECTION[k] in update and k not in seen:
             seen[k] = now
 session.resultsChanged.connect(on_results)
 t0, c0 = time.perf_counter(), time.process_time()

@@ -117,6 +117,7 @@ def main() -> int:
 
     from PySide6.QtCore import QSettings
     from explorer.app import make_app
+    from explorer.core import bus
     from explorer.session import ANALYSIS_KEYS, Session
     import explorer.widgets.mainwindow as mw
     from explorer.widgets.mainwindow import MainWindow
@@ -145,9 +146,9 @@ def main() -> int:
     done = {"t": None, "first": None}
 
     def seen(update):  # first stage: cohort/comparison/tree/cases; last: conclusion
-        if "comparison" in update and done["first"] is None:
+        if bus.SECTION["comparison"] in update and done["first"] is None:
             done["first"] = time.perf_counter()
-        if "conclusion" in update and done["t"] is None:
+        if bus.SECTION["conclusion"] in update and done["t"] is None:
             done["t"] = time.perf_counter()
     session.resultsChanged.connect(seen)
 

@@ -82,8 +82,8 @@ def install_excepthook(window=None, interactive: bool = True) -> None:
         where = errlog.record(value, "uncaught exception in the window")
         if interactive and window is not None and QApplication.instance() is not None:
             box = QMessageBox(QMessageBox.Icon.Warning, _("Unexpected error"),
-                              _("Something went wrong; the window keeps running.\n\n%1")
-                              .replace("%1", f"{errlog.describe(value)}\n\n{where}"), parent=window)
+                              _("Something went wrong; the window keeps running.\n\n{error}")
+                              .format(error=f"{errlog.describe(value)}\n\n{where}"), parent=window)
             box.setModal(False)
             box.show()
     sys.excepthook = hook

@@ -4,23 +4,11 @@ Widgets never touch the store: they ask the Session (set_cluster, set_selection,
 ...) and paint what it sends them. Every store access runs in a worker (explorer.workers), one
 at a time; a result that arrives after the cohort or the selection changed is dropped.
 
-What the session sends (Session.resultsChanged(dict), partial updates, key -> value):
-    "inputs"    list[LoadReport]                   (Inputs panel)
-    "runs"      list[dict]: explorer.core.runs.overview (Runs panel, Inputs panel's run rows)
-    "run_versions" dict: the run-level version comparison (report_runs.run_versions_section)
-    "replay_runs" list[ReplayRun]: the runs whose requests can be replayed (Replay panel;
-                explorer.core.viewstate.replay.replay_runs)
-    "clusters"  list[dict]: name, badcases, share (0..1), bound, binding_rate, categories
-                (clusters.cluster_summary)
-    "meta"      dict: simulated (bool), demo_note (str|None), cases, requests, runs (ints)
-    "frame"     pandas.DataFrame from analysis.cohort_frame (one row per cohort case)
-    "cases"     pandas.DataFrame(case_id, prompt, prediction, correct, cluster, category,
-                run_id, request_id, level) of the cohort, or of the selection when one is set
-    "selection" dict of analysis.selected.analyse_selection for the current selection (the
-                selection against the rest and the control, its heatmap cells, versions, SLA,
-                conclusion), None when nothing is selected, or a Failure
-    "cohort", "comparison", "tree", "heatmap", "versions", "sla", "conclusion", ...:
-                the result's .to_dict() (../shared/DESIGN.md report JSON), or a Failure
+What the session sends: Session.resultsChanged(bus.Update), partial updates keyed by the
+topics of explorer/core/bus.py (one per section of the registry, bus.SECTION[key], carrying
+a bus.Published (the section's frozen result and its report-JSON view), a bus.Failure or
+None; and the views that are no section: bus.FRAME, bus.CASES, bus.SELECTION, bus.META, ...,
+whose value types bus.py lists). Session.results holds the latest value of each topic.
 An analysis that raised arrives as Failure(message, nodata) so the panel can say why in place.
 """
 from __future__ import annotations
@@ -34,16 +22,17 @@ import pandas as pd
 from cachetools import LRUCache
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core import analysis
+from explorer.core import bus
+from explorer.core.fmt import count
 from explorer.core.i18n import _
 from explorer.core.names import plural
-from explorer.core.selection import InSet, Range, select_requests
 from explorer.core.store import LOAD_CANCELLED, LoadReport, Store
 from explorer.core.store_file import WAREHOUSE_SETTING
 from explorer.core.windowdata import (  # noqa: F401 - the Qt-free data, importable here too
     ANALYSIS_KEYS, CASE_LIMIT, REQUEST_LIMIT, REQUEST_COLUMNS, Failure, to_payload,
     frame_bytes, fetch_meta, fetch_evals, fetch_clusters, fetch_cases, fetch_requests,
     _on_cursor, select_payload, analyse, _with_case_cells, analyse_section)
+from explorer.session_selection import Selecting
 from explorer.workers import JobContext, PanelJobs, Runner
 
 log = logging.getLogger(__name__)
@@ -70,10 +59,10 @@ FRAME_BUDGET = _frame_budget()  # bytes of cohort frames kept with those results
 #   other results are kept
 
 
-class Session(QObject):
+class Session(QObject, Selecting):
     """Store + cohort (cluster, control) + selection predicate with history + analysis params.
 
-    Signals: storeChanged(), cohortChanged(), selectionChanged(), resultsChanged(dict) (see the
+    Signals: storeChanged(), cohortChanged(), selectionChanged(), resultsChanged(bus.Update) (see the
     module doc), selectedCasesChanged(object: frozenset of case_id or None), message(str),
     requestActivated(run_id, request_id): open one request in the Timeline panel.
     A selection made with requests=True (a heatmap cell) also publishes "selected_requests":
@@ -109,7 +98,7 @@ class Session(QObject):
         self.selection_source: tuple | None = None
         self.history: list[tuple[Any, str, bool, tuple | None]] = [(None, "", False, None)]
         self.hist_index = 0
-        self.data: dict[str, Any] = {}        # last payload per key
+        self.results = bus.Update()          # the latest value of each topic of the bus
         self.objects: dict[str, Any] = {}     # last result objects (for predicates)
         self._cache: dict = {}                # cluster-independent sections, per store content,
         #                                     and the last RESULTS_KEPT cohorts' results
@@ -133,11 +122,12 @@ class Session(QObject):
 
         def job(ctx: JobContext):
             reports = self.store.load_paths(
-                paths, progress=lambda i, n, p: ctx.progress(i, n, _("Loading %1").replace("%1", p)),
+                paths, progress=lambda i, n, p: ctx.progress(i, n, _("Loading {what}").format(
+                        what=p)),
                 cancelled=ctx.cancelled)
             return self._after_load(ctx, reports)
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
-                           label=_("Loading %1").replace("%1", plural(len(paths), "file")))
+                           label=_("Loading {what}").format(what=plural(len(paths), "file")))
 
     def load_demo(self) -> bool:
         """Load the simulated demo workload (explorer.demo.load_demo) in a worker; True."""
@@ -146,7 +136,7 @@ class Session(QObject):
 
         def job(ctx: JobContext):
             reports = demo.load_demo(self.store, progress=lambda d, n, what="": ctx.progress(
-                d, n, _("Demo: %1").replace("%1", str(what))))
+                d, n, _("Demo: {step}").format(step=str(what))))
             return self._after_load(ctx, list(reports or []), prepare=False)  # load_demo prepares
         self.runner.submit(f"load{self._loads}", job, self._loaded, self._failed,
                            label=_("Loading the demo workload"))
@@ -219,9 +209,9 @@ class Session(QObject):
         def done(payload: dict) -> None:
             self._loaded(payload)
             meta = self.store.engine_meta() if getattr(self.store, "remote", False) else {}
-            self.message.emit(_("Connected to %1: %2 requests in %3")
-                              .replace("%1", str(meta.get("url"))).replace(
-                                  "%2", f"{meta.get('table_rows') or 0:,}").replace("%3", table))
+            self.message.emit(_("Connected to {url}: {requests} requests in {table}").format(
+                    url=str(meta.get("url")), requests=count(meta.get("table_rows") or 0),
+                    table=table))
         self._loads += 1
         self.runner.submit(f"load{self._loads}", job, done, self._failed,
                            label=labels["connect"])
@@ -257,7 +247,8 @@ class Session(QObject):
             self.store.set_setting(CLUSTER_SETTING, cluster)
             return self.store.save_as(path, with_data=with_data)
         self.runner.submit("save", job,
-                           lambda _r: (self.message.emit(_("Session saved to %1").replace("%1", path)),
+                           lambda _r: (self.message.emit(_("Session saved to {path}").format(
+                                   path=path)),
                                        on_done and on_done()),
                            self._failed, label=_("Saving session"))
 
@@ -320,7 +311,7 @@ class Session(QObject):
             self._publish(payload)
             self.refresh()
         self.runner.submit(f"set_run:{run_id}", job, done, self._failed,
-                           label=_("Updating run %1").replace("%1", run_id))
+                           label=_("Updating run {run}").format(run=run_id))
 
     def apply_version_overrides(self, overrides: list) -> None:
         """--engine-version PATH=VERSION pairs, applied once the files are loaded (a PATH that
@@ -344,8 +335,9 @@ class Session(QObject):
         self._forget()
         failed = payload.pop("load_failed", None) or []
         if failed:  # the status bar names them; the Inputs panel lists each with its reason
-            text = (_("%1 could not be read: %2").replace("%1", plural(len(failed), "file"))
-                    .replace("%2", "; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
+            text = (_("{files} could not be read: {names}").format(
+                    files=plural(len(failed), "file"),
+                    names="; ".join(failed[:3]) + (" …" if len(failed) > 3 else "")))
             if payload.get("detached_files"):  # a reopened session's moved files: say the way back
                 text += " " + _("(File > Locate a moved file finds it again)")
             self.message.emit(text)
@@ -385,11 +377,23 @@ class Session(QObject):
         text = str(err) if isinstance(err, TraceExplorerError) and str(err) else \
             f"{errlog.describe(err)} ({errlog.record(err, 'background job')})"
         self.errors.append(text)
-        self.message.emit(_("Error: %1").replace("%1", text))
+        self.message.emit(_("Error: {error}").format(error=text))
 
-    def _publish(self, payload: dict) -> None:
-        self.data.update(payload)
-        self.resultsChanged.emit(payload)
+    def publish(self, payload: dict, objects: dict | None = None) -> None:
+        """Send `payload` (section key or view name -> value) on the bus as one bus.Update
+        (bus.Update.of: a section's value becomes a Published, with its result object from
+        `objects` when given) and keep it in self.results."""
+        update = bus.Update.of(payload, objects)
+        self.results = self.results.merged(update)
+        self.resultsChanged.emit(update)
+
+    _publish = publish
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The latest values by name as panels paint them (bus.Update.names): for tests and
+        scripts; the widgets read the bus only by topic (tests/test_layers.py)."""
+        return self.results.names()
 
     # -- cohort and analyses ----------------------------------------------------------------
     def set_cluster(self, name: str | None) -> None:
@@ -460,7 +464,7 @@ class Session(QObject):
             self._show_cached(payload, objects)
             return
         # without eval cases the cohort's analyses are quick (no data): nothing is deferred
-        skip = self.deferred - self._asked if (self.data.get("meta") or {}).get("cases") else set()
+        skip = self.deferred - self._asked if (self.results.view(bus.META) or {}).get("cases") else set()
         keys = tuple(k for k in ANALYSIS_KEYS if k not in skip)
 
         def job(ctx: JobContext):
@@ -514,20 +518,20 @@ class Session(QObject):
     def _show_cached(self, payload: dict, objects: dict) -> None:
         """Publish a cohort's kept results (frame included) as its analysis did."""
         self.objects = dict(objects)
-        self._publish(dict(payload))
+        self._publish(dict(payload), objects)
         self._defer_missing(payload)
         self._reselect()
 
     def _analysed_part(self, part) -> None:
         payload, objects = part
         self.objects = objects
-        self._publish(payload)
+        self._publish(payload, objects)
 
     def _analysed(self, result) -> None:
         payload, objects = result
         self.objects = objects
         self._publish({k: v for k, v in payload.items()
-                       if k not in ("frame", "cases", "cohort", "comparison", "tree")})
+                       if k not in ("frame", "cases", "cohort", "comparison", "tree")}, objects)
         self._defer_missing(payload)
         self._reselect()
 
@@ -569,7 +573,7 @@ class Session(QObject):
             from explorer.core.analysis import SectionError
             if not isinstance(obj, SectionError):
                 self.objects = {**self.objects, key: obj}
-            self._publish({key: payload})
+            self._publish({key: payload}, {key: obj})
             if key == "heatmap":  # the selection's cells in it
                 self._reselect()
 
@@ -617,120 +621,19 @@ class Session(QObject):
             self.metric = metric
             self.metricChanged.emit(metric)
 
-    # -- selection --------------------------------------------------------------------------
-    def set_selection(self, predicate, label: str = "", record: bool = True,
-                      requests: bool = False, source: tuple | None = None) -> None:
-        """Select the cohort's cases matching `predicate` (explorer.core.selection; evaluated
-        inside the current cohort), or None to clear. requests=True also counts the requests
-        the predicate selects in the whole store (a heatmap cell) and publishes the first
-        REQUEST_LIMIT of them as "selected_requests". source: the view that made it, e.g.
-        ("heatmap", ix, iy). Recorded in the Back/Forward history unless record=False."""
-        if record:
-            del self.history[self.hist_index + 1:]
-            self.history.append((predicate, label, requests, source))
-            self.hist_index = len(self.history) - 1
-        self.selection, self.selection_label = predicate, label
-        self.selection_source = source if predicate is not None else None
-        self.selected_cases, self.selected_requests = None, None
-        self.selectionChanged.emit()
-        if predicate is None:
-            self.runner.cancel("selection")
-            self.selectedCasesChanged.emit(None)
-            frame = self.data.get("frame")
-            ids = frame["case_id"].tolist() if isinstance(frame, pd.DataFrame) else []
-            self.runner.submit("cases", lambda ctx: {"cases": fetch_cases(self.store, ids),
-                                                     "selected_requests": None, "selection": None},
-                               self._publish, self._failed, label=_("Listing cases"))
-            return
-        cohort = analysis.Cohort(cluster=self.cluster, control=self.control, selection=predicate)
-        frame, objects, whole = self.data.get("frame"), dict(self.objects), self.cohort()
-        params = {k: dict(v) for k, v in self.params.items()}
+    def store_job(self, key: str, query, done, failed=None, label: str = "",
+                  progress: str | None = None, **opts) -> None:
+        """Run a view-state query on the store's worker: query.run(store), with progress and
+        cancelled from the job when `progress` names its step; done(result) / failed(error)
+        on the GUI thread. The panels reach the store only so (explorer.core.viewstate)."""
+        store = self.store
 
         def job(ctx: JobContext):
-            ids = frozenset(analysis.cohort_frame(self.store, cohort)["case_id"])
-            ctx.check()
-            nreq, reqs = None, None
-            if requests:
-                keys = select_requests(self.store, predicate)
-                nreq, reqs = len(keys), fetch_requests(self.store, keys)
-            cases = fetch_cases(self.store, sorted(ids))
-            ctx.check()
-            return ids, nreq, cases, reqs, select_payload(self.store, whole, frame, ids, objects, params)
-        self.runner.submit("selection", job, self._selected, self._failed,
-                           label=_("Selecting"))
-
-    def _selected(self, result) -> None:
-        ids, nreq, cases, reqs, selection = result
-        self.selected_cases, self.selected_requests = ids, nreq
-        self.selectedCasesChanged.emit(ids)
-        self._publish({"selected_requests": reqs, "cases": cases, "selection": selection})
-
-    def open_request(self, run_id, request_id) -> None:
-        """Open one request in the Timeline panel (emits requestActivated); the main window
-        raises the Timeline dock. A missing id (a case not bound to a request) says so in the
-        status bar instead."""
-        if run_id is None or request_id is None or pd.isna(run_id) or pd.isna(request_id):
-            self.message.emit(_("This case is not bound to a trace request: no timeline to open."))
-            return
-        self.requestActivated.emit(str(run_id), str(request_id))
-
-    def clear_selection(self, record: bool = True) -> None:
-        if self.selection is not None:
-            self.set_selection(None, "", record=record)
-
-    def can_back(self) -> bool:
-        return self.hist_index > 0
-
-    def can_forward(self) -> bool:
-        return self.hist_index < len(self.history) - 1
-
-    def back(self) -> None:
-        if self.can_back():
-            self.hist_index -= 1
-            pred, label, requests, source = self.history[self.hist_index]
-            self.set_selection(pred, label, record=False, requests=requests, source=source)
-
-    def forward(self) -> None:
-        if self.can_forward():
-            self.hist_index += 1
-            pred, label, requests, source = self.history[self.hist_index]
-            self.set_selection(pred, label, record=False, requests=requests, source=source)
-
-    def select_tree_node(self, node_id: int) -> None:
-        """Select the cases of one decision-tree node (analysis.tree_node_predicate)."""
-        tree = self.objects.get("tree")
-        if tree is None:
-            return
-        from explorer.core.analysis.tree import node_condition
-        self.set_selection(analysis.tree_node_predicate(tree, node_id),
-                           _("Decision tree: %1").replace("%1", node_condition(tree, node_id)),
-                           source=("tree", node_id))
-
-    def select_cases(self, case_ids, view: str = "Cases") -> None:
-        """Select a set of cases (rows picked in the Cases table) by their ids."""
-        ids = tuple(sorted({str(c) for c in case_ids}))
-        if not ids:
-            return
-        self.set_selection(InSet("case_id", ids),
-                           _("%1: %2 picked").replace("%1", view).replace("%2", plural(len(ids), "case")),
-                           source=("cases", len(ids)))
-
-    def select_range(self, metric: str, lo: float | None, hi: float | None, text: str = "") -> None:
-        """Select the cohort's cases whose `metric` lies in [lo, hi) (a range brushed on the
-        Distributions panel, `text` its readable form, e.g. "TPOT 12 ms to 20 ms")."""
-        self.set_selection(Range(metric, lo, hi),
-                           _("Distributions: %1").replace("%1", text or f"{metric} {lo} to {hi}"),
-                           source=("range", metric, lo, hi))
-
-    def select_heatmap_cell(self, ix: int, iy: int) -> None:
-        """Select the requests of one heatmap cell (analysis.heatmap_cell_predicate)."""
-        hm = self.objects.get("heatmap")
-        if hm is None:
-            return
-        from explorer.core.analysis.heatmap import cell_condition
-        self.set_selection(analysis.heatmap_cell_predicate(hm, ix, iy),
-                           _("Heatmap: %1").replace("%1", cell_condition(hm, ix, iy)),
-                           requests=True, source=("heatmap", ix, iy))
+            if progress is None:
+                return query.run(store)
+            return query.run(store, progress=lambda d, n: ctx.progress(d, n, progress),
+                             cancelled=ctx.cancelled)
+        self.runner.submit(key, job, done, failed or self._failed, label=label, **opts)
 
     def runners(self) -> list[Runner]:
         """Every job of the window runs on one of these (store jobs, then store-free ones)."""
@@ -747,7 +650,7 @@ class Session(QObject):
         loading = any(k.startswith("load") for k in self.runner.live_keys())
         self.runner.cancel()
         # a deferred section whose job was cancelled is asked again when its panel is next shown
-        self._missing |= {k for k in self.deferred if self.data.get(k) is None}
+        self._missing |= {k for k in self.deferred if self.results.get(bus.SECTION[k]) is None}
         self.compute.cancel()
         if getattr(self.store, "remote", False):  # stop the warehouse query in flight
             self.store.source.cancel()
@@ -767,8 +670,8 @@ class Session(QObject):
                 path = payload.pop("cancel_note", None)
                 self._loaded(payload)
                 self.message.emit(
-                    _("Loading cancelled: %1 was rolled back; the files loaded before it stay.")
-                    .replace("%1", path) if path else
+                    _("Loading cancelled: {path} was rolled back; the files loaded before it stay.").format(
+                            path=path) if path else
                     _("Loading cancelled; the files loaded before stay."))
             self.runner.submit(f"load{self._loads}", job, done, self._failed,
                                label=_("Reading the session"))

@@ -10,7 +10,8 @@ from PySide6.QtCore import QMimeData, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from explorer.session import Failure
+from explorer.core import bus
+from explorer.core.bus import Failure
 from explorer.widgets import palette
 from explorer.widgets.flow import FlowLayout
 from explorer.core.i18n import _
@@ -77,12 +78,14 @@ def watch_dock(widget: QWidget, slot) -> bool:
 
 
 class Panel(QWidget):
-    """A dockable view of one payload key of the Session (see explorer.session).
+    """A dockable view of one topic of the results bus (explorer/core/bus.py).
 
-    Subclasses set `key` and implement paint(value) -> None | str (a str is a message
-    shown instead of the content, e.g. "no value of TPOT in this cohort")."""
+    Subclasses set `topic` (bus.SECTION[key] for a section of the registry, or a view such as
+    bus.FRAME) and implement paint(value) -> None | str (a str is a message shown instead of
+    the content, e.g. "no value of TPOT in this cohort"); value is what the bus carries as a
+    panel paints it (bus.view: a section's report-JSON view)."""
 
-    key = ""
+    topic: bus.Topic | None = None
     chart = False  # draws a figure: Ctrl+C copies its picture beside its data
     wrap_controls = False  # a row of controls too long for a laptop's panel wraps to a 2nd line
 
@@ -120,12 +123,18 @@ class Panel(QWidget):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         session.resultsChanged.connect(self.on_results)
 
+    key = ""  # the topic's name (a section's key), derived: Session.ask / computing, file names
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        cls.key = cls.topic.name if cls.topic is not None else ""
+
     # -- data in ----------------------------------------------------------------------------
-    def on_results(self, update: dict) -> None:
-        if self.key in update:
-            self.show_result(update[self.key])
-        if "selection" in update:
-            sel = update["selection"]
+    def on_results(self, update: bus.Update) -> None:
+        if self.topic is not None and self.topic in update:
+            self.show_result(update[self.topic])
+        if bus.SELECTION in update:
+            sel = update[bus.SELECTION]
             self.show_selection(sel if isinstance(sel, dict) else None)
 
     def show_selection(self, selection: dict | None) -> None:
@@ -141,8 +150,9 @@ class Panel(QWidget):
         painting raised, the message says so in place and paint_error keeps the exception
         (the report renderer leaves such a picture out and says why). A panel of a shown
         window that is off screen (a tab behind another, a closed dock) only keeps the value:
-        it paints when shown, or when ensure_painted() is called."""
-        self.value = value
+        it paints when shown, or when ensure_painted() is called. A bus.Published is painted
+        by its view (the report-JSON form)."""
+        self.value = bus.view(value)
         self.paint_error = None
         self.stale = self.off_screen()
         if not self.stale:
@@ -208,7 +218,8 @@ class Panel(QWidget):
         except Exception as e:  # noqa: BLE001 - shown in place, never crashes the window
             log.exception("painting %s failed", type(self).__name__)
             self.paint_error = e
-            self.show_message(_("Could not draw this panel: %1").replace("%1", str(e)), error=True)
+            self.show_message(_("Could not draw this panel: {error}").format(
+                    error=str(e)), error=True)
             return
         if msg:
             self.show_message(msg)

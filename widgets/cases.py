@@ -10,6 +10,8 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QTableView, QVBoxLayout)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.names import plural
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
@@ -118,7 +120,7 @@ class CasesModel(QAbstractTableModel):
 
 
 class CasesPanel(Panel):
-    key = "cases"
+    topic = bus.CASES
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -167,13 +169,13 @@ class CasesPanel(Panel):
             if s.selection is not None:
                 if s.selected_cases is not None and s.selected_requests:
                     n = s.selected_requests
-                    return _("%1 selected (%2): none is bound to a case of this cohort, so "
+                    return _("{requests} selected ({selection}): none is bound to a case of this cohort, so "
                              "no case is listed. The requests are listed under the heatmap; "
-                             "double-click one to open its timeline. Esc clears the selection.") \
-                        .replace("%1", f"{n:,} request" + ("s" if n != 1 else "")) \
-                        .replace("%2", s.selection_label)
-                return _("The selection (%1) holds no case of this cohort. Esc clears it.") \
-                    .replace("%1", s.selection_label)
+                             "double-click one to open its timeline. Esc clears the selection.").format(
+                                     requests=f"{by_spec(n, ',')} request" + ("s" if n != 1 else ""),
+                                     selection=s.selection_label)
+                return _("The selection ({selection}) holds no case of this cohort. Esc clears it.").format(
+                        selection=s.selection_label)
             return _("No case in the cohort: load an eval with badcases and choose a cluster.")
         self.model.set_frame(df)
         self.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # badcases first
@@ -181,20 +183,20 @@ class CasesPanel(Panel):
         if s.selection is not None:
             ids = getattr(s, "selected_cases", None)
             total = len(ids) if ids is not None else n
-            text = (_("%1 selected: %2 (Esc clears, Alt+Left goes back)")
-                    .replace("%1", plural(total, "case")).replace("%2", s.selection_label))
+            text = (_("{cases} selected: {selection} (Esc clears, Alt+Left goes back)").format(
+                    cases=plural(total, "case"), selection=s.selection_label))
         else:  # the counts of the whole cohort (its frame), not of the listed rows
-            frame = (getattr(s, "data", None) or {}).get("frame")
+            frame = s.results.view(bus.FRAME) if hasattr(s, "results") else None
             if isinstance(frame, pd.DataFrame) and "badcase" in frame:
                 total, bad = len(frame), int((frame["badcase"] == 1).sum())
             else:
                 total = n
                 bad = int(df["correct"].eq(False).fillna(False).sum()) if "correct" in df else 0
-            text = (_("%1 in the cohort: %2, %3 control")
-                    .replace("%1", plural(total, "case")).replace("%2", plural(bad, "badcase"))
-                    .replace("%3", f"{total - bad:,}"))
+            text = (_("{cases} in the cohort: {badcases}, {control} control").format(
+                    cases=plural(total, "case"), badcases=plural(bad, "badcase"),
+                    control=by_spec(total - bad, ',')))
         if n < total:
-            text += _(" (the first %1 listed)").replace("%1", f"{n:,}")
+            text += _(" (the first {n} listed)").format(n=by_spec(n, ','))
         self.caption.setText(text)
         return None
 

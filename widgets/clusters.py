@@ -6,6 +6,8 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView,
                                QInputDialog, QLabel, QMenu, QTableView, QVBoxLayout)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.common import common_prefix_len, count, is_missing, ratio, share
@@ -36,17 +38,17 @@ def _format_row(c: dict, cut: int, texts: tuple[str, str, str, str]) -> tuple[li
     every, every_tip, bound_tip, cats_tip = texts
     bad = c.get("badcases")
     if c["name"] == ALL:
-        return [every, f"{bad:,}", "100%", _bound(c["bound"], bad)], every_tip
+        return [every, by_spec(bad, ','), "100%", _bound(c["bound"], bad)], every_tip
     name = str(c.get("name"))
     cats = c.get("categories") or []
-    tip = name + "\n" + bound_tip.replace("%1", ratio(c.get("bound"), bad)) + (
-        "\n" + cats_tip.replace("%1", ", ".join(map(str, cats))) if cats else "")
+    tip = name + "\n" + bound_tip.format(bound=ratio(c.get("bound"), bad)) + (
+        "\n" + cats_tip.format(categories=", ".join(map(str, cats))) if cats else "")
     return [("…" + name[cut:]) if cut else name, count(bad),
             share(c.get("share")), _bound(c.get("bound"), bad)], tip
 
 
 class ClustersPanel(Panel):
-    key = "clusters"
+    topic = bus.SECTION["clusters"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -105,9 +107,9 @@ class ClustersPanel(Panel):
         lay.addWidget(self.view)
         self._painting = False
 
-    def on_results(self, update: dict) -> None:
-        if "evals" in update:
-            self.show_evals(update["evals"] or [])
+    def on_results(self, update: bus.Update) -> None:
+        if bus.EVALS in update:
+            self.show_evals(update[bus.EVALS] or [])
         super().on_results(update)
 
     def show_evals(self, evals: list[dict]) -> None:
@@ -116,11 +118,11 @@ class ClustersPanel(Panel):
         self._filling = True
         try:
             self.evals.clear()
-            self.evals.addItem(_("every eval (%1)").replace("%1", str(len(evals))), None)
+            self.evals.addItem(_("every eval ({n})").format(n=str(len(evals))), None)
             for e in evals:
                 model = (e.get("model") or "").rsplit("/", 1)[-1]
                 text = f"{model} · {e['eval_id']}" if model and model not in e["eval_id"] else e["eval_id"]
-                self.evals.addItem(f"{text} ({e['cases']:,})", e["eval_id"])
+                self.evals.addItem(f"{text} ({by_spec(e['cases'], ',')})", e["eval_id"])
                 self.evals.setItemData(self.evals.count() - 1, qt_plain_tip(e["eval_id"]),
                                        Qt.ItemDataRole.ToolTipRole)  # a name, never markup
             self.evals.setCurrentIndex(max(self.evals.findData(self.session.eval_id), 0))
@@ -138,7 +140,7 @@ class ClustersPanel(Panel):
         every = {"name": ALL, "badcases": tot_bad, "bound": tot_bound}
         cut = common_prefix_len([str(c.get("name")) for c in clusters])
         texts = (_("(all badcases)"), _("Every badcase against the control group"),
-                 _("bound to a trace request: %1"), _("categories: %1"))
+                 _("bound to a trace request: {bound}"), _("categories: {categories}"))
 
         def column(k: int) -> list:  # sort values of column k, computed when sorted by it
             if k == 0:
@@ -196,7 +198,8 @@ class ClustersPanel(Panel):
         act = menu.addAction(_("Rename cluster…"))
         if menu.exec(self.view.viewport().mapToGlobal(pos)) is act:
             new, ok = QInputDialog.getText(self, _("Rename cluster"),
-                                           _("New name for “%1”:").replace("%1", str(key)), text=str(key))
+                                           _("New name for “{cluster}”:").format(
+                                                   cluster=str(key)), text=str(key))
             if ok and new.strip():
                 self.session.rename_cluster(str(key), new.strip())
 

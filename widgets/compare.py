@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from explorer.core import bus
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.compare import compare_html, sweep_layout
@@ -24,7 +25,7 @@ PICKER_MAX = 300  # px: a long run name elides in its picker (the window stays w
 
 
 class ComparePanel(Panel):
-    key = "compare"
+    topic = bus.SECTION["compare"]
     chart = False  # Ctrl+C copies the tables as text; "Copy as image" copies the picture
 
     def __init__(self, session, parent=None):
@@ -118,8 +119,8 @@ class ComparePanel(Panel):
 
     def compare(self) -> None:
         """Compare what the pickers say, on the session's worker; paints when done."""
-        from explorer.core.analysis.runcompare import compare_runs
-        store, params = self.session.store, self.params()
+        from explorer.core.viewstate.store_jobs import CompareQuery
+        query = CompareQuery(self.params())
         self.go.setEnabled(False)
 
         def done(doc):
@@ -129,5 +130,4 @@ class ComparePanel(Panel):
         def failed(err):
             self.go.setEnabled(True)
             self.show_message(str(err) or type(err).__name__, error=True)
-        self.session.runner.submit("compare", lambda _ctx: compare_runs(store, params), done,
-                                   failed, label=_("Comparing runs"))
+        self.session.store_job("compare", query, done, failed, label=_("Comparing runs"))

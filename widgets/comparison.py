@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel,
                                QPushButton, QTableView, QVBoxLayout)
 
+from explorer.core import bus
 from explorer.core.i18n import N_, _
 from explorer.core.names import plural
 from explorer.widgets import palette
@@ -41,7 +42,7 @@ def row_tip(row: dict, cells: list[str]) -> str:
 
 
 class ComparisonPanel(Panel):
-    key = "comparison"
+    topic = bus.SECTION["comparison"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -109,8 +110,8 @@ class ComparisonPanel(Panel):
         if key != "cohort" and sel is not None:
             if sel.get(key) is None:
                 self.shown = None
-                return _("No comparison for %1: %2").replace("%1", self.selection_name()) \
-                    .replace("%2", str(sel.get(key + "_reason") or ""))
+                return _("No comparison for {selection}: {reason}").format(
+                        selection=self.selection_name(), reason=str(sel.get(key + "_reason") or ""))
             rows = self.shown = sel[key]
         heads = painter.HEADERS if key == "cohort" or sel is None else \
             painter.headers_for("rest" if key == "vs_rest" else "control")
@@ -119,11 +120,8 @@ class ComparisonPanel(Panel):
         if key == "cohort" or sel is None:
             self.note.setText(self._cohort_note)
         else:
-            self.note.setText(_("%1 (%2, %3) against %4. ★ BH-adjusted p < 0.05; "
-                                "d = Cohen's d, selected minus %4.")
-                              .replace("%1", self.selection_name()).replace("%2", plural(sel.get('n', 0), "case"))
-                              .replace("%3", plural(sel.get('n_bad', 0), "badcase"))
-                              .replace("%4", _("the rest of the cohort") if key == "vs_rest"
+            self.note.setText(_("{selection} ({cases}, {badcases}) against {control}. ★ BH-adjusted p < 0.05; "
+                                "d = Cohen's d, selected minus {control}.").format(selection=self.selection_name(), cases=plural(sel.get('n', 0), "case"), badcases=plural(sel.get('n_bad', 0), "badcase"), control=_("the rest of the cohort") if key == "vs_rest"
                                        else _("the control")))
         if not rows:
             return _("No metric to compare: neither group has a value of any engine or "

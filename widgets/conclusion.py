@@ -6,6 +6,7 @@ import html
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout
 
+from explorer.core import bus
 from explorer.core.names import plural
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.conclusion import conclusion_html, conclusion_text
@@ -13,7 +14,7 @@ from explorer.core.i18n import _
 
 
 class ConclusionPanel(Panel):
-    key = "conclusion"
+    topic = bus.SECTION["conclusion"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -27,13 +28,14 @@ class ConclusionPanel(Panel):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.text)
 
-    def on_results(self, update: dict) -> None:
-        if "meta" in update:
-            self.meta = update["meta"] or {}
-        if "versions" in update:
-            self.versions = update["versions"] if isinstance(update["versions"], dict) else None
-        if "tree" in update:
-            t = update["tree"]
+    def on_results(self, update: bus.Update) -> None:
+        if bus.META in update:
+            self.meta = update[bus.META] or {}
+        if (versions := bus.SECTION["versions"]) in update:
+            v = update.view(versions)
+            self.versions = v if isinstance(v, dict) else None
+        if (tree := bus.SECTION["tree"]) in update:
+            t = update.view(tree)
             self.tree_sentence = t.get("sentence") if isinstance(t, dict) else None
         super().on_results(update)
 
@@ -44,8 +46,9 @@ class ConclusionPanel(Panel):
 
     def _selection_title(self) -> str:
         sel = self.selection or {}
-        return _("For %1 (%2, %3)").replace("%1", self.selection_name()) \
-            .replace("%2", plural(sel.get('n', 0), "case")).replace("%3", plural(sel.get('n_bad', 0), "badcase"))
+        return _("For {selection} ({cases}, {badcases})").format(
+                selection=self.selection_name(), cases=plural(sel.get('n', 0), "case"),
+                badcases=plural(sel.get('n_bad', 0), "badcase"))
 
     def trace_only(self) -> bool:
         """A session of traces without eval cases: no badcase to explain."""
@@ -66,8 +69,8 @@ class ConclusionPanel(Panel):
         sel = self.selection
         if sel is not None:  # the selection's own reading first, the cohort's below it
             own = conclusion_html(sel["conclusion"]) if sel.get("conclusion") else \
-                "<p>" + html.escape(_("No conclusion for the selection: %1")
-                                    .replace("%1", str(sel.get("vs_control_reason") or ""))) + "</p>"
+                "<p>" + html.escape(_("No conclusion for the selection: {reason}").format(
+                        reason=str(sel.get("vs_control_reason") or ""))) + "</p>"
             whole = _("For the whole cohort")
             body = (f"<h3>{html.escape(self._selection_title())}</h3>{own}<hr>"
                     f"<h3>{html.escape(whole)}</h3>{body}")

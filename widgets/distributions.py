@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QHBoxLayout, QLabel, QRadioButton,
                                QVBoxLayout)
 
+from explorer.core import bus
 from explorer.core.names import plural
 from explorer.widgets.base import Panel
 from explorer.widgets import palette
@@ -23,7 +24,7 @@ METRICS = ("tpot_ms", "ttft_ms", "queue_ms", "e2e_ms", "kv_cache_hit_rate", "num
 
 
 class DistributionsPanel(Panel):
-    key = "frame"
+    topic = bus.FRAME
     chart = True
 
     def __init__(self, session, parent=None):
@@ -66,11 +67,11 @@ class DistributionsPanel(Panel):
         session.selectedCasesChanged.connect(self._redraw)
         session.metricChanged.connect(self._focus)
 
-    def on_results(self, update: dict) -> None:
-        if "comparison" in update:
-            c = update["comparison"]
+    def on_results(self, update: bus.Update) -> None:
+        if (comparison := bus.SECTION["comparison"]) in update:
+            c = update.view(comparison)
             self.comparison = c if isinstance(c, list) else []
-            if "frame" not in update and isinstance(self.value, pd.DataFrame):
+            if bus.FRAME not in update and isinstance(self.value, pd.DataFrame):
                 self._redraw()
         super().on_results(update)
 
@@ -187,8 +188,8 @@ class DistributionsPanel(Panel):
         stats = next((r for r in self.comparison if r.get("metric") == m), None)
         self.note.setVisible(bool(sel))
         if sel:
-            self.note.setText(_("▲ selected, with a value: %1, in the selection colour")
-                              .replace("%1", plural(int(hi.notna().sum()), "case")))
+            self.note.setText(_("▲ selected, with a value: {cases}, in the selection colour").format(
+                    cases=plural(int(hi.notna().sum()), "case")))
         msg = paint_distribution(self.plot, bad, ctl, m, "ecdf" if self.ecdf.isChecked() else "hist",
                                  stats, hi)
         if self.region is not None:  # the plot was cleared: the band goes back on top

@@ -7,12 +7,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout
 
+from explorer.core import bus
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.engine import paint_engine, summary
 
 
 class EnginePanel(Panel):
-    key = "engine"
+    topic = bus.SECTION["engine"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)

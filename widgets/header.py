@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
+from explorer.core import bus
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets.base import Panel
 from explorer.widgets.elide import ElidedLabel
@@ -13,7 +14,7 @@ from explorer.core.i18n import _
 
 
 class HeaderPanel(Panel):
-    key = "cohort"
+    topic = bus.SECTION["cohort"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -28,9 +29,9 @@ class HeaderPanel(Panel):
         session.selectionChanged.connect(self._repaint)
         session.selectedCasesChanged.connect(self._repaint)
 
-    def on_results(self, update: dict) -> None:
-        if "meta" in update:
-            self.meta = update["meta"] or {}
+    def on_results(self, update: bus.Update) -> None:
+        if bus.META in update:
+            self.meta = update[bus.META] or {}
             if isinstance(self.value, dict):
                 self._repaint()
         super().on_results(update)

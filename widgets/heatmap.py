@@ -10,6 +10,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGraphicsRectItem, QHeaderView, QLabel,
                                QSplitter, QTableView, QToolTip, QVBoxLayout, QWidget)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.analysis.heatmap import DEFAULTS
 from explorer.core.analysis.heatmap import WINDOW_METRICS as CHOICES  # the metrics it accepts
 from explorer.core.escape import qt_plain_tip
@@ -29,7 +31,7 @@ REQUEST_METRICS = ("ttft_ms", "tpot_ms", "queue_ms", "e2e_ms", "num_preemptions"
 
 
 class HeatmapPanel(Panel):
-    key = "heatmap"
+    topic = bus.SECTION["heatmap"]
     chart = True
 
     def __init__(self, session, parent=None):
@@ -133,15 +135,14 @@ class HeatmapPanel(Panel):
         if msg:
             return msg + "\n" + _("Choose other metrics above.")
         if msg is None:
-            facts = _("%1 level, n = %2").replace(
-                "%1", _("window") if hm.get("level") == "window" else _("request")).replace(
-                "%2", "–" if hm.get("n_items") is None else f"{int(hm['n_items']):,}")
+            facts = _("{level} level, n = {n}").format(level=_("window") if hm.get("level") == "window" else _("request"),
+                                                       n="–" if hm.get("n_items") is None else by_spec(int(hm['n_items']), ','))
             if hm.get("periods"):
                 facts += " · " + ngettext("restricted to {n} violation period", "restricted to {n} violation periods",
                                           len(hm["periods"])).format(n=len(hm["periods"]))
             self.hint.setText(facts if self._print else _(
-                "%1 · hover a cell for its counts and value; click it to select its requests")
-                .replace("%1", facts))
+                "{facts} · hover a cell for its counts and value; click it to select its requests").format(
+                        facts=facts))
         return msg
 
     _print = False
@@ -150,10 +151,10 @@ class HeatmapPanel(Panel):
         """A report's picture: the caption says what the cells hold, not where to click."""
         self._print = on
 
-    def on_results(self, update: dict) -> None:
+    def on_results(self, update: bus.Update) -> None:
         super().on_results(update)
-        if "selected_requests" in update:
-            self._list_requests(update["selected_requests"])
+        if bus.SELECTED_REQUESTS in update:
+            self._list_requests(update[bus.SELECTED_REQUESTS])
 
     def show_selection(self, selection: dict | None) -> None:
         self.selection = selection
@@ -179,9 +180,9 @@ class HeatmapPanel(Panel):
             box = QGraphicsRectItem(QRectF(xe[ix], ye[iy], xe[ix + 1] - xe[ix], ye[iy + 1] - ye[iy]))
             box.setPen(pen)
             box.setZValue(15)
-            box.setToolTip(_("Selected here: %1, %2")
-                           .replace("%1", plural(n, "case")).replace("%2", plural(nb, "badcase")))
-            text = pg.TextItem(f"{n:,}", color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
+            box.setToolTip(_("Selected here: {cases}, {badcases}").format(
+                    cases=plural(n, "case"), badcases=plural(nb, "badcase")))
+            text = pg.TextItem(by_spec(n, ','), color=palette.TEXT, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 200))
             text.setPos((xe[ix] + xe[ix + 1]) / 2, (ye[iy] + ye[iy + 1]) / 2)
             text.setZValue(16)
             for item in (box, text):
@@ -243,12 +244,13 @@ class HeatmapPanel(Panel):
                         + [float("-inf") if pd.isna(getattr(r, m)) else float(getattr(r, m)) for m in REQUEST_METRICS])
             keys.append((str(r.run_id), str(r.request_id)))
         self.req_model.set_rows(rows, sort, keys)
-        shown = "" if len(df) >= total else _(" (first %1 listed)").replace("%1", f"{len(df):,}")
-        bound = (_("bound to %1 of this cohort").replace("%1", plural(ncases, "case"))
+        shown = "" if len(df) >= total else _(" (first {n} listed)").format(
+                n=by_spec(len(df), ','))
+        bound = (_("bound to {cases} of this cohort").format(cases=plural(ncases, "case"))
                  if ncases else _("none bound to a case of this cohort"))
-        self.req_caption.setText(_("%1 in %2%3, %4 · double-click one to open its timeline")
-                                 .replace("%1", plural(total, "request")).replace("%2", s.selection_label)
-                                 .replace("%3", shown).replace("%4", bound))
+        self.req_caption.setText(_("{requests} in {selection}{listed}, {bound} · double-click one to open its timeline").format(
+                requests=plural(total, "request"), selection=s.selection_label, listed=shown,
+                bound=bound))
         if not self.req_box.isVisibleTo(self):
             self.req_box.setVisible(True)
             h = max(self.split.height(), 300)
@@ -285,7 +287,8 @@ class HeatmapPanel(Panel):
         text = heatmap_tsv(self.shown())
         cells = self.selected_cells()
         if cells:
-            text += "\n\n" + _("%1: cells it occupies").replace("%1", self.selection_name()) + \
+            text += "\n\n" + _("{selection}: cells it occupies").format(
+                    selection=self.selection_name()) + \
                 "\nx cell\ty cell\tselected cases\tselected badcases\n" + \
                 "\n".join("\t".join(str(v) for v in c) for c in cells)
         return text

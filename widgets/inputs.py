@@ -10,6 +10,8 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
@@ -30,7 +32,7 @@ MAX_RUN_EDITORS_TOTAL = 200
 
 
 class InputsPanel(Panel):
-    key = "inputs"
+    topic = bus.SECTION["inputs"]
     runs: dict = {}
 
     def __init__(self, session, parent=None):
@@ -50,11 +52,11 @@ class InputsPanel(Panel):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.tree)
 
-    def on_results(self, update: dict) -> None:
-        if "runs" in update:
-            self.runs = {r["run_id"]: r for r in update["runs"] or []
+    def on_results(self, update: bus.Update) -> None:
+        if (runs := bus.SECTION["runs"]) in update:
+            self.runs = {r["run_id"]: r for r in update.ok(runs) or []
                          if isinstance(r, dict) and "run_id" in r}
-            if "inputs" not in update and self.value is not None:
+            if self.topic not in update and self.value is not None:
                 self.show_result(self.value)
         super().on_results(update)
 
@@ -72,7 +74,7 @@ class InputsPanel(Panel):
         version.setPlaceholderText(_("engine version"))
         version.setMaximumWidth(140)
         src = run.get("version_source") or _("no version in the file or its path")
-        version.setToolTip(qt_plain_tip(_("Engine version (from: %1)").replace("%1", src)))
+        version.setToolTip(qt_plain_tip(_("Engine version (from: {source})").format(source=src)))
         label.setToolTip(qt_plain_tip(run["run_id"]))
         row.addWidget(QLabel(_("run")))
         row.addWidget(label, 1)
@@ -89,9 +91,8 @@ class InputsPanel(Panel):
     def _run_row(self, parent: QTreeWidgetItem, run: dict) -> None:
         """A child row without editors (past MAX_RUN_EDITORS_TOTAL): the run's label and
         version as text; the Runs panel edits them."""
-        it = QTreeWidgetItem([_("run %1, version %2 (edit in the Runs panel)")
-                              .replace("%1", run.get("label") or run["run_id"])
-                              .replace("%2", run.get("engine_version") or "–")])
+        it = QTreeWidgetItem([_("run {run}, version {version} (edit in the Runs panel)").format(
+                run=run.get("label") or run["run_id"], version=run.get("engine_version") or "–")])
         it.setToolTip(0, qt_plain_tip(run["run_id"]))
         parent.addChild(it)
 
@@ -119,12 +120,13 @@ class InputsPanel(Panel):
                 it.setToolTip(4, qt_plain_tip(ignored))
                 for c in range(5):
                     it.setForeground(c, QBrush(QColor(palette.MUTED)))
-                it.addChild(QTreeWidgetItem([_("ignored: %1").replace("%1", ignored)]))
+                it.addChild(QTreeWidgetItem([_("ignored: {reason}").format(reason=ignored)]))
                 self.tree.addTopLevelItem(it)
                 continue
-            status = _("error") if r.error else (ngettext("ok, {n} skipped", "ok, {n} skipped", skipped).format(n=skipped)
+            status = _("error") if r.error else (ngettext("ok, {n} skipped", "ok, {n} skipped", skipped).format(
+                    n=skipped)
                                                        if skipped else _("ok"))
-            it = QTreeWidgetItem([name, r.format or "?", f"{loaded:,}", f"{skipped:,}", status])
+            it = QTreeWidgetItem([name, r.format or "?", by_spec(loaded, ','), by_spec(skipped, ','), status])
             it.setToolTip(0, qt_plain_tip(f"{r.path}\nsha256 {r.sha256 or '–'}\nkind {r.kind or '–'}"))
             if r.error:
                 for c in range(5):
@@ -135,12 +137,12 @@ class InputsPanel(Panel):
                 it.addChild(err)
                 it.setFirstColumnSpanned(False)
             for reason in r.skipped_reasons:
-                ch = QTreeWidgetItem([_("skipped: %1").replace("%1", reason)])
+                ch = QTreeWidgetItem([_("skipped: {reason}").format(reason=reason)])
                 ch.setToolTip(0, qt_plain_tip(reason))
                 it.addChild(ch)
             if r.columns:
-                cols = QTreeWidgetItem([_("columns: %1").replace(
-                    "%1", "; ".join(f"{k} → {v}" for k, v in list(r.columns.items())[:12]))])
+                cols = QTreeWidgetItem([_("columns: {columns}").format(
+                        columns="; ".join(f"{k} → {v}" for k, v in list(r.columns.items())[:12]))])
                 it.addChild(cols)
             self.tree.addTopLevelItem(it)
             for rid in list(r.run_ids or [])[:MAX_RUN_EDITORS]:

@@ -11,6 +11,8 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
                                QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabBar,
                                QWidget)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.reporting.export import export_report
@@ -66,7 +68,7 @@ class MainWindow(QMainWindow):
     def _front_tab(self) -> None:
         """Traces without eval cases open on what they can answer (issue 33): the Versions tab
         in front of the metric comparison, which needs badcases."""
-        meta = self.session.data.get("meta") or {}
+        meta = self.session.results.view(bus.META) or {}
         if meta and not meta.get("cases") and meta.get("runs") and "versions" in self.docks:
             self.show_panel("versions")
 
@@ -84,7 +86,7 @@ class MainWindow(QMainWindow):
                 panel = cls(self.session)
             except Exception as e:  # noqa: BLE001
                 log.warning("panel %s failed to start: %s", name, e)
-                panel = QLabel(_("This panel could not start: %1").replace("%1", str(e)))
+                panel = QLabel(_("This panel could not start: {error}").format(error=str(e)))
                 panel.setWordWrap(True)
             dock = QDockWidget(title(name), self)
             dock.setObjectName(f"dock_{name}")
@@ -185,9 +187,9 @@ class MainWindow(QMainWindow):
             r.busy.connect(self._on_busy)
             r.idle.connect(self._on_idle)
 
-    def _on_results(self, update: dict) -> None:
-        if "inputs" in update:
-            self._show_inputs_status(update["inputs"])
+    def _on_results(self, update: bus.Update) -> None:
+        if (inputs := bus.SECTION["inputs"]) in update:
+            self._show_inputs_status(update.view(inputs))
 
     def _on_idle(self) -> None:
         """A runner went idle: another one still busy shows its own last label and progress
@@ -199,12 +201,12 @@ class MainWindow(QMainWindow):
         else:
             self._set_busy(any(x.pending() for x in self.session.runners()))
 
-    def _front_engine_without_eval(self, update: dict) -> None:
+    def _front_engine_without_eval(self, update: bus.Update) -> None:
         """Engine logs / scrapes loaded without an eval: the Engine tab is the one with
         something to show, so it comes to the front (once per load; the user's choice wins)."""
-        eng = update.get("engine")
-        meta = self.session.data.get("meta") or {}
-        sla = update.get("sla_diagnosis")  # a trace without eval opens on SLA over time
+        eng = update.view(bus.SECTION["engine"])
+        meta = self.session.results.view(bus.META) or {}
+        sla = update.view(bus.SECTION["sla_diagnosis"])  # a trace without eval opens on SLA over time
         if isinstance(sla, dict) and sla.get("windows") and not meta.get("cases") and "sla" in self.docks:
             self.show_panel("sla")
         elif isinstance(eng, dict) and "runs" in eng and not meta.get("cases"):
@@ -217,11 +219,11 @@ class MainWindow(QMainWindow):
         failed = sum(1 for r in reports if getattr(r, "error", None))
         ignored = sum(1 for r in reports if getattr(r, "skipped_file", None))
         loaded = len(reports) - failed - ignored
-        parts = [_("%1 loaded").replace("%1", plural(loaded, "file"))] if reports else []
+        parts = [_("{files} loaded").format(files=plural(loaded, "file"))] if reports else []
         if failed:
-            parts.append(_("%1 could not be read").replace("%1", f"{failed:,}"))
+            parts.append(_("{files} could not be read").format(files=by_spec(failed, ',')))
         if ignored:
-            parts.append(_("%1 ignored").replace("%1", f"{ignored:,}"))
+            parts.append(_("{files} ignored").format(files=by_spec(ignored, ',')))
         self.inputs_status.setText(" · ".join(parts))
         self.inputs_status.setStyleSheet(f"color: {palette.BAD};" if failed else "")
 
@@ -334,14 +336,14 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         if code != i18n.language():
             self.statusBar().showMessage(
-                _("The language changes to %1 at the next start.").replace(
-                    "%1", i18n.NAMES[code]), 10000)
+                _("The language changes to {language} at the next start.").format(
+                        language=i18n.NAMES[code]), 10000)
 
     def _update_actions(self) -> None:
         s = self.session
         self.back_action.setEnabled(s.can_back())
         self.fwd_action.setEnabled(s.can_forward())
-        self.locate_action.setEnabled(bool(s.data.get("detached_files")))
+        self.locate_action.setEnabled(bool(s.results.view(bus.DETACHED_FILES)))
         self.export_action.setToolTip(_("Write the report bundle (PNG, HTML, PDF, Markdown, JSON)"))
 
     # -- file actions -----------------------------------------------------------------------
@@ -390,7 +392,7 @@ class MainWindow(QMainWindow):
         """File > Locate a moved file: which of the detached files (when several), then where it
         is now; the session checks its SHA-256 and re-attaches it (Session.relocate_file)."""
         from PySide6.QtWidgets import QInputDialog
-        missing = list(self.session.data.get("detached_files") or [])
+        missing = list(self.session.results.view(bus.DETACHED_FILES) or [])
         if not missing:
             return
         old = missing[0]
@@ -401,9 +403,11 @@ class MainWindow(QMainWindow):
                 return
         p = Path(old)
         new, _filter = QFileDialog.getOpenFileName(
-            self, _("Where is {name} now? (it was in {folder})").format(name=p.name, folder=p.parent),
+            self, _("Where is {name} now? (it was in {folder})").format(
+                    name=p.name, folder=p.parent),
             str(p.parent if p.parent.is_dir() else Path.home()),
-            _("The same file ({pattern});;Any file (*)").format(pattern=f"*{p.suffix}" if p.suffix else "*"))
+            _("The same file ({pattern});;Any file (*)").format(
+                    pattern=f"*{p.suffix}" if p.suffix else "*"))
         if new:
             self.session.relocate_file(old, new)
 
@@ -433,8 +437,8 @@ class MainWindow(QMainWindow):
         scenario = self.whatif_scenario()
         s.runner.submit("export", lambda ctx: export_report(s.store, cohort, out, progress=ctx.progress,
                                                             cancelled=ctx.cancelled, **scenario),
-                        lambda files: (s.message.emit(_("Report written to %1 (%2 files)")
-                                                      .replace("%1", out).replace("%2", str(len(files)))),
+                        lambda files: (s.message.emit(_("Report written to {folder} ({n} files)").format(
+                                folder=out, n=str(len(files)))),
                                        QDesktopServices.openUrl(QUrl.fromLocalFile(out))),
                         lambda e: QMessageBox.warning(self, _("Export failed"), _one_line(e)),
                         label=_("Writing report"))
@@ -640,10 +644,10 @@ def about_html(session) -> str:
         v = version("trace-explorer")
     except PackageNotFoundError:
         v = "dev"
-    meta = session.data.get("meta") or {}
+    meta = session.results.view(bus.META) or {}
     rows = "".join(f"<tr><td>{html_text(Path(r.path).name)}</td><td>{html_text(r.format or '?')}</td>"
-                   f"<td>{r.rows_loaded:,}</td><td><code>{(r.sha256 or '–')[:12]}</code></td></tr>"
-                   for r in session.data.get("inputs") or [])
+                   f"<td>{by_spec(r.rows_loaded, ',')}</td><td><code>{(r.sha256 or '–')[:12]}</code></td></tr>"
+                   for r in session.results.ok(bus.SECTION["inputs"]) or [])
     sim = "<p><b>Simulated data:</b> " + html_text(meta.get("demo_note") or "the loaded runs are simulated.") + \
         "</p>" if meta.get("simulated") else ""
     return (f"<h3>Trace Explorer {html_text(v)}</h3><p>Binds LLM eval badcases to inference-engine "

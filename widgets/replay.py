@@ -18,12 +18,15 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.i18n import _, ngettext, pgettext
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHeaderView, QLabel,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.replay import EVICTION_POLICIES, EngineConfig, write_run
+from explorer.core.replay import EVICTION_POLICIES, EngineConfig
+from explorer.core.viewstate.store_jobs import WriteReplayRun
 from explorer.core.replay.compare import (NO_PREFIX, calibration_lines, comparison_rows,
                                           hit_rate_lines)
 from explorer.core.viewstate.replay import RANGES, ReplayState, section_rows
@@ -39,9 +42,9 @@ def _fmt(v: Any, unit: str = "") -> str:
     if v is None:
         return "–"
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        s = f"{int(v):,}"   # a count summed as a float ("0", never "0.000")
+        s = by_spec(int(v), ',')   # a count summed as a float ("0", never "0.000")
     elif isinstance(v, float):
-        s = f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+        s = by_spec(v, '.3f') if abs(v) < 10 else by_spec(v, '.1f')
     else:
         s = str(v)
     return f"{s} {unit}".strip()
@@ -50,7 +53,7 @@ def _fmt(v: Any, unit: str = "") -> str:
 class ReplayPanel(JobControls, Panel):
     """ReplayPanel(session): pick the trace run and the settings, Run or Sweep capacity."""
 
-    key = "replay_runs"   # sent after every load: the runs to offer (ReplayRun dicts)
+    topic = bus.REPLAY_RUNS   # sent after every load: the runs to offer (ReplayRun dicts)
     wrap_controls = True
 
     def __init__(self, session, parent=None):
@@ -329,8 +332,6 @@ class ReplayPanel(JobControls, Panel):
             if self.state.trace is not None:
                 then()
             return
-        store = self.session.store
-
         def got(trace):
             if trace.run_id != self.state.run_id:   # another run was picked while it was read
                 self._status(_("Cancelled."))
@@ -338,8 +339,8 @@ class ReplayPanel(JobControls, Panel):
             self.state.take_trace(trace)
             then()
         self._status(_("Reading the trace…"))
-        self.session.runner.submit("replay-trace", lambda ctx: query.run(store), got, self._failed,
-                                   label=_("Replay: reading the trace"))
+        self.session.store_job("replay-trace", query, got, self._failed,
+                               label=_("Replay: reading the trace"))
 
     def run(self) -> None:
         """Replay the chosen run with the settings shown (a newer run replaces an older one)."""
@@ -388,32 +389,28 @@ class ReplayPanel(JobControls, Panel):
         note = _("not calibrated: the run records no TTFT or TPOT")
         cal_lines = calibration_lines(cal.to_dict() if cal is not None else None, note)
         # one verdict per run: calibrated at the settings the run recorded, on its whole trace
-        scope = _("Calibrated once for %1, at the settings it recorded, on its whole trace "
-                  "(%2 requests): every scenario of this run shows this verdict. Predict "
-                  "badcases calibrates on the cohort's time window instead.") \
-            .replace("%1", run_id).replace("%2", f"{s['requests']:,}") if cal is not None else ""
+        scope = _("Calibrated once for {run}, at the settings it recorded, on its whole trace "
+                  "({requests} requests): every scenario of this run shows this verdict. Predict "
+                  "badcases calibrates on the cohort's time window instead.").format(
+                          run=run_id, requests=by_spec(s['requests'], ',')) if cal is not None else ""
         # headline: vLLM's first-query hit rate, preempted re-queries apart, then calibration
         self._status("\n".join(hit_rate_lines(s)) + "\n"
-                     + _("%1: %2 requests, %3 preemptions, %4 blocks evicted.")
-                     .replace("%1", res.config.label()).replace("%2", str(s["requests"]))
-                     .replace("%3", str(s["preemptions"])).replace("%4", str(s["evicted_blocks"]))
-                     + "".join("\n" + _("%1 request(s) dropped: %2")
-                               .replace("%1", str(k)).replace("%2", why)
+                     + _("{label}: {requests} requests, {preemptions} preemptions, {evicted} blocks evicted.").format(
+                             label=res.config.label(), requests=str(s["requests"]),
+                             preemptions=str(s["preemptions"]), evicted=str(s["evicted_blocks"]))
+                     + "".join("\n" + _("{n} request(s) dropped: {reason}").format(
+                             n=str(k), reason=why)
                                for why, k in dropped.items())
                      + "\n" + "\n".join(cal_lines) + ("\n" + scope if scope else "")
-                     + "\n" + _("Error that applies to these figures: %1")
-                     .replace("%1", applies["text"]))
+                     + "\n" + _("Error that applies to these figures: {error}").format(
+                             error=applies["text"]))
         if n_drop:
-            self.status.setToolTip(_("%1 of %2 requests replayed").replace(
-                "%1", str(s["requests"])).replace("%2", str(s["requests"] + n_drop)))
+            self.status.setToolTip(_("{replayed} of {total} requests replayed").format(
+                    replayed=str(s["requests"]), total=str(s["requests"] + n_drop)))
         if self.state.add_run:
-            store = self.session.store
-            label = f"{res.config.label()} of {run_id}"
-            self.session.runner.submit(
-                "replay-write", lambda ctx: write_run(store, res, label=label, source_path=None,
-                                                      config={"replayed_run": run_id}),
-                lambda _rid: self.session.rescan(), self._failed,
-                label=_("Replay: adding the run"))
+            write = WriteReplayRun(res, f"{res.config.label()} of {run_id}", {"replayed_run": run_id})
+            self.session.store_job("replay-write", write, lambda _rid: self.session.rescan(),
+                                   self._failed, label=_("Replay: adding the run"))
 
     def show_warning(self, text: str | None, warn: bool = False) -> None:
         """Show (or hide, with None) the prominent calibration warning (warn: in the warning
@@ -450,7 +447,7 @@ class ReplayPanel(JobControls, Panel):
         except ValueError as e:
             self._status(str(e), error=True)
             return
-        store, query = self.session.store, CohortQuery(cohort)
+        query = CohortQuery(cohort)
 
         def compute(inputs):
             try:   # the settings are checked again: they may have changed since the click
@@ -463,21 +460,21 @@ class ReplayPanel(JobControls, Panel):
                 progress=lambda d, n: ctx.progress(d, n, "predict"), cancelled=ctx.cancelled),
                 self.show_prediction, _("Replay: badcases"))
         self._status(_("Reading the cohort…"))
-        self.session.runner.submit("replay-cohort", lambda ctx: query.run(store),
-                                   compute, self._failed,
-                                   label=_("Replay: reading the cohort"))
+        self.session.store_job("replay-cohort", query, compute, self._failed,
+                               label=_("Replay: reading the cohort"))
 
     def show_prediction(self, p) -> None:
         """Paint a BadcasePrediction as the report paints its section: the answer line, the
         calibration (warning above 25 %), the table of badcases, calibration and replay."""
         self.state.prediction = p
         d = p.to_dict()
-        d["sentence"] = _("Badcases: %1 observed, %2 predicted under %3 (95% interval "
-                          "%4 to %5), %6 cases of %7 replayed.") \
-            .replace("%1", str(p.observed_badcases)).replace("%2", f"{p.predicted_badcases:.1f}") \
-            .replace("%3", p.setting["label"]).replace("%4", f"{p.ci_low:.0f}") \
-            .replace("%5", f"{p.ci_high:.0f}").replace("%6", str(p.n_cases)) \
-            .replace("%7", p.run_id)
+        d["sentence"] = _("Badcases: {observed} observed, {predicted} predicted under {setting} (95% interval "
+                          "{low} to {high}), {n_cases} cases of {run} replayed.").format(
+                                  observed=str(p.observed_badcases),
+                                  predicted=by_spec(p.predicted_badcases, '.1f'),
+                                  setting=p.setting["label"], low=by_spec(p.ci_low, '.0f'),
+                                  high=by_spec(p.ci_high, '.0f'), n_cases=str(p.n_cases),
+                                  run=p.run_id)
         self.show_report(d)
         self.status.setText(self.status.text() + "\n" + self.scope_note(p) + "\n" + p.model)
 
@@ -485,17 +482,18 @@ class ReplayPanel(JobControls, Panel):
         """Why Predict's figures differ from Run's: it replays the cohort's time window (its own
         calibration, its own load), Run the whole trace."""
         w = p.window or {}
-        text = _("Predict badcases replays the cohort's window of %1 (%2 s to %3 s, %4 "
+        text = _("Predict badcases replays the cohort's window of {run} ({start} s to {end} s, {requests} "
                  "requests) and calibrates on it; Run replays the whole trace. Preemptions "
-                 "and calibration errors of the two differ as their load differs.") \
-            .replace("%1", p.run_id).replace("%2", f"{w.get('start_s', 0):,.0f}") \
-            .replace("%3", f"{w.get('end_s', 0):,.0f}").replace("%4", f"{w.get('requests', 0):,}")
+                 "and calibration errors of the two differ as their load differs.").format(
+                         run=p.run_id, start=by_spec(w.get('start_s', 0), ',.0f'),
+                         end=by_spec(w.get('end_s', 0), ',.0f'),
+                         requests=by_spec(w.get('requests', 0), ','))
         res = self.state.result
         pre = (p.replay or {}).get("preemptions") or {}
         if res is not None and pre.get("scenario") is not None:
-            text += " " + _("Here: %1 preemptions over the whole trace, %2 in the window.") \
-                .replace("%1", f"{res.summary['preemptions']:,}") \
-                .replace("%2", f"{pre['scenario']:,.0f}")
+            text += " " + _("Here: {trace} preemptions over the whole trace, {window} in the window.").format(
+                    trace=by_spec(res.summary['preemptions'], ','),
+                    window=by_spec(pre['scenario'], ',.0f'))
         return text
 
     def _settings_of_run(self) -> None:
@@ -504,8 +502,6 @@ class ReplayPanel(JobControls, Panel):
         query = self.state.settings_query()
         if query is None:
             return
-        store = self.session.store
-
         def fill(observed: dict) -> None:
             if query.run_id != self.state.run_id or not observed:
                 return
@@ -514,8 +510,8 @@ class ReplayPanel(JobControls, Panel):
             except (TypeError, ValueError) as e:   # a recorded setting that is not a number
                 self._status(str(e), error=True)
             self._show_settings()
-        self.session.runner.submit("replay-settings", lambda ctx: query.run(store),
-                                   fill, self._failed, label=_("Replay: settings"))
+        self.session.store_job("replay-settings", query, fill, self._failed,
+                               label=_("Replay: settings"))
 
     def show_comparison(self, rows: list[dict]) -> None:
         """Fill the observed-vs-replay table from compare.comparison_rows."""
@@ -524,7 +520,7 @@ class ReplayPanel(JobControls, Panel):
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             d = r["diff_pct"]
-            diff = None if d is None else f"{0.0 if abs(d) < 0.05 else d:+.1f}%"  # no "-0.0%"
+            diff = None if d is None else f"{by_spec(0.0 if abs(d) < 0.05 else d, '+.1f')}%"  # no "-0.0%"
             for j, text in enumerate((_(r["label"]), _fmt(r["observed"], r["unit"]),
                                       _fmt(r["replay"], r["unit"]), diff or "–")):
                 item = QTableWidgetItem(text)
@@ -543,8 +539,8 @@ class ReplayPanel(JobControls, Panel):
         if sec.get("predicted_badcases") is not None:
             self.answer.setText(sec.get("sentence") or "")
         else:
-            self.answer.setText(_("No badcase prediction: %1").replace(
-                "%1", str(sec.get("reason") or "")))
+            self.answer.setText(_("No badcase prediction: {reason}").format(
+                    reason=str(sec.get("reason") or "")))
         self.answer.setVisible(True)
         names = {"badcases": _("badcases (observed → predicted)"),
                  "ttft_ms": _("TTFT mean, calibration"),
@@ -561,17 +557,17 @@ class ReplayPanel(JobControls, Panel):
         # the table's labels are long here: give it half the width
         self.split.setSizes([660, 640])
         lines = calibration_lines(cal) if cal else []
-        lines += [_("%1 request(s) dropped: %2").replace("%1", str(k)).replace("%2", why)
+        lines += [_("{n} request(s) dropped: {reason}").format(n=str(k), reason=why)
                   for why, k in (cal.get("dropped") or {}).items()]
         sweeps = sec.get("sweeps") or ([sec["sweep"]] if (sec.get("sweep") or {}).get("rows") else [])
         if sweeps:
             lines += self.show_sweeps(sweeps)
         ea = (sec.get("error_applies") or {}).get("scenario")
         if ea:
-            lines.append(_("Error that applies to the scenario: %1").replace("%1", ea["text"]))
+            lines.append(_("Error that applies to the scenario: {error}").format(error=ea["text"]))
         stopped = (sec.get("budget") or {}).get("stopped")
         if stopped:  # the report's time bound ran out: the section is partial and says why
-            lines.append(_("Partial: %1").replace("%1", stopped))
+            lines.append(_("Partial: {reason}").format(reason=stopped))
         self._status("\n".join([l for l in lines] + [w for w in sec.get("warnings") or []
                                                      if w != cal.get("warning")]))
 
@@ -590,8 +586,9 @@ class ReplayPanel(JobControls, Panel):
         section.SWEEP_MAX_REQUESTS requests)."""
         n, total = sw.get("requests", 0), sw.get("requests_total")
         if total and total > n:
-            return _("the first %1 of %2").replace("%1", f"{n:,}").replace("%2", f"{total:,}")
-        return f"{n:,}"
+            return _("the first {n} of {total}").format(n=by_spec(n, ','),
+                                                        total=by_spec(total, ','))
+        return by_spec(n, ',')
 
     def run_sweep(self) -> None:
         """Replay the chosen run at six capacities (geometric) and plot hit rate and preemptions."""
@@ -633,14 +630,14 @@ class ReplayPanel(JobControls, Panel):
         pre = [int(r["preemptions"]) for r in rows]
         self._stack.setCurrentIndex(1)
         hits = ("" if no_prefix or hit[0] is None or hit[-1] is None else
-                _("prefix-cache hit rate %1 → %2; ")
-                .replace("%1", f"{hit[0]:.3f}").replace("%2", f"{hit[-1]:.3f}"))
-        self._status(_("Sweep from %3 to %4 blocks: ").replace("%3", f"{x[0]:,}")
-                     .replace("%4", f"{x[-1]:,}") + hits
-                     + _("preemptions %5 → %6; %7 request(s) too large for the smallest "
-                         "cache.").replace("%5", f"{pre[0]:,}")
-                     .replace("%6", f"{pre[-1]:,}")
-                     .replace("%7", str(rows[0].get("rejected", 0)))
+                _("prefix-cache hit rate {first} → {last}; ").format(
+                        first=by_spec(hit[0], '.3f'), last=by_spec(hit[-1], '.3f')))
+        self._status(_("Sweep from {smallest} to {largest} blocks: ").format(
+                smallest=by_spec(x[0], ','), largest=by_spec(x[-1], ',')) + hits
+                     + _("preemptions {first} → {last}; {rejected} request(s) too large for the smallest "
+                         "cache.").format(first=by_spec(pre[0], ','),
+                                          last=by_spec(pre[-1], ','),
+                                          rejected=str(rows[0].get("rejected", 0)))
                      + (f" {_(NO_PREFIX)[0].upper()}{_(NO_PREFIX)[1:]}." if no_prefix else ""))
 
     def show_sweeps(self, sweeps: list[dict]) -> list[str]:
@@ -658,22 +655,22 @@ class ReplayPanel(JobControls, Panel):
         for sw in sweeps:
             rows = sw.get("rows") or []
             if not rows:
-                lines.append(_("Capacity sweep of %1: %2").replace(
-                    "%1", str(sw.get("run_id"))).replace("%2", str(sw.get("reason") or "")))
+                lines.append(_("Capacity sweep of {run}: {reason}").format(
+                        run=str(sw.get("run_id")), reason=str(sw.get("reason") or "")))
                 continue
             hits = [r["hit_rate"] for r in rows if r.get("hit_rate") is not None]
             mono = sw.get("monotone")
             verdict = (_(NO_PREFIX) if mono is None else
-                       _("the first-query hit rate %1 as the capacity grows%2").replace(
-                           "%1", _("never falls") if mono else _("FALLS somewhere"))
-                       .replace("%2", f" ({hits[0]:.3f} → {hits[-1]:.3f})" if hits else ""))
-            lines.append(_("Capacity sweep of %1 (%2 requests, %3): %4; preemptions "
-                           "%5 → %6.")
-                         .replace("%1", str(sw.get("run_id"))).replace("%2", self._of_requests(sw))
-                         .replace("%3", str(sw.get("eviction", "")).upper())
-                         .replace("%4", verdict)
-                         .replace("%5", f"{rows[0]['preemptions']:,}")
-                         .replace("%6", f"{rows[-1]['preemptions']:,}"))
+                       _("the first-query hit rate {trend} as the capacity grows{span}").format(
+                               trend=_("never falls") if mono else _("FALLS somewhere"),
+                               span=f" ({by_spec(hits[0], '.3f')} → {by_spec(hits[-1], '.3f')})" if hits else ""))
+            lines.append(_("Capacity sweep of {run} ({requests} requests, {upper}): {verdict}; preemptions "
+                           "{first} → {last}.").format(run=str(sw.get("run_id")),
+                                                       requests=self._of_requests(sw),
+                                                       upper=str(sw.get("eviction", "")).upper(),
+                                                       verdict=verdict,
+                                                       first=by_spec(rows[0]['preemptions'], ','),
+                                                       last=by_spec(rows[-1]['preemptions'], ',')))
         return lines
 
     # -- out of sample --------------------------------------------------------------------------
@@ -686,14 +683,11 @@ class ReplayPanel(JobControls, Panel):
         except RuntimeError as e:
             self._status(str(e), error=True)
             return
-        store = self.session.store
         self.cancel_button.setEnabled(True)
         self._status(_("Validating the replay on the run's ladder…"))
-        self.session.runner.submit(
-            "replay-validate", lambda ctx: job.run(
-                store, progress=lambda d, n: ctx.progress(d, n, "validate"),
-                cancelled=ctx.cancelled),
-            self.show_validation, self._validation_failed, label=_("Replay: validating"),
+        self.session.store_job(
+            "replay-validate", job, self.show_validation, self._validation_failed,
+            label=_("Replay: validating"), progress="validate",
             on_progress=lambda d, n, _t: self._busy("", d, n))
 
     def _validation_failed(self, err: BaseException) -> None:
@@ -714,13 +708,13 @@ class ReplayPanel(JobControls, Panel):
         reasons = [f"{self.validation.mode_name(o['mode'])}: {o.get('reason', '')}"
                    for o in v["validations"] if o["kind"] != "validated"]
         if v["kind"] != "validated":
-            self.show_warning(_("Not validated: %1").replace("%1", "; ".join(reasons)),
+            self.show_warning(_("Not validated: {reasons}").format(reasons="; ".join(reasons)),
                               warn=True)
         else:
             self.show_warning(warning, warn=True)
         unid = {u["reason"] for o in v["validations"] for u in
                 (o.get("fit") or {}).get("unidentified", ())}
-        self._status("\n".join([_("Not identified: %1").replace("%1", u) for u in sorted(unid)]
+        self._status("\n".join([_("Not identified: {names}").format(names=u) for u in sorted(unid)]
                                + ([v["text"]] if v["kind"] != "validated" else [])))
 
     def cancel(self) -> None:

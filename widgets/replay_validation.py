@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from explorer.core.fmt import by_spec
 from explorer.core.viewstate.replay import held_out_rows
 from explorer.core.i18n import _
 
@@ -21,11 +22,11 @@ WARN_ABOVE = 0.25
 def _num(v, unit: str) -> str:
     if v is None:
         return "–"
-    return f"{v:,.1f} {unit}" if abs(v) >= 10 else f"{v:.3f} {unit}"
+    return f"{by_spec(v, ',.1f')} {unit}" if abs(v) >= 10 else f"{by_spec(v, '.3f')} {unit}"
 
 
 def _pct(v) -> str:
-    return "–" if v is None else f"{0.0 if abs(v) < 0.05 else v:+.1f}%"
+    return "–" if v is None else f"{by_spec(0.0 if abs(v) < 0.05 else v, '+.1f')}%"
 
 
 class ValidationView(QWidget):
@@ -75,14 +76,13 @@ class ValidationView(QWidget):
             lay.addWidget(head)
             self.headings[mode] = head
             if one["kind"] != "validated":
-                head.setText(_("Held-out errors, %1: not validated (%2)")
-                             .replace("%1", self.mode_name(mode))
-                             .replace("%2", one.get("reason", "")))
+                head.setText(_("Held-out errors, {mode}: not validated ({reason})").format(
+                        mode=self.mode_name(mode), reason=one.get("reason", "")))
                 lay.addStretch(1)
                 self.row.addWidget(col, 1)
                 continue
-            head.setText(_("Held-out errors, %1: %2").replace("%1", self.mode_name(mode))
-                         .replace("%2", one["text"]))
+            head.setText(_("Held-out errors, {mode}: {errors}").format(
+                    mode=self.mode_name(mode), errors=one["text"]))
             table = self._table(held_out_rows(one))
             lay.addWidget(table, 1)
             self.tables[mode] = table
@@ -97,17 +97,16 @@ class ValidationView(QWidget):
 
     def _sentence(self, one: dict) -> str:
         med = one["median_abs_error"]
-        t, p = (f"{100 * (med[m] or 0):.1f}%" for m in ("ttft_ms", "tpot_ms"))
+        t, p = (f"{by_spec(100 * (med[m] or 0), '.1f')}%" for m in ("ttft_ms", "tpot_ms"))
         if one["mode"] == "loo":
-            return (_("%1: each of %2 settings predicted from the other settings' fits; "
-                      "median |error| of mean TTFT %3, of mean TPOT %4.")
-                    .replace("%1", one["text"]).replace("%2", str(len(one["held_out"])))
-                    .replace("%3", t).replace("%4", p))
-        return (_("%1: fitted at %2 = %3, %4 higher settings predicted; median |error| of "
-                  "mean TTFT %5, of mean TPOT %6.")
-                .replace("%1", one["text"]).replace("%2", one["setting_key"])
-                .replace("%3", f"{one['fit']['setting']:g}")
-                .replace("%4", str(len(one["held_out"]))).replace("%5", t).replace("%6", p))
+            return (_("{mode}: each of {n} settings predicted from the other settings' fits; "
+                      "median |error| of mean TTFT {ttft}, of mean TPOT {tpot}.").format(
+                              mode=one["text"], n=str(len(one["held_out"])), ttft=t, tpot=p))
+        return (_("{mode}: fitted at {setting} = {value}, {n} higher settings predicted; median |error| of "
+                  "mean TTFT {ttft}, of mean TPOT {tpot}.").format(
+                          mode=one["text"], setting=one["setting_key"],
+                          value=by_spec(one['fit']['setting'], 'g'),
+                          n=str(len(one["held_out"])), ttft=t, tpot=p))
 
     def _table(self, rows: list[dict]) -> QTableWidget:
         table = QTableWidget(len(rows), 5)

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.escape import qt_plain_tip
 from explorer.core.report_runs import OVERVIEW, SHOWN, fmt_published
 from explorer.widgets import palette
@@ -37,9 +39,11 @@ def _item(text: str, editable: bool = False) -> QTableWidgetItem:
     it.setFlags(flags | Qt.ItemFlag.ItemIsEditable if editable else flags)
     return it
 
+RUN_VERSIONS = bus.SECTION["run_versions"]  # the note under the table
+
 
 class RunsPanel(Panel):
-    key = "runs"
+    topic = bus.SECTION["runs"]
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
@@ -93,10 +97,10 @@ class RunsPanel(Panel):
         lay.addWidget(split, 1)
         lay.addLayout(foot)
 
-    def on_results(self, update: dict) -> None:
+    def on_results(self, update: bus.Update) -> None:
         super().on_results(update)
-        if "run_versions" in update and self.runs:
-            self._show_note(update["run_versions"])
+        if RUN_VERSIONS in update and self.runs:
+            self._show_note(update.view(RUN_VERSIONS))
 
     def paint(self, runs) -> str | None:
         self.runs = list(runs or [])
@@ -142,7 +146,7 @@ class RunsPanel(Panel):
         if self.table.currentRow() < 0 or self.table.currentRow() >= len(self.runs):
             self.table.selectRow(0)
         self._show_detail()
-        self._show_note(self.session.data.get("run_versions"))
+        self._show_note(self.session.results.view(RUN_VERSIONS))
         return None
 
     def _edited(self, item: QTableWidgetItem) -> None:
@@ -207,7 +211,7 @@ class RunsPanel(Panel):
             return
         regs = [c for c in rv["changes"] if c.get("regression")]
         parts = [f"{c['metric']} {c['stat']} {c['from_version']} → {c['to_version']}: "
-                 f"{c['change_pct']:+.1f} %" for c in regs[:4] if c.get("change_pct") is not None]
+                 f"{by_spec(c['change_pct'], '+.1f')} %" for c in regs[:4] if c.get("change_pct") is not None]
         text = ngettext("Run level (published aggregates, not tested): {n} regression",
                         "Run level (published aggregates, not tested): {n} regressions",
                         len(regs)).format(n=len(regs))
@@ -223,4 +227,4 @@ class RunsPanel(Panel):
 
 
 def _count(v) -> str:
-    return "" if v is None or v != v else f"{int(v):,}"
+    return "" if v is None or v != v else by_spec(int(v), ',')

@@ -6,6 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout
 
+from explorer.core import bus
 from explorer.core.analysis.sla import DEFAULT_THRESHOLDS
 from explorer.core.names import plural
 from explorer.widgets.base import Panel, SelectionLine
@@ -16,7 +17,7 @@ from explorer.core.i18n import _
 
 
 class SlaPanel(SelectionLine, Panel):
-    key = "sla"
+    topic = bus.SECTION["sla"]
     chart = True
 
     def __init__(self, session, parent=None):
@@ -34,8 +35,8 @@ class SlaPanel(SelectionLine, Panel):
             # showed "TTFT <= 0.0 ms"): the session's own, else the analysis' defaults
             given = ((getattr(session, "params", None) or {}).get("sla") or {}).get("thresholds") or {}
             box.setValue(float(given.get(metric, DEFAULT_THRESHOLDS.get(metric, 0.0))))
-            box.setToolTip(_("SLA bound on %1: a request meets the SLA when it did not error and "
-                             "every bound holds").replace("%1", label(metric, False)))
+            box.setToolTip(_("SLA bound on {metric}: a request meets the SLA when it did not error and "
+                             "every bound holds").format(metric=label(metric, False)))
             box.valueChanged.connect(self._edited)
             self.top.addWidget(QLabel(label(metric, False) + " ≤"))
             self.top.addWidget(box)
@@ -67,9 +68,9 @@ class SlaPanel(SelectionLine, Panel):
         if {m: float(v) for m, v in have.items() if m in want} != want:
             self.session.set_params("sla", thresholds={**extra, **want})
 
-    def on_results(self, update: dict) -> None:
-        if "sla_diagnosis" in update:
-            d = update["sla_diagnosis"]
+    def on_results(self, update: bus.Update) -> None:
+        if (diagnosis := bus.SECTION["sla_diagnosis"]) in update:
+            d = update.view(diagnosis)
             self.diagnosis = d if isinstance(d, dict) and "windows" in d else None
             self._paint_time()
         super().on_results(update)
@@ -92,8 +93,8 @@ class SlaPanel(SelectionLine, Panel):
         from explorer.core.selection import And, InSet, Range
         pred = And(InSet("run_id", (str(period["run_id"]),)),
                    Range("arrival_s", float(period["start_s"]), float(period["end_s"])))
-        text = _("SLA: violation period of %1 (%2 windows)").replace(
-            "%1", str(period["run_id"])).replace("%2", str(period.get("windows")))
+        text = _("SLA: violation period of {run} ({windows} windows)").format(
+                run=str(period["run_id"]), windows=str(period.get("windows")))
         self.session.set_selection(pred, text, requests=True,
                                    source=("sla_period", period["run_id"], period["start_s"],
                                            period["end_s"]))
@@ -129,11 +130,11 @@ class SlaPanel(SelectionLine, Panel):
         if not sla:
             return ""
         if not sla.get("judged"):
-            return _("%1: none of its cases' requests can be judged against the SLA") \
-                .replace("%1", self.selection_name())
-        return _("%1: %2 of %3 judged meet the SLA (the whole cohort: %4)") \
-            .replace("%1", self.selection_name()).replace("%2", share(sla.get("attainment"))) \
-            .replace("%3", plural(sla['judged'], "request")).replace("%4", share(sla.get("cohort_attainment")))
+            return _("{selection}: none of its cases' requests can be judged against the SLA").format(
+                    selection=self.selection_name())
+        return _("{selection}: {met} of {judged} judged meet the SLA (the whole cohort: {cohort})").format(
+                selection=self.selection_name(), met=share(sla.get("attainment")),
+                judged=plural(sla['judged'], "request"), cohort=share(sla.get("cohort_attainment")))
 
     def copy_text(self) -> str:
         if not isinstance(self.value, dict):

@@ -19,6 +19,8 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton,
                                QStackedWidget, QToolTip, QVBoxLayout, QWidget)
 
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.viewstate.timeline import (WINDOW_RANGE_S, TimelineQuery, TimelineState,
                                               TimelineView, Unbound)
 from explorer.widgets.base import off_screen, watch_dock
@@ -128,15 +130,13 @@ class TimelinePanel(QWidget):
         self._follow_later = None  # a request opened (by the user) replaces a pending follow
         if self.session is None:
             return self._fail(_("Nothing loaded yet."))
-        store = self.session.store
-        self.session.runner.submit("timeline", lambda _ctx: query.run(store),
-                                   lambda view: self._fetched(view, record), self._on_error,
-                                   label=_("Opening request timeline"))
+        self.session.store_job("timeline", query, lambda view: self._fetched(view, record),
+                               self._on_error, label=_("Opening request timeline"))
 
     def _fetched(self, view, record: bool) -> None:
         if isinstance(view, Unbound):
-            self.msg.setText(_("Case %1 is not bound to a trace request.")
-                             .replace("%1", view.case_id))
+            self.msg.setText(_("Case {case} is not bound to a trace request.").format(
+                    case=view.case_id))
             self.stack.setCurrentIndex(0)
             return
         self.show_view(view, record)
@@ -162,11 +162,11 @@ class TimelinePanel(QWidget):
         self.view.clear()
         self.stack.setCurrentIndex(0)
 
-    def _on_results(self, update: dict) -> None:
+    def _on_results(self, update: bus.Update) -> None:
         # follow the cohort's worst badcase until the user opens a request of their own; off
         # screen (a tab behind another) only once shown: the query and the painting cost
         # about a second of a drop at 1M requests that nobody would see
-        frame = update.get("frame")
+        frame = update.get(bus.FRAME)
         if not isinstance(frame, pd.DataFrame):
             return
         if off_screen(self):
@@ -229,10 +229,9 @@ class TimelinePanel(QWidget):
         notes = list(tl["notes"]) + ([view.note] if view.note else [])
         notes += sorted({p["note"] for p in tl["phases"] if p["note"] and p["kind"] != "preempted"})
         nb = view.nb
-        text = (_("%1 neighbour in flight within ± %2 s.") if len(nb) == 1 else
-                _("%1 neighbours in flight within ± %2 s."))
-        self.readout.setText(text.replace("%1", f"{len(nb):,}")
-                             .replace("%2", f"{view.window_s:g}")
+        text = (_("{n} neighbour in flight within ± {window} s.") if len(nb) == 1 else
+                _("{n} neighbours in flight within ± {window} s."))
+        self.readout.setText(text.format(n=by_spec(len(nb), ','), window=by_spec(view.window_s, 'g'))
                              + "".join(f" {_sentence(n)}" for n in notes))
         self.stack.setCurrentIndex(1)
         self.requestShown.emit(*self.current)

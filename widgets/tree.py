@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene, QLabel, QSpinBox, QVBoxLayout
 
+from explorer.core import bus
 from explorer.widgets import palette
 from explorer.widgets.base import Panel
 from explorer.widgets.painters.tree import MAX_NODE_W, paint_tree, tree_tsv
@@ -31,7 +32,7 @@ class _View(ZoomView):
 
 
 class TreePanel(Panel):
-    key = "tree"
+    topic = bus.SECTION["tree"]
     chart = True
 
     def __init__(self, session, parent=None):

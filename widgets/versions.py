@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout
 
+from explorer.core import bus
 from explorer.core.i18n import _
 from explorer.core.names import plural
 from explorer.widgets import palette
@@ -17,7 +18,7 @@ from explorer.widgets.tablemodel import RowsModel, sortable
 
 
 class VersionsPanel(SelectionLine, Panel):
-    key = "versions"
+    topic = bus.SECTION["versions"]
     chart = True
 
     def __init__(self, session, parent=None):
@@ -94,10 +95,12 @@ class VersionsPanel(SelectionLine, Panel):
         rows = (self.selection or {}).get("versions") or []
         if not rows:
             return ""
-        parts = [_("%1: %2 (%3)").replace("%1", r["engine_version"])
-                 .replace("%2", plural(r['n'], "case")).replace("%3", plural(r['n_bad'], "badcase"))
+        parts = [_("{version}: {cases} ({badcases})").format(
+                version=r["engine_version"], cases=plural(r['n'], "case"),
+                badcases=plural(r['n_bad'], "badcase"))
                  for r in sorted(rows, key=lambda r: -r["n"])]
-        return _("%1 ran on %2").replace("%1", self.selection_name()).replace("%2", "; ".join(parts))
+        return _("{selection} ran on {versions}").format(selection=self.selection_name(),
+                                                         versions="; ".join(parts))
 
     def copy_text(self) -> str:
         """The table as TSV (every row, full text), then the selection's releases."""

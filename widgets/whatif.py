@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
+from explorer.core.fmt import by_spec
+from explorer.core import bus
 from explorer.core.i18n import _, pgettext
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGraphicsScene,
@@ -36,7 +38,8 @@ from explorer.core.viewstate.whatif import (NO_CASES, SCALE_METRICS, SCALE_PCT_R
 if TYPE_CHECKING:  # imported with DoWhy, in the worker
     from explorer.core.analysis.whatif.scale import ScaleDict
     from explorer.core.analysis.whatif.scenario import WhatIfSection
-from explorer.session import Failure
+from explorer.core.bus import Failure
+from explorer.core.viewstate.store_jobs import GetSetting, SetSetting
 from explorer.widgets import palette
 from explorer.widgets.base import JobControls, Panel
 from explorer.widgets.painters.common import label
@@ -52,7 +55,7 @@ SLIDER_STEPS = 1000
 class WhatIfPanel(JobControls, Panel):
     """WhatIfPanel(session). Paints the cohort frame's what-if; see the module doc."""
 
-    key = "frame"
+    topic = bus.FRAME
     wrap_controls = True
 
     def __init__(self, session, parent=None):
@@ -249,12 +252,13 @@ class WhatIfPanel(JobControls, Panel):
         """The causal graph in use: the default one is parsed on first use, not at start-up."""
         return self.state.graph
 
-    def on_results(self, update: dict) -> None:
-        if "frame" in update:
-            self.state.delivered = "whatif" in update   # a report brings its result: no rerun
+    def on_results(self, update: bus.Update) -> None:
+        whatif = bus.SECTION["whatif"]
+        if bus.FRAME in update:
+            self.state.delivered = whatif in update   # a report brings its result: no rerun
             super().on_results(update)
-        if "whatif" in update:
-            self.show_whatif(update["whatif"])
+        if whatif in update:
+            self.show_whatif(update.view(whatif))
 
     def paint(self, frame: Any) -> str | None:
         """Take a new cohort frame: fill the pickers and, when the panel is visible, run."""
@@ -416,15 +420,16 @@ class WhatIfPanel(JobControls, Panel):
             return
         kind, n = applies
         if kind == "selected":
-            text = _("Scenario for the %1 selected cases.").replace("%1", f"{n:,}")
+            text = _("Scenario for the {n} selected cases.").format(n=by_spec(n, ','))
         else:
-            text = _("Scenario for the cluster's %1 badcases (select cases elsewhere to "
-                     "change this).").replace("%1", f"{n:,}")
+            text = _("Scenario for the cluster's {n} badcases (select cases elsewhere to "
+                     "change this).").format(n=by_spec(n, ','))
         self.applies.setText(text)
 
     def _sla_thresholds(self) -> dict | None:
         """The SLA panel's thresholds (the session's "sla" result), so SLA met is judged alike."""
-        sla = self.session.data.get("sla") if hasattr(self.session, "data") else None
+        sla = self.session.results.view(bus.SECTION["sla"]) \
+            if hasattr(self.session, "results") else None
         if isinstance(sla, dict) and isinstance(sla.get("thresholds"), dict):
             return dict(sla["thresholds"])
         # the SLA analysis not run yet (its tab never shown, Session.deferred): the thresholds
@@ -532,8 +537,8 @@ class WhatIfPanel(JobControls, Panel):
             self.notes.setText("\n".join(value.get("warnings") or []))
             n, nd = value.get("n"), value.get("n_dropped")
             self.method.setText((value.get("method") or "") + (
-                f" · n = {int(n):,}" if isinstance(n, (int, float)) else "") + (
-                ", " + _("%1 dropped").replace("%1", f"{int(nd):,}")
+                f" · n = {by_spec(int(n), ',')}" if isinstance(n, (int, float)) else "") + (
+                ", " + _("{n} dropped").format(n=by_spec(int(nd), ','))
                 if isinstance(nd, (int, float)) and nd else ""))
             self._fill_pickers()   # the result's treatment, outcome and value
             self.draw_graph()
@@ -598,22 +603,17 @@ class WhatIfPanel(JobControls, Panel):
         self.state.set_graph(text)
         self.apply_button.setEnabled(False)
         if save:
-            store_holder = self.session
-            self.session.runner.submit(
-                "whatif-graph", lambda ctx: store_holder.store.set_setting(SETTING, text),
-                lambda _r: None, lambda e: self._status(str(e), error=True),
-                label=_("Saving the causal graph"))
+            self.session.store_job("whatif-graph", SetSetting(SETTING, text), lambda _r: None,
+                                   lambda e: self._status(str(e), error=True),
+                                   label=_("Saving the causal graph"))
         if self.frame is not None:
             self._fill_pickers()
         self._inputs_changed()
         return True
 
     def _load_graph_setting(self) -> None:
-        holder = self.session
-        self.session.runner.submit("whatif-graph-load",
-                                   lambda ctx: holder.store.get_setting(SETTING),
-                                   self._graph_loaded, lambda e: None,
-                                   label=_("Reading the causal graph"))
+        self.session.store_job("whatif-graph-load", GetSetting(SETTING), self._graph_loaded,
+                               lambda e: None, label=_("Reading the causal graph"))
 
     def _graph_loaded(self, text: Any) -> None:
         new = text if isinstance(text, str) and text.strip() else default_graph_text()
@@ -642,9 +642,10 @@ class WhatIfPanel(JobControls, Panel):
         if self.result:
             return summary(self.result)
         if self.message() is None and self.treatment.currentData():
-            return _("What-if (not run yet): set %1 to %2, effect on %3").replace(
-                "%1", self.treatment.currentText()).replace("%2", f"{self.set_box.value():g}").replace(
-                "%3", self.outcome.currentText())
+            return _("What-if (not run yet): set {treatment} to {value}, effect on {outcome}").format(
+                    treatment=self.treatment.currentText(),
+                    value=by_spec(self.set_box.value(), 'g'),
+                    outcome=self.outcome.currentText())
         return super().copy_text()
 
     def closeEvent(self, ev):

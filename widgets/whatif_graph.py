@@ -73,15 +73,15 @@ class GraphEditor(QWidget):
             g = parse_graph(text, source=_("graph"), known=known)
         except InputError as e:
             self.graph_status.setText(e.message if e.line is None else
-                                      _("line %1: %2").replace("%1", str(e.line))
-                                      .replace("%2", e.message))
+                                      _("line {line}: {message}").format(
+                                              line=str(e.line), message=e.message))
             self.graph_status.setStyleSheet(f"color: {palette.BAD};")
             self._mark_line(e.line)
             self.apply_button.setEnabled(False)
             return False
         self._mark_line(None)
-        self.graph_status.setText(_("Valid: %1 nodes, %2 edges, acyclic.")
-                                  .replace("%1", str(len(g.nodes))).replace("%2", str(len(g.edges))))
+        self.graph_status.setText(_("Valid: {nodes} nodes, {edges} edges, acyclic.").format(
+                nodes=str(len(g.nodes)), edges=str(len(g.edges))))
         self.graph_status.setStyleSheet(f"color: {palette.ACCENT};")
         self.apply_button.setEnabled(text != self._applied())
         return True

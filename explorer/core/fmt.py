@@ -42,6 +42,13 @@ def localized(number: str, lang: str | None = None) -> str:
     return number.translate(table) if table else number
 
 
+def by_spec(v: Any, spec: str) -> str:
+    """`v` written by a Python format spec ("," ".1f" "+.3g" ",.0f") with the reader's signs
+    (localized): how a panel writes a number that none of the writers below fits (counts in a
+    sentence, a setting, an axis tick); format(v, spec) in English and Chinese."""
+    return localized(format(v, spec))
+
+
 def is_missing(v: Any) -> bool:
     """None, NaN or something that is not a number."""
     if v is None:

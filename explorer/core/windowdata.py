@@ -1,5 +1,5 @@
 """The window's data, Qt-free: what explorer.session's worker jobs compute and send on the
-results bus (the payload keys are listed in explorer/session.py): the analyses of a cohort
+results bus (its topics and value types: explorer/core/bus.py): the analyses of a cohort
 through the one pipeline (analyse, analyse_section), the selection's payload, the case and
 request rows, the counts and the clusters; a failed analysis as Failure. Runs in workers;
 unit-tested without Qt (explorer.session re-exports every name)."""
@@ -9,12 +9,12 @@ import copy
 import dataclasses
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 import pandas as pd
 
 from explorer.core import sections
+from explorer.core.bus import Failure, Published, published
 from explorer.core.i18n import _
 from explorer.core.names import DEMO_NOTE
 from explorer.core.sqlutil import load_query
@@ -34,14 +34,6 @@ CASE_LIMIT = 5000  # rows fetched for the case table
 REQUEST_LIMIT = 500  # rows of a heatmap cell's request list
 REQUEST_COLUMNS = ["run_id", "request_id", "arrival_s", "ttft_ms", "tpot_ms", "queue_ms",
                    "e2e_ms", "num_preemptions", "kv_cache_hit_rate"]
-
-
-@dataclass(frozen=True)
-class Failure:
-    """An analysis (or load) that did not produce a result. nodata=True when the reason is
-    missing data (core.errors.NoData) rather than a fault; message is for the user."""
-    message: str
-    nodata: bool = False
 
 
 def to_payload(value: Any) -> Any:
@@ -178,7 +170,7 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     partial results published through ctx once cohort, comparison and tree are there, and the
     heatmap's cells of the cohort's cases. keys: the sections to run (default ANALYSIS_KEYS; the
     window defers those on tabs nobody sees, Session.deferred). Returns (payload, result objects,
-    the frame's bytes): frame_bytes, counted on the case rows' thread once they are fetched
+    the frame's bytes): a section's payload is its bus.Published (or Failure); frame_bytes, counted on the case rows' thread once they are fetched
     (0.45-0.8 s at 10M requests, mostly the object columns, hidden behind the analyses)."""
 
     from explorer.core.analysis import SectionError, cohort_frame
@@ -195,7 +187,7 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
     cases = None  # the case rows, fetched on a cursor of their own beside the analyses
 
     def on_result(key: str, result) -> None:
-        objects[key], out[key] = result, to_payload(result)
+        objects[key], out[key] = result, published(key, to_payload(result), result)
         if key == "tree":
             out["cases"] = cases.result()
             if ctx is not None:
@@ -218,10 +210,14 @@ def analyse(store: Store, cohort, params: dict, cache: dict, ctx: JobContext | N
 
 
 def _with_case_cells(out: dict, objects: dict, frame) -> None:
-    """The heatmap payload with its cells of the cohort's cases (the selection outline)."""
-    if isinstance(out.get("heatmap"), dict) and isinstance(frame, pd.DataFrame) and len(frame):
+    """The heatmap's Published with its cells of the cohort's cases (the selection outline)
+    in its view."""
+    hm = out.get("heatmap")
+    if isinstance(hm, Published) and isinstance(hm.view, dict) and \
+            isinstance(frame, pd.DataFrame) and len(frame):
         from explorer.core.analysis.selected import cell_counts  # the cohort's cases per cell
-        out["heatmap"] = {**out["heatmap"], "case_cells": cell_counts(objects["heatmap"], frame)}
+        out["heatmap"] = dataclasses.replace(
+            hm, view={**hm.view, "case_cells": cell_counts(objects["heatmap"], frame)})
 
 
 def analyse_section(store: Store, cohort, params: dict, cache: dict, key: str,
@@ -238,6 +234,6 @@ def analyse_section(store: Store, cohort, params: dict, cache: dict, key: str,
     res = sections.run(store, cohort, params, keys=(key,), cache=cache,
                        cancelled=ctx.cancelled if ctx is not None else None,
                        oom_is_section_error=True, **given)[key]
-    out = {key: to_payload(res)}
+    out = {key: published(key, to_payload(res), res)}
     _with_case_cells(out, {key: res}, frame)
     return out[key], res

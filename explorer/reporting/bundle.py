@@ -89,8 +89,7 @@ def _render_panels(doc, out_dir, frame, svg, timeline, store, failed, caught,
     session = Session(store if store is not None else Store())
     panels = _start_panels(session, failed)
     payload = _payload(doc, frame)
-    session.data.update(payload)
-    session.resultsChanged.emit(payload)
+    session.publish(payload)
     pictures = _Pictures(out_dir, svg, caught, notes)
 
     # what the first emit raised in a panel's slot belongs to that panel alone

@@ -12,6 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
+from explorer.core.fmt import by_spec
 from explorer.core import sections
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
@@ -193,7 +194,8 @@ def badcase_table(cases, limit: int = CASES_LISTED) -> str:
     total = max(int(cases.attrs.get("total") or 0), len(cases))
     shown = cases.head(limit)
     note = "<p class='why'>" + esc(
-        _("The first {shown:,} of {total:,} badcases, by case id.").format(shown=len(shown), total=total)
+        _("The first {shown:,} of {total:,} badcases, by case id.").format(
+                shown=len(shown), total=total)
         if len(shown) < total else
         _("The {badcases}, by case id.").format(badcases=plural(total, "badcase")) if total == 1 else
         _("All {badcases}, by case id.").format(badcases=plural(total, "badcase"))) + "</p>"
@@ -225,7 +227,7 @@ def provenance_html(doc: dict) -> str:
     grouped = len(loaded) > MD_MAX_INPUTS  # as report.md: per folder and format beyond that
     if grouped:
         rows = ["<tr>" + "".join(f"<td>{esc(str(x))}</td>" for x in (
-            folder_files(folder, n), fmt, "–", f"{loaded_rows:,}", f"{skipped:,}", ""))
+            folder_files(folder, n), fmt, "–", by_spec(loaded_rows, ','), by_spec(skipped, ','), ""))
             + "</tr>" for folder, fmt, n, loaded_rows, skipped in input_groups(files)]
         files = [f for f in files if f.get("error") or f.get("ignored")]
     for f in files:

@@ -59,7 +59,7 @@ def test_choosing_a_cluster_updates_the_comparison(loaded, qtbot):
     panel = window.panels["clusters"]
     proxy = panel.proxy
     row = next(r for r in range(proxy.rowCount()) if proxy.index(r, 0).data() == "format error")
-    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "comparison" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "comparison" in u.names()):
         panel.view.selectRow(row)
     assert s.cluster == "format error"
     comp = {r["metric"]: r for r in s.data["comparison"]}
@@ -102,7 +102,7 @@ def test_clicking_a_heatmap_cell_selects_its_requests(loaded, qtbot):
     window, req, cases = loaded
     s = window.session
     on_screen(window, qtbot, "heatmap")  # its analysis waits for its tab (Session.deferred)
-    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "heatmap" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "heatmap" in u.names()):
         s.set_params("heatmap", level="request", x_metric="tpot_ms", y_metric="queue_ms",
                      value_metric="e2e_ms")
     hm = s.data["heatmap"]
@@ -128,7 +128,7 @@ def test_a_result_for_an_older_cluster_is_dropped(loaded, qtbot):
     dropped = []
     s.runner.dropped.connect(dropped.append)
     seen = []
-    s.resultsChanged.connect(lambda u: seen.append(u["cohort"]["cluster"]) if isinstance(u.get("cohort"), dict) else None)
+    s.resultsChanged.connect(lambda u: seen.append(u.names()["cohort"]["cluster"]) if isinstance(u.names().get("cohort"), dict) else None)
     s.set_cluster("format error")
     s.set_cluster("单位换算")  # the user changed their mind before the first run finished
     qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)

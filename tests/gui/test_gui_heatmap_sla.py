@@ -55,7 +55,7 @@ def test_sla_thresholds_are_edited_in_the_window(loaded, qtbot):
     panel = on_screen(window, qtbot, "sla")
     assert panel.thresholds["ttft_ms"].value() == 500 and panel.thresholds["tpot_ms"].value() == 50
     # UI -> model: a tighter TTFT bound recomputes the attainment
-    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "sla" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "sla" in u.names()):
         panel.thresholds["ttft_ms"].setValue(200)
     sla = s.data["sla"]
     assert sla["thresholds"] == {"ttft_ms": 200.0, "tpot_ms": 50.0}
@@ -63,6 +63,6 @@ def test_sla_thresholds_are_edited_in_the_window(loaded, qtbot):
     assert sla["attainment"]["share"] == pytest.approx(met)
     assert "TTFT ≤ 200 ms" in panel.summary.text()
     # model -> UI: thresholds set elsewhere show in the boxes
-    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "sla" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "sla" in u.names()):
         s.set_params("sla", thresholds={"ttft_ms": 800.0, "tpot_ms": 30.0})
     assert panel.thresholds["ttft_ms"].value() == 800 and panel.thresholds["tpot_ms"].value() == 30

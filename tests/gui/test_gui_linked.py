@@ -47,7 +47,7 @@ def test_highlighted_cluster_row_is_the_cohort(loaded, qtbot):
 def test_header_control_reads_size_and_categories(loaded, qtbot):
     window, req, cases = loaded
     s = window.session
-    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "cohort" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "cohort" in u.names()):
         s.set_cluster("format error")
     bad = cases[(~cases["correct"]) & (cases["cluster"] == "format error")]
     cats = sorted(set(bad["category"]))
@@ -69,7 +69,7 @@ def test_distribution_legend_is_rebuilt_not_stacked(loaded, qtbot, qtlog):
     with qtbot.waitSignal(s.selectedCasesChanged, timeout=30000, check_params_cb=lambda ids: ids is not None):
         s.select_tree_node(node["id"])
     for name in [n for n in ("单位换算", "format error", "计算错误") if n != s.cluster]:
-        with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "frame" in u):
+        with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "frame" in u.names()):
             s.set_cluster(name)
     with qtbot.waitSignal(s.selectedCasesChanged, timeout=30000, check_params_cb=lambda ids: ids is not None):
         s.select_tree_node(node["id"])
@@ -107,7 +107,7 @@ def test_tree_node_labels_fit_their_boxes(app):
 def _heatmap_on_request_level(window, qtbot):
     s = window.session
     on_screen(window, qtbot, "heatmap")  # its analysis waits for its tab (Session.deferred)
-    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "heatmap" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=60000, check_params_cb=lambda u: "heatmap" in u.names()):
         s.set_params("heatmap", level="request", x_metric="tpot_ms", y_metric="queue_ms",
                      value_metric="e2e_ms")
     return s.data["heatmap"]

@@ -119,7 +119,7 @@ def test_case_caption_counts_the_whole_cohort_when_the_list_is_capped(session, q
     n, bad, listed = 6200, 3275, 5000
     frame = pd.DataFrame({"case_id": [f"c{i}" for i in range(n)],
                           "badcase": [1] * bad + [0] * (n - bad)})
-    session.data["frame"] = frame
+    session.publish({"frame": frame})
     rows = pd.DataFrame({"case_id": frame["case_id"][:listed], "prompt": "q", "prediction": "a",
                          "correct": [False] * bad + [True] * (listed - bad), "cluster": None,
                          "category": "x", "run_id": None, "request_id": None, "level": None})

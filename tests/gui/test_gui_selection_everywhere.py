@@ -14,7 +14,7 @@ from tests.gui.conftest import on_screen, painted
 
 def _wait_selection(s, qtbot, act):
     with qtbot.waitSignal(s.resultsChanged, timeout=60000,
-                          check_params_cb=lambda u: isinstance(u.get("selection"), dict)):
+                          check_params_cb=lambda u: isinstance(u.names().get("selection"), dict)):
         act()
     return s.data["selection"]
 
@@ -87,7 +87,7 @@ def test_tree_node_reaches_every_view_and_esc_clears_them(loaded, qtbot):
     name = f"Decision tree: {node_condition(s.objects['tree'], node['id'])}"  # by its condition
     assert "node" not in name
     _assert_every_view_follows(window, sel, name)
-    with qtbot.waitSignal(s.resultsChanged, timeout=30000, check_params_cb=lambda u: "selection" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=30000, check_params_cb=lambda u: "selection" in u.names()):
         QTest.keyClick(window, Qt.Key.Key_Escape)
     _assert_every_view_cleared(window)
 
@@ -136,7 +136,7 @@ def test_picked_cases_and_a_brushed_range_are_selections_too(loaded, qtbot):
     _assert_every_view_follows(window, sel, s.selection_label)
     assert s.selection_label.startswith("Distributions: TPOT")
     # unticking the brush clears the selection it made
-    with qtbot.waitSignal(s.resultsChanged, timeout=30000, check_params_cb=lambda u: "selection" in u):
+    with qtbot.waitSignal(s.resultsChanged, timeout=30000, check_params_cb=lambda u: "selection" in u.names()):
         dist.brush.setChecked(False)
     _assert_every_view_cleared(window)
 
@@ -150,7 +150,7 @@ def test_a_selection_is_answered_again_when_the_analyses_rerun(loaded, qtbot):
     node = next(n for n in s.data["tree"]["nodes"] if n["parent"] is not None)
     _wait_selection(s, qtbot, lambda: s.select_tree_node(node["id"]))
     with qtbot.waitSignal(s.resultsChanged, timeout=60000,
-                          check_params_cb=lambda u: isinstance(u.get("selection"), dict)):
+                          check_params_cb=lambda u: isinstance(u.names().get("selection"), dict)):
         s.set_params("heatmap", level="request", x_metric="tpot_ms", y_metric="queue_ms",
                      value_metric="e2e_ms")
     hm = s.data["heatmap"]

@@ -58,7 +58,13 @@ def test_analyse_keeps_the_store_connection_on_its_thread(make, cluster):
     out, _, nbytes = analyse(store, Cohort(cluster), {}, {})
     assert guard.foreign == []
     if cluster == "k":
-        assert isinstance(out["comparison"], list) and isinstance(out["tree"], dict)
+        # a section travels as its registry entry, its frozen result and its report-JSON view
+        from explorer.core import sections
+        from explorer.core.analysis.results import TreeResult
+        tree = out["tree"]
+        assert tree.section is sections.BY_KEY["tree"] and isinstance(tree.result, TreeResult)
+        assert tree.view == tree.result.to_dict()
+        assert isinstance(out["comparison"].view, list) and isinstance(tree.view, dict)
         assert len(out["cases"]) == 400
         assert nbytes == int(out["frame"].memory_usage(deep=True).sum()) > 0
     else:  # an empty cohort: both sections say why, none fails

@@ -159,8 +159,8 @@ def test_compare_draws_the_typical_control_on_the_same_axis(loaded, panel, qtbot
 
 def test_empty_nan_and_unknown_inputs_say_why(loaded, panel, qtbot):
     session, run, _ok = loaded
-    session.resultsChanged.emit({"frame": pd.DataFrame(columns=["case_id", "grp", "run_id", "request_id"])})
-    session.resultsChanged.emit({"frame": pd.DataFrame([{"case_id": "e:1", "grp": "bad", "run_id": math.nan,
+    session.publish({"frame": pd.DataFrame(columns=["case_id", "grp", "run_id", "request_id"])})
+    session.publish({"frame": pd.DataFrame([{"case_id": "e:1", "grp": "bad", "run_id": math.nan,
                                                          "request_id": math.nan, "tpot_ms": math.nan}])})
     assert panel.stack.currentIndex() == 0 and "Select a case" in panel.msg.text()
     with qtbot.waitSignal(panel.failed, timeout=TIMEOUT) as sig:
@@ -195,13 +195,13 @@ def test_a_new_cohort_opens_its_worst_badcase_until_the_user_picks(loaded, panel
                              "run_id": run, "request_id": bad, "tpot_ms": [tpot[b] for b in bad]})
     first, second = ids[:5], ids[5:10]
     with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
-        session.resultsChanged.emit({"frame": frame(first)})
+        session.publish({"frame": frame(first)})
     assert sig.args[1] == max(first, key=tpot.get)
     with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
-        session.resultsChanged.emit({"frame": frame(second)})
+        session.publish({"frame": frame(second)})
     assert sig.args[1] == max(second, key=tpot.get)
     _open(qtbot, panel, run, ids[20])  # the user's own choice is kept
-    session.resultsChanged.emit({"frame": frame(first)})
+    session.publish({"frame": frame(first)})
     qtbot.waitUntil(lambda: session.runner.pending() == 0, timeout=TIMEOUT)
     assert panel.current == (run, ids[20])
 
@@ -236,7 +236,7 @@ def test_the_panel_never_touches_the_store_on_the_ui_thread(loaded, panel, qtbot
                               "request_id": ids[5:7], "tpot_ms": [50.0, 10.0]})
         panel.clear()
         with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT) as sig:
-            session.resultsChanged.emit({"frame": frame})       # follows the worst badcase
+            session.publish({"frame": frame})       # follows the worst badcase
         assert sig.args == [run, ids[5]]
         with qtbot.waitSignal(panel.requestShown, timeout=TIMEOUT):
             panel.compare.setChecked(True)

@@ -202,7 +202,7 @@ READERS = {"header": read_header, "clusters": read_clusters, "comparison": read_
 # -- scenarios ---------------------------------------------------------------------------------
 def _wait_selection(s, qtbot, act):
     with qtbot.waitSignal(s.resultsChanged, timeout=60000,
-                          check_params_cb=lambda u: isinstance(u.get("selection"), dict)):
+                          check_params_cb=lambda u: isinstance(u.names().get("selection"), dict)):
         act()
     qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
 

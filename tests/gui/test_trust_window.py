@@ -25,7 +25,7 @@ def test_a_long_cluster_name_and_a_selection_fit_a_laptop_screen(window, qtbot):
     tree = s.data["tree"]
     node = max((n for n in tree["nodes"] if n["parent"] is not None), key=lambda n: n["depth"])
     with qtbot.waitSignal(s.resultsChanged, timeout=60000,
-                          check_params_cb=lambda u: isinstance(u.get("selection"), dict)):
+                          check_params_cb=lambda u: isinstance(u.names().get("selection"), dict)):
         s.select_tree_node(node["id"])
     qtbot.waitUntil(lambda: s.runner.pending() == 0, timeout=60000)
     painted(window)

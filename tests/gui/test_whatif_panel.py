@@ -52,7 +52,7 @@ def test_frame_in_runs_and_paints_the_same_numbers_as_the_core(panel, session, q
     assert panel.apply_graph(save=False)
     panel.show()
     frame = cohort_frame()
-    session.resultsChanged.emit({"frame": frame})      # model -> UI: runs by itself
+    session.publish({"frame": frame})      # model -> UI: runs by itself
     qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
     _finish(panel, qtbot)
     d = panel.result
@@ -79,7 +79,7 @@ def test_slider_sets_the_scenario_value(panel, session, qtbot):
     panel.editor.setPlainText(GRAPH)
     panel.apply_graph(save=False)
     panel.show()
-    session.resultsChanged.emit({"frame": cohort_frame(seed=1)})
+    session.publish({"frame": cohort_frame(seed=1)})
     qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
     _finish(panel, qtbot)
     panel.slider.setValue(900)                          # UI -> model: 0.9 on [0, 1]
@@ -103,7 +103,7 @@ def test_selection_changes_the_cases_the_scenario_applies_to(panel, session, qtb
     panel.editor.setPlainText(GRAPH)
     panel.apply_graph(save=False)
     frame = cohort_frame(seed=2)
-    session.resultsChanged.emit({"frame": frame})
+    session.publish({"frame": frame})
     session.selected_cases = frozenset(frame["case_id"][:100])
     session.selectedCasesChanged.emit(session.selected_cases)
     assert "100 selected cases" in panel.applies.text()
@@ -142,7 +142,7 @@ def _start_run(panel, session, seed):
     """The test graph applied, a cohort frame in, the panel shown and a run started."""
     panel.editor.setPlainText(GRAPH)
     panel.apply_graph(save=False)
-    session.resultsChanged.emit({"frame": cohort_frame(seed=seed)})
+    session.publish({"frame": cohort_frame(seed=seed)})
     panel.show()
     panel.run()
 
@@ -182,11 +182,11 @@ def test_a_reports_result_is_painted_without_rerunning(panel, session, qtbot):
     frame = cohort_frame(seed=4)
     d = W.run_whatif(frame, set_value=0.67, graph_text=GRAPH, refute=False).to_dict()
     panel.show()
-    session.resultsChanged.emit({"whatif": d, "frame": frame})
+    session.publish({"whatif": d, "frame": frame})
     assert panel.jobs.pending() == 0                  # nothing recomputed
     assert panel.message() is None and panel.result["estimate"] == d["estimate"]
     assert "0.67" in panel.headline.text()
-    session.resultsChanged.emit({"whatif": {"status": "no_data", "reason": "not requested"}})
+    session.publish({"whatif": {"status": "no_data", "reason": "not requested"}})
     assert panel.headline.text() == "not requested" and panel.table.rowCount() == 0
 
 
@@ -214,8 +214,8 @@ def test_sla_scaling_row(panel, session, qtbot):
     g = GRAPH.replace("}", " queue_ms -> ttft_ms; ttft_ms -> sla_met; tpot_ms -> sla_met; }")
     panel.editor.setPlainText(g)
     assert panel.apply_graph(save=False)
-    session.data["sla"] = {"thresholds": {"ttft_ms": 400.0, "tpot_ms": 60.0}}
-    session.resultsChanged.emit({"frame": frame})
+    session.publish({"sla": {"thresholds": {"ttft_ms": 400.0, "tpot_ms": 60.0}}})
+    session.publish({"frame": frame})
     assert panel.scale_metric.currentData() == "queue_ms" and panel.scale_pct.value() == -20
     panel.show()                                        # runs the what-if and the SLA line
     qtbot.waitUntil(lambda: panel.scale is not None and panel.scale["metric"] == "queue_ms",

@@ -17,7 +17,7 @@ def test_session_signals_after_the_window_is_deleted(session, qtbot, tmp_path):
     qtbot.waitUntil(lambda: done == [42] and session.runner.pending() == 0, timeout=20000)
     session.message.emit("after the window")
     session.requestActivated.emit("run", "req")
-    session.resultsChanged.emit({"inputs": []})
+    session.publish({"inputs": []})
     session.cohortChanged.emit()  # the Clusters and Replay panels follow the cohort
     QApplication.processEvents()  # pytest-qt fails the test on an exception raised in a slot
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.fmt import by_spec
 from explorer.core.escape import html_text
 from explorer.widgets import palette
 
@@ -94,17 +95,22 @@ def summary(value: dict | None) -> str:
     value = value or {}
     runs = value.get("runs") or []
     n_eng = sum(len(r.get("engines") or []) for r in runs)
-    parts = [_("{n_runs} stats run{x}, {n_eng} engine{x2}").format(n_runs=len(runs), x='s' if len(runs) != 1 else '', n_eng=n_eng, x2='s' if n_eng != 1 else '')]
+    parts = [_("{n_runs} stats run{x}, {n_eng} engine{x2}").format(
+            n_runs=len(runs), x='s' if len(runs) != 1 else '', n_eng=n_eng,
+            x2='s' if n_eng != 1 else '')]
     for r in runs:
         sv = r.get("server") or {}
         if (sv.get("engines") or 0) > 1 and not is_missing(sv.get("peak_running")):
             parts.append(_("{run_id}: server peak "
-                         "{peak_running:,} running over {engines} engines").format(run_id=str(r.get('run_id')).split(':', 1)[-1], peak_running=int(sv['peak_running']), engines=sv['engines']))
+                         "{peak_running:,} running over {engines} engines").format(
+                                 run_id=str(r.get('run_id')).split(':', 1)[-1],
+                                 peak_running=int(sv['peak_running']), engines=sv['engines']))
     ctx = value.get("request_context") or {}
     n = ctx.get("bound_requests")
     if not is_missing(n) and n and not is_missing(ctx.get("with_context")):
         parts.append(_("{with_context:,} of {n:,} bound requests have the "
-                     "engine's state over their lifetime").format(with_context=int(ctx['with_context']), n=int(n)))
+                     "engine's state over their lifetime").format(
+                             with_context=int(ctx['with_context']), n=int(n)))
     return "; ".join(parts)
 
 
@@ -113,8 +119,8 @@ def _cell(x, pct: bool = False) -> str:
         return "–"
     x = float(x)
     if pct:
-        return f"{x * 100:.1f}%"
-    return f"{int(x):,}" if x.is_integer() else f"{x:,.1f}"
+        return f"{by_spec(x * 100, '.1f')}%"
+    return by_spec(int(x), ',') if x.is_integer() else by_spec(x, ',.1f')
 
 
 def engine_html(value: dict | None) -> str:

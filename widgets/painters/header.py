@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.core.fmt import by_spec
 from .common import is_missing, ratio, share
 
 from explorer.core.escape import html_text
@@ -69,17 +70,19 @@ def control_text(cohort: dict) -> tuple[str, str]:
     if how == "all-correct":
         scope = _("all categories")
     elif cats:
-        scope = ", ".join(cats) if len(cats) <= 3 else _("{n_cats} categories").format(n_cats=len(cats))
+        scope = ", ".join(cats) if len(cats) <= 3 else _("{n_cats} categories").format(
+                n_cats=len(cats))
     else:
         scope = _("same category")
-    size = "–" if n is None else f"{n:,}"
+    size = "–" if n is None else by_spec(n, ',')
     bound = _count(cohort.get("control_bound"))
     how_text = {"same-category": _("correct cases of the badcases' categories"),
                 "all-correct": _("every correct case"),
                 "outside-cluster": _("the cases of the badcases' categories outside the cluster: "
                                      "correct ones and other clusters' badcases")}.get(how, str(how or "–"))
     tip = (_("Control group: {how_text}").format(how_text=how_text) + (f" ({', '.join(cats)})" if cats and how != "all-correct" else "")
-           + ("" if bound is None else _("; {bound:,} bound to a trace request").format(bound=bound)))
+           + ("" if bound is None else _("; {bound:,} bound to a trace request").format(
+                   bound=bound)))
     if how == "outside-cluster":
         return _("{size} outside the cluster ({scope})").format(size=size, scope=scope), tip
     return _("{size} correct ({scope})").format(size=size, scope=scope), tip
@@ -95,7 +98,9 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     name = cohort.get("cluster") or _("all badcases")
     bad = cohort.get("badcases")
     items.append((_("Cluster"), f"{name}", _("The badcase cluster under study")))
-    items.append((_("Badcases"), _("{x} ({share_of_badcases} of badcases)").format(x='–' if is_missing(bad) else f'{int(bad):,}', share_of_badcases=share(cohort.get('share_of_badcases'))),
+    items.append((_("Badcases"), _("{x} ({share_of_badcases} of badcases)").format(
+            x='–' if is_missing(bad) else by_spec(int(bad), ","),
+            share_of_badcases=share(cohort.get('share_of_badcases'))),
                   _("Badcases in this cluster and their share of all badcases")))
     items.append((_("Bound to traces"), ratio(cohort.get("bound"), bad),
                   _("Badcases of the cluster bound to an inference request")))
@@ -114,7 +119,8 @@ def header_items(cohort: dict | None, meta: dict | None = None,
     if selection and selection[0]:
         lab, nc, nr = selection
         items.append((_("Selected"), f"{selection_text(nc, nr)} · {lab}",
-                      _("{lab}: every view shows these cases (Esc clears the selection)").format(lab=lab)))
+                      _("{lab}: every view shows these cases (Esc clears the selection)").format(
+                              lab=lab)))
     if meta.get("simulated"):
         items.append((_("Data"), _("SIMULATED"), meta.get("demo_note") or _("Generated data, not a real run")))
     return items
@@ -127,9 +133,11 @@ def selection_text(n_cases: int | None, n_requests: int | None) -> str:
     if n_cases is None:
         return "…"
     if n_cases == 0 and n_requests:
-        return _("{n_requests:,} request{x}, none bound to a case of this cohort").format(n_requests=n_requests, x='s' if n_requests != 1 else '')
+        return _("{n_requests:,} request{x}, none bound to a case of this cohort").format(
+                n_requests=n_requests, x='s' if n_requests != 1 else '')
     return _("{n_cases:,} case{x}").format(n_cases=n_cases, x='s' if n_cases != 1 else '') + (
-        "" if n_requests is None else _(", {n_requests:,} request{x}").format(n_requests=n_requests, x='s' if n_requests != 1 else ''))
+        "" if n_requests is None else _(", {n_requests:,} request{x}").format(
+                n_requests=n_requests, x='s' if n_requests != 1 else ''))
 
 
 def header_html(cohort: dict | None, meta: dict | None = None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.fmt import by_spec
 from explorer.widgets import palette
 
 from .common import label, num, share
@@ -101,7 +102,8 @@ def paint_heatmap(plot: pg.PlotItem, heatmap: dict | None) -> str | None:
     if by_share:
         lo, hi = 0.0, max(hi, 1e-9)
         image.setLevels((lo, hi))
-    plot.setTitle(_("badcase share of the cohort's cases per cell") if by_share else _("mean {vm} per cell").format(vm=label(vm)),
+    plot.setTitle(_("badcase share of the cohort's cases per cell") if by_share else _("mean {vm} per cell").format(
+            vm=label(vm)),
                   size="10pt")
     if bar is None:
         bar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, label=label(vm), interactive=False, width=14)
@@ -140,7 +142,7 @@ def cell_text(heatmap: dict, ix: int, iy: int) -> str:
     xm, ym, vm = heatmap.get("x_metric", "x"), heatmap.get("y_metric", "y"), heatmap.get("value_metric", "value")
     c = counts(heatmap)
     what = _("time windows") if heatmap.get("level") == "window" else "requests"
-    n = "–" if c is None else f"{int(c[iy, ix]):,}"
+    n = "–" if c is None else by_spec(int(c[iy, ix]), ',')
     value = (_("badcase share = {x}").format(x=share(v[iy, ix])) if heatmap.get("colour") == "share" else
              _("mean {vm} = {x}").format(vm=label(vm, False), x=num(v[iy, ix], vm)))
     text = (f"{label(xm, False)} {num(xe[ix], xm)} – {num(xe[ix + 1], xm)}\n"
@@ -149,7 +151,8 @@ def cell_text(heatmap: dict, ix: int, iy: int) -> str:
     g = case_grid(heatmap)
     if g is not None:
         k, kb = int(g[0][iy, ix]), int(g[1][iy, ix])
-        text += _("\ncohort cases: {x:,} ({kb:,} badcase{x2})").format(x=k, kb=kb, x2='s' if kb != 1 else '')
+        text += _("\ncohort cases: {x:,} ({kb:,} badcase{x2})").format(
+                x=k, kb=kb, x2='s' if kb != 1 else '')
     return text
 
 

@@ -9,6 +9,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from explorer.core.fmt import by_spec
 from explorer.widgets import palette
 
 COLOURS = (palette.CONTROL, palette.BAD, palette.ACCENT, palette.WARN, palette.SELECTED,
@@ -19,8 +20,8 @@ def short_count(v: float) -> str:
     """10000 -> '10k', 2500000 -> '2.5M' (axis labels)."""
     for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if v >= div:
-            return f"{v / div:g}{suf}"
-    return f"{v:g}"
+            return f"{by_spec(v / div, 'g')}{suf}"
+    return by_spec(v, 'g')
 
 
 def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:

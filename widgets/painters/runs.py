@@ -3,6 +3,7 @@ its label, engine, version and where the version came from, flags in the warning
 the headline published aggregates beside the product's recomputation."""
 from __future__ import annotations
 
+from explorer.core.fmt import by_spec
 from explorer.core.escape import html_text as esc
 from explorer.core.report_runs import (MD_MAX_RUNS, NO_SUCCESS, SHOWN, fmt_published,
                                        none_published, others_unpublished, overview)
@@ -66,7 +67,7 @@ def run_versions_html(v: dict) -> str:
     rows = []
     flag = _("REGRESSION")
     for c in ch[:30]:
-        pct = "n/a" if c.get("change_pct") is None else f"{c['change_pct']:+.1f} %"
+        pct = "n/a" if c.get("change_pct") is None else f"{by_spec(c['change_pct'], '+.1f')} %"
         cls = " class='sig'" if c.get("regression") else ""
         rows.append(f"<tr{cls}><td>{esc(c.get('engine') or '')} {esc(c.get('benchmark') or '')}</td>"
                     f"<td>{esc(c['metric'])} {esc(c['stat'])}</td>"

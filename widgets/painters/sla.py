@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from explorer.core.fmt import by_spec
 from explorer.core.analysis.sla import REPORT_GROUPS, for_cohort_runs
 from explorer.core.escape import html_text
 from explorer.widgets import palette
@@ -27,11 +28,14 @@ def summary(sla: dict | None) -> str:
     conds = ", ".join(f"{label(m, False)} ≤ {num(v, m)}" for m, v in th.items()) or _("no threshold")
     n = att.get("n")
     parts = [_("SLA {conds}: {share} of "
-             "{x} requests met").format(conds=conds, share=share(att.get('share')), x='–' if is_missing(n) else f'{int(n):,}')]
+             "{x} requests met").format(conds=conds, share=share(att.get('share')),
+                                        x='–' if is_missing(n) else by_spec(int(n), ","))]
     if not is_missing(att.get("n_unjudged")) and att.get("n_unjudged"):
-        parts.append(_("{n_unjudged:,} not judged (metric missing)").format(n_unjudged=int(att['n_unjudged'])))
+        parts.append(_("{n_unjudged:,} not judged (metric missing)").format(
+                n_unjudged=int(att['n_unjudged'])))
     if not is_missing(att.get("goodput_rps")):
-        parts.append(_("goodput {goodput_rps:.2f} req/s").format(goodput_rps=float(att['goodput_rps'])))
+        parts.append(_("goodput {goodput_rps:.2f} req/s").format(
+                goodput_rps=float(att['goodput_rps'])))
     if not is_missing(att.get("goodput_tps")):
         parts.append(_("{goodput_tps:,.0f} tokens/s").format(goodput_tps=float(att['goodput_tps'])))
     return "; ".join(parts)
@@ -91,7 +95,7 @@ def tick_label(group: str, key: str, n: int | None) -> str:
         keep = LABEL_CHARS - 1
         key = key[: keep - keep // 2] + "…" + key[len(key) - keep // 2:]
     text = key if group == "all" else f"{_(group)}: {key}"
-    return text + ("" if n is None else f" (n={n:,})")
+    return text + ("" if n is None else f" (n={by_spec(n, ',')})")
 
 
 def paint_sla(plot: pg.PlotItem, sla: dict | None, limit: int = MAX_BARS) -> str | None:
@@ -133,7 +137,7 @@ def sla_html(sla: dict | None, runs=None, with_summary: bool = True) -> str:
             part = sorted(part, key=lambda r: -(r[3] or 0))[:REPORT_GROUPS]
         rows += part
     body = "".join(f"<tr><td>{html_text(_(g))}</td><td>{html_text(k)}</td><td>{share(s)}</td>"
-                   f"<td>{'–' if n is None else f'{n:,}'}</td></tr>" for g, k, s, n in rows)
+                   f"<td>{'–' if n is None else by_spec(n, ',')}</td></tr>" for g, k, s, n in rows)
     heads = "".join(f"<th>{html_text(h)}</th>" for h in (_("By"), _("Group"), _("Attained"), "n"))
     notes = [rest] if rest else []
     if cut:

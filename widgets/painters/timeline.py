@@ -24,6 +24,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from explorer.core.fmt import by_spec
 from explorer.core.escape import html_text
 from explorer.core.i18n import N_, _
 
@@ -50,7 +51,7 @@ def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
     x = float(v)
-    s = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{digits}g}"
+    s = by_spec(x, ',.0f') if abs(x) >= 1000 else by_spec(x, f".{digits}g")
     if x == 1 and unit in ("tokens", "requests"):  # "1 token", "1 request"
         unit = unit[:-1]
     return f"{s} {unit}".strip()
@@ -58,9 +59,10 @@ def _fmt(v: Any, unit: str = "ms", digits: int = 4) -> str:
 
 # -- hover text ----------------------------------------------------------------------------------
 def describe_phase(p: dict) -> str:
-    s = _("%1: %2 → %3 (%4)").replace("%1", _(p["kind"])).replace(
-        "%2", _fmt(p["start_ms"])).replace("%3", _fmt(p["end_ms"])).replace(
-        "%4", _fmt(p["end_ms"] - p["start_ms"]))
+    s = _("{phase}: {start} → {end} ({duration})").format(phase=_(p["kind"]),
+                                                          start=_fmt(p["start_ms"]),
+                                                          end=_fmt(p["end_ms"]),
+                                                          duration=_fmt(p["end_ms"] - p["start_ms"]))
     return s + (f" — {p['note']}" if p.get("note") else "")
 
 
@@ -73,10 +75,11 @@ def describe_event(e: dict) -> str:
 
 def describe_token(tl: dict, i: int) -> str:
     it = tl["itl"]
-    s = _("token %1: ITL %2 at %3").replace("%1", str(it["token_index"][i])).replace(
-        "%2", _fmt(it["itl_ms"][i])).replace("%3", _fmt(it["t_ms"][i]))
+    s = _("token {token}: ITL {itl} at {at}").format(token=str(it["token_index"][i]),
+                                                     itl=_fmt(it["itl_ms"][i]),
+                                                     at=_fmt(it["t_ms"][i]))
     if it["above_p99"][i]:
-        s += " — " + _("above the run's p99 (%1)").replace("%1", _fmt(tl["run_p99_itl_ms"]))
+        s += " — " + _("above the run's p99 ({p99})").format(p99=_fmt(tl["run_p99_itl_ms"]))
     return s
 
 
@@ -84,8 +87,9 @@ def describe_neighbour(r: dict) -> str:
     bad = r.get("is_badcase")
     tag = _("badcase") if bad is True else _("bound, correct") if bad is False else _("unbound")
     parts = [f"{r['request_id']} ({tag})",
-             _("%1 s → %2 s").replace("%1", f"{r['start_s']:+.3f}").replace("%2", f"{r['end_s']:+.3f}"),
-             _("in flight at its start: %1").replace("%1", str(r.get("concurrency")))]
+             _("{start} s → {end} s").format(start=by_spec(r['start_s'], '+.3f'),
+                                             end=by_spec(r['end_s'], '+.3f')),
+             _("in flight at its start: {n}").format(n=str(r.get("concurrency")))]
     for col, unit, name in (("e2e_ms", "ms", "E2E"), ("tpot_ms", "ms/token", "TPOT"),
                             ("prompt_tokens", "tokens", _("prompt")),
                             ("completion_tokens", "tokens", _("output")),
@@ -219,7 +223,7 @@ def paint_itl(plot: pg.PlotItem, tl: dict, colour: str = CONTROL,
     p99 = tl.get("run_p99_itl_ms")
     if p99 is not None:
         ln = pg.InfiniteLine(pos=p99, angle=0, pen=pg.mkPen(BAD, style=Qt.PenStyle.DashLine),
-                             label=_("run p99 %1").replace("%1", _fmt(p99)),
+                             label=_("run p99 {p99}").format(p99=_fmt(p99)),
                              labelOpts={"position": 0.02, "color": BAD, "anchors": [(0, 0), (0, 0)]})
         plot.addItem(ln)
         items.append(ln)
@@ -265,8 +269,8 @@ def _title(tl: dict, who: str) -> str:
     m = tl.get("metrics", {})
     # ids come from the trace file: escaped, since a LabelItem renders HTML
     ident = [f"<b>{html_text(who)} {html_text(str(tl['request_id']))}</b>",
-             html_text(_("run %1").replace("%1", str(tl["run_id"]))),
-             _("source: %1").replace("%1", _(tl["source"]))]
+             html_text(_("run {run}").format(run=str(tl["run_id"]))),
+             _("source: {source}").format(source=_(tl["source"]))]
     bits = []
     for k, unit, name in (("ttft_ms", "ms", "TTFT"), ("tpot_ms", "ms/token", "TPOT"),
                           ("e2e_ms", "ms", "E2E"), ("num_preemptions", "", _("preemptions"))):

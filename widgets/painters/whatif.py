@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsScene
 
+from explorer.core.fmt import by_spec
 from explorer.core.escape import qt_plain_tip
 from explorer.widgets import palette
 
@@ -40,7 +41,7 @@ def _metric(outcome: str | None) -> str | None:
 
 def _val(v: Any, outcome: str | None) -> str:
     if _metric(outcome) is None:
-        return "–" if is_missing(v) else f"{float(v):.2f}"
+        return "–" if is_missing(v) else by_spec(float(v), '.2f')
     return num(v, outcome)
 
 
@@ -59,7 +60,10 @@ def headline(w: dict | None) -> str:
     ci = _("95% CI {interval}").format(interval=interval(
         sc.get("ci_low"), sc.get("ci_high"), metric=_metric(out)))   # never "0.37 to 0.37"
     return (_("{out}{who}: {observed_outcome} observed → "
-            "{predicted_outcome} predicted ({ci}) with {what}").format(out=outcome_name(out), who=who, observed_outcome=_val(w.get('observed_outcome'), out), predicted_outcome=_val(sc.get('predicted_outcome'), out), ci=ci, what=what))
+            "{predicted_outcome} predicted ({ci}) with {what}").format(
+                    out=outcome_name(out), who=who,
+                    observed_outcome=_val(w.get('observed_outcome'), out),
+                    predicted_outcome=_val(sc.get('predicted_outcome'), out), ci=ci, what=what))
 
 
 def signed(v) -> str:
@@ -68,7 +72,7 @@ def signed(v) -> str:
     of "+0"); "–" when missing."""
     if is_missing(v):
         return "–"
-    return "0" if float(v) == 0 else f"{float(v):+.3g}"
+    return "0" if float(v) == 0 else by_spec(float(v), '+.3g')
 
 
 def effect_line(w: dict | None) -> str:
@@ -79,7 +83,9 @@ def effect_line(w: dict | None) -> str:
     f = signed
     adj = ", ".join(label(c, False) for c in w.get("common_causes") or []) or _("nothing")
     return (_("effect on {outcome}: {estimate} (95% CI "
-            "{ci_low} to {ci_high}); adjusted for {adj}").format(outcome=outcome_name(w.get('outcome')), estimate=f(w.get('estimate')), ci_low=f(w.get('ci_low')), ci_high=f(w.get('ci_high')), adj=adj))
+            "{ci_low} to {ci_high}); adjusted for {adj}").format(
+                    outcome=outcome_name(w.get('outcome')), estimate=f(w.get('estimate')),
+                    ci_low=f(w.get('ci_low')), ci_high=f(w.get('ci_high')), adj=adj))
 
 
 def refutation_rows(w: dict | None) -> list[tuple[str, str, str, str]]:
