@@ -290,3 +290,29 @@ def test_ungraded_opencompass_predictions_are_refused_with_the_reason(store, tmp
     r = store.load_file(f)
     assert r.format == "opencompass" and r.rows_loaded == 0
     assert r.error.startswith(str(f)) and "--dump-eval-details" in r.error
+
+
+def test_a_json_file_cut_short_is_a_syntax_error_with_its_line_alone_and_in_a_folder(store,
+                                                                                    tmp_path):
+    """No format recognises a broken JSON document: it was "unrecognised file ... a [tool.*]
+    entry would read it" (inspect) and "ignored" in a folder; it is its syntax error, a
+    failure, while an unknown but valid JSON file stays unrecognised / ignored."""
+    from pathlib import Path
+
+    from explorer.core.store import Store
+    cut = tmp_path / "cut.json"
+    text = '{"ttft_s": 0.1, "foo": [1,2'
+    cut.write_text(text)
+    two = tmp_path / "two.json"
+    two.write_text('{"a": 1,\n "b": [1,\n')
+    (tmp_path / "fine.json").write_text('{"x": 1}')
+    for f in (cut, two):
+        with pytest.raises(json.JSONDecodeError) as want:
+            json.loads(f.read_text())
+        r = store.load_file(f)
+        assert r.error == (f"{f}:{want.value.lineno}: invalid JSON ({want.value.msg}, column "
+                           f"{want.value.colno})")
+    got = {Path(r.path).name: r for r in Store().load_paths([tmp_path])}
+    assert got["cut.json"].error.startswith(f"{cut}:1: invalid JSON")
+    assert got["two.json"].error.startswith(f"{two}:3: invalid JSON")
+    assert got["fine.json"].error is None and "no known format" in got["fine.json"].skipped_file

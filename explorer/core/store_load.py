@@ -540,6 +540,9 @@ class Loading:
             if _looks_aggregate(re.findall(r"[A-Za-z_][\w ]*", head[:8192])):
                 return _("an aggregate summary (statistics such as avg / p50 / p99 or "
                          "benchmark scores), not per-request records"), None
+            from .formats import json_syntax_error
+            if json_syntax_error(p, sniff) is not None:
+                return None, None  # broken JSON: load_file fails it with its line (an error)
             return _("not a trace or eval file (no known format matches its content)"), None
         if ranked[0][1] == "generic_table" and ranked[0][0] < 0.4:  # the fallback only
             from .formats import generic_table

@@ -19,14 +19,15 @@ Modules whose name starts with "_" or is "base" are helpers, not formats.
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from ..errors import UnknownFormat
+from ..errors import InputError, UnknownFormat
 from ..i18n import _
-from .base import Sniff
+from .base import Sniff, read_json
 
 MIN_CONFIDENCE = 0.3
 
@@ -75,12 +76,34 @@ def detect_format(path: str | Path) -> ModuleType:
     ranked = rank_formats(p)
     if not ranked or ranked[0][0] < MIN_CONFIDENCE:
         sniff = Sniff.of(p)
+        broken = json_syntax_error(p, sniff)
+        if broken is not None:
+            raise broken
         from ._encoding import compressed_kind
         why = ((compressed_kind(p) or _("binary content")) if sniff.is_binary
                else _("no known trace or eval format matches its content") + "; " + _resembles(
                    sniff, ranked))
         raise UnknownFormat(p, _("unrecognised file: {why}").format(why=why))
     return get_format(ranked[0][1])
+
+
+def json_syntax_error(path: Path, sniff: Sniff) -> InputError | None:
+    """The syntax error (base.read_json's, with its line) of a file that is JSON cut short or
+    broken, not JSONL; else None. Said instead of "unrecognised file", which sent the user to
+    write a vocabulary entry for a file that is simply damaged."""
+    head = sniff.head.lstrip("\ufeff \t\r\n")
+    if sniff.is_binary or sniff.is_dir or head[:1] not in ("{", "["):
+        return None
+    try:
+        json.loads(head.split("\n", 1)[0])
+        return None  # one JSON value per line: JSONL, whatever its later lines hold
+    except ValueError:
+        pass
+    try:
+        read_json(path)
+    except InputError as e:
+        return e if e.line is not None else None  # too large / not UTF-8: said by the others
+    return None
 
 
 def _resembles(sniff: Sniff, ranked: list[tuple[float, str]]) -> str:
