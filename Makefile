@@ -46,7 +46,7 @@ $(VENV)/.installed-spark: $(VENV)/.installed requirements-spark.lock
 demo: setup
 	bash scripts/demo.sh $(PY)
 
-# the real benchmark / eval tools (aiperf, guidellm, inference-perf, lm-eval, evalscope), each in its own
+# the real benchmark / eval tools (aiperf, guidellm, inference-perf, lm-eval, evalscope, genai-perf), each in its own
 # venv under .venv-tools/ (pinned in requirements-tools/); their tests skip when one is missing
 tools:
 	bash scripts/setup-tools.sh .venv-tools || echo "setup-tools: some tools did not install; their tests skip"

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/vs_notebook.py [--rows 1000000,10000000] [--repeat 3]
                                           [--data DIR] [--anchor DIR] [--floor]
+                                          [--replay | --default]
 
 On the same generated files (../shared/bench/make_scale_data.py DIR/<N> N: requests.parquet
 and cases.csv, N requests and N/10 cases; generated once and kept under --data), it runs, one
@@ -9,7 +10,8 @@ process at a time and alternating (notebook, product, notebook, product, ...):
   - notebook: ../shared/bench/pandas_notebook.py DIR  (the anchor)
   - product:  trace-explorer report requests.parquet cases.csv --format json --no-whatif
               --no-replay (the notebook's analyses: no what-if, no KV-cache replay; --replay
-              keeps the replay section, whose capacity sweep replays 20,000 requests)
+              keeps the replay section, whose capacity sweep replays 20,000 requests;
+              --default runs the report as a user does, what-if and replay included)
   - floor (--floor): ../shared/bench/duckdb_floor.py DIR  (the same analysis by hand in DuckDB)
 Each run is a fresh process: wall time from spawn to exit, CPU time = the child's user + system
 seconds (os.wait4 rusage, the same figure as resource.getrusage(RUSAGE_CHILDREN) grows by; all
@@ -63,6 +65,8 @@ def main() -> None:
     ap.add_argument("--floor", action="store_true", help="also run duckdb_floor.py")
     ap.add_argument("--replay", action="store_true",
                     help="keep the report's replay section (the notebook has none)")
+    ap.add_argument("--default", action="store_true",
+                    help="the default report, as users run it (what-if and replay included)")
     a = ap.parse_args()
     anchor = Path(a.anchor)
     env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
@@ -75,8 +79,9 @@ def main() -> None:
         out = tempfile.mkdtemp(prefix="vs_notebook_")
         cmds = {"notebook": [sys.executable, str(anchor / "pandas_notebook.py"), str(d)],
                 "product": [sys.executable, "-m", "explorer", "report", str(d / "requests.parquet"),
-                            str(d / "cases.csv"), "--format", "json", "--no-whatif",
-                            "--out", out] + ([] if a.replay else ["--no-replay"])}
+                            str(d / "cases.csv"), "--format", "json", "--out", out]
+                + ([] if a.default else ["--no-whatif"])
+                + ([] if a.replay or a.default else ["--no-replay"])}
         if a.floor:
             cmds["floor"] = [sys.executable, str(anchor / "duckdb_floor.py"), str(d)]
         runs = {k: [] for k in cmds}

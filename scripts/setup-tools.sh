@@ -7,7 +7,7 @@
 # Called by `make test` (target tools); usage: scripts/setup-tools.sh [ROOT=.venv-tools] [TOOL ...]
 set -uo pipefail
 root=${1:-.venv-tools}; shift || true
-tools=("$@"); [ ${#tools[@]} -gt 0 ] || tools=(aiperf guidellm inference-perf lm-eval evalscope)
+tools=("$@"); [ ${#tools[@]} -gt 0 ] || tools=(aiperf guidellm inference-perf lm-eval evalscope genai-perf)
 
 find_python() {  # $1 = minor version (11, 12): a python3.$1 on PATH or under pyenv
   local c
@@ -15,6 +15,15 @@ find_python() {  # $1 = minor version (11, 12): a python3.$1 on PATH or under py
     command -v "$c" >/dev/null 2>&1 && "$c" -c 'import venv, ensurepip' 2>/dev/null && { echo "$c"; return 0; }
   done
   return 1
+}
+
+native_libs() {  # $1 = tool, $2 = its venv: shared libraries a tool's binary needs beyond its wheels
+  [ "$1" = genai-perf ] || return 0  # perf_analyzer links libb64.so.0d (Debian libb64-0d)
+  local d; d=$(mktemp -d)
+  (cd "$d" && apt-get download -q libb64-0d >/dev/null 2>&1) && dpkg -x "$d"/libb64-0d_*.deb "$2/native"
+  rm -rf "$d"
+  ls "$2"/native/usr/lib/*/libb64.so.0d >/dev/null 2>&1 \
+    || { echo "setup-tools: libb64-0d (apt-get download) unavailable: $1 skipped" >&2; return 1; }
 }
 
 install_one() {  # $1 = tool; returns non-zero when its install failed
@@ -26,7 +35,8 @@ install_one() {  # $1 = tool; returns non-zero when its install failed
   start=$(date +%s)
   rm -rf "$venv"
   if "$py" -m venv "$venv" && "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" 2>&1 \
-       | grep -v "is ignored: it is neither a file nor a directory" >&2; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+       | grep -v "is ignored: it is neither a file nor a directory" >&2; [ "${PIPESTATUS[0]}" -eq 0 ] \
+     && native_libs "$t" "$venv"; then
     cp "$req" "$stamp"
     echo "setup-tools: $t ready in $(( $(date +%s) - start )) s ($venv)"
   else

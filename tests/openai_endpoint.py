@@ -80,6 +80,7 @@ class Endpoint:
     timing: Timing = field(default_factory=Timing)
     max_output: int = 64
     responder: Callable[[str], str] | None = None
+    usage_chunk: bool = True  # False: no last usage-only chunk (`choices: []`), which GenAI-Perf 0.0.16 cannot parse
     log: list[Served] = field(default_factory=list)
 
     def __post_init__(self):
@@ -245,7 +246,8 @@ class Endpoint:
             if last:
                 rec.end_ns = now
             send({**base, "object": obj, "choices": [choice], "usage": None})
-        send({**base, "object": obj, "choices": [], "usage": usage})
+        if self.usage_chunk:
+            send({**base, "object": obj, "choices": [], "usage": usage})
         send("[DONE]")
         h.wfile.write(b"0\r\n\r\n")
         h.wfile.flush()

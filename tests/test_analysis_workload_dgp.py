@@ -97,3 +97,39 @@ def test_comparison_rows_carry_the_adjusted_difference_beside_the_raw_one():
     assert row["adjusted_n_bad"] > 0.9 * row["n_bad"]
     assert res["comparison"].row("prompt_tokens").adjusted_p_value is None   # the workload
     assert res["comparison"].adjusted_for == ("prompt_tokens", "completion_tokens")
+
+
+def test_van_elteren_over_many_cells_matches_a_per_cell_scipy_recomputation():
+    """Many cells with sparse, non-contiguous codes, ties, and cells holding one group only
+    (left out): the weighted rank-sum statistic, its tie-corrected variance, the counts and the
+    badcase-weighted difference recomputed cell by cell from scipy's rankdata."""
+    from explorer.core.analysis.workload import van_elteren
+    r = np.random.default_rng(11)
+    n = 5000
+    x = np.round(r.normal(0, 1, n), 1)
+    bad = r.random(n) < 0.2
+    x[bad] += 0.2
+    cell = r.integers(0, 60, n) * 13 - 100
+    cell[bad & (cell < 0)] = 10_000          # a cell of badcases only
+    cell[~bad & (cell > 600)] = -10_000      # one of controls only
+    num = var = 0.0
+    nbs = ncs = 0
+    diffs = []
+    for c in np.unique(cell):
+        m = cell == c
+        nb, nn = int(bad[m].sum()), int(m.sum())
+        if nb in (0, nn):
+            continue
+        rk = stats.rankdata(x[m])
+        _, t = np.unique(x[m], return_counts=True)
+        w = 1 / (nn + 1)
+        num += w * (rk[bad[m]].sum() - nb * (nn + 1) / 2)
+        var += w ** 2 * nb * (nn - nb) / 12 * ((nn + 1) - (t ** 3 - t).sum() / (nn * (nn - 1)))
+        nbs, ncs = nbs + nb, ncs + nn - nb
+        diffs += [x[m & bad].mean() - x[m & ~bad].mean()] * nb
+    got = van_elteren(x, bad, cell)
+    assert (got["n_bad"], got["n_control"]) == (nbs, ncs)
+    assert nbs < bad.sum() and ncs < (~bad).sum()     # the one-group cells were left out
+    assert got["z"] == pytest.approx(num / np.sqrt(var), rel=1e-9)
+    assert got["p_value"] == pytest.approx(2 * stats.norm.sf(abs(num / np.sqrt(var))), rel=1e-9)
+    assert got["diff"] == pytest.approx(np.mean(diffs), rel=1e-9)

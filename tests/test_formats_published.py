@@ -415,6 +415,10 @@ def test_llmperf_summary_is_its_runs_published_numbers_and_every_one_is_recomput
     stats = {(x["metric"], x["stat"]) for run in overview(store) for x in run["recomputed"]}
     assert {("ttft_ms", "p99"), ("tpot_ms", "std_sample"), ("e2e_ms", "mean"),
             ("requests", "completed")} <= stats
+    # the measured token counts (results_number_output_tokens_*), not the requested
+    # mean_output_tokens / stddev_output_tokens settings, are its published token statistics
+    assert {("completion_tokens", "mean"), ("completion_tokens", "std_sample"),
+            ("prompt_tokens", "p50")} <= stats
     assert checked >= 19 * 30
 
 

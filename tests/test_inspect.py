@@ -67,6 +67,30 @@ def test_aiperf_means_equal_profile_export_aiperf_json(real, capsys):
             assert m[ours][p] == pytest.approx(ref[theirs][p], rel=1e-9), (ours, p)
 
 
+
+def test_aiperf_token_statistics_are_recomputed_beside_the_published(real, capsys):
+    """AIPerf publishes every statistic of input / output_sequence_length: inspect recomputes
+    each from the requests (89 successful), as numpy over the per-request file's own values."""
+    import numpy as np
+    code, out, _ = run_cli(capsys, "--json", real / "aiperf_example/profile_export.jsonl")
+    assert code == 0
+    rec = {(r["metric"], r["stat"]): r for r in
+           json.loads(out)["files"][0]["run_details"][0]["recomputed"]}
+    ref = json.loads((real / "aiperf_example/profile_export_aiperf.json").read_text())["records"]
+    lines = [json.loads(ln) for ln in
+             (real / "aiperf_example/profile_export.jsonl").read_text().splitlines() if ln.strip()]
+    for ours, theirs in (("prompt_tokens", "input_sequence_length"),
+                         ("completion_tokens", "output_sequence_length")):
+        own = np.array([r["metrics"][theirs]["value"] for r in lines if not r.get("error")], float)
+        assert len(own) == 89
+        for stat in ("avg", "min", "max", "std", "p1", "p5", "p25", "p50", "p75", "p90", "p99"):
+            got = rec[(ours, "mean" if stat == "avg" else stat)]
+            assert got["published"] == pytest.approx(ref[theirs][stat], rel=1e-9), (ours, stat)
+            assert got["recomputed"] == pytest.approx(ref[theirs][stat], rel=1e-9, abs=1e-9), (
+                ours, stat)
+        assert rec[(ours, "mean")]["recomputed"] == pytest.approx(own.mean(), rel=1e-12)
+        assert rec[(ours, "p5")]["recomputed"] == pytest.approx(np.percentile(own, 5), rel=1e-12)
+
 @pytest.fixture
 def bad_inputs(tmp_path):
     files = {

@@ -7,9 +7,10 @@ Recomputation follows calculate_metrics of vllm/benchmarks/serve.py and
 sglang/bench_serving.py over the successful requests (error IS NULL): TTFT with a request
 that streamed nothing counted as 0 ms (the benchmarks' initial value; the store keeps NULL),
 TPOT = (e2e - ttft) / (output_len - 1) for output_len > 1 (the requests' tpot_ms), ITL over
-every chunk gap pooled (token_latencies), E2E over the requests' e2e_ms; mean, median, std
-(population, numpy's default) and pNN (numpy's linear interpolation); throughputs divide by
-the published duration. See explorer/core/formats/_results.py for the vocabulary.
+every chunk gap pooled (token_latencies), E2E over the requests' e2e_ms, token counts over
+the successful requests' prompt / completion tokens (AIPerf's input / output_sequence_length,
+LLMPerf's number_input / output_tokens); mean, median, std (population, numpy's default),
+total and pNN (numpy's linear interpolation); throughputs divide by the published duration. See explorer/core/formats/_results.py for the vocabulary.
 """
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ def _stat(values: np.ndarray, stat: str) -> float | None:
         return float(np.median(values))
     if stat in ("std", "std_sample"):  # population (numpy's default) / sample (ddof 1)
         return float(np.std(values, ddof=1 if stat == "std_sample" else 0))
+    if stat == "total":
+        return float(values.sum())
     if stat in ("min", "max"):
         return float(values.min() if stat == "min" else values.max())
     m = re.fullmatch(r"p(\d+(?:\.\d+)?)", stat)
@@ -67,7 +70,9 @@ def recompute(store, run_id: str, wanted: pd.DataFrame) -> list[dict[str, Any]]:
     itl = None
     pops = {"ttft_ms": req["ttft_ms"].astype("float64").fillna(0.0).to_numpy(),
             "tpot_ms": req["tpot_ms"].dropna().astype("float64").to_numpy(),
-            "e2e_ms": req["e2e_ms"].dropna().astype("float64").to_numpy()}
+            "e2e_ms": req["e2e_ms"].dropna().astype("float64").to_numpy(),
+            **{c: req[c].dropna().astype("float64").to_numpy()  # AIPerf's, LLMPerf's token stats
+               for c in ("prompt_tokens", "completion_tokens")}}
     no_e2e = int(req["e2e_ms"].isna().sum())  # the benchmark measured them; the file has no value
     sums = {"completed": float(len(req)),
             "prompt_tokens": float(req["prompt_tokens"].dropna().sum()),
@@ -98,8 +103,6 @@ def recompute(store, run_id: str, wanted: pd.DataFrame) -> list[dict[str, Any]]:
                 value = _stat(pops[r.metric], r.stat)
         elif r.metric == "requests":
             value = counts.get(r.stat)
-        elif r.metric in ("prompt_tokens", "completion_tokens") and r.stat == "total":
-            value = sums[r.metric]
         elif r.metric in RATE_METRICS and r.stat == "value" and duration:
             value = sums[RATE_METRICS[r.metric]] / duration
         if value is None:

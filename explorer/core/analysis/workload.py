@@ -167,30 +167,51 @@ def van_elteren(v: np.ndarray, bad: np.ndarray, cell: np.ndarray) -> dict | None
     """van Elteren's test of the badcases' values `v` against the control's within `cell`s
     (module doc): {z, p_value, diff (badcase-weighted mean of the cells' mean differences),
     n_bad, n_control} over the cells that hold both groups; None when no cell does or the
-    variance is 0."""
+    variance is 0. In numpy on one sort by (cell, value): the mid-ranks and tie counts of each
+    cell are its runs of equal values (pandas' groupby rank and sizes of ~900k rows took 4-5 s
+    a metric)."""
     from scipy import stats
 
-    d = pd.DataFrame({"v": v, "b": bad.astype(bool), "c": cell})
-    g = d.groupby("c")["b"]
-    nb, n = g.transform("sum"), g.transform("size")
-    d = d[(nb > 0) & (nb < n)]
-    if d.empty:
+    v = np.asarray(v, dtype=float)
+    bad = np.asarray(bad).astype(bool)
+    c = pd.factorize(np.asarray(cell))[0]
+    k = int(c.max()) + 1 if len(c) else 0
+    n_all = np.bincount(c, minlength=k)
+    nb_all = np.bincount(c, weights=bad, minlength=k)
+    both = (nb_all > 0) & (nb_all < n_all)
+    keep = both[c]
+    if not keep.any():
         return None
-    d = d.assign(r=d.groupby("c")["v"].rank(method="average"))
-    per = d.groupby("c").agg(N=("v", "size"), nb=("b", "sum"))
-    per["rb"] = d[d["b"]].groupby("c")["r"].sum()
-    per["mb"] = d[d["b"]].groupby("c")["v"].mean()
-    per["mc"] = d[~d["b"]].groupby("c")["v"].mean()
-    ties = d.groupby(["c", "v"]).size()
-    per["t"] = (ties ** 3 - ties).groupby(level=0).sum()
-    nc = per["N"] - per["nb"]
-    w = 1.0 / (per["N"] + 1)
-    num = (w * (per["rb"] - per["nb"] * (per["N"] + 1) / 2)).sum()
-    var = (w ** 2 * per["nb"] * nc / 12 * ((per["N"] + 1) - per["t"] / (per["N"] * (per["N"] - 1))
-                                            .where(per["N"] > 1, 0))).sum()
-    diff = float(((per["mb"] - per["mc"]) * per["nb"]).sum() / per["nb"].sum())
-    out = {"diff": diff, "n_bad": int(per["nb"].sum()), "n_control": int(nc.sum()),
-           "bad_mean": float((per["mb"] * per["nb"]).sum() / per["nb"].sum())}
+    v, bad, c = v[keep], bad[keep], c[keep]
+    order = np.lexsort((v, c))
+    vs, cs, bs = v[order], c[order], bad[order]
+    pos = np.arange(len(vs))
+    run = np.r_[True, (cs[1:] != cs[:-1]) | (vs[1:] != vs[:-1])]     # a new (cell, value)
+    start = pos[run]
+    length = np.diff(np.r_[start, len(vs)])
+    cell_start = np.full(k, -1)
+    first = np.r_[True, cs[1:] != cs[:-1]]
+    cell_start[cs[first]] = pos[first]
+    # the mid-rank of a run of equal values within its cell: its first rank + (length - 1) / 2
+    mid = (start - cell_start[cs[run]] + 1) + (length - 1) / 2
+    r = np.repeat(mid, length)
+    N = np.bincount(cs, minlength=k).astype(float)
+    nb = np.bincount(cs, weights=bs, minlength=k)
+    rb = np.bincount(cs, weights=r * bs, minlength=k)
+    sb = np.bincount(cs, weights=vs * bs, minlength=k)
+    sc = np.bincount(cs, weights=vs * ~bs, minlength=k)
+    t = np.bincount(cs[run], weights=length.astype(float) ** 3 - length, minlength=k)
+    u = both
+    N, nb, rb, t = N[u], nb[u], rb[u], t[u]
+    nc = N - nb
+    mb, mc = sb[u] / nb, sc[u] / nc
+    w = 1.0 / (N + 1)
+    num = (w * (rb - nb * (N + 1) / 2)).sum()
+    tie = np.divide(t, N * (N - 1), out=np.zeros_like(t), where=N > 1)
+    var = (w ** 2 * nb * nc / 12 * ((N + 1) - tie)).sum()
+    diff = float(((mb - mc) * nb).sum() / nb.sum())
+    out = {"diff": diff, "n_bad": int(nb.sum()), "n_control": int(nc.sum()),
+           "bad_mean": float((mb * nb).sum() / nb.sum())}
     if not var > 0:
         return {**out, "z": None, "p_value": None}
     z = float(num / math.sqrt(var))

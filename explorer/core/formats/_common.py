@@ -325,11 +325,15 @@ def insert_events(store, run_id: str, events: list[tuple[str, float, str, str | 
     return store.append("request_events", df)
 
 
+def first_problem(report) -> str:
+    """"; first problem: <the first skip reason>" for an error message; "" when none."""
+    return (_("; first problem: {reason}").format(reason=report.skipped_reasons[0])
+            if report.skipped_reasons else "")
+
+
 def no_rows(path: Path, report, what: str = N_("request")) -> InputError:
     """The InputError for a file that yielded no usable record (names the first skip reason)."""
-    first = (_("; first problem: {reason}").format(reason=report.skipped_reasons[0])
-             if report.skipped_reasons else "")
-    return InputError(path, _("no usable {what} rows").format(what=_(what)) + first)
+    return InputError(path, _("no usable {what} rows").format(what=_(what)) + first_problem(report))
 
 
 def mean(values: list[float]) -> float | None:

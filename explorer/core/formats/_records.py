@@ -13,7 +13,6 @@ unreadable value or one outside _common.RANGES is skipped with its line and fiel
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from types import ModuleType
@@ -21,11 +20,11 @@ from types import ModuleType
 import pandas as pd
 
 from ..i18n import N_, _
-from ._common import (RowError, field_text, insert_requests, integer, no_rows, num,
+from ._common import (RowError, field_text, first_problem, insert_requests, integer, no_rows, num,
                       prompt_hash, range_problems, read_text_csv, register_run, text)
 from ..errors import InputError
 from ._vocab import VOCAB
-from .base import Sniff, iter_jsonl, read_json
+from .base import Sniff, iter_jsonl, read_json, side_json, value_at
 
 _INTS = {"prompt_tokens", "completion_tokens"}
 # the column notes the entries give, kept here so the catalogues extract them
@@ -50,19 +49,6 @@ def _keys(sniff: Sniff, kind: str) -> set[str]:
     return {c.strip().strip('"').lower() for c in lines[0].split(",")} if lines else set()
 
 
-def _path(rec, dotted: str):
-    """rec's value at a dotted path whose parts may index a list ("times[-1]"), or None."""
-    for part in re.findall(r"[^.\[\]]+|\[-?\d+\]", dotted):
-        if part[0] == "[":
-            i = int(part[1:-1])
-            rec = rec[i] if isinstance(rec, list) and -len(rec) <= i < len(rec) else None
-        else:
-            rec = rec.get(part) if isinstance(rec, dict) else None
-        if rec is None:
-            return None
-    return rec
-
-
 def _arith(node):
     import ast
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
@@ -80,11 +66,11 @@ def _get(rec: dict, src: str):
     if src in rec or not re.search(r"[.\[]| [-+/] ", src):
         return rec.get(src)
     if not re.search(r" [-+/] ", src):
-        return _path(rec, src)
+        return value_at(rec, src)
     import ast
 
     def put(m):
-        v = _path(rec, m.group(0))
+        v = value_at(rec, m.group(0))
         if isinstance(v, str) and v.strip():  # a CSV cell: text, read as a number
             v = num(v, m.group(0))
         return repr(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else "x"
@@ -268,12 +254,8 @@ def _published(path: Path, spec: dict) -> tuple[dict, str] | None:
     other = path.parent / rel
     if spec.get("published_under") and path.parent.name != spec["published_under"]:
         return None
-    try:
-        with open(other, encoding="utf-8") as fh:
-            got = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    return (got, rel.lstrip("./")) if isinstance(got, dict) else None
+    got = side_json(other)
+    return None if got is None else (got, rel.lstrip("./"))
 
 
 def _format(name: str, spec: dict) -> ModuleType:
@@ -304,8 +286,8 @@ def _case_value(rec: dict, sub: dict, alts: list, named: dict, as_text: bool, **
             continue
         div = alts[i + 1] if i + 1 < len(alts) and isinstance(alts[i + 1], float) else None
         v = (named.get(a[1:]) if a[:1] == "@" else a[1:] if a[:1] == "=" else
-             a.format(**at) if "{" in a else _path(sub, a[2:]) if a[:2] == "*." else
-             _path(rec, a))
+             a.format(**at) if "{" in a else value_at(sub, a[2:]) if a[:2] == "*." else
+             value_at(rec, a))
         if div is not None:
             v = v / div if isinstance(v, (int, float)) and not isinstance(v, bool) else None
         elif as_text:
@@ -346,12 +328,8 @@ def _case_loader(name: str, spec: dict):
         named = _named(store, path, spec)
         side = spec.get("sidecar")
         if side:
-            try:
-                with open(path.with_name(side[0]), encoding="utf-8") as fh:
-                    got = json.load(fh)
-            except (OSError, ValueError):
-                got = None
-            named.update((k, text(_path(got, p)) if isinstance(got, dict) else None)
+            got = side_json(path.with_name(side[0]))
+            named.update((k, None if got is None else text(value_at(got, p)))
                          for k, p in side[1].items())
         groups, need, n = {}, spec.get("record_require", ()), 0
         for line, rec in _records(path, spec, report):
@@ -383,8 +361,7 @@ def _case_loader(name: str, spec: dict):
             n += 1
         if not groups:
             raise InputError(path, _(spec["empty"]) + (
-                _("; first problem: {reason}").format(reason=report.skipped_reasons[0])
-                if report.skipped_reasons and spec.get("empty_says_why") else ""))
+                first_problem(report) if spec.get("empty_says_why") else ""))
         report.columns = dict(spec["columns"])
         for unit, rows in groups.items():
             nm = {**named, "model": unit} if unit else named

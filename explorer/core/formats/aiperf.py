@@ -16,10 +16,9 @@ run_metrics (_aiperf_side.py).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from .base import Sniff, iter_jsonl
+from .base import Sniff, iter_jsonl, side_json
 from ..i18n import _
 from ._common import (RowError, check_itls, check_ranges, insert_events, insert_requests,
                       insert_token_latencies, integer, no_rows, num, register_run, text)
@@ -63,16 +62,14 @@ def _metric_value(metrics: dict, name: str):
 
 
 def _sidecar(path: Path) -> tuple[str | None, dict | None, str | None]:
-    side = path.with_name("profile_export_aiperf.json")
-    if not side.is_file():
+    d = side_json(path.with_name("profile_export_aiperf.json"))
+    if d is None:
         return None, None, None
     try:
-        with open(side, encoding="utf-8") as fh:
-            d = json.load(fh)
         cfg = d.get("input_config") or {}
         models = (cfg.get("endpoint") or {}).get("model_names") or [None]
         return text(models[0]), cfg, text(d.get("start_time"))
-    except (OSError, ValueError, AttributeError):
+    except AttributeError:
         return None, None, None
 
 
@@ -83,11 +80,8 @@ def _aggregates(path: Path, store, report, run_id: str) -> None:
     from . import published
     from ._results import insert_run_metrics
     side = path.with_name("profile_export_aiperf.json")
-    try:
-        obj = json.loads(side.read_text(encoding="utf-8-sig")) if side.is_file() else None
-    except (OSError, ValueError):
-        return
-    if isinstance(obj, dict):
+    obj = side_json(side)
+    if obj is not None:
         cols: dict = {}
         insert_run_metrics(store, run_id, published.tree_rows(obj, "aiperf", cols))
         report.columns[side.name] = _("run_metrics (AIPerf's aggregates of this run)")

@@ -180,6 +180,17 @@ def read_json(path: Path) -> Any:
         raise InputError(path, _("not UTF-8 text ({reason} at byte {byte})").format(reason=e.reason, byte=e.start)) from None
 
 
+def side_json(path: Path) -> dict | None:
+    """The JSON object of an optional file beside the input (a sidecar); None when it is
+    missing, unreadable, or not an object."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            got = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return got if isinstance(got, dict) else None
+
+
 # A JSONL record longer than this is skipped without being held in memory (long-context eval
 # samples run to a few MiB; a file of one endless line must not exhaust the memory).
 MAX_RECORD_CHARS = 256 << 20
@@ -249,3 +260,16 @@ def iter_jsonl(path: Path, report=None) -> Iterator[tuple[int, dict]]:
                 yield no, obj
             elif report is not None:
                 report.skip(_("not a JSON object"), line=no)
+
+
+def value_at(rec, dotted: str):
+    """rec's value at a dotted path whose parts may index a list ("times[-1]"), or None."""
+    for part in re.findall(r"[^.\[\]]+|\[-?\d+\]", dotted):
+        if part[0] == "[":
+            i = int(part[1:-1])
+            rec = rec[i] if isinstance(rec, list) and -len(rec) <= i < len(rec) else None
+        else:
+            rec = rec.get(part) if isinstance(rec, dict) else None
+        if rec is None:
+            return None
+    return rec

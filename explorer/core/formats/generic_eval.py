@@ -34,10 +34,10 @@ import pandas as pd
 
 from ..association import prompt_hash
 from ..errors import InputError
-from ._common import MAX_TIME_S
+from ._common import MAX_TIME_S, no_rows
 from .base import Sniff, iter_jsonl, read_json, split_lines
 from . import _aliases
-from ..i18n import _
+from ..i18n import N_, _
 
 NAME = "generic_eval"
 KIND = "eval"
@@ -308,12 +308,6 @@ def _parse_record(rec: dict, line: int, m: dict, used: set, report) -> dict | No
             "extra": extra or None}
 
 
-def _no_rows(path: Path, report) -> InputError:
-    first = (_("; first problem: {reason}").format(reason=report.skipped_reasons[0])
-             if report.skipped_reasons else "")
-    return InputError(path, _("no usable {what} rows").format(what=_("case")) + first)
-
-
 def _base(path: Path) -> str:
     return re.sub(r"\s+", "_", path.stem)
 
@@ -358,7 +352,7 @@ def _load_sql(path: Path, store, report) -> bool:
         models = [r[0] for r in con.execute(
             f"SELECT DISTINCT model FROM {out} WHERE model IS NOT NULL LIMIT 2").fetchall()]
         if con.execute(f"SELECT count(*) FROM {out}").fetchall()[0][0] == 0:
-            raise _no_rows(path, report)
+            raise no_rows(path, report, N_("case"))
         eval_id = register_eval(store, report, path, NAME, _base(path),
                                 model=models[0] if len(models) == 1 else None)
         S.insert_parsed(con, store, out, eval_id, report, sort=odd)
@@ -398,7 +392,7 @@ def load(path: Path, store, report) -> None:
     rows = [r for r in (_parse_record(rec, line, m, used, report) for line, rec in records)
             if r is not None]
     if not rows:
-        raise _no_rows(path, report)
+        raise no_rows(path, report, N_("case"))
     models = {r["model"] for r in rows if r["model"]}
     eval_id = register_eval(store, report, path, NAME, _base(path),
                             model=models.pop() if len(models) == 1 else None)

@@ -37,7 +37,7 @@ from ..i18n import _, field_text, line_text
 from ..sqlutil import quote_ident
 from .base import Sniff, iter_jsonl
 from . import _aliases
-from ._common import INT_COLUMNS, INT_MAX, range_rules, register_run, register_runs
+from ._common import INT_COLUMNS, INT_MAX, no_rows, range_rules, register_run, register_runs
 
 NAME = "generic_table"
 KIND = "trace"
@@ -278,8 +278,7 @@ def _load_table(path, store, report, con, src, params, kind, skips: _Skips,
         report.skip(why, line=line)
     report.rows_skipped += n_bad - min(len(found), report.MAX_REASONS)
     if n == 0:
-        raise InputError(path, _("no usable request rows") + (
-            _("; first problem: {reason}").format(reason=report.skipped_reasons[0]) if report.skipped_reasons else ""))
+        raise no_rows(path, report)
     report.rows_loaded += n
 
 

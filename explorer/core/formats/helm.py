@@ -29,7 +29,8 @@ import pandas as pd
 
 from ..association import prompt_hash
 from ..errors import InputError
-from .base import Sniff, read_json
+from .base import Sniff, read_json, side_json
+from ._common import first_problem
 from .generic_eval import insert_cases, register_eval
 from ..i18n import _
 
@@ -88,15 +89,6 @@ def _mean(stat: dict | None) -> float | None:
     return float(stat["sum"]) / float(stat["count"])
 
 
-def _optional_json(path: Path) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            d = json.load(fh)
-        return d if isinstance(d, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 class _Run(NamedTuple):
     """What the run folder says of the whole run (run_spec.json, scenario.json, the adapter)."""
     adapter: dict
@@ -118,8 +110,8 @@ def _read_run(d: Path) -> tuple[list, dict]:
 
 
 def _run_meta(d: Path, state: dict) -> _Run:
-    spec = _optional_json(d / "run_spec.json")
-    scen = _optional_json(d / "scenario.json")
+    spec = side_json(d / "run_spec.json") or {}
+    scen = side_json(d / "scenario.json") or {}
     adapter = spec.get("adapter_spec") or state.get("adapter_spec") or {}
     return _Run(adapter=adapter, model=adapter.get("model"),
                 benchmark=scen.get("name") or (spec.get("name", "").split(":")[0] or None),
@@ -253,8 +245,7 @@ def load(path: Path, store, report) -> None:
     cases, requests, events = _rows(per_instance, state, run, run_id, report)
     if not cases:
         raise InputError(d / "per_instance_stats.json", _("no instance with a correctness stat")
-                         + (_("; first problem: {reason}").format(reason=report.skipped_reasons[0])
-                            if report.skipped_reasons else ""))
+                         + first_problem(report))
     _store_run(store, report, path, run_id, run, requests, events)
     report.columns = {"stats.<" + "|".join(_CORRECTNESS[:2]) + "|...>": "correct",
                       "stats.num_prompt_tokens": "prompt_tokens",

@@ -21,7 +21,8 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from .base import Sniff, iter_jsonl
+from .base import Sniff, iter_jsonl, side_json
+from ._common import first_problem
 from .generic_eval import insert_cases, parse_correct, register_eval
 from ..i18n import _
 
@@ -50,12 +51,8 @@ def _model(path: Path, task: str, stamp: str | None) -> str | None:
     cands = ([path.with_name(f"results_{stamp}.json")] if stamp else []) + sorted(
         path.parent.glob("results_*.json"))
     for c in cands:
-        try:
-            with open(c, encoding="utf-8") as fh:
-                res = json.load(fh)
-        except (OSError, ValueError):
-            continue
-        if not isinstance(res, dict):
+        res = side_json(c)
+        if res is None:
             continue
         if res.get("model_name"):
             return str(res["model_name"])
@@ -120,8 +117,7 @@ def load(path: Path, store, report) -> None:
                       "lm_eval_prompt_hash": obj.get("prompt_hash")},
         })
     if not rows:
-        raise InputError(path, _("no usable sample rows") + (
-            _("; first problem: {reason}").format(reason=report.skipped_reasons[0]) if report.skipped_reasons else ""))
+        raise InputError(path, _("no usable sample rows") + first_problem(report))
     report.columns = {_("<first metric>"): "correct", "arguments.gen_args_0.arg_0": "prompt",
                       "filtered_resps": "prediction", "target": "reference"}
     by_filter: dict[str, list[dict]] = {}

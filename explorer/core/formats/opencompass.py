@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from .base import Sniff, read_json
+from .base import Sniff, read_json, side_json
 from .generic_eval import insert_cases, parse_correct, register_eval
 from ..i18n import _
 
@@ -50,14 +50,7 @@ def _details(path: Path) -> dict[str, object]:
         return {}
     i = len(parts) - 1 - parts[::-1].index("predictions")
     res = Path(*parts[:i], "results", *parts[i + 1:])
-    if not res.is_file():
-        return {}
-    try:
-        with open(res, encoding="utf-8") as fh:
-            d = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    det = d.get("details") if isinstance(d, dict) else None
+    det = (side_json(res) or {}).get("details")
     if isinstance(det, list):
         det = {str(i): v for i, v in enumerate(det)}
     if not isinstance(det, dict):

@@ -41,7 +41,7 @@ from ._vocab import (
     scale_to,
     stat_of,
 )
-from .base import Sniff, read_json
+from .base import Sniff, read_json, value_at
 
 NAME = "published"
 KIND = "trace"
@@ -91,14 +91,6 @@ def detect(sniff: Sniff) -> float:
     return found[0] if found else 0.0
 
 
-def _get(obj, dotted: str):
-    for part in dotted.split("."):
-        if not isinstance(obj, dict) or part not in obj:
-            return None
-        obj = obj[part]
-    return obj
-
-
 def _scalar(v):
     if isinstance(v, list) and len(v) == 1:
         v = v[0]
@@ -141,7 +133,7 @@ def tree_rows(node, tool: str | None, cols: dict, path: str = "") -> list[tuple]
     if not isinstance(node, dict):
         return rows
     for dotted, target in (t.get("paths", {}).items() if not path else ()):
-        v = _scalar(_get(node, dotted))
+        v = _scalar(value_at(node, dotted))
         x = number(v)[0] if v is not None and not isinstance(v, str) else None
         nm = named(*target.split(".", 1), None, tool) if x is not None else None
         if nm:
@@ -185,7 +177,7 @@ def _config(trees: list, tool: str | None, pairs=()) -> dict:
     cfg = {}
     for key, paths in t.get("config", {}).items():
         for p in paths:
-            v = next((_scalar(_get(tr, p)) for tr in trees if _scalar(_get(tr, p)) is not None),
+            v = next((v for v in (_scalar(value_at(tr, p)) for tr in trees) if v is not None),
                      None)
             if v is None:
                 v = next((val for k, val in pairs if normalise(k) == normalise(p)), None)
@@ -211,7 +203,7 @@ def request_rows(sub, tool: str, cols: dict, report) -> list[dict]:
     from ._aliases import match
     from ._common import RowError, check_ranges, num
     t = TOOLS[tool]
-    got = _get(sub, t["requests"]) if t.get("requests") else None
+    got = value_at(sub, t["requests"]) if t.get("requests") else None
     groups = got.items() if isinstance(got, dict) else [("successful", got)]
     rows = []
     for status, recs in groups:
@@ -259,7 +251,7 @@ def _read_tree(path: Path):
 
 def _tree_runs(obj, tool: str) -> list[tuple[str | None, object]]:
     where = TOOLS[tool].get("runs")
-    runs = _get(obj, where) if where else None
+    runs = value_at(obj, where) if where else None
     if isinstance(runs, list):
         return [(f"{i}", r) for i, r in enumerate(runs) if isinstance(r, dict)]
     if isinstance(runs, dict):
@@ -319,11 +311,7 @@ def _table_row(header, cells, tool, cols, out) -> None:
         u = u or (cells[unit_col] if unit_col is not None and unit_col < len(cells) else None)
         nm = read_name(name, st, u or None, tool) if x is not None and name else None
         if nm:
-            rows = out.setdefault(group, [])
-            src = f"{name} / {header[j]}"
-            rows.append((nm.metric, nm.stat, x * nm.scale, nm.unit))
-            cols.setdefault(src, f"run_metrics {nm.metric} {nm.stat}" +
-                            (f" (x{nm.scale:g})" if nm.scale != 1 else ""))
+            _row(out.setdefault(group, []), cols, f"{name} / {header[j]}", nm, x)
 
 
 def multiheader_runs(lines: list[str], tool: str, cols: dict) -> list[tuple]:
@@ -473,7 +461,7 @@ def load(path: Path, store, report) -> None:
     if structure == "tree":
         obj = _read_tree(path)
         for label, sub in _tree_runs(obj, tool):
-            at = _get(sub, t["metrics_at"]) if t.get("metrics_at") else sub
+            at = value_at(sub, t["metrics_at"]) if t.get("metrics_at") else sub
             rows = tree_rows(at, tool, report.columns)
             for other in (t.get("with_files", ()) if len(_tree_runs(obj, tool)) == 1 else ()):
                 if (path.parent / other).is_file():  # its other aggregates, one run

@@ -42,7 +42,12 @@ in `n_dropped`).
 5. Refuters (DoWhy): placebo_treatment_refuter (treatment permuted), random_common_cause,
    data_subset_refuter (80 %), N_SIMULATIONS simulations each, seeded (one RandomState per
    refuter, so each simulation draws its own permutation / subset). Verdicts: see
-   refute.verdict.
+   refute.verdict. Past REFUTE_ROWS usable rows (each refuter refits N_SIMULATIONS times) they
+   run on a stratified random sample of REFUTE_ROWS rows (by outcome and selection, seeded)
+   with the same features and penalty, its own estimate and interval; the result's
+   `refute_sample` gives its size, its estimate and that estimate's expected distance from
+   the full-data one (refute.subset_spread), and a warning says so. Steps 2-4 always use
+   every row.
 
 Determinism: the same frame content and seed give the same result to the last digit in every
 process: rows are taken in case_id order, the adjustment set (a Python set inside DoWhy, whose
@@ -69,7 +74,7 @@ Importing the package imports none of DoWhy, sklearn, statsmodels (nor Qt).
 from __future__ import annotations
 
 from .constants import (CONFIDENCE, MIN_ROWS, N_DRAWS, N_KNOTS_ADJUST, N_KNOTS_TREATMENT,
-                        N_SIMULATIONS, SUBSET_FRACTION)
+                        N_SIMULATIONS, REFUTE_ROWS, SUBSET_FRACTION)
 from .estimator import preload
 from ...errors import Cancelled  # the project's one cancellation type, re-exported
 from .exceptions import WhatIfError
@@ -80,6 +85,6 @@ from .scenario import WhatIfResult, run_whatif
 from .sla_met import DEFAULT_SLA, add_sla_met, default_sla
 
 __all__ = ["CONFIDENCE", "DEFAULT_SLA", "MIN_ROWS", "N_DRAWS", "N_KNOTS_ADJUST",
-           "N_KNOTS_TREATMENT", "N_SIMULATIONS", "RIDGE_GRID", "SUBSET_FRACTION", "Cancelled",
+           "N_KNOTS_TREATMENT", "N_SIMULATIONS", "REFUTE_ROWS", "RIDGE_GRID", "SUBSET_FRACTION", "Cancelled",
            "Refutation", "ScaleResult", "WhatIfError", "WhatIfResult", "add_sla_met",
            "default_sla", "preload", "run_whatif", "whatif_scale"]

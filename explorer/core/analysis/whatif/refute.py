@@ -6,6 +6,10 @@ placebo_treatment_refuter (treatment permuted: the effect must vanish), random_c
 SUBSET_FRACTION of the rows: the estimate must stay). Effects are in the outcome's units; the
 tolerance is the estimate's own interval half-width, and for the data subset also DoWhy's p
 with the spread a stable estimate shows on a subset (see verdict).
+
+Past REFUTE_ROWS rows the refuters run on a stratified random sample (stratified_sample), whose
+estimate differs from the full-data one by about subset_spread(half, n / N) (one standard
+deviation); scenario._refuted states both.
 """
 from __future__ import annotations
 
@@ -106,6 +110,27 @@ def subset_spread(half: float, fraction: float = SUBSET_FRACTION) -> float:
     units; 0.5 SE at f = 0.8."""
     z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
     return half / z * math.sqrt((1 - fraction) / fraction)
+
+
+def stratified_sample(strata: np.ndarray, size: int, seed: int,
+                      floor: int = 0) -> np.ndarray:
+    """Ascending row positions of a random sample of about `size` of the len(strata) rows,
+    drawn without replacement within each stratum (strata: one label per row) in proportion to
+    its share: round(size * N_h / N) rows of a stratum of N_h, at least min(N_h, floor) (so a
+    rare outcome keeps enough cases for its refits). Seeded (numpy default_rng(seed)); the
+    positions ascend, so the sample keeps the rows' order."""
+    strata = np.asarray(strata)
+    if size >= len(strata):
+        return np.arange(len(strata))
+    rng = np.random.default_rng(seed)
+    _keys, inv = np.unique(strata, return_inverse=True)
+    share = size / len(strata)
+    parts = []
+    for k in range(len(_keys)):
+        rows = np.flatnonzero(inv == k)
+        m = min(len(rows), max(int(round(len(rows) * share)), floor))
+        parts.append(rng.choice(rows, m, replace=False))
+    return np.sort(np.concatenate(parts))
 
 
 def verdict(kind: str, treatment: str, est: float, half: float, new: float | None,

@@ -18,13 +18,13 @@ import pandas as pd
 
 from ...errors import NoData
 from ..causal_graph import default_graph_text, parse_graph
-from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_SIMULATIONS
+from .constants import CONFIDENCE, MIN_ROWS, N_DRAWS, N_SIMULATIONS, REFUTE_ROWS
 from .estimator import scenario_estimator_class
 from ...errors import Cancelled
 from .exceptions import WhatIfError
 from .fits import one_blas_thread, ridge_warning
 from .identify import backdoor_set
-from .refute import REFUTERS, Refutation, run_refuter
+from .refute import REFUTERS, Refutation, run_refuter, stratified_sample, subset_spread
 from .sla_met import add_sla_met
 from explorer.core.i18n import _, ngettext
 from explorer.core.names import label
@@ -37,6 +37,18 @@ class RefutationDict(TypedDict):
     p_value: float | None
     verdict: str
     why: str
+
+
+class RefuteSampleDict(TypedDict):
+    """The rows the refuters ran on when there were more than REFUTE_ROWS: n of `of`, the
+    estimate and interval there, and `error`, that estimate's expected distance (one standard
+    deviation) from the full-data estimate (outcome units)."""
+    n: int
+    of: int
+    estimate: float
+    ci_low: float
+    ci_high: float
+    error: float
 
 
 class ScenarioDict(TypedDict):
@@ -59,6 +71,7 @@ class WhatIfSection(TypedDict):
     ci_low: float
     ci_high: float
     refutations: list[RefutationDict]
+    refute_sample: RefuteSampleDict | None
     scenario: ScenarioDict
     observed_outcome: float
     observed_treatment_mean: float | None
@@ -109,6 +122,7 @@ class WhatIfResult:
     observed_treatment_mean: float | None = None
     naive_difference: float | None = None  # unadjusted slope x mean shift, for comparison
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    refute_sample: RefuteSampleDict | None = None   # None: the refuters used every row
 
     def to_dict(self) -> WhatIfSection:
         return {
@@ -119,6 +133,7 @@ class WhatIfResult:
             "ci_low": self.ci_low,
             "ci_high": self.ci_high,
             "refutations": [r.to_dict() for r in self.refutations],
+            "refute_sample": None if self.refute_sample is None else dict(self.refute_sample),
             "scenario": {
                 "set": {self.treatment: self.set_value},
                 "predicted_outcome": self.predicted_outcome,
@@ -180,7 +195,8 @@ def run_whatif(frame: pd.DataFrame, treatment: str = "kv_cache_hit_rate",
                refute: bool = True, seed: int = 0, progress: Callable[[int, int], None] | None = None,
                cancelled: Callable[[], bool] | None = None, *,
                thresholds: dict[str, float] | None = None,
-               num_simulations: int = N_SIMULATIONS) -> WhatIfResult:
+               num_simulations: int = N_SIMULATIONS,
+               refute_rows: int = REFUTE_ROWS) -> WhatIfResult:
     """Estimate what the outcome of the selected cases would be with the treatment set to
     `set_value` (see the package doc, whatif/__init__.py, for the method).
 
@@ -189,18 +205,20 @@ def run_whatif(frame: pd.DataFrame, treatment: str = "kv_cache_hit_rate",
     treatment's units (default: the control group's mean treatment, or the median of all rows
     without a `grp` column). graph_text: DOT/GML (default resources/causal_graph.dot).
     selected: bool mask aligned with frame (default grp == 'bad', else every row). progress
-    (done, total) and cancelled() are optional callbacks.
+    (done, total) and cancelled() are optional callbacks. refute_rows: most rows the
+    refuters refit on (more: a stratified sample of that many, see _refuted).
     Returns WhatIfResult. Raises InputError (bad graph, with line), WhatIfError (treatment or
     outcome unknown or not in the graph, effect not identifiable), NoData (too few usable rows,
     constant treatment, no selected row), Cancelled.
     """
     with one_blas_thread():
         return _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refute,
-                           seed, progress, cancelled, thresholds, num_simulations)
+                           seed, progress, cancelled, thresholds, num_simulations, refute_rows)
 
 
 def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refute, seed,
-                progress, cancelled, thresholds, num_simulations) -> WhatIfResult:
+                progress, cancelled, thresholds, num_simulations,
+                refute_rows=REFUTE_ROWS) -> WhatIfResult:
     _check(cancelled, progress, 0)
     frame, graph, g = _checked_graph(frame, graph_text, treatment, outcome, thresholds)
     warn: list[str] = []
@@ -236,7 +254,12 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
     observed = float(ds[outcome].mean())
     naive = _naive_difference(d, ds, treatment, outcome, set_value)
     refs: list[Refutation] = []
-    if refute:
+    sample = None
+    if refute and len(d) > refute_rows:
+        refs, sample = _refuted(d, g, (treatment, outcome, set_value, binary, adjust), estimator,
+                                est, (lo, hi), refute_rows, num_simulations, seed, cancelled,
+                                progress, warn)
+    elif refute:
         refs = _refutations(model, estimand, estimate, treatment, est, (lo, hi), num_simulations,
                             seed, cancelled, progress)
     _check(cancelled, progress, _PROGRESS_STEPS)
@@ -255,7 +278,7 @@ def _run_whatif(frame, treatment, outcome, set_value, graph_text, selected, refu
         n_selected=int(d["__selected"].sum()), n_dropped=n_dropped, method=method,
         outcome_kind="binary" if binary else "continuous",
         unobserved=unobserved, observed_treatment_mean=float(ds[treatment].mean()),
-        naive_difference=naive, warnings=tuple(warn))
+        naive_difference=naive, warnings=tuple(warn), refute_sample=sample)
 
 
 def _checked_graph(frame: pd.DataFrame, graph_text: str | None, treatment: str, outcome: str,
@@ -347,6 +370,40 @@ def _refutations(model, estimand, estimate, treatment: str, est: float,
     return refs
 
 
+def _refuted(d: pd.DataFrame, g, spec, fitted, est: float, ci: tuple[float, float],
+             rows: int, num_simulations: int, seed: int, cancelled, progress,
+             warn: list[str]) -> tuple[list[Refutation], RefuteSampleDict]:
+    """The refuters on a stratified random sample of `rows` of d's rows (stratified_sample:
+    by outcome for a 0/1 one, and by selection), refitted there with the full fit's features
+    and penalty (`fitted`, the full-data estimator) and judged against the sample's own
+    estimate and interval. spec: (treatment, outcome, set_value, binary, adjust). Returns
+    (the refutations, the refute_sample dict); the sample and its error said in `warn`.
+    Their error: a random share f of the rows gives an estimate whose difference from the
+    full-data one has standard deviation subset_spread(half, f) (SE sqrt((1 - f) / f));
+    stratifying makes it no larger."""
+    treatment, outcome, set_value, binary, adjust = spec
+    strata = d["__selected"].to_numpy() * 2 + (d[outcome].to_numpy() if binary else 0)
+    ds = d.iloc[stratified_sample(strata, rows, seed, floor=MIN_EVENTS)]
+    model, estimand, estimate, estimator = _estimate(ds, g, treatment, outcome, set_value,
+                                                     binary, adjust, like=fitted)
+    est_s = float(estimate.value)
+    lo_s, hi_s = estimator.interval(ds, set_value, N_DRAWS, CONFIDENCE, seed)
+    lo_s, hi_s = min(lo_s, est_s), max(hi_s, est_s)
+    err = subset_spread((ci[1] - ci[0]) / 2, len(ds) / len(d))
+    warn.append(_("The refuters ran on a stratified random sample of {n} of the {of} rows (by "
+                  "outcome and selection, seed {seed}; each refits the model {sims} times): "
+                  "there the estimate is {est_s} ({lo} to {hi}) against {est} on every row, "
+                  "and a sample's estimate lies about {err:.3g} (one standard deviation) from "
+                  "the full-data one. Their effects are compared with the sample's estimate "
+                  "and interval.").format(n=len(ds), of=len(d), seed=seed, sims=num_simulations,
+                                          est_s=_num(est_s), lo=_num(lo_s), hi=_num(hi_s),
+                                          est=_num(est), err=err))
+    refs = _refutations(model, estimand, estimate, treatment, est_s, (lo_s, hi_s),
+                        num_simulations, seed, cancelled, progress)
+    return refs, {"n": int(len(ds)), "of": int(len(d)), "estimate": est_s,
+                  "ci_low": float(lo_s), "ci_high": float(hi_s), "error": float(err)}
+
+
 def _predicted(observed: float, est: float, lo: float, hi: float,
                binary: bool) -> tuple[float, float, float]:
     """The selection's predicted outcome and its interval: observed + effect (a 0/1
@@ -389,10 +446,11 @@ def _workload_adjust(g, data: pd.DataFrame, treatment: str, outcome: str) -> lis
 
 
 def _estimate(d: pd.DataFrame, g, treatment: str, outcome: str, set_value: float,
-              binary: bool, adjust=None):
+              binary: bool, adjust=None, like=None):
     """DoWhy's backdoor estimate of moving the selected rows of `d` to set_value: (model,
     estimand, estimate, estimator), the estimator the scenario regression
-    (scenario_estimator_class)."""
+    (scenario_estimator_class). like: a fitted estimator whose feature maps and penalty (and
+    coefficients, as the start) the fit reuses, as the refuters' refits do."""
     from dowhy import CausalModel
     from dowhy.causal_estimator import estimate_effect as dowhy_estimate
     with warnings.catch_warnings():
@@ -403,6 +461,8 @@ def _estimate(d: pd.DataFrame, g, treatment: str, outcome: str, set_value: float
         if adjust is not None:   # the backdoor set plus the workload (_workload_adjust)
             estimand.set_backdoor_variables(list(adjust))
         estimator = scenario_estimator_class()(estimand, binary=binary, selected_col="__selected")
+        if like is not None:
+            estimator._sc, estimator.model = dict(like._sc), like.model
         estimate = dowhy_estimate(d, treatment, outcome, "backdoor", estimator,
                                   control_value="observed", treatment_value=set_value,
                                   target_units="ate", method_params={})
