@@ -7,7 +7,10 @@ predict_badcases(store, cohort, scenario):
    as warm as it was).
 2. The observed settings: the engine settings the run records (runs.config: num_gpu_blocks,
    eviction, block_size, max_num_seqs, max_num_batched_tokens; the demo and replays record
-   them), else `observed` given by the caller; NoData when neither says.
+   them), else `observed` given by the caller, completed by the run's published deployment
+   (engine_of: deployments.with_kv_read's scheduler, KV read and pod KV capacity, and its
+   replica count and routing, as `replay`, the Replay panel and the validation take them);
+   NoData when none says the KV-cache size.
 3. Calibration on that window (calibrate.calibrate): the step time is fitted so the replay at
    the observed settings reproduces the window's observed TTFT / TPOT; its errors travel with
    the answer.
@@ -92,6 +95,19 @@ def observed_settings(store, run_id: str) -> dict:
     return {k: cfg[k] for k in SETTINGS if isinstance(cfg, dict) and k in cfg}
 
 
+def engine_of(store, run_id: str, settings: dict) -> tuple[EngineConfig, dict]:
+    """(EngineConfig, deployment) a replay of the run runs: `settings` (EngineConfig fields)
+    with the run's known deployment's engine facts (deployments.with_kv_read: scheduler, KV
+    read per decode step, and the pod's KV capacity when settings give no num_gpu_blocks; an
+    explicit None, an infinite cache, stays), the one model the CLI `replay`, the Replay panel
+    and the validation replay; deployment: deployments.deployment_of ({} when not known: the
+    settings unchanged)."""
+    from .deployments import deployment_of, with_kv_read
+    dep = deployment_of(store, run_id) or {}
+    cfg = EngineConfig(**{k: v for k, v in settings.items() if k in SETTINGS})
+    return with_kv_read(dep, cfg, capacity="num_gpu_blocks" not in settings), dep
+
+
 def _label(cfg: EngineConfig, base: EngineConfig) -> str:
     parts = []
     if cfg.num_gpu_blocks != base.num_gpu_blocks:
@@ -118,6 +134,8 @@ class BadcaseInputs:
     latencies: pd.DataFrame
     window: dict
     n_bound_elsewhere: int
+    replicas: int | None = None       # the deployment's published count (None: fitted)
+    routing: str = "round-robin"      # the deployment's routing (replicas.ROUTINGS)
 
 
 def gather_inputs(store, cohort, observed: dict | None = None,
@@ -133,10 +151,10 @@ def gather_inputs(store, cohort, observed: dict | None = None,
         raise NoData(_("none of the cohort's badcases is bound to a request: nothing to replay."))
     run_id = str(bad["run_id"].value_counts().idxmax())
     settings = {**(observed or {}), **observed_settings(store, run_id)}
-    if "num_gpu_blocks" not in settings:
+    base_cfg, dep = engine_of(store, run_id, settings)
+    if "num_gpu_blocks" not in settings and base_cfg.num_gpu_blocks is None:
         raise NoData(_("Run {run_id} does not record its engine's KV-cache size (num_gpu_blocks): "
                      "give the observed settings to replay it.").format(run_id=run_id))
-    base_cfg = EngineConfig(**{k: v for k, v in settings.items() if k in SETTINGS})
     base_cfg.validate()
     mine = bound[bound["run_id"] == run_id]
     t = mine["arrival_s"].dropna()
@@ -151,7 +169,9 @@ def gather_inputs(store, cohort, observed: dict | None = None,
                          latencies=rows[rows["request_id"].isin(ids)].reset_index(drop=True),
                          window={"start_s": t0, "end_s": t1, "warmup_s": warmup_s,
                                  "requests": len(trace)},
-                         n_bound_elsewhere=int(len(bound) - len(mine)))
+                         n_bound_elsewhere=int(len(bound) - len(mine)),
+                         replicas=dep.get("replicas"),
+                         routing=dep.get("routing") or "round-robin")
 
 
 def predict_badcases(store, cohort, scenario: dict, observed: dict | None = None, *,
@@ -181,12 +201,15 @@ def predict(inp: BadcaseInputs, scenario: dict, *, seed: int = 0,
     scn_cfg.validate()
     mine = frame[(frame["run_id"] == run_id) & frame["request_id"].notna()]
     tick(1)
-    cal = calibrate(trace, inp.latencies, base_cfg, cancelled=cancelled)
+    cal = calibrate(trace, inp.latencies, base_cfg, cancelled=cancelled,
+                    fixed_replicas=inp.replicas, routing=inp.routing)
     params = cal.params
     tick(2)
-    base = simulate_replicas(trace, replace(base_cfg, **params), cal.replicas, cancelled=cancelled)
+    base = simulate_replicas(trace, replace(base_cfg, **params), cal.replicas, cancelled=cancelled,
+                             routing=cal.routing)
     tick(3)
-    scn = simulate_replicas(trace, replace(scn_cfg, **params), cal.replicas, cancelled=cancelled)
+    scn = simulate_replicas(trace, replace(scn_cfg, **params), cal.replicas, cancelled=cancelled,
+                            routing=cal.routing)
     tick(4)
     b = base.requests.set_index("request_id")
     s = scn.requests.set_index("request_id")

@@ -108,13 +108,15 @@ def default_scenario(observed) -> dict:
 
 def capacity_sweep(trace, config, params: dict, replicas: int = 1, include=(),
                    cancelled: Callable[[], bool] | None = None,
-                   budget: _Budget | None = None, label: str = "") -> dict:
+                   budget: _Budget | None = None, label: str = "",
+                   routing: str = "round-robin") -> dict:
     """The replay's first-query hit rate and preemptions at SWEEP_POINTS capacities (from the
     largest request's need to all prompts' blocks) plus `include`, with the calibrated step
     time: {eviction, rows: [{num_gpu_blocks, hit_rate, preemptions, rejected}], monotone}
     (monotone None when the trace has no hash ids: no hit rate), requests (replayed: the
     first SWEEP_MAX_REQUESTS), requests_total. budget: the points that did not fit in it are
-    left out, `stopped` saying so (label: the run, in the progress shown)."""
+    left out, `stopped` saying so (label: the run, in the progress shown); replicas and
+    routing: how arrivals reach the engines (the calibration's or the deployment's)."""
     total = len(trace)
     trace = trace[:SWEEP_MAX_REQUESTS]
     caps = default_capacities(trace, config.block_size, points=SWEEP_POINTS)
@@ -131,7 +133,7 @@ def capacity_sweep(trace, config, params: dict, replicas: int = 1, include=(),
             if budget is not None and budget():  # checked between the points too
                 raise Cancelled()
             s = simulate_replicas(trace, replace(config, num_gpu_blocks=c, **params), replicas,
-                                  cancelled=budget or cancelled).summary
+                                  cancelled=budget or cancelled, routing=routing).summary
         except Cancelled:
             if budget is None or not budget.spent:
                 raise
@@ -177,16 +179,7 @@ def _section(store, cohort, scenario: dict | None, budget: _Budget) -> dict:
     try:
         inp = gather_inputs(store, cohort)
     except NoData as e:
-        out = {"setting": None, "observed_badcases": None, "predicted_badcases": None,
-               "ci_low": None, "ci_high": None, "calibration": None, "reason": str(e)}
-        runs = replayable_runs(store)
-        sweeps = [_run_sweep(store, str(r), int(n), budget)
-                  for r, n in zip(runs["run_id"][:MAX_SWEEP_RUNS], runs["n"][:MAX_SWEEP_RUNS])]
-        if sweeps:
-            out["sweep"], out["sweeps"] = sweeps[0], sweeps
-        if len(runs) > MAX_SWEEP_RUNS:
-            out["sweeps_left_out"] = int(len(runs) - MAX_SWEEP_RUNS)
-        return out
+        return _no_prediction(store, str(e), budget)
     scn = dict(scenario) if scenario else default_scenario(inp.observed)
     what = _("run {run} ({n:,} requests)").format(run=inp.run_id, n=len(inp.trace))
     # predict's progress(i, 5): i = 0 start, 1 calibration, 2 and 3 the two replays, 4 the model
@@ -197,6 +190,8 @@ def _section(store, cohort, scenario: dict | None, budget: _Budget) -> dict:
         p = predict(inp, scn, cancelled=budget,
                     progress=lambda i, n: budget.at(stages[min(i, len(stages) - 1)].format(
                         what=what)))
+    except NoData as e:   # e.g. a known deployment's run whose cases record no hit rate
+        return _no_prediction(store, str(e), budget)
     except Cancelled:
         if not budget.spent:
             raise
@@ -221,7 +216,8 @@ def _section(store, cohort, scenario: dict | None, budget: _Budget) -> dict:
                         **capacity_sweep(inp.trace, scn_cfg, params, cal.get("replicas") or 1,
                                          include=(inp.observed.num_gpu_blocks,
                                                   scn_cfg.num_gpu_blocks),
-                                         budget=budget, label=str(inp.run_id))}
+                                         budget=budget, label=str(inp.run_id),
+                                         routing=cal.get("routing") or "round-robin")}
     except Cancelled:
         raise
     except (TraceExplorerError, ValueError) as e:
@@ -231,12 +227,27 @@ def _section(store, cohort, scenario: dict | None, budget: _Budget) -> dict:
     return out
 
 
+def _no_prediction(store, reason: str, budget: _Budget) -> dict:
+    """The section without a prediction (reason: why): the sweeps of the first MAX_SWEEP_RUNS
+    replayable runs."""
+    out = {"setting": None, "observed_badcases": None, "predicted_badcases": None,
+           "ci_low": None, "ci_high": None, "calibration": None, "reason": reason}
+    runs = replayable_runs(store)
+    sweeps = [_run_sweep(store, str(r), int(n), budget)
+              for r, n in zip(runs["run_id"][:MAX_SWEEP_RUNS], runs["n"][:MAX_SWEEP_RUNS])]
+    if sweeps:
+        out["sweep"], out["sweeps"] = sweeps[0], sweeps
+    if len(runs) > MAX_SWEEP_RUNS:
+        out["sweeps_left_out"] = int(len(runs) - MAX_SWEEP_RUNS)
+    return out
+
+
 def _run_sweep(store, run_id: str, n: int, budget: _Budget) -> dict:
     """capacity_sweep of a run (its first SWEEP_MAX_REQUESTS of n requests) at its recorded
-    settings (EngineConfig's defaults, LRU, where it records none), or {run_id, status,
+    settings (EngineConfig's defaults, LRU, where it records none) with its known deployment's
+    engine, replicas and routing (badcases.engine_of, as `replay`), or {run_id, status,
     reason} when it cannot be replayed."""
-    from .badcases import observed_settings
-    from .model import EngineConfig
+    from .badcases import engine_of, observed_settings
     from ..i18n import _
     budget.at(_("reading run {run} ({n:,} requests) to sweep it").format(run=run_id, n=n))
     if budget():  # the budget went on the runs before: this one is not swept
@@ -246,8 +257,10 @@ def _run_sweep(store, run_id: str, n: int, budget: _Budget) -> dict:
                 "reason": budget.reason(_("the sweep of this run"))}
     try:
         trace = requests_from_store(store, run_id, limit=SWEEP_MAX_REQUESTS)
-        cfg = EngineConfig(**observed_settings(store, run_id))
-        return {"run_id": run_id, **capacity_sweep(trace, cfg, {}, budget=budget, label=run_id),
+        cfg, dep = engine_of(store, run_id, observed_settings(store, run_id))
+        return {"run_id": run_id, **capacity_sweep(trace, cfg, {}, dep.get("replicas") or 1,
+                                                   budget=budget, label=run_id,
+                                                   routing=dep.get("routing") or "round-robin"),
                 "requests_total": n}
     except Cancelled:
         raise
