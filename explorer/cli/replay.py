@@ -2,6 +2,8 @@
 
 trace-explorer replay FILE --blocks N [--eviction lru|lfu|fifo|s3fifo] [--block-size 16]
                       [--max-num-seqs 256] [--max-num-batched-tokens 8192] [--json]
+trace-explorer replay FILE --what-if --max-num-seqs N ... (fit at the observed settings, replay
+                      at these: replay_whatif.py)
 trace-explorer replay TARGET --calibrate-from SOURCE ... (out of sample: replay_validate.py)
 trace-explorer replay --validate FOLDER [--group NAME] [--mode low-high|loo|both] [--replicas N] [--routing connection]
 
@@ -38,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from dataclasses import replace
@@ -46,7 +47,8 @@ from pathlib import Path
 
 from ..core.errors import InputError, NoData
 from ..core.replay.compare import NO_PREFIX, calibration_lines, hit_rate_lines
-from ..core.replay.model import EVICTION_POLICIES, EngineConfig, blocks_for_gb
+from ..core.replay.model import EVICTION_POLICIES, EngineConfig
+from .replay_input import check_trace_path, given_settings, is_mooncake, open_trace_store
 from explorer.core.i18n import N_, _, ngettext
 
 
@@ -83,16 +85,14 @@ def add_arguments(parser) -> None:
                         default=131072, metavar="B",
                         help=_("KV bytes per token for --kv-gb (default 131072: Llama-3.1-8B, "
                              "fp16, 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes)"))
-    parser.add_argument("--eviction", default="lru", choices=EVICTION_POLICIES,
+    parser.add_argument("--eviction", choices=EVICTION_POLICIES,
                         help=_("prefix-cache eviction policy (default lru, vLLM's)"))
-    parser.add_argument("--block-size", type=types.integer(1, MAX_BLOCK_SIZE), default=16,
-                        metavar="T",
+    parser.add_argument("--block-size", type=types.integer(1, MAX_BLOCK_SIZE), metavar="T",
                         help=_("tokens per KV block, 1 to {n} (default 16; vLLM offers 8, 16, 32, "
                                "64, 128)").format(n=MAX_BLOCK_SIZE))
-    parser.add_argument("--max-num-seqs", type=types.integer(1, 1 << 20), default=256, metavar="N",
+    parser.add_argument("--max-num-seqs", type=types.integer(1, 1 << 20), metavar="N",
                         help=_("running requests at most (default 256)"))
-    parser.add_argument("--max-num-batched-tokens", type=types.integer(1, 1 << 24), default=8192,
-                        metavar="N",
+    parser.add_argument("--max-num-batched-tokens", type=types.integer(1, 1 << 24), metavar="N",
                         help=_("tokens per engine step, chunked-prefill budget (default 8192)"))
     parser.add_argument("--timing", choices=("auto", "default"), default="auto",
                         help=_("auto (default): calibrate the step time (and replicas) on the "
@@ -117,6 +117,10 @@ def add_arguments(parser) -> None:
                         help=_("how arrivals reach the replicas: round-robin, random per "
                                "request, or per keep-alive connection (a Kubernetes Service); "
                                "default: the deployment's when published, else round-robin"))
+    parser.add_argument("--what-if", action="store_true",
+                        help=_("fit the step time at the settings the trace was served with "
+                               "(recorded, the deployment's, else vLLM's defaults) and replay "
+                               "it with only the settings given changed: both side by side"))
     parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
 
 
@@ -129,23 +133,12 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int 
     engine facts (scheduler, KV read, and with auto_blocks its KV capacity) as the validation
     does (deployments.with_kv_read), in the returned cfg. Raises InputError (a folder: replay
     takes one file), ValueError when auto_blocks finds no capacity."""
-    from ..core.formats.base import Sniff
     from ..core.replay import read_mooncake, requests_from_store
     from ..core.replay.calibrate import calibrate_run
-    from ..core.store import Store
 
-    if not path.exists():
-        raise InputError(path, _("no such file or folder"))
-    if path.is_dir():
-        names = sorted(p.name for p in path.iterdir()
-                       if p.is_file() and p.suffix.lower() in (".jsonl", ".json", ".csv"))
-        hint = (_("; its trace files: {names}").format(
-            names=", ".join(names[:6]) + (", ..." if len(names) > 6 else "")) if names else "")
-        raise InputError(path, _("is a folder: replay takes one trace file; name one of the "
-                                 "folder's files (each replay is one run)") + hint)
+    check_trace_path(path)
     if path.is_file():
-        head = Sniff.of(path).first_json_line() or {}
-        if {"timestamp", "input_length", "output_length"} <= set(head):
+        if is_mooncake(path):
             skipped: list = []
             trace = read_mooncake(path, skipped=skipped)
             warnings.extend(str(e) for e in skipped)
@@ -153,35 +146,17 @@ def _load(path: Path, warnings: list[str], cfg, fit: bool = True, replicas: int 
                 raise ValueError(_(BLOCKS_REQUIRED))
             return trace, None, _("a Mooncake trace records arrival times, lengths and hash "
                                   "ids, no latencies"), cfg
-    store = Store()
+    store, run_id = open_trace_store(path, warnings)
     try:
-        rep = store.load_file(path)
-        if rep.error:  # "FILE[:LINE]: message" as the loader wrote it: keep the line
-            where = re.match(re.escape(str(path)) + r"(?::(\d+))?: (.*)\Z", rep.error, re.S)
-            if where:
-                raise InputError(path, where.group(2),
-                                 line=int(where.group(1)) if where.group(1) else None)
-            raise InputError(path, rep.error)
-        if not rep.run_ids:
-            raise InputError(path, _("holds no trace run to replay"))
-        if rep.rows_skipped:
-            for r in rep.skipped_reasons:   # "line 12: field ..." -> "FILE:12: field ..."
-                m = re.match(r"line (\d+): ", r)
-                warnings.append(r if r.startswith(str(path)) else
-                                f"{path}:{m.group(1)}: {r[m.end():]}" if m else f"{path}: {r}")
-            if rep.rows_skipped > len(rep.skipped_reasons):
-                more = rep.rows_skipped - len(rep.skipped_reasons)
-                warnings.append(f"{path}: " + ngettext("{n} more row skipped",
-                                                       "{n} more rows skipped", more).format(n=more))
-        trace = requests_from_store(store, rep.run_ids[0])
+        trace = requests_from_store(store, run_id)
         from ..core.replay.deployments import deployment_of, with_kv_read
-        dep = deployment_of(store, rep.run_ids[0]) or {}   # a published fact, not a fit
+        dep = deployment_of(store, run_id) or {}   # a published fact, not a fit
         replicas = replicas or dep.get("replicas")
         routing = routing or dep.get("routing") or "round-robin"
         cfg = with_kv_read(dep, cfg, capacity=auto_blocks)   # the model the validation uses
         if auto_blocks and cfg.num_gpu_blocks is None:
             raise ValueError(_(BLOCKS_REQUIRED))
-        cal = calibrate_run(store, rep.run_ids[0], cfg, trace=trace, fit=fit,
+        cal = calibrate_run(store, run_id, cfg, trace=trace, fit=fit,
                             fixed_replicas=replicas, routing=routing)
         if "ttft_ms" not in cal.after and "tpot_ms" not in cal.after:
             return trace, None, _("the trace records no TTFT or TPOT"), cfg
@@ -211,13 +186,7 @@ BLOCKS_REQUIRED = N_("--blocks N or --kv-gb GB is required (the KV-cache capacit
 def _config(args) -> EngineConfig:
     """The engine settings the command line asks for (ValueError when they are invalid).
     Without --blocks and --kv-gb the capacity is the deployment's (_load), else required."""
-    blocks = None if args.blocks in ("inf", None) else args.blocks
-    if args.kv_gb is not None:
-        blocks = blocks_for_gb(args.kv_gb, args.bytes_per_token, args.block_size)
-    cfg = EngineConfig(num_gpu_blocks=blocks, block_size=args.block_size,
-                       max_num_seqs=args.max_num_seqs,
-                       max_num_batched_tokens=args.max_num_batched_tokens,
-                       eviction=args.eviction)
+    cfg = EngineConfig(**given_settings(args))
     cfg.validate()
     return cfg
 
@@ -234,11 +203,18 @@ def run(args) -> int:
         return 2
     from . import replay_validate
     if args.validate:
-        if args.file or args.calibrate_from:
-            print(_("trace-explorer replay: --validate takes a folder, not FILE or "
-                    "--calibrate-from"), file=sys.stderr)
+        if args.file or args.calibrate_from or args.what_if:
+            print(_("trace-explorer replay: --validate takes a folder, not FILE, "
+                    "--calibrate-from or --what-if"), file=sys.stderr)
             return 2
         return replay_validate.validate_folder(args, cfg)
+    if args.what_if:
+        if args.calibrate_from or args.timing != "auto":
+            print(_("trace-explorer replay: --what-if fits the step time itself: not with "
+                    "--calibrate-from or --timing default"), file=sys.stderr)
+            return 2
+        from .replay_whatif import what_if
+        return what_if(args, path, given_settings(args))
     if args.calibrate_from:
         return replay_validate.calibrate_from(args, cfg)
     warnings: list[str] = []
