@@ -186,4 +186,5 @@ def test_aiperf_replay_is_calibrated_and_counts_its_dropped_requests(real, capsy
     assert doc["error_applies"]["kind"] == "not validated"
     assert _json(capsys, path, "--blocks", "inf")["error_applies"]["kind"] == "in-sample"
     assert main(["replay", str(path), "--blocks", "inf"]) == 0
-    assert "replayed means reproduce the observed ones" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "replayed means reproduce the observed ones" in out and "add --what-if" in out

@@ -272,9 +272,8 @@ def run(args) -> int:
         if cal is not None and args.timing == "auto":
             print(_("  note: the step time was fitted at these settings, taken as the ones the "
                     "trace was served with, so the replayed means reproduce the observed ones; "
-                    "to ask what other settings would do, fit at the observed settings and "
-                    "replay the scenario: report --replay-max-num-seqs N / --replay-blocks N "
-                    "(its replay section)"))
+                    "to ask what other settings would do, add --what-if (fitted at the "
+                    "served settings, replayed at these)"))
     return 0
 
 
